@@ -1,0 +1,52 @@
+/**
+ * What a feature module (statistics, proving, sponsorship) gets from the app: configuration,
+ * logging, time, the embedded devnet if one runs, and ways to mount routes, push topics and
+ * components. Modules never see uWS.
+ */
+import type { Logger } from 'pino';
+import type { Clock } from './clock.js';
+import type { Config, NetworkName } from './config.js';
+import type { RouteDef } from './http/route.js';
+import type { TopicRoute } from './http/server.js';
+
+/** Endpoints of one embedded devnet network (the contract of src/devnet's `startDevnet`). */
+export interface DevnetNetworkInfo {
+  name: string;
+  networkId: string;
+  graphqlUrl: string;
+  graphqlWsUrl: string;
+  submitUrl: string;
+  faucetUrl: string;
+}
+
+export type ComponentStatus = 'ok' | 'degraded' | 'down' | 'starting' | 'disabled';
+
+export interface ComponentHealth {
+  status: ComponentStatus;
+  [detail: string]: unknown;
+}
+
+export interface Component {
+  name: string;
+  health(): ComponentHealth;
+  /** Called once at shutdown, after in-flight requests drained (or the deadline passed), in reverse registration order. */
+  close?(): Promise<void>;
+}
+
+export interface AppContext {
+  readonly config: Readonly<Config>;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  /** Per network served by the embedded devnet: its endpoints. */
+  readonly devnet: ReadonlyMap<NetworkName, DevnetNetworkInfo>;
+  /** Hex seeds of the server DUST wallets, per network. */
+  readonly dustSeeds: ReadonlyMap<NetworkName, readonly string[]>;
+  addRoutes(routes: readonly RouteDef[]): void;
+  addTopic(topic: TopicRoute): void;
+  publish(topic: string, message: string): void;
+  addComponent(c: Component): void;
+  /** Another module's component, by name (e.g. the sponsorship module uses the prover pool). */
+  component<T extends Component>(name: string): T | undefined;
+}
+
+export type Module = (ctx: AppContext) => void | Promise<void>;

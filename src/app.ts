@@ -1,0 +1,200 @@
+/**
+ * The app factory: `buildApp(config) → {listen, close}`. Kept apart from the process entry
+ * (src/server.ts) so tests build as many apps as they like, each on 127.0.0.1 port 0.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import { systemClock, type Clock } from './clock.js';
+import { NETWORKS, isEmbedded, redactedConfig, type Config, type NetworkName } from './config.js';
+import { GatewayError } from './errors.js';
+import type { AppContext, Component, ComponentHealth, DevnetNetworkInfo, Module } from './app-context.js';
+import { HttpServer, type TopicRoute } from './http/server.js';
+import { loadUws } from './http/uws.js';
+import type { RouteDef } from './http/route.js';
+import { KeyStore, mintKey } from './pipeline/auth.js';
+import { MemoryRateLimitStore, type RateLimitStore } from './pipeline/rate-limit.js';
+import { createLogger } from './log.js';
+import { metaRoutes } from './routes/meta.js';
+import { openApiDocument } from './openapi.js';
+import { PACKAGE } from './version.js';
+
+export interface BuildOptions {
+  logger?: Logger;
+  clock?: Clock;
+  /** Feature modules; defaults to statistics, proving and sponsorship. */
+  modules?: readonly Module[];
+  /** Start the embedded devnet for networks without an indexer (default true). */
+  devnet?: boolean;
+  rateLimitStore?: RateLimitStore;
+  /** Where the one-time development key is printed (default stdout). */
+  print?: (line: string) => void;
+}
+
+export interface App {
+  readonly config: Readonly<Config>;
+  readonly context: AppContext;
+  readonly routes: readonly RouteDef[];
+  /** Listen on config.server.host:port; resolves to the bound port. */
+  listen(): Promise<number>;
+  /** Graceful shutdown: stop accepting, drain (until the deadline), close components. Idempotent. */
+  close(): Promise<void>;
+  health(): Record<string, unknown>;
+  readonly server: HttpServer;
+}
+
+async function defaultModules(): Promise<Module[]> {
+  const [{ mountStats }, { mountProver }, { mountSponsorship }] = await Promise.all([
+    import('./stats/index.js'),
+    import('./prover/index.js'),
+    import('./dust/index.js'),
+  ]);
+  return [mountStats, mountProver, mountSponsorship];
+}
+
+export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}): Promise<App> {
+  const logger = opts.logger ?? createLogger(config.log.level);
+  const clock = opts.clock ?? systemClock;
+  const log = logger.child({ module: 'app' });
+  const uws = loadUws();
+  log.info({ config: redactedConfig(config), uws: uws.source }, 'configuration');
+
+  const keys = new KeyStore(config.auth.keys, config.auth.apiKeys, config.auth.trustedNetworks);
+  if (keys.size === 0 && config.auth.trustedNetworks.length === 0) {
+    // Nothing configured: mint a development key so the proving API is usable at once.
+    const raw = mintKey();
+    keys.addRaw(raw, 'dev-generated', 'generated');
+    (opts.print ?? ((l: string) => process.stdout.write(l + '\n')))(`nightgate: no API key configured; development key (shown once): ${raw}`);
+    log.warn({ keyId: 'dev-generated' }, 'no API key configured: minted a development key (printed once on stdout)');
+  }
+
+  const server = new HttpServer({
+    uws: uws.uws,
+    logger: logger.child({ module: 'http' }),
+    clock,
+    keys,
+    trustProxy: config.server.trustProxy,
+    maxHeaderBytes: config.server.maxHeaderBytes,
+    maxHeaders: config.server.maxHeaders,
+    requestLog: config.log.requests,
+    rateLimit: {
+      ...config.rateLimit,
+      store: opts.rateLimitStore ?? new MemoryRateLimitStore(config.rateLimit.algorithm, config.rateLimit.maxEntries),
+    },
+  });
+
+  const components: Component[] = [];
+  const routes: RouteDef[] = [];
+  const startedAt = clock.now();
+
+  // Embedded devnets for networks without an indexer; each has its own genesis and DUST wallets.
+  const devnetInfo = new Map<NetworkName, DevnetNetworkInfo>();
+  const dustSeeds = new Map<NetworkName, string[]>();
+  const embedded = NETWORKS.filter((n) => isEmbedded(config, n));
+  for (const n of NETWORKS) {
+    if (config.dust.walletSeeds.length > 0) dustSeeds.set(n, [...config.dust.walletSeeds]);
+    else if (embedded.includes(n)) dustSeeds.set(n, [randomBytes(32).toString('hex'), randomBytes(32).toString('hex')]);
+  }
+  if (opts.devnet !== false && embedded.length > 0) {
+    // Loaded only when needed: the devnet brings ledger-v8 and a worker thread.
+    const { startDevnet } = await import('./devnet/index.js');
+    const devnet = await startDevnet({
+      networks: embedded.map((n) => ({ name: n, seed: `nightgate-devnet-${n}`, sponsorDustSeeds: dustSeeds.get(n) ?? [] })),
+      blockTimeMs: config.devnet.blockTimeMs,
+      ...(config.devnet.stateDir ? { stateDir: config.devnet.stateDir } : {}),
+      logger: logger.child({ module: 'devnet' }),
+    });
+    for (const info of devnet.networks) devnetInfo.set(info.name as NetworkName, info);
+    components.push({
+      name: 'devnet',
+      health: () => ({ status: 'ok', networks: Object.fromEntries(devnet.networks.map((i: DevnetNetworkInfo) => [i.name, i])) }),
+      close: () => devnet.close(),
+    });
+  }
+
+  const context: AppContext = {
+    config,
+    logger,
+    clock,
+    devnet: devnetInfo,
+    dustSeeds,
+    addRoutes: (defs) => {
+      for (const r of defs) {
+        routes.push(r);
+        server.add(r);
+      }
+    },
+    addTopic: (t: TopicRoute) => server.addTopic(t),
+    publish: (topic, message) => server.publish(topic, message),
+    addComponent: (c) => components.push(c),
+    component: <T extends Component>(name: string) => components.find((c) => c.name === name) as T | undefined,
+  };
+
+  const health = (): Record<string, unknown> => {
+    const comps: Record<string, ComponentHealth> = {};
+    for (const c of components) {
+      try {
+        comps[c.name] = c.health();
+      } catch (err) {
+        comps[c.name] = { status: 'down', error: (err as Error).message };
+      }
+    }
+    const bad = Object.values(comps).some((c) => c.status === 'down' || c.status === 'degraded');
+    return {
+      status: server.closing ? 'shutting-down' : bad ? 'degraded' : 'ok',
+      version: PACKAGE.version,
+      startedAt: new Date(startedAt).toISOString(),
+      uptimeSeconds: Math.round((clock.now() - startedAt) / 1000),
+      components: comps,
+    };
+  };
+
+  context.addRoutes(
+    metaRoutes({
+      health,
+      openapi: () => openApiDocument(routes, { title: 'nightgate', description: 'Midnight network statistics, proving and DUST sponsorship gateway.' }),
+    }),
+  );
+  try {
+    for (const mount of opts.modules ?? (await defaultModules())) await mount(context);
+  } catch (err) {
+    // A module failed to start: release what already started before reporting it.
+    for (const c of [...components].reverse()) await c.close?.().catch(() => undefined);
+    throw err;
+  }
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      log.info({ inFlight: server.inFlight }, 'shutting down: no longer accepting connections');
+      server.beginShutdown();
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), config.server.shutdownTimeoutMs);
+        timer.unref();
+      });
+      const outcome = await Promise.race([server.drained().then(() => 'drained' as const), deadline]);
+      clearTimeout(timer);
+      if (outcome === 'timeout') {
+        log.warn({ inFlight: server.inFlight }, 'shutdown deadline passed: aborting in-flight requests');
+        server.abortAll(new GatewayError('SHUTTING_DOWN', 'Server shut down before the request finished'));
+      }
+      for (const c of [...components].reverse()) {
+        try {
+          await c.close?.();
+        } catch (err) {
+          log.error({ err, component: c.name }, 'component failed to close');
+        }
+      }
+      log.info('shutdown complete');
+    })());
+
+  return {
+    config,
+    context,
+    routes,
+    server,
+    health,
+    close,
+    listen: () => server.listen(config.server.host, config.server.port),
+  };
+}

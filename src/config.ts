@@ -1,0 +1,332 @@
+/**
+ * Configuration: one typebox schema per setting, read from the environment and an optional JSON
+ * file (`NIGHTGATE_CONFIG`), validated at start, frozen. This is the only module that reads
+ * `process.env`. A bad value fails start-up with a message naming the setting and its env var.
+ *
+ * Precedence: built-in default < JSON file < environment.
+ */
+import { readFileSync } from 'node:fs';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+
+export const NETWORKS = ['mainnet', 'preprod', 'preview'] as const;
+export type NetworkName = (typeof NETWORKS)[number];
+export const PROVER_BACKENDS = ['dev', 'upstream', 'native', 'wasm'] as const;
+export type ProverBackendName = (typeof PROVER_BACKENDS)[number];
+
+/** The public Midnight indexers (LEDGER.md, "Indexer"), used when a network's indexer is `public`. */
+export const PUBLIC_INDEXERS: Record<NetworkName, string> = {
+  mainnet: 'https://indexer.mainnet.midnight.network/api/v4/graphql',
+  preprod: 'https://indexer.preprod.midnight.network/api/v4/graphql',
+  preview: 'https://indexer.preview.midnight.network/api/v4/graphql',
+};
+
+const Port = Type.Integer({ minimum: 0, maximum: 65535 });
+const PositiveInt = Type.Integer({ minimum: 1 });
+const NonNegInt = Type.Integer({ minimum: 0 });
+/** Amounts of DUST in SPECK exceed 2^53, so they are decimal strings. */
+const Speck = Type.String({ pattern: '^[0-9]{1,40}$' });
+
+export const ApiKeyRecord = Type.Object(
+  {
+    id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._-]+$' }),
+    sha256: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'hex SHA-256 of the raw key' }),
+    name: Type.Optional(Type.String({ maxLength: 128 })),
+    revoked: Type.Optional(Type.Boolean()),
+    rateLimit: Type.Optional(Type.Object({ limit: PositiveInt, windowMs: PositiveInt }, { additionalProperties: false })),
+    dustBudget: Type.Optional(Speck),
+    maxFee: Type.Optional(Speck),
+  },
+  { additionalProperties: false },
+);
+export type ApiKeyRecord = Static<typeof ApiKeyRecord>;
+
+interface Setting {
+  /** Dotted path inside the config object. */
+  readonly path: string;
+  /** Environment variable; absent for file-only settings. */
+  readonly env?: string;
+  readonly schema: TSchema;
+  readonly default: unknown;
+  readonly secret?: boolean;
+  readonly doc: string;
+}
+
+const networkSettings = (n: NetworkName): Setting[] => {
+  const N = n.toUpperCase();
+  return [
+    { path: `networks.${n}.indexer`, env: `NIGHTGATE_${N}_INDEXER`, schema: Type.String({ minLength: 1 }), default: 'embedded', doc: `Indexer for ${n}: \`embedded\` (built-in devnet), \`public\` (${PUBLIC_INDEXERS[n]}) or an http(s) GraphQL URL` },
+    { path: `networks.${n}.indexerWs`, env: `NIGHTGATE_${N}_INDEXER_WS`, schema: Type.String(), default: '', doc: `WebSocket URL of the ${n} indexer; empty = derived from the indexer URL (\`…/graphql/ws\`)` },
+    { path: `networks.${n}.nodeRpc`, env: `NIGHTGATE_${N}_NODE_RPC`, schema: Type.String(), default: '', doc: `Optional node JSON-RPC URL for ${n} (epoch/D-parameter fallback)` },
+    { path: `networks.${n}.prover`, env: `NIGHTGATE_${N}_PROVER`, schema: Type.Union([Type.Literal(''), ...PROVER_BACKENDS.map((b) => Type.Literal(b))]), default: '', doc: `Prover backend for ${n}: dev, upstream, native, wasm; empty = \`dev\` on the embedded devnet, \`upstream\` otherwise` },
+    { path: `networks.${n}.proverUrl`, env: `NIGHTGATE_${N}_PROVER_URL`, schema: Type.String(), default: '', doc: `Proof server URL for ${n} (upstream backend); empty = \`prover.upstreamUrl\`` },
+  ];
+};
+
+export const SETTINGS: readonly Setting[] = [
+  { path: 'server.host', env: 'NIGHTGATE_HOST', schema: Type.String({ minLength: 1 }), default: '127.0.0.1', doc: 'Address to listen on' },
+  { path: 'server.port', env: 'NIGHTGATE_PORT', schema: Port, default: 8080, doc: 'Port to listen on (0 = any free port)' },
+  { path: 'server.bodyLimit', env: 'NIGHTGATE_BODY_LIMIT', schema: PositiveInt, default: 1_048_576, doc: 'Body limit in bytes for transaction routes (/balance-only, /prove-and-balance)' },
+  { path: 'server.proverBodyLimit', env: 'NIGHTGATE_PROVER_BODY_LIMIT', schema: PositiveInt, default: 67_108_864, doc: 'Body limit in bytes for proof-server routes (/prove, /verify, /check, /k); proof requests may carry prover keys' },
+  { path: 'server.maxHeaderBytes', env: 'NIGHTGATE_MAX_HEADER_BYTES', schema: Type.Integer({ minimum: 1024 }), default: 16_384, doc: 'Total size of request headers; above it → 431 and the connection is closed' },
+  { path: 'server.maxHeaders', env: 'NIGHTGATE_MAX_HEADERS', schema: Type.Integer({ minimum: 8 }), default: 64, doc: 'Number of request headers; above it → 431' },
+  { path: 'server.shutdownTimeoutMs', env: 'NIGHTGATE_SHUTDOWN_TIMEOUT_MS', schema: PositiveInt, default: 15_000, doc: 'How long in-flight requests may run after SIGTERM/SIGINT' },
+  { path: 'server.trustProxy', env: 'NIGHTGATE_TRUST_PROXY', schema: Type.Boolean(), default: false, doc: 'Take the client IP from X-Forwarded-For (only behind your own proxy)' },
+  { path: 'log.level', env: 'NIGHTGATE_LOG_LEVEL', schema: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))), default: 'info', doc: 'pino log level' },
+  { path: 'log.requests', env: 'NIGHTGATE_LOG_REQUESTS', schema: Type.Union([Type.Literal('all'), Type.Literal('errors'), Type.Literal('none')]), default: 'all', doc: 'Access log: a line for every request, only for errors (status ≥ 400), or none' },
+  { path: 'auth.keys', schema: Type.Array(ApiKeyRecord), default: [], doc: 'API keys as `{id, sha256, name?, revoked?, rateLimit?, dustBudget?, maxFee?}` (config file only; mint with `nightgate keys create`)' },
+  { path: 'auth.apiKeys', env: 'NIGHTGATE_API_KEYS', schema: Type.Array(Type.String({ minLength: 8 })), default: [], secret: true, doc: 'Development only: comma-separated raw API keys' },
+  { path: 'auth.trustedNetworks', env: 'NIGHTGATE_TRUSTED_NETWORKS', schema: Type.Array(Type.String({ minLength: 1 })), default: [], doc: 'CIDR list whose clients need no API key (for wallets that cannot send headers)' },
+  { path: 'rateLimit.enabled', env: 'NIGHTGATE_RATE_LIMIT_ENABLED', schema: Type.Boolean(), default: true, doc: 'Rate-limit API keys' },
+  { path: 'rateLimit.algorithm', env: 'NIGHTGATE_RATE_LIMIT_ALGORITHM', schema: Type.Union([Type.Literal('fixed'), Type.Literal('sliding')]), default: 'sliding', doc: '`fixed` or `sliding` window' },
+  { path: 'rateLimit.limit', env: 'NIGHTGATE_RATE_LIMIT', schema: PositiveInt, default: 600, doc: 'Requests per window per API key (a key may override)' },
+  { path: 'rateLimit.windowMs', env: 'NIGHTGATE_RATE_LIMIT_WINDOW_MS', schema: PositiveInt, default: 60_000, doc: 'Window length in ms' },
+  { path: 'rateLimit.publicEnabled', env: 'NIGHTGATE_PUBLIC_RATE_LIMIT_ENABLED', schema: Type.Boolean(), default: true, doc: 'Rate-limit the public statistics routes per client IP' },
+  { path: 'rateLimit.publicLimit', env: 'NIGHTGATE_PUBLIC_RATE_LIMIT', schema: PositiveInt, default: 6_000, doc: 'Requests per window per client IP on public routes' },
+  { path: 'rateLimit.maxEntries', env: 'NIGHTGATE_RATE_LIMIT_MAX_ENTRIES', schema: PositiveInt, default: 100_000, doc: 'Cap on tracked clients; beyond it new clients share one overflow counter' },
+  { path: 'devnet.blockTimeMs', env: 'NIGHTGATE_DEVNET_BLOCK_TIME_MS', schema: Type.Integer({ minimum: 50 }), default: 6_000, doc: 'Block interval of the embedded devnets' },
+  { path: 'devnet.stateDir', env: 'NIGHTGATE_DEVNET_STATE_DIR', schema: Type.String(), default: '', doc: 'Directory to persist the embedded devnets (empty = in memory)' },
+  { path: 'stats.lookupCacheSize', env: 'NIGHTGATE_STATS_CACHE_SIZE', schema: PositiveInt, default: 10_000, doc: 'Entries in the lookup cache per network' },
+  { path: 'stats.pollIntervalMs', env: 'NIGHTGATE_STATS_POLL_INTERVAL_MS', schema: PositiveInt, default: 3_000, doc: 'Polling interval when the indexer subscription is unavailable' },
+  { path: 'stats.upstreamTimeoutMs', env: 'NIGHTGATE_STATS_UPSTREAM_TIMEOUT_MS', schema: PositiveInt, default: 10_000, doc: 'Timeout of one indexer request' },
+  { path: 'prover.threads', env: 'NIGHTGATE_PROVER_THREADS', schema: PositiveInt, default: 2, doc: 'Worker threads in the proving/balancing pool' },
+  { path: 'prover.queueSize', env: 'NIGHTGATE_PROVER_QUEUE_SIZE', schema: NonNegInt, default: 256, doc: 'Tasks that may wait for a worker; beyond it → 503' },
+  { path: 'prover.defaultNetwork', env: 'NIGHTGATE_PROVER_DEFAULT_NETWORK', schema: Type.Union(NETWORKS.map((n) => Type.Literal(n))), default: 'preview', doc: 'Network of a proving request that names none (`X-Midnight-Network` header or `?network=`)' },
+  { path: 'prover.upstreamUrl', env: 'NIGHTGATE_PROVER_URL', schema: Type.String(), default: '', doc: 'Default proof server URL for the upstream backend (e.g. http://127.0.0.1:6300)' },
+  { path: 'prover.timeoutMs', env: 'NIGHTGATE_PROVER_TIMEOUT_MS', schema: PositiveInt, default: 600_000, doc: 'Timeout of one proof' },
+  { path: 'prover.cacheTtlMs', env: 'NIGHTGATE_PROVER_CACHE_TTL_MS', schema: NonNegInt, default: 30_000, doc: 'How long /prove and /verify results are cached' },
+  { path: 'prover.cacheMaxBytes', env: 'NIGHTGATE_PROVER_CACHE_MAX_BYTES', schema: PositiveInt, default: 67_108_864, doc: 'Memory cap of the proof result cache' },
+  { path: 'prover.nativeBinary', env: 'NIGHTGATE_PROVER_BINARY', schema: Type.String(), default: '', doc: 'Path of `midnight-proof-server` for the native backend' },
+  { path: 'prover.nativePort', env: 'NIGHTGATE_PROVER_NATIVE_PORT', schema: Port, default: 6300, doc: 'Loopback port for the supervised proof server (0 = pick a free one)' },
+  { path: 'prover.nativeArgs', env: 'NIGHTGATE_PROVER_NATIVE_ARGS', schema: Type.Array(Type.String()), default: [], doc: 'Extra arguments for the proof server (comma-separated)' },
+  { path: 'prover.keyDir', env: 'NIGHTGATE_PROVER_KEY_DIR', schema: Type.String(), default: '', doc: 'Key material directory in the MIDNIGHT_PP layout (wasm backend)' },
+  { path: 'dust.enabled', env: 'NIGHTGATE_BALANCING_ENABLED', schema: Type.Boolean(), default: true, doc: 'Serve /prove-and-balance and /balance-only' },
+  { path: 'dust.walletSeeds', env: 'NIGHTGATE_DUST_WALLET_SEEDS', schema: Type.Array(Type.String({ pattern: '^[0-9a-fA-F]{64}$' })), default: [], secret: true, doc: 'Hex seeds of the server DUST wallets (comma-separated); on the embedded devnet generated when empty' },
+  { path: 'dust.reservationTtlMs', env: 'NIGHTGATE_DUST_RESERVATION_TTL_MS', schema: Type.Integer({ minimum: 10_000 }), default: 300_000, doc: 'A DUST UTXO reservation is reclaimed after this long unless spent' },
+  { path: 'dust.feeMargin', env: 'NIGHTGATE_DUST_FEE_MARGIN', schema: Type.Integer({ minimum: 0, maximum: 20 }), default: 3, doc: 'Fee safety margin (blocks of price adjustment) added to estimates' },
+  { path: 'dust.maxFee', env: 'NIGHTGATE_DUST_MAX_FEE', schema: Speck, default: '5000000000000000', doc: 'Per-transaction fee cap in SPECK (a key may set a lower one); over → 403' },
+  { path: 'dust.budget', env: 'NIGHTGATE_DUST_BUDGET', schema: Speck, default: '500000000000000000', doc: 'DUST (SPECK) one API key may spend per budget window; over → 429' },
+  { path: 'dust.budgetWindowMs', env: 'NIGHTGATE_DUST_BUDGET_WINDOW_MS', schema: PositiveInt, default: 3_600_000, doc: 'Budget window in ms' },
+  { path: 'dust.dedupeWindowMs', env: 'NIGHTGATE_DUST_DEDUPE_WINDOW_MS', schema: PositiveInt, default: 300_000, doc: 'Same transaction bytes within this window get the same answer, no second UTXO' },
+  ...NETWORKS.flatMap(networkSettings),
+];
+
+export interface NetworkConfig {
+  indexer: string;
+  indexerWs: string;
+  nodeRpc: string;
+  prover: '' | ProverBackendName;
+  proverUrl: string;
+}
+
+export interface Config {
+  server: { host: string; port: number; bodyLimit: number; proverBodyLimit: number; maxHeaderBytes: number; maxHeaders: number; shutdownTimeoutMs: number; trustProxy: boolean };
+  log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; requests: 'all' | 'errors' | 'none' };
+  auth: { keys: ApiKeyRecord[]; apiKeys: string[]; trustedNetworks: string[] };
+  rateLimit: { enabled: boolean; algorithm: 'fixed' | 'sliding'; limit: number; windowMs: number; publicEnabled: boolean; publicLimit: number; maxEntries: number };
+  devnet: { blockTimeMs: number; stateDir: string };
+  stats: { lookupCacheSize: number; pollIntervalMs: number; upstreamTimeoutMs: number };
+  prover: {
+    threads: number; queueSize: number; defaultNetwork: NetworkName; upstreamUrl: string; timeoutMs: number;
+    cacheTtlMs: number; cacheMaxBytes: number; nativeBinary: string; nativePort: number; nativeArgs: string[]; keyDir: string;
+  };
+  dust: {
+    enabled: boolean; walletSeeds: string[]; reservationTtlMs: number; feeMargin: number; maxFee: string; budget: string;
+    budgetWindowMs: number; dedupeWindowMs: number;
+  };
+  networks: Record<NetworkName, NetworkConfig>;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Deep partial config, for tests and for the JSON file. */
+export type ConfigInput = { [K in keyof Config]?: Config[K] extends readonly unknown[] ? Config[K] : Config[K] extends object ? { [P in keyof Config[K]]?: Config[K][P] extends object ? Partial<Config[K][P]> : Config[K][P] } : Config[K] };
+
+function getPath(obj: unknown, path: string): unknown {
+  let cur: unknown = obj;
+  for (const part of path.split('.')) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  return cur;
+}
+
+function setPath(obj: Record<string, unknown>, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let cur = obj;
+  for (const part of parts.slice(0, -1)) {
+    cur[part] ??= {};
+    cur = cur[part] as Record<string, unknown>;
+  }
+  cur[parts[parts.length - 1]!] = value;
+}
+
+/** Environment strings → typed values, by the setting's schema kind. */
+function fromEnv(setting: Setting, raw: string): unknown {
+  const kind = setting.schema.type as string | undefined;
+  if (kind === 'array') return raw.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  if (kind === 'integer' || kind === 'number') return raw.trim() === '' ? NaN : Number(raw);
+  if (kind === 'boolean') {
+    if (/^(1|true|yes|on)$/i.test(raw)) return true;
+    if (/^(0|false|no|off)$/i.test(raw)) return false;
+    return raw;
+  }
+  return raw;
+}
+
+function deepFreeze<T>(o: T): T {
+  if (o && typeof o === 'object' && !Object.isFrozen(o)) {
+    Object.freeze(o);
+    for (const v of Object.values(o)) deepFreeze(v);
+  }
+  return o;
+}
+
+function knownPaths(): Set<string> {
+  const s = new Set<string>();
+  for (const setting of SETTINGS) {
+    const parts = setting.path.split('.');
+    for (let i = 1; i <= parts.length; i++) s.add(parts.slice(0, i).join('.'));
+  }
+  return s;
+}
+
+/** Reject unknown keys in the JSON file: a typo must not silently fall back to a default. */
+function checkUnknown(obj: unknown, prefix: string, known: Set<string>, leafPaths: Set<string>): void {
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) return;
+  for (const [k, v] of Object.entries(obj)) {
+    const path = prefix ? `${prefix}.${k}` : k;
+    if (!known.has(path)) throw new ConfigError(`unknown setting "${path}" in the config file`);
+    if (!leafPaths.has(path)) checkUnknown(v, path, known, leafPaths);
+  }
+}
+
+export interface LoadOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Overrides applied last (tests). */
+  overrides?: ConfigInput;
+}
+
+/** Build, validate and freeze the configuration. Throws ConfigError naming the bad setting. */
+export function loadConfig(opts: LoadOptions = {}): Readonly<Config> {
+  const env = opts.env ?? process.env;
+  let file: unknown = {};
+  const filePath = env['NIGHTGATE_CONFIG'];
+  if (filePath) {
+    let text: string;
+    try {
+      text = readFileSync(filePath, 'utf8');
+    } catch (err) {
+      throw new ConfigError(`NIGHTGATE_CONFIG: cannot read ${filePath}: ${(err as Error).message}`);
+    }
+    try {
+      file = JSON.parse(text);
+    } catch (err) {
+      throw new ConfigError(`NIGHTGATE_CONFIG: ${filePath} is not valid JSON: ${(err as Error).message}`);
+    }
+    checkUnknown(file, '', knownPaths(), new Set(SETTINGS.map((s) => s.path)));
+  }
+  const out: Record<string, unknown> = {};
+  for (const setting of SETTINGS) {
+    let value: unknown = structuredClone(setting.default);
+    let source = 'default';
+    const fromFile = getPath(file, setting.path);
+    if (fromFile !== undefined) {
+      value = fromFile;
+      source = `config file (${setting.path})`;
+    }
+    const rawEnv = setting.env ? env[setting.env] : undefined;
+    if (rawEnv !== undefined) {
+      value = fromEnv(setting, rawEnv);
+      source = `env ${setting.env}`;
+    }
+    const override = getPath(opts.overrides, setting.path);
+    if (override !== undefined) {
+      value = override;
+      source = `override (${setting.path})`;
+    }
+    if (!Value.Check(setting.schema, value)) {
+      const first = Value.Errors(setting.schema, value).First();
+      const where = setting.env ? `${setting.path} (${setting.env})` : setting.path;
+      const shown = setting.secret ? '<redacted>' : JSON.stringify(value);
+      throw new ConfigError(`invalid setting ${where} from ${source}: ${shown} — ${first?.message ?? 'invalid value'}`);
+    }
+    setPath(out, setting.path, value);
+  }
+  const config = out as unknown as Config;
+  crossCheck(config);
+  return deepFreeze(config);
+}
+
+/** Rules that involve more than one setting. */
+function crossCheck(config: Config): void {
+  for (const n of NETWORKS) {
+    const net = config.networks[n];
+    if (net.indexer !== 'embedded' && net.indexer !== 'public' && !/^https?:\/\//.test(net.indexer)) {
+      throw new ConfigError(`invalid setting networks.${n}.indexer (NIGHTGATE_${n.toUpperCase()}_INDEXER): "${net.indexer}" — expected embedded, public or an http(s) URL`);
+    }
+    // The dev backend fabricates mock-shaped proofs: only ever for a network served by the
+    // embedded devnet, never in front of a public network (DESIGN.md, "Prover backends").
+    if (net.prover === 'dev' && net.indexer !== 'embedded') {
+      throw new ConfigError(`invalid setting networks.${n}.prover (NIGHTGATE_${n.toUpperCase()}_PROVER): the dev backend is only allowed on a network served by the embedded devnet`);
+    }
+    const backend = proverBackendOf(config, n);
+    if (backend === 'upstream' && !proverUrlOf(config, n)) {
+      throw new ConfigError(`invalid setting networks.${n}.proverUrl (NIGHTGATE_${n.toUpperCase()}_PROVER_URL): the upstream backend needs a proof server URL (or set NIGHTGATE_PROVER_URL)`);
+    }
+    if (backend === 'native' && !config.prover.nativeBinary) {
+      throw new ConfigError(`invalid setting prover.nativeBinary (NIGHTGATE_PROVER_BINARY): the native backend of ${n} needs the path of midnight-proof-server`);
+    }
+    if (backend === 'wasm' && !config.prover.keyDir) {
+      throw new ConfigError(`invalid setting prover.keyDir (NIGHTGATE_PROVER_KEY_DIR): the wasm backend of ${n} needs a key material directory`);
+    }
+  }
+  for (const cidr of config.auth.trustedNetworks) {
+    if (!/^[0-9a-fA-F:.]+\/\d{1,3}$/.test(cidr)) throw new ConfigError(`invalid setting auth.trustedNetworks (NIGHTGATE_TRUSTED_NETWORKS): "${cidr}" is not a CIDR`);
+  }
+  const ids = new Set<string>();
+  for (const k of config.auth.keys) {
+    if (ids.has(k.id)) throw new ConfigError(`invalid setting auth.keys: duplicate key id "${k.id}"`);
+    ids.add(k.id);
+  }
+}
+
+export function isEmbedded(config: Config, n: NetworkName): boolean {
+  return config.networks[n].indexer === 'embedded';
+}
+
+export function indexerUrlOf(config: Config, n: NetworkName): string | undefined {
+  const v = config.networks[n].indexer;
+  if (v === 'embedded') return undefined;
+  return v === 'public' ? PUBLIC_INDEXERS[n] : v;
+}
+
+export function proverBackendOf(config: Config, n: NetworkName): ProverBackendName {
+  const b = config.networks[n].prover;
+  if (b) return b;
+  return isEmbedded(config, n) ? 'dev' : 'upstream';
+}
+
+export function proverUrlOf(config: Config, n: NetworkName): string {
+  return config.networks[n].proverUrl || config.prover.upstreamUrl;
+}
+
+/** The configuration as it may be logged: secrets replaced, key hashes kept (they are not secret). */
+export function redactedConfig(config: Config): unknown {
+  const copy = structuredClone(config) as unknown as Record<string, unknown>;
+  for (const s of SETTINGS) {
+    if (!s.secret) continue;
+    const v = getPath(copy, s.path);
+    const redacted = Array.isArray(v) ? `<${v.length} redacted>` : '<redacted>';
+    setPath(copy, s.path, redacted);
+  }
+  return copy;
+}
+
+/** Markdown table of every setting, for the README (`npm run config:doc`). */
+export function settingsTable(): string {
+  const rows = SETTINGS.map((s) => `| \`${s.path}\` | ${s.env ? `\`${s.env}\`` : '(file only)'} | \`${JSON.stringify(s.default)}\` | ${s.doc} |`);
+  return ['| setting | env var | default | meaning |', '|---|---|---|---|', ...rows].join('\n');
+}

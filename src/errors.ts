@@ -1,0 +1,104 @@
+/**
+ * The one error catalogue. Every error a response carries comes from here: a stable machine
+ * `code`, its HTTP status, and a default human message. Modules throw `GatewayError(code, detail)`;
+ * the HTTP layer renders it in the shape of the route group (statistics: `{error, message, code}`,
+ * proving: `{error, code}` — the shapes the seed documents give).
+ */
+export interface ErrorSpec {
+  readonly status: number;
+  /** Short title; the statistics API sends it as `error`. */
+  readonly title: string;
+  /** Default detail when the thrower gives none. */
+  readonly message: string;
+}
+
+export const ERRORS = {
+  // --- HTTP layer -------------------------------------------------------------------------
+  NOT_FOUND: { status: 404, title: 'Not Found', message: 'No route matches this path' },
+  METHOD_NOT_ALLOWED: { status: 405, title: 'Method Not Allowed', message: 'This path does not accept that method' },
+  PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload Too Large', message: 'Request body exceeds the limit for this route' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported Media Type', message: 'Content-Type must be application/octet-stream' },
+  HEADERS_TOO_LARGE: { status: 431, title: 'Request Header Fields Too Large', message: 'Request headers exceed the limit' },
+  BAD_REQUEST: { status: 400, title: 'Bad Request', message: 'The request is malformed' },
+  INVALID_PARAMETER: { status: 400, title: 'Invalid Parameter', message: 'A parameter is missing or malformed' },
+  INVALID_BODY: { status: 400, title: 'Invalid Body', message: 'The request body is not in the expected format' },
+  UNAUTHORIZED: { status: 401, title: 'Unauthorized', message: 'Missing or invalid API key' },
+  FORBIDDEN: { status: 403, title: 'Forbidden', message: 'This key may not do that' },
+  RATE_LIMITED: { status: 429, title: 'Too Many Requests', message: 'Rate limit exceeded; retry after the reset' },
+  SHUTTING_DOWN: { status: 503, title: 'Service Unavailable', message: 'Server is shutting down' },
+  NOT_IMPLEMENTED: { status: 501, title: 'Not Implemented', message: 'This route is not available in this build' },
+  INTERNAL: { status: 500, title: 'Internal Server Error', message: 'Internal error' },
+  TIMEOUT: { status: 504, title: 'Gateway Timeout', message: 'The request took too long' },
+
+  // --- statistics -------------------------------------------------------------------------
+  UNKNOWN_NETWORK: { status: 404, title: 'Unknown Network', message: 'Network must be one of mainnet, preprod, preview' },
+  BLOCK_NOT_FOUND: { status: 404, title: 'Not Found', message: 'Block not found' },
+  TRANSACTION_NOT_FOUND: { status: 404, title: 'Not Found', message: 'Transaction not found' },
+  CONTRACT_NOT_FOUND: { status: 404, title: 'Not Found', message: 'Contract not found' },
+  IDENTIFIER_NOT_FOUND: { status: 404, title: 'Not Found', message: 'Nothing is known for that identifier' },
+  SEARCH_NO_MATCH: { status: 404, title: 'Not Found', message: 'Nothing matches that query' },
+  // The specification answers 500 when the indexer fails and nothing is cached.
+  INDEXER_UNAVAILABLE: { status: 500, title: 'Indexer Unavailable', message: 'The Midnight indexer did not answer' },
+  INDEXER_BAD_RESPONSE: { status: 500, title: 'Indexer Error', message: 'The Midnight indexer answered with an error or malformed data' },
+  NOT_READY: { status: 503, title: 'Service Unavailable', message: 'No data received from the indexer yet' },
+
+  // --- proving ----------------------------------------------------------------------------
+  PROVER_UNREACHABLE: { status: 502, title: 'Bad Gateway', message: 'The proof server could not be reached' },
+  PROVER_BAD_RESPONSE: { status: 502, title: 'Bad Gateway', message: 'The proof server answered with something that is not a proof' },
+  PROVER_BUSY: { status: 503, title: 'Service Unavailable', message: 'The proof server is busy' },
+  PROVER_REJECTED: { status: 400, title: 'Bad Request', message: 'The proof server rejected the request' },
+  PROVER_FAILED: { status: 500, title: 'Internal Server Error', message: 'The proof server failed' },
+  PROVER_TIMEOUT: { status: 504, title: 'Gateway Timeout', message: 'The proof server did not answer in time' },
+  PROVER_KEYS_MISSING: { status: 503, title: 'Service Unavailable', message: 'Prover key material not provisioned' },
+  PROVER_UNAVAILABLE: { status: 503, title: 'Service Unavailable', message: 'The prover is not available' },
+  QUEUE_FULL: { status: 503, title: 'Service Unavailable', message: 'Proving queue is full' },
+  WORKER_CRASHED: { status: 500, title: 'Internal Server Error', message: 'A worker crashed while handling the request' },
+  CLIENT_ABORTED: { status: 499, title: 'Client Closed Request', message: 'The client went away' },
+
+  // --- sponsorship ------------------------------------------------------------------------
+  BALANCING_DISABLED: { status: 404, title: 'Not Found', message: 'Balancing is disabled on this server' },
+  WALLET_SYNCING: { status: 503, title: 'Service Unavailable', message: 'wallet syncing' },
+  NO_DUST_AVAILABLE: { status: 503, title: 'Service Unavailable', message: 'No DUST UTXO is free to pay this fee' },
+  WRONG_TRANSACTION_KIND: { status: 400, title: 'Bad Request', message: 'The body is not a transaction of the expected kind' },
+  FEE_CAP_EXCEEDED: { status: 403, title: 'Forbidden', message: 'The fee exceeds the per-transaction cap' },
+  DUST_BUDGET_EXCEEDED: { status: 429, title: 'Too Many Requests', message: 'The DUST budget of this key is spent for this window' },
+  TRANSACTION_REJECTED: { status: 400, title: 'Bad Request', message: 'The ledger rejects this transaction' },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export class GatewayError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  /** Extra response headers, e.g. `Retry-After` on 503/429, `Allow` on 405. */
+  readonly headers: Readonly<Record<string, string>> | undefined;
+
+  constructor(code: ErrorCode, detail?: string, opts?: { headers?: Record<string, string>; cause?: unknown }) {
+    const spec: ErrorSpec = ERRORS[code];
+    super(detail ?? spec.message, opts?.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = 'GatewayError';
+    this.code = code;
+    this.status = spec.status;
+    this.headers = opts?.headers;
+  }
+}
+
+export function isGatewayError(err: unknown): err is GatewayError {
+  return err instanceof GatewayError;
+}
+
+/** How errors are rendered: the statistics API and the proving API have different shapes. */
+export type ErrorStyle = 'stats' | 'prover';
+
+export function errorBody(err: GatewayError, style: ErrorStyle): string {
+  const spec: ErrorSpec = ERRORS[err.code];
+  return style === 'stats'
+    ? JSON.stringify({ error: spec.title, message: err.message, code: err.code })
+    : JSON.stringify({ error: err.message, code: err.code });
+}
+
+/** Wrap anything thrown into a catalogued error; unknown errors become INTERNAL without leaking internals. */
+export function toGatewayError(err: unknown): GatewayError {
+  if (err instanceof GatewayError) return err;
+  return new GatewayError('INTERNAL', undefined, { cause: err });
+}

@@ -1,0 +1,45 @@
+/**
+ * Request body reader for uWS. uWS hands body chunks as ArrayBuffers that are neutered when the
+ * callback returns, so every chunk is copied. The limit is enforced twice: up front from
+ * Content-Length (answer 413 without reading anything), and while streaming for chunked bodies
+ * (stop copying at the limit). Either way the caller answers 413 and closes the connection, so
+ * the rest of an oversized body is never buffered.
+ */
+import type { HttpResponse } from './uws.js';
+
+export type BodyOutcome = { ok: true; body: Buffer } | { ok: false; reason: 'too-large' };
+
+export function readBody(res: HttpResponse, limit: number, declaredLength: number | undefined, done: (outcome: BodyOutcome) => void): void {
+  if (declaredLength !== undefined && declaredLength > limit) {
+    done({ ok: false, reason: 'too-large' });
+    return;
+  }
+  // With a declared length, copy straight into one buffer of that size; else gather chunks.
+  const pre = declaredLength !== undefined ? Buffer.allocUnsafe(declaredLength) : undefined;
+  const chunks: Buffer[] = [];
+  let received = 0;
+  let finished = false;
+  res.onData((chunk, isLast) => {
+    if (finished) return;
+    const n = chunk.byteLength;
+    if (received + n > limit || (pre !== undefined && received + n > pre.length)) {
+      finished = true;
+      done({ ok: false, reason: 'too-large' });
+      return;
+    }
+    if (pre !== undefined) pre.set(new Uint8Array(chunk), received);
+    else chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
+    received += n;
+    if (isLast) {
+      finished = true;
+      done({ ok: true, body: pre !== undefined ? pre.subarray(0, received) : Buffer.concat(chunks, received) });
+    }
+  });
+}
+
+/** `application/octet-stream; charset=…` → `application/octet-stream`. */
+export function mediaType(contentType: string | undefined): string {
+  if (!contentType) return '';
+  const semi = contentType.indexOf(';');
+  return (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
+}

@@ -1,0 +1,90 @@
+/**
+ * A route is declared once, as data: method, URL, schema, handler. The same record feeds the
+ * router (src/http/server.ts), the request pipeline (auth, rate limit) and the OpenAPI document.
+ */
+import type { TSchema, TObject } from '@sinclair/typebox';
+import type { Logger } from 'pino';
+import type { ErrorStyle } from '../errors.js';
+import type { AuthenticatedKey } from '../pipeline/auth.js';
+
+export type Method = 'GET' | 'POST';
+
+export interface ResponseDoc {
+  description: string;
+  /** JSON schema of the body; omitted for non-JSON or empty bodies. */
+  schema?: TSchema;
+  /** Defaults to application/json. */
+  contentType?: string;
+  /** Response headers worth documenting (name → description). */
+  headers?: Record<string, string>;
+}
+
+export interface RouteSchema {
+  summary: string;
+  description?: string;
+  tags: string[];
+  params?: TObject;
+  querystring?: TObject;
+  /** Request headers worth documenting (name → description); auth headers are implied by `auth`. */
+  headers?: Record<string, string>;
+  body?: { contentType: string; description: string; schema?: TSchema };
+  response: Record<number, ResponseDoc>;
+}
+
+export interface Reply {
+  status?: number;
+  /** Pre-serialized body: routes render once and hand bytes to the socket. */
+  body: string | Uint8Array;
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+export interface RequestContext {
+  readonly route: RouteDef;
+  readonly method: Method;
+  readonly path: string;
+  /** Raw query string, without '?'. */
+  readonly query: string;
+  /** Parsed lazily from `query`. */
+  readonly searchParams: URLSearchParams;
+  readonly params: Readonly<Record<string, string>>;
+  /** Lower-cased request headers: those the route declares in `readHeaders`, plus the pipeline's. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly ip: string;
+  readonly requestId: string;
+  /** Wall-clock ms at arrival, from the app's injected clock. */
+  readonly receivedAt: number;
+  /** Aborted when the client goes away or the server gives up on the request. */
+  readonly signal: AbortSignal;
+  readonly log: Logger;
+  /** The authenticated key, on routes with `auth: 'key'`. */
+  key: AuthenticatedKey | undefined;
+  /** Request body, on routes that declare one. */
+  body: Buffer | undefined;
+}
+
+export interface RouteDef {
+  method: Method;
+  /** uWS pattern: `/api/v1/:network/summary`; OpenAPI gets `{network}`. */
+  url: string;
+  /** Which error body shape this route answers with. */
+  style: ErrorStyle;
+  auth: 'none' | 'key';
+  /** `key`: per API key; `ip`: per client IP (public routes); `none`. */
+  rateLimit: 'key' | 'ip' | 'none';
+  body?: { limit: number; contentTypes: readonly string[] };
+  /** Extra request headers the handler reads (lower-case); copied before any await. */
+  readHeaders?: readonly string[];
+  schema: RouteSchema;
+  /** Sync or async; an async handler gets `ctx.signal` aborted when the client leaves. */
+  handler(ctx: RequestContext): Reply | Promise<Reply>;
+  /** Hidden from the OpenAPI document (e.g. proof-server compatibility aliases documented on /docs). */
+  hidden?: boolean;
+}
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
+export const OCTET = 'application/octet-stream';
+
+export function json(body: unknown, status = 200, headers?: Record<string, string>): Reply {
+  return headers ? { status, body: JSON.stringify(body), contentType: JSON_TYPE, headers } : { status, body: JSON.stringify(body), contentType: JSON_TYPE };
+}

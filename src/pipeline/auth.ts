@@ -1,0 +1,94 @@
+/**
+ * API-key authentication. Keys are stored only as SHA-256 digests (config file), or given raw for
+ * development (NIGHTGATE_API_KEYS), hashed at load. A presented key is hashed and the digest
+ * compared with `timingSafeEqual`; the map lookup that finds the candidate works on the digest,
+ * whose timing reveals nothing usable about the raw key (SHA-256 preimage resistance).
+ * Missing, wrong, wrong-length and revoked keys are indistinguishable to the client.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { ApiKeyRecord } from '../config.js';
+import { CidrList } from './cidr.js';
+
+export const KEY_PREFIX = 'ngk_';
+
+export interface AuthenticatedKey {
+  /** Stable id, safe to log. Never the key. */
+  readonly id: string;
+  readonly name?: string | undefined;
+  readonly rateLimit?: { limit: number; windowMs: number } | undefined;
+  readonly dustBudget?: bigint | undefined;
+  readonly maxFee?: bigint | undefined;
+  readonly source: 'config' | 'env' | 'generated' | 'trusted-network';
+}
+
+export function sha256Hex(raw: string): string {
+  return createHash('sha256').update(raw, 'utf8').digest('hex');
+}
+
+/** A new random key with a recognisable prefix (so leaked keys can be found by secret scanners). */
+export function mintKey(): string {
+  return KEY_PREFIX + randomBytes(32).toString('base64url');
+}
+
+/** The key from `X-API-Key: <key>` or `Authorization: Bearer <key>` (RFC 6750 §2.1). */
+export function presentedKey(xApiKey: string | undefined, authorization: string | undefined): string | undefined {
+  if (xApiKey) return xApiKey.trim() || undefined;
+  if (authorization && /^bearer\s+/i.test(authorization)) return authorization.replace(/^bearer\s+/i, '').trim() || undefined;
+  return undefined;
+}
+
+interface StoredKey {
+  digest: Buffer;
+  key: AuthenticatedKey;
+  revoked: boolean;
+}
+
+export class KeyStore {
+  private readonly byDigest = new Map<string, StoredKey>();
+  private readonly trusted: CidrList;
+
+  constructor(records: readonly ApiKeyRecord[], rawKeys: readonly string[], trustedNetworks: readonly string[] = []) {
+    for (const r of records) {
+      this.byDigest.set(r.sha256, {
+        digest: Buffer.from(r.sha256, 'hex'),
+        revoked: r.revoked === true,
+        key: {
+          id: r.id,
+          name: r.name,
+          rateLimit: r.rateLimit,
+          dustBudget: r.dustBudget === undefined ? undefined : BigInt(r.dustBudget),
+          maxFee: r.maxFee === undefined ? undefined : BigInt(r.maxFee),
+          source: 'config',
+        },
+      });
+    }
+    rawKeys.forEach((raw, i) => this.addRaw(raw, `env-${i + 1}`, 'env'));
+    this.trusted = new CidrList(trustedNetworks);
+  }
+
+  /** Register a raw key (development keys); returns its id. */
+  addRaw(raw: string, id: string, source: 'env' | 'generated'): string {
+    const hex = sha256Hex(raw);
+    this.byDigest.set(hex, { digest: Buffer.from(hex, 'hex'), revoked: false, key: { id, source } });
+    return id;
+  }
+
+  get size(): number {
+    return this.byDigest.size;
+  }
+
+  authenticate(raw: string | undefined): AuthenticatedKey | undefined {
+    if (raw === undefined || raw.length > 512) return undefined;
+    const hex = sha256Hex(raw);
+    const stored = this.byDigest.get(hex);
+    if (!stored) return undefined;
+    const ok = timingSafeEqual(stored.digest, Buffer.from(hex, 'hex'));
+    return ok && !stored.revoked ? stored.key : undefined;
+  }
+
+  /** A client inside `auth.trustedNetworks` is let in without a key, under a per-network id. */
+  trustedKey(ip: string): AuthenticatedKey | undefined {
+    const cidr = this.trusted.match(ip);
+    return cidr === undefined ? undefined : { id: `trusted:${cidr}`, source: 'trusted-network' };
+  }
+}

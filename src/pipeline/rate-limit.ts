@@ -1,0 +1,123 @@
+/**
+ * Rate limiting: a store behind an interface (memory now; a shared store such as Redis can
+ * implement the same `hit`), fixed or sliding window, and the response headers.
+ *
+ * Headers: the de-facto `X-RateLimit-Limit/Remaining/Reset` (Reset is a Unix timestamp in
+ * seconds) plus the IETF draft's structured fields (draft-ietf-httpapi-ratelimit-headers-09 §4,§5):
+ * `RateLimit-Policy: "<name>";q=<quota>;w=<window s>` and `RateLimit: "<name>";r=<remaining>;t=<s to reset>`.
+ * A 429 carries `Retry-After` (RFC 9110 §10.2.3) in seconds, never earlier than the moment a
+ * request would be admitted again.
+ */
+export interface RateLimitResult {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  windowMs: number;
+  /** When the next request is admitted (if denied) or when the current window ends (if allowed), ms. */
+  resetAt: number;
+}
+
+export interface RateLimitStore {
+  hit(key: string, limit: number, windowMs: number, now: number): RateLimitResult | Promise<RateLimitResult>;
+  /** Tracked clients (for health and for the bounded-memory tests). */
+  readonly size: number;
+}
+
+interface Entry {
+  windowStart: number;
+  prev: number;
+  curr: number;
+}
+
+/** Clients beyond the cap share this counter: churn can neither grow memory nor reset a real client. */
+export const OVERFLOW_KEY = '\u0000overflow';
+
+export class MemoryRateLimitStore implements RateLimitStore {
+  private readonly entries = new Map<string, Entry>();
+  private lastSweep = 0;
+
+  constructor(
+    private readonly algorithm: 'fixed' | 'sliding',
+    private readonly maxEntries: number,
+  ) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  hit(key: string, limit: number, windowMs: number, now: number): RateLimitResult {
+    const windowStart = now - (now % windowMs);
+    let e = this.entries.get(key);
+    if (e === undefined) {
+      // One slot of the cap is kept for the shared overflow counter.
+      if (this.entries.size >= this.maxEntries - 1) this.sweep(now, windowMs);
+      if (this.entries.size >= this.maxEntries - 1) {
+        key = OVERFLOW_KEY;
+        e = this.entries.get(key);
+      }
+      if (e === undefined) {
+        e = { windowStart, prev: 0, curr: 0 };
+        this.entries.set(key, e);
+      }
+    }
+    if (e.windowStart !== windowStart) {
+      // Roll the window: the old current becomes previous only if it was the adjacent window.
+      e.prev = e.windowStart === windowStart - windowMs ? e.curr : 0;
+      e.curr = 0;
+      e.windowStart = windowStart;
+    }
+    const windowEnd = windowStart + windowMs;
+    if (this.algorithm === 'fixed') {
+      if (e.curr < limit) {
+        e.curr++;
+        return { allowed: true, limit, remaining: limit - e.curr, windowMs, resetAt: windowEnd };
+      }
+      return { allowed: false, limit, remaining: 0, windowMs, resetAt: windowEnd };
+    }
+    // Sliding window counter: the previous window's count weighted by how much of it still
+    // overlaps the sliding window, plus the current window's count.
+    const weight = 1 - (now - windowStart) / windowMs;
+    const estimate = e.prev * weight + e.curr;
+    if (estimate + 1 <= limit) {
+      e.curr++;
+      return { allowed: true, limit, remaining: Math.max(0, Math.floor(limit - estimate - 1)), windowMs, resetAt: windowEnd };
+    }
+    return { allowed: false, limit, remaining: 0, windowMs, resetAt: this.admitAt(e, limit, windowMs, now) };
+  }
+
+  /** Earliest time at which one more request fits, assuming no other request arrives meanwhile. */
+  private admitAt(e: Entry, limit: number, windowMs: number, now: number): number {
+    const room = limit - 1;
+    if (e.curr <= room && e.prev > 0) {
+      // Within this window, once prev's weight has decayed enough: prev*(1 - x) + curr <= room.
+      const x = 1 - (room - e.curr) / e.prev;
+      return Math.max(now + 1, Math.ceil(e.windowStart + x * windowMs));
+    }
+    // Next window: curr becomes prev: curr*(1 - x) <= room.
+    const x = e.curr === 0 ? 0 : Math.max(0, 1 - room / e.curr);
+    return Math.ceil(e.windowStart + windowMs + x * windowMs);
+  }
+
+  /** Drop entries that no longer influence any decision (older than two windows). At most once per window. */
+  private sweep(now: number, windowMs: number): void {
+    if (now - this.lastSweep < windowMs) return;
+    this.lastSweep = now;
+    const horizon = now - (now % windowMs) - windowMs;
+    for (const [k, e] of this.entries) if (e.windowStart < horizon) this.entries.delete(k);
+  }
+}
+
+export function rateLimitHeaders(r: RateLimitResult, policy: string, now: number): Record<string, string> {
+  const resetSec = Math.ceil(r.resetAt / 1000);
+  const deltaSec = Math.max(0, Math.ceil((r.resetAt - now) / 1000));
+  const h: Record<string, string> = {
+    'X-RateLimit-Limit': String(r.limit),
+    'X-RateLimit-Remaining': String(r.remaining),
+    'X-RateLimit-Reset': String(resetSec),
+    'RateLimit-Policy': `"${policy}";q=${r.limit};w=${Math.ceil(r.windowMs / 1000)}`,
+    RateLimit: `"${policy}";r=${r.remaining};t=${deltaSec}`,
+  };
+  // Retry-After counts from now to the reset second, so it never points before X-RateLimit-Reset.
+  if (!r.allowed) h['Retry-After'] = String(Math.max(1, resetSec - Math.floor(now / 1000)));
+  return h;
+}

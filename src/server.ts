@@ -1,0 +1,58 @@
+/**
+ * Process entry: load config, build the app, listen, and shut down gracefully on SIGINT/SIGTERM
+ * exactly once however many signals arrive. Exit codes: 0 clean, 1 start-up failure
+ * (bad config, port in use, no native uWS), 2 shutdown failure.
+ */
+import { ConfigError, loadConfig } from './config.js';
+import { createLogger } from './log.js';
+import { UwsLoadError } from './http/uws.js';
+
+export async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`nightgate: ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const logger = createLogger(config.log.level);
+  let app;
+  try {
+    const { buildApp } = await import('./app.js');
+    app = await buildApp(config, { logger });
+    const port = await app.listen();
+    logger.info({ host: config.server.host, port }, `nightgate listening on http://${config.server.host}:${port}`);
+  } catch (err) {
+    const msg = err instanceof UwsLoadError || err instanceof ConfigError ? err.message : (err as Error).stack ?? String(err);
+    process.stderr.write(`nightgate: failed to start: ${msg}\n`);
+    logger.flush();
+    await app?.close().catch(() => undefined);
+    process.exit(1);
+  }
+  const started = app;
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    signals++;
+    if (signals > 1) {
+      logger.warn({ signal }, 'shutdown already in progress');
+      return;
+    }
+    logger.info({ signal }, 'signal received: graceful shutdown');
+    started.close().then(
+      () => {
+        logger.flush();
+        process.exit(0);
+      },
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        logger.flush();
+        process.exit(2);
+      },
+    );
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+}

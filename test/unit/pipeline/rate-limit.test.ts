@@ -1,0 +1,48 @@
+import t from 'tap';
+import { MemoryRateLimitStore, OVERFLOW_KEY, rateLimitHeaders } from '../../../src/pipeline/rate-limit.js';
+
+t.test('fixed window counts and resets at the window boundary', async (t) => {
+  const s = new MemoryRateLimitStore('fixed', 10);
+  t.same([1, 2, 3].map(() => s.hit('a', 2, 1000, 100).allowed), [true, true, false]);
+  t.equal(s.hit('a', 2, 1000, 100).resetAt, 1000);
+  t.equal(s.hit('a', 2, 1000, 1000).allowed, true, 'new window');
+});
+
+t.test('sliding window weighs the previous window and admits exactly when it says', async (t) => {
+  const s = new MemoryRateLimitStore('sliding', 10);
+  for (let i = 0; i < 10; i++) t.equal(s.hit('k', 10, 1000, 900).allowed, true);
+  // At t=1000 the previous window (10 hits) weighs fully: denied.
+  const denied = s.hit('k', 10, 1000, 1000);
+  t.equal(denied.allowed, false);
+  // prev*(1-x) + 0 <= 9  →  x >= 0.1  →  admitted at 1100.
+  t.equal(denied.resetAt, 1100);
+  t.equal(s.hit('k', 10, 1000, 1099).allowed, false);
+  t.equal(s.hit('k', 10, 1000, 1100).allowed, true);
+});
+
+t.test('memory stays bounded under key churn and churn cannot reset a tracked key', async (t) => {
+  const s = new MemoryRateLimitStore('fixed', 100);
+  for (let i = 0; i < 3; i++) s.hit('real', 3, 60_000, 0);
+  for (let i = 0; i < 10_000; i++) s.hit(`churn-${i}`, 1_000_000, 60_000, 10);
+  t.ok(s.size <= 100, `size ${s.size} within the cap`);
+  t.equal(s.hit('real', 3, 60_000, 20).allowed, false, 'the real key is still at its limit');
+  const overflow = s.hit('new-client', 1, 60_000, 30);
+  t.equal(overflow.allowed, false, 'new clients beyond the cap share the (exhausted) overflow counter');
+  t.ok(OVERFLOW_KEY.length > 0);
+});
+
+t.test('stale entries are swept when the cap is reached in a later window', async (t) => {
+  const s = new MemoryRateLimitStore('fixed', 10);
+  for (let i = 0; i < 10; i++) s.hit(`old-${i}`, 5, 1000, 0);
+  t.equal(s.size, 10);
+  t.equal(s.hit('fresh', 5, 1000, 5000).allowed, true);
+  t.equal(s.size, 1, 'entries older than two windows were dropped');
+});
+
+t.test('headers: X-RateLimit-*, IETF draft fields, Retry-After only when denied', async (t) => {
+  const allowed = rateLimitHeaders({ allowed: true, limit: 10, remaining: 4, windowMs: 60_000, resetAt: 120_000 }, 'key', 90_500);
+  t.same(allowed, { 'X-RateLimit-Limit': '10', 'X-RateLimit-Remaining': '4', 'X-RateLimit-Reset': '120', 'RateLimit-Policy': '"key";q=10;w=60', RateLimit: '"key";r=4;t=30' });
+  const denied = rateLimitHeaders({ allowed: false, limit: 10, remaining: 0, windowMs: 60_000, resetAt: 100_001 }, 'ip', 90_000);
+  t.equal(denied['Retry-After'], '11', 'rounded up so it never points before X-RateLimit-Reset (101)');
+  t.equal(denied['X-RateLimit-Reset'], '101');
+});
