@@ -1,0 +1,53 @@
+// Who holds value on an embedded network: the treasury (faucet source), the simulated users that
+// make the synthetic traffic, the public test account, and the NIGHT owners backing the server's
+// sponsor DUST keys. All keys derive from the genesis seed (the test account's from its network
+// name, see test-accounts.ts; the sponsors' DUST keys are the caller's). Treasury and users pay
+// fees from one shared devnet DUST wallet; users 0 and 1 also hold shielded coins.
+import { L } from './ledger-kit.js';
+import { deriveSeed, hexToBytes } from './keys.js';
+import { devnetTestAccount } from './test-accounts.js';
+import { Actor, DustWallet, ShieldedWallet } from './wallet.js';
+
+export const SIMULATED_USERS = 6;
+export const SHIELDED_USERS = 2;
+
+export interface SponsorOwner {
+  owner: Actor;
+  dustPublicKey: L.DustPublicKey;
+}
+
+export interface TestAccount {
+  owner: Actor;
+  dustPublicKey: L.DustPublicKey;
+  zswap: L.ZswapSecretKeys;
+}
+
+export interface DevnetActors {
+  treasury: Actor;
+  users: Actor[];
+  /** The shielded side of users 0..SHIELDED_USERS-1. */
+  shielded: ShieldedWallet[];
+  /** Pays every fee of the devnet's own transactions; all treasury and user NIGHT generates into it. */
+  dust: DustWallet;
+  testAccount: TestAccount;
+  sponsors: SponsorOwner[];
+}
+
+export function createActors(networkName: string, seed: string, sponsorDustSeeds: string[], params: L.DustParameters): DevnetActors {
+  const test = devnetTestAccount(networkName);
+  return {
+    treasury: new Actor(deriveSeed(seed, 'treasury/night')),
+    users: Array.from({ length: SIMULATED_USERS }, (_, i) => new Actor(deriveSeed(seed, `user-${i}/night`))),
+    shielded: Array.from({ length: SHIELDED_USERS }, (_, i) => new ShieldedWallet(deriveSeed(seed, `user-${i}/zswap`))),
+    dust: new DustWallet(deriveSeed(seed, 'devnet/dust'), params),
+    testAccount: {
+      owner: new Actor(hexToBytes(test.nightSeed)),
+      dustPublicKey: L.DustSecretKey.fromSeed(hexToBytes(test.dustSeed)).publicKey,
+      zswap: L.ZswapSecretKeys.fromSeed(hexToBytes(test.zswapSeed)),
+    },
+    sponsors: sponsorDustSeeds.map((dustSeed, i) => ({
+      owner: new Actor(deriveSeed(seed, `sponsor-${i}/night`)),
+      dustPublicKey: L.DustSecretKey.fromSeed(hexToBytes(dustSeed)).publicKey,
+    })),
+  };
+}

@@ -1,0 +1,241 @@
+// Turns a produced block into indexer records, as the real indexer derives them from a node:
+// UTXOs from the ledger's UTXO-set delta, ledger events split into zswap and DUST streams (their
+// `raw` is the ledger's own serialization, so wallets can replay them), contract actions from the
+// intents, Merkle roots from an observer that replays the zswap events.
+import { L } from './ledger-kit.js';
+import { bytesToHex, deriveSeed } from './keys.js';
+import type { AppliedTx, ProducedBlock } from './chain.js';
+import type { IndexerStore } from './indexer-store.js';
+import type {
+  BlockBundle,
+  ContractActionRecord,
+  DustEventRecord,
+  DustEventTypename,
+  TransactionRecord,
+  TransactionResultStatus,
+  UtxoRecord,
+  ZswapEventRecord,
+} from './indexer-records.js';
+
+/** The protocol version the devnet reports for its blocks and records (ledger v8 era). */
+export const PROTOCOL_VERSION = 22000;
+
+const DUST_EVENT_TYPES: Record<string, DustEventTypename> = {
+  dustInitialUtxo: 'DustInitialUtxo',
+  dustGenerationDtimeUpdate: 'DustGenerationDtimeUpdate',
+  dustSpendProcessed: 'DustSpendProcessed',
+  paramChange: 'ParamChange',
+};
+const ZSWAP_EVENT_TAGS = new Set(['zswapInput', 'zswapOutput']);
+const EMPTY_ROOT = '0'.repeat(64);
+
+// ledger-v8 exposes a DUST output's nonce only in the event's rendering, not as a field.
+const OUTPUT_NONCE = /output:\s*QualifiedDustOutput\s*\{[^}]*?nonce:\s*([0-9a-f]{64})/;
+
+const STATUS: Record<L.TransactionResult['type'], TransactionResultStatus> = {
+  success: 'SUCCESS',
+  partialSuccess: 'PARTIAL_SUCCESS',
+  failure: 'FAILURE',
+};
+
+export function utxoKey(intentHash: string, outputNo: number): string {
+  return `${intentHash}#${outputNo}`;
+}
+
+function rootHex(local: L.ZswapLocalState): string {
+  const root = local.merkleTreeRoot;
+  // A field element, rendered little-endian like the ledger renders Merkle roots.
+  return root === undefined ? EMPTY_ROOT : Buffer.from(root.toString(16).padStart(64, '0'), 'hex').reverse().toString('hex');
+}
+
+function tokenTypeHex(token: L.TokenType): string {
+  return token.tag === 'dust' ? EMPTY_ROOT : token.raw;
+}
+
+export class BlockIndexer {
+  readonly #store: IndexerStore;
+  readonly #author: string;
+  readonly #observerKeys: L.ZswapSecretKeys;
+  #observer: L.ZswapLocalState;
+
+  constructor(store: IndexerStore, seed: string, observer?: Uint8Array) {
+    this.#store = store;
+    this.#author = bytesToHex(deriveSeed(seed, 'block-author'));
+    this.#observerKeys = L.ZswapSecretKeys.fromSeed(deriveSeed(seed, 'indexer-observer'));
+    this.#observer = observer ? L.ZswapLocalState.deserialize(observer) : new L.ZswapLocalState();
+  }
+
+  snapshot(): Uint8Array {
+    return this.#observer.serialize();
+  }
+
+  /**
+   * The block's records, and its DUST and Zswap events serialized and concatenated in order (what
+   * `replayRawEvents` takes; each stream alone, since replaying an event costs even when it is of
+   * no interest). Events are read once: ledger-v8 consumes an `Event` passed to a replay.
+   */
+  index(block: ProducedBlock, state: L.LedgerState): { bundle: BlockBundle; dustEvents: Uint8Array; zswapEvents: Uint8Array } {
+    const ids = this.#store.nextIds();
+    const bundle: BlockBundle = {
+      block: {
+        height: block.height,
+        hash: block.hash,
+        parentHash: block.parentHash,
+        timestamp: block.timestampMs,
+        author: this.#author,
+        protocolVersion: PROTOCOL_VERSION,
+        ledgerParameters: bytesToHex(state.parameters.serialize()),
+        zswapMerkleTreeRoot: '',
+        zswapEndIndex: Number(state.zswap.firstFree),
+        transactionIds: [],
+      },
+      transactions: [],
+      createdUtxos: [],
+      spentUtxos: [],
+      dustEvents: [],
+      zswapEvents: [],
+      contractActions: [],
+    };
+    for (const applied of block.applied) {
+      const record = this.#indexTransaction(applied, ids.transaction++, block.height, bundle, ids);
+      bundle.transactions.push(record);
+      bundle.block.transactionIds.push(record.id);
+    }
+    bundle.block.zswapMerkleTreeRoot = rootHex(this.#observer);
+    return {
+      bundle,
+      dustEvents: Buffer.concat(bundle.dustEvents.map((e) => e.raw)),
+      zswapEvents: Buffer.concat(bundle.zswapEvents.map((e) => e.raw)),
+    };
+  }
+
+  #indexTransaction(
+    applied: AppliedTx,
+    id: number,
+    height: number,
+    bundle: BlockBundle,
+    ids: ReturnType<IndexerStore['nextIds']>,
+  ): TransactionRecord {
+    const { candidate, result, before, after } = applied;
+    const zswapRaws: Uint8Array[] = [];
+    const dustEventIds: number[] = [];
+    const zswapEventIds: number[] = [];
+    const generationNonces = new Set<string>();
+    let fee = 0n;
+    for (const event of result.events) {
+      const content = event.content;
+      const raw = event.serialize();
+      const typename = DUST_EVENT_TYPES[content.tag];
+      if (typename) {
+        const record: DustEventRecord = {
+          id: ids.dustEvent++,
+          typename,
+          raw,
+          protocolVersion: PROTOCOL_VERSION,
+          transactionId: id,
+          outputNonce: typename === 'DustInitialUtxo' ? (OUTPUT_NONCE.exec(event.toString())?.[1] ?? null) : null,
+        };
+        bundle.dustEvents.push(record);
+        dustEventIds.push(record.id);
+        if ('generation' in content) generationNonces.add(content.generation.nonce);
+        if ('vFee' in content) fee += content.vFee;
+      } else if (ZSWAP_EVENT_TAGS.has(content.tag)) {
+        const record: ZswapEventRecord = { id: ids.zswapEvent++, raw, protocolVersion: PROTOCOL_VERSION, transactionId: id };
+        bundle.zswapEvents.push(record);
+        zswapEventIds.push(record.id);
+        zswapRaws.push(raw);
+      }
+    }
+    if (zswapRaws.length > 0) {
+      this.#observer = this.#observer.replayRawEvents(this.#observerKeys, Buffer.concat(zswapRaws)).state;
+    }
+    const [created, spent] = after.utxo.delta(before.utxo);
+    const createdUtxoKeys: string[] = [];
+    for (const utxo of created) {
+      const initialNonce = L.dustInitialNonce(BigInt(utxo.outputNo), utxo.intentHash);
+      const meta = after.utxo.lookupMeta(utxo);
+      const record: UtxoRecord = {
+        key: utxoKey(utxo.intentHash, utxo.outputNo),
+        owner: utxo.owner,
+        tokenType: utxo.type,
+        value: utxo.value.toString(),
+        intentHash: utxo.intentHash,
+        outputIndex: utxo.outputNo,
+        ctime: meta ? Math.floor(meta.ctime.getTime() / 1000) : null,
+        initialNonce,
+        registeredForDustGeneration: generationNonces.has(initialNonce),
+        createdAtTransactionId: id,
+        spentAtTransactionId: null,
+      };
+      bundle.createdUtxos.push(record);
+      createdUtxoKeys.push(record.key);
+    }
+    const spentUtxoKeys = [...spent].map((u) => utxoKey(u.intentHash, u.outputNo));
+    for (const key of spentUtxoKeys) bundle.spentUtxos.push({ key, transactionId: id });
+    const contractActionIds = this.#contractActions(applied, id, bundle, ids);
+    const segments = result.successfulSegments
+      ? [...result.successfulSegments].map(([segment, success]) => ({ id: segment, success }))
+      : null;
+    return {
+      id,
+      hash: candidate.hash,
+      protocolVersion: PROTOCOL_VERSION,
+      raw: candidate.raw,
+      blockHeight: height,
+      identifiers: candidate.tx.identifiers(),
+      status: STATUS[result.type],
+      segments: result.type === 'partialSuccess' ? segments : null,
+      fee: fee.toString(),
+      zswapMerkleTreeRoot: rootHex(this.#observer),
+      zswapStartIndex: Number(before.zswap.firstFree),
+      zswapEndIndex: Number(after.zswap.firstFree),
+      contractActionIds,
+      createdUtxoKeys,
+      spentUtxoKeys,
+      zswapEventIds,
+      dustEventIds,
+    };
+  }
+
+  #contractActions(applied: AppliedTx, txId: number, bundle: BlockBundle, ids: ReturnType<IndexerStore['nextIds']>): number[] {
+    const out: number[] = [];
+    const intents = applied.candidate.tx.intents;
+    if (!intents) return out;
+    const succeeded = applied.result.successfulSegments;
+    for (const [segment, intent] of [...intents].sort((a, b) => a[0] - b[0])) {
+      if (succeeded && succeeded.get(segment) === false) continue;
+      for (const action of intent.actions) {
+        const address = action.address;
+        const contract = applied.after.index(address);
+        if (!contract) continue;
+        const id = ids.contractAction++;
+        const typename = action instanceof L.ContractDeploy ? 'ContractDeploy' : action instanceof L.MaintenanceUpdate ? 'ContractUpdate' : 'ContractCall';
+        const record: ContractActionRecord = {
+          id,
+          typename,
+          address,
+          state: bytesToHex(contract.serialize()),
+          zswapState: bytesToHex(applied.after.zswap.filter(address).serialize()),
+          entryPoint: action instanceof L.ContractCall ? entryPointText(action.entryPoint) : null,
+          transactionId: txId,
+          deployId: typename === 'ContractDeploy' ? id : this.#deployId(address, bundle),
+          balances: [...contract.balance].map(([token, amount]) => ({ tokenType: tokenTypeHex(token), amount: amount.toString() })),
+        };
+        bundle.contractActions.push(record);
+        out.push(id);
+      }
+    }
+    return out;
+  }
+
+  #deployId(address: string, bundle: BlockBundle): number {
+    const pending = bundle.contractActions.find((a) => a.address === address && a.typename === 'ContractDeploy');
+    if (pending) return pending.id;
+    const first = this.#store.contractActionIds(address)[0];
+    return first ?? -1;
+  }
+}
+
+function entryPointText(entryPoint: string | Uint8Array): string {
+  return typeof entryPoint === 'string' ? entryPoint : bytesToHex(entryPoint);
+}

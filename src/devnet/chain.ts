@@ -1,0 +1,125 @@
+// The devnet's chain: a real ledger-v8 LedgerState advanced one block at a time. Every candidate is
+// checked with `wellFormed` against the state it is applied to (so two transactions in one block
+// cannot spend the same input), packed while the block stays within the ledger's limits, applied,
+// and the block is closed with `postBlockUpdate` — a valid ledger history, proofs aside.
+import { addCost, blockContext, ledgerDate, L, zeroCost, type AnyTransaction } from './ledger-kit.js';
+import { reasonOf } from './errors.js';
+import { sha256Hex } from './keys.js';
+
+export type CandidateOrigin = 'genesis' | 'devnet' | 'submitted';
+
+export interface Candidate {
+  tx: AnyTransaction;
+  raw: Uint8Array;
+  hash: string;
+  origin: CandidateOrigin;
+}
+
+export interface AppliedTx {
+  candidate: Candidate;
+  result: L.TransactionResult;
+  before: L.LedgerState;
+  after: L.LedgerState;
+}
+
+export interface ProducedBlock {
+  height: number;
+  hash: string;
+  parentHash: string | null;
+  timestampMs: number;
+  applied: AppliedTx[];
+  /** Valid, but the block was full: try again in the next block. */
+  deferred: Candidate[];
+  rejected: Array<{ candidate: Candidate; reason: string }>;
+}
+
+export interface ChainHead {
+  state: L.LedgerState;
+  height: number;
+  hash: string;
+  timestampMs: number;
+}
+
+const NO_PARENT = '0'.repeat(64);
+
+export function candidateOf(tx: AnyTransaction, origin: CandidateOrigin): Candidate {
+  const raw = tx.serialize();
+  let hash: string;
+  try {
+    hash = tx.transactionHash();
+  } catch {
+    // Genesis reward claims and the shielded mint are never proven and bound, so the ledger gives
+    // them no transaction hash; the devnet names them by the SHA-256 of their bytes.
+    hash = sha256Hex(raw);
+  }
+  return { tx, raw, hash, origin };
+}
+
+function fullness(cost: L.NormalizedCost): number {
+  return Math.max(cost.readTime, cost.computeTime, cost.blockUsage, cost.bytesWritten, cost.bytesChurned);
+}
+
+export class Chain {
+  state: L.LedgerState;
+  height: number;
+  hash: string;
+  timestampMs: number | undefined;
+
+  constructor(networkId: string, head?: ChainHead) {
+    this.state = head?.state ?? L.LedgerState.blank(networkId);
+    this.height = head?.height ?? -1;
+    this.hash = head?.hash ?? NO_PARENT;
+    this.timestampMs = head?.timestampMs;
+  }
+
+  /** Throws the ledger's reason when `tx` could not go into a block at `timeMs` on the current state. */
+  validate(tx: AnyTransaction, timeMs: number, strictness: L.WellFormedStrictness): void {
+    tx.eraseProofs().wellFormed(this.state, strictness, ledgerDate(timeMs));
+  }
+
+  produce(candidates: Candidate[], timestampMs: number, strictness: L.WellFormedStrictness): ProducedBlock {
+    const time = ledgerDate(timestampMs);
+    const context = blockContext(timestampMs, this.hash, this.timestampMs);
+    const applied: AppliedTx[] = [];
+    const deferred: Candidate[] = [];
+    const rejected: ProducedBlock['rejected'] = [];
+    let state = this.state;
+    let cost = zeroCost();
+    for (const candidate of candidates) {
+      let verified: L.VerifiedTransaction;
+      try {
+        verified = candidate.tx.eraseProofs().wellFormed(state, strictness, time);
+      } catch (err) {
+        rejected.push({ candidate, reason: reasonOf(err) });
+        continue;
+      }
+      const total = addCost(cost, candidate.tx.cost(state.parameters));
+      try {
+        state.parameters.normalizeFullness(total);
+      } catch (err) {
+        if (applied.length === 0) rejected.push({ candidate, reason: reasonOf(err) });
+        else deferred.push(candidate);
+        continue;
+      }
+      const [next, result] = state.apply(verified, new L.TransactionContext(state, context));
+      if (result.type === 'failure') {
+        rejected.push({ candidate, reason: result.error ?? 'transaction failed' });
+        continue;
+      }
+      applied.push({ candidate, result, before: state, after: next });
+      state = next;
+      cost = total;
+    }
+    const normalized = state.parameters.normalizeFullness(cost);
+    this.state = state.postBlockUpdate(time, normalized, fullness(normalized));
+    const parentHash = this.height < 0 ? null : this.hash;
+    this.height += 1;
+    this.hash = sha256Hex(this.hash, String(this.height), String(timestampMs), ...applied.map((a) => a.candidate.hash));
+    this.timestampMs = timestampMs;
+    return { height: this.height, hash: this.hash, parentHash, timestampMs, applied, deferred, rejected };
+  }
+
+  head(): ChainHead {
+    return { state: this.state, height: this.height, hash: this.hash, timestampMs: this.timestampMs ?? 0 };
+  }
+}

@@ -1,0 +1,76 @@
+// Runs the embedded devnet alone, for wallets and tests: `npm run devnet`, or `npx tsx src/devnet/cli.ts`.
+//   --port-base N        network i listens on N + i (default: free ports)
+//   --block-time-ms N    block interval (default 6000)
+//   --state-dir DIR      persist the chains there (default: in memory)
+//   --networks a,b,c     network names (default mainnet,preprod,preview)
+//   --sponsor-dust-seed  hex 32-byte DUST seed registered at genesis; repeatable
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { reasonOf } from './errors.js';
+import { launchDevnet } from './launch.js';
+import { devnetTestAccount } from './test-accounts.js';
+
+function integer(name: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`--${name} must be a non-negative integer, got '${text}'`);
+  return value;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      'port-base': { type: 'string' },
+      'block-time-ms': { type: 'string' },
+      'state-dir': { type: 'string' },
+      networks: { type: 'string' },
+      'sponsor-dust-seed': { type: 'string', multiple: true },
+    },
+    strict: true,
+  });
+  const logger = pino({ name: 'nightgate-devnet' });
+  const names = (values.networks ?? 'mainnet,preprod,preview').split(',').map((s) => s.trim()).filter(Boolean);
+  const devnet = await launchDevnet(
+    {
+      networks: names.map((name) => ({ name, seed: `nightgate-devnet-${name}`, sponsorDustSeeds: values['sponsor-dust-seed'] ?? [] })),
+      blockTimeMs: integer('block-time-ms', values['block-time-ms'], 6000),
+      ...(values['state-dir'] ? { stateDir: values['state-dir'] } : {}),
+      logger,
+    },
+    { portBase: integer('port-base', values['port-base'], 0) },
+  );
+  for (const n of devnet.networks) {
+    const account = devnetTestAccount(n.name);
+    process.stdout.write(
+      [
+        `${n.name} (ledger network id ${n.networkId})`,
+        `  graphql    ${n.graphqlUrl}`,
+        `  websocket  ${n.graphqlWsUrl}`,
+        `  submit     ${n.submitUrl}`,
+        `  faucet     ${n.faucetUrl}`,
+        `  test account (devnet only, public): night seed ${account.nightSeed}`,
+        '',
+      ].join('\n'),
+    );
+  }
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping devnet');
+    devnet.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err: reasonOf(err) }, 'devnet did not close cleanly');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`nightgate devnet: ${reasonOf(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,66 @@
+// A minimal contract the devnet deploys and calls as synthetic traffic: one 64-bit counter in slot 0
+// of the state array and one entry point, `increment` — the transcript Compact generates for
+// `counter.increment(1)`. It has no circuit: its verifier key is a well-formed placeholder that is
+// never checked (contract-proof checks are off), and its proof is mock-shaped.
+import { L } from './ledger-kit.js';
+import type { MockProver } from './mock-prover.js';
+
+export const COUNTER_ENTRY_POINT = 'increment';
+export const COUNTER_KEY_LOCATION = 'nightgate/devnet/counter/increment';
+
+const SLOT_0: L.Key = {
+  tag: 'value',
+  value: { value: [new Uint8Array()], alignment: [{ tag: 'atom', value: { tag: 'bytes', length: 1 } }] },
+};
+
+const INCREMENT: L.Op<L.AlignedValue>[] = [
+  { idx: { cached: false, pushPath: true, path: [SLOT_0] } },
+  { addi: { immediate: 1 } },
+  { ins: { cached: true, n: 1 } },
+];
+
+const EMPTY: L.AlignedValue = { value: [], alignment: [] };
+
+/** `midnight:verifier-key[v6]:` followed by a SCALE-compact length and the key bytes. */
+function placeholderVerifierKey(): Uint8Array {
+  const body = Buffer.from('nightgate devnet placeholder vk');
+  return new Uint8Array(Buffer.concat([Buffer.from('midnight:verifier-key[v6]:'), Buffer.from([body.length << 2]), body]));
+}
+
+function counterOperation(): L.ContractOperation {
+  const op = new L.ContractOperation();
+  op.verifierKey = placeholderVerifierKey();
+  return op;
+}
+
+export function registerCounterCircuit(prover: MockProver): void {
+  prover.registerCircuit(COUNTER_KEY_LOCATION, INCREMENT.length);
+}
+
+export function counterDeploy(): L.ContractDeploy {
+  const state = new L.ContractState();
+  const zero: L.AlignedValue = { value: [new Uint8Array()], alignment: [{ tag: 'atom', value: { tag: 'bytes', length: 8 } }] };
+  state.data = new L.ChargedState(L.StateValue.newArray().arrayPush(L.StateValue.newCell(zero)));
+  state.setOperation(COUNTER_ENTRY_POINT, counterOperation());
+  return new L.ContractDeploy(state);
+}
+
+/** A call of `increment` against the contract's current on-chain state. */
+export function counterIncrement(state: L.LedgerState, address: L.ContractAddress): L.ContractCallPrototype | undefined {
+  const contract = state.index(address);
+  if (!contract) return undefined;
+  const context = new L.QueryContext(contract.data, address);
+  const [guaranteed, fallible] = L.partitionTranscripts([new L.PreTranscript(context, INCREMENT)], state.parameters)[0] ?? [];
+  return new L.ContractCallPrototype(
+    address,
+    COUNTER_ENTRY_POINT,
+    counterOperation(),
+    guaranteed,
+    fallible,
+    [],
+    EMPTY,
+    EMPTY,
+    L.communicationCommitmentRandomness(),
+    COUNTER_KEY_LOCATION,
+  );
+}

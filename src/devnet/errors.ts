@@ -1,0 +1,39 @@
+// Errors raised by the embedded devnet. Every error carries a stable code and the HTTP status the
+// devnet's own endpoints answer with; the message is what a person needs to act on (for rejected
+// transactions: the ledger's own reason, verbatim).
+export const DevnetErrorCode = {
+  BAD_OPTIONS: 'DEVNET_BAD_OPTIONS',
+  TX_MALFORMED: 'DEVNET_TX_MALFORMED',
+  TX_NOT_FINALIZED: 'DEVNET_TX_NOT_FINALIZED',
+  TX_REJECTED: 'DEVNET_TX_REJECTED',
+  TX_DUPLICATE: 'DEVNET_TX_DUPLICATE',
+  FAUCET_BAD_ADDRESS: 'DEVNET_FAUCET_BAD_ADDRESS',
+  FAUCET_BAD_AMOUNT: 'DEVNET_FAUCET_BAD_AMOUNT',
+  BAD_REQUEST: 'DEVNET_BAD_REQUEST',
+  BODY_TOO_LARGE: 'DEVNET_BODY_TOO_LARGE',
+  NOT_FOUND: 'DEVNET_NOT_FOUND',
+  METHOD_NOT_ALLOWED: 'DEVNET_METHOD_NOT_ALLOWED',
+  NOT_SERVED: 'DEVNET_NOT_SERVED',
+  STATE_MISMATCH: 'DEVNET_STATE_MISMATCH',
+  CLOSED: 'DEVNET_CLOSED',
+  INTERNAL: 'DEVNET_INTERNAL',
+} as const;
+
+export type DevnetErrorCode = (typeof DevnetErrorCode)[keyof typeof DevnetErrorCode];
+
+export class DevnetError extends Error {
+  readonly code: DevnetErrorCode;
+  readonly status: number;
+
+  constructor(code: DevnetErrorCode, status: number, message: string) {
+    super(message);
+    this.name = 'DevnetError';
+    this.code = code;
+    this.status = status;
+  }
+}
+
+/** The message of anything thrown, ledger WASM errors included (they are plain `Error`s). */
+export function reasonOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,39 @@
+// The embedded Midnight devnet (DESIGN.md, "Embedded default: the devnet"): per network a real
+// ledger-v8 chain with synthetic traffic, an indexer-compatible GraphQL endpoint (the real v4.3.7
+// schema), and loopback `/submit`, `/faucet` and `/health`. Every network runs in one worker
+// thread; this module only starts it and hands back URLs.
+import type { Logger } from 'pino';
+import { launchDevnet } from './launch.js';
+
+export interface DevnetOptions {
+  networks: Array<{
+    name: 'mainnet' | 'preprod' | 'preview' | string;
+    /** Genesis seed; different per network. */
+    seed: string;
+    /** Hex 32-byte seeds of the server's DUST secret keys (L.DustSecretKey.fromSeed). */
+    sponsorDustSeeds: string[];
+  }>;
+  blockTimeMs: number;
+  stateDir?: string;
+  /** Ledger network id, default 'undeployed'. */
+  networkId?: string;
+  logger?: Logger;
+}
+
+export interface DevnetNetworkInfo {
+  name: string;
+  networkId: string;
+  graphqlUrl: string;
+  graphqlWsUrl: string;
+  submitUrl: string;
+  faucetUrl: string;
+}
+
+export interface EmbeddedDevnet {
+  networks: DevnetNetworkInfo[];
+  close(): Promise<void>;
+}
+
+export function startDevnet(opts: DevnetOptions): Promise<EmbeddedDevnet> {
+  return launchDevnet(opts);
+}

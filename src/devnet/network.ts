@@ -1,0 +1,296 @@
+// One embedded network: chain, indexer, HTTP endpoint and block schedule. `start` resumes from the
+// state directory when there is one, else makes a new genesis dated `genesisAgeMs` in the past;
+// `run` then produces a block every `blockTimeMs`. Without `run`, blocks come only from
+// `produceBlock()` — the deterministic mode tests use. Block production is serialized.
+import type { GraphQLSchema } from 'graphql';
+import { createActors, type DevnetActors } from './actors.js';
+import { BlockIndexer } from './block-indexer.js';
+import { candidateOf, Chain, type Candidate, type ProducedBlock } from './chain.js';
+import { registerCounterCircuit } from './counter-contract.js';
+import { DevnetError, DevnetErrorCode, reasonOf } from './errors.js';
+import { buildPayout, FAUCET_PAYOUTS_PER_BLOCK, parseFaucetRequest, type FaucetRequest } from './faucet.js';
+import { genesisCandidates, registrationCandidates, REGISTRATION_DELAY_MS, SETUP_BLOCK_MS } from './genesis.js';
+import type { GraphQLContext } from './graphql-context.js';
+import { DevnetHttpServer, FAUCET_PATH, GRAPHQL_PATH, GRAPHQL_WS_PATH, SUBMIT_PATH } from './http-server.js';
+import type { BlockBundle, BlockRecord } from './indexer-records.js';
+import { IndexerStore } from './indexer-store.js';
+import { sha256Hex } from './keys.js';
+import { decodeFinalized, fullChecks, genesisChecks, ledgerDate, L } from './ledger-kit.js';
+import type { DevnetLogger } from './logger.js';
+import { MockProver } from './mock-prover.js';
+import { NetworkPersistence, SNAPSHOT_FORMAT } from './persistence.js';
+import { TrafficGenerator } from './traffic.js';
+
+export interface NetworkConfig {
+  name: string;
+  networkId: string;
+  seed: string;
+  sponsorDustSeeds: string[];
+  /** 0: blocks only on `produceBlock()`. */
+  blockTimeMs: number;
+  /** 0 picks a free port. */
+  port: number;
+  /** This network's own directory; absent: in memory. */
+  stateDir?: string;
+  genesisAgeMs: number;
+  now?: () => number;
+}
+
+export interface NetworkInfo {
+  name: string;
+  networkId: string;
+  graphqlUrl: string;
+  graphqlWsUrl: string;
+  submitUrl: string;
+  faucetUrl: string;
+}
+
+export const MIN_GENESIS_AGE_MS = 60 * 60 * 1000;
+
+export class DevnetNetwork {
+  readonly #config: NetworkConfig;
+  readonly #now: () => number;
+  readonly #log: DevnetLogger;
+  readonly #prover: MockProver;
+  readonly #store = new IndexerStore();
+  readonly #http: DevnetHttpServer;
+  readonly #persistence: NetworkPersistence | undefined;
+  readonly #chain: Chain;
+  readonly #actors: DevnetActors;
+  #indexer: BlockIndexer;
+  readonly #traffic: TrafficGenerator;
+  #pending: Candidate[] = [];
+  #faucetQueue: FaucetRequest[] = [];
+  #busy: Promise<unknown> = Promise.resolve();
+  #timer: NodeJS.Timeout | undefined;
+  #nextDue = 0;
+  #closed = false;
+  #info: NetworkInfo | undefined;
+
+  constructor(config: NetworkConfig, schema: GraphQLSchema, prover: MockProver, log: DevnetLogger) {
+    if (config.genesisAgeMs < MIN_GENESIS_AGE_MS) {
+      throw new DevnetError(DevnetErrorCode.BAD_OPTIONS, 500, `genesisAgeMs must be at least ${MIN_GENESIS_AGE_MS}`);
+    }
+    this.#config = config;
+    this.#now = config.now ?? Date.now;
+    this.#log = log;
+    this.#prover = prover;
+    registerCounterCircuit(prover);
+    this.#chain = new Chain(config.networkId);
+    this.#actors = createActors(config.name, config.seed, config.sponsorDustSeeds, this.#chain.state.parameters.dust);
+    this.#indexer = new BlockIndexer(this.#store, config.seed);
+    this.#traffic = new TrafficGenerator(this.#actors, config.networkId, prover, log);
+    this.#persistence = config.stateDir ? new NetworkPersistence(config.stateDir) : undefined;
+    this.#http = new DevnetHttpServer(this, schema, log);
+  }
+
+  get info(): NetworkInfo {
+    if (!this.#info) throw new Error('network not started');
+    return this.#info;
+  }
+
+  get store(): IndexerStore {
+    return this.#store;
+  }
+
+  get height(): number {
+    return this.#chain.height;
+  }
+
+  #fingerprint(): string {
+    return sha256Hex(this.#config.seed, ...this.#actors.sponsors.map((s) => s.dustPublicKey.toString(16)));
+  }
+
+  async start(): Promise<NetworkInfo> {
+    const saved = this.#persistence?.load(this.#config.networkId, this.#fingerprint());
+    if (saved) this.#resume(saved.snapshot, saved.bundles);
+    else await this.#genesis();
+    const base = await this.#http.listen(this.#config.port);
+    this.#info = {
+      name: this.#config.name,
+      networkId: this.#config.networkId,
+      graphqlUrl: `${base}${GRAPHQL_PATH}`,
+      graphqlWsUrl: `${base.replace('http:', 'ws:')}${GRAPHQL_WS_PATH}`,
+      submitUrl: `${base}${SUBMIT_PATH}`,
+      faucetUrl: `${base}${FAUCET_PATH}`,
+    };
+    this.#log.info({ network: this.#config.name, height: this.#chain.height, resumed: saved !== undefined, url: base }, 'devnet network up');
+    return this.#info;
+  }
+
+  /**
+   * Starts the block schedule (not with blockTimeMs 0). Separate from `start` so a worker hosting
+   * several networks makes every genesis before any of them competes for the thread with blocks.
+   */
+  run(): void {
+    if (this.#config.blockTimeMs <= 0 || this.#closed || this.#timer) return;
+    this.#nextDue = this.#now() + this.#config.blockTimeMs;
+    this.#schedule();
+  }
+
+  #resume(snapshot: NonNullable<ReturnType<NetworkPersistence['load']>>['snapshot'], bundles: BlockBundle[]): void {
+    for (const bundle of bundles) this.#store.append(bundle);
+    this.#chain.state = L.LedgerState.deserialize(snapshot.ledgerState);
+    this.#chain.height = snapshot.height;
+    this.#chain.hash = snapshot.hash;
+    this.#chain.timestampMs = snapshot.timestampMs;
+    this.#actors.dust.state = L.DustLocalState.deserialize(snapshot.dust);
+    this.#actors.shielded.forEach((wallet, i) => {
+      const saved = snapshot.shielded[i];
+      if (saved) wallet.state = L.ZswapLocalState.deserialize(saved);
+    });
+    this.#indexer = new BlockIndexer(this.#store, this.#config.seed, snapshot.observer);
+  }
+
+  async #genesis(): Promise<void> {
+    const t0 = this.#now() - this.#config.genesisAgeMs;
+    const { networkId, seed } = this.#config;
+    this.#commit(this.#chain.produce(genesisCandidates(this.#chain, this.#actors, networkId, seed, t0), t0, genesisChecks()));
+    let time = t0 + REGISTRATION_DELAY_MS;
+    let queue = await registrationCandidates(this.#chain.state, this.#actors, networkId, this.#prover, time);
+    while (queue.length > 0) {
+      const block = this.#chain.produce(queue, time, fullChecks());
+      for (const { candidate, reason } of block.rejected) this.#log.error({ hash: candidate.hash, reason }, 'genesis registration rejected');
+      this.#commit(block);
+      queue = block.deferred;
+      time += SETUP_BLOCK_MS;
+    }
+  }
+
+  #commit(block: ProducedBlock): BlockRecord {
+    const { bundle, dustEvents, zswapEvents } = this.#indexer.index(block, this.#chain.state);
+    this.#actors.dust.replay(dustEvents);
+    for (const wallet of this.#actors.shielded) wallet.replay(zswapEvents);
+    if (this.#persistence) {
+      this.#persistence.appendBlock(bundle);
+      this.#persistence.saveSnapshot({
+        format: SNAPSHOT_FORMAT,
+        networkId: this.#config.networkId,
+        genesisFingerprint: this.#fingerprint(),
+        height: this.#chain.height,
+        hash: this.#chain.hash,
+        timestampMs: this.#chain.timestampMs ?? block.timestampMs,
+        ledgerState: this.#chain.state.serialize(),
+        dust: this.#actors.dust.state.serialize(),
+        shielded: this.#actors.shielded.map((w) => w.state.serialize()),
+        observer: this.#indexer.snapshot(),
+      });
+    }
+    this.#store.append(bundle);
+    return bundle.block;
+  }
+
+  #schedule(): void {
+    if (this.#closed) return;
+    this.#timer = setTimeout(() => {
+      const now = this.#now();
+      // Keep the cadence; after a stall, restart it from now rather than bursting to catch up.
+      this.#nextDue = Math.max(this.#nextDue + this.#config.blockTimeMs, now + 1);
+      this.produceBlock()
+        .catch((err: unknown) => this.#log.error({ network: this.#config.name, err: reasonOf(err) }, 'block production failed'))
+        .finally(() => this.#schedule());
+    }, Math.max(0, this.#nextDue - this.#now()));
+  }
+
+  /** Produces the next block now; resolves with its record once it is visible through the API. */
+  produceBlock(): Promise<BlockRecord> {
+    const run = this.#busy.then(() => this.#produceLive());
+    this.#busy = run.catch(() => undefined);
+    return run;
+  }
+
+  async #produceLive(): Promise<BlockRecord> {
+    if (this.#closed) throw new DevnetError(DevnetErrorCode.CLOSED, 503, 'the devnet is closed');
+    const started = performance.now();
+    const timestampMs = Math.max(this.#now(), (this.#chain.timestampMs ?? 0) + 1);
+    const time = ledgerDate(timestampMs);
+    const state = this.#chain.state;
+    const height = this.#chain.height + 1;
+    const submitted = this.#pending.splice(0);
+    const payouts = this.#faucetQueue.splice(0, FAUCET_PAYOUTS_PER_BLOCK);
+    const own: Candidate[] = [];
+    const ctx = { networkId: this.#config.networkId, params: state.parameters, time, prover: this.#prover };
+    if (payouts.length > 0) {
+      try {
+        own.push(await buildPayout(this.#actors.treasury, this.#actors.dust, payouts, state, ctx));
+      } catch (err) {
+        this.#log.error({ network: this.#config.name, err: reasonOf(err), payouts: payouts.length }, 'faucet payout failed');
+      }
+    }
+    own.push(...(await this.#traffic.build({ height, state, time, latestContract: this.#latestContract() })));
+    const block = this.#chain.produce([...submitted, ...own], timestampMs, fullChecks());
+    this.#pending.unshift(...block.deferred.filter((c) => c.origin === 'submitted'));
+    for (const { candidate, reason } of block.rejected) {
+      this.#log.warn({ network: this.#config.name, origin: candidate.origin, hash: candidate.hash, reason }, 'transaction dropped at block time');
+    }
+    const record = this.#commit(block);
+    this.#log.debug(
+      { network: this.#config.name, height: record.height, transactions: record.transactionIds.length, ms: Math.round(performance.now() - started) },
+      'block produced',
+    );
+    return record;
+  }
+
+  #latestContract(): string | undefined {
+    for (let id = this.#store.nextIds().contractAction - 1; id >= 1; id--) {
+      const action = this.#store.contractAction(id);
+      if (action?.typename === 'ContractDeploy') return action.address;
+    }
+    return undefined;
+  }
+
+  context(): GraphQLContext {
+    return {
+      store: this.#store,
+      networkId: this.#config.networkId,
+      now: this.#now,
+      zswapState: () => this.#chain.state.zswap,
+    };
+  }
+
+  /** Checks a finalized transaction against the current state and queues it for the next block. */
+  submit(bytes: Uint8Array): { accepted: true; hash: string; identifiers: string[]; expectedHeight: number } {
+    const tx = decodeFinalized(bytes);
+    const candidate: Candidate = { ...candidateOf(tx, 'submitted'), raw: bytes };
+    if (this.#pending.some((c) => c.hash === candidate.hash) || this.#store.transactionsByHash(candidate.hash).length > 0) {
+      throw new DevnetError(DevnetErrorCode.TX_DUPLICATE, 409, `transaction ${candidate.hash} was already submitted`);
+    }
+    try {
+      this.#chain.validate(tx, Math.max(this.#now(), (this.#chain.timestampMs ?? 0) + 1), fullChecks());
+    } catch (err) {
+      throw new DevnetError(DevnetErrorCode.TX_REJECTED, 400, reasonOf(err));
+    }
+    this.#pending.push(candidate);
+    return { accepted: true, hash: candidate.hash, identifiers: tx.identifiers(), expectedHeight: this.#chain.height + 1 };
+  }
+
+  faucet(body: unknown): { accepted: true; address: string; amount: string; queued: number } {
+    const request = parseFaucetRequest(body);
+    this.#faucetQueue.push(request);
+    return { accepted: true, address: request.address, amount: request.amount.toString(), queued: this.#faucetQueue.length };
+  }
+
+  health(): object {
+    const latest = this.#store.latestBlock;
+    return {
+      status: 'ok',
+      source: 'embedded-devnet',
+      network: this.#config.name,
+      networkId: this.#config.networkId,
+      height: latest?.height ?? null,
+      latestBlockTimestamp: latest?.timestamp ?? null,
+      pendingTransactions: this.#pending.length,
+      pendingFaucetRequests: this.#faucetQueue.length,
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    await this.#busy;
+    this.#store.close();
+    await this.#http.close();
+    this.#persistence?.close();
+  }
+}

@@ -1,0 +1,93 @@
+// Root query fields. Offsets are the schema's `@oneOf` inputs, so exactly one key is present.
+import { epochAt, epochBoundsMs, D_PARAMETER, SLOT_SECONDS } from './epoch.js';
+import type { BlockOffsetInput, GraphQLContext, ResolverMap, TransactionOffsetInput } from './graphql-context.js';
+import type { BlockRecord, ContractActionRecord } from './indexer-records.js';
+import type { IndexerStore } from './indexer-store.js';
+import { PROTOCOL_VERSION } from './block-indexer.js';
+import { bytesToHex } from './keys.js';
+import { L } from './ledger-kit.js';
+
+export function blockAt(store: IndexerStore, offset: BlockOffsetInput | null | undefined): BlockRecord | undefined {
+  if (!offset) return store.latestBlock;
+  if (offset.hash !== undefined && offset.hash !== null) return store.blockByHash(offset.hash);
+  return offset.height === undefined || offset.height === null ? undefined : store.blocks[offset.height];
+}
+
+function transactionsAt(store: IndexerStore, offset: TransactionOffsetInput) {
+  if (offset.hash !== undefined && offset.hash !== null) return store.transactionsByHash(offset.hash);
+  return offset.identifier ? store.transactionsByIdentifier(offset.identifier) : [];
+}
+
+/** The highest transaction id a contract-action offset admits (a block's last, or the transaction's). */
+function transactionBound(
+  store: IndexerStore,
+  offset: { blockOffset?: BlockOffsetInput; transactionOffset?: TransactionOffsetInput } | null | undefined,
+): number | undefined {
+  if (!offset) return store.maxTransactionId;
+  if (offset.blockOffset) {
+    const block = blockAt(store, offset.blockOffset);
+    if (!block) return undefined;
+    for (let h = block.height; h >= 0; h--) {
+      const ids = store.blocks[h]?.transactionIds ?? [];
+      const last = ids[ids.length - 1];
+      if (last !== undefined) return last;
+    }
+    return 0;
+  }
+  const txs = offset.transactionOffset ? transactionsAt(store, offset.transactionOffset) : [];
+  return txs.length > 0 ? Math.max(...txs.map((t) => t.id)) : undefined;
+}
+
+/** Index of the first block at or after `timestampMs` (timestamps strictly increase). */
+function firstBlockFrom(blocks: readonly BlockRecord[], timestampMs: number): number {
+  let lo = 0;
+  let hi = blocks.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((blocks[mid] as BlockRecord).timestamp < timestampMs) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function latestAction(store: IndexerStore, address: string, bound: number): ContractActionRecord | null {
+  const ids = store.contractActionIds(address);
+  for (let i = ids.length - 1; i >= 0; i--) {
+    const action = store.contractAction(ids[i] as number);
+    if (action && action.transactionId <= bound) return action;
+  }
+  return null;
+}
+
+export const queryResolvers: ResolverMap = {
+  Query: {
+    block: (_: unknown, { offset }: { offset?: BlockOffsetInput | null }, ctx: GraphQLContext) => blockAt(ctx.store, offset) ?? null,
+    transactions: (_: unknown, { offset }: { offset: TransactionOffsetInput }, ctx: GraphQLContext) => transactionsAt(ctx.store, offset),
+    contractAction: (_: unknown, args: { address: string; offset?: Parameters<typeof transactionBound>[1] }, ctx: GraphQLContext) => {
+      const bound = transactionBound(ctx.store, args.offset);
+      return bound === undefined ? null : latestAction(ctx.store, args.address, bound);
+    },
+    dParameterHistory: (_: unknown, __: unknown, ctx: GraphQLContext) => {
+      const genesis = ctx.store.blocks[0];
+      return genesis ? [{ blockHeight: 0, blockHash: genesis.hash, timestamp: genesis.timestamp, ...D_PARAMETER }] : [];
+    },
+    // The devnet never sets Terms and Conditions.
+    termsAndConditionsHistory: () => [],
+    currentEpochInfo: (_: unknown, __: unknown, ctx: GraphQLContext) => epochAt(ctx.now()),
+    epochUtilization: (_: unknown, { epoch }: { epoch: number }, ctx: GraphQLContext) => {
+      const { startMs, endMs } = epochBoundsMs(epoch);
+      const genesis = ctx.store.blocks[0];
+      const until = Math.min(endMs, ctx.now());
+      if (!genesis || until <= startMs || endMs <= genesis.timestamp) return null;
+      const expected = Math.max(1, Math.floor((until - Math.max(startMs, genesis.timestamp)) / (SLOT_SECONDS * 1000)));
+      const produced = firstBlockFrom(ctx.store.blocks, until) - firstBlockFrom(ctx.store.blocks, startMs);
+      return produced / expected;
+    },
+    zswapMerkleTreeCollapsedUpdate: (_: unknown, { startIndex, endIndex }: { startIndex: number; endIndex: number }, ctx: GraphQLContext) => ({
+      startIndex,
+      endIndex,
+      update: bytesToHex(new L.MerkleTreeCollapsedUpdate(ctx.zswapState(), BigInt(startIndex), BigInt(endIndex)).serialize()),
+      protocolVersion: PROTOCOL_VERSION,
+    }),
+  },
+};

@@ -1,0 +1,111 @@
+// Builds the devnet's own transactions the way a wallet does: one intent, signed, its fee paid
+// from the payer's DUST (or, for a registration, from the allowance of the NIGHT it registers),
+// proven with mock-shaped proofs and bound — so every synthetic transaction is a finalized one,
+// with a real transaction hash and real serialized bytes.
+import { L } from './ledger-kit.js';
+import type { MockProver } from './mock-prover.js';
+import type { Actor, DustWallet } from './wallet.js';
+
+/** Fee margin in blocks (an exponent: 1.046^n); transactions are applied in the block they are built for. */
+const FEE_MARGIN = 1;
+const FEE_ROUNDS = 4;
+const TTL_MS = 10 * 60 * 1000;
+
+export interface TxSpec {
+  signer: Actor;
+  inputs?: L.Utxo[];
+  outputs?: L.UtxoOutput[];
+  registration?: { dustPublicKey: L.DustPublicKey; allowFeePayment: bigint };
+  zswap?: L.UnprovenOffer;
+  deploy?: L.ContractDeploy;
+  call?: L.ContractCallPrototype;
+  /** Pays the fee from its DUST; without a payer the registration's allowance must cover it. */
+  payer?: DustWallet;
+}
+
+export interface BuildContext {
+  networkId: string;
+  params: L.LedgerParameters;
+  /** Block time (whole seconds are what the ledger sees). */
+  time: Date;
+  prover: MockProver;
+}
+
+function assemble(spec: TxSpec, ctx: BuildContext, spend: L.DustSpend<L.PreProof> | undefined): L.UnprovenTransaction {
+  const ttl = new Date(ctx.time.getTime() + TTL_MS);
+  let intent = L.Intent.new(ttl);
+  if (spec.deploy) intent = intent.addDeploy(spec.deploy);
+  if (spec.call) intent = intent.addCall(spec.call);
+  if (spec.inputs?.length || spec.outputs?.length) {
+    intent.guaranteedUnshieldedOffer = L.UnshieldedOffer.new(
+      (spec.inputs ?? []).map((u) => spec.signer.toSpend(u)),
+      spec.outputs ?? [],
+      [],
+    );
+  }
+  const registrations = spec.registration
+    ? [new L.DustRegistration<L.SignatureEnabled>('signature', spec.signer.verifyingKey, spec.registration.dustPublicKey, spec.registration.allowFeePayment)]
+    : [];
+  if (spend || registrations.length) {
+    intent.dustActions = new L.DustActions<L.SignatureEnabled, L.PreProof>('signature', 'pre-proof', ctx.time, spend ? [spend] : [], registrations);
+  }
+  const tx = L.Transaction.fromParts(ctx.networkId, spec.zswap, undefined, intent);
+  return sign(tx, spec.signer);
+}
+
+/** Signs every unshielded input and registration of segment 1 (the only intent built here). */
+function sign(tx: L.UnprovenTransaction, signer: Actor): L.UnprovenTransaction {
+  const segment = 1;
+  const intent = tx.intents?.get(segment);
+  if (!intent) return tx;
+  const signature = L.signData(signer.signingKey, intent.signatureData(segment));
+  const offer = intent.guaranteedUnshieldedOffer;
+  if (offer && offer.inputs.length > 0) {
+    intent.guaranteedUnshieldedOffer = offer.addSignatures(offer.inputs.map(() => signature));
+  }
+  const actions = intent.dustActions;
+  if (actions && actions.registrations.length > 0) {
+    const signed = new L.SignatureEnabled(signature);
+    const registrations = actions.registrations.map(
+      (r) => new L.DustRegistration<L.SignatureEnabled>('signature', r.nightKey, r.dustAddress, r.allowFeePayment, signed),
+    );
+    intent.dustActions = new L.DustActions<L.SignatureEnabled, L.PreProof>('signature', 'pre-proof', actions.ctime, actions.spends, registrations);
+  }
+  tx.intents = tx.intents?.set(segment, intent);
+  return tx;
+}
+
+export async function buildFinalized(spec: TxSpec, ctx: BuildContext): Promise<L.FinalizedTransaction> {
+  const costModel = ctx.params.transactionCostModel.runtimeCostModel;
+  const payer = spec.payer;
+  const coin = payer?.reserve(ctx.time, 0n);
+  if (payer && !coin) throw new Error('the devnet DUST wallet has no unspent UTXO left in this block');
+  let fee = 0n;
+  // The fee depends on the transaction, which contains the fee: iterate until the declared fee covers it.
+  for (let round = 0; round < FEE_ROUNDS; round++) {
+    let spend: L.DustSpend<L.PreProof> | undefined;
+    if (payer && coin) {
+      spend = payer.spend(coin, fee, ctx.time);
+      if (!ctx.prover.knowsDustSpend) {
+        ctx.prover.learnDustSpend(ctx.networkId, spend, ctx.time, new Date(ctx.time.getTime() + TTL_MS));
+      }
+    }
+    const proven = await assemble(spec, ctx, spend).prove(ctx.prover, costModel);
+    if (!payer) return proven.bind();
+    const needed = proven.feesWithMargin(ctx.params, FEE_MARGIN);
+    if (needed <= fee) return proven.bind();
+    fee = needed;
+  }
+  throw new Error(`fee did not converge after ${FEE_ROUNDS} rounds`);
+}
+
+/**
+ * The allowance a registration may draw its fee from: the DUST its NIGHT input would have
+ * generated since that UTXO was created (what wallets declare).
+ */
+export function registrationAllowance(state: L.LedgerState, utxo: L.Utxo, dustPublicKey: L.DustPublicKey, time: Date): bigint {
+  const meta = state.utxo.lookupMeta(utxo);
+  if (!meta) return 0n;
+  const generation: L.DustGenerationInfo = { value: utxo.value, owner: dustPublicKey, nonce: '0'.repeat(64), dtime: undefined };
+  return L.updatedValue(meta.ctime, 0n, generation, time, state.parameters.dust);
+}

@@ -1,0 +1,91 @@
+// Resolvers of the object types: how a record becomes the schema's object. Fields whose record
+// property has the schema's name and type need none (graphql-js reads the property).
+import { encodeUnshieldedAddress } from './address.js';
+import { D_PARAMETER } from './epoch.js';
+import type { GraphQLContext, ResolverMap } from './graphql-context.js';
+import type {
+  BlockRecord,
+  ContractActionRecord,
+  DustEventRecord,
+  TransactionRecord,
+  UtxoRecord,
+  ZswapEventRecord,
+} from './indexer-records.js';
+import type { IndexerStore } from './indexer-store.js';
+import { bytesToHex } from './keys.js';
+
+function defined<T>(items: Array<T | undefined>): T[] {
+  return items.filter((x): x is T => x !== undefined);
+}
+
+export function transactionsOf(store: IndexerStore, ids: readonly number[]): TransactionRecord[] {
+  return defined(ids.map((id) => store.transaction(id)));
+}
+
+export function utxosOf(store: IndexerStore, keys: readonly string[]): UtxoRecord[] {
+  return defined(keys.map((key) => store.utxo(key)));
+}
+
+const transactionFields = {
+  raw: (tx: TransactionRecord) => bytesToHex(tx.raw),
+  block: (tx: TransactionRecord, _: never, ctx: GraphQLContext) => ctx.store.blocks[tx.blockHeight],
+  contractActions: (tx: TransactionRecord, _: never, ctx: GraphQLContext) => defined(tx.contractActionIds.map((id) => ctx.store.contractAction(id))),
+  unshieldedCreatedOutputs: (tx: TransactionRecord, _: never, ctx: GraphQLContext) => utxosOf(ctx.store, tx.createdUtxoKeys),
+  unshieldedSpentOutputs: (tx: TransactionRecord, _: never, ctx: GraphQLContext) => utxosOf(ctx.store, tx.spentUtxoKeys),
+  zswapLedgerEvents: (tx: TransactionRecord, _: never, ctx: GraphQLContext) => defined(tx.zswapEventIds.map((id) => ctx.store.zswapEvent(id))),
+  dustLedgerEvents: (tx: TransactionRecord, _: never, ctx: GraphQLContext) => defined(tx.dustEventIds.map((id) => ctx.store.dustEvent(id))),
+};
+
+const contractActionFields = {
+  transaction: (a: ContractActionRecord, _: never, ctx: GraphQLContext) => ctx.store.transaction(a.transactionId),
+  unshieldedBalances: (a: ContractActionRecord) => a.balances,
+};
+
+const dustEventFields = {
+  raw: (e: DustEventRecord) => bytesToHex(e.raw),
+  maxId: (_: DustEventRecord, __: never, ctx: GraphQLContext) => ctx.store.maxDustEventId,
+};
+
+export const typeResolvers: ResolverMap = {
+  Block: {
+    parent: (b: BlockRecord, _: never, ctx: GraphQLContext) => (b.height > 0 ? ctx.store.blocks[b.height - 1] : null),
+    transactions: (b: BlockRecord, _: never, ctx: GraphQLContext) => transactionsOf(ctx.store, b.transactionIds),
+    systemParameters: () => ({ dParameter: D_PARAMETER, termsAndConditions: null }),
+  },
+  RegularTransaction: {
+    ...transactionFields,
+    transactionResult: (tx: TransactionRecord) => ({ status: tx.status, segments: tx.segments }),
+    merkleTreeRoot: (tx: TransactionRecord) => tx.zswapMerkleTreeRoot,
+    startIndex: (tx: TransactionRecord) => tx.zswapStartIndex,
+    endIndex: (tx: TransactionRecord) => tx.zswapEndIndex,
+    fees: (tx: TransactionRecord) => ({ paidFees: tx.fee, estimatedFees: tx.fee }),
+  },
+  UnshieldedUtxo: {
+    owner: (u: UtxoRecord, _: never, ctx: GraphQLContext) => encodeUnshieldedAddress(u.owner, ctx.networkId),
+    createdAtTransaction: (u: UtxoRecord, _: never, ctx: GraphQLContext) => ctx.store.transaction(u.createdAtTransactionId),
+    spentAtTransaction: (u: UtxoRecord, _: never, ctx: GraphQLContext) =>
+      u.spentAtTransactionId === null ? null : ctx.store.transaction(u.spentAtTransactionId),
+  },
+  ContractDeploy: contractActionFields,
+  ContractUpdate: contractActionFields,
+  ContractCall: {
+    ...contractActionFields,
+    deploy: (a: ContractActionRecord, _: never, ctx: GraphQLContext) => ctx.store.contractAction(a.deployId),
+  },
+  DustInitialUtxo: { ...dustEventFields, output: (e: DustEventRecord) => ({ nonce: e.outputNonce }) },
+  DustGenerationDtimeUpdate: dustEventFields,
+  DustSpendProcessed: dustEventFields,
+  ParamChange: dustEventFields,
+  ZswapLedgerEvent: {
+    raw: (e: ZswapEventRecord) => bytesToHex(e.raw),
+    maxId: (_: ZswapEventRecord, __: never, ctx: GraphQLContext) => ctx.store.maxZswapEventId,
+  },
+};
+
+/** Abstract types: every transaction the devnet indexes is a regular one (genesis claims included). */
+export const typeNames = {
+  Transaction: () => 'RegularTransaction',
+  ContractAction: (a: ContractActionRecord) => a.typename,
+  DustLedgerEvent: (e: DustEventRecord) => e.typename,
+  UnshieldedTransactionsEvent: (e: { __typename: string }) => e.__typename,
+};

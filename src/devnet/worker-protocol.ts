@@ -1,0 +1,27 @@
+// Messages between the main thread (launch.ts) and the devnet worker (chain-worker.ts). Only plain,
+// structured-cloneable data crosses: no ledger objects, no logger.
+import type { LogLevel } from './logger.js';
+import type { NetworkInfo } from './network.js';
+
+export interface WorkerNetworkConfig {
+  name: string;
+  networkId: string;
+  seed: string;
+  sponsorDustSeeds: string[];
+  port: number;
+  stateDir?: string;
+}
+
+export interface WorkerConfig {
+  networks: WorkerNetworkConfig[];
+  blockTimeMs: number;
+  genesisAgeMs: number;
+}
+
+export type ToWorker = { type: 'close' };
+
+export type FromWorker =
+  | { type: 'ready'; networks: NetworkInfo[] }
+  | { type: 'failed'; message: string }
+  | { type: 'log'; level: LogLevel; obj: object; msg: string }
+  | { type: 'closed' };
