@@ -89,6 +89,10 @@ export const SETTINGS: readonly Setting[] = [
   { path: 'stats.lookupCacheSize', env: 'NIGHTGATE_STATS_CACHE_SIZE', schema: PositiveInt, default: 10_000, doc: 'Entries in the lookup cache per network' },
   { path: 'stats.pollIntervalMs', env: 'NIGHTGATE_STATS_POLL_INTERVAL_MS', schema: PositiveInt, default: 3_000, doc: 'Polling interval when the indexer subscription is unavailable' },
   { path: 'stats.upstreamTimeoutMs', env: 'NIGHTGATE_STATS_UPSTREAM_TIMEOUT_MS', schema: PositiveInt, default: 10_000, doc: 'Timeout of one indexer request' },
+  { path: 'stats.ringSize', env: 'NIGHTGATE_STATS_RING_SIZE', schema: Type.Integer({ minimum: 2, maximum: 100_000 }), default: 1_000, doc: 'Recent blocks (with their transactions) kept per network and backfilled at start' },
+  { path: 'stats.reconnectMinMs', env: 'NIGHTGATE_STATS_RECONNECT_MIN_MS', schema: PositiveInt, default: 500, doc: 'First delay before reconnecting the indexer subscription; doubles per failure' },
+  { path: 'stats.reconnectMaxMs', env: 'NIGHTGATE_STATS_RECONNECT_MAX_MS', schema: PositiveInt, default: 30_000, doc: 'Longest delay between reconnection attempts of the indexer subscription' },
+  { path: 'stats.maxResponseBytes', env: 'NIGHTGATE_STATS_MAX_RESPONSE_BYTES', schema: PositiveInt, default: 4_194_304, doc: 'Largest indexer response accepted; bigger ones are an indexer error' },
   { path: 'prover.threads', env: 'NIGHTGATE_PROVER_THREADS', schema: PositiveInt, default: 2, doc: 'Worker threads in the proving/balancing pool' },
   { path: 'prover.queueSize', env: 'NIGHTGATE_PROVER_QUEUE_SIZE', schema: NonNegInt, default: 256, doc: 'Tasks that may wait for a worker; beyond it → 503' },
   { path: 'prover.defaultNetwork', env: 'NIGHTGATE_PROVER_DEFAULT_NETWORK', schema: Type.Union(NETWORKS.map((n) => Type.Literal(n))), default: 'preview', doc: 'Network of a proving request that names none (`X-Midnight-Network` header or `?network=`)' },
@@ -99,6 +103,8 @@ export const SETTINGS: readonly Setting[] = [
   { path: 'prover.nativeBinary', env: 'NIGHTGATE_PROVER_BINARY', schema: Type.String(), default: '', doc: 'Path of `midnight-proof-server` for the native backend' },
   { path: 'prover.nativePort', env: 'NIGHTGATE_PROVER_NATIVE_PORT', schema: Port, default: 6300, doc: 'Loopback port for the supervised proof server (0 = pick a free one)' },
   { path: 'prover.nativeArgs', env: 'NIGHTGATE_PROVER_NATIVE_ARGS', schema: Type.Array(Type.String()), default: [], doc: 'Extra arguments for the proof server (comma-separated)' },
+  { path: 'prover.nativeReadyTimeoutMs', env: 'NIGHTGATE_PROVER_NATIVE_READY_TIMEOUT_MS', schema: PositiveInt, default: 120_000, doc: 'How long the supervised proof server may take to answer /ready after a start (it may fetch parameters first)' },
+  { path: 'prover.nativeStopGraceMs', env: 'NIGHTGATE_PROVER_NATIVE_STOP_GRACE_MS', schema: PositiveInt, default: 10_000, doc: 'After SIGTERM, how long the supervised proof server may take to exit before SIGKILL' },
   { path: 'prover.keyDir', env: 'NIGHTGATE_PROVER_KEY_DIR', schema: Type.String(), default: '', doc: 'Key material directory in the MIDNIGHT_PP layout (wasm backend)' },
   { path: 'dust.enabled', env: 'NIGHTGATE_BALANCING_ENABLED', schema: Type.Boolean(), default: true, doc: 'Serve /prove-and-balance and /balance-only' },
   { path: 'dust.walletSeeds', env: 'NIGHTGATE_DUST_WALLET_SEEDS', schema: Type.Array(Type.String({ pattern: '^[0-9a-fA-F]{64}$' })), default: [], secret: true, doc: 'Hex seeds of the server DUST wallets (comma-separated); on the embedded devnet generated when empty' },
@@ -125,10 +131,11 @@ export interface Config {
   auth: { keys: ApiKeyRecord[]; apiKeys: string[]; trustedNetworks: string[] };
   rateLimit: { enabled: boolean; algorithm: 'fixed' | 'sliding'; limit: number; windowMs: number; publicEnabled: boolean; publicLimit: number; maxEntries: number };
   devnet: { blockTimeMs: number; stateDir: string };
-  stats: { lookupCacheSize: number; pollIntervalMs: number; upstreamTimeoutMs: number };
+  stats: { lookupCacheSize: number; pollIntervalMs: number; upstreamTimeoutMs: number; ringSize: number; reconnectMinMs: number; reconnectMaxMs: number; maxResponseBytes: number };
   prover: {
     threads: number; queueSize: number; defaultNetwork: NetworkName; upstreamUrl: string; timeoutMs: number;
-    cacheTtlMs: number; cacheMaxBytes: number; nativeBinary: string; nativePort: number; nativeArgs: string[]; keyDir: string;
+    cacheTtlMs: number; cacheMaxBytes: number; nativeBinary: string; nativePort: number; nativeArgs: string[];
+    nativeReadyTimeoutMs: number; nativeStopGraceMs: number; keyDir: string;
   };
   dust: {
     enabled: boolean; walletSeeds: string[]; reservationTtlMs: number; feeMargin: number; maxFee: string; budget: string;

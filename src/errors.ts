@@ -41,6 +41,10 @@ export const ERRORS = {
   INDEXER_UNAVAILABLE: { status: 500, title: 'Indexer Unavailable', message: 'The Midnight indexer did not answer' },
   INDEXER_BAD_RESPONSE: { status: 500, title: 'Indexer Error', message: 'The Midnight indexer answered with an error or malformed data' },
   NOT_READY: { status: 503, title: 'Service Unavailable', message: 'No data received from the indexer yet' },
+  // A slow indexer is an indexer failure too: 500 like the others, with its own code.
+  INDEXER_TIMEOUT: { status: 500, title: 'Indexer Timeout', message: 'The Midnight indexer did not answer in time' },
+  EPOCH_UNAVAILABLE: { status: 404, title: 'Not Found', message: 'Epoch information is not available for this network' },
+  D_PARAMETER_UNAVAILABLE: { status: 404, title: 'Not Found', message: 'No block with system parameters has been received yet' },
 
   // --- proving ----------------------------------------------------------------------------
   PROVER_UNREACHABLE: { status: 502, title: 'Bad Gateway', message: 'The proof server could not be reached' },
@@ -54,6 +58,11 @@ export const ERRORS = {
   QUEUE_FULL: { status: 503, title: 'Service Unavailable', message: 'Proving queue is full' },
   WORKER_CRASHED: { status: 500, title: 'Internal Server Error', message: 'A worker crashed while handling the request' },
   CLIENT_ABORTED: { status: 499, title: 'Client Closed Request', message: 'The client went away' },
+  INVALID_NETWORK: { status: 400, title: 'Bad Request', message: 'X-Midnight-Network (or ?network=) must be one of mainnet, preprod, preview' },
+  PROVER_KEYS_INVALID: { status: 503, title: 'Service Unavailable', message: 'Prover key material failed its SHA-256 check' },
+  PROVER_BINARY_NOT_FOUND: { status: 503, title: 'Service Unavailable', message: 'midnight-proof-server was not found at the configured path' },
+  PROVER_BINARY_NOT_EXECUTABLE: { status: 503, title: 'Service Unavailable', message: 'midnight-proof-server is not executable' },
+  DEV_PROVER_UNSUPPORTED_CIRCUIT: { status: 400, title: 'Bad Request', message: 'The dev prover has no mock proof shape for this circuit' },
 
   // --- sponsorship ------------------------------------------------------------------------
   BALANCING_DISABLED: { status: 404, title: 'Not Found', message: 'Balancing is disabled on this server' },

@@ -1,8 +1,37 @@
+/**
+ * The network statistics API (DESIGN.md, "Statistics"; issue 3): for each network served, a
+ * chain follower feeding pre-rendered derived routes, cached indexer lookups, a health
+ * component, and a WebSocket topic that pushes the summary on every new block.
+ */
 import type { Module } from '../app-context.js';
-import { notImplemented } from '../routes/not-implemented.js';
-
-const ROUTES = ['summary', 'latest-block', 'block-time', 'blocks-produced', 'uptime', 'epoch', 'd-parameter', 'night-supply', 'search', 'recent-transactions', 'block', 'transaction', 'contract', 'address-activity'];
+import { NETWORKS } from '../config.js';
+import { NetworkStats, sourceOf, summaryTopic } from './network-stats.js';
+import { statsRoutes } from './routes.js';
 
 export const mountStats: Module = (ctx) => {
-  ctx.addRoutes(ROUTES.map((r) => notImplemented('GET', `/api/v1/:network/${r}`, r, ['statistics'], 'stats', 'none')));
+  const log = ctx.logger.child({ module: 'stats' });
+  const nets = new Map<string, NetworkStats>();
+  for (const network of NETWORKS) {
+    const source = sourceOf(ctx, network);
+    if (!source) {
+      // An embedded network whose devnet is not running (e.g. started with devnet disabled).
+      log.warn({ network }, 'no devnet runs for this embedded network: its statistics are not served');
+      ctx.addComponent({ name: `stats:${network}`, health: () => ({ status: 'disabled', reason: 'embedded devnet not running' }) });
+      continue;
+    }
+    const stats = new NetworkStats(ctx, network, source);
+    nets.set(network, stats);
+    ctx.addComponent(stats);
+  }
+  ctx.addRoutes(statsRoutes(nets));
+  ctx.addTopic({
+    url: '/api/v1/:network/ws',
+    topicFor: (params) => (nets.has(params['network']!) ? summaryTopic(params['network']!) : undefined),
+    welcome: (topic) => {
+      const network = [...nets.keys()].find((n) => summaryTopic(n) === topic);
+      return network === undefined ? undefined : nets.get(network)!.views.summaryText(ctx.clock.now());
+    },
+  });
+  // Followers start once everything is mounted; the first data arrives while the server starts listening.
+  for (const stats of nets.values()) stats.start();
 };

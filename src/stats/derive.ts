@@ -1,0 +1,108 @@
+/**
+ * The derived statistics, as pure functions of the block window, the time and the follower's
+ * health. Rounding is fixed here so responses are exact and testable.
+ */
+import type { BlockWindow } from './block-window.js';
+import type { DParameterChange } from './governance.js';
+import type { BlockTime, BlocksProduced, DParameter, LatestBlock, RecentTransactions, Uptime } from './schemas.js';
+import type { RingBlock } from './upstream-types.js';
+
+/** Midnight's block time (LEDGER.md, "Units"). */
+export const TARGET_BLOCK_SECONDS = 6;
+/** Up to this block age the chain is fully fresh… */
+const FRESH_SECONDS = 2 * TARGET_BLOCK_SECONDS;
+/** …and at this age freshness has fallen linearly to zero. */
+const DEAD_SECONDS = 10 * TARGET_BLOCK_SECONDS;
+/** Block time is averaged over at most this many of the latest intervals (10 minutes at 6 s). */
+const BLOCK_TIME_INTERVALS = 100;
+/** Below this uptime score the network is `degraded`. */
+const HEALTHY_SCORE = 0.8;
+
+const round = (x: number, decimals: number): number => {
+  const f = 10 ** decimals;
+  return Math.round(x * f) / f;
+};
+
+export const iso = (ms: number): string => new Date(ms).toISOString();
+
+export function ageSeconds(block: RingBlock, now: number): number {
+  return Math.max(0, Math.floor((now - block.timestamp) / 1000));
+}
+
+export function latestBlock(tip: RingBlock, now: number): LatestBlock {
+  return { height: tip.height, hash: tip.hash, timestamp: iso(tip.timestamp), ageSeconds: ageSeconds(tip, now), protocolVersion: tip.protocolVersion };
+}
+
+/**
+ * Mean interval over the latest BLOCK_TIME_INTERVALS intervals held (gaps count by height, not
+ * by blocks held). A recent span rather than the whole window, so a past stall or a backdated
+ * genesis stops weighing on the figure after ten minutes.
+ */
+export function blockTime(window: BlockWindow): BlockTime {
+  const blocks = window.all;
+  const last = window.tip;
+  let first = last;
+  for (let i = blocks.length - 2; i >= 0 && last && blocks[i]!.height >= last.height - BLOCK_TIME_INTERVALS; i--) first = blocks[i];
+  if (!first || !last || last.height === first.height) return { averageSeconds: null, sampleSize: 0, targetSeconds: TARGET_BLOCK_SECONDS };
+  const intervals = last.height - first.height;
+  return { averageSeconds: round((last.timestamp - first.timestamp) / 1000 / intervals, 3), sampleSize: intervals, targetSeconds: TARGET_BLOCK_SECONDS };
+}
+
+export function blocksProduced(tip: RingBlock, bt: BlockTime): BlocksProduced {
+  const avg = bt.averageSeconds;
+  const ok = avg !== null && avg > 0;
+  return { total: tip.height + 1, estimatedHourly: ok ? Math.round(3600 / avg) : null, estimatedDaily: ok ? Math.round(86400 / avg) : null };
+}
+
+export function uptime(tip: RingBlock, now: number, bt: BlockTime, epochUtilization: number | null, upstreamOk: boolean): Uptime {
+  const age = ageSeconds(tip, now);
+  const freshness = age <= FRESH_SECONDS ? 1 : age >= DEAD_SECONDS ? 0 : 1 - (age - FRESH_SECONDS) / (DEAD_SECONDS - FRESH_SECONDS);
+  const avg = bt.averageSeconds;
+  const production = epochUtilization ?? (avg !== null && avg > 0 ? Math.min(1, TARGET_BLOCK_SECONDS / avg) : 1);
+  const score = round(freshness * production, 3);
+  return { status: upstreamOk && score >= HEALTHY_SCORE ? 'healthy' : 'degraded', score, latestBlockAgeSeconds: age, epochUtilization };
+}
+
+/** From the newest block carrying system parameters; the history says since when it holds. */
+export function dParameter(window: BlockWindow, history: readonly DParameterChange[] | undefined): DParameter | null {
+  const blocks = window.all;
+  for (let i = blocks.length - 1; i >= 0; i--) {
+    const b = blocks[i]!;
+    const d = b.systemParameters?.dParameter;
+    if (!d) continue;
+    let since: number | null = null;
+    if (history) {
+      for (let j = history.length - 1; j >= 0; j--) {
+        const c = history[j]!;
+        if (c.blockHeight > b.height) continue;
+        if (c.numPermissionedCandidates === d.numPermissionedCandidates && c.numRegisteredCandidates === d.numRegisteredCandidates) since = c.blockHeight;
+        break;
+      }
+    }
+    return { numPermissionedCandidates: d.numPermissionedCandidates, numRegisteredCandidates: d.numRegisteredCandidates, blockHeight: b.height, effectiveSinceHeight: since };
+  }
+  return null;
+}
+
+/** Newest first: blocks from the tip down, and within a block its transactions in reverse order. */
+export function recentTransactions(window: BlockWindow, limit: number): RecentTransactions {
+  const out: RecentTransactions['transactions'] = [];
+  const blocks = window.all;
+  for (let i = blocks.length - 1; i >= 0 && out.length < limit; i--) {
+    const b = blocks[i]!;
+    for (let j = b.transactions.length - 1; j >= 0 && out.length < limit; j--) {
+      const t = b.transactions[j]!;
+      out.push({
+        hash: t.hash,
+        id: t.id,
+        kind: t.__typename === 'RegularTransaction' ? 'regular' : 'system',
+        status: t.transactionResult?.status ?? null,
+        paidFees: t.fees?.paidFees ?? null,
+        blockHeight: b.height,
+        blockHash: b.hash,
+        timestamp: iso(b.timestamp),
+      });
+    }
+  }
+  return { limit, count: out.length, transactions: out };
+}

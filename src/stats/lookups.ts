@@ -1,0 +1,134 @@
+/**
+ * Lookups of one network — block, transaction, contract, address activity, search — fetched
+ * from the indexer on demand and served through the lookup cache. Each answer says how long it
+ * stays true: data of finalized blocks below the tip is cached longer than data at the tip.
+ */
+import type { NetworkName } from '../config.js';
+import { GatewayError } from '../errors.js';
+import type { Reply } from '../http/route.js';
+import { streamAddressActivity, type AddressTransactionEvent } from './address-activity.js';
+import type { BlockWindow } from './block-window.js';
+import { toAddressActivity, toBlockDetail, toContractDetail, toTransactionDetail } from './lookup-views.js';
+import type { GraphqlHttpClient } from './graphql-http.js';
+import type { Fetched, LookupCache } from './lookup-cache.js';
+import { hexToAddress, type SearchQuery, type UnshieldedAddress } from './params.js';
+import { BLOCK_DETAIL, CONTRACT_DETAIL, SEARCH_HEIGHT, SEARCH_HEX, TRANSACTION_DETAIL } from './queries.js';
+import type { SearchHit, SearchResult } from './schemas.js';
+import { BlockDetailData, ContractDetailData, SearchHeightData, SearchHexData, TransactionDetailData, expectShape } from './upstream-types.js';
+import { iso } from './derive.js';
+
+/** Data that changes with the next block (the tip, contract state, address activity). */
+const TIP = { ttlMs: 6_000, cacheControl: 'public, max-age=6' } as const;
+/**
+ * A finalized block by height: final on a live network, but testnets get reset and the embedded
+ * devnet restarts from genesis, so clients revalidate hourly rather than never.
+ */
+const FINAL = { ttlMs: 600_000, cacheControl: 'public, max-age=3600' } as const;
+/** A block by hash: the hash commits to the content, which can never change. */
+const IMMUTABLE = { ttlMs: 3_600_000, cacheControl: 'public, max-age=31536000, immutable' } as const;
+
+export interface LookupDeps {
+  network: NetworkName;
+  /** Network id for address encoding (`undeployed` on the embedded devnet). */
+  networkId: string;
+  http: GraphqlHttpClient;
+  wsUrl: string;
+  cache: LookupCache;
+  window: BlockWindow;
+  timeoutMs: number;
+}
+
+export class Lookups {
+  constructor(private readonly d: LookupDeps) {}
+
+  block(by: { height: number } | { hash: string }, signal?: () => AbortSignal): Reply | Promise<Reply> {
+    const key = 'height' in by ? `block:h:${by.height}` : `block:x:${by.hash}`;
+    return this.d.cache.get(key, async (s) => {
+      const data = expectShape(BlockDetailData, (await this.d.http.request(BLOCK_DETAIL, { offset: by }, { signal: s })).data, BLOCK_DETAIL.name);
+      if (!data.block) throw new GatewayError('BLOCK_NOT_FOUND', 'height' in by ? `No block at height ${by.height}` : `No block with hash ${by.hash}`);
+      const tier = 'hash' in by ? IMMUTABLE : this.belowTip(data.block.height) ? FINAL : TIP;
+      return { value: toBlockDetail(data.block), ...tier };
+    }, signal);
+  }
+
+  transaction(hash: string, signal?: () => AbortSignal): Reply | Promise<Reply> {
+    return this.d.cache.get(`tx:${hash}`, async (s) => {
+      const data = expectShape(TransactionDetailData, (await this.d.http.request(TRANSACTION_DETAIL, { hash }, { signal: s })).data, TRANSACTION_DETAIL.name);
+      // A hash names one transaction; should the indexer list several, the latest is the one in force.
+      const tx = data.transactions.reduce<(typeof data.transactions)[number] | undefined>((a, b) => (a && a.id > b.id ? a : b), undefined);
+      if (!tx) throw new GatewayError('TRANSACTION_NOT_FOUND', `No transaction with hash ${hash}`);
+      return { value: toTransactionDetail(tx), ...(this.belowTip(tx.block.height) ? FINAL : TIP) };
+    }, signal);
+  }
+
+  contract(address: string, signal?: () => AbortSignal): Reply | Promise<Reply> {
+    return this.d.cache.get(`contract:${address}`, async (s) => {
+      const data = expectShape(ContractDetailData, (await this.d.http.request(CONTRACT_DETAIL, { address }, { signal: s })).data, CONTRACT_DETAIL.name);
+      if (!data.contractAction) throw new GatewayError('CONTRACT_NOT_FOUND', `No contract at address ${address}`);
+      return { value: toContractDetail(data.contractAction), ...TIP };
+    }, signal);
+  }
+
+  addressActivity(address: UnshieldedAddress, limit: number, signal?: () => AbortSignal): Reply | Promise<Reply> {
+    return this.d.cache.get(`address:${address.hex}:${limit}`, async (s) => {
+      const events: AddressTransactionEvent[] = [];
+      const highest = await streamAddressActivity({ wsUrl: this.d.wsUrl, address: address.bech32, timeoutMs: this.d.timeoutMs, signal: s }, (ev) => {
+        events.push(ev);
+      });
+      if (events.length === 0) throw new GatewayError('IDENTIFIER_NOT_FOUND', `No unshielded activity for ${address.bech32}`);
+      return { value: toAddressActivity(address, events, highest, limit), ...TIP };
+    }, signal);
+  }
+
+  search(q: SearchQuery, query: string, signal?: () => AbortSignal): Reply | Promise<Reply> {
+    const key = q.kind === 'height' ? `search:h:${q.height}` : q.kind === 'hex' ? `search:x:${q.hex}` : `search:a:${q.address.hex}`;
+    return this.d.cache.get(key, async (s): Promise<Fetched> => {
+      const found = await this.resolve(q, s);
+      if (!found) throw new GatewayError('SEARCH_NO_MATCH', `Nothing on ${this.d.network} matches ${query}`);
+      const value: SearchResult = Object.assign({ query }, found);
+      return { value, ...TIP };
+    }, signal);
+  }
+
+  private async resolve(q: SearchQuery, signal: AbortSignal): Promise<SearchHit | undefined> {
+    const base = `/api/v1/${this.d.network}`;
+    if (q.kind === 'height') {
+      const b = expectShape(SearchHeightData, (await this.d.http.request(SEARCH_HEIGHT, { height: q.height }, { signal })).data, SEARCH_HEIGHT.name).block;
+      return b ? { type: 'block', result: { height: b.height, hash: b.hash, timestamp: iso(b.timestamp), href: `${base}/block?height=${b.height}` } } : undefined;
+    }
+    if (q.kind === 'hex') {
+      const isHash = q.hex.length === 64;
+      // Partial data is expected: a value that is not, say, a valid contract address may make
+      // that one alias fail while another resolves.
+      const { data } = await this.d.http.request(SEARCH_HEX, { hex: q.hex, isHash }, { signal, partial: true });
+      const r = expectShape(SearchHexData, data, SEARCH_HEX.name);
+      if (r.block) return { type: 'block', result: { height: r.block.height, hash: r.block.hash, timestamp: iso(r.block.timestamp), href: `${base}/block?hash=${r.block.hash}` } };
+      const byHash = r.byHash?.[0];
+      if (byHash) return { type: 'transaction', result: { hash: byHash.hash, blockHeight: byHash.block.height, matchedBy: 'hash', href: `${base}/transaction?hash=${byHash.hash}` } };
+      const byId = r.byIdentifier?.[0];
+      if (byId) return { type: 'transaction', result: { hash: byId.hash, blockHeight: byId.block.height, matchedBy: 'identifier', href: `${base}/transaction?hash=${byId.hash}` } };
+      if (r.contract) {
+        const type = r.contract.__typename === 'ContractDeploy' ? 'deploy' : r.contract.__typename === 'ContractCall' ? 'call' : 'update';
+        return { type: 'contract', result: { address: r.contract.address, latestActionType: type, transactionHash: r.contract.transaction.hash, href: `${base}/contract?address=${r.contract.address}` } };
+      }
+      if (!isHash) return undefined;
+      // Last, a 32-byte value may be an unshielded address: that needs the subscription.
+      return this.resolveAddress(hexToAddress(q.hex, this.d.networkId), signal);
+    }
+    return this.resolveAddress(q.address, signal);
+  }
+
+  private async resolveAddress(address: UnshieldedAddress, signal: AbortSignal): Promise<SearchHit | undefined> {
+    let any = false;
+    // One transaction is proof enough: stop at the first.
+    await streamAddressActivity({ wsUrl: this.d.wsUrl, address: address.bech32, timeoutMs: this.d.timeoutMs, signal }, () => (any = true));
+    if (!any) return undefined;
+    return { type: 'address', result: { address: address.bech32, addressHex: address.hex, href: `/api/v1/${this.d.network}/address-activity?identifier=${address.bech32}` } };
+  }
+
+  /** Below the tip the follower holds; unknown tip → treated as the tip (short-lived). */
+  private belowTip(height: number): boolean {
+    const tip = this.d.window.tip;
+    return tip !== undefined && height < tip.height;
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * Everything the statistics API keeps for one network, wired together: the indexer clients,
+ * the block window and its follower, governance data, the pre-rendered views, the lookups —
+ * and the component that reports their health and closes them at shutdown.
+ */
+import type { Logger } from 'pino';
+import type { AppContext, Component, ComponentHealth } from '../app-context.js';
+import { indexerUrlOf, isEmbedded, type NetworkName } from '../config.js';
+import { GatewayError } from '../errors.js';
+import { BlockWindow } from './block-window.js';
+import { CHAIN_SPEC_EPOCH_SECONDS, DEVNET_EPOCH_SECONDS } from './epoch.js';
+import { ChainFollower } from './follower.js';
+import { Governance } from './governance.js';
+import { GraphqlHttpClient } from './graphql-http.js';
+import { LookupCache } from './lookup-cache.js';
+import { Lookups } from './lookups.js';
+import { DerivedViews } from './views.js';
+
+/** Client pings on the block subscription; three silent periods mean a dead connection. */
+const KEEPALIVE_MS = 15_000;
+
+const NAMES: Record<NetworkName, string> = { mainnet: 'Midnight Mainnet', preprod: 'Midnight Preprod', preview: 'Midnight Preview' };
+
+export interface NetworkSource {
+  httpUrl: string;
+  wsUrl: string;
+  /** `embedded-devnet` or `indexer:<host>`. */
+  label: string;
+  /** The ledger's network id, which addresses are encoded with. */
+  networkId: string;
+  embedded: boolean;
+}
+
+/** Where a network's data comes from; undefined for an embedded network whose devnet is not running. */
+export function sourceOf(ctx: AppContext, network: NetworkName): NetworkSource | undefined {
+  if (isEmbedded(ctx.config, network)) {
+    const d = ctx.devnet.get(network);
+    return d && { httpUrl: d.graphqlUrl, wsUrl: d.graphqlWsUrl, label: 'embedded-devnet', networkId: d.networkId, embedded: true };
+  }
+  const httpUrl = indexerUrlOf(ctx.config, network)!;
+  // config.ts: an empty indexerWs means the indexer URL's `…/graphql/ws` (LEDGER.md, "Indexer").
+  const wsUrl = ctx.config.networks[network].indexerWs || `${httpUrl.replace(/^http/, 'ws').replace(/\/$/, '')}/ws`;
+  return { httpUrl, wsUrl, label: `indexer:${new URL(httpUrl).host}`, networkId: network, embedded: false };
+}
+
+export const summaryTopic = (network: string): string => `stats/${network}/summary`;
+
+export class NetworkStats implements Component {
+  readonly name: string;
+  readonly http: GraphqlHttpClient;
+  readonly window: BlockWindow;
+  readonly follower: ChainFollower;
+  readonly governance: Governance;
+  readonly views: DerivedViews;
+  readonly cache: LookupCache;
+  readonly lookups: Lookups;
+  private readonly log: Logger;
+  private pushedTip: string | undefined;
+
+  constructor(private readonly ctx: AppContext, readonly network: NetworkName, readonly source: NetworkSource) {
+    const cfg = ctx.config.stats;
+    this.name = `stats:${network}`;
+    this.log = ctx.logger.child({ module: 'stats', network });
+    this.http = new GraphqlHttpClient(source.httpUrl, { timeoutMs: cfg.upstreamTimeoutMs, maxResponseBytes: cfg.maxResponseBytes });
+    this.window = new BlockWindow(cfg.ringSize);
+    this.follower = new ChainFollower({
+      http: this.http,
+      wsUrl: source.wsUrl,
+      window: this.window,
+      clock: ctx.clock,
+      log: this.log,
+      pollIntervalMs: cfg.pollIntervalMs,
+      reconnectMinMs: cfg.reconnectMinMs,
+      reconnectMaxMs: cfg.reconnectMaxMs,
+      ackTimeoutMs: cfg.upstreamTimeoutMs,
+      keepAliveMs: KEEPALIVE_MS,
+    });
+    this.governance = new Governance(this.http, ctx.clock, this.log);
+    this.views = new DerivedViews({
+      network: { id: network, name: NAMES[network], source: source.label },
+      window: this.window,
+      follower: this.follower,
+      governance: this.governance,
+      chainEpochSeconds: source.embedded ? DEVNET_EPOCH_SECONDS : CHAIN_SPEC_EPOCH_SECONDS[network],
+    });
+    this.cache = new LookupCache(cfg.lookupCacheSize, ctx.clock);
+    this.lookups = new Lookups({
+      network,
+      networkId: source.networkId,
+      http: this.http,
+      wsUrl: source.wsUrl,
+      cache: this.cache,
+      window: this.window,
+      timeoutMs: cfg.upstreamTimeoutMs,
+    });
+    this.follower.on('blocks', () => this.onBlocks());
+    this.follower.on('state', () => this.views.invalidate());
+    this.governance.on('updated', () => this.views.invalidate());
+  }
+
+  start(): void {
+    this.log.info({ indexer: this.source.httpUrl, ws: this.source.wsUrl, source: this.source.label }, 'following the chain');
+    this.follower.start();
+  }
+
+  /** The window changed: re-render once; on a new tip, push the summary to WebSocket subscribers. */
+  private onBlocks(): void {
+    this.views.invalidate();
+    this.governance.maybeRefresh();
+    // Backfilled history changes the window but not the tip: subscribers hear of new blocks only.
+    const tip = this.window.tip;
+    if (!tip || tip.hash === this.pushedTip) return;
+    this.pushedTip = tip.hash;
+    const text = this.views.summaryText(this.ctx.clock.now());
+    if (text !== undefined) this.ctx.publish(summaryTopic(this.network), text);
+  }
+
+  health(): ComponentHealth {
+    const f = this.follower;
+    const now = this.ctx.clock.now();
+    const tip = this.window.tip;
+    const status = f.state === 'stopped' ? 'down' : tip === undefined ? (f.lastError ? 'down' : 'starting') : f.upstreamOk ? 'ok' : 'degraded';
+    return {
+      status,
+      source: this.source.label,
+      follower: f.state,
+      subscription: f.subscriptionConnected ? 'connected' : 'disconnected',
+      latestHeight: tip?.height ?? null,
+      latestBlockAgeSeconds: tip ? Math.max(0, Math.floor((now - tip.timestamp) / 1000)) : null,
+      dataAgeSeconds: f.lastSuccessAt === undefined ? null : Math.max(0, Math.floor((now - f.lastSuccessAt) / 1000)),
+      windowBlocks: this.window.size,
+      reconnects: f.reconnects,
+      upstreamErrors: f.upstreamErrors,
+      upstreamRequests: this.http.requests,
+      lastError: f.lastError ? { code: f.lastError.code, message: f.lastError.message, at: new Date(f.lastErrorAt!).toISOString() } : null,
+      cache: { entries: this.cache.size, inFlight: this.cache.inFlight, hits: this.cache.hits, misses: this.cache.misses, stale: this.cache.stale },
+      governance: { refreshes: this.governance.refreshes, failures: this.governance.failures },
+    };
+  }
+
+  async close(): Promise<void> {
+    this.follower.stop();
+    this.cache.abortAll(new GatewayError('SHUTTING_DOWN'));
+    // Destroying the pool fails whatever is still in flight (a catch-up, a governance refresh).
+    await this.http.close();
+    await this.governance.settled();
+  }
+}

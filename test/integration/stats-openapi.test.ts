@@ -1,0 +1,29 @@
+/** The statistics routes document every status they can answer, their parameters and headers. */
+import t from 'tap';
+import { statsApp } from '../fixtures/stats/stats-app.js';
+
+type Op = { parameters: Array<{ name: string; in: string; required: boolean; schema: Record<string, unknown> }>; responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, { schema: Record<string, unknown> }> }> };
+
+const DERIVED = ['summary', 'latest-block', 'block-time', 'blocks-produced', 'uptime', 'epoch', 'd-parameter'];
+const LOOKUPS = ['search', 'block', 'transaction', 'contract', 'address-activity'];
+
+t.test('OpenAPI: statuses, parameters, headers', async (t) => {
+  const { get } = await statsApp(t, { blocks: 1 });
+  const doc = (await get('/api/openapi.json')).json as { paths: Record<string, { get: Op }> };
+  const op = (p: string): Op => doc.paths[`/api/v1/{network}/${p}`]!.get;
+  for (const p of DERIVED) t.strictSame(Object.keys(op(p).responses), ['200', '304', '404', '405', '429', '500', '503'], p);
+  t.strictSame(Object.keys(op('night-supply').responses), ['200', '304', '404', '405', '429', '503']);
+  for (const p of [...LOOKUPS, 'recent-transactions']) t.strictSame(Object.keys(op(p).responses), ['200', '304', '400', '404', '405', '429', '500', '503'], p);
+  for (const p of LOOKUPS) t.ok(op(p).responses['200']!.headers!['X-Cache'], `${p} documents X-Cache`);
+  for (const p of [...DERIVED, ...LOOKUPS, 'night-supply', 'recent-transactions']) {
+    t.ok(op(p).responses['200']!.headers!['ETag'], `${p} documents ETag`);
+    t.ok(op(p).responses['200']!.content!['application/json']!.schema, `${p} documents its body`);
+    t.strictSame(op(p).parameters[0], { name: 'network', in: 'path', required: true, description: 'mainnet, preprod or preview', schema: { anyOf: [{ const: 'mainnet', type: 'string' }, { const: 'preprod', type: 'string' }, { const: 'preview', type: 'string' }] } });
+  }
+  t.strictSame(op('recent-transactions').parameters[1], { name: 'limit', in: 'query', required: false, description: '1..100, default 20', schema: { minimum: 1, maximum: 100, default: 20, type: 'integer' } });
+  t.strictSame(op('address-activity').parameters.map((p) => [p.name, p.required]), [['network', true], ['identifier', true], ['limit', false]]);
+  t.strictSame(op('block').parameters.map((p) => [p.name, p.required]), [['network', true], ['height', false], ['hash', false]]);
+  t.match(JSON.stringify(op('epoch').responses['404']), /EPOCH_UNAVAILABLE/);
+  t.match(JSON.stringify(op('block').responses['404']), /BLOCK_NOT_FOUND/);
+  t.ok(doc.paths['/api/v1/{network}/summary'], 'summary documented');
+});

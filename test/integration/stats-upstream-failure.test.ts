@@ -1,0 +1,73 @@
+/**
+ * The indexer down, slow or answering garbage: 500 with the code saying how it failed when
+ * nothing is cached; cached data, marked degraded with its age, when something is; recovery.
+ */
+import t from 'tap';
+import { FakeIndexer, type FakeMode } from '../fixtures/stats/fake-indexer.js';
+import { T0, statsApp } from '../fixtures/stats/stats-app.js';
+
+const failures: Array<[FakeMode, string, RegExp]> = [
+  ['down', 'INDEXER_UNAVAILABLE', /^The indexer at http:\/\/127\.0\.0\.1:\d+ could not be reached: /],
+  ['slow', 'INDEXER_TIMEOUT', /did not answer .* within 300 ms|did not acknowledge the subscription connection within 300 ms/],
+  ['garbage', 'INDEXER_BAD_RESPONSE', /not JSON/],
+];
+
+for (const [mode, code, detail] of failures) {
+  t.test(`indexer ${mode}, nothing cached: 500 ${code}`, async (t) => {
+    const fake = await FakeIndexer.start();
+    fake.addBlock(T0);
+    fake.setMode(mode);
+    const { get, net } = await statsApp(t, { fake, blocks: 0, wait: false, stats: { upstreamTimeoutMs: 300 } });
+    await net.follower.waitUntil((f) => f.lastError?.code === code);
+    for (const path of ['summary', 'latest-block', 'uptime']) {
+      const r = await get(`/api/v1/mainnet/${path}`);
+      t.equal(r.status, 500, path);
+      const body = r.json as { error: string; message: string; code: string };
+      t.equal(body.code, code, path);
+      t.match(body.message, /; no data is cached for mainnet yet$/, path);
+    }
+    const lookup = await get('/api/v1/mainnet/block?height=0');
+    t.equal(lookup.status, 500);
+    t.equal((lookup.json as { code: string }).code, code);
+    t.match((lookup.json as { message: string }).message, detail);
+    t.equal(net.health().status, 'down');
+  });
+}
+
+t.test('indexer down with data cached: served, degraded, with its age; then recovery', async (t) => {
+  const { get, fake, net, clock } = await statsApp(t, { blocks: 4 });
+  t.equal(((await get('/api/v1/mainnet/summary')).json as { status: string }).status, 'healthy');
+  fake.setMode('down');
+  await net.follower.waitUntil((f) => !f.upstreamOk);
+  clock.advance(2000);
+  const summary = await get('/api/v1/mainnet/summary');
+  t.equal(summary.status, 200);
+  const body = summary.json as { status: string; dataAgeSeconds: number; latestBlock: { height: number; ageSeconds: number }; uptime: { status: string; score: number } };
+  t.strictSame([body.status, body.dataAgeSeconds, body.latestBlock.height, body.latestBlock.ageSeconds], ['degraded', 2, 3, 5]);
+  t.strictSame(body.uptime, { status: 'degraded', score: 1, latestBlockAgeSeconds: 5, epochUtilization: null }, 'the chain looked fine; the indexer is what fails');
+  const bt = await get('/api/v1/mainnet/block-time');
+  t.strictSame([bt.status, bt.headers['cache-control']], [200, 'public, max-age=1']);
+  t.equal(net.health().status, 'degraded');
+  t.equal((net.health()['lastError'] as { code: string }).code, 'INDEXER_UNAVAILABLE');
+
+  fake.setMode('ok');
+  await net.follower.waitUntil((f) => f.upstreamOk && f.state === 'live');
+  fake.addBlock(T0 + 24_000, [fake.tx()]);
+  await net.follower.waitForHeight(4);
+  await net.follower.settled();
+  clock.set(T0 + 25_000);
+  const back = (await get('/api/v1/mainnet/summary')).json as { status: string; dataAgeSeconds: number; latestBlock: { height: number } };
+  t.strictSame([back.status, back.dataAgeSeconds, back.latestBlock.height], ['healthy', 2, 4], 'the block arrived at T0 + 23 s on the manual clock');
+  t.equal(net.health().status, 'ok');
+});
+
+t.test('garbage from the indexer while data is cached: still served', async (t) => {
+  const { get, fake, net } = await statsApp(t, { blocks: 3 });
+  fake.setMode('garbage');
+  fake.dropSubscriptions();
+  await net.follower.waitUntil((f) => f.lastError?.code === 'INDEXER_BAD_RESPONSE' && !f.upstreamOk);
+  const r = await get('/api/v1/mainnet/latest-block');
+  t.equal(r.status, 200);
+  t.equal((r.json as { height: number }).height, 2);
+  t.equal(((await get('/api/v1/mainnet/summary')).json as { status: string }).status, 'degraded');
+});

@@ -1,0 +1,26 @@
+/** Where each network's data comes from: the embedded devnet's endpoints, or an indexer and its WebSocket. */
+import t from 'tap';
+import type { AppContext, DevnetNetworkInfo } from '../../../src/app-context.js';
+import { loadConfig, type NetworkName } from '../../../src/config.js';
+import { sourceOf } from '../../../src/stats/network-stats.js';
+
+const devnetInfo: DevnetNetworkInfo = { name: 'preview', networkId: 'undeployed', graphqlUrl: 'http://127.0.0.1:1/api/v4/graphql', graphqlWsUrl: 'ws://127.0.0.1:1/api/v4/graphql/ws', submitUrl: '', faucetUrl: '' };
+const ctxWith = (devnet: Array<[NetworkName, DevnetNetworkInfo]>) =>
+  ({
+    config: loadConfig({ env: {}, overrides: { networks: { mainnet: { indexer: 'public', prover: 'upstream', proverUrl: 'http://p' }, preprod: { indexer: 'https://idx.example/api/v4/graphql', indexerWs: 'wss://ws.example/x', prover: 'upstream', proverUrl: 'http://p' } } } }),
+    devnet: new Map(devnet),
+  }) as unknown as AppContext;
+
+t.test('sources', async (t) => {
+  const ctx = ctxWith([['preview', devnetInfo]]);
+  t.strictSame(sourceOf(ctx, 'mainnet'), {
+    httpUrl: 'https://indexer.mainnet.midnight.network/api/v4/graphql',
+    wsUrl: 'wss://indexer.mainnet.midnight.network/api/v4/graphql/ws',
+    label: 'indexer:indexer.mainnet.midnight.network',
+    networkId: 'mainnet',
+    embedded: false,
+  });
+  t.strictSame(sourceOf(ctx, 'preprod'), { httpUrl: 'https://idx.example/api/v4/graphql', wsUrl: 'wss://ws.example/x', label: 'indexer:idx.example', networkId: 'preprod', embedded: false });
+  t.strictSame(sourceOf(ctx, 'preview'), { httpUrl: devnetInfo.graphqlUrl, wsUrl: devnetInfo.graphqlWsUrl, label: 'embedded-devnet', networkId: 'undeployed', embedded: true });
+  t.equal(sourceOf(ctxWith([]), 'preview'), undefined, 'embedded without a running devnet');
+});
