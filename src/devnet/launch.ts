@@ -2,7 +2,8 @@
 // forwards its log records to the caller's logger and waits for its URLs. Nothing here loads the
 // ledger; the main thread exchanges a few small messages per block at most.
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../worker-thread.js';
 import { DevnetError, DevnetErrorCode } from './errors.js';
 import type { DevnetLogger } from './logger.js';
 import type { DevnetOptions, EmbeddedDevnet } from './index.js';
@@ -40,14 +41,7 @@ function validate(opts: DevnetOptions): void {
 }
 
 function spawnWorker(config: WorkerConfig): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./chain-worker.js', import.meta.url), { workerData: config });
-  // Running from the TypeScript sources (tests, `npx tsx`): on Node 20 a worker does not get the
-  // tsx loader for its entry module even with the parent's execArgv, so the worker registers tsx
-  // itself before importing the entry.
-  const entry = new URL('./chain-worker.ts', import.meta.url).href;
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const boot = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(boot, { eval: true, workerData: config });
+  return startModuleWorker(new URL('./chain-worker', import.meta.url), import.meta.url, { workerData: config });
 }
 
 export async function launchDevnet(opts: DevnetOptions, launch: LaunchOptions = {}): Promise<EmbeddedDevnet> {

@@ -1,0 +1,59 @@
+/**
+ * One writer publishes a byte snapshot (the DUST wallets' serialized state and the ledger
+ * parameters) to any number of reader threads through a SharedArrayBuffer, without locks:
+ * a seqlock. The writer makes the sequence odd, writes, then makes it even again; a reader copies
+ * the bytes between two reads of the same even sequence, else it retries. Readers never block
+ * the writer, and a reader never sees a half-written snapshot.
+ */
+const SEQ = 0;
+const LENGTH = 1;
+const HEADER_WORDS = 2;
+const HEADER_BYTES = HEADER_WORDS * Int32Array.BYTES_PER_ELEMENT;
+/** A reader that keeps colliding with writes gives up; the writer publishes at block pace. */
+const MAX_READ_ATTEMPTS = 1000;
+
+export class SharedSnapshot {
+  private readonly header: Int32Array;
+  private readonly bytes: Uint8Array;
+
+  constructor(readonly buffer: SharedArrayBuffer) {
+    this.header = new Int32Array(buffer, 0, HEADER_WORDS);
+    this.bytes = new Uint8Array(buffer, HEADER_BYTES);
+  }
+
+  static create(capacityBytes: number): SharedSnapshot {
+    return new SharedSnapshot(new SharedArrayBuffer(HEADER_BYTES + capacityBytes));
+  }
+
+  get capacity(): number {
+    return this.bytes.length;
+  }
+
+  /** Even, increasing with every publish; 0 until the first one. */
+  get version(): number {
+    return Atomics.load(this.header, SEQ) & ~1;
+  }
+
+  /** Single writer only. Throws if the snapshot does not fit (the capacity is a setting). */
+  publish(data: Uint8Array): number {
+    if (data.length > this.bytes.length) throw new RangeError(`snapshot of ${data.length} bytes exceeds the shared capacity of ${this.bytes.length} bytes`);
+    const seq = Atomics.add(this.header, SEQ, 1) + 1; // odd: write in progress
+    this.bytes.set(data, 0);
+    Atomics.store(this.header, LENGTH, data.length);
+    Atomics.store(this.header, SEQ, seq + 1); // even: published
+    return seq + 1;
+  }
+
+  /** A consistent copy of the latest snapshot, or undefined before the first publish. */
+  read(): { version: number; data: Uint8Array } | undefined {
+    for (let attempt = 0; attempt < MAX_READ_ATTEMPTS; attempt++) {
+      const before = Atomics.load(this.header, SEQ);
+      if (before === 0) return undefined;
+      if (before & 1) continue;
+      const length = Atomics.load(this.header, LENGTH);
+      const copy = this.bytes.slice(0, length);
+      if (Atomics.load(this.header, SEQ) === before) return { version: before, data: copy };
+    }
+    throw new Error('shared snapshot: could not read a consistent copy');
+  }
+}
