@@ -30,6 +30,11 @@ export class IndexerStore {
   readonly #txByAddress = new Map<string, number[]>();
   readonly #actionsByAddress = new Map<string, number[]>();
   #closed = false;
+  /**
+   * When live block production (re)started. Genesis is backdated and a stopped devnet produces
+   * nothing, so slot utilization counts from here: the devnet's own downtime is not the chain's.
+   */
+  liveSinceMs: number | undefined;
   #wake: { promise: Promise<void>; resolve: () => void } = IndexerStore.#signal();
 
   static #signal(): { promise: Promise<void>; resolve: () => void } {

@@ -105,6 +105,7 @@ export class DevnetNetwork {
     const saved = this.#persistence?.load(this.#config.networkId, this.#fingerprint());
     if (saved) this.#resume(saved.snapshot, saved.bundles);
     else await this.#genesis();
+    this.#store.liveSinceMs = this.#now();
     const base = await this.#http.listen(this.#config.port);
     this.#info = {
       name: this.#config.name,

@@ -79,9 +79,13 @@ export const queryResolvers: ResolverMap = {
       const genesis = ctx.store.blocks[0];
       const until = Math.min(endMs, ctx.now());
       if (!genesis || until <= startMs || endMs <= genesis.timestamp) return null;
-      const expected = Math.max(1, Math.floor((until - Math.max(startMs, genesis.timestamp)) / (SLOT_SECONDS * 1000)));
-      const produced = firstBlockFrom(ctx.store.blocks, until) - firstBlockFrom(ctx.store.blocks, startMs);
-      return produced / expected;
+      const from = Math.max(startMs, genesis.timestamp, ctx.store.liveSinceMs ?? genesis.timestamp);
+      if (until <= from) return null;
+      // A slot's block lands just after the slot ends; half a slot of grace keeps a block still
+      // being produced from counting as missed.
+      const expected = Math.max(1, Math.floor((until - from) / (SLOT_SECONDS * 1000) - 0.5));
+      const produced = firstBlockFrom(ctx.store.blocks, until) - firstBlockFrom(ctx.store.blocks, from);
+      return Math.min(1, produced / expected);
     },
     zswapMerkleTreeCollapsedUpdate: (_: unknown, { startIndex, endIndex }: { startIndex: number; endIndex: number }, ctx: GraphQLContext) => ({
       startIndex,
