@@ -6,7 +6,7 @@
  * short-lived graphql-transport-ws connection per lookup (lookups are cached and single-flight).
  */
 import { GatewayError, toGatewayError } from '../errors.js';
-import { GraphqlWsConnection } from './graphql-ws.js';
+import { GraphqlWsConnection } from '../indexer/graphql-ws.js';
 import { ADDRESS_ACTIVITY } from './queries.js';
 import { AddressEvent, expectShape } from './upstream-types.js';
 

@@ -16,8 +16,8 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { GatewayError, toGatewayError } from '../errors.js';
 import type { BlockWindow } from './block-window.js';
-import type { GraphqlHttpClient } from './graphql-http.js';
-import { GraphqlWsConnection } from './graphql-ws.js';
+import type { GraphqlHttpClient } from '../indexer/graphql-http.js';
+import { GraphqlWsConnection } from '../indexer/graphql-ws.js';
 import { BACKFILL_BATCH, BLOCKS_SUBSCRIPTION, TIP, backfillQuery } from './queries.js';
 import { BackfillData, BlocksEvent, TipData, expectShape, type RingBlock } from './upstream-types.js';
 

@@ -11,7 +11,7 @@ import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { anchorFromInfo, type EpochAnchor } from './epoch.js';
-import type { GraphqlHttpClient } from './graphql-http.js';
+import type { GraphqlHttpClient } from '../indexer/graphql-http.js';
 import { EPOCH_UTILIZATION, GOVERNANCE } from './queries.js';
 import { GovernanceData, UtilizationData, expectShape } from './upstream-types.js';
 

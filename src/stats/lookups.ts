@@ -9,7 +9,7 @@ import type { Reply } from '../http/route.js';
 import { streamAddressActivity, type AddressTransactionEvent } from './address-activity.js';
 import type { BlockWindow } from './block-window.js';
 import { toAddressActivity, toBlockDetail, toContractDetail, toTransactionDetail } from './lookup-views.js';
-import type { GraphqlHttpClient } from './graphql-http.js';
+import type { GraphqlHttpClient } from '../indexer/graphql-http.js';
 import type { Fetched, LookupCache } from './lookup-cache.js';
 import { hexToAddress, type SearchQuery, type UnshieldedAddress } from './params.js';
 import { BLOCK_DETAIL, CONTRACT_DETAIL, SEARCH_HEIGHT, SEARCH_HEX, TRANSACTION_DETAIL } from './queries.js';

@@ -11,7 +11,7 @@ import { BlockWindow } from './block-window.js';
 import { CHAIN_SPEC_EPOCH_SECONDS, DEVNET_EPOCH_SECONDS } from './epoch.js';
 import { ChainFollower } from './follower.js';
 import { Governance } from './governance.js';
-import { GraphqlHttpClient } from './graphql-http.js';
+import { GraphqlHttpClient } from '../indexer/graphql-http.js';
 import { LookupCache } from './lookup-cache.js';
 import { Lookups } from './lookups.js';
 import { DerivedViews } from './views.js';

@@ -7,13 +7,9 @@
  * document's complexity is its number of field selections; the test checks that too.
  */
 
-export interface GqlDocument {
-  /** The operation name, sent as `operationName`. */
-  readonly name: string;
-  readonly text: string;
-}
+import { gql as doc, type GqlDocument } from '../indexer/document.js';
 
-const doc = (name: string, text: string): GqlDocument => ({ name, text: text.replace(/\s+/g, ' ').trim() });
+export type { GqlDocument };
 
 /** What the ring keeps of a transaction: enough for recent-transactions. */
 const RING_TRANSACTION = `__typename id hash ... on RegularTransaction { transactionResult { status } fees { paidFees } }`;

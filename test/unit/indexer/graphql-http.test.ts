@@ -2,7 +2,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import t, { type Test } from 'tap';
-import { GraphqlHttpClient } from '../../../src/stats/graphql-http.js';
+import { GraphqlHttpClient } from '../../../src/indexer/graphql-http.js';
 import { TIP } from '../../../src/stats/queries.js';
 
 async function upstream(t: Test, handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {

@@ -7,7 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import { WebSocket } from 'undici';
 import { GatewayError } from '../errors.js';
-import type { GqlDocument } from './queries.js';
+import type { GqlDocument } from './document.js';
 
 export const SUBPROTOCOL = 'graphql-transport-ws';
 

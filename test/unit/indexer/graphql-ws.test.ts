@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import t, { type Test } from 'tap';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { GatewayError } from '../../../src/errors.js';
-import { GraphqlWsConnection, SUBPROTOCOL } from '../../../src/stats/graphql-ws.js';
+import { GraphqlWsConnection, SUBPROTOCOL } from '../../../src/indexer/graphql-ws.js';
 import { TIP } from '../../../src/stats/queries.js';
 
 type Script = (ws: WebSocket, msg: { type: string; id?: string; payload?: unknown }) => void;

@@ -6,7 +6,7 @@
  */
 import { Pool, errors as undiciErrors } from 'undici';
 import { GatewayError } from '../errors.js';
-import type { GqlDocument } from './queries.js';
+import type { GqlDocument } from './document.js';
 
 export interface GraphqlHttpOptions {
   timeoutMs: number;
