@@ -1,6 +1,6 @@
 /**
  * Every GraphQL document the statistics module sends to the indexer, in one place so one test
- * (test/unit/stats/queries.test.ts) can validate them all against the indexer schema v4.3.7.
+ * (test/unit/indexer/documents.test.ts) can validate them all against the indexer schema v4.3.7.
  *
  * Limits of the public indexers (LEDGER.md, "Indexer"): complexity 200, depth 15, no batching.
  * The indexer (async-graphql) counts one point per selected field, lists not multiplied, so a

@@ -1,5 +1,5 @@
 /**
- * Every GraphQL document the statistics module sends is valid against the indexer schema
+ * Every GraphQL document nightgate sends (statistics and DUST sync) is valid against the indexer schema
  * (v4.3.7, and the 4.4 head for forward compatibility) and within the public indexers' limits:
  * complexity 200 (one point per field selection, as async-graphql counts) and depth 15.
  */
@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { Kind, buildSchema, parse, validate, type SelectionSetNode } from 'graphql';
 import { BACKFILL_BATCH, DOCUMENTS, backfillQuery, type GqlDocument } from '../../../src/stats/queries.js';
+import { DOCUMENTS as DUST_DOCUMENTS } from '../../../src/dust/queries.js';
 
 const schemaAt = (file: string) => buildSchema(readFileSync(new URL(`../../../../shared/midnight/${file}`, import.meta.url), 'utf8'));
 const SCHEMAS = { 'v4.3.7': schemaAt('indexer-schema-v4.3.7.graphql'), 'v4-head': schemaAt('indexer-schema-v4-head.graphql') };
@@ -28,7 +29,7 @@ function measure(set: SelectionSetNode | undefined, depth = 1): { fields: number
   return { fields, depth: deepest };
 }
 
-const all: GqlDocument[] = [...DOCUMENTS];
+const all: GqlDocument[] = [...DOCUMENTS, ...DUST_DOCUMENTS];
 for (let n = 1; n <= BACKFILL_BATCH; n++) all.push(backfillQuery(n));
 
 t.test('every document validates against the indexer schemas with zero errors', async (t) => {

@@ -1,0 +1,10 @@
+/** GraphQL documents of the DUST wallet sync (validated against the v4.3.7 schema in tests). */
+import { gql, type GqlDocument } from '../indexer/document.js';
+
+/** The ledger parameters in force at the tip: DUST parameters and the fee model. */
+export const LEDGER_PARAMETERS = gql('NightgateLedgerParameters', `query NightgateLedgerParameters { block { height timestamp ledgerParameters } }`);
+
+/** Every DUST ledger event from `id` on (the very start when omitted), each with its serialized bytes. */
+export const DUST_EVENTS = gql('NightgateDustEvents', `subscription NightgateDustEvents($id: Int) { dustLedgerEvents(id: $id) { __typename id raw maxId } }`);
+
+export const DOCUMENTS: readonly GqlDocument[] = [LEDGER_PARAMETERS, DUST_EVENTS];
