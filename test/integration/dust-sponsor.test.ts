@@ -1,0 +1,121 @@
+import t from 'tap';
+import * as L from '@midnight-ntwrk/ledger-v8';
+import { startNetwork, SPONSOR_SEEDS, type Harness } from '../fixtures/devnet/harness.js';
+import { freshUser, fund, unprovenTransfer } from '../fixtures/dust/user-tx.js';
+import { DustAllocatorTable } from '../../src/dust/allocator.js';
+import { SharedSnapshot } from '../../src/dust/shared-snapshot.js';
+import { NetworkDustSync, type SyncStatus } from '../../src/dust/wallet-sync.js';
+import { sponsor, type SponsorArgs } from '../../workers/lib/sponsor.js';
+import { devProvingProvider } from '../../workers/lib/providers.js';
+
+interface Rig {
+  h: Harness;
+  table: DustAllocatorTable;
+  snapshot: SharedSnapshot;
+  /** Resolves with the first status after `eventId` passes `after`. */
+  nextStatus(after: number): Promise<SyncStatus>;
+  last(): SyncStatus;
+}
+
+async function rig(t: Tap.Test): Promise<Rig> {
+  const h = await startNetwork();
+  t.teardown(() => h.close());
+  const table = DustAllocatorTable.create(256);
+  const snapshot = SharedSnapshot.create(8 * 1024 * 1024);
+  const waiters: Array<{ after: number; resolve: (s: SyncStatus) => void }> = [];
+  let last: SyncStatus | undefined;
+  const sync = new NetworkDustSync(
+    { network: 'preview', graphqlUrl: h.info.graphqlUrl, graphqlWsUrl: h.info.graphqlWsUrl, seeds: SPONSOR_SEEDS, table: table.buffer, snapshot: snapshot.buffer, timeoutMs: 5000, spentRetentionMs: 600_000, reconnectMinMs: 50, reconnectMaxMs: 500 },
+    (s) => {
+      last = s;
+      for (const w of [...waiters]) if (s.phase === 'synced' && s.eventId > w.after) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(s);
+      }
+    },
+  );
+  t.teardown(() => sync.close());
+  const nextStatus = (after: number) => new Promise<SyncStatus>((resolve) => waiters.push({ after, resolve }));
+  const first = nextStatus(-1);
+  await sync.start();
+  await first;
+  return { h, table, snapshot, nextStatus, last: () => last! };
+}
+
+const args = (kind: SponsorArgs['kind'], over: Partial<SponsorArgs> = {}): SponsorArgs => ({
+  kind, networkId: 'undeployed', seeds: SPONSOR_SEEDS, margin: 3, maxFee: (10n ** 18n).toString(), budgetLeft: (10n ** 19n).toString(), now: Date.now(), reservationTtlMs: 300_000, ttlSafetyMs: 60_000, ...over,
+});
+
+async function submit(h: Harness, bytes: Uint8Array): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(h.info.submitUrl, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: bytes });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+t.test('prove-and-balance: a DUST-less user transfer is sponsored, lands, and its DUST UTXO is marked SPENT', async (t) => {
+  const r = await rig(t);
+  const alice = freshUser(11);
+  const bob = freshUser(12);
+  await fund(r.h, alice, 50_000_000n);
+  const user = await unprovenTransfer(r.h, alice, bob.address, 1_000_000n);
+
+  // Without a fee the ledger refuses it.
+  const unbalanced = await submit(r.h, (await user.prove(devProvingProvider({}), L.CostModel.initialCostModel())).bind().serialize());
+  t.equal(unbalanced.status, 400, 'the unsponsored transfer is unbalanced');
+
+  const res = await sponsor(user.serialize(), args('prove-and-balance'), r.table.buffer, r.snapshot.buffer, devProvingProvider({}));
+  t.equal(r.table.counts().reserved, 1, 'one UTXO reserved for it');
+  const tx = L.Transaction.deserialize('signature', 'proof', 'binding', res.tx);
+  t.equal(tx.transactionHash(), res.txHash, 'hash of the returned bytes is txHash');
+  t.ok(BigInt(res.fee) > 0n);
+  t.ok(res.expiresAt < res.reclaimAt, 'the fee intent expires before the reservation is reclaimed');
+
+  const landed = await submit(r.h, res.tx);
+  t.equal(landed.status, 202, JSON.stringify(landed.body));
+  const before = r.last().eventId;
+  const next = r.nextStatus(before);
+  await r.h.network.produceBlock();
+  await next;
+  const slot = r.table.slotEntry(res.slot);
+  t.equal(slot?.state, 'spent', 'chain sync marked the spent DUST UTXO SPENT');
+  t.equal(r.table.counts().reserved, 0);
+  t.equal(r.table.release({ slot: res.slot, generation: res.generation }), false, 'the old reservation can no longer be released');
+});
+
+t.test('balance-only: a proven transfer gets a proven, bound fee part merged in, and lands', async (t) => {
+  const r = await rig(t);
+  const carol = freshUser(21);
+  await fund(r.h, carol, 50_000_000n);
+  const user = await unprovenTransfer(r.h, carol, freshUser(22).address, 2_000_000n);
+  const proven = await user.prove(devProvingProvider({}), L.CostModel.initialCostModel());
+  // The proven (unbound) body is sponsored and the answer dropped; the finalized one lands.
+  for (const [i, body] of [proven.serialize(), proven.bind().serialize()].entries()) {
+    const res = await sponsor(body, args('balance-only'), r.table.buffer, r.snapshot.buffer, devProvingProvider({}));
+    const tx = L.Transaction.deserialize('signature', 'proof', 'binding', res.tx);
+    t.equal(tx.transactionHash(), res.txHash);
+    if (i === 0) t.ok(r.table.release({ slot: res.slot, generation: res.generation }), 'released by its holder');
+    else {
+      const landed = await submit(r.h, res.tx);
+      t.equal(landed.status, 202, JSON.stringify(landed.body));
+      const next = r.nextStatus(r.last().eventId);
+      await r.h.network.produceBlock();
+      await next;
+      t.equal(r.table.slotEntry(res.slot)?.state, 'spent');
+    }
+  }
+});
+
+t.test('wrong kinds, cap and budget are refused before any UTXO stays reserved', async (t) => {
+  const r = await rig(t);
+  const dave = freshUser(31);
+  await fund(r.h, dave, 50_000_000n);
+  const user = await unprovenTransfer(r.h, dave, freshUser(32).address, 1n);
+  const finalized = (await user.prove(devProvingProvider({}), L.CostModel.initialCostModel())).bind().serialize();
+  await t.rejects(sponsor(finalized, args('prove-and-balance'), r.table.buffer, r.snapshot.buffer, devProvingProvider({})), { code: 'WRONG_TRANSACTION_KIND', message: 'expected an unproven transaction, got a finalized one' });
+  await t.rejects(sponsor(user.serialize(), args('balance-only'), r.table.buffer, r.snapshot.buffer, devProvingProvider({})), { code: 'WRONG_TRANSACTION_KIND', message: 'expected a proven transaction or a finalized transaction, got an unproven one' });
+  await t.rejects(sponsor(user.serialize(), args('prove-and-balance', { maxFee: '1' }), r.table.buffer, r.snapshot.buffer, devProvingProvider({})), { code: 'FEE_CAP_EXCEEDED' });
+  await t.rejects(sponsor(user.serialize(), args('prove-and-balance', { budgetLeft: '1' }), r.table.buffer, r.snapshot.buffer, devProvingProvider({})), { code: 'DUST_BUDGET_EXCEEDED' });
+  const failing: L.ProvingProvider = { check: async () => [], prove: async () => { throw new Error('prover exploded'); } };
+  await t.rejects(sponsor(user.serialize(), args('prove-and-balance'), r.table.buffer, r.snapshot.buffer, failing), { code: 'PROVER_FAILED' });
+  t.same(r.table.counts().reserved, 0, 'every failure released its reservation at once');
+  t.equal(r.table.counts().free, r.table.counts().total);
+});

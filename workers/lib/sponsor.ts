@@ -1,0 +1,180 @@
+/**
+ * Sponsoring one transaction with a server DUST UTXO (LEDGER.md, "Sponsoring a transaction with
+ * DUST"; DESIGN.md, "DUST UTXO allocator"):
+ *  1. read the body's kind from its tag and deserialize it;
+ *  2. estimate the fee, reserve the smallest free UTXO that covers it (lock-free, in the shared
+ *     table), spend it into a fee intent in the first free segment, and re-estimate on the merged,
+ *     proof-shaped transaction until the fee converges;
+ *  3. check the fee against the key's cap and remaining budget before any proving;
+ *  4. prove (everything for an unproven body; only the fee part for a proven one), bind, merge;
+ *  5. any failure after step 2 releases the reservation at once.
+ * The fee intent's TTL ends before the reservation can be reclaimed, so a reclaimed UTXO can never
+ * be spent twice.
+ */
+import * as L from '@midnight-ntwrk/ledger-v8';
+import { GatewayError, isGatewayError } from '../../src/errors.js';
+import { DustAllocatorTable, type Reservation } from '../../src/dust/allocator.js';
+import { expectKind, readTransactionTag, type TransactionKind } from '../../src/dust/transaction-tag.js';
+import { feeToTableUnits, utxoKey } from '../../src/dust/wallet-state.js';
+import { replicaOf, secretKeyOf } from './wallet-replica.js';
+
+export type SponsorKind = 'prove-and-balance' | 'balance-only';
+
+export interface SponsorArgs {
+  kind: SponsorKind;
+  /** Ledger network id of the network served (the fee part is built for it). */
+  networkId: string;
+  /** Server DUST wallet seeds, in the sync's wallet-index order. */
+  seeds: string[];
+  /** Fee safety margin (LEDGER.md: margin n multiplies by 1.046^n). */
+  margin: number;
+  /** Largest fee this request may cost, SPECK: min(cap, remaining budget). Decimal strings. */
+  maxFee: string;
+  budgetLeft: string;
+  /** Wall-clock ms of the request. */
+  now: number;
+  /** When the main thread reclaims an unspent reservation, ms from `now`. */
+  reservationTtlMs: number;
+  /** The fee intent expires this long before the reclaim. */
+  ttlSafetyMs: number;
+}
+
+export interface SponsorResult {
+  tx: Uint8Array;
+  txHash: string;
+  identifiers: string[];
+  fee: string;
+  walletIndex: number;
+  slot: number;
+  generation: number;
+  /** The fee intent's TTL, ms since the epoch: submit before this. */
+  expiresAt: number;
+  reclaimAt: number;
+}
+
+const ACCEPTED: Record<SponsorKind, TransactionKind[]> = {
+  'prove-and-balance': ['unproven'],
+  'balance-only': ['proven', 'finalized'],
+};
+const MAX_FEE_ROUNDS = 5;
+
+type AnyTx = L.Transaction<L.Signaturish, L.Proofish, L.Bindingish>;
+
+function deserialize(bytes: Uint8Array, kind: SponsorKind): AnyTx {
+  const tag = readTransactionTag(bytes);
+  expectKind(tag, ACCEPTED[kind]);
+  let tx: AnyTx;
+  try {
+    tx = L.Transaction.deserialize(tag.markers[0], tag.markers[1], tag.markers[2], bytes) as AnyTx;
+  } catch (err) {
+    throw new GatewayError('INVALID_BODY', `the transaction does not deserialize: ${(err as Error).message}`);
+  }
+  // A proven but unbound transaction is bound here: only transactions of the same kind merge,
+  // and the fee part arrives proven and bound. Binding needs no secret.
+  return tag.kind === 'proven' ? ((tx as L.Transaction<L.Signaturish, L.Proof, L.PreBinding>).bind() as AnyTx) : tx;
+}
+
+function firstFreeSegment(tx: AnyTx): number {
+  const used = new Set(tx.intents?.keys() ?? []);
+  let seg = 1;
+  while (used.has(seg)) seg++;
+  return seg;
+}
+
+/** Fee of user tx + fee tx in proof-shaped form (fees on erased or unproven shapes run ~1% low). */
+function mergedFee(user: AnyTx, feeTx: L.UnprovenTransaction, params: L.LedgerParameters, margin: number): bigint {
+  let u: AnyTx;
+  try {
+    u = user.mockProve() as AnyTx;
+  } catch {
+    u = user;
+  }
+  return (u as L.Transaction<L.Signaturish, L.Proof, L.Binding>).merge(feeTx.mockProve() as L.Transaction<L.Signaturish, L.Proof, L.Binding>).feesWithMargin(params, margin);
+}
+
+interface Built {
+  feeTx: L.UnprovenTransaction;
+  fee: bigint;
+  reservation: Reservation;
+}
+
+/** Reserve, spend and build the fee intent until its fee covers the merged transaction's. */
+function buildFee(user: AnyTx, args: SponsorArgs, table: DustAllocatorTable, snapshotBuffer: SharedArrayBuffer, networkId: string): Built {
+  const replica = replicaOf(snapshotBuffer);
+  if (!replica) throw new GatewayError('WALLET_SYNCING', undefined, { headers: { 'Retry-After': '30' } });
+  const now = new Date(args.now);
+  const reclaimAt = args.now + args.reservationTtlMs;
+  const ttl = new Date(reclaimAt - args.ttlSafetyMs);
+  const seg = firstFreeSegment(user);
+  const limit = BigInt(args.maxFee) < BigInt(args.budgetLeft) ? BigInt(args.maxFee) : BigInt(args.budgetLeft);
+  let fee = user.feesWithMargin(replica.params, args.margin);
+  let reservation: Reservation | null = null;
+  try {
+    for (let round = 0; round < MAX_FEE_ROUNDS; round++) {
+      if (fee > limit) break;
+      const units = feeToTableUnits(fee);
+      if (!reservation || reservation.value < units) {
+        if (reservation) table.release(reservation);
+        reservation = table.reserve(units, reclaimAt);
+        if (!reservation) throw new GatewayError('NO_DUST_AVAILABLE', `no free DUST UTXO covers a fee of ${fee} SPECK; retry shortly`, { headers: { 'Retry-After': '6' } });
+      }
+      const entry = table.slotEntry(reservation.slot);
+      const wallet = entry ? replica.wallets[entry.walletIndex] : undefined;
+      const seed = entry ? args.seeds[entry.walletIndex] : undefined;
+      const qdo = wallet?.utxos.find((q) => utxoKey(q.nonce) === entry!.key);
+      if (!entry || !wallet || !seed || !qdo) {
+        // The table is ahead of this replica (a UTXO from a newer snapshot): refuse this slot.
+        throw new GatewayError('WALLET_SYNCING', 'the DUST wallet replica is behind the allocator; retry', { headers: { 'Retry-After': '1' } });
+      }
+      const [, spend] = wallet.spend(secretKeyOf(seed), qdo, fee, now);
+      const intent = L.Intent.new(ttl);
+      intent.dustActions = new L.DustActions('signature', 'pre-proof', now, [spend], []);
+      const feeTx = L.Transaction.fromParts(networkId).addIntent({ tag: 'specific', value: seg }, intent);
+      const need = mergedFee(user, feeTx, replica.params, args.margin);
+      if (need <= fee) return { feeTx, fee, reservation };
+      fee = need;
+    }
+    if (fee > limit) {
+      const cap = BigInt(args.maxFee);
+      if (fee > cap) throw new GatewayError('FEE_CAP_EXCEEDED', `fee ${fee} SPECK exceeds the per-transaction cap of ${cap} SPECK`);
+      throw new GatewayError('DUST_BUDGET_EXCEEDED', `fee ${fee} SPECK exceeds what is left of this key's DUST budget (${args.budgetLeft} SPECK)`);
+    }
+    throw new GatewayError('INTERNAL', `the fee did not converge in ${MAX_FEE_ROUNDS} rounds`);
+  } catch (err) {
+    if (reservation) table.release(reservation);
+    throw err;
+  }
+}
+
+export async function sponsor(bytes: Uint8Array, args: SponsorArgs, tableBuffer: SharedArrayBuffer, snapshotBuffer: SharedArrayBuffer, provider: L.ProvingProvider): Promise<SponsorResult> {
+  const user = deserialize(bytes, args.kind);
+  const table = DustAllocatorTable.fromShared(tableBuffer);
+  const { feeTx, fee, reservation } = buildFee(user, args, table, snapshotBuffer, args.networkId);
+  try {
+    const costModel = L.CostModel.initialCostModel();
+    let final: L.FinalizedTransaction;
+    if (args.kind === 'prove-and-balance') {
+      const merged = (user as L.UnprovenTransaction).merge(feeTx);
+      final = (await merged.prove(provider, costModel)).bind();
+    } else {
+      const feeFinal = (await feeTx.prove(provider, costModel)).bind();
+      final = (user as L.FinalizedTransaction).merge(feeFinal);
+    }
+    const entry = table.slotEntry(reservation.slot)!;
+    return {
+      tx: final.serialize(),
+      txHash: final.transactionHash(),
+      identifiers: final.identifiers(),
+      fee: fee.toString(),
+      walletIndex: entry.walletIndex,
+      slot: reservation.slot,
+      generation: reservation.generation,
+      expiresAt: args.now + args.reservationTtlMs - args.ttlSafetyMs,
+      reclaimAt: args.now + args.reservationTtlMs,
+    };
+  } catch (err) {
+    table.release(reservation);
+    if (isGatewayError(err)) throw err;
+    throw new GatewayError('PROVER_FAILED', `proving the sponsored transaction failed: ${(err as Error).message}`);
+  }
+}
