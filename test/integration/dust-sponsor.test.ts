@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import * as L from '@midnight-ntwrk/ledger-v8';
 import { startNetwork, SPONSOR_SEEDS, type Harness } from '../fixtures/devnet/harness.js';
 import { freshUser, fund, unprovenTransfer } from '../fixtures/dust/user-tx.js';
@@ -17,7 +17,7 @@ interface Rig {
   last(): SyncStatus;
 }
 
-async function rig(t: Tap.Test): Promise<Rig> {
+async function rig(t: Test): Promise<Rig> {
   const h = await startNetwork();
   t.teardown(() => h.close());
   const table = DustAllocatorTable.create(256);

@@ -1,0 +1,138 @@
+/**
+ * One autocannon run in this process, reduced to LoadFigures. Latencies are recorded here from
+ * autocannon's per-response hrtime at 1 µs resolution: autocannon's own histogram keeps whole
+ * milliseconds, too coarse for a 2 ms overhead budget or a sub-millisecond p50. Every run is
+ * bounded: by its duration or request count, and by a hard stop after that plus the response
+ * timeout.
+ */
+import { createHistogram } from 'node:perf_hooks';
+import autocannon, { type Options, type RequestSpec } from 'autocannon';
+import { rssMiB } from './processes.js';
+import type { LoadFigures } from './types.js';
+
+const RSS_SAMPLE_MS = 200;
+const HARD_STOP_SLACK_S = 15;
+const MAX_AMOUNT_RUN_S = 120;
+
+export interface LoadSpec {
+  /** Full URL; `requests[].path` replaces its path when given. */
+  url: string;
+  connections: number;
+  /** Seconds; ignored when `amount` is set. */
+  durationS: number;
+  /** Stop after exactly this many requests instead of after `durationS`. */
+  amount?: number;
+  /** Unmeasured run first, with the same requests (seconds; 0 = none). */
+  warmupS?: number;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: Buffer;
+  requests?: RequestSpec[];
+  /** Overall requests per second cap. */
+  rate?: number;
+  /** Seconds to wait for one response. */
+  timeoutS?: number;
+  /** Server pid whose RSS is sampled during the run. */
+  pid?: number;
+}
+
+function options(spec: LoadSpec, durationS: number): Options {
+  return {
+    url: spec.url,
+    connections: spec.connections,
+    duration: durationS,
+    timeout: spec.timeoutS ?? 10,
+    ...(spec.method ? { method: spec.method } : {}),
+    ...(spec.headers ? { headers: spec.headers } : {}),
+    ...(spec.body ? { body: spec.body } : {}),
+    ...(spec.requests ? { requests: spec.requests } : {}),
+    ...(spec.rate ? { overallRate: spec.rate } : {}),
+  };
+}
+
+async function bounded(opts: Options, boundS: number, onResponse?: (status: number, ms: number) => void): Promise<{ durationS: number; errors: number; timeouts: number }> {
+  const instance = autocannon(opts);
+  if (onResponse) instance.on('response', (_client, status, _bytes, ms) => onResponse(status, ms));
+  const hardStop = setTimeout(() => instance.stop(), boundS * 1000);
+  try {
+    const result = await instance;
+    return { durationS: result.duration, errors: result.errors, timeouts: result.timeouts };
+  } finally {
+    clearTimeout(hardStop);
+  }
+}
+
+export async function runLoad(spec: LoadSpec): Promise<LoadFigures> {
+  const timeoutS = spec.timeoutS ?? 10;
+  if (spec.warmupS && spec.warmupS > 0) {
+    await bounded(options(spec, spec.warmupS), spec.warmupS + timeoutS + HARD_STOP_SLACK_S);
+  }
+
+  const hist = createHistogram();
+  const status: Record<string, number> = {};
+  let responses = 0;
+  let rssMax: number | undefined;
+  const sample = (): void => {
+    const rss = spec.pid === undefined ? undefined : rssMiB(spec.pid);
+    if (rss !== undefined) rssMax = Math.max(rssMax ?? 0, rss);
+  };
+  const sampler = spec.pid === undefined ? undefined : setInterval(sample, RSS_SAMPLE_MS);
+  sample();
+
+  const opts = options(spec, spec.durationS);
+  // An amount-bounded run (distinct transactions) takes as long as its requests need, up to a cap:
+  // below amount/MAX_AMOUNT_RUN_S per second, what was answered by then is the result.
+  const boundS =
+    spec.amount !== undefined
+      ? Math.min(Math.ceil(spec.amount / spec.connections) * timeoutS, MAX_AMOUNT_RUN_S) + HARD_STOP_SLACK_S
+      : spec.durationS + timeoutS + HARD_STOP_SLACK_S;
+  if (spec.amount !== undefined) opts.amount = spec.amount;
+  let run;
+  try {
+    run = await bounded(opts, boundS, (code, ms) => {
+      responses++;
+      status[code] = (status[code] ?? 0) + 1;
+      hist.record(Math.max(1, Math.round(ms * 1000)));
+    });
+  } finally {
+    if (sampler) clearInterval(sampler);
+  }
+  sample();
+
+  const ms = (us: number): number => (responses === 0 ? 0 : us / 1000);
+  return {
+    connections: spec.connections,
+    durationS: run.durationS,
+    responses,
+    rps: run.durationS > 0 ? responses / run.durationS : 0,
+    latencyMs: {
+      p50: ms(hist.percentile(50)),
+      p90: ms(hist.percentile(90)),
+      p99: ms(hist.percentile(99)),
+      max: ms(hist.max),
+      mean: ms(hist.mean),
+    },
+    status,
+    errors: run.errors,
+    timeouts: run.timeouts,
+    ...(rssMax !== undefined ? { rssMaxMiB: rssMax } : {}),
+  };
+}
+
+/** The status that most responses got, e.g. `200`; `none` when nothing answered. */
+export function dominantStatus(load: LoadFigures): string {
+  let best = 'none';
+  let count = 0;
+  for (const [code, n] of Object.entries(load.status)) {
+    if (n > count) {
+      best = code;
+      count = n;
+    }
+  }
+  return best;
+}
+
+/** True when the route is a documented 501 placeholder in this build. */
+export function isPlaceholder(load: LoadFigures): boolean {
+  return dominantStatus(load) === '501';
+}

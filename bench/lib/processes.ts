@@ -1,0 +1,142 @@
+/**
+ * Every process the harness starts goes through one ProcessGroup, which stops them by pid: at the
+ * end of a scenario, at the end of the run, on error, and on SIGINT/SIGTERM of the runner. Nothing
+ * is ever killed by name.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { ROOT, nodeArgs } from './paths.js';
+
+const KEPT_LINES = 25;
+const STOP_GRACE_MS = 8000;
+
+export interface StartSpec {
+  name: string;
+  /** Project module without extension, e.g. `src/cli`. */
+  module: string;
+  args?: readonly string[];
+  env: Record<string, string>;
+  /** The port announced by an output line, or undefined: the first line with a port means ready. */
+  readyPort: (line: string) => number | undefined;
+  timeoutMs: number;
+  /** Open an IPC channel (the loop-delay probe answers over it). */
+  ipc?: boolean;
+}
+
+export interface Started {
+  pid: number;
+  port: number;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export class ProcessGroup {
+  readonly #live = new Map<number, ChildProcess>();
+  readonly #paused = new Set<number>();
+
+  start(spec: StartSpec): Promise<Started> {
+    const child = spawn(process.execPath, [...nodeArgs(spec.module), ...(spec.args ?? [])], {
+      cwd: ROOT,
+      // A clean environment: only what a process needs, so a NIGHTGATE_* in the caller's shell
+      // cannot change what is measured.
+      env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/tmp', ...spec.env },
+      stdio: spec.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
+    });
+    const pid = child.pid;
+    if (pid === undefined) return Promise.reject(new Error(`${spec.name}: could not spawn`));
+    this.#live.set(pid, child);
+    child.once('exit', () => this.#live.delete(pid));
+
+    // The last lines, for the error message when it dies before it is ready.
+    const kept: string[] = [];
+    return new Promise<Started>((resolve, reject) => {
+      let settled = false;
+      const fail = (why: string): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        void this.stop(pid);
+        reject(new Error(`${spec.name} (pid ${pid}) ${why}; last output:\n  ${kept.join('\n  ')}`));
+      };
+      const timer = setTimeout(() => fail(`not ready within ${spec.timeoutMs} ms`), spec.timeoutMs);
+      const onLine = (line: string): void => {
+        kept.push(line);
+        if (kept.length > KEPT_LINES) kept.shift();
+        if (settled) return;
+        const port = spec.readyPort(line);
+        if (port === undefined) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve({ pid, port, child, stop: () => this.stop(pid) });
+      };
+      for (const stream of [child.stdout, child.stderr]) {
+        let buf = '';
+        stream?.on('data', (d: Buffer) => {
+          buf += d.toString('utf8');
+          for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
+            onLine(buf.slice(0, i));
+            buf = buf.slice(i + 1);
+          }
+        });
+      }
+      child.once('exit', (code, signal) => fail(`exited (code ${code}, signal ${signal}) before it was ready`));
+      child.once('error', (err) => fail(`failed: ${err.message}`));
+    });
+  }
+
+  /**
+   * SIGSTOP: the process keeps its memory and sockets but gets no CPU until `resume`, so its
+   * background work (devnet block production) cannot disturb what another process is measuring.
+   */
+  pause(pid: number): void {
+    if (this.#live.get(pid)?.kill('SIGSTOP')) this.#paused.add(pid);
+  }
+
+  resume(pid: number): void {
+    if (this.#paused.delete(pid)) this.#live.get(pid)?.kill('SIGCONT');
+  }
+
+  /** SIGTERM, then SIGKILL after the grace period. Resolves once the process has exited. */
+  stop(pid: number): Promise<void> {
+    const child = this.#live.get(pid);
+    if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+    // A stopped process would not act on SIGTERM until continued.
+    this.resume(pid);
+    return new Promise<void>((resolve) => {
+      const kill = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+      child.once('exit', () => {
+        clearTimeout(kill);
+        resolve();
+      });
+      child.kill('SIGTERM');
+    });
+  }
+
+  stopAll(): Promise<void> {
+    return Promise.all([...this.#live.keys()].map((pid) => this.stop(pid))).then(() => undefined);
+  }
+
+  /** Last resort from a synchronous `exit` handler: SIGKILL whatever is still alive. */
+  killAllNow(): void {
+    for (const child of this.#live.values()) child.kill('SIGKILL');
+  }
+}
+
+/** The `"port":N` field of a JSON output line, when the line also contains `marker`. */
+export function portAfter(marker: string): (line: string) => number | undefined {
+  return (line) => {
+    if (!line.includes(marker)) return undefined;
+    const m = /"port":\s*(\d+)/.exec(line);
+    return m ? Number(m[1]) : undefined;
+  };
+}
+
+/** VmRSS of a process in MiB, from /proc/<pid>/status; undefined when unreadable. */
+export function rssMiB(pid: number): number | undefined {
+  try {
+    const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * Proof-server request bodies built by ledger-v8 itself (never hand-encoded, LEDGER.md "Proving"):
+ * the preimage a transaction with one shielded output asks its prover for, wrapped by
+ * `createProvingPayload` (/prove) and `createCheckPayload` (/check, /verify). Distinct bodies for
+ * cache-defeating runs differ only in the optional binding input, which the format carries.
+ */
+import type * as Ledger from '@midnight-ntwrk/ledger-v8';
+
+export interface ProvingPayloads {
+  /** Key location the preimage is for. */
+  circuit: string;
+  /** One /prove body (sent repeatedly: cache hits). */
+  prove: Buffer;
+  /** One /verify (/check) body. */
+  check: Buffer;
+  /** A proof in the proof server's response format, as the ledger's own mock shapes it. */
+  proofResponse: Buffer;
+  /** `count` /prove bodies that differ from each other and from `prove`. */
+  distinctProve(count: number): Buffer[];
+}
+
+export async function buildProvingPayloads(networkId = 'undeployed'): Promise<ProvingPayloads> {
+  const L: typeof Ledger = await import('@midnight-ntwrk/ledger-v8');
+  const keys = L.ZswapSecretKeys.fromSeed(new Uint8Array(32).fill(7));
+  const coin = L.createShieldedCoinInfo(L.shieldedToken().raw, 1000n);
+  const output = L.ZswapOutput.new(coin, 0, keys.coinPublicKey, keys.encryptionPublicKey);
+  const tx = L.Transaction.fromParts(networkId, L.ZswapOffer.fromOutput(output, L.shieldedToken().raw, 1000n));
+  const proof = tx.mockProve().guaranteedOffer?.outputs[0]?.proof.serialize();
+  if (!proof) throw new Error('ledger-v8 mockProve gave no output proof');
+
+  // Capture what `prove` asks the provider for, answering with the mock proof so it completes.
+  let captured: { preimage: Uint8Array; circuit: string } | undefined;
+  await tx.prove(
+    {
+      check: async () => [],
+      prove: async (preimage: Uint8Array, keyLocation: string) => {
+        captured ??= { preimage, circuit: keyLocation };
+        return proof;
+      },
+    },
+    L.CostModel.initialCostModel(),
+  );
+  if (!captured) throw new Error('ledger-v8 prove() asked for no proof');
+  const { preimage, circuit } = captured;
+  return {
+    circuit,
+    prove: Buffer.from(L.createProvingPayload(preimage, undefined, undefined)),
+    check: Buffer.from(L.createCheckPayload(preimage, undefined)),
+    proofResponse: Buffer.from(proof),
+    distinctProve: (count) => Array.from({ length: count }, (_, i) => Buffer.from(L.createProvingPayload(preimage, BigInt(i + 1), undefined))),
+  };
+}

@@ -1,0 +1,106 @@
+/** bench/RESULTS.md: one run's targets, ratios against its baselines, every load run and figure. */
+import { ratios } from './targets.js';
+import type { BenchResults, Measurement } from './types.js';
+
+const n = (v: number, d = 2): string => v.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+const int = (v: number): string => Math.round(v).toLocaleString('en-US');
+const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+const BASELINE_NAMES: Record<string, string> = { 'raw-uws': 'raw uWS', fastify: 'Fastify', 'node-http': 'node:http' };
+
+function statuses(m: Measurement): string {
+  return Object.entries(m.load?.status ?? {}).map(([c, k]) => `${c}×${k}`).join(' ') || '–';
+}
+
+function cachedTable(r: BenchResults): string[] {
+  const rs = ratios(r.measurements);
+  const levels = [...new Set(r.measurements.filter((m) => m.scenario.startsWith('cached-') || m.scenario === 'baselines').map((m) => m.load?.connections).filter((c): c is number => c !== undefined))].sort((a, b) => a - b);
+  if (levels.length === 0) return [];
+  const lines = [
+    '## Cached statistics routes against the baselines',
+    '',
+    'Ratios are the summary route\'s throughput over each baseline\'s at the same connection count. Every baseline serves the same body and headers.',
+    '',
+    '| connections | server | route | req/s | p50 ms | p99 ms | × raw uWS | × Fastify | × node:http |',
+    '|---:|---|---|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const c of levels) {
+    const rows = r.measurements.filter((m) => m.load?.connections === c && (m.scenario.startsWith('cached-') || m.scenario === 'baselines'));
+    rows.sort((a, b) => (b.load?.rps ?? 0) - (a.load?.rps ?? 0));
+    for (const m of rows) {
+      const l = m.load;
+      if (!l) continue;
+      const ours = m.scenario === 'cached-summary';
+      const ratio = (b: string): string => {
+        if (!ours) return '';
+        const x = rs.find((y) => y.connections === c && y.baseline === b);
+        return x?.ratio === undefined ? '–' : `${n(x.ratio)}${x.why ? ` (${x.why})` : ''}`;
+      };
+      const server = m.scenario === 'baselines' ? BASELINE_NAMES[m.target] ?? m.target : 'nightgate';
+      const route = m.scenario === 'cached-mix' ? 'all cached routes' : m.scenario === 'cached-latest-block' ? 'latest-block' : 'summary';
+      lines.push(`| ${c} | ${server} | ${route}${m.placeholder ? ' (501)' : ''} | ${int(l.rps)} | ${n(l.latencyMs.p50)} | ${n(l.latencyMs.p99)} | ${ratio('raw-uws')} | ${ratio('fastify')} | ${ratio('node-http')} |`);
+    }
+  }
+  return [...lines, ''];
+}
+
+/** `chart`: path of the SVG relative to the report, when the run has one. */
+export function renderMarkdown(r: BenchResults, jsonFile: string, chart?: string): string {
+  const { run } = r;
+  const m = run.machine;
+  const loads = r.measurements.filter((x) => x.load);
+  const figures = r.measurements.filter((x) => x.figures);
+  const skipped = r.measurements.filter((x) => x.skipped);
+  const lines = [
+    '# nightgate benchmark results',
+    '',
+    '<!-- Written by `npm run bench` (bench/run.ts); regenerated on every run. -->',
+    '',
+    `- **run**: ${run.startedAt} → ${run.finishedAt}, ${run.mode} mode, ${run.targetKind === 'local' ? 'local server started by the bench' : `deployment at ${run.url ?? '?'}`}`,
+    `- **commit**: \`${run.commit}\`${run.dirty ? ' (uncommitted changes present)' : ''}`,
+    `- **machine**: ${m.cpuModel}, ${m.cores} cores, ${int(m.memoryMiB)} MiB, Linux ${m.kernel}, Node ${m.node}, uWS from ${m.uws}`,
+    `- **raw figures**: \`${jsonFile}\``,
+    '',
+    '**How it was measured.** Load comes from autocannon 9 running inside the bench runner process; every server under test (nightgate, each baseline, the stand-in prover) runs in its own process on 127.0.0.1. ' +
+      `On this ${m.cores}-core machine the load generator and the server compete for the same cores, so absolute figures are lower than on a machine with a separate load generator; the ratios compare servers under identical conditions in the same run. ` +
+      'Latency percentiles are recorded per response at 1 µs resolution (with `--rate`, without coordinated-omission correction). Every run but the one-transaction-each sponsorship runs is preceded by an unmeasured warm-up. ' +
+      'RSS is VmRSS of the server process from /proc. The event-loop delay is measured inside the server process: the bench starts nightgate through bench/probes/loop-delay.ts, which installs `perf_hooks.monitorEventLoopDelay` and then runs the real entry (src/cli serve), and reads it over IPC after an idle window in which the devnets produce blocks.',
+    '',
+    ...run.notes.map((x) => `- ${x}`),
+    ...(run.notes.length ? [''] : []),
+    '**Server settings** (beyond the defaults): ' + (Object.entries(run.server).map(([k, v]) => `\`${k}=${v}\``).join(', ') || 'none'),
+    '',
+    '## Targets (DESIGN.md "Performance targets")',
+    '',
+    '| target | threshold | measured | verdict | note |',
+    '|---|---|---|---|---|',
+    ...r.targets.map((t) => `| ${cell(t.name)} | ${cell(t.threshold)} | ${cell(t.measured)} | ${t.verdict === 'pass' ? '✅ pass' : t.verdict === 'fail' ? '❌ fail' : 'n/a'} | ${cell(t.note ?? '')} |`),
+    '',
+    ...cachedTable(r),
+    ...(chart ? [`![throughput and p99 latency against the baselines](${chart})`, ''] : []),
+    '## Every load run',
+    '',
+    '| scenario | variant | server | conns | responses | req/s | p50 ms | p99 ms | max ms | statuses | peak RSS MiB | notes |',
+    '|---|---|---|---:|---:|---:|---:|---:|---:|---|---:|---|',
+    ...loads.map((x) => {
+      const l = x.load as NonNullable<Measurement['load']>;
+      return `| ${x.scenario} | ${x.variant} | ${x.target} | ${l.connections} | ${int(l.responses)} | ${int(l.rps)} | ${n(l.latencyMs.p50)} | ${n(l.latencyMs.p99)} | ${n(l.latencyMs.max)} | ${statuses(x)}${l.errors ? `, ${l.errors} errors` : ''} | ${l.rssMaxMiB !== undefined ? int(l.rssMaxMiB) : ''} | ${cell([...(x.placeholder ? ['501 placeholder'] : []), ...(x.notes ?? [])].join('; '))} |`;
+    }),
+    '',
+  ];
+  if (figures.length) {
+    lines.push('## Other figures', '', '| scenario | figure | value |', '|---|---|---:|');
+    for (const x of figures) {
+      for (const [k, v] of Object.entries(x.figures ?? {})) lines.push(`| ${x.scenario} | ${k} | ${typeof v === 'number' ? n(v) : String(v)} |`);
+      for (const note of x.notes ?? []) lines.push(`| ${x.scenario} | note | ${cell(note)} |`);
+    }
+    lines.push('');
+  }
+  if (skipped.length) {
+    lines.push('## Not measured in this run', '');
+    for (const x of skipped) lines.push(`- **${x.scenario}** (${x.variant}): ${x.skipped}`);
+    lines.push('');
+  }
+  lines.push('Compare two runs: `npx tsx bench/compare.ts [OLD.json NEW.json]` (default: the two newest in bench/results).', '');
+  return lines.join('\n');
+}

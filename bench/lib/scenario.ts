@@ -1,0 +1,102 @@
+/**
+ * What a scenario file exports and what it is given. A scenario measures one thing against the
+ * target (the local server the runner started, or a deployment given by --url) and returns
+ * Measurements; it never decides pass/fail (bench/lib/targets.ts does, from all of them).
+ */
+import type { LoopDelayClient } from './loop-delay-client.js';
+import { dominantStatus, isPlaceholder, runLoad, type LoadSpec } from './load.js';
+import type { ProcessGroup } from './processes.js';
+import type { SharedFixtures } from './fixtures.js';
+import type { Measurement } from './types.js';
+
+export interface DevnetNetwork {
+  name: string;
+  networkId: string;
+  graphqlUrl: string;
+  graphqlWsUrl: string;
+}
+
+export interface Target {
+  kind: 'local' | 'remote';
+  /** `http://127.0.0.1:PORT`, no trailing slash. */
+  baseUrl: string;
+  apiKey?: string;
+  /** Network of the statistics and proving routes. */
+  network: string;
+  /** Local only: the server's pid (RSS) and its loop-delay probe. */
+  pid?: number;
+  probe?: LoopDelayClient;
+  /** Embedded devnet endpoints by network, from GET /health (empty without a devnet). */
+  devnet: ReadonlyMap<string, DevnetNetwork>;
+  /** Server DUST wallets per embedded network (local runs), for the sponsorship capacity. */
+  sponsorWallets?: number;
+}
+
+export interface Settings {
+  /** Seconds of each throughput run (cached routes, baselines). */
+  durationS: number;
+  /** Seconds of each run of the other scenarios. */
+  shortDurationS: number;
+  warmupS: number;
+  /** Connection counts for the cached routes and baselines. */
+  connectionLevels: readonly number[];
+  /** Connections of the single-level scenarios (lookups, proving, upstream). */
+  connections: number;
+  rate?: number;
+  /** Seconds of the idle window (RSS, loop delay during block production). */
+  idleWindowS: number;
+}
+
+export interface ScenarioContext {
+  target: Target;
+  settings: Settings;
+  processes: ProcessGroup;
+  fixtures: SharedFixtures;
+  /** One progress line. */
+  log(line: string): void;
+  /** One load run, announced and summarised on the progress output, returned as a Measurement. */
+  measure(row: { scenario: string; variant: string; target: string; notes?: string[] }, spec: Omit<LoadSpec, 'rate' | 'warmupS'> & { warmup?: boolean }): Promise<Measurement>;
+}
+
+export interface Scenario {
+  id: string;
+  title: string;
+  /** Needs processes on this machine (baselines, stand-in prover, process figures): skipped against --url. */
+  localOnly?: boolean;
+  /** Starts its own server: runs after the main server has been stopped, on a quiet machine. */
+  ownServer?: boolean;
+  run(ctx: ScenarioContext): Promise<Measurement[]>;
+}
+
+const fmt = (n: number, digits = 2): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+/** The headline of a load run: `41,234 req/s · p50 1.20 ms · p99 3.10 ms · 200×41234`. */
+export function headline(m: Measurement): string {
+  if (m.skipped) return `skipped: ${m.skipped}`;
+  if (!m.load) return Object.entries(m.figures ?? {}).slice(0, 4).map(([k, v]) => `${k} ${typeof v === 'number' ? fmt(v) : String(v)}`).join(' · ');
+  const l = m.load;
+  const codes = Object.entries(l.status).map(([c, n]) => `${c}×${n}`).join(' ');
+  return `${fmt(l.rps, 0)} req/s · p50 ${fmt(l.latencyMs.p50)} ms · p99 ${fmt(l.latencyMs.p99)} ms · ${codes || 'no responses'}${l.errors ? ` · ${l.errors} errors` : ''}${m.placeholder ? ' (501 placeholder)' : ''}`;
+}
+
+export function createContext(base: Omit<ScenarioContext, 'measure'>): ScenarioContext {
+  return {
+    ...base,
+    async measure(row, spec) {
+      const label = `${row.scenario} ${row.variant} [${row.target}]`;
+      base.log(`  ▶ ${label}`);
+      const { warmup, ...loadSpec } = spec;
+      const load = await runLoad({
+        ...loadSpec,
+        ...(base.settings.rate ? { rate: base.settings.rate } : {}),
+        warmupS: warmup === false || spec.amount !== undefined ? 0 : base.settings.warmupS,
+      });
+      const notes = [...(row.notes ?? [])];
+      if (load.responses === 0) notes.push('no responses');
+      else if (dominantStatus(load) !== '200' && !isPlaceholder(load)) notes.push(`most responses were ${dominantStatus(load)}`);
+      const m: Measurement = { ...row, load, ...(isPlaceholder(load) ? { placeholder: true } : {}), ...(notes.length ? { notes } : {}) };
+      base.log(`  ✓ ${label}: ${headline(m)}`);
+      return m;
+    },
+  };
+}

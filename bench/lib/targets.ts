@@ -1,0 +1,99 @@
+/**
+ * The performance targets of DESIGN.md ("Performance targets"), judged from one run's
+ * measurements. Ratios compare figures taken in the same run on the same machine. A target whose
+ * figure is missing, or rests on a 501 placeholder or mostly failed requests, gets no verdict.
+ */
+import { dominantStatus } from './load.js';
+import type { Measurement, TargetCheck, Verdict } from './types.js';
+
+/** DESIGN.md figures. */
+const TARGETS = {
+  vsRawUws: 0.9,
+  vsFastify: 1.8,
+  cachedP99Ms: 5,
+  cachedP99Connections: 100,
+  balanceTxPerS: 100,
+  balanceP50Ms: 30,
+  upstreamAddedP50Ms: 2,
+  allocatorPairsPerS: 5_000_000,
+  idleRssBaseMiB: 150,
+  idleRssPerWorkerMiB: 100,
+  loopDelayP99Ms: 10,
+} as const;
+
+const f = (n: number, d = 2): string => n.toLocaleString('en-US', { maximumFractionDigits: d });
+
+function find(ms: readonly Measurement[], scenario: string, variant: string, target: string): Measurement | undefined {
+  return ms.find((m) => m.scenario === scenario && m.variant === variant && m.target === target);
+}
+
+/** Why a load measurement cannot carry a verdict, if it cannot. */
+function unusable(m: Measurement | undefined): string | undefined {
+  if (!m) return 'not measured';
+  if (m.skipped) return m.skipped;
+  if (m.placeholder) return 'route answers 501 (module not in this build)';
+  if (m.load && dominantStatus(m.load) !== '200') return `most responses were ${dominantStatus(m.load)}`;
+  return undefined;
+}
+
+function check(name: string, threshold: string, measured: number | undefined, ok: (v: number) => boolean, fmt: (v: number) => string, why?: string, note?: string): TargetCheck {
+  if (why !== undefined || measured === undefined || !Number.isFinite(measured)) {
+    return { name, threshold, measured: measured === undefined || !Number.isFinite(measured) ? '–' : fmt(measured), verdict: 'n/a', note: why ?? 'not measured' };
+  }
+  const verdict: Verdict = ok(measured) ? 'pass' : 'fail';
+  return { name, threshold, measured: fmt(measured), verdict, ...(note ? { note } : {}) };
+}
+
+/** Cached summary throughput over a baseline's, at each connection level measured. */
+export function ratios(ms: readonly Measurement[]): Array<{ connections: number; baseline: string; ratio: number | undefined; why?: string }> {
+  const out: Array<{ connections: number; baseline: string; ratio: number | undefined; why?: string }> = [];
+  for (const m of ms) {
+    if (m.scenario !== 'baselines' || !m.load) continue;
+    const ours = find(ms, 'cached-summary', m.variant, 'nightgate');
+    const why = unusable(ours) ?? unusable(m);
+    const ratio = ours?.load && m.load.rps > 0 ? ours.load.rps / m.load.rps : undefined;
+    out.push({ connections: m.load.connections, baseline: m.target, ratio, ...(why ? { why } : {}) });
+  }
+  return out;
+}
+
+/** The figure among `figures` whose name matches, for benches whose exact field names we do not own. */
+function figure(m: Measurement | undefined, pattern: RegExp): number | undefined {
+  for (const [k, v] of Object.entries(m?.figures ?? {})) if (pattern.test(k) && typeof v === 'number') return v;
+  return undefined;
+}
+
+export function evaluateTargets(ms: readonly Measurement[]): TargetCheck[] {
+  const out: TargetCheck[] = [];
+  const c = TARGETS.cachedP99Connections;
+  const rs = ratios(ms).filter((r) => r.connections === c);
+  for (const [baseline, min] of [['raw-uws', TARGETS.vsRawUws], ['fastify', TARGETS.vsFastify]] as const) {
+    const r = rs.find((x) => x.baseline === baseline);
+    out.push(check(`cached summary vs ${baseline} (c=${c})`, `≥ ${min} ×`, r?.ratio, (v) => v >= min, (v) => `${f(v)} ×`, r ? r.why : 'not measured'));
+  }
+  const summary = find(ms, 'cached-summary', `c=${c}`, 'nightgate');
+  out.push(check(`cached summary p99 (c=${c})`, `≤ ${TARGETS.cachedP99Ms} ms`, summary?.load?.latencyMs.p99, (v) => v <= TARGETS.cachedP99Ms, (v) => `${f(v)} ms`, unusable(summary)));
+
+  const balance = find(ms, 'balance-only', 'dev', 'nightgate');
+  const bWhy = unusable(balance);
+  out.push(check('/balance-only throughput (dev)', `≥ ${TARGETS.balanceTxPerS} tx/s`, balance?.load?.rps, (v) => v >= TARGETS.balanceTxPerS, (v) => `${f(v, 1)} tx/s`, bWhy, balance?.load ? `${balance.load.responses} requests` : undefined));
+  out.push(check('/balance-only p50 (dev)', `≤ ${TARGETS.balanceP50Ms} ms`, balance?.load?.latencyMs.p50, (v) => v <= TARGETS.balanceP50Ms, (v) => `${f(v)} ms`, bWhy));
+
+  const added = find(ms, 'upstream-prove', 'added', 'nightgate');
+  const via = find(ms, 'upstream-prove', 'via-nightgate', 'nightgate');
+  out.push(check('upstream proving: added p50', `≤ ${TARGETS.upstreamAddedP50Ms} ms`, figure(added, /^addedP50Ms$/), (v) => v <= TARGETS.upstreamAddedP50Ms, (v) => `${f(v)} ms`, unusable(via)));
+
+  const allocator = find(ms, 'micro-allocator', 'one thread', 'allocator');
+  const pairs = figure(allocator, /pairs.*per.*s|per.*sec/i);
+  out.push(check('allocator reserve/release pairs', `≥ ${f(TARGETS.allocatorPairsPerS / 1e6)} M/s`, pairs, (v) => v >= TARGETS.allocatorPairsPerS, (v) => `${f(v / 1e6)} M/s`, allocator?.skipped ?? (allocator && pairs === undefined ? 'bench/allocator.ts returned no pairs-per-second figure' : allocator ? undefined : 'not measured')));
+  const doubles = figure(allocator, /double/i);
+  if (doubles !== undefined) out.push(check('allocator double reservations under contention', '= 0', doubles, (v) => v === 0, (v) => f(v, 0)));
+
+  const idle = find(ms, 'idle-process', 'idle', 'process');
+  const workers = figure(idle, /^workerThreads$/);
+  const rssLimit = TARGETS.idleRssBaseMiB + TARGETS.idleRssPerWorkerMiB * (workers ?? 0);
+  out.push(check('idle RSS', `≤ ${TARGETS.idleRssBaseMiB} MiB + ${TARGETS.idleRssPerWorkerMiB} MiB × workers${workers !== undefined ? ` = ${rssLimit} MiB (${workers} workers)` : ''}`, figure(idle, /^rssMiB$/), (v) => v <= rssLimit, (v) => `${f(v, 0)} MiB`, idle?.skipped ?? (idle ? undefined : 'not measured')));
+  const blocks = figure(idle, /^blocksProduced$/);
+  out.push(check('event-loop delay p99 during block production', `≤ ${TARGETS.loopDelayP99Ms} ms`, figure(idle, /^loopDelayP99Ms$/), (v) => v <= TARGETS.loopDelayP99Ms, (v) => `${f(v)} ms`, idle?.skipped ?? (idle ? (blocks ? undefined : 'no block was produced during the window') : 'not measured'), blocks ? `${blocks} blocks in the window` : undefined));
+  return out;
+}

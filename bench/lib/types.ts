@@ -1,0 +1,83 @@
+/** The shapes every part of the harness shares: what a run measures and how it is written down. */
+
+/** One autocannon run, reduced to the figures the reports use. Latencies in milliseconds. */
+export interface LoadFigures {
+  connections: number;
+  durationS: number;
+  /** Responses received (any status). */
+  responses: number;
+  /** Responses per second over the run. */
+  rps: number;
+  latencyMs: { p50: number; p90: number; p99: number; max: number; mean: number };
+  /** Responses per HTTP status. */
+  status: Record<string, number>;
+  /** Connection errors and timeouts. */
+  errors: number;
+  timeouts: number;
+  /** Highest VmRSS of the server process sampled during the run (MiB), when its pid is known. */
+  rssMaxMiB?: number;
+}
+
+/**
+ * One row of the results: a scenario's variant against one target at one connection count, or a
+ * plain set of figures (process and micro-benchmarks).
+ */
+export interface Measurement {
+  /** Scenario id, the file name under bench/scenarios without extension. */
+  scenario: string;
+  /** What varies inside the scenario: `c=100`, `cold`, `direct`… */
+  variant: string;
+  /** What was measured: `nightgate`, `raw-uws`, `fastify`, `node-http`, `stand-in`, `process`… */
+  target: string;
+  load?: LoadFigures;
+  figures?: Record<string, number | string | boolean | null>;
+  /** True when the route answered 501: its module has not landed in this build. */
+  placeholder?: boolean;
+  /** Why the scenario did not run. */
+  skipped?: string;
+  notes?: string[];
+}
+
+export interface MachineInfo {
+  cpuModel: string;
+  cores: number;
+  memoryMiB: number;
+  kernel: string;
+  platform: string;
+  node: string;
+  uws: string;
+}
+
+export interface RunInfo {
+  startedAt: string;
+  finishedAt: string;
+  commit: string;
+  dirty: boolean;
+  machine: MachineInfo;
+  mode: 'quick' | 'full';
+  /** `local` spawns the server; `remote` load-tests a deployment given by --url. */
+  targetKind: 'local' | 'remote';
+  url?: string;
+  /** 1-minute load average when the run started and ended: other work on the machine skews every figure. */
+  loadAverage: { start: number; end: number };
+  /** How the server under test was started (settings that differ from the defaults). */
+  server: Record<string, string>;
+  notes: string[];
+}
+
+export type Verdict = 'pass' | 'fail' | 'n/a';
+
+export interface TargetCheck {
+  name: string;
+  threshold: string;
+  measured: string;
+  verdict: Verdict;
+  /** Why there is no verdict, or what the figure rests on. */
+  note?: string;
+}
+
+export interface BenchResults {
+  run: RunInfo;
+  measurements: Measurement[];
+  targets: TargetCheck[];
+}

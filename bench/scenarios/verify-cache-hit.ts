@@ -1,0 +1,9 @@
+/** POST /verify with one valid check payload (ledger-v8 createCheckPayload), repeated: cache hits. */
+import { measureCacheHits } from '../lib/proof-cache.js';
+import type { Scenario } from '../lib/scenario.js';
+
+export const scenario: Scenario = {
+  id: 'verify-cache-hit',
+  title: 'proving: /verify cache hits',
+  run: async (ctx) => measureCacheHits(ctx, 'verify-cache-hit', '/verify', (await ctx.fixtures.proving()).check),
+};
