@@ -5,7 +5,8 @@
  */
 import type { Module } from '../app-context.js';
 import { NETWORKS } from '../config.js';
-import { NetworkStats, sourceOf, summaryTopic } from './network-stats.js';
+import { NetworkStats, summaryTopic } from './network-stats.js';
+import { sourceOf } from '../indexer/source.js';
 import { statsRoutes } from './routes.js';
 
 export const mountStats: Module = (ctx) => {

@@ -5,7 +5,8 @@
  */
 import type { Logger } from 'pino';
 import type { AppContext, Component, ComponentHealth } from '../app-context.js';
-import { indexerUrlOf, isEmbedded, type NetworkName } from '../config.js';
+import type { NetworkName } from '../config.js';
+import type { NetworkSource } from '../indexer/source.js';
 import { GatewayError } from '../errors.js';
 import { BlockWindow } from './block-window.js';
 import { CHAIN_SPEC_EPOCH_SECONDS, DEVNET_EPOCH_SECONDS } from './epoch.js';
@@ -20,28 +21,6 @@ import { DerivedViews } from './views.js';
 const KEEPALIVE_MS = 15_000;
 
 const NAMES: Record<NetworkName, string> = { mainnet: 'Midnight Mainnet', preprod: 'Midnight Preprod', preview: 'Midnight Preview' };
-
-export interface NetworkSource {
-  httpUrl: string;
-  wsUrl: string;
-  /** `embedded-devnet` or `indexer:<host>`. */
-  label: string;
-  /** The ledger's network id, which addresses are encoded with. */
-  networkId: string;
-  embedded: boolean;
-}
-
-/** Where a network's data comes from; undefined for an embedded network whose devnet is not running. */
-export function sourceOf(ctx: AppContext, network: NetworkName): NetworkSource | undefined {
-  if (isEmbedded(ctx.config, network)) {
-    const d = ctx.devnet.get(network);
-    return d && { httpUrl: d.graphqlUrl, wsUrl: d.graphqlWsUrl, label: 'embedded-devnet', networkId: d.networkId, embedded: true };
-  }
-  const httpUrl = indexerUrlOf(ctx.config, network)!;
-  // config.ts: an empty indexerWs means the indexer URL's `…/graphql/ws` (LEDGER.md, "Indexer").
-  const wsUrl = ctx.config.networks[network].indexerWs || `${httpUrl.replace(/^http/, 'ws').replace(/\/$/, '')}/ws`;
-  return { httpUrl, wsUrl, label: `indexer:${new URL(httpUrl).host}`, networkId: network, embedded: false };
-}
 
 export const summaryTopic = (network: string): string => `stats/${network}/summary`;
 

@@ -2,7 +2,7 @@
 import t from 'tap';
 import type { AppContext, DevnetNetworkInfo } from '../../../src/app-context.js';
 import { loadConfig, type NetworkName } from '../../../src/config.js';
-import { sourceOf } from '../../../src/stats/network-stats.js';
+import { sourceOf } from '../../../src/indexer/source.js';
 
 const devnetInfo: DevnetNetworkInfo = { name: 'preview', networkId: 'undeployed', graphqlUrl: 'http://127.0.0.1:1/api/v4/graphql', graphqlWsUrl: 'ws://127.0.0.1:1/api/v4/graphql/ws', submitUrl: '', faucetUrl: '' };
 const ctxWith = (devnet: Array<[NetworkName, DevnetNetworkInfo]>) =>
