@@ -1,9 +1,126 @@
-import type { Module } from '../app-context.js';
-import { notImplemented } from '../routes/not-implemented.js';
+/**
+ * The proving module: the shared worker pool (component `worker-pool`), one prover backend per
+ * network (`proverBackendOf`), the result cache, and the routes (/prove, /verify and the
+ * proof-server compatibility routes). Component `prover` reports each network's backend.
+ */
+import { EventEmitter } from 'node:events';
+import type { AppContext, Component, ComponentHealth, Module } from '../app-context.js';
+import { NETWORKS, proverBackendOf, proverUrlOf, type NetworkName } from '../config.js';
+import { inspectKeyDir } from '../../native/key-material.js';
+import type { ProverBackend } from './backend.js';
+import { NativeBackend } from './native-backend.js';
+import { PoolBackend } from './pool-backend.js';
+import { ProofResults, type ResultEvent } from './proof-results.js';
+import { proverRoutes } from './routes.js';
+import { UpstreamBackend } from './upstream-backend.js';
+import { WorkerPool } from './worker-pool.js';
 
-export const mountProver: Module = (ctx) => {
-  ctx.addRoutes([
-    notImplemented('POST', '/prove', 'Prove', ['proving'], 'prover', 'key'),
-    notImplemented('POST', '/verify', 'Verify', ['proving'], 'prover', 'key'),
-  ]);
-};
+export { WORKER_POOL, type WorkerPoolComponent, type WorkerPoolHealth, type RunOptions } from './worker-pool.js';
+export type { TaskMap, TaskName, TaskPayload, TaskResult } from './tasks.js';
+export type { ProverBackend } from './backend.js';
+export { provingPort, type ProvingPort } from './proving-port.js';
+
+export const PROVER_COMPONENT = 'prover';
+
+export interface ProverComponent extends Component {
+  /** The backend answering for a network. */
+  backend(network: NetworkName): ProverBackend;
+  /** Cache decisions (HIT, MISS, SHARED) as they happen. */
+  readonly events: EventEmitter<{ result: [ResultEvent] }>;
+}
+
+export interface ProverModuleOptions {
+  /** Worker entry override (tests use a fixture that re-exports the real tasks). */
+  workerEntry?: URL;
+  /** Base directory for a relative `prover.nativeBinary` (default: the process's). */
+  cwd?: string;
+}
+
+async function buildBackends(ctx: AppContext, pool: WorkerPool, opts: ProverModuleOptions): Promise<Map<NetworkName, ProverBackend>> {
+  const { config } = ctx;
+  const log = ctx.logger.child({ module: 'prover' });
+  const byNetwork = new Map<NetworkName, ProverBackend>();
+  const shared = new Map<string, ProverBackend>();
+  const once = async (key: string, make: () => ProverBackend | Promise<ProverBackend>): Promise<ProverBackend> => {
+    let b = shared.get(key);
+    if (!b) {
+      b = await make();
+      shared.set(key, b);
+    }
+    return b;
+  };
+  try {
+    for (const n of NETWORKS) {
+      const kind = proverBackendOf(config, n);
+      const p = config.prover;
+      const backend = await once(kind === 'upstream' ? `upstream ${proverUrlOf(config, n)}` : kind, () => {
+        switch (kind) {
+          case 'upstream':
+            return new UpstreamBackend({ url: proverUrlOf(config, n), timeoutMs: p.timeoutMs, logger: log });
+          case 'native':
+            return NativeBackend.start({
+              binary: p.nativeBinary, port: p.nativePort, args: p.nativeArgs, keyDir: p.keyDir, timeoutMs: p.timeoutMs,
+              readyTimeoutMs: p.nativeReadyTimeoutMs, stopGraceMs: p.nativeStopGraceMs,
+              logger: ctx.logger.child({ module: 'proof-server' }), cwd: opts.cwd ?? process.cwd(),
+            });
+          case 'wasm': {
+            const report = inspectKeyDir(p.keyDir);
+            if (report.missing.length > 0) log.warn({ keyDir: p.keyDir, missing: report.missing }, 'wasm prover: key material missing for some built-in circuits; their proofs will fail with PROVER_KEYS_MISSING');
+            return new PoolBackend({ name: 'wasm', pool, clock: ctx.clock, keyDir: p.keyDir, timeoutMs: p.timeoutMs, keyReport: { ...report } });
+          }
+          case 'dev':
+            return new PoolBackend({ name: 'dev', pool, clock: ctx.clock, keyDir: '', timeoutMs: p.timeoutMs });
+        }
+      });
+      byNetwork.set(n, backend);
+      log.info({ network: n, backend: kind }, kind === 'dev' ? 'dev prover: mock-shaped proofs (embedded devnet only)' : 'prover backend');
+    }
+  } catch (err) {
+    for (const b of shared.values()) await b.close().catch(() => undefined);
+    throw err;
+  }
+  return byNetwork;
+}
+
+export function createProverModule(opts: ProverModuleOptions = {}): Module {
+  return async (ctx) => {
+    const { config } = ctx;
+    const kinds = NETWORKS.map((n) => proverBackendOf(config, n));
+    const dev = kinds.includes('dev');
+    const pool = new WorkerPool({
+      threads: config.prover.threads,
+      maxQueue: config.prover.queueSize,
+      logger: ctx.logger.child({ module: 'worker-pool' }),
+      devProver: dev,
+      eager: dev || kinds.includes('wasm'),
+      ...(opts.workerEntry ? { filename: opts.workerEntry } : {}),
+    });
+    ctx.addComponent(pool);
+    const backends = await buildBackends(ctx, pool, opts);
+    const results = new ProofResults(ctx.clock, config.prover.cacheTtlMs, config.prover.cacheMaxBytes);
+
+    const component: ProverComponent = {
+      name: PROVER_COMPONENT,
+      events: results,
+      backend: (n) => backends.get(n)!,
+      health(): ComponentHealth {
+        const networks: Record<string, unknown> = {};
+        let worst: ComponentHealth['status'] = 'ok';
+        for (const [n, b] of backends) {
+          const h = b.health();
+          networks[n] = { backend: b.name, ...h };
+          if (h.status === 'down') worst = 'down';
+          else if (h.status !== 'ok' && worst === 'ok') worst = 'degraded';
+        }
+        return { status: worst, devProver: dev, networks, cache: results.stats() };
+      },
+      async close() {
+        await Promise.all([...new Set(backends.values())].map((b) => b.close()));
+      },
+    };
+    ctx.addComponent(component);
+    ctx.addRoutes(proverRoutes({ backendOf: component.backend, results, defaultNetwork: config.prover.defaultNetwork, bodyLimit: config.server.proverBodyLimit }));
+  };
+}
+
+export const mountProver: Module = createProverModule();

@@ -1,0 +1,48 @@
+/**
+ * A prover backend answers the proof server's requests (midnight-ledger `proof-server`), body in,
+ * body out, in the proof server's wire format. Each one stands behind the same contract as the
+ * ledger's `ProvingProvider` (`check`, `prove`): for a request built by `createProvingPayload` /
+ * `createCheckPayload` it returns exactly what a proof server returns for it, which the official
+ * clients hand back to `tx.prove(provider)` unchanged.
+ *
+ *   upstream  a real proof server over HTTP (upstream-backend.ts)
+ *   native    nightgate's own supervised midnight-proof-server, then upstream (native-backend.ts)
+ *   wasm/dev  zkir-v2 / mock-shaped proofs in the worker pool (pool-backend.ts; the workers hold
+ *             them as ledger `ProvingProvider`s: workers/lib/providers.ts)
+ */
+import type { ComponentHealth } from '../app-context.js';
+import type { ProverBackendName } from '../config.js';
+
+/** A small GET answer relayed as is (status, body, type) — /version, /ready, /proof-versions. */
+export interface Relayed {
+  status: number;
+  body: Uint8Array | string;
+  contentType: string;
+  headers?: Record<string, string>;
+}
+
+export interface ProverBackend {
+  readonly name: ProverBackendName;
+  /** A `/prove` body → `midnight:proof-versioned:` bytes. */
+  prove(body: Uint8Array, signal: AbortSignal): Promise<Uint8Array>;
+  /** A `/check` body → `midnight:vec(option(u64)):` bytes. */
+  check(body: Uint8Array, signal: AbortSignal): Promise<Uint8Array>;
+  /** A tagged ZKIR source → its k, as the text the proof server answers. */
+  k(ir: Uint8Array, signal: AbortSignal): Promise<string>;
+  version(signal: AbortSignal): Promise<Relayed>;
+  ready(signal: AbortSignal): Promise<Relayed>;
+  proofVersions(signal: AbortSignal): Promise<Relayed>;
+  health(): ComponentHealth;
+  close(): Promise<void>;
+}
+
+export const TEXT_TYPE = 'text/plain; charset=utf-8';
+
+/** `GET /ready` in the proof server's shape (`endpoints.rs`, `ReadyResponse`). */
+export function readyBody(busy: boolean, processing: number, pending: number, capacity: number, now: number, extra: Record<string, unknown>): Relayed {
+  return {
+    status: busy ? 503 : 200,
+    contentType: 'application/json; charset=utf-8',
+    body: JSON.stringify({ status: busy ? 'busy' : 'ok', jobsProcessing: processing, jobsPending: pending, jobCapacity: capacity, timestamp: new Date(now).toISOString(), ...extra }),
+  };
+}

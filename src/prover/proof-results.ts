@@ -1,0 +1,82 @@
+/**
+ * Caching and sharing of /prove and /verify (/check) results, keyed by the SHA-256 of the request
+ * body plus the network and backend that answer it (DESIGN.md: "cached 30 s keyed by SHA-256 of
+ * the body, concurrent identical requests share one computation"). Errors are never cached.
+ *
+ * Each decision is also emitted as a `result` event (HIT, MISS, SHARED) — for logs and metrics,
+ * and so tests can wait for requests to have joined a computation instead of sleeping.
+ */
+import { createHash, webcrypto } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import type { Clock } from '../clock.js';
+import type { NetworkName } from '../config.js';
+import { ResultCache, type ResultCacheStats } from './result-cache.js';
+import { SingleFlight } from './single-flight.js';
+
+export type ResultKind = 'prove' | 'check';
+export type CacheOutcome = 'HIT' | 'MISS' | 'SHARED';
+
+export interface ResultEvent {
+  kind: ResultKind;
+  network: NetworkName;
+  backend: string;
+  cache: CacheOutcome;
+}
+
+/** Above this, hash off the event loop: webcrypto's digest runs on libuv's thread pool. */
+const SYNC_HASH_LIMIT = 1 << 20;
+
+async function sha256Hex(body: Uint8Array): Promise<string> {
+  if (body.byteLength <= SYNC_HASH_LIMIT) return createHash('sha256').update(body).digest('hex');
+  return Buffer.from(await webcrypto.subtle.digest('SHA-256', body)).toString('hex');
+}
+
+export interface ProofResultsStats extends ResultCacheStats {
+  hits: number;
+  misses: number;
+  shared: number;
+  inFlight: number;
+}
+
+export class ProofResults extends EventEmitter<{ result: [ResultEvent] }> {
+  readonly #cache: ResultCache;
+  readonly #flights = new SingleFlight<Uint8Array>();
+  #hits = 0;
+  #misses = 0;
+  #shared = 0;
+
+  constructor(clock: Clock, ttlMs: number, maxBytes: number) {
+    super();
+    this.#cache = new ResultCache(clock, ttlMs, maxBytes);
+  }
+
+  /**
+   * The cached answer for this body, or the one being computed for it, or a new computation.
+   * `compute` must not use `body` after it resolves (the body may have moved to a worker).
+   */
+  async get(
+    kind: ResultKind, network: NetworkName, backend: string, body: Uint8Array, signal: AbortSignal,
+    compute: (signal: AbortSignal) => Promise<Uint8Array>,
+  ): Promise<{ bytes: Uint8Array; cache: 'HIT' | 'MISS' }> {
+    const key = `${kind}|${network}|${backend}|${await sha256Hex(body)}`;
+    const hit = this.#cache.get(key);
+    if (hit) {
+      this.#hits++;
+      this.emit('result', { kind, network, backend, cache: 'HIT' });
+      return { bytes: hit, cache: 'HIT' };
+    }
+    const { shared, result } = this.#flights.run(key, signal, async (s) => {
+      const bytes = await compute(s);
+      this.#cache.set(key, bytes);
+      return bytes;
+    });
+    if (shared) this.#shared++;
+    else this.#misses++;
+    this.emit('result', { kind, network, backend, cache: shared ? 'SHARED' : 'MISS' });
+    return { bytes: await result, cache: 'MISS' };
+  }
+
+  stats(): ProofResultsStats {
+    return { ...this.#cache.stats(), hits: this.#hits, misses: this.#misses, shared: this.#shared, inFlight: this.#flights.size };
+  }
+}

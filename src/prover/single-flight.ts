@@ -1,0 +1,67 @@
+/**
+ * Identical requests in flight share one computation. The computation has its own AbortSignal,
+ * aborted only when every request waiting on it has gone: one client leaving must not cancel the
+ * proof others still wait for, and the last one leaving must free the worker.
+ */
+
+interface Flight<T> {
+  promise: Promise<T>;
+  controller: AbortController;
+  waiters: number;
+}
+
+export class SingleFlight<T> {
+  readonly #flights = new Map<string, Flight<T>>();
+
+  get size(): number {
+    return this.#flights.size;
+  }
+
+  /** Join the flight for `key`, or start it with `compute`. `shared` tells which happened. */
+  run(key: string, signal: AbortSignal, compute: (signal: AbortSignal) => Promise<T>): { shared: boolean; result: Promise<T> } {
+    let flight = this.#flights.get(key);
+    const shared = flight !== undefined;
+    if (!flight) {
+      const controller = new AbortController();
+      const started: Flight<T> = { controller, waiters: 0, promise: Promise.resolve().then(() => compute(controller.signal)) };
+      const done = (): void => {
+        if (this.#flights.get(key) === started) this.#flights.delete(key);
+      };
+      started.promise.then(done, done);
+      this.#flights.set(key, started);
+      flight = started;
+    }
+    const f = flight;
+    f.waiters++;
+    const result = new Promise<T>((resolve, reject) => {
+      let settled = false;
+      const leave = (): void => {
+        signal.removeEventListener('abort', onAbort);
+        if (--f.waiters === 0 && !settled) f.controller.abort(signal.reason);
+      };
+      const onAbort = (): void => {
+        if (settled) return;
+        leave();
+        settled = true;
+        reject(signal.reason);
+      };
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      f.promise.then(
+        (v) => {
+          if (settled) return;
+          settled = true;
+          leave();
+          resolve(v);
+        },
+        (e: unknown) => {
+          if (settled) return;
+          settled = true;
+          leave();
+          reject(e);
+        },
+      );
+    });
+    return { shared, result };
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * The `upstream` backend: a real Midnight proof server over a keep-alive undici Pool. Request
+ * bodies go up and response bodies come back byte for byte; only the status is translated into
+ * the gateway's catalogue (DESIGN.md, "Prover backends"):
+ *   connection refused / reset / timeout → 502 PROVER_UNREACHABLE;  no answer in time → 504
+ *   its 429 (queue full) or 503 → 503 PROVER_BUSY + Retry-After;  its 400 → 400 with its reason
+ *   its 500 → 500 PROVER_FAILED;  a 200 that is not a proof / check result → 502 PROVER_BAD_RESPONSE
+ * The last rule exists because neither official client checks what it gets (LEDGER.md): a junk
+ * 200 would become a "proven" transaction.
+ */
+import { Pool } from 'undici';
+import type { Logger } from 'pino';
+import type { ComponentHealth } from '../app-context.js';
+import type { ProverBackendName } from '../config.js';
+import { GatewayError, isGatewayError } from '../errors.js';
+import { TEXT_TYPE, type ProverBackend, type Relayed } from './backend.js';
+import { hasTag } from './wire.js';
+
+export interface UpstreamOptions {
+  url: string;
+  /** Longest a proof may take (`prover.timeoutMs`). */
+  timeoutMs: number;
+  logger: Logger;
+  /** Reported name: `native` when nightgate supervises the server itself. */
+  name?: ProverBackendName;
+}
+
+const CONNECT_TIMEOUT_MS = 10_000;
+/** Proofs are kilobytes; anything near this is not a proof. */
+const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+const DEFAULT_RETRY_AFTER = '5';
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'UND_ERR_CONNECT_TIMEOUT']);
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  bytes: Uint8Array;
+}
+
+/** A short printable excerpt of an upstream error body. */
+function reasonOf(bytes: Uint8Array): string {
+  const text = Buffer.from(bytes.subarray(0, 400)).toString('utf8').replace(/[^\x20-\x7e]+/g, ' ').trim();
+  return text || '(no reason given)';
+}
+
+function header(h: Answer['headers'], name: string): string | undefined {
+  const v = h[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+export class UpstreamBackend implements ProverBackend {
+  readonly name: ProverBackendName;
+  readonly url: string;
+  readonly #pool: Pool;
+  readonly #base: string;
+  readonly #timeoutMs: number;
+  readonly #log: Logger;
+  #lastFailure: string | undefined;
+  #calls = 0;
+
+  constructor(opts: UpstreamOptions) {
+    const u = new URL(opts.url);
+    this.name = opts.name ?? 'upstream';
+    this.url = opts.url;
+    this.#base = u.pathname.replace(/\/$/, '');
+    this.#timeoutMs = opts.timeoutMs;
+    this.#log = opts.logger;
+    this.#pool = new Pool(u.origin, {
+      connections: 64,
+      keepAliveTimeout: 30_000,
+      connect: { timeout: CONNECT_TIMEOUT_MS },
+      // The proof server answers only when the proof is done: both waits are the proof timeout.
+      headersTimeout: opts.timeoutMs,
+      bodyTimeout: opts.timeoutMs,
+      maxResponseSize: MAX_RESPONSE_BYTES,
+    });
+  }
+
+  async #call(method: 'GET' | 'POST', path: string, body: Uint8Array | undefined, signal: AbortSignal): Promise<Answer> {
+    this.#calls++;
+    try {
+      const res = await this.#pool.request({
+        method,
+        path: this.#base + path,
+        signal,
+        ...(body ? { body, headers: { 'content-type': 'application/octet-stream' } } : {}),
+      });
+      const bytes = new Uint8Array(await res.body.arrayBuffer());
+      this.#lastFailure = undefined;
+      return { status: res.statusCode, headers: res.headers, bytes };
+    } catch (err) {
+      throw this.#networkError(err, signal);
+    }
+  }
+
+  #networkError(err: unknown, signal: AbortSignal): GatewayError {
+    if (signal.aborted) return isGatewayError(signal.reason) ? signal.reason : new GatewayError('CLIENT_ABORTED');
+    const code = (err as { code?: string }).code ?? '';
+    const e = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT'
+      ? new GatewayError('PROVER_TIMEOUT', `The proof server at ${this.url} did not answer within ${this.#timeoutMs} ms`)
+      : code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE'
+        ? new GatewayError('PROVER_BAD_RESPONSE', `The proof server at ${this.url} answered more than ${MAX_RESPONSE_BYTES} bytes`)
+        : new GatewayError('PROVER_UNREACHABLE', `The proof server at ${this.url} could not be reached (${UNREACHABLE_CODES.has(code) ? code : (err as Error).message || code})`);
+    this.#lastFailure = e.message;
+    this.#log.warn({ code, url: this.url }, e.message);
+    return e;
+  }
+
+  /** Translate a non-200 answer; undefined for 200. */
+  #statusError(a: Answer): GatewayError | undefined {
+    if (a.status === 200) return undefined;
+    const reason = reasonOf(a.bytes);
+    if (a.status === 400) return new GatewayError('PROVER_REJECTED', `The proof server rejected the request: ${reason}`);
+    if (a.status === 429 || a.status === 503) {
+      const given = header(a.headers, 'retry-after');
+      const retryAfter = given && /^\d{1,6}$/.test(given.trim()) ? given.trim() : DEFAULT_RETRY_AFTER;
+      return new GatewayError('PROVER_BUSY', `The proof server is busy (${a.status}): ${reason}`, { headers: { 'Retry-After': retryAfter } });
+    }
+    if (a.status === 500) return new GatewayError('PROVER_FAILED', `The proof server failed: ${reason}`);
+    return new GatewayError('PROVER_BAD_RESPONSE', `The proof server answered ${a.status}: ${reason}`);
+  }
+
+  async #post(path: string, body: Uint8Array, signal: AbortSignal, expect: 'proof' | 'checkResult' | undefined): Promise<Uint8Array> {
+    const a = await this.#call('POST', path, body, signal);
+    const err = this.#statusError(a);
+    if (err) throw err;
+    if (expect && !hasTag(a.bytes, expect)) {
+      this.#lastFailure = `${path} answered 200 with something that is not a ${expect === 'proof' ? 'proof' : 'check result'}`;
+      throw new GatewayError('PROVER_BAD_RESPONSE', `The proof server's ${path} answer is not a ${expect === 'proof' ? 'versioned proof' : 'check result'}`);
+    }
+    return a.bytes;
+  }
+
+  prove(body: Uint8Array, signal: AbortSignal): Promise<Uint8Array> {
+    return this.#post('/prove', body, signal, 'proof');
+  }
+
+  check(body: Uint8Array, signal: AbortSignal): Promise<Uint8Array> {
+    return this.#post('/check', body, signal, 'checkResult');
+  }
+
+  async k(ir: Uint8Array, signal: AbortSignal): Promise<string> {
+    return Buffer.from(await this.#post('/k', ir, signal, undefined)).toString('utf8');
+  }
+
+  async #relay(path: string, signal: AbortSignal): Promise<Relayed> {
+    const a = await this.#call('GET', path, undefined, signal);
+    return { status: a.status, body: a.bytes, contentType: header(a.headers, 'content-type') ?? TEXT_TYPE };
+  }
+
+  version(signal: AbortSignal): Promise<Relayed> {
+    return this.#relay('/version', signal);
+  }
+
+  ready(signal: AbortSignal): Promise<Relayed> {
+    return this.#relay('/ready', signal);
+  }
+
+  proofVersions(signal: AbortSignal): Promise<Relayed> {
+    return this.#relay('/proof-versions', signal);
+  }
+
+  health(): ComponentHealth {
+    return { status: this.#lastFailure ? 'degraded' : 'ok', url: this.url, calls: this.#calls, ...(this.#lastFailure ? { lastError: this.#lastFailure } : {}) };
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.close();
+  }
+}

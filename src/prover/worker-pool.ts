@@ -1,0 +1,215 @@
+/**
+ * The worker pool: piscina behind a small typed facade, registered as the app component
+ * `worker-pool` so every module that needs CPU work off the uWS thread (proving here, sponsorship
+ * later) shares the same threads, each of which loads ledger-v8 once.
+ *
+ *  - bounded queue: piscina's `maxQueue`; a full queue → 503 QUEUE_FULL with Retry-After;
+ *  - abort: the caller's signal (the client leaving) removes a queued task, or ends the thread of
+ *    a running one — piscina then starts a fresh thread, so the slot is free again at once;
+ *  - crash: a thread that dies mid-task rejects that task with 500 WORKER_CRASHED and is replaced.
+ */
+import { fileURLToPath } from 'node:url';
+import type { Worker } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import type { Logger } from 'pino';
+import type { Component, ComponentHealth } from '../app-context.js';
+import { GatewayError, isGatewayError } from '../errors.js';
+import {
+  WORKER_LOADED, unpack, pack,
+  type TaskInput, type TaskName, type TaskOutcome, type TaskPayload, type TaskResult, type WorkerLoadedMessage,
+} from './tasks.js';
+
+export const WORKER_POOL = 'worker-pool';
+
+/** tap runs the sources through tsx (worker threads inherit the loader); production runs dist/. */
+export const WORKER_ENTRY = new URL('../../workers/index' + (import.meta.url.endsWith('.ts') ? '.ts' : '.js'), import.meta.url);
+
+export interface RunOptions {
+  /** Abort when the caller no longer wants the result (e.g. `ctx.signal`). */
+  signal?: AbortSignal;
+  /** ArrayBuffers to move to the worker instead of copying (see `transferListFor`); the payload's port is added. */
+  transferList?: ArrayBuffer[];
+}
+
+export interface WorkerPoolHealth extends ComponentHealth {
+  threads: number;
+  maxThreads: number;
+  /** Threads busy with a task now. */
+  running: number;
+  queueSize: number;
+  maxQueue: number;
+  /** Share of the threads' time spent on tasks since start, 0–1. */
+  utilization: number;
+  completed: number;
+  failed: number;
+  crashed: number;
+  /** ledger-v8 load time of the most recent and the slowest thread start, ms. */
+  ledgerLoadMs: { last: number; max: number } | null;
+  /** Set when mock proofs are served: the dev backend is in use. */
+  devProver: boolean;
+}
+
+export interface WorkerPoolComponent extends Component {
+  run<K extends TaskName>(task: K, payload: TaskPayload<K>, opts?: RunOptions): Promise<TaskResult<K>>;
+  health(): WorkerPoolHealth;
+}
+
+export interface WorkerPoolOptions {
+  threads: number;
+  maxQueue: number;
+  logger: Logger;
+  /** The worker entry; tests may point it at a fixture that re-exports the real tasks. */
+  filename?: URL;
+  /** Shown in health: some network is served by the dev backend. */
+  devProver?: boolean;
+  /**
+   * Start every thread now (default). Without an in-process backend nothing may need a worker,
+   * so threads (≈ 85 MB each) start with the first task instead.
+   */
+  eager?: boolean;
+}
+
+// piscina's own messages (piscina/dist/errors.js, index.js): it has no error codes.
+const QUEUE_FULL_MESSAGES = new Set(['Task queue is at limit', 'No task queue available and all Workers are busy']);
+const CRASH_PATTERN = /^worker exited with code|^Terminating worker thread/;
+
+export class WorkerPool implements WorkerPoolComponent {
+  readonly name = WORKER_POOL;
+  readonly #pool: Piscina<TaskInput, Uint8Array>;
+  readonly #log: Logger;
+  readonly #devProver: boolean;
+  readonly #maxQueue: number;
+  #failed = 0;
+  #crashed = 0;
+  /** Tasks handed to piscina and not settled: running or waiting. */
+  #inFlight = 0;
+  #loadLast = 0;
+  #loadMax = 0;
+
+  constructor(opts: WorkerPoolOptions) {
+    this.#log = opts.logger;
+    this.#devProver = opts.devProver ?? false;
+    this.#maxQueue = opts.maxQueue;
+    this.#pool = new Piscina<TaskInput, Uint8Array>({
+      filename: fileURLToPath(opts.filename ?? WORKER_ENTRY),
+      // piscina preloads the entry when a thread starts, looking up this export: it must exist.
+      name: 'prove',
+      minThreads: opts.eager === false ? 0 : opts.threads,
+      maxThreads: opts.threads,
+      maxQueue: opts.maxQueue,
+      // Never retire idle threads: each start costs a ledger-v8 load.
+      idleTimeout: Infinity,
+      closeTimeout: 5_000,
+    });
+    this.#pool.on('message', (m: unknown) => {
+      if (m && typeof m === 'object' && (m as WorkerLoadedMessage).type === WORKER_LOADED) {
+        const ms = (m as WorkerLoadedMessage).ledgerLoadMs;
+        this.#loadLast = ms;
+        this.#loadMax = Math.max(this.#loadMax, ms);
+        this.#log.debug({ ledgerLoadMs: Math.round(ms) }, 'worker loaded ledger-v8');
+      }
+    });
+    // An error with no task to blame (a thread failing between tasks); the thread is replaced.
+    this.#pool.on('error', (err: Error) => this.#log.error({ err }, 'worker thread failed outside a task'));
+  }
+
+  /** The piscina worker threads (tests watch them end and be replaced). */
+  get threads(): readonly Worker[] {
+    return this.#pool.threads;
+  }
+
+  /**
+   * The queue bound is enforced here, not only by piscina: piscina 5 parks a task that carries an
+   * AbortSignal in a side queue that its `maxQueue` check does not count (index.js,
+   * `_returnUndistributedTask`), so with signals its bound alone would never trip.
+   */
+  #full(): boolean {
+    const p = this.#pool;
+    return this.#maxQueue === 0 ? p.idleThreads === 0 && p.threads.length >= p.maxThreads : p.queueSize >= this.#maxQueue;
+  }
+
+  #queueFull(): GatewayError {
+    return new GatewayError('QUEUE_FULL', `All ${this.#pool.maxThreads} workers are busy and ${this.#pool.queueSize} tasks are waiting`, { headers: { 'Retry-After': String(this.retryAfterSeconds()) } });
+  }
+
+  async run<K extends TaskName>(task: K, payload: TaskPayload<K>, opts: RunOptions = {}): Promise<TaskResult<K>> {
+    if (this.#full()) throw this.#queueFull();
+    let data = payload.data;
+    // A view into a larger buffer that is not moved would be cloned whole: send an exact copy instead.
+    const moved = data !== undefined && (opts.transferList ?? []).some((b) => b === data!.buffer);
+    if (data && !moved && data.byteLength !== data.buffer.byteLength) data = data.slice();
+    let out: Uint8Array;
+    this.#inFlight++;
+    try {
+      const transferList = [...(opts.transferList ?? []), ...(payload.port ? [payload.port] : [])];
+      out = await this.#pool.run(
+        { args: pack(payload.args), data, shared: payload.shared, port: payload.port },
+        { name: task, ...(opts.signal ? { signal: opts.signal } : {}), ...(transferList.length > 0 ? { transferList } : {}) },
+      );
+    } catch (err) {
+      throw this.#translate(err, task, opts.signal);
+    } finally {
+      this.#inFlight--;
+    }
+    const outcome = unpack<TaskOutcome<TaskResult<K>>>(out);
+    if (outcome.ok) return outcome.value;
+    this.#failed++;
+    if (outcome.code === 'INTERNAL') {
+      throw new GatewayError('INTERNAL', undefined, { cause: new Error(`worker task ${task}: ${outcome.message}`) });
+    }
+    throw new GatewayError(outcome.code, outcome.message);
+  }
+
+  #translate(err: unknown, task: string, signal: AbortSignal | undefined): GatewayError {
+    if (signal?.aborted) return isGatewayError(signal.reason) ? signal.reason : new GatewayError('CLIENT_ABORTED');
+    const message = err instanceof Error ? err.message : String(err);
+    if (QUEUE_FULL_MESSAGES.has(message)) return this.#queueFull();
+    this.#failed++;
+    if (CRASH_PATTERN.test(message)) {
+      this.#crashed++;
+      this.#log.error({ task, err: message }, 'worker crashed during a task; piscina replaces the thread');
+      return new GatewayError('WORKER_CRASHED', `A worker crashed while running ${task}; it has been replaced, retry the request`);
+    }
+    return new GatewayError('INTERNAL', undefined, { cause: err });
+  }
+
+  /** How long the queue takes to drain at the recent mean task time (at least one second). */
+  retryAfterSeconds(): number {
+    const mean = this.#pool.histogram.runTime.mean;
+    const perTaskMs = Number.isFinite(mean) && mean > 0 ? mean : 1_000;
+    return Math.max(1, Math.ceil(((this.#pool.queueSize + 1) * perTaskMs) / this.#pool.maxThreads / 1000));
+  }
+
+  /**
+   * Busy thread time over available thread time since start. Computed here: piscina 5's own
+   * `utilization` divides its run-time mean (already in ms) by 1000 once more.
+   */
+  #utilization(): number {
+    const p = this.#pool;
+    const mean = p.histogram.runTime.mean;
+    if (!Number.isFinite(mean) || p.completed === 0 || p.duration <= 0) return 0;
+    return Math.round(Math.min(1, (mean * p.completed) / (p.duration * p.maxThreads)) * 1000) / 1000;
+  }
+
+  health(): WorkerPoolHealth {
+    const p = this.#pool;
+    return {
+      status: p.threads.length < p.options.minThreads ? 'degraded' : 'ok',
+      threads: p.threads.length,
+      maxThreads: p.maxThreads,
+      running: Math.max(0, this.#inFlight - p.queueSize),
+      queueSize: p.queueSize,
+      maxQueue: this.#maxQueue,
+      utilization: this.#utilization(),
+      completed: p.completed,
+      failed: this.#failed,
+      crashed: this.#crashed,
+      ledgerLoadMs: this.#loadMax === 0 ? null : { last: Math.round(this.#loadLast), max: Math.round(this.#loadMax) },
+      devProver: this.#devProver,
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.close();
+  }
+}

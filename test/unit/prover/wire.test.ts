@@ -1,0 +1,69 @@
+import t from 'tap';
+import fc from 'fast-check';
+import { Reader, WireError, encodeCompact } from '../../../src/prover/compact.js';
+import { encodeCheckResult, parseCheckRequest, parseProveRequest, slice, unversionedPreimage, versionedPreimage } from '../../../src/prover/wire.js';
+import { L, contractCallPreimage, outputPreimage, preimagesOf, shieldedTx, sharedFile } from '../../fixtures/prover/samples.js';
+
+t.test('walks the bodies ledger-v8 builds: preimage, key location, key material, binding input', async (t) => {
+  const pre = outputPreimage();
+  const keys = { proverKey: new Uint8Array(70_000).fill(0xaa), verifierKey: new Uint8Array([4, 5]), ir: sharedFile('zk/zswap_output.bzkir') };
+  const body = L.createProvingPayload(pre, 2n ** 200n + 5n, keys);
+  const r = parseProveRequest(body);
+  t.equal(r.keyLocation, 'midnight/zswap/output');
+  t.equal(r.bindingInput, 2n ** 200n + 5n);
+  t.same(slice(body, r.keyMaterial!.proverKey), keys.proverKey);
+  t.same(slice(body, r.keyMaterial!.verifierKey), keys.verifierKey);
+  t.same(slice(body, r.keyMaterial!.ir), keys.ir);
+  t.same(unversionedPreimage(body, r), pre, 'the ProvingProvider form of the preimage, byte for byte');
+  t.doesNotThrow(() => L.PreProof.deserialize(versionedPreimage(body, r)), 'and the form PreProof reads');
+
+  const plain = parseProveRequest(L.createProvingPayload(pre, undefined, undefined));
+  t.same([plain.keyMaterial, plain.bindingInput], [undefined, undefined]);
+
+  const check = parseCheckRequest(L.createCheckPayload(pre, keys.ir));
+  t.same(slice(L.createCheckPayload(pre, keys.ir), check.ir!), keys.ir);
+  t.equal(parseCheckRequest(L.createCheckPayload(pre)).ir, undefined);
+});
+
+t.test('every preimage a transaction produces walks, including a contract call\'s communications commitment', async (t) => {
+  const all = [...(await preimagesOf(shieldedTx())).map((p) => p.preimage), await contractCallPreimage()];
+  for (const pre of all) {
+    const r = parseProveRequest(L.createProvingPayload(pre, undefined, undefined));
+    t.same(unversionedPreimage(L.createProvingPayload(pre, undefined, undefined), r), pre, r.keyLocation);
+  }
+  t.equal(parseProveRequest(L.createProvingPayload(all.at(-1)!, undefined, undefined)).keyLocation, 'counter/increment');
+});
+
+t.test('any bytes after a valid tag either walk or fail with a WireError (never anything else, never a hang)', async () => {
+  const tag = Buffer.from('midnight:(proof-preimage-versioned,option(proving-data),option(fr-bls)):');
+  fc.assert(
+    fc.property(fc.uint8Array({ maxLength: 600 }), (tail) => {
+      try {
+        parseProveRequest(Buffer.concat([tag, Buffer.from([1]), tail]));
+      } catch (err) {
+        if (!(err instanceof WireError)) throw err;
+      }
+    }),
+    { numRuns: 2000 },
+  );
+});
+
+t.test('compact integers round-trip, in every mode', async () => {
+  fc.assert(
+    fc.property(fc.bigInt({ min: 0n, max: (1n << 256n) - 1n }), (v) => new Reader(encodeCompact(v)).compactBig('v', 32) === v),
+    { numRuns: 2000 },
+  );
+  for (const v of [0n, 63n, 64n, 16383n, 16384n, (1n << 30n) - 1n, 1n << 30n]) {
+    if (new Reader(encodeCompact(v)).compactBig('v', 32) !== v) throw new Error(`boundary ${v}`);
+  }
+});
+
+t.test('encodeCheckResult is what ledger-v8 parseCheckResult reads', async () => {
+  fc.assert(
+    fc.property(fc.array(fc.option(fc.bigInt({ min: 0n, max: (1n << 64n) - 1n }), { nil: undefined }), { maxLength: 80 }), (values) => {
+      const parsed = L.parseCheckResult(encodeCheckResult(values));
+      return parsed.length === values.length && parsed.every((v, i) => v === values[i]);
+    }),
+    { numRuns: 1000 },
+  );
+});

@@ -1,0 +1,12 @@
+/** Task `check`: a proof-server `/check` body in, `midnight:vec(option(u64)):` bytes out (dev or wasm backend). */
+import { encodeCheckResult, parseCheckRequest, slice, unversionedPreimage } from '../src/prover/wire.js';
+import { decode } from './lib/request.js';
+import { provingProviderFor } from './lib/providers.js';
+import { defineTask, requireData } from './lib/task.js';
+
+export const check = defineTask<'check'>(async (args, data) => {
+  const body = requireData(data);
+  const request = decode(body, parseCheckRequest);
+  const provider = provingProviderFor(args.backend, args.keyDir, request.ir ? { ir: slice(body, request.ir) } : {});
+  return encodeCheckResult(await provider.check(unversionedPreimage(body, request), request.keyLocation));
+});

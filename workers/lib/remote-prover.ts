@@ -1,0 +1,47 @@
+/**
+ * The worker half of a proving port (src/prover/proving-port.ts): a ledger `ProvingProvider` whose
+ * proofs come from the main thread's `upstream` or `native` backend. Requests are the proof
+ * server's own bodies, built here by ledger-v8 (`createProvingPayload`, `createCheckPayload`) and
+ * moved, not copied. Built-in circuits only: no key material or IR is sent, the proof server
+ * resolves its own.
+ */
+import type { MessagePort } from 'node:worker_threads';
+import type * as LT from '@midnight-ntwrk/ledger-v8';
+import { GatewayError } from '../../src/errors.js';
+import { transferListFor, type ProvingReply, type ProvingRequest } from '../../src/prover/tasks.js';
+import { L } from './ledger.js';
+
+export function remoteProvingProvider(port: MessagePort): LT.ProvingProvider {
+  let next = 0;
+  const pending = new Map<number, { resolve(b: Uint8Array): void; reject(e: Error): void }>();
+  // The port keeps its thread alive only while a call waits for an answer.
+  const settle = (id: number): { resolve(b: Uint8Array): void; reject(e: Error): void } | undefined => {
+    const p = pending.get(id);
+    pending.delete(id);
+    if (pending.size === 0) port.unref();
+    return p;
+  };
+  port.on('message', (r: ProvingReply) => {
+    const p = settle(r.id);
+    if (!p) return;
+    if (r.ok) p.resolve(r.bytes);
+    else p.reject(new GatewayError(r.code, r.message));
+  });
+  port.on('close', () => {
+    for (const id of [...pending.keys()]) settle(id)?.reject(new GatewayError('PROVER_UNAVAILABLE', 'the proving port closed before the prover answered'));
+  });
+  port.unref();
+
+  const call = (op: ProvingRequest['op'], body: Uint8Array): Promise<Uint8Array> =>
+    new Promise((resolve, reject) => {
+      const id = ++next;
+      if (pending.size === 0) port.ref();
+      pending.set(id, { resolve, reject });
+      port.postMessage({ id, op, body } satisfies ProvingRequest, transferListFor(body));
+    });
+
+  return {
+    check: async (preimage) => L.parseCheckResult(await call('check', L.createCheckPayload(preimage, undefined))),
+    prove: (preimage, _keyLocation, bindingInput) => call('prove', L.createProvingPayload(preimage, bindingInput, undefined)),
+  };
+}
