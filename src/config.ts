@@ -109,6 +109,11 @@ export const SETTINGS: readonly Setting[] = [
   { path: 'dust.enabled', env: 'NIGHTGATE_BALANCING_ENABLED', schema: Type.Boolean(), default: true, doc: 'Serve /prove-and-balance and /balance-only' },
   { path: 'dust.walletSeeds', env: 'NIGHTGATE_DUST_WALLET_SEEDS', schema: Type.Array(Type.String({ pattern: '^[0-9a-fA-F]{64}$' })), default: [], secret: true, doc: 'Hex seeds of the server DUST wallets (comma-separated); on the embedded devnet generated when empty' },
   { path: 'dust.reservationTtlMs', env: 'NIGHTGATE_DUST_RESERVATION_TTL_MS', schema: Type.Integer({ minimum: 10_000 }), default: 300_000, doc: 'A DUST UTXO reservation is reclaimed after this long unless spent' },
+  { path: 'dust.ttlSafetyMs', env: 'NIGHTGATE_DUST_TTL_SAFETY_MS', schema: Type.Integer({ minimum: 5_000 }), default: 60_000, doc: 'The fee intent expires this long before its reservation can be reclaimed' },
+  { path: 'dust.tableCapacity', env: 'NIGHTGATE_DUST_TABLE_CAPACITY', schema: Type.Integer({ minimum: 16, maximum: 1_000_000 }), default: 4_096, doc: 'DUST UTXOs tracked per network in the shared allocator table' },
+  { path: 'dust.snapshotBytes', env: 'NIGHTGATE_DUST_SNAPSHOT_BYTES', schema: Type.Integer({ minimum: 65_536 }), default: 33_554_432, doc: 'Shared memory for the wallet state the workers replicate, per network' },
+  { path: 'dust.spentRetentionMs', env: 'NIGHTGATE_DUST_SPENT_RETENTION_MS', schema: PositiveInt, default: 600_000, doc: 'Spent DUST UTXOs stay visible in wallet-status this long before their slot is reused' },
+  { path: 'dust.maxInFlight', env: 'NIGHTGATE_DUST_MAX_IN_FLIGHT', schema: PositiveInt, default: 1_024, doc: 'Sponsorships being computed at once; beyond it → 503' },
   { path: 'dust.feeMargin', env: 'NIGHTGATE_DUST_FEE_MARGIN', schema: Type.Integer({ minimum: 0, maximum: 20 }), default: 3, doc: 'Fee safety margin (blocks of price adjustment) added to estimates' },
   { path: 'dust.maxFee', env: 'NIGHTGATE_DUST_MAX_FEE', schema: Speck, default: '5000000000000000', doc: 'Per-transaction fee cap in SPECK (a key may set a lower one); over → 403' },
   { path: 'dust.budget', env: 'NIGHTGATE_DUST_BUDGET', schema: Speck, default: '500000000000000000', doc: 'DUST (SPECK) one API key may spend per budget window; over → 429' },
@@ -138,7 +143,8 @@ export interface Config {
     nativeReadyTimeoutMs: number; nativeStopGraceMs: number; keyDir: string;
   };
   dust: {
-    enabled: boolean; walletSeeds: string[]; reservationTtlMs: number; feeMargin: number; maxFee: string; budget: string;
+    enabled: boolean; walletSeeds: string[]; reservationTtlMs: number; ttlSafetyMs: number; tableCapacity: number; snapshotBytes: number;
+    spentRetentionMs: number; maxInFlight: number; feeMargin: number; maxFee: string; budget: string;
     budgetWindowMs: number; dedupeWindowMs: number;
   };
   networks: Record<NetworkName, NetworkConfig>;
@@ -289,6 +295,9 @@ function crossCheck(config: Config): void {
     if (backend === 'wasm' && !config.prover.keyDir) {
       throw new ConfigError(`invalid setting prover.keyDir (NIGHTGATE_PROVER_KEY_DIR): the wasm backend of ${n} needs a key material directory`);
     }
+  }
+  if (config.dust.reservationTtlMs <= config.dust.ttlSafetyMs + 1_000) {
+    throw new ConfigError('invalid setting dust.ttlSafetyMs (NIGHTGATE_DUST_TTL_SAFETY_MS): must be more than a second shorter than dust.reservationTtlMs, so the fee intent expires before its UTXO can be reclaimed');
   }
   for (const cidr of config.auth.trustedNetworks) {
     if (!/^[0-9a-fA-F:.]+\/\d{1,3}$/.test(cidr)) throw new ConfigError(`invalid setting auth.trustedNetworks (NIGHTGATE_TRUSTED_NETWORKS): "${cidr}" is not a CIDR`);

@@ -1,9 +1,90 @@
-import type { Module } from '../app-context.js';
-import { notImplemented } from '../routes/not-implemented.js';
+/**
+ * The sponsorship module: server DUST wallets pay every fee. Per network with server wallets
+ * (generated for the embedded devnet, `dust.walletSeeds` elsewhere): a shared allocator table, a
+ * wallet snapshot for the workers, the sync thread, and the routes. Needs the prover module's
+ * worker pool (mount it first). With balancing disabled the routes exist and answer 404.
+ */
+import type { AppContext, Component, Module } from '../app-context.js';
+import { NETWORKS, proverBackendOf } from '../config.js';
+import { sourceOf } from '../indexer/source.js';
+import { PROVER_COMPONENT, WORKER_POOL, type ProverComponent, type WorkerPoolComponent } from '../prover/index.js';
+import { DustAllocatorTable } from './allocator.js';
+import { MemoryBudgetStore, SponsorshipPolicy } from './budget.js';
+import { sponsorshipRoutes } from './routes.js';
+import { SharedSnapshot } from './shared-snapshot.js';
+import { SponsorshipService, type SponsoredNetwork } from './sponsorship.js';
+import { DustSyncHost } from './sync-host.js';
 
-export const mountSponsorship: Module = (ctx) => {
-  ctx.addRoutes([
-    notImplemented('POST', '/prove-and-balance', 'Prove and balance', ['sponsorship'], 'prover', 'key'),
-    notImplemented('POST', '/balance-only', 'Balance only', ['sponsorship'], 'prover', 'key'),
-  ]);
+export const SPONSORSHIP_COMPONENT = 'sponsorship';
+
+export interface SponsorshipComponent extends Component {
+  /** Undefined when balancing is disabled. */
+  readonly service: SponsorshipService | undefined;
+}
+
+export const mountSponsorship: Module = (ctx: AppContext) => {
+  const { config } = ctx;
+  const routeDeps = { defaultNetwork: config.prover.defaultNetwork, bodyLimit: config.server.bodyLimit };
+  if (!config.dust.enabled) {
+    ctx.addRoutes(sponsorshipRoutes({ ...routeDeps, service: undefined }));
+    const off: SponsorshipComponent = { name: SPONSORSHIP_COMPONENT, service: undefined, health: () => ({ status: 'disabled' }) };
+    ctx.addComponent(off);
+    return;
+  }
+  const pool = ctx.component<WorkerPoolComponent>(WORKER_POOL);
+  const prover = ctx.component<ProverComponent>(PROVER_COMPONENT);
+  if (!pool || !prover) throw new Error('the sponsorship module needs the prover module (worker pool and backends): mount it first');
+  const log = ctx.logger.child({ module: 'sponsorship' });
+
+  const networks: SponsoredNetwork[] = [];
+  for (const n of NETWORKS) {
+    const seeds = ctx.dustSeeds.get(n);
+    const source = sourceOf(ctx, n);
+    if (!seeds?.length || !source) continue;
+    networks.push({
+      name: n,
+      networkId: source.networkId,
+      seeds,
+      table: DustAllocatorTable.create(config.dust.tableCapacity),
+      snapshot: SharedSnapshot.create(config.dust.snapshotBytes),
+      prover: { backend: proverBackendOf(config, n), keyDir: config.prover.keyDir },
+      backend: prover.backend(n),
+    });
+  }
+  const sync = new DustSyncHost(
+    {
+      networks: networks.map((n) => {
+        const source = sourceOf(ctx, n.name)!;
+        return {
+          network: n.name, graphqlUrl: source.httpUrl, graphqlWsUrl: source.wsUrl, seeds: n.seeds, table: n.table.buffer, snapshot: n.snapshot.buffer,
+          timeoutMs: config.stats.upstreamTimeoutMs, spentRetentionMs: config.dust.spentRetentionMs,
+          reconnectMinMs: config.stats.reconnectMinMs, reconnectMaxMs: config.stats.reconnectMaxMs,
+        };
+      }),
+    },
+    log,
+  );
+  const policy = new SponsorshipPolicy({ maxFee: BigInt(config.dust.maxFee), budget: BigInt(config.dust.budget), windowMs: config.dust.budgetWindowMs }, new MemoryBudgetStore());
+  const service = new SponsorshipService({
+    networks, pool, sync, policy, clock: ctx.clock, logger: log,
+    margin: config.dust.feeMargin, reservationTtlMs: config.dust.reservationTtlMs, ttlSafetyMs: config.dust.ttlSafetyMs,
+    dedupeWindowMs: config.dust.dedupeWindowMs, maxInFlight: config.dust.maxInFlight,
+  });
+  if (networks.length > 0) sync.start();
+  else log.warn('balancing enabled but no network has server DUST wallets: set NIGHTGATE_DUST_WALLET_SEEDS');
+  ctx.addRoutes(sponsorshipRoutes({ ...routeDeps, service }));
+  const component: SponsorshipComponent = {
+    name: SPONSORSHIP_COMPONENT,
+    service,
+    health: () => {
+      const status = service.status();
+      const syncing = networks.some((n) => !sync.isSynced(n.name));
+      return { status: networks.length === 0 ? 'disabled' : syncing ? 'starting' : 'ok', ...service.stats(), networks: status };
+    },
+    close: async () => {
+      service.close();
+      await sync.close();
+    },
+  };
+  ctx.addComponent(component);
 };

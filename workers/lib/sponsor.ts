@@ -16,41 +16,12 @@ import { GatewayError, isGatewayError } from '../../src/errors.js';
 import { DustAllocatorTable, type Reservation } from '../../src/dust/allocator.js';
 import { expectKind, readTransactionTag, type TransactionKind } from '../../src/dust/transaction-tag.js';
 import { feeToTableUnits, utxoKey } from '../../src/dust/wallet-state.js';
+import { feeIntentTtl, reclaimAt as reclaimTime } from '../../src/dust/reservations.js';
+import type { InFlightReservations } from '../../src/dust/in-flight.js';
+import type { SponsorArgs, SponsorKind, SponsorResult } from '../../src/dust/balance-task.js';
 import { replicaOf, secretKeyOf } from './wallet-replica.js';
 
-export type SponsorKind = 'prove-and-balance' | 'balance-only';
-
-export interface SponsorArgs {
-  kind: SponsorKind;
-  /** Ledger network id of the network served (the fee part is built for it). */
-  networkId: string;
-  /** Server DUST wallet seeds, in the sync's wallet-index order. */
-  seeds: string[];
-  /** Fee safety margin (LEDGER.md: margin n multiplies by 1.046^n). */
-  margin: number;
-  /** Largest fee this request may cost, SPECK: min(cap, remaining budget). Decimal strings. */
-  maxFee: string;
-  budgetLeft: string;
-  /** Wall-clock ms of the request. */
-  now: number;
-  /** When the main thread reclaims an unspent reservation, ms from `now`. */
-  reservationTtlMs: number;
-  /** The fee intent expires this long before the reclaim. */
-  ttlSafetyMs: number;
-}
-
-export interface SponsorResult {
-  tx: Uint8Array;
-  txHash: string;
-  identifiers: string[];
-  fee: string;
-  walletIndex: number;
-  slot: number;
-  generation: number;
-  /** The fee intent's TTL, ms since the epoch: submit before this. */
-  expiresAt: number;
-  reclaimAt: number;
-}
+export type { SponsorArgs, SponsorKind, SponsorResult } from '../../src/dust/balance-task.js';
 
 const ACCEPTED: Record<SponsorKind, TransactionKind[]> = {
   'prove-and-balance': ['unproven'],
@@ -98,13 +69,19 @@ interface Built {
   reservation: Reservation;
 }
 
+/** Where this task records the reservation it holds, so the main thread can release it if the task dies. */
+export interface Holder {
+  registry: InFlightReservations;
+  entry: number;
+}
+
 /** Reserve, spend and build the fee intent until its fee covers the merged transaction's. */
-function buildFee(user: AnyTx, args: SponsorArgs, table: DustAllocatorTable, snapshotBuffer: SharedArrayBuffer, networkId: string): Built {
+function buildFee(user: AnyTx, args: SponsorArgs, table: DustAllocatorTable, snapshotBuffer: SharedArrayBuffer, networkId: string, holder: Holder | undefined): Built {
   const replica = replicaOf(snapshotBuffer);
   if (!replica) throw new GatewayError('WALLET_SYNCING', undefined, { headers: { 'Retry-After': '30' } });
   const now = new Date(args.now);
-  const reclaimAt = args.now + args.reservationTtlMs;
-  const ttl = new Date(reclaimAt - args.ttlSafetyMs);
+  const reclaimAt = reclaimTime(args.now, args.reservationTtlMs);
+  const ttl = feeIntentTtl(args.now, args.reservationTtlMs, args.ttlSafetyMs);
   const seg = firstFreeSegment(user);
   const limit = BigInt(args.maxFee) < BigInt(args.budgetLeft) ? BigInt(args.maxFee) : BigInt(args.budgetLeft);
   let fee = user.feesWithMargin(replica.params, args.margin);
@@ -114,8 +91,9 @@ function buildFee(user: AnyTx, args: SponsorArgs, table: DustAllocatorTable, sna
       if (fee > limit) break;
       const units = feeToTableUnits(fee);
       if (!reservation || reservation.value < units) {
-        if (reservation) table.release(reservation);
+        if (reservation) release(table, reservation, holder);
         reservation = table.reserve(units, reclaimAt);
+        if (reservation) holder?.registry.hold(holder.entry, reservation.slot, reservation.generation);
         if (!reservation) throw new GatewayError('NO_DUST_AVAILABLE', `no free DUST UTXO covers a fee of ${fee} SPECK; retry shortly`, { headers: { 'Retry-After': '6' } });
       }
       const entry = table.slotEntry(reservation.slot);
@@ -141,15 +119,20 @@ function buildFee(user: AnyTx, args: SponsorArgs, table: DustAllocatorTable, sna
     }
     throw new GatewayError('INTERNAL', `the fee did not converge in ${MAX_FEE_ROUNDS} rounds`);
   } catch (err) {
-    if (reservation) table.release(reservation);
+    if (reservation) release(table, reservation, holder);
     throw err;
   }
 }
 
-export async function sponsor(bytes: Uint8Array, args: SponsorArgs, tableBuffer: SharedArrayBuffer, snapshotBuffer: SharedArrayBuffer, provider: L.ProvingProvider): Promise<SponsorResult> {
+function release(table: DustAllocatorTable, reservation: Reservation, holder: Holder | undefined): void {
+  table.release(reservation);
+  if (holder) holder.registry.clear(holder.entry);
+}
+
+export async function sponsor(bytes: Uint8Array, args: SponsorArgs, tableBuffer: SharedArrayBuffer, snapshotBuffer: SharedArrayBuffer, provider: L.ProvingProvider, holder?: Holder): Promise<SponsorResult> {
   const user = deserialize(bytes, args.kind);
   const table = DustAllocatorTable.fromShared(tableBuffer);
-  const { feeTx, fee, reservation } = buildFee(user, args, table, snapshotBuffer, args.networkId);
+  const { feeTx, fee, reservation } = buildFee(user, args, table, snapshotBuffer, args.networkId, holder);
   try {
     const costModel = L.CostModel.initialCostModel();
     let final: L.FinalizedTransaction;
@@ -169,11 +152,11 @@ export async function sponsor(bytes: Uint8Array, args: SponsorArgs, tableBuffer:
       walletIndex: entry.walletIndex,
       slot: reservation.slot,
       generation: reservation.generation,
-      expiresAt: args.now + args.reservationTtlMs - args.ttlSafetyMs,
-      reclaimAt: args.now + args.reservationTtlMs,
+      expiresAt: feeIntentTtl(args.now, args.reservationTtlMs, args.ttlSafetyMs).getTime(),
+      reclaimAt: reclaimTime(args.now, args.reservationTtlMs),
     };
   } catch (err) {
-    table.release(reservation);
+    release(table, reservation, holder);
     if (isGatewayError(err)) throw err;
     throw new GatewayError('PROVER_FAILED', `proving the sponsored transaction failed: ${(err as Error).message}`);
   }

@@ -1,0 +1,61 @@
+/** The `balance` worker task's arguments and result (both threads import this; no ledger here). */
+import type { ProverBackendName } from '../config.js';
+
+export type SponsorKind = 'prove-and-balance' | 'balance-only';
+
+export interface SponsorArgs {
+  kind: SponsorKind;
+  /** Ledger network id of the network served (the fee part is built for it). */
+  networkId: string;
+  /** Server DUST wallet seeds, in the sync's wallet-index order. */
+  seeds: string[];
+  /** Fee safety margin (LEDGER.md: margin n multiplies by 1.046^n). */
+  margin: number;
+  /** Per-transaction cap and what is left of the key's budget, SPECK, decimal strings. */
+  maxFee: string;
+  budgetLeft: string;
+  /** Wall-clock ms of the request. */
+  now: number;
+  /** When the main thread reclaims an unspent reservation, ms from `now`. */
+  reservationTtlMs: number;
+  /** The fee intent expires this long before the reclaim. */
+  ttlSafetyMs: number;
+}
+
+export interface SponsorResult {
+  tx: Uint8Array;
+  txHash: string;
+  identifiers: string[];
+  fee: string;
+  walletIndex: number;
+  slot: number;
+  generation: number;
+  /** The fee intent's TTL, ms since the epoch: submit before this. */
+  expiresAt: number;
+  reclaimAt: number;
+}
+
+/**
+ * How the worker proves: `dev` and `wasm` in-process; `upstream` and `native` through a proving
+ * port to the main thread's backend (src/prover/proving-port.ts), which the task carries.
+ */
+export interface ProvingTarget {
+  backend: ProverBackendName;
+  keyDir: string;
+}
+
+export interface BalanceArgs {
+  sponsor: SponsorArgs;
+  prover: ProvingTarget;
+  /** This task's entry in the in-flight reservation registry. */
+  inFlightEntry: number;
+}
+
+export type BalanceResult = SponsorResult;
+
+declare module '../prover/tasks.js' {
+  interface TaskMap {
+    /** Sponsor one transaction: reserve a DUST UTXO, build the fee part, prove, bind, merge. */
+    balance: { args: BalanceArgs; result: BalanceResult };
+  }
+}

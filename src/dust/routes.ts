@@ -1,0 +1,114 @@
+/**
+ * POST /prove-and-balance, POST /balance-only (API key, octet-stream in, JSON out) and
+ * GET /wallet-status. Every status they answer is documented here and so in the OpenAPI document.
+ */
+import { Type } from '@sinclair/typebox';
+import { NETWORKS, type NetworkName } from '../config.js';
+import { GatewayError } from '../errors.js';
+import { json, OCTET, JSON_TYPE, type RequestContext, type RouteDef } from '../http/route.js';
+import { networkOf } from '../prover/routes.js';
+import type { SponsorKind } from './balance-task.js';
+import type { SponsorshipService } from './sponsorship.js';
+
+export const SponsoredSchema = Type.Object({
+  tx: Type.String({ description: 'The balanced, proven and bound transaction, hex: submit it to the network', pattern: '^[0-9a-f]+$' }),
+  txHash: Type.String({ description: 'Hash of `tx` (Transaction.transactionHash)', pattern: '^[0-9a-f]{64}$' }),
+  identifiers: Type.Array(Type.String(), { description: 'Transaction identifiers of `tx`' }),
+  network: Type.Union(NETWORKS.map((n) => Type.Literal(n))),
+  fee: Type.String({ description: 'DUST fee paid by the server wallet, in SPECK (decimal)' }),
+  feeUnit: Type.Literal('SPECK'),
+  expiresAt: Type.String({ format: 'date-time', description: 'The fee intent expires then: submit before' }),
+  dustUtxo: Type.Object({ wallet: Type.Integer(), slot: Type.Integer() }, { description: 'Which server DUST UTXO pays (for support requests)' }),
+});
+
+const WalletStatusSchema = Type.Record(Type.String(), Type.Object({
+  sync: Type.Object({ phase: Type.String() }, { additionalProperties: true }),
+  balance: Type.String({ description: 'Spendable DUST of the server wallets now, SPECK' }),
+  balanceUnit: Type.Literal('SPECK'),
+  wallets: Type.Array(Type.Object({ index: Type.Integer(), balance: Type.String(), utxos: Type.Integer() })),
+  utxos: Type.Object({ free: Type.Integer(), reserved: Type.Integer(), spent: Type.Integer(), total: Type.Integer() }),
+  reclaimTimers: Type.Integer(),
+  prover: Type.String(),
+}));
+
+const QUERY = Type.Object({ network: Type.Optional(Type.Union(NETWORKS.map((n) => Type.Literal(n)), { description: 'Network (or header X-Midnight-Network); default prover.defaultNetwork' })) });
+
+const DESCRIPTIONS: Record<SponsorKind, { summary: string; body: string; wrong: string }> = {
+  'prove-and-balance': {
+    summary: 'Add a DUST fee paid by the server, prove everything, bind: users pay no gas',
+    body: 'An unproven serialized transaction (`midnight:transaction[v9](signature[v1],proof-preimage,embedded-fr[v1]):…`)',
+    wrong: 'not an unproven transaction (e.g. "expected an unproven transaction, got a finalized one")',
+  },
+  'balance-only': {
+    summary: 'Add a proven, bound DUST fee part paid by the server to an already proven transaction',
+    body: 'A proven serialized transaction, bound or not (`…(signature[v1],proof,pedersen-schnorr[v1]):…`)',
+    wrong: 'not a proven transaction (e.g. "expected a proven transaction or a finalized transaction, got an unproven one")',
+  },
+};
+
+export interface SponsorshipRouteDeps {
+  /** Undefined when balancing is disabled in config: the routes answer 404. */
+  service: SponsorshipService | undefined;
+  defaultNetwork: NetworkName;
+  bodyLimit: number;
+}
+
+function disabled(): never {
+  throw new GatewayError('BALANCING_DISABLED');
+}
+
+export function sponsorshipRoutes(deps: SponsorshipRouteDeps): RouteDef[] {
+  const route = (kind: SponsorKind): RouteDef => ({
+    method: 'POST',
+    url: `/${kind}`,
+    style: 'prover',
+    auth: 'key',
+    rateLimit: 'key',
+    body: { limit: deps.bodyLimit, contentTypes: [OCTET] },
+    readHeaders: ['x-midnight-network'],
+    schema: {
+      summary: DESCRIPTIONS[kind].summary,
+      description: 'Server-owned DUST wallets pay the fee. The same bytes sent again within the dedupe window get the same answer and no second DUST UTXO (`X-Dedupe: HIT`).',
+      tags: ['sponsorship'],
+      querystring: QUERY,
+      headers: { 'X-Midnight-Network': 'mainnet, preprod or preview (or ?network=)' },
+      body: { contentType: OCTET, description: DESCRIPTIONS[kind].body },
+      response: {
+        200: { description: 'Sponsored: submit `tx`', schema: SponsoredSchema, headers: { 'X-Dedupe': 'HIT when this answer was given before for the same bytes, else MISS' } },
+        400: { description: `The body is ${DESCRIPTIONS[kind].wrong} (WRONG_TRANSACTION_KIND), does not deserialize (INVALID_BODY), or the network is unknown (INVALID_NETWORK)` },
+        401: { description: 'Missing or invalid API key' },
+        403: { description: 'The fee exceeds the per-transaction cap (FEE_CAP_EXCEEDED)' },
+        404: { description: 'Balancing is disabled on this server, or not configured for this network (BALANCING_DISABLED)' },
+        413: { description: 'Body over the limit' },
+        415: { description: 'Content-Type is not application/octet-stream' },
+        429: { description: 'Rate limit (RATE_LIMITED) or DUST budget of this key (DUST_BUDGET_EXCEEDED) exceeded; see Retry-After' },
+        500: { description: 'Proving failed (PROVER_FAILED) or a worker crashed (WORKER_CRASHED)' },
+        502: { description: 'The proof server could not be reached or answered garbage' },
+        503: { description: 'Wallet still syncing (WALLET_SYNCING, Retry-After: 30), no DUST UTXO free (NO_DUST_AVAILABLE), queue full (QUEUE_FULL) or prover busy (PROVER_BUSY); see Retry-After' },
+      },
+    },
+    handler: async (ctx: RequestContext) => {
+      const service = deps.service ?? disabled();
+      const network = networkOf(ctx, deps.defaultNetwork);
+      const answer = await service.sponsor(kind, network, ctx.key!, ctx.body!, ctx.signal);
+      return { body: answer.body, contentType: JSON_TYPE, headers: { 'X-Dedupe': answer.deduplicated ? 'HIT' : 'MISS', 'X-Midnight-Network': network, 'Cache-Control': 'no-store' } };
+    },
+  });
+  return [
+    route('prove-and-balance'),
+    route('balance-only'),
+    {
+      method: 'GET',
+      url: '/wallet-status',
+      style: 'prover',
+      auth: 'key',
+      rateLimit: 'key',
+      schema: {
+        summary: 'Server DUST wallets per network: balance, free/reserved/spent UTXOs, sync state',
+        tags: ['sponsorship'],
+        response: { 200: { description: 'Per network', schema: WalletStatusSchema }, 401: { description: 'Missing or invalid API key' }, 404: { description: 'Balancing is disabled (BALANCING_DISABLED)' } },
+      },
+      handler: () => json((deps.service ?? disabled()).status(), 200, { 'Cache-Control': 'no-store' }),
+    },
+  ];
+}

@@ -1,0 +1,205 @@
+/**
+ * The sponsorship service (main thread): per network, the shared allocator table, the wallet
+ * snapshot, the reclaim timers; per request, dedupe, policy and one `balance` task.
+ *
+ * A request's life: syncing? → 503. Same bytes answered within the dedupe window? → the same
+ * answer, no second reservation. Otherwise a worker reserves a UTXO, builds and proves; the main
+ * thread then charges the key's budget (a lost race refunds nothing and releases the UTXO) and
+ * starts the 5-minute reclaim timer. A task that ends without an answer (client abort, worker
+ * crash, error) has its reservation released at once through the in-flight registry.
+ */
+import { createHash } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { NetworkName } from '../config.js';
+import { GatewayError, isGatewayError } from '../errors.js';
+import type { AuthenticatedKey } from '../pipeline/auth.js';
+import type { WorkerPoolComponent } from '../prover/worker-pool.js';
+import type { ProverBackend } from '../prover/backend.js';
+import { provingPort } from '../prover/proving-port.js';
+import { ResultCache } from '../prover/result-cache.js';
+import { SingleFlight } from '../prover/single-flight.js';
+import { DustAllocatorTable } from './allocator.js';
+import type { BalanceArgs, ProvingTarget, SponsorKind } from './balance-task.js';
+import { SponsorshipPolicy } from './budget.js';
+import { InFlightReservations } from './in-flight.js';
+import { ReservationReclaimer } from './reservations.js';
+import { SharedSnapshot } from './shared-snapshot.js';
+import type { DustSyncHost } from './sync-host.js';
+import { startTimerWheel, TimerWheel, type TimerWheelDriver } from './timer-wheel.js';
+
+export interface SponsoredNetwork {
+  name: NetworkName;
+  networkId: string;
+  seeds: readonly string[];
+  table: DustAllocatorTable;
+  snapshot: SharedSnapshot;
+  prover: ProvingTarget;
+  /** The main-thread backend, for upstream and native (the worker proves through a port to it). */
+  backend: ProverBackend;
+}
+
+export interface SponsorshipOptions {
+  networks: readonly SponsoredNetwork[];
+  pool: WorkerPoolComponent;
+  sync: DustSyncHost;
+  policy: SponsorshipPolicy;
+  clock: Clock;
+  logger: Logger;
+  margin: number;
+  reservationTtlMs: number;
+  ttlSafetyMs: number;
+  dedupeWindowMs: number;
+  /** Concurrent balancing tasks tracked in the in-flight registry (beyond: 503 QUEUE_FULL). */
+  maxInFlight: number;
+}
+
+export interface SponsorAnswer {
+  /** The JSON body, pre-serialized (the same bytes for a deduplicated repeat). */
+  body: string;
+  deduplicated: boolean;
+}
+
+export class SponsorshipService {
+  private readonly byName = new Map<NetworkName, SponsoredNetwork>();
+  private readonly reclaimers = new Map<NetworkName, ReservationReclaimer>();
+  private readonly wheel: TimerWheel;
+  private readonly driver: TimerWheelDriver;
+  private readonly inFlight: InFlightReservations;
+  private readonly flights = new SingleFlight<string>();
+  private readonly answers: ResultCache;
+  private sponsored = 0;
+  private failed = 0;
+
+  constructor(private readonly opts: SponsorshipOptions) {
+    this.wheel = new TimerWheel({ clock: opts.clock });
+    this.driver = startTimerWheel(this.wheel);
+    this.inFlight = InFlightReservations.create(opts.maxInFlight);
+    this.answers = new ResultCache(opts.clock, opts.dedupeWindowMs, 32 * 1024 * 1024);
+    for (const n of opts.networks) {
+      this.byName.set(n.name, n);
+      this.reclaimers.set(n.name, new ReservationReclaimer(n.table, this.wheel, { reservationTtlMs: opts.reservationTtlMs }));
+    }
+  }
+
+  network(name: NetworkName): SponsoredNetwork | undefined {
+    return this.byName.get(name);
+  }
+
+  get networks(): readonly SponsoredNetwork[] {
+    return [...this.byName.values()];
+  }
+
+  async sponsor(kind: SponsorKind, name: NetworkName, key: AuthenticatedKey, body: Buffer, signal: AbortSignal): Promise<SponsorAnswer> {
+    const net = this.byName.get(name);
+    if (!net) throw new GatewayError('BALANCING_DISABLED', `sponsorship is not configured for ${name} (no server DUST wallets)`);
+    if (!this.opts.sync.isSynced(name)) throw new GatewayError('WALLET_SYNCING', `the server DUST wallets of ${name} are still syncing`, { headers: { 'Retry-After': '30' } });
+    const dedupeKey = `${kind}|${name}|${createHash('sha256').update(body).digest('hex')}`;
+    const cached = this.answers.get(dedupeKey);
+    if (cached) return { body: Buffer.from(cached).toString('utf8'), deduplicated: true };
+    const { shared, result } = this.flights.run(dedupeKey, signal, (s) => this.compute(kind, net, key, body, s, dedupeKey));
+    return { body: await result, deduplicated: shared };
+  }
+
+  private async compute(kind: SponsorKind, net: SponsoredNetwork, key: AuthenticatedKey, body: Buffer, signal: AbortSignal, dedupeKey: string): Promise<string> {
+    const now = this.opts.clock.now();
+    const policy = this.opts.policy;
+    const budgetLeft = policy.budgetFor(key) - policy.spent(key.id, now);
+    if (budgetLeft <= 0n) throw new GatewayError('DUST_BUDGET_EXCEEDED', `the DUST budget of this key is spent for this window`, { headers: { 'Retry-After': '60' } });
+    const entry = this.inFlight.acquire();
+    if (entry === undefined) throw new GatewayError('QUEUE_FULL', 'too many sponsorships in flight', { headers: { 'Retry-After': '1' } });
+    const args: BalanceArgs = {
+      sponsor: {
+        kind, networkId: net.networkId, seeds: [...net.seeds], margin: this.opts.margin,
+        maxFee: policy.capFor(key).toString(), budgetLeft: budgetLeft.toString(), now,
+        reservationTtlMs: this.opts.reservationTtlMs, ttlSafetyMs: this.opts.ttlSafetyMs,
+      },
+      prover: net.prover,
+      inFlightEntry: entry,
+    };
+    let answered = false;
+    const remote = net.prover.backend === 'upstream' || net.prover.backend === 'native' ? provingPort(net.backend, signal) : undefined;
+    try {
+      const res = await this.opts.pool.run('balance', { args, data: body, shared: [net.table.buffer, net.snapshot.buffer, this.inFlight.buffer], ...(remote ? { port: remote.port } : {}) }, { signal });
+      const reservation = { slot: res.slot, generation: res.generation };
+      try {
+        const charge = await policy.admit(key, BigInt(res.fee), now);
+        void charge;
+      } catch (err) {
+        net.table.release(reservation);
+        throw err;
+      }
+      this.reclaimers.get(net.name)!.track(reservation, now);
+      answered = true;
+      this.sponsored++;
+      const json = JSON.stringify({
+        tx: Buffer.from(res.tx).toString('hex'),
+        txHash: res.txHash,
+        identifiers: res.identifiers,
+        network: net.name,
+        fee: res.fee,
+        feeUnit: 'SPECK',
+        expiresAt: new Date(res.expiresAt).toISOString(),
+        dustUtxo: { wallet: res.walletIndex, slot: res.slot },
+      });
+      this.answers.set(dedupeKey, Buffer.from(json));
+      return json;
+    } catch (err) {
+      this.failed++;
+      throw isGatewayError(err) ? err : new GatewayError('INTERNAL', undefined, { cause: err });
+    } finally {
+      remote?.close();
+      // Whatever the task still held when it ended without an answer goes back at once.
+      const held = this.inFlight.finish(entry);
+      if (!answered && held) {
+        net.table.release(held);
+        this.opts.logger.debug({ network: net.name, slot: held.slot }, 'released the DUST reservation of a failed sponsorship');
+      }
+    }
+  }
+
+  /** Per network: balance, UTXO counts, sync state (for /health and /wallet-status). */
+  status(): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const n of this.byName.values()) {
+      const sync = this.opts.sync.status(n.name);
+      const counts = n.table.counts();
+      out[n.name] = {
+        sync: sync ? { phase: sync.phase, eventId: sync.eventId, maxId: sync.maxId, lastError: sync.lastError ?? null } : { phase: 'starting', failure: this.opts.sync.failure(n.name) ?? null },
+        balance: sync?.balance ?? '0',
+        balanceUnit: 'SPECK',
+        wallets: sync?.wallets ?? [],
+        utxos: { free: counts.free, reserved: counts.reserved, spent: counts.spent, total: counts.total },
+        reclaimTimers: this.reclaimers.get(n.name)!.tracked,
+        prover: n.prover.backend,
+      };
+    }
+    return out;
+  }
+
+  /** Resolves once the network's wallets are synced (tests and start-up checks wait on this). */
+  whenSynced(name: NetworkName): Promise<void> {
+    if (this.opts.sync.isSynced(name)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const off = this.opts.sync.onStatus((s) => {
+        if (s.network === name && s.phase === 'synced') {
+          off();
+          resolve();
+        }
+      });
+    });
+  }
+
+  /** Fire every reclaim timer that is due by the clock now (the wheel's own interval does this each tick). */
+  reclaimDue(): void {
+    this.wheel.tick(this.opts.clock.now());
+  }
+
+  stats(): { sponsored: number; failed: number; inFlight: number } {
+    return { sponsored: this.sponsored, failed: this.failed, inFlight: this.flights.size };
+  }
+
+  close(): void {
+    this.driver.stop();
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * Issue 6 end to end over HTTP on the embedded devnet: a user who holds no DUST gets a NIGHT
+ * transfer sponsored through /prove-and-balance (and a proven one through /balance-only), the
+ * answer deserializes with the promised hash, lands through the devnet's submit endpoint, and the
+ * DUST UTXO that paid is marked SPENT.
+ */
+import t from 'tap';
+import * as L from '@midnight-ntwrk/ledger-v8';
+import { request } from 'undici';
+import { startSponsorApp, type SponsorApp } from '../fixtures/dust/sponsor-app.js';
+import { freshUser, fundViaFaucet, transferFrom } from '../fixtures/dust/user-tx.js';
+import { TEST_KEY } from '../helpers/app.js';
+import { devProvingProvider } from '../../workers/lib/providers.js';
+
+const INCLUDED = `subscription($offset: BlockOffset) { blocks(offset: $offset) { height transactions { hash } } }`;
+
+/** Resolve when a block containing `hash` is produced. */
+async function included(app: SponsorApp, hash: string): Promise<number> {
+  const client = app.ws();
+  try {
+    for await (const r of client.iterate<{ blocks: { height: number; transactions: Array<{ hash: string }> } }>({ query: INCLUDED, variables: {} })) {
+      const b = r.data?.blocks;
+      if (b?.transactions.some((tx) => tx.hash === hash)) return b.height;
+    }
+  } finally {
+    await client.dispose();
+  }
+  throw new Error('subscription ended');
+}
+
+/** Resolve when the slot's DUST UTXO is marked spent by the sync. */
+async function spent(app: SponsorApp, slot: number): Promise<void> {
+  const table = app.service.network('preview')!.table;
+  if (table.slotEntry(slot)?.state === 'spent') return;
+  await new Promise<void>((resolve) => {
+    const off = (app.service as unknown as { opts: { sync: { onStatus(l: () => void): () => void } } }).opts.sync.onStatus(() => {
+      if (table.slotEntry(slot)?.state === 'spent') {
+        off();
+        resolve();
+      }
+    });
+  });
+}
+
+async function submit(app: SponsorApp, hex: string): Promise<number> {
+  const res = await request(app.devnet.submitUrl, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: Buffer.from(hex, 'hex') });
+  await res.body.dump();
+  return res.statusCode;
+}
+
+t.test('sponsored transfers land on the devnet and their DUST UTXOs are marked SPENT', async (t) => {
+  const app = await startSponsorApp();
+  t.teardown(() => app.close());
+  const syncing = await app.post('/prove-and-balance', new Uint8Array([1]));
+  if (syncing.status === 503) {
+    t.equal(syncing.json['code'], 'WALLET_SYNCING');
+    t.equal(syncing.headers['retry-after'], '30');
+  }
+  await app.service.whenSynced('preview');
+
+  const client = app.ws();
+  const alice = freshUser(51);
+  const bob = freshUser(52);
+  const utxo = await fundViaFaucet(app.devnet.faucetUrl, client, alice, 100_000_000n);
+  await client.dispose();
+
+  // 1. /prove-and-balance with an unproven transfer.
+  const unproven = transferFrom(alice, utxo, bob.address, 3_000_000n);
+  const res = await app.post('/prove-and-balance', unproven.serialize());
+  t.equal(res.status, 200, `prove-and-balance answered ${res.status} ${String(res.json['error'] ?? '')}`);
+  t.equal(res.headers['x-dedupe'], 'MISS');
+  const tx = L.Transaction.deserialize('signature', 'proof', 'binding', Buffer.from(res.json['tx'] as string, 'hex'));
+  t.equal(tx.transactionHash(), res.json['txHash'], 'the returned tx hashes to txHash');
+  t.match(res.json, { network: 'preview', feeUnit: 'SPECK', fee: /^\d+$/, expiresAt: /^\d{4}-/ });
+
+  const again = await app.post('/prove-and-balance', unproven.serialize());
+  t.equal(again.status, 200);
+  t.equal(again.headers['x-dedupe'], 'HIT', 'same bytes: same answer');
+  t.same(again.json, res.json);
+  t.equal(app.service.network('preview')!.table.counts().reserved, 1, 'and no second reservation');
+
+  const landing = included(app, res.json['txHash'] as string);
+  t.equal(await submit(app, res.json['tx'] as string), 202);
+  t.ok((await landing) > 0, 'included in a block');
+  await spent(app, (res.json['dustUtxo'] as { slot: number }).slot);
+  t.pass('the DUST UTXO it spent is marked SPENT');
+
+  // 2. /balance-only with a proven (and bound) transfer by another DUST-less user.
+  const c2 = app.ws();
+  const carol = freshUser(53);
+  const carolUtxo = await fundViaFaucet(app.devnet.faucetUrl, c2, carol, 100_000_000n);
+  await c2.dispose();
+  const proven = await transferFrom(carol, carolUtxo, bob.address, 1_000_000n).prove(devProvingProvider({}), L.CostModel.initialCostModel());
+  const res2 = await app.post('/balance-only', proven.bind().serialize());
+  t.equal(res2.status, 200, `balance-only answered ${res2.status} ${String(res2.json['error'] ?? '')}`);
+  const tx2 = L.Transaction.deserialize('signature', 'proof', 'binding', Buffer.from(res2.json['tx'] as string, 'hex'));
+  t.equal(tx2.transactionHash(), res2.json['txHash']);
+  const landing2 = included(app, res2.json['txHash'] as string);
+  t.equal(await submit(app, res2.json['tx'] as string), 202);
+  await landing2;
+  await spent(app, (res2.json['dustUtxo'] as { slot: number }).slot);
+  t.pass('balance-only: landed, DUST UTXO SPENT');
+
+  const status = await request(`${app.url}/wallet-status`, { headers: { 'x-api-key': TEST_KEY } });
+  const ws = (await status.body.json()) as Record<string, { utxos: { spent: number; reserved: number }; sync: { phase: string } }>;
+  t.ok(ws['preview']!.utxos.spent >= 2, 'wallet-status counts the spent UTXOs');
+  t.equal(ws['preview']!.sync.phase, 'synced');
+});
