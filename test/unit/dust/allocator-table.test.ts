@@ -1,6 +1,6 @@
 import t from 'tap';
 import { DustAllocatorTable } from '../../../src/dust/allocator.js';
-import { HEADER_VERSION, LAYOUT_VERSION, SLOT_WORDS, tableWords } from '../../../src/dust/allocator-layout.js';
+import { BYTES_PER_WORD, HEADER_VERSION, LAYOUT_VERSION, SLOT_WORDS, tableWords } from '../../../src/dust/allocator-layout.js';
 import { tableWith } from '../../fixtures/dust/table.js';
 
 t.test('fromShared sees the same table through the same buffer', async (t) => {
@@ -17,13 +17,13 @@ t.test('fromShared refuses buffers that are not a table of this layout', async (
   const message = (text: string) => new TypeError(`DustAllocatorTable.fromShared: ${text}`);
   t.throws(() => DustAllocatorTable.fromShared(new SharedArrayBuffer(8)), new TypeError('DustAllocatorTable.fromShared needs the SharedArrayBuffer of a DustAllocatorTable'));
   t.throws(() => DustAllocatorTable.fromShared(new ArrayBuffer(4096) as unknown as SharedArrayBuffer), new TypeError('DustAllocatorTable.fromShared needs the SharedArrayBuffer of a DustAllocatorTable'));
-  t.throws(() => DustAllocatorTable.fromShared(new SharedArrayBuffer(tableWords(2) * 4)), message('the buffer is not a DUST allocator table'));
+  t.throws(() => DustAllocatorTable.fromShared(new SharedArrayBuffer(tableWords(2) * BYTES_PER_WORD)), message('the buffer is not a DUST allocator table'));
   const table = DustAllocatorTable.create(2);
   const words = new Int32Array(table.buffer);
   words[HEADER_VERSION] = LAYOUT_VERSION + 1;
   t.throws(() => DustAllocatorTable.fromShared(table.buffer), message(`table layout version ${LAYOUT_VERSION + 1}, this code reads ${LAYOUT_VERSION}`));
   words[HEADER_VERSION] = LAYOUT_VERSION;
-  const bigger = new SharedArrayBuffer(table.buffer.byteLength + SLOT_WORDS * 4);
+  const bigger = new SharedArrayBuffer(table.buffer.byteLength + SLOT_WORDS * BYTES_PER_WORD);
   new Int32Array(bigger).set(words);
   t.throws(() => DustAllocatorTable.fromShared(bigger), message('buffer size does not match the capacity in its header'));
 });

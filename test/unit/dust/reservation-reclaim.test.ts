@@ -3,7 +3,8 @@ import t from 'tap';
 import { ReservationReclaimer } from '../../../src/dust/reservations.js';
 import { TimerWheel } from '../../../src/dust/timer-wheel.js';
 import type { Reservation } from '../../../src/dust/allocator.js';
-import { ManualClock, tableWith } from '../../fixtures/dust/table.js';
+import { ManualClock } from '../../fixtures/dust/manual-clock.js';
+import { tableWith } from '../../fixtures/dust/table.js';
 
 const TTL = 300_000;
 const TICK = 1000;
