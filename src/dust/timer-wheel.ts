@@ -13,11 +13,9 @@
  * Driven every `tickMs` (see `startTimerWheel`), a timer therefore fires at most one tick after
  * its deadline, and never before it.
  */
+import type { Clock } from '../clock.js';
 
-export interface Clock {
-  /** Milliseconds; any origin, but the same one for scheduling and ticking. */
-  now(): number;
-}
+export type { Clock };
 
 export interface TimerWheelOptions {
   clock: Clock;

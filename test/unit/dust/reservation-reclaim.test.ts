@@ -3,7 +3,7 @@ import t from 'tap';
 import { ReservationReclaimer } from '../../../src/dust/reservations.js';
 import { TimerWheel } from '../../../src/dust/timer-wheel.js';
 import type { Reservation } from '../../../src/dust/allocator.js';
-import { ManualClock } from '../../fixtures/dust/manual-clock.js';
+import { ManualClock } from '../../../src/clock.js';
 import { tableWith } from '../../fixtures/dust/table.js';
 
 const TTL = 300_000;

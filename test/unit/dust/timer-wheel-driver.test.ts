@@ -1,6 +1,6 @@
 import t from 'tap';
 import { TimerWheel, startTimerWheel } from '../../../src/dust/timer-wheel.js';
-import { ManualClock } from '../../fixtures/dust/manual-clock.js';
+import { ManualClock } from '../../../src/clock.js';
 
 const timeouts = () => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
 

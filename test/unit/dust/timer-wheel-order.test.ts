@@ -1,6 +1,6 @@
 import t from 'tap';
 import { TimerWheel } from '../../../src/dust/timer-wheel.js';
-import { ManualClock } from '../../fixtures/dust/manual-clock.js';
+import { ManualClock } from '../../../src/clock.js';
 
 t.test('fire order: by tick, then first scheduled first', async (t) => {
   const clock = new ManualClock(0);
