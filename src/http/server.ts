@@ -15,11 +15,11 @@ import type { Logger } from 'pino';
 import { GatewayError, errorBody, toGatewayError, type ErrorStyle } from '../errors.js';
 import type { Clock } from '../clock.js';
 import type { KeyStore } from '../pipeline/auth.js';
-import { presentedKey } from '../pipeline/auth.js';
-import { rateLimitHeaders, type RateLimitResult, type RateLimitStore } from '../pipeline/rate-limit.js';
+import { presentedKey, type AuthenticatedKey } from '../pipeline/auth.js';
+import { policyField, rateLimitField, resetSeconds, retryAfterSeconds, type RateLimitResult, type RateLimitStore } from '../pipeline/rate-limit.js';
 import { readBody, mediaType } from './body.js';
 import { statusLine } from './status.js';
-import type { RequestContext, Reply, RouteDef } from './route.js';
+import type { Method, RequestContext, Reply, RouteDef } from './route.js';
 import { JSON_TYPE } from './route.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, Uws, us_listen_socket, WebSocket } from './uws.js';
 
@@ -54,16 +54,42 @@ export interface TopicRoute {
   welcome?(topic: string): string | undefined;
 }
 
-const BASE_HEADERS = ['x-request-id'] as const;
 const KEY_HEADERS = ['x-api-key', 'authorization', 'x-client-id', 'x-client-name'] as const;
+const CLIENT_HEADERS = ['x-client-id', 'x-client-name'] as const;
 const BODY_HEADERS = ['content-type', 'content-length'] as const;
 const GET_HEADERS = ['if-none-match'] as const;
 
 let requestSeq = 0;
 const bootId = randomBytes(4).toString('hex');
+const latin1 = new TextDecoder('latin1');
 
-/** One request/response pair and its single completion. */
-class Exchange {
+/*
+ * The hot path allocates as little as it can: at 50k requests/s every object and closure per
+ * request shows up as garbage-collector time. One Exchange per request is both the response
+ * lifecycle and the handler's RequestContext; header counting uses a module-level callback;
+ * rate-limit headers are written straight from the result with cached constant parts.
+ */
+let countedBytes = 0;
+let countedFields = 0;
+const countHeader = (k: string, v: string): void => {
+  countedBytes += k.length + v.length + 4;
+  countedFields++;
+};
+
+/** `RateLimit-Policy` and `X-RateLimit-Limit` values depend on the policy only: build them once. */
+const policyStrings = new Map<string, { policy: string; limit: string }>();
+function policyOf(name: string, limit: number, windowMs: number): { policy: string; limit: string } {
+  const k = `${name}|${limit}|${windowMs}`;
+  let v = policyStrings.get(k);
+  if (!v) {
+    v = { policy: policyField(name, limit, windowMs), limit: String(limit) };
+    if (policyStrings.size < 1024) policyStrings.set(k, v);
+  }
+  return v;
+}
+
+/** One request/response pair, its single completion, and the handler's view of the request. */
+class Exchange implements RequestContext {
   aborted = false;
   done = false;
   /** True while inside uWS's synchronous handler call, where the response is already corked. */
@@ -73,25 +99,54 @@ class Exchange {
   keyId: string | undefined;
   /** Close the connection after this response (e.g. after a 413, so the rest of the body is never read). */
   closeAfter = false;
-  readonly t0 = performance.now();
+  readonly t0: number;
+  // RequestContext
+  query = '';
+  params: Record<string, string> = EMPTY_PARAMS;
+  headers: Record<string, string> = {};
+  receivedAt = 0;
+  key: AuthenticatedKey | undefined;
+  body: Buffer | undefined;
+  private sp: URLSearchParams | undefined;
+  // Rate limit outcome, written as headers with the response.
+  rl: RateLimitResult | undefined;
+  rlName = 'ip';
+  // The reply being written (kept for the corked write after an await).
+  private reply: Reply | undefined;
+  private status = 200;
 
   constructor(
     readonly server: HttpServer,
     readonly res: HttpResponse,
-    readonly route: RouteDef | undefined,
+    readonly route: RouteDef,
     readonly style: ErrorStyle,
-    readonly method: string,
+    readonly method: Method,
     readonly path: string,
     readonly requestId: string,
     readonly ip: string,
-    readonly clientId: string | undefined,
-    readonly clientName: string | undefined,
-  ) {}
+    timed: boolean,
+  ) {
+    this.t0 = timed ? performance.now() : 0;
+  }
+
+  get log(): Logger {
+    return this.server.log;
+  }
+
+  get searchParams(): URLSearchParams {
+    return (this.sp ??= new URLSearchParams(this.query));
+  }
+
+  get signal(): AbortSignal {
+    this.watchAbort();
+    return this.controller!.signal;
+  }
 
   /** Attach the abort handler (idempotent). Must run in the synchronous part of the handler. */
   watchAbort(): void {
     if (this.controller) return;
     this.controller = new AbortController();
+    this.server.track(this);
     this.res.onAborted(() => {
       this.aborted = true;
       this.controller!.abort(new GatewayError('CLIENT_ABORTED'));
@@ -102,8 +157,8 @@ class Exchange {
     });
   }
 
-  addHeaders(h: Record<string, string>): void {
-    this.extraHeaders = this.extraHeaders ? Object.assign(this.extraHeaders, h) : h;
+  addHeaders(h: Readonly<Record<string, string>>): void {
+    this.extraHeaders = this.extraHeaders ? Object.assign(this.extraHeaders, h) : { ...h };
   }
 
   send(reply: Reply, ifNoneMatch?: string): void {
@@ -112,35 +167,65 @@ class Exchange {
     let status = reply.status ?? 200;
     const etag = reply.headers?.['ETag'];
     if (status === 200 && etag !== undefined && ifNoneMatch !== undefined && etagMatches(ifNoneMatch, etag)) status = 304;
-    const closing = this.server.closing || this.closeAfter;
-    const write = (): void => {
-      const res = this.res;
-      res.writeStatus(statusLine(status));
-      if (status !== 304) res.writeHeader('Content-Type', reply.contentType ?? JSON_TYPE);
-      res.writeHeader('X-Request-Id', this.requestId);
-      if (this.extraHeaders) for (const k in this.extraHeaders) res.writeHeader(k, this.extraHeaders[k]!);
-      if (reply.headers) for (const k in reply.headers) res.writeHeader(k, reply.headers[k]!);
-      if (status === 304) res.endWithoutBody(0, closing);
-      else res.end(reply.body, closing);
-    };
-    if (this.sync) write();
-    else this.res.cork(write);
+    this.reply = reply;
+    this.status = status;
+    if (this.sync) this.write();
+    else this.res.cork(() => this.write());
     this.server.finished(this, status);
+  }
+
+  private write(): void {
+    const res = this.res;
+    const reply = this.reply!;
+    const status = this.status;
+    res.writeStatus(statusLine(status));
+    if (status !== 304) res.writeHeader('Content-Type', reply.contentType ?? JSON_TYPE);
+    res.writeHeader('X-Request-Id', this.requestId);
+    const rl = this.rl;
+    if (rl) {
+      const p = policyOf(this.rlName, rl.limit, rl.windowMs);
+      const now = this.receivedAt;
+      res.writeHeader('X-RateLimit-Limit', p.limit);
+      res.writeHeader('X-RateLimit-Remaining', String(rl.remaining));
+      res.writeHeader('X-RateLimit-Reset', String(resetSeconds(rl.resetAt)));
+      res.writeHeader('RateLimit-Policy', p.policy);
+      res.writeHeader('RateLimit', rateLimitField(this.rlName, rl.remaining, rl.resetAt, now));
+      if (!rl.allowed) res.writeHeader('Retry-After', String(retryAfterSeconds(rl.resetAt, now)));
+    }
+    const extra = this.extraHeaders;
+    if (extra) for (const k in extra) res.writeHeader(k, extra[k]!);
+    const h = reply.headers;
+    if (h) for (const k in h) res.writeHeader(k, h[k]!);
+    const close = this.server.closing || this.closeAfter;
+    if (status === 304) res.endWithoutBody(0, close);
+    else res.end(reply.body, close);
   }
 
   fail(err: unknown): void {
     const e = toGatewayError(err);
     if (e.code === 'INTERNAL') this.server.log.error({ err: (e.cause ?? err) as Error, reqId: this.requestId, path: this.path }, 'unhandled error');
-    this.send({ status: e.status, body: errorBody(e, this.style), contentType: JSON_TYPE, ...(e.headers ? { headers: { ...e.headers } } : {}) });
+    this.send({ status: e.status, body: errorBody(e, this.style), contentType: JSON_TYPE, ...(e.headers ? { headers: e.headers } : {}) });
   }
 }
 
+const EMPTY_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
 /** RFC 9110 §13.1.2: If-None-Match is a list of entity tags (weak comparison) or `*`. */
 function etagMatches(header: string, etag: string): boolean {
+  if (header === etag) return true;
   if (header.trim() === '*') return true;
   const bare = etag.replace(/^W\//, '');
   return header.split(',').some((t) => t.trim().replace(/^W\//, '') === bare);
 }
+
+/** Routes of rejected requests (404/405 catch-alls) still need a record for the access log. */
+const UNMATCHED: RouteDef = {
+  method: 'GET', url: '(unmatched)', style: 'prover', auth: 'none', rateLimit: 'none',
+  schema: { summary: '', tags: [], response: {} },
+  handler: () => {
+    throw new GatewayError('NOT_FOUND');
+  },
+};
 
 export class HttpServer {
   readonly app: TemplatedApp;
@@ -240,8 +325,14 @@ export class HttpServer {
     return new Promise((resolve) => this.drainWaiters.push(resolve));
   }
 
-  /** Abort every in-flight request's signal (the shutdown deadline passed). */
+  /** In-flight requests that went asynchronous (only those can outlive their handler call). */
   private readonly live = new Set<Exchange>();
+
+  track(ex: Exchange): void {
+    this.live.add(ex);
+  }
+
+  /** Abort every in-flight request's signal (the shutdown deadline passed). */
   abortAll(reason: GatewayError): void {
     for (const ex of this.live) {
       ex.controller?.abort(reason);
@@ -251,21 +342,21 @@ export class HttpServer {
 
   finished(ex: Exchange, status: number): void {
     this.inFlight--;
-    this.live.delete(ex);
+    if (ex.controller) this.live.delete(ex);
     const mode = this.opts.requestLog;
     if (mode === 'all' || (mode === 'errors' && status >= 400)) {
       this.log.info(
         {
           reqId: ex.requestId,
           method: ex.method,
-          route: ex.route?.url,
+          route: ex.route.url,
           path: ex.path,
           status,
           ms: Math.round((performance.now() - ex.t0) * 100) / 100,
           ip: ex.ip,
           keyId: ex.keyId,
-          clientId: ex.clientId,
-          clientName: ex.clientName,
+          clientId: ex.headers['x-client-id'],
+          clientName: ex.headers['x-client-name'],
         },
         'request',
       );
@@ -282,29 +373,26 @@ export class HttpServer {
       const xff = req.getHeader('x-forwarded-for');
       if (xff) return xff.split(',')[0]!.trim();
     }
-    return Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
+    return latin1.decode(res.getRemoteAddressAsText());
   }
 
-  private newExchange(res: HttpResponse, req: HttpRequest, route: RouteDef | undefined, style: ErrorStyle): Exchange {
+  private newExchange(res: HttpResponse, req: HttpRequest, route: RouteDef, style: ErrorStyle, method: Method): Exchange {
     const given = req.getHeader('x-request-id');
-    const requestId = given && given.length <= 128 && /^[\x21-\x7e]+$/.test(given) ? given : `${bootId}-${(++requestSeq).toString(36)}`;
-    const ex = new Exchange(
-      this, res, route, style, req.getMethod().toUpperCase(), req.getUrl(), requestId, this.clientIp(res, req),
-      req.getHeader('x-client-id') || undefined, req.getHeader('x-client-name') || undefined,
-    );
+    const requestId = given !== '' && given.length <= 128 && /^[\x21-\x7e]+$/.test(given) ? given : `${bootId}-${(++requestSeq).toString(36)}`;
+    const ex = new Exchange(this, res, route, style, method, req.getUrl(), requestId, this.clientIp(res, req), this.opts.requestLog !== 'none');
     this.inFlight++;
-    this.live.add(ex);
     return ex;
   }
 
   private reject(res: HttpResponse, req: HttpRequest, err: GatewayError, style: ErrorStyle): void {
-    const ex = this.newExchange(res, req, undefined, style);
+    const ex = this.newExchange(res, req, UNMATCHED, style, req.getMethod().toUpperCase() as Method);
+    if (this.opts.requestLog !== 'none') copyHeaders(req, ex.headers, CLIENT_HEADERS);
     ex.fail(err);
     ex.sync = false;
   }
 
   private handle(route: RouteDef, res: HttpResponse, req: HttpRequest): void {
-    const ex = this.newExchange(res, req, route, route.style);
+    const ex = this.newExchange(res, req, route, route.style, route.method);
     try {
       this.pipeline(ex, route, res, req);
     } catch (err) {
@@ -316,102 +404,73 @@ export class HttpServer {
   private pipeline(ex: Exchange, route: RouteDef, res: HttpResponse, req: HttpRequest): void {
     if (this.closing) return ex.fail(new GatewayError('SHUTTING_DOWN', undefined, { headers: { 'Retry-After': '5' } }));
     // uWS itself accepts very large header sections; bound them here (RFC 6585 §5).
-    let headerBytes = 0;
-    let headerCount = 0;
-    req.forEach((k, v) => {
-      headerBytes += k.length + v.length + 4;
-      headerCount++;
-    });
-    if (headerBytes > this.opts.maxHeaderBytes || headerCount > this.opts.maxHeaders) {
+    countedBytes = 0;
+    countedFields = 0;
+    req.forEach(countHeader);
+    if (countedBytes > this.opts.maxHeaderBytes || countedFields > this.opts.maxHeaders) {
       ex.closeAfter = true;
       return ex.fail(new GatewayError('HEADERS_TOO_LARGE', `Request headers exceed ${this.opts.maxHeaderBytes} bytes or ${this.opts.maxHeaders} fields`));
     }
     // Copy everything the handler may need while the HttpRequest is still valid.
-    const headers: Record<string, string> = {};
-    const copy = (names: readonly string[]): void => {
-      for (const n of names) {
-        const v = req.getHeader(n);
-        if (v !== '') headers[n] = v;
-      }
-    };
-    copy(BASE_HEADERS);
-    if (route.auth === 'key') copy(KEY_HEADERS);
-    if (route.body) copy(BODY_HEADERS);
-    if (route.method === 'GET') copy(GET_HEADERS);
-    if (route.readHeaders) copy(route.readHeaders);
-    const params: Record<string, string> = {};
+    const headers = ex.headers;
+    if (route.auth === 'key') copyHeaders(req, headers, KEY_HEADERS);
+    else if (this.opts.requestLog !== 'none') copyHeaders(req, headers, CLIENT_HEADERS);
+    if (route.body) copyHeaders(req, headers, BODY_HEADERS);
+    if (route.method === 'GET') copyHeaders(req, headers, GET_HEADERS);
+    if (route.readHeaders) copyHeaders(req, headers, route.readHeaders);
     const names = paramNamesCached(route);
-    for (let i = 0; i < names.length; i++) params[names[i]!] = req.getParameter(i) ?? '';
-    const query = req.getQuery() ?? '';
+    if (names.length > 0) {
+      const params: Record<string, string> = {};
+      for (let i = 0; i < names.length; i++) params[names[i]!] = req.getParameter(i) ?? '';
+      ex.params = params;
+    }
+    ex.query = req.getQuery() ?? '';
     const now = this.opts.clock.now();
+    ex.receivedAt = now;
 
     // Auth.
-    let key = undefined;
     if (route.auth === 'key') {
-      key = this.opts.keys.authenticate(presentedKey(headers['x-api-key'], headers['authorization'])) ?? this.opts.keys.trustedKey(ex.ip);
+      const key = this.opts.keys.authenticate(presentedKey(headers['x-api-key'], headers['authorization'])) ?? this.opts.keys.trustedKey(ex.ip);
       if (!key) return ex.fail(new GatewayError('UNAUTHORIZED', undefined, { headers: { 'WWW-Authenticate': 'Bearer realm="nightgate"' } }));
+      ex.key = key;
       ex.keyId = key.id;
     }
 
     // Rate limit.
     const rl = this.opts.rateLimit;
     let limited: RateLimitResult | Promise<RateLimitResult> | undefined;
-    if (route.rateLimit === 'key' && key && rl.enabled) {
-      const pol = key.rateLimit ?? rl;
-      limited = rl.store.hit(`k:${key.id}`, pol.limit, pol.windowMs, now);
+    if (route.rateLimit === 'key' && ex.key && rl.enabled) {
+      const pol = ex.key.rateLimit ?? rl;
+      ex.rlName = 'key';
+      limited = rl.store.hit(`k:${ex.key.id}`, pol.limit, pol.windowMs, now);
     } else if (route.rateLimit === 'ip' && rl.publicEnabled) {
       limited = rl.store.hit(`ip:${ex.ip}`, rl.publicLimit, rl.windowMs, now);
     }
-
-    const ctx: RequestContext = {
-      route,
-      method: route.method,
-      path: ex.path,
-      query,
-      get searchParams() {
-        const sp = new URLSearchParams(query);
-        Object.defineProperty(this, 'searchParams', { value: sp });
-        return sp;
-      },
-      params,
-      headers,
-      ip: ex.ip,
-      requestId: ex.requestId,
-      receivedAt: now,
-      get signal() {
-        ex.watchAbort();
-        return ex.controller!.signal;
-      },
-      log: this.log,
-      key,
-      body: undefined,
-    };
-
-    const proceed = (result: RateLimitResult | undefined): void => {
-      if (result) {
-        ex.addHeaders(rateLimitHeaders(result, route.rateLimit === 'key' ? 'key' : 'ip', now));
-        if (!result.allowed) return ex.fail(new GatewayError('RATE_LIMITED', `Rate limit of ${result.limit} requests per ${Math.round(result.windowMs / 1000)} s exceeded`));
-      }
-      if (route.body) return this.withBody(ex, route, ctx, res);
-      this.run(ex, route, ctx);
-    };
-
     if (limited instanceof Promise) {
       // A shared store answers asynchronously: from here on the response may outlive this call.
       ex.watchAbort();
-      limited.then(proceed, (err: unknown) => ex.fail(err));
+      limited.then((r) => this.admitted(ex, route, res, r), (err: unknown) => ex.fail(err));
     } else {
-      proceed(limited);
+      this.admitted(ex, route, res, limited);
     }
   }
 
-  private withBody(ex: Exchange, route: RouteDef, ctx: RequestContext, res: HttpResponse): void {
+  private admitted(ex: Exchange, route: RouteDef, res: HttpResponse, result: RateLimitResult | undefined): void {
+    if (result) {
+      ex.rl = result;
+      if (!result.allowed) return ex.fail(new GatewayError('RATE_LIMITED', `Rate limit of ${result.limit} requests per ${Math.round(result.windowMs / 1000)} s exceeded`));
+    }
+    if (route.body) return this.withBody(ex, route, res);
+    this.run(ex, route);
+  }
+
+  private withBody(ex: Exchange, route: RouteDef, res: HttpResponse): void {
     const spec = route.body!;
-    const type = mediaType(ctx.headers['content-type']);
+    const type = mediaType(ex.headers['content-type']);
     if (!spec.contentTypes.includes(type)) {
       return ex.fail(new GatewayError('UNSUPPORTED_MEDIA_TYPE', `Content-Type must be ${spec.contentTypes.join(' or ')}${type ? `, got ${type}` : ''}`));
     }
-    const cl = ctx.headers['content-length'];
+    const cl = ex.headers['content-length'];
     const declared = cl === undefined ? undefined : Number(cl);
     if (declared !== undefined && !Number.isSafeInteger(declared)) return ex.fail(new GatewayError('BAD_REQUEST', 'Invalid Content-Length'));
     ex.watchAbort();
@@ -423,25 +482,33 @@ export class HttpServer {
         ex.fail(new GatewayError('PAYLOAD_TOO_LARGE', `Request body exceeds ${spec.limit} bytes`));
         return;
       }
-      ctx.body = outcome.body;
-      this.run(ex, route, ctx);
+      ex.body = outcome.body;
+      this.run(ex, route);
     });
   }
 
-  private run(ex: Exchange, route: RouteDef, ctx: RequestContext): void {
+  private run(ex: Exchange, route: RouteDef): void {
     let out: Reply | Promise<Reply>;
     try {
-      out = route.handler(ctx);
+      out = route.handler(ex);
     } catch (err) {
       return ex.fail(err);
     }
-    const inm = ctx.headers['if-none-match'];
+    const inm = ex.headers['if-none-match'];
     if (out instanceof Promise) {
       ex.watchAbort();
       out.then((reply) => ex.send(reply, inm), (err: unknown) => ex.fail(err));
     } else {
       ex.send(out, inm);
     }
+  }
+}
+
+function copyHeaders(req: HttpRequest, into: Record<string, string>, names: readonly string[]): void {
+  for (let i = 0; i < names.length; i++) {
+    const n = names[i]!;
+    const v = req.getHeader(n);
+    if (v !== '') into[n] = v;
   }
 }
 

@@ -107,17 +107,22 @@ export class MemoryRateLimitStore implements RateLimitStore {
   }
 }
 
-export function rateLimitHeaders(r: RateLimitResult, policy: string, now: number): Record<string, string> {
-  const resetSec = Math.ceil(r.resetAt / 1000);
-  const deltaSec = Math.max(0, Math.ceil((r.resetAt - now) / 1000));
-  const h: Record<string, string> = {
-    'X-RateLimit-Limit': String(r.limit),
-    'X-RateLimit-Remaining': String(r.remaining),
-    'X-RateLimit-Reset': String(resetSec),
-    'RateLimit-Policy': `"${policy}";q=${r.limit};w=${Math.ceil(r.windowMs / 1000)}`,
-    RateLimit: `"${policy}";r=${r.remaining};t=${deltaSec}`,
-  };
-  // Retry-After counts from now to the reset second, so it never points before X-RateLimit-Reset.
-  if (!r.allowed) h['Retry-After'] = String(Math.max(1, resetSec - Math.floor(now / 1000)));
-  return h;
+/** `RateLimit-Policy: "<name>";q=<quota>;w=<window s>` (draft-ietf-httpapi-ratelimit-headers-09 §5). */
+export function policyField(name: string, limit: number, windowMs: number): string {
+  return `"${name}";q=${limit};w=${Math.ceil(windowMs / 1000)}`;
+}
+
+/** `RateLimit: "<name>";r=<remaining>;t=<seconds to reset>` (same draft, §4). */
+export function rateLimitField(name: string, remaining: number, resetAt: number, now: number): string {
+  return `"${name}";r=${remaining};t=${Math.max(0, Math.ceil((resetAt - now) / 1000))}`;
+}
+
+/** `X-RateLimit-Reset`: Unix time in seconds, rounded up so it is never early. */
+export function resetSeconds(resetAt: number): number {
+  return Math.ceil(resetAt / 1000);
+}
+
+/** `Retry-After` (RFC 9110 §10.2.3) counts from now to the reset second: never before X-RateLimit-Reset. */
+export function retryAfterSeconds(resetAt: number, now: number): number {
+  return Math.max(1, resetSeconds(resetAt) - Math.floor(now / 1000));
 }
