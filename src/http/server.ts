@@ -442,9 +442,9 @@ export class HttpServer {
     if (route.rateLimit === 'key' && ex.key && rl.enabled) {
       const pol = ex.key.rateLimit ?? rl;
       ex.rlName = 'key';
-      limited = rl.store.hit(`k:${ex.key.id}`, pol.limit, pol.windowMs, now);
+      limited = rl.store.hit('key', ex.key.id, pol.limit, pol.windowMs, now);
     } else if (route.rateLimit === 'ip' && rl.publicEnabled) {
-      limited = rl.store.hit(`ip:${ex.ip}`, rl.publicLimit, rl.windowMs, now);
+      limited = rl.store.hit('ip', ex.ip, rl.publicLimit, rl.windowMs, now);
     }
     if (limited instanceof Promise) {
       // A shared store answers asynchronously: from here on the response may outlive this call.

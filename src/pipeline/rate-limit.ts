@@ -17,9 +17,15 @@ export interface RateLimitResult {
   resetAt: number;
 }
 
+/**
+ * What is counted: an API key, or a client IP on public routes. Scopes are counted apart, so a
+ * churn of client IPs can never crowd a real API key out of its own counter.
+ */
+export type RateLimitScope = 'key' | 'ip';
+
 export interface RateLimitStore {
-  hit(key: string, limit: number, windowMs: number, now: number): RateLimitResult | Promise<RateLimitResult>;
-  /** Tracked clients (for health and for the bounded-memory tests). */
+  hit(scope: RateLimitScope, id: string, limit: number, windowMs: number, now: number): RateLimitResult | Promise<RateLimitResult>;
+  /** Tracked clients over all scopes (for health and for the bounded-memory tests). */
   readonly size: number;
 }
 
@@ -32,32 +38,40 @@ interface Entry {
 /** Clients beyond the cap share this counter: churn can neither grow memory nor reset a real client. */
 export const OVERFLOW_KEY = '\u0000overflow';
 
+/** One scope's counters, bounded: beyond the cap, new clients share one overflow counter. */
+class Counters {
+  readonly entries = new Map<string, Entry>();
+  lastSweep = 0;
+}
+
 export class MemoryRateLimitStore implements RateLimitStore {
-  private readonly entries = new Map<string, Entry>();
-  private lastSweep = 0;
+  private readonly scopes: Record<RateLimitScope, Counters> = { key: new Counters(), ip: new Counters() };
 
   constructor(
     private readonly algorithm: 'fixed' | 'sliding',
+    /** Cap per scope. */
     private readonly maxEntries: number,
   ) {}
 
   get size(): number {
-    return this.entries.size;
+    return this.scopes.key.entries.size + this.scopes.ip.entries.size;
   }
 
-  hit(key: string, limit: number, windowMs: number, now: number): RateLimitResult {
+  hit(scope: RateLimitScope, id: string, limit: number, windowMs: number, now: number): RateLimitResult {
     const windowStart = now - (now % windowMs);
-    let e = this.entries.get(key);
+    const counters = this.scopes[scope];
+    const entries = counters.entries;
+    let e = entries.get(id);
     if (e === undefined) {
       // One slot of the cap is kept for the shared overflow counter.
-      if (this.entries.size >= this.maxEntries - 1) this.sweep(now, windowMs);
-      if (this.entries.size >= this.maxEntries - 1) {
-        key = OVERFLOW_KEY;
-        e = this.entries.get(key);
+      if (entries.size >= this.maxEntries - 1) this.sweep(counters, now, windowMs);
+      if (entries.size >= this.maxEntries - 1) {
+        id = OVERFLOW_KEY;
+        e = entries.get(id);
       }
       if (e === undefined) {
         e = { windowStart, prev: 0, curr: 0 };
-        this.entries.set(key, e);
+        entries.set(id, e);
       }
     }
     if (e.windowStart !== windowStart) {
@@ -99,11 +113,11 @@ export class MemoryRateLimitStore implements RateLimitStore {
   }
 
   /** Drop entries that no longer influence any decision (older than two windows). At most once per window. */
-  private sweep(now: number, windowMs: number): void {
-    if (now - this.lastSweep < windowMs) return;
-    this.lastSweep = now;
+  private sweep(counters: Counters, now: number, windowMs: number): void {
+    if (now - counters.lastSweep < windowMs) return;
+    counters.lastSweep = now;
     const horizon = now - (now % windowMs) - windowMs;
-    for (const [k, e] of this.entries) if (e.windowStart < horizon) this.entries.delete(k);
+    for (const [k, e] of counters.entries) if (e.windowStart < horizon) counters.entries.delete(k);
   }
 }
 

@@ -3,39 +3,47 @@ import { MemoryRateLimitStore, OVERFLOW_KEY, policyField, rateLimitField, resetS
 
 t.test('fixed window counts and resets at the window boundary', async (t) => {
   const s = new MemoryRateLimitStore('fixed', 10);
-  t.same([1, 2, 3].map(() => s.hit('a', 2, 1000, 100).allowed), [true, true, false]);
-  t.equal(s.hit('a', 2, 1000, 100).resetAt, 1000);
-  t.equal(s.hit('a', 2, 1000, 1000).allowed, true, 'new window');
+  t.same([1, 2, 3].map(() => s.hit('key', 'a', 2, 1000, 100).allowed), [true, true, false]);
+  t.equal(s.hit('key', 'a', 2, 1000, 100).resetAt, 1000);
+  t.equal(s.hit('key', 'a', 2, 1000, 1000).allowed, true, 'new window');
 });
 
 t.test('sliding window weighs the previous window and admits exactly when it says', async (t) => {
   const s = new MemoryRateLimitStore('sliding', 10);
-  for (let i = 0; i < 10; i++) t.equal(s.hit('k', 10, 1000, 900).allowed, true);
+  for (let i = 0; i < 10; i++) t.equal(s.hit('key', 'k', 10, 1000, 900).allowed, true);
   // At t=1000 the previous window (10 hits) weighs fully: denied.
-  const denied = s.hit('k', 10, 1000, 1000);
+  const denied = s.hit('key', 'k', 10, 1000, 1000);
   t.equal(denied.allowed, false);
   // prev*(1-x) + 0 <= 9  →  x >= 0.1  →  admitted at 1100.
   t.equal(denied.resetAt, 1100);
-  t.equal(s.hit('k', 10, 1000, 1099).allowed, false);
-  t.equal(s.hit('k', 10, 1000, 1100).allowed, true);
+  t.equal(s.hit('key', 'k', 10, 1000, 1099).allowed, false);
+  t.equal(s.hit('key', 'k', 10, 1000, 1100).allowed, true);
 });
 
 t.test('memory stays bounded under key churn and churn cannot reset a tracked key', async (t) => {
   const s = new MemoryRateLimitStore('fixed', 100);
-  for (let i = 0; i < 3; i++) s.hit('real', 3, 60_000, 0);
-  for (let i = 0; i < 10_000; i++) s.hit(`churn-${i}`, 1_000_000, 60_000, 10);
+  for (let i = 0; i < 3; i++) s.hit('key', 'real', 3, 60_000, 0);
+  for (let i = 0; i < 10_000; i++) s.hit('key', `churn-${i}`, 1_000_000, 60_000, 10);
   t.ok(s.size <= 100, `size ${s.size} within the cap`);
-  t.equal(s.hit('real', 3, 60_000, 20).allowed, false, 'the real key is still at its limit');
-  const overflow = s.hit('new-client', 1, 60_000, 30);
+  t.equal(s.hit('key', 'real', 3, 60_000, 20).allowed, false, 'the real key is still at its limit');
+  const overflow = s.hit('key', 'new-client', 1, 60_000, 30);
   t.equal(overflow.allowed, false, 'new clients beyond the cap share the (exhausted) overflow counter');
   t.ok(OVERFLOW_KEY.length > 0);
 });
 
+t.test('scopes are counted apart: IP churn cannot crowd out an API key', async (t) => {
+  const s = new MemoryRateLimitStore('fixed', 10);
+  for (let i = 0; i < 1000; i++) s.hit('ip', `10.0.${i >> 8}.${i & 255}`, 5, 60_000, 0);
+  const first = s.hit('key', 'new-key', 2, 60_000, 1);
+  t.equal(first.remaining, 1, 'a new key gets its own counter, not the IP overflow');
+  t.ok(s.size <= 20);
+});
+
 t.test('stale entries are swept when the cap is reached in a later window', async (t) => {
   const s = new MemoryRateLimitStore('fixed', 10);
-  for (let i = 0; i < 10; i++) s.hit(`old-${i}`, 5, 1000, 0);
+  for (let i = 0; i < 10; i++) s.hit('key', `old-${i}`, 5, 1000, 0);
   t.equal(s.size, 10);
-  t.equal(s.hit('fresh', 5, 1000, 5000).allowed, true);
+  t.equal(s.hit('key', 'fresh', 5, 1000, 5000).allowed, true);
   t.equal(s.size, 1, 'entries older than two windows were dropped');
 });
 
