@@ -9,15 +9,10 @@ import type { Config, NetworkName } from './config.js';
 import type { RouteDef } from './http/route.js';
 import type { TopicRoute } from './http/server.js';
 
-/** Endpoints of one embedded devnet network (the contract of src/devnet's `startDevnet`). */
-export interface DevnetNetworkInfo {
-  name: string;
-  networkId: string;
-  graphqlUrl: string;
-  graphqlWsUrl: string;
-  submitUrl: string;
-  faucetUrl: string;
-}
+// Type-only: the app context names the devnet's endpoint record without loading the devnet.
+import type { DevnetNetworkInfo } from './devnet/index.js';
+
+export type { DevnetNetworkInfo };
 
 export type ComponentStatus = 'ok' | 'degraded' | 'down' | 'starting' | 'disabled';
 

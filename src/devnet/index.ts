@@ -2,6 +2,7 @@
 // ledger-v8 chain with synthetic traffic, an indexer-compatible GraphQL endpoint (the real v4.3.7
 // schema), and loopback `/submit`, `/faucet` and `/health`. Every network runs in one worker
 // thread; this module only starts it and hands back URLs.
+import type { NetworkInfo } from './network.js';
 import type { Logger } from 'pino';
 import { launchDevnet } from './launch.js';
 
@@ -20,14 +21,8 @@ export interface DevnetOptions {
   logger?: Logger;
 }
 
-export interface DevnetNetworkInfo {
-  name: string;
-  networkId: string;
-  graphqlUrl: string;
-  graphqlWsUrl: string;
-  submitUrl: string;
-  faucetUrl: string;
-}
+/** Endpoints of one devnet network (the same record the network reports when it starts). */
+export type DevnetNetworkInfo = NetworkInfo;
 
 export interface EmbeddedDevnet {
   networks: DevnetNetworkInfo[];

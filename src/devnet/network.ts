@@ -36,6 +36,7 @@ export interface NetworkConfig {
   now?: () => number;
 }
 
+/** Endpoints of one devnet network: what `startDevnet` reports and `/health` lists. */
 export interface NetworkInfo {
   name: string;
   networkId: string;

@@ -18,7 +18,7 @@ import type { WorkerPoolComponent } from '../prover/worker-pool.js';
 import type { ProverBackend } from '../prover/backend.js';
 import { provingPort } from '../prover/proving-port.js';
 import { ResultCache } from '../prover/result-cache.js';
-import { SingleFlight } from '../prover/single-flight.js';
+import { SingleFlight } from '../single-flight.js';
 import { DustAllocatorTable } from './allocator.js';
 import type { BalanceArgs, ProvingTarget, SponsorKind } from './balance-task.js';
 import { SponsorshipPolicy } from './budget.js';
@@ -97,7 +97,7 @@ export class SponsorshipService {
     const dedupeKey = `${kind}|${name}|${createHash('sha256').update(body).digest('hex')}`;
     const cached = this.answers.get(dedupeKey);
     if (cached) return { body: Buffer.from(cached).toString('utf8'), deduplicated: true };
-    const { shared, result } = this.flights.run(dedupeKey, signal, (s) => this.compute(kind, net, key, body, s, dedupeKey));
+    const { shared, result } = this.flights.run(dedupeKey, (s) => this.compute(kind, net, key, body, s, dedupeKey), signal);
     return { body: await result, deduplicated: shared };
   }
 

@@ -11,7 +11,7 @@ import { EventEmitter } from 'node:events';
 import type { Clock } from '../clock.js';
 import type { NetworkName } from '../config.js';
 import { ResultCache, type ResultCacheStats } from './result-cache.js';
-import { SingleFlight } from './single-flight.js';
+import { SingleFlight } from '../single-flight.js';
 
 export type ResultKind = 'prove' | 'check';
 export type CacheOutcome = 'HIT' | 'MISS' | 'SHARED';
@@ -65,11 +65,11 @@ export class ProofResults extends EventEmitter<{ result: [ResultEvent] }> {
       this.emit('result', { kind, network, backend, cache: 'HIT' });
       return { bytes: hit, cache: 'HIT' };
     }
-    const { shared, result } = this.#flights.run(key, signal, async (s) => {
+    const { shared, result } = this.#flights.run(key, async (s) => {
       const bytes = await compute(s);
       this.#cache.set(key, bytes);
       return bytes;
-    });
+    }, signal);
     if (shared) this.#shared++;
     else this.#misses++;
     this.emit('result', { kind, network, backend, cache: shared ? 'SHARED' : 'MISS' });

@@ -13,7 +13,7 @@ import type { Clock } from '../clock.js';
 import { isGatewayError } from '../errors.js';
 import { JSON_TYPE, type Reply } from '../http/route.js';
 import { etagOf } from './rendered-reply.js';
-import { SingleFlight } from './single-flight.js';
+import { SingleFlight } from '../single-flight.js';
 
 export interface Fetched {
   value: unknown;
@@ -61,7 +61,7 @@ export class LookupCache {
       return cached.hit;
     }
     this.misses++;
-    return this.flights.run(key, (s) => this.fill(key, fetch, s), signal?.()).then(
+    return this.flights.run(key, (s) => this.fill(key, fetch, s), signal?.()).result.then(
       (entry) => entry.miss,
       (err: unknown) => {
         if (!cached || !isGatewayError(err) || !INDEXER_CODES.has(err.code)) throw err;

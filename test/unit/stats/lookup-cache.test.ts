@@ -3,41 +3,8 @@ import t from 'tap';
 import { ManualClock } from '../../../src/clock.js';
 import { GatewayError } from '../../../src/errors.js';
 import { LookupCache } from '../../../src/stats/lookup-cache.js';
-import { SingleFlight } from '../../../src/stats/single-flight.js';
+import { SingleFlight } from '../../../src/single-flight.js';
 import { deferred } from '../../helpers/app.js';
-
-t.test('one call for N concurrent identical keys; the shared call survives one caller leaving', async (t) => {
-  const sf = new SingleFlight<number>();
-  let calls = 0;
-  const gate = deferred<number>();
-  let seen: AbortSignal | undefined;
-  const fn = (s: AbortSignal): Promise<number> => {
-    calls++;
-    seen = s;
-    return gate.promise;
-  };
-  const a = new AbortController();
-  const b = new AbortController();
-  const p1 = sf.run('k', fn, a.signal);
-  const p2 = sf.run('k', fn, b.signal);
-  const p3 = sf.run('other', async () => 7);
-  t.equal(calls, 1);
-  t.equal(sf.size, 2);
-  a.abort();
-  t.equal(seen?.aborted, false, 'one of two callers left: still running');
-  gate.resolve(42);
-  t.strictSame(await Promise.all([p1, p2, p3]), [42, 42, 7]);
-  t.equal(sf.size, 0);
-
-  const c = new AbortController();
-  const never = deferred<number>();
-  const p4 = sf.run('k', (s) => {
-    s.addEventListener('abort', () => never.reject(s.reason));
-    return never.promise;
-  }, c.signal);
-  c.abort(new Error('gone'));
-  await t.rejects(p4, { message: 'gone' }, 'every caller left: the call is aborted');
-});
 
 t.test('HIT while fresh, MISS when expired, STALE when the indexer fails', async (t) => {
   const clock = new ManualClock(1000);

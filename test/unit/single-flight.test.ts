@@ -1,5 +1,5 @@
 import t from 'tap';
-import { SingleFlight } from '../../../src/prover/single-flight.js';
+import { SingleFlight } from '../../src/single-flight.js';
 
 function gate<T>(): { promise: Promise<T>; open(v: T): void } {
   let open!: (v: T) => void;
@@ -15,9 +15,9 @@ t.test('callers of the same key share one computation; another key gets its own'
     computations++;
     return g.promise;
   };
-  const a = f.run('k', new AbortController().signal, compute);
-  const b = f.run('k', new AbortController().signal, compute);
-  const c = f.run('other', new AbortController().signal, async () => 'x');
+  const a = f.run('k', compute, new AbortController().signal);
+  const b = f.run('k', compute, new AbortController().signal);
+  const c = f.run('other', async () => 'x', new AbortController().signal);
   t.same([a.shared, b.shared, c.shared], [false, true, false]);
   g.open('proof');
   t.same(await Promise.all([a.result, b.result, c.result]), ['proof', 'proof', 'x']);
@@ -35,8 +35,8 @@ t.test('one caller leaving does not cancel the others; the last one leaving abor
   };
   const first = new AbortController();
   const second = new AbortController();
-  const a = f.run('k', first.signal, compute);
-  const b = f.run('k', second.signal, compute);
+  const a = f.run('k', compute, first.signal);
+  const b = f.run('k', compute, second.signal);
   await Promise.resolve();
   first.abort(new Error('first left'));
   await t.rejects(a.result, { message: 'first left' });
@@ -49,11 +49,41 @@ t.test('one caller leaving does not cancel the others; the last one leaving abor
 
 t.test('a failure reaches every waiter and is not remembered', async (t) => {
   const f = new SingleFlight<string>();
-  const a = f.run('k', new AbortController().signal, async () => {
+  const a = f.run('k', async () => {
     throw new Error('boom');
-  });
-  const b = f.run('k', new AbortController().signal, async () => 'unused');
+  }, new AbortController().signal);
+  const b = f.run('k', async () => 'unused', new AbortController().signal);
   await t.rejects(a.result, { message: 'boom' });
   await t.rejects(b.result, { message: 'boom' });
-  t.equal(await f.run('k', new AbortController().signal, async () => 'fresh').result, 'fresh');
+  t.equal(await f.run('k', async () => 'fresh', new AbortController().signal).result, 'fresh');
+});
+
+t.test('a caller without a signal keeps the flight alive when others leave', async (t) => {
+  const f = new SingleFlight<string>();
+  let aborted = false;
+  let finish!: (v: string) => void;
+  const leaving = new AbortController();
+  const a = f.run('k', (s) => {
+    s.addEventListener('abort', () => (aborted = true));
+    return new Promise<string>((r) => (finish = r));
+  });
+  const b = f.run('k', async () => 'unused', leaving.signal);
+  leaving.abort(new Error('gone'));
+  await t.rejects(b.result, { message: 'gone' });
+  t.equal(aborted, false, 'the signal-less caller is still waiting');
+  finish('done');
+  t.equal(await a.result, 'done');
+});
+
+t.test('abortAll aborts every computation in flight', async (t) => {
+  const f = new SingleFlight<string>();
+  let started!: () => void;
+  const running = new Promise<void>((r) => (started = r));
+  const a = f.run('k', (s) => {
+    started();
+    return new Promise<string>((_, reject) => s.addEventListener('abort', () => reject(s.reason)));
+  });
+  await running;
+  f.abortAll(new Error('shutdown'));
+  await t.rejects(a.result, { message: 'shutdown' });
 });

@@ -1,9 +1,10 @@
 /**
- * Identical requests in flight share one computation. The computation has its own AbortSignal,
- * aborted only when every request waiting on it has gone: one client leaving must not cancel the
- * proof others still wait for, and the last one leaving must free the worker.
+ * Identical requests in flight share one computation (one upstream lookup, one proof, one
+ * sponsorship). The computation has its own AbortSignal, aborted only when every caller waiting on
+ * it has gone: one client leaving must not cancel what others still wait for, and the last one
+ * leaving must free the worker or the upstream connection. A caller without a signal stays
+ * interested until the computation ends.
  */
-
 interface Flight<T> {
   promise: Promise<T>;
   controller: AbortController;
@@ -18,7 +19,7 @@ export class SingleFlight<T> {
   }
 
   /** Join the flight for `key`, or start it with `compute`. `shared` tells which happened. */
-  run(key: string, signal: AbortSignal, compute: (signal: AbortSignal) => Promise<T>): { shared: boolean; result: Promise<T> } {
+  run(key: string, compute: (signal: AbortSignal) => Promise<T>, signal?: AbortSignal): { shared: boolean; result: Promise<T> } {
     let flight = this.#flights.get(key);
     const shared = flight !== undefined;
     if (!flight) {
@@ -33,6 +34,10 @@ export class SingleFlight<T> {
     }
     const f = flight;
     f.waiters++;
+    if (!signal) {
+      // Never leaves: the flight cannot be aborted on this caller's behalf.
+      return { shared, result: f.promise };
+    }
     const result = new Promise<T>((resolve, reject) => {
       let settled = false;
       const leave = (): void => {
@@ -63,5 +68,10 @@ export class SingleFlight<T> {
       );
     });
     return { shared, result };
+  }
+
+  /** Abort every computation in flight (shutdown). */
+  abortAll(reason: unknown): void {
+    for (const f of this.#flights.values()) f.controller.abort(reason);
   }
 }

@@ -1,7 +1,7 @@
 /** Bech32m against the BIP-350 test vectors, and Midnight address round trips. */
 import t from 'tap';
-import { bech32mDecode, bech32mDecodeWords, bech32mEncode } from '../../../src/stats/bech32m.js';
-import { addressHrp, decodeAddress, hexToAddress } from '../../../src/stats/params.js';
+import { bech32mDecode, bech32mDecodeWords, bech32mEncode } from '../../src/bech32m.js';
+import { addressHrp, decodeAddress, hexToAddress } from '../../src/stats/params.js';
 
 /** BIP-350, "Test vectors for Bech32m": valid strings. */
 const VALID = [
