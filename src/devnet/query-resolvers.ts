@@ -83,7 +83,9 @@ export const queryResolvers: ResolverMap = {
       if (until <= from) return null;
       // A slot's block lands just after the slot ends; half a slot of grace keeps a block still
       // being produced from counting as missed.
-      const expected = Math.max(1, Math.floor((until - from) / (SLOT_SECONDS * 1000) - 0.5));
+      const expected = Math.floor((until - from) / (SLOT_SECONDS * 1000) - 0.5);
+      // Less than one full live slot so far: nothing to measure yet.
+      if (expected < 1) return null;
       const produced = firstBlockFrom(ctx.store.blocks, until) - firstBlockFrom(ctx.store.blocks, from);
       return Math.min(1, produced / expected);
     },

@@ -15,6 +15,8 @@ const FRESH_SECONDS = 2 * TARGET_BLOCK_SECONDS;
 const DEAD_SECONDS = 10 * TARGET_BLOCK_SECONDS;
 /** Block time is averaged over at most this many of the latest intervals (10 minutes at 6 s). */
 const BLOCK_TIME_INTERVALS = 100;
+/** A gap between consecutive blocks longer than this is a halt, not a block interval. */
+const STALL_SECONDS = 10 * TARGET_BLOCK_SECONDS;
 /** Below this uptime score the network is `degraded`. */
 const HEALTHY_SCORE = 0.8;
 
@@ -34,18 +36,29 @@ export function latestBlock(tip: RingBlock, now: number): LatestBlock {
 }
 
 /**
- * Mean interval over the latest BLOCK_TIME_INTERVALS intervals held (gaps count by height, not
- * by blocks held). A recent span rather than the whole window, so a past stall or a backdated
- * genesis stops weighing on the figure after ten minutes.
+ * Mean interval between blocks over the latest BLOCK_TIME_INTERVALS heights held.
+ * An interval longer than STALL_SECONDS is a halt, not a block time: it is left out of the mean
+ * (and of `sampleSize`), so a backdated genesis or a past outage does not distort the production
+ * rate and its estimates for ten minutes. Halts are what `uptime` reports, through block age.
  */
 export function blockTime(window: BlockWindow): BlockTime {
   const blocks = window.all;
   const last = window.tip;
-  let first = last;
-  for (let i = blocks.length - 2; i >= 0 && last && blocks[i]!.height >= last.height - BLOCK_TIME_INTERVALS; i--) first = blocks[i];
-  if (!first || !last || last.height === first.height) return { averageSeconds: null, sampleSize: 0, targetSeconds: TARGET_BLOCK_SECONDS };
-  const intervals = last.height - first.height;
-  return { averageSeconds: round((last.timestamp - first.timestamp) / 1000 / intervals, 3), sampleSize: intervals, targetSeconds: TARGET_BLOCK_SECONDS };
+  let total = 0;
+  let intervals = 0;
+  for (let i = blocks.length - 1; i > 0 && last; i--) {
+    const b = blocks[i]!;
+    const a = blocks[i - 1]!;
+    if (a.height < last.height - BLOCK_TIME_INTERVALS) break;
+    // Heights missing from the window count as intervals of the gap between the blocks held.
+    const heights = b.height - a.height;
+    const seconds = (b.timestamp - a.timestamp) / 1000;
+    if (heights < 1 || seconds / heights > STALL_SECONDS) continue;
+    total += seconds;
+    intervals += heights;
+  }
+  if (intervals === 0) return { averageSeconds: null, sampleSize: 0, targetSeconds: TARGET_BLOCK_SECONDS };
+  return { averageSeconds: round(total / intervals, 3), sampleSize: intervals, targetSeconds: TARGET_BLOCK_SECONDS };
 }
 
 export function blocksProduced(tip: RingBlock, bt: BlockTime): BlocksProduced {

@@ -34,7 +34,7 @@ export type LatestBlock = Static<typeof LatestBlock>;
 
 export const BlockTime = Type.Object(
   {
-    averageSeconds: Nullable(Type.Number({ description: 'Mean block interval over the latest (up to 100) intervals, 3 decimals; null with fewer than two blocks' })),
+    averageSeconds: Nullable(Type.Number({ description: 'Mean block interval over the latest (up to 100) intervals, 3 decimals; gaps over 60 s per block are halts and left out (uptime reports them); null with no interval' })),
     sampleSize: Type.Integer({ minimum: 0, description: 'Number of block intervals averaged' }),
     targetSeconds: Type.Literal(6),
   },

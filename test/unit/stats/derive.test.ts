@@ -22,6 +22,16 @@ t.test('block time and production estimates', async (t) => {
   t.strictSame(blocksProduced(w.tip!, { averageSeconds: null, sampleSize: 0, targetSeconds: 6 }), { total: 15, estimatedHourly: null, estimatedDaily: null });
 });
 
+t.test('a halt (a backdated genesis, an outage) is not a block interval', async (t) => {
+  const w = new BlockWindow(100);
+  w.put(blk(1, T0));
+  w.put(blk(2, T0 + 6000));
+  w.put(blk(3, T0 + 6 * 3600_000)); // six hours later
+  w.put(blk(4, T0 + 6 * 3600_000 + 6000));
+  w.put(blk(5, T0 + 6 * 3600_000 + 12_000));
+  t.strictSame(blockTime(w), { averageSeconds: 6, sampleSize: 3, targetSeconds: 6 }, 'the 6 h gap is left out');
+});
+
 t.test('block time covers the latest 100 intervals only', async (t) => {
   const w = new BlockWindow(1000);
   let ts = T0;
