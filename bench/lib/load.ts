@@ -7,7 +7,7 @@
  */
 import { createHistogram } from 'node:perf_hooks';
 import autocannon, { type Options, type RequestSpec } from 'autocannon';
-import { rssMiB } from './processes.js';
+import { cpuMicros, rssMiB } from './processes.js';
 import type { LoadFigures } from './types.js';
 
 const RSS_SAMPLE_MS = 200;
@@ -32,7 +32,7 @@ export interface LoadSpec {
   rate?: number;
   /** Seconds to wait for one response. */
   timeoutS?: number;
-  /** Server pid whose RSS is sampled during the run. */
+  /** Server pid whose RSS is sampled and whose CPU time is counted during the run. */
   pid?: number;
 }
 
@@ -78,6 +78,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadFigures> {
   };
   const sampler = spec.pid === undefined ? undefined : setInterval(sample, RSS_SAMPLE_MS);
   sample();
+  const cpu0 = spec.pid === undefined ? undefined : cpuMicros(spec.pid);
 
   const opts = options(spec, spec.durationS);
   // An amount-bounded run (distinct transactions) takes as long as its requests need, up to a cap:
@@ -98,6 +99,8 @@ export async function runLoad(spec: LoadSpec): Promise<LoadFigures> {
     if (sampler) clearInterval(sampler);
   }
   sample();
+  const cpu1 = spec.pid === undefined ? undefined : cpuMicros(spec.pid);
+  const cpuPerRequest = cpu0 !== undefined && cpu1 !== undefined && responses > 0 ? (cpu1 - cpu0) / responses : undefined;
 
   const ms = (us: number): number => (responses === 0 ? 0 : us / 1000);
   return {
@@ -116,6 +119,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadFigures> {
     errors: run.errors,
     timeouts: run.timeouts,
     ...(rssMax !== undefined ? { rssMaxMiB: rssMax } : {}),
+    ...(cpuPerRequest !== undefined ? { serverCpuUsPerRequest: cpuPerRequest } : {}),
   };
 }
 

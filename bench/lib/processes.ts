@@ -140,3 +140,20 @@ export function rssMiB(pid: number): number | undefined {
     return undefined;
   }
 }
+
+/**
+ * CPU time a process has used (user + system), in microseconds, from /proc/<pid>/stat fields 14
+ * and 15 (clock ticks of USER_HZ = 100 on Linux). CPU time per request is the figure a busy
+ * machine distorts least: other processes steal wall time, not the server's own CPU time.
+ */
+export function cpuMicros(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may contain spaces; fields after it are space-separated.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks * 10_000 : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -19,10 +19,10 @@ function cachedTable(r: BenchResults): string[] {
   const lines = [
     '## Cached statistics routes against the baselines',
     '',
-    'Ratios are the summary route\'s throughput over each baseline\'s at the same connection count. Every baseline serves the same body and headers.',
+    'Ratios are the summary route\'s throughput over each baseline\'s at the same connection count; in brackets, the same ratio in server CPU time per request (baseline µs ÷ ours), which load from other processes distorts least. Every baseline serves the same body and headers.',
     '',
-    '| connections | server | route | req/s | p50 ms | p99 ms | × raw uWS | × Fastify | × node:http |',
-    '|---:|---|---|---:|---:|---:|---:|---:|---:|',
+    '| connections | server | route | req/s | p50 ms | p99 ms | server CPU µs/req | × raw uWS | × Fastify | × node:http |',
+    '|---:|---|---|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const c of levels) {
     const rows = r.measurements.filter((m) => m.load?.connections === c && (m.scenario.startsWith('cached-') || m.scenario === 'baselines'));
@@ -34,11 +34,13 @@ function cachedTable(r: BenchResults): string[] {
       const ratio = (b: string): string => {
         if (!ours) return '';
         const x = rs.find((y) => y.connections === c && y.baseline === b);
-        return x?.ratio === undefined ? '–' : `${n(x.ratio)}${x.why ? ` (${x.why})` : ''}`;
+        if (x?.ratio === undefined) return '–';
+        return `${n(x.ratio)}${x.cpuRatio === undefined ? '' : ` (${n(x.cpuRatio)})`}${x.why ? ` (${x.why})` : ''}`;
       };
       const server = m.scenario === 'baselines' ? BASELINE_NAMES[m.target] ?? m.target : 'nightgate';
       const route = m.scenario === 'cached-mix' ? 'all cached routes' : m.scenario === 'cached-latest-block' ? 'latest-block' : 'summary';
-      lines.push(`| ${c} | ${server} | ${route}${m.placeholder ? ' (501)' : ''} | ${int(l.rps)} | ${n(l.latencyMs.p50)} | ${n(l.latencyMs.p99)} | ${ratio('raw-uws')} | ${ratio('fastify')} | ${ratio('node-http')} |`);
+      const cpu = l.serverCpuUsPerRequest === undefined ? '–' : n(l.serverCpuUsPerRequest);
+      lines.push(`| ${c} | ${server} | ${route}${m.placeholder ? ' (501)' : ''} | ${int(l.rps)} | ${n(l.latencyMs.p50)} | ${n(l.latencyMs.p99)} | ${cpu} | ${ratio('raw-uws')} | ${ratio('fastify')} | ${ratio('node-http')} |`);
     }
   }
   return [...lines, ''];
