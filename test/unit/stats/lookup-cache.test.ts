@@ -1,10 +1,8 @@
-/** Single-flight, per-entry lifetimes on the injected clock, stale-on-error. */
+/** Per-entry lifetimes on the injected clock, stale-on-error (single-flight itself: test/unit/single-flight.test.ts). */
 import t from 'tap';
 import { ManualClock } from '../../../src/clock.js';
 import { GatewayError } from '../../../src/errors.js';
 import { LookupCache } from '../../../src/stats/lookup-cache.js';
-import { SingleFlight } from '../../../src/single-flight.js';
-import { deferred } from '../../helpers/app.js';
 
 t.test('HIT while fresh, MISS when expired, STALE when the indexer fails', async (t) => {
   const clock = new ManualClock(1000);
