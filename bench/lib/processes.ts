@@ -142,13 +142,15 @@ export function rssMiB(pid: number): number | undefined {
 }
 
 /**
- * CPU time a process has used (user + system), in microseconds, from /proc/<pid>/stat fields 14
- * and 15 (clock ticks of USER_HZ = 100 on Linux). CPU time per request is the figure a busy
- * machine distorts least: other processes steal wall time, not the server's own CPU time.
+ * CPU time (user + system) of a process's MAIN thread, in microseconds, from
+ * /proc/<pid>/task/<pid>/stat fields 14 and 15 (clock ticks of USER_HZ = 100 on Linux). The main
+ * thread is the one serving HTTP (uWS); nightgate's devnet, DUST sync and proving workers are
+ * other threads and are not counted. CPU time per request is the figure a busy machine distorts
+ * least: other processes steal wall time, not the server's own CPU time.
  */
 export function cpuMicros(pid: number): number | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
     // The command name (field 2) may contain spaces; fields after it are space-separated.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const ticks = Number(fields[11]) + Number(fields[12]);

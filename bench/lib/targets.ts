@@ -50,7 +50,7 @@ export interface Ratio {
   baseline: string;
   /** Throughput: ours ÷ baseline's. */
   ratio: number | undefined;
-  /** Server CPU time per request: baseline's ÷ ours (> 1 means we spend less CPU per request). */
+  /** Main-thread CPU time per request: baseline's ÷ ours (> 1 means we spend less CPU per request). */
   cpuRatio: number | undefined;
   why?: string;
 }
@@ -84,7 +84,7 @@ export function evaluateTargets(ms: readonly Measurement[]): TargetCheck[] {
     const r = rs.find((x) => x.baseline === baseline);
     out.push(check(`cached summary vs ${baseline} (c=${c})`, `≥ ${min} ×`, r?.ratio, (v) => v >= min, (v) => `${f(v)} ×`, r ? r.why : 'not measured'));
     // The same comparison in server CPU time per request, which a busy machine distorts least.
-    out.push(check(`cached summary vs ${baseline} (c=${c}), server CPU per request`, `≥ ${min} ×`, r?.cpuRatio, (v) => v >= min, (v) => `${f(v)} ×`, r ? r.why : 'not measured'));
+    out.push(check(`cached summary vs ${baseline} (c=${c}), main-thread CPU per request`, `≥ ${min} ×`, r?.cpuRatio, (v) => v >= min, (v) => `${f(v)} ×`, r ? r.why : 'not measured'));
   }
   const summary = find(ms, 'cached-summary', `c=${c}`, 'nightgate');
   out.push(check(`cached summary p99 (c=${c})`, `≤ ${TARGETS.cachedP99Ms} ms`, summary?.load?.latencyMs.p99, (v) => v <= TARGETS.cachedP99Ms, (v) => `${f(v)} ms`, unusable(summary)));

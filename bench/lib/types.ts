@@ -16,7 +16,7 @@ export interface LoadFigures {
   timeouts: number;
   /** Highest VmRSS of the server process sampled during the run (MiB), when its pid is known. */
   rssMaxMiB?: number;
-  /** Server CPU time (user + system) per response during the run, µs, when its pid is known. */
+  /** CPU time (user + system) of the server's main (HTTP) thread per response during the run, µs, when its pid is known. */
   serverCpuUsPerRequest?: number;
 }
 
