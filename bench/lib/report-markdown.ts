@@ -19,7 +19,7 @@ function cachedTable(r: BenchResults): string[] {
   const lines = [
     '## Cached statistics routes against the baselines',
     '',
-    'Ratios are the summary route\'s throughput over each baseline\'s at the same connection count; in brackets, the same ratio in CPU time of the server's main (HTTP) thread per request (baseline µs ÷ ours; nightgate's devnet and worker threads not counted), which load from other processes distorts least. Every baseline serves the same body and headers.',
+    'Ratios are the summary route\'s throughput over each baseline\'s at the same connection count; in brackets, the same ratio in CPU time of the server\'s main (HTTP) thread per request (baseline µs ÷ ours; nightgate\'s devnet and worker threads not counted), which load from other processes distorts least. Every baseline serves the same body and headers.',
     '',
     '| connections | server | route | req/s | p50 ms | p99 ms | main-thread CPU µs/req | × raw uWS | × Fastify | × node:http |',
     '|---:|---|---|---:|---:|---:|---:|---:|---:|---:|',
