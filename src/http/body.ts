@@ -7,6 +7,8 @@
  */
 import type { HttpResponse } from './uws.js';
 
+const PREALLOCATE_MAX = 64 * 1024;
+
 export type BodyOutcome = { ok: true; body: Buffer } | { ok: false; reason: 'too-large' };
 
 export function readBody(res: HttpResponse, limit: number, declaredLength: number | undefined, done: (outcome: BodyOutcome) => void): void {
@@ -14,15 +16,17 @@ export function readBody(res: HttpResponse, limit: number, declaredLength: numbe
     done({ ok: false, reason: 'too-large' });
     return;
   }
-  // With a declared length, copy straight into one buffer of that size; else gather chunks.
-  const pre = declaredLength !== undefined ? Buffer.allocUnsafe(declaredLength) : undefined;
+  // A small declared length is copied straight into one buffer of that size. A large one is
+  // gathered as it arrives: memory must follow the bytes received, not the bytes announced
+  // (50 clients announcing 64 MiB and sending nothing must not reserve 3 GiB).
+  const pre = declaredLength !== undefined && declaredLength <= PREALLOCATE_MAX ? Buffer.allocUnsafe(declaredLength) : undefined;
   const chunks: Buffer[] = [];
   let received = 0;
   let finished = false;
   res.onData((chunk, isLast) => {
     if (finished) return;
     const n = chunk.byteLength;
-    if (received + n > limit || (pre !== undefined && received + n > pre.length)) {
+    if (received + n > limit || (declaredLength !== undefined && received + n > declaredLength)) {
       finished = true;
       done({ ok: false, reason: 'too-large' });
       return;

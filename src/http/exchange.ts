@@ -45,6 +45,8 @@ export class Exchange implements RequestContext {
   controller: AbortController | undefined;
   extraHeaders: Record<string, string> | undefined;
   keyId: string | undefined;
+  /** A HEAD request: headers as for GET, no body. */
+  head = false;
   /** Close the connection after this response (e.g. after a 413, so the rest of the body is never read). */
   closeAfter = false;
   readonly t0: number;
@@ -145,8 +147,18 @@ export class Exchange implements RequestContext {
     const h = reply.headers;
     if (h) for (const k in h) res.writeHeader(k, h[k]!);
     const close = this.server.closing || this.closeAfter;
-    if (status === 304) res.endWithoutBody(0, close);
-    else res.end(reply.body, close);
+    // This uWS build aborts the process on endWithoutBody(n > 0) and on endWithoutBody(undefined,
+    // true): a HEAD answer writes its own Content-Length; with the connection closing (shutdown,
+    // 413/431) only endWithoutBody(0, true) is safe, which reports a zero length.
+    if (status === 304 || this.head) {
+      if (close) res.endWithoutBody(0, true);
+      else {
+        if (this.head && status !== 304) res.writeHeader('Content-Length', String(typeof reply.body === 'string' ? Buffer.byteLength(reply.body) : reply.body.byteLength));
+        res.endWithoutBody();
+      }
+    } else {
+      res.end(reply.body, close);
+    }
   }
 
   fail(err: unknown): void {

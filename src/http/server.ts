@@ -72,10 +72,33 @@ const latin1 = new TextDecoder('latin1');
  */
 let countedBytes = 0;
 let countedFields = 0;
+/** Framing headers seen in the same pass: request smuggling hides in their repeats (RFC 9112 §6.3). */
+let contentLengths = 0;
+let firstContentLength = '';
+let conflictingLength = false;
+let transferEncoding = '';
 const countHeader = (k: string, v: string): void => {
   countedBytes += k.length + v.length + 4;
   countedFields++;
+  if (k === 'content-length') {
+    if (contentLengths++ === 0) firstContentLength = v;
+    else if (v.trim() !== firstContentLength.trim()) conflictingLength = true;
+  } else if (k === 'transfer-encoding') {
+    transferEncoding = transferEncoding ? `${transferEncoding},${v}` : v;
+  }
 };
+
+/**
+ * RFC 9112 §6.3: a message with Content-Lengths that disagree, or a Transfer-Encoding other than
+ * plain `chunked` (which uWS would still read as chunked), is framed differently by different
+ * parsers: a proxy in front and nightgate would disagree where the next request starts.
+ */
+function smuggling(): string | undefined {
+  if (conflictingLength) return 'conflicting Content-Length headers';
+  if (transferEncoding && transferEncoding.trim().toLowerCase() !== 'chunked') return `unsupported Transfer-Encoding "${transferEncoding.slice(0, 40)}"`;
+  if (transferEncoding && contentLengths > 0) return 'both Content-Length and Transfer-Encoding';
+  return undefined;
+}
 
 export class HttpServer {
   readonly app: TemplatedApp;
@@ -94,10 +117,16 @@ export class HttpServer {
 
   /** Register a route record. Routes must all be added before `listen`. */
   add(route: RouteDef): void {
-    const handler = (res: HttpResponse, req: HttpRequest): void => this.handle(route, res, req);
-    if (route.method === 'GET') this.app.get(route.url, handler);
-    else this.app.post(route.url, handler);
+    const handler = (res: HttpResponse, req: HttpRequest): void => this.handle(route, res, req, false);
     const methods = this.byUrl.get(route.url) ?? new Set<string>();
+    if (route.method === 'GET') {
+      this.app.get(route.url, handler);
+      // RFC 9110 §9.3.2: HEAD is GET without the body (monitors probe /health with it).
+      this.app.head(route.url, (res, req) => this.handle(route, res, req, true));
+      methods.add('HEAD');
+    } else {
+      this.app.post(route.url, handler);
+    }
     methods.add(route.method);
     this.byUrl.set(route.url, methods);
   }
@@ -241,8 +270,9 @@ export class HttpServer {
     ex.sync = false;
   }
 
-  private handle(route: RouteDef, res: HttpResponse, req: HttpRequest): void {
+  private handle(route: RouteDef, res: HttpResponse, req: HttpRequest, head: boolean): void {
     const ex = this.newExchange(res, req, route, route.style, route.method);
+    ex.head = head;
     try {
       this.pipeline(ex, route, res, req);
     } catch (err) {
@@ -256,10 +286,18 @@ export class HttpServer {
     // uWS itself accepts very large header sections; bound them here (RFC 6585 §5).
     countedBytes = 0;
     countedFields = 0;
+    contentLengths = 0;
+    conflictingLength = false;
+    transferEncoding = '';
     req.forEach(countHeader);
     if (countedBytes > this.opts.maxHeaderBytes || countedFields > this.opts.maxHeaders) {
       ex.closeAfter = true;
       return ex.fail(new GatewayError('HEADERS_TOO_LARGE', `Request headers exceed ${this.opts.maxHeaderBytes} bytes or ${this.opts.maxHeaders} fields`));
+    }
+    const framing = smuggling();
+    if (framing !== undefined) {
+      ex.closeAfter = true;
+      return ex.fail(new GatewayError('BAD_REQUEST', `Ambiguous message framing: ${framing}`));
     }
     // Copy everything the handler may need while the HttpRequest is still valid.
     const headers = ex.headers;
@@ -321,8 +359,12 @@ export class HttpServer {
       return ex.fail(new GatewayError('UNSUPPORTED_MEDIA_TYPE', `Content-Type must be ${spec.contentTypes.join(' or ')}${type ? `, got ${type}` : ''}`));
     }
     const cl = ex.headers['content-length'];
-    const declared = cl === undefined ? undefined : Number(cl);
-    if (declared !== undefined && !Number.isSafeInteger(declared)) return ex.fail(new GatewayError('BAD_REQUEST', 'Invalid Content-Length'));
+    // RFC 9110 §8.6: Content-Length is 1*DIGIT; no sign, no hex, no list.
+    if (cl !== undefined && !/^\d{1,15}$/.test(cl.trim())) {
+      ex.closeAfter = true;
+      return ex.fail(new GatewayError('BAD_REQUEST', 'Invalid Content-Length'));
+    }
+    const declared = cl === undefined ? undefined : Number(cl.trim());
     ex.watchAbort();
     readBody(res, spec.limit, declared, (outcome) => {
       if (ex.aborted) return;
