@@ -75,7 +75,7 @@ export function sponsorshipRoutes(deps: SponsorshipRouteDeps): RouteDef[] {
       body: { contentType: OCTET, description: DESCRIPTIONS[kind].body },
       response: {
         200: { description: 'Sponsored: submit `tx`', schema: SponsoredSchema, headers: { 'X-Dedupe': 'HIT when this answer was given before for the same bytes, else MISS' } },
-        400: { description: `The body is ${DESCRIPTIONS[kind].wrong} (WRONG_TRANSACTION_KIND), does not deserialize (INVALID_BODY), or the network is unknown (INVALID_NETWORK)` },
+        400: { description: `The body is ${DESCRIPTIONS[kind].wrong} (WRONG_TRANSACTION_KIND), does not deserialize (INVALID_BODY), is refused by the ledger — e.g. built for another network — (TRANSACTION_REJECTED, with the ledger's reason), or the network is unknown (INVALID_NETWORK)` },
         401: { description: 'Missing or invalid API key' },
         403: { description: 'The fee exceeds the per-transaction cap (FEE_CAP_EXCEEDED)' },
         404: { description: 'Balancing is disabled on this server, or not configured for this network (BALANCING_DISABLED)' },

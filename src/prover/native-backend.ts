@@ -18,6 +18,8 @@ export interface NativeBackendOptions {
   args: readonly string[];
   keyDir: string;
   timeoutMs: number;
+  /** Calls that may wait for a connection to the proof server (`prover.queueSize`). */
+  maxQueue: number;
   readyTimeoutMs: number;
   stopGraceMs: number;
   logger: Logger;
@@ -43,7 +45,7 @@ export class NativeBackend implements ProverBackend {
       readyTimeoutMs: opts.readyTimeoutMs, stopGraceMs: opts.stopGraceMs, logger: opts.logger,
     });
     await supervisor.start();
-    return new NativeBackend(supervisor, new UpstreamBackend({ url: supervisor.url, timeoutMs: opts.timeoutMs, logger: opts.logger, name: 'native' }));
+    return new NativeBackend(supervisor, new UpstreamBackend({ url: supervisor.url, timeoutMs: opts.timeoutMs, maxQueue: opts.maxQueue, logger: opts.logger, name: 'native' }));
   }
 
   #upstreamWhenReady(): UpstreamBackend {

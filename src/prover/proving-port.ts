@@ -33,7 +33,7 @@ export function provingPort(backend: ProverBackend, signal: AbortSignal): Provin
       (bytes) => reply({ id: req.id, ok: true, bytes }),
       (err: unknown) => {
         const e = toGatewayError(err);
-        reply({ id: req.id, ok: false, code: e.code, message: e.message });
+        reply({ id: req.id, ok: false, code: e.code, message: e.message, ...(e.headers ? { headers: { ...e.headers } } : {}) });
       },
     );
   });

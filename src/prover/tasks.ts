@@ -81,7 +81,8 @@ export interface ProvingRequest {
   body: Uint8Array;
 }
 
-export type ProvingReply = { id: number; ok: true; bytes: Uint8Array } | { id: number; ok: false; code: ErrorCode; message: string };
+/** A failure keeps its response headers (Retry-After of a busy proof server) across the thread boundary. */
+export type ProvingReply = { id: number; ok: true; bytes: Uint8Array } | { id: number; ok: false; code: ErrorCode; message: string; headers?: Record<string, string> };
 
 /** Posted by each worker once ledger-v8 is loaded (workers/lib/ledger.ts). */
 export const WORKER_LOADED = 'nightgate:worker-loaded';
@@ -90,7 +91,7 @@ export interface WorkerLoadedMessage {
   ledgerLoadMs: number;
 }
 
-export type TaskOutcome<T> = { ok: true; value: T } | { ok: false; code: ErrorCode; message: string };
+export type TaskOutcome<T> = { ok: true; value: T } | { ok: false; code: ErrorCode; message: string; headers?: Record<string, string> };
 
 /** `useRecords: false`: plain msgpack maps, no shared structure state between the threads. */
 const packr = new Packr({ useRecords: false, moreTypes: true });

@@ -7,7 +7,13 @@
  *   its 500 → 500 PROVER_FAILED;  a 200 that is not a proof / check result → 502 PROVER_BAD_RESPONSE
  * The last rule exists because neither official client checks what it gets (LEDGER.md): a junk
  * 200 would become a "proven" transaction.
+ *
+ * Calls are bounded like the worker pool's tasks: at most `UPSTREAM_CONNECTIONS` at the proof
+ * server and `maxQueue` waiting for a connection; beyond that → 503 QUEUE_FULL at once. A proof
+ * server with no job capacity configured accepts everything, so without this bound an overload
+ * would pile up requests (each holding its body, up to 64 MiB) in the undici queue without limit.
  */
+import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import type { Logger } from 'pino';
 import type { ComponentHealth } from '../app-context.js';
@@ -21,9 +27,16 @@ export interface UpstreamOptions {
   /** Longest a proof may take (`prover.timeoutMs`). */
   timeoutMs: number;
   logger: Logger;
+  /** Calls that may wait for a free connection (`prover.queueSize`, default 256); beyond → 503 QUEUE_FULL. */
+  maxQueue?: number;
   /** Reported name: `native` when nightgate supervises the server itself. */
   name?: ProverBackendName;
 }
+
+/** Connections to the proof server; calls beyond them wait (up to `maxQueue`). */
+export const UPSTREAM_CONNECTIONS = 64;
+/** `prover.queueSize`'s default. */
+const DEFAULT_MAX_QUEUE = 256;
 
 const CONNECT_TIMEOUT_MS = 10_000;
 /** Proofs are kilobytes; anything near this is not a proof. */
@@ -55,8 +68,13 @@ export class UpstreamBackend implements ProverBackend {
   readonly #base: string;
   readonly #timeoutMs: number;
   readonly #log: Logger;
+  readonly #maxQueue: number;
   #lastFailure: string | undefined;
   #calls = 0;
+  /** Calls sent or waiting for a connection. */
+  #pending = 0;
+  /** Moving mean of a call's duration, ms (for Retry-After). */
+  #meanMs = 0;
 
   constructor(opts: UpstreamOptions) {
     const u = new URL(opts.url);
@@ -65,8 +83,9 @@ export class UpstreamBackend implements ProverBackend {
     this.#base = u.pathname.replace(/\/$/, '');
     this.#timeoutMs = opts.timeoutMs;
     this.#log = opts.logger;
+    this.#maxQueue = opts.maxQueue ?? DEFAULT_MAX_QUEUE;
     this.#pool = new Pool(u.origin, {
-      connections: 64,
+      connections: UPSTREAM_CONNECTIONS,
       keepAliveTimeout: 30_000,
       connect: { timeout: CONNECT_TIMEOUT_MS },
       // The proof server answers only when the proof is done: both waits are the proof timeout.
@@ -77,7 +96,10 @@ export class UpstreamBackend implements ProverBackend {
   }
 
   async #call(method: 'GET' | 'POST', path: string, body: Uint8Array | undefined, signal: AbortSignal): Promise<Answer> {
+    if (this.#pending >= UPSTREAM_CONNECTIONS + this.#maxQueue) throw this.#queueFull();
     this.#calls++;
+    this.#pending++;
+    const t0 = performance.now();
     try {
       const res = await this.#pool.request({
         method,
@@ -90,7 +112,17 @@ export class UpstreamBackend implements ProverBackend {
       return { status: res.statusCode, headers: res.headers, bytes };
     } catch (err) {
       throw this.#networkError(err, signal);
+    } finally {
+      this.#pending--;
+      this.#meanMs = this.#meanMs === 0 ? performance.now() - t0 : 0.9 * this.#meanMs + 0.1 * (performance.now() - t0);
     }
+  }
+
+  /** Every connection busy and `maxQueue` calls waiting: refuse at once, saying when the queue should have moved. */
+  #queueFull(): GatewayError {
+    const waiting = this.#pending - UPSTREAM_CONNECTIONS;
+    const seconds = Math.max(1, Math.ceil(((waiting + 1) * Math.max(this.#meanMs, 1_000)) / UPSTREAM_CONNECTIONS / 1000));
+    return new GatewayError('QUEUE_FULL', `All ${UPSTREAM_CONNECTIONS} connections to the proof server are busy and ${waiting} calls are waiting`, { headers: { 'Retry-After': String(seconds) } });
   }
 
   #networkError(err: unknown, signal: AbortSignal): GatewayError {
@@ -161,7 +193,7 @@ export class UpstreamBackend implements ProverBackend {
   }
 
   health(): ComponentHealth {
-    return { status: this.#lastFailure ? 'degraded' : 'ok', url: this.url, calls: this.#calls, ...(this.#lastFailure ? { lastError: this.#lastFailure } : {}) };
+    return { status: this.#lastFailure ? 'degraded' : 'ok', url: this.url, calls: this.#calls, pending: this.#pending, ...(this.#lastFailure ? { lastError: this.#lastFailure } : {}) };
   }
 
   async close(): Promise<void> {

@@ -157,7 +157,7 @@ export class WorkerPool implements WorkerPoolComponent {
     if (outcome.code === 'INTERNAL') {
       throw new GatewayError('INTERNAL', undefined, { cause: new Error(`worker task ${task}: ${outcome.message}`) });
     }
-    throw new GatewayError(outcome.code, outcome.message);
+    throw new GatewayError(outcome.code, outcome.message, outcome.headers ? { headers: outcome.headers } : undefined);
   }
 
   #translate(err: unknown, task: string, signal: AbortSignal | undefined): GatewayError {

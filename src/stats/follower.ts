@@ -58,6 +58,14 @@ export class ChainFollower extends EventEmitter<{ blocks: [number]; state: [] }>
   private catching: Promise<void> | undefined;
   /** Heights below this do not exist (the indexer answered null for one): never asked again. */
   private floor = 0;
+  /**
+   * Exchanges with the indexer (a catch-up, a subscribed block) are numbered as they start. A
+   * failure of an exchange older than the latest success is history, not news: a poll that times
+   * out after the subscription came back must not mark the recovered indexer as failing.
+   */
+  private exchanges = 0;
+  private lastOkExchange = 0;
+  private catchingExchange = 0;
 
   constructor(private readonly opts: FollowerOptions) {
     super();
@@ -117,13 +125,17 @@ export class ChainFollower extends EventEmitter<{ blocks: [number]; state: [] }>
 
   /** Fetch the tip and whatever the window lacks below it. Concurrent calls share one run. */
   catchUp(): Promise<void> {
-    return (this.catching ??= this.fetchMissing().finally(() => (this.catching = undefined)));
+    if (!this.catching) {
+      const exchange = (this.catchingExchange = ++this.exchanges);
+      this.catching = this.fetchMissing(exchange).finally(() => (this.catching = undefined));
+    }
+    return this.catching;
   }
 
-  private async fetchMissing(): Promise<void> {
+  private async fetchMissing(exchange: number): Promise<void> {
     const { http, window } = this.opts;
     const tip = expectShape(TipData, (await http.request(TIP)).data, TIP.name).block;
-    if (!tip) return this.succeeded();
+    if (!tip) return this.succeeded(exchange);
     const known = window.tip;
     if (known && tip.height < known.height) {
       // The chain behind this indexer was replaced (a restarted devnet, a reset testnet).
@@ -131,7 +143,7 @@ export class ChainFollower extends EventEmitter<{ blocks: [number]; state: [] }>
       window.clear();
       this.floor = 0;
     }
-    this.ingest([tip]);
+    this.ingest([tip], exchange);
     const missing = window.missingBelow(tip.height, this.floor);
     for (let i = 0; i < missing.length && !this.stopped; i += BACKFILL_BATCH) {
       const heights = missing.slice(i, i + BACKFILL_BATCH);
@@ -146,18 +158,18 @@ export class ChainFollower extends EventEmitter<{ blocks: [number]; state: [] }>
         // A chain is contiguous: no block at h below the tip means none below h either.
         else this.floor = Math.max(this.floor, heights[k]! + 1);
       }
-      this.ingest(blocks);
+      this.ingest(blocks, exchange);
     }
   }
 
-  private ingest(blocks: readonly RingBlock[]): void {
+  private ingest(blocks: readonly RingBlock[], exchange: number): void {
     let changed = false;
     for (const b of blocks) {
       const outcome = this.opts.window.put(b);
       if (outcome === 'replaced') this.opts.log.warn({ height: b.height, hash: b.hash }, 'block replaced at a known height: window truncated above it');
       if (outcome === 'added' || outcome === 'replaced') changed = true;
     }
-    this.succeeded();
+    this.succeeded(exchange);
     const tip = this.opts.window.tip;
     if (changed && tip) this.emit('blocks', tip.height);
   }
@@ -165,8 +177,10 @@ export class ChainFollower extends EventEmitter<{ blocks: [number]; state: [] }>
   private poll(): void {
     clearTimeout(this.pollTimer);
     this.pollTimer = undefined;
-    this.catchUp()
-      .catch((err: unknown) => this.failed(err, 'poll'))
+    const run = this.catchUp();
+    const exchange = this.catchingExchange;
+    run
+      .catch((err: unknown) => this.failed(err, 'poll', exchange))
       .finally(() => this.schedulePoll());
   }
 
@@ -215,7 +229,7 @@ export class ChainFollower extends EventEmitter<{ blocks: [number]; state: [] }>
       this.opts.log.info({ from: block.height }, 'following the indexer subscription');
       this.emit('state');
     }
-    this.ingest([block]);
+    this.ingest([block], ++this.exchanges);
     // A jump means blocks were skipped (the subscription started above our tip): fetch them.
     if (tip && block.height > tip.height + 1) this.poll();
   }
@@ -246,7 +260,8 @@ export class ChainFollower extends EventEmitter<{ blocks: [number]; state: [] }>
     this.backoffMs = Math.min(this.backoffMs * 2, this.opts.reconnectMaxMs);
   }
 
-  private succeeded(): void {
+  private succeeded(exchange: number): void {
+    this.lastOkExchange = Math.max(this.lastOkExchange, exchange);
     this.lastSuccessAt = this.opts.clock.now();
     if (!this.upstreamOk) {
       this.upstreamOk = true;
@@ -254,9 +269,10 @@ export class ChainFollower extends EventEmitter<{ blocks: [number]; state: [] }>
     }
   }
 
-  private failed(err: unknown, where: string): void {
+  private failed(err: unknown, where: string, exchange: number): void {
     const e = err instanceof GatewayError ? err : new GatewayError('INDEXER_BAD_RESPONSE', `Unexpected failure while following the indexer: ${(err as Error)?.message ?? String(err)}`, { cause: err });
     this.upstreamErrors++;
+    if (exchange < this.lastOkExchange) return;
     this.lastError = e;
     this.lastErrorAt = this.opts.clock.now();
     const wasOk = this.upstreamOk;

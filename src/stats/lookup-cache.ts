@@ -42,7 +42,9 @@ export class LookupCache {
   private readonly flights = new SingleFlight<Entry>();
 
   constructor(maxSize: number, private readonly clock: Clock) {
-    this.lru = new QuickLRU({ maxSize });
+    // quick-lru keeps two generations of up to `maxSize` entries each (it swaps them when the
+    // new one fills): half the setting per generation keeps what is retained within the setting.
+    this.lru = new QuickLRU({ maxSize: Math.ceil(maxSize / 2) });
   }
 
   get size(): number {

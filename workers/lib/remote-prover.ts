@@ -25,7 +25,7 @@ export function remoteProvingProvider(port: MessagePort): LT.ProvingProvider {
     const p = settle(r.id);
     if (!p) return;
     if (r.ok) p.resolve(r.bytes);
-    else p.reject(new GatewayError(r.code, r.message));
+    else p.reject(new GatewayError(r.code, r.message, r.headers ? { headers: r.headers } : undefined));
   });
   port.on('close', () => {
     for (const id of [...pending.keys()]) settle(id)?.reject(new GatewayError('PROVER_UNAVAILABLE', 'the proving port closed before the prover answered'));

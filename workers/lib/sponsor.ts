@@ -45,6 +45,21 @@ function deserialize(bytes: Uint8Array, kind: SponsorKind): AnyTx {
   return tag.kind === 'proven' ? ((tx as L.Transaction<L.Signaturish, L.Proof, L.PreBinding>).bind() as AnyTx) : tx;
 }
 
+/**
+ * What the ledger refuses about the user's own transaction — built for another network, parts
+ * that cannot merge with a fee part — is the request's fault: 400 TRANSACTION_REJECTED with the
+ * ledger's reason, not a 500.
+ */
+function userFault<T>(what: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (isGatewayError(err)) throw err;
+    const reason = (err instanceof Error ? err.message : String(err)).replace(/[^\x20-\x7e]/g, '?').slice(0, 300);
+    throw new GatewayError('TRANSACTION_REJECTED', `${what}: ${reason}`);
+  }
+}
+
 function firstFreeSegment(tx: AnyTx): number {
   const used = new Set(tx.intents?.keys() ?? []);
   let seg = 1;
@@ -89,7 +104,7 @@ function buildFee(user: AnyTx, args: SponsorArgs, table: DustAllocatorTable, sna
   const ttl = feeIntentTtl(args.now, args.reservationTtlMs, args.ttlSafetyMs);
   const seg = firstFreeSegment(user);
   const limit = BigInt(args.maxFee) < BigInt(args.budgetLeft) ? BigInt(args.maxFee) : BigInt(args.budgetLeft);
-  const userFee = user.feesWithMargin(replica.params, args.margin);
+  const userFee = userFault('the fee of the transaction cannot be computed', () => user.feesWithMargin(replica.params, args.margin));
   let fee = userFee + feePartCost;
   const shaped = proofShaped(user);
   let reservation: Reservation | null = null;
@@ -115,7 +130,8 @@ function buildFee(user: AnyTx, args: SponsorArgs, table: DustAllocatorTable, sna
       const intent = L.Intent.new(ttl);
       intent.dustActions = new L.DustActions('signature', 'pre-proof', now, [spend], []);
       const feeTx = L.Transaction.fromParts(networkId).addIntent({ tag: 'specific', value: seg }, intent);
-      const need = shaped.merge(feeTx.mockProve() as L.Transaction<L.Signaturish, L.Proof, L.Binding>).feesWithMargin(replica.params, args.margin);
+      const shapedFee = feeTx.mockProve() as L.Transaction<L.Signaturish, L.Proof, L.Binding>;
+      const need = userFault('the transaction does not merge with a fee part', () => shaped.merge(shapedFee).feesWithMargin(replica.params, args.margin));
       if (need <= fee) {
         feePartCost = need - userFee;
         return { feeTx, fee, reservation };
@@ -134,6 +150,26 @@ function buildFee(user: AnyTx, args: SponsorArgs, table: DustAllocatorTable, sna
   }
 }
 
+/**
+ * The ledger turns whatever a ProvingProvider throws into a plain Error ("'prove' returned an
+ * error: …"), losing its code: remember the provider's own GatewayError, so a busy, unreachable
+ * or slow proof server keeps its status (503 with Retry-After, 502, 504) instead of becoming 500.
+ */
+function tracked(provider: L.ProvingProvider): { provider: L.ProvingProvider; failure(): GatewayError | undefined } {
+  let failure: GatewayError | undefined;
+  const keep = (err: unknown): never => {
+    if (isGatewayError(err)) failure ??= err;
+    throw err;
+  };
+  return {
+    provider: {
+      check: (preimage, keyLocation) => provider.check(preimage, keyLocation).catch(keep),
+      prove: (preimage, keyLocation, bindingInput) => provider.prove(preimage, keyLocation, bindingInput).catch(keep),
+    },
+    failure: () => failure,
+  };
+}
+
 function release(table: DustAllocatorTable, reservation: Reservation, holder: Holder | undefined): void {
   table.release(reservation);
   if (holder) holder.registry.clear(holder.entry);
@@ -143,15 +179,16 @@ export async function sponsor(bytes: Uint8Array, args: SponsorArgs, tableBuffer:
   const user = deserialize(bytes, args.kind);
   const table = DustAllocatorTable.fromShared(tableBuffer);
   const { feeTx, fee, reservation } = buildFee(user, args, table, snapshotBuffer, args.networkId, holder);
+  const proving = tracked(provider);
   try {
     const costModel = L.CostModel.initialCostModel();
     let final: L.FinalizedTransaction;
     if (args.kind === 'prove-and-balance') {
-      const merged = (user as L.UnprovenTransaction).merge(feeTx);
-      final = (await merged.prove(provider, costModel)).bind();
+      const merged = userFault('the transaction does not merge with its fee part', () => (user as L.UnprovenTransaction).merge(feeTx));
+      final = (await merged.prove(proving.provider, costModel)).bind();
     } else {
-      const feeFinal = (await feeTx.prove(provider, costModel)).bind();
-      final = (user as L.FinalizedTransaction).merge(feeFinal);
+      const feeFinal = (await feeTx.prove(proving.provider, costModel)).bind();
+      final = userFault('the transaction does not merge with its fee part', () => (user as L.FinalizedTransaction).merge(feeFinal));
     }
     const entry = table.slotEntry(reservation.slot)!;
     return {
@@ -168,6 +205,6 @@ export async function sponsor(bytes: Uint8Array, args: SponsorArgs, tableBuffer:
   } catch (err) {
     release(table, reservation, holder);
     if (isGatewayError(err)) throw err;
-    throw new GatewayError('PROVER_FAILED', `proving the sponsored transaction failed: ${(err as Error).message}`);
+    throw proving.failure() ?? new GatewayError('PROVER_FAILED', `proving the sponsored transaction failed: ${(err as Error).message}`);
   }
 }
