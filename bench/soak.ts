@@ -1,0 +1,403 @@
+/**
+ * Soak run (not part of CI or `npm run bench`): the real server (`src/cli serve`, embedded devnet)
+ * under mixed traffic for a bounded time, its RSS, open file descriptors and threads sampled from
+ * /proc/<pid> at a fixed interval, and a linear regression over the samples after warm-up that
+ * says whether they stay flat.
+ *
+ *   npx tsx bench/soak.ts --minutes 10              (or: npm run build && node dist/bench/soak.js --minutes 10)
+ *
+ * Traffic, from `--concurrency` clients capped at `--rate` requests/s overall: cached statistics
+ * (every network), lookups over the whole chain (lookup-cache churn), /prove with new bodies
+ * (result-cache churn) and with a repeated one, /verify, /prove-and-balance with distinct
+ * transfers (DUST reservations, reclaimed after 5 minutes), refused requests (401, 404, 400),
+ * clients that disconnect mid-request, and WebSocket subscribers that come and go.
+ *
+ * Output: one line per sample, a summary, and bench/results/soak-<time>-<commit>.json.
+ * Every process it starts is stopped by pid.
+ */
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Agent, request as undiciRequest } from 'undici';
+import WebSocket from 'ws';
+import { NETWORKS } from '../src/config.js';
+import { getJson, request } from './lib/http.js';
+import { commitInfo, machineInfo } from './lib/machine.js';
+import { baseEnv, benchKey, startNightgate } from './lib/nightgate.js';
+import { RESULTS_DIR } from './lib/paths.js';
+import { ProcessGroup } from './lib/processes.js';
+import { buildProvingPayloads } from './lib/proving-payloads.js';
+import type { DevnetNetwork } from './lib/scenario.js';
+import { testAccountTransfers } from './lib/test-account-transfers.js';
+
+const USAGE = `usage: npx tsx bench/soak.ts --minutes N [options]
+
+  --minutes N           how long the traffic runs (required; the bound of the run)
+  --sample-seconds N    sampling interval (default 10)
+  --warmup-minutes N    samples before this are left out of the regression (default: a quarter of
+                        the run, at most 2)
+  --concurrency N       concurrent clients (default 8)
+  --rate N              requests per second overall, at most (default 200)
+  --max-rss-slope N     MiB per minute above which RSS is called growing (default 1)
+  --max-fd-slope N      descriptors per minute above which fds are called growing (default 0.5)
+  --block-time-ms N     block interval of the embedded devnets (default the server's, 6000); a
+                        large value freezes the chains, so what grows is the gateway's own
+
+A series is called growing when its slope is above the limit AND the line explains it (r² ≥ 0.5);
+a steep slope with a low r² is noise (garbage collection, connection churn).`;
+
+interface Args {
+  minutes: number;
+  sampleS: number;
+  warmupMin: number;
+  concurrency: number;
+  rate: number;
+  maxRssSlope: number;
+  maxFdSlope: number;
+  blockTimeMs: number | undefined;
+}
+
+function parseArgs(argv: readonly string[]): Args {
+  const v = new Map<string, number>();
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i]!.split('=', 2) as [string, string | undefined];
+    if (flag === '--help') {
+      process.stdout.write(`${USAGE}\n`);
+      process.exit(0);
+    }
+    const known = ['--minutes', '--sample-seconds', '--warmup-minutes', '--concurrency', '--rate', '--max-rss-slope', '--max-fd-slope', '--block-time-ms'];
+    if (!known.includes(flag)) throw new Error(`unknown option '${argv[i]}'\n${USAGE}`);
+    const text = inline ?? argv[++i];
+    const n = Number(text);
+    if (text === undefined || !Number.isFinite(n) || n <= 0) throw new Error(`${flag} must be a positive number, got '${text ?? ''}'`);
+    v.set(flag, n);
+  }
+  const minutes = v.get('--minutes');
+  if (minutes === undefined) throw new Error(`--minutes is required: a soak run must have an explicit time bound\n${USAGE}`);
+  return {
+    minutes,
+    sampleS: v.get('--sample-seconds') ?? 10,
+    warmupMin: v.get('--warmup-minutes') ?? Math.min(2, minutes / 4),
+    concurrency: Math.floor(v.get('--concurrency') ?? 8),
+    rate: v.get('--rate') ?? 200,
+    maxRssSlope: v.get('--max-rss-slope') ?? 1,
+    maxFdSlope: v.get('--max-fd-slope') ?? 0.5,
+    blockTimeMs: v.get('--block-time-ms'),
+  };
+}
+
+// --- the server process, from /proc ---------------------------------------------------------------
+
+interface Sample {
+  /** Minutes since the traffic started. */
+  t: number;
+  rssMiB: number;
+  fds: number;
+  threads: number;
+  uptimeSeconds: number | null;
+  requests: number;
+  /** Chain height of the preview devnet (its in-memory chain grows with every block). */
+  previewHeight: number | null;
+  workerPool: { completed: number; failed: number; crashed: number; queueSize: number } | null;
+  proofCache: { entries: number; bytes: number } | null;
+  dustReserved: number | null;
+}
+
+function procStatus(pid: number): { rssMiB: number; threads: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const rss = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
+  const threads = /^Threads:\s+(\d+)/m.exec(status);
+  return { rssMiB: rss ? Number(rss[1]) / 1024 : NaN, threads: threads ? Number(threads[1]) : NaN };
+}
+
+function fdCount(pid: number): number {
+  return readdirSync(`/proc/${pid}/fd`).length;
+}
+
+// --- statistics ------------------------------------------------------------------------------------
+
+interface Fit {
+  slopePerMin: number;
+  r2: number;
+  first: number;
+  last: number;
+  min: number;
+  max: number;
+}
+
+/** Growing: the slope is above the limit and the line explains the series (r² ≥ 0.5). */
+const growing = (f: Fit, limit: number): boolean => f.slopePerMin > limit && f.r2 >= 0.5;
+
+/** Least-squares line through (t, y). */
+function fit(points: ReadonlyArray<{ t: number; y: number }>): Fit {
+  const n = points.length;
+  const mt = points.reduce((a, p) => a + p.t, 0) / n;
+  const my = points.reduce((a, p) => a + p.y, 0) / n;
+  let sxy = 0;
+  let sxx = 0;
+  let syy = 0;
+  for (const p of points) {
+    sxy += (p.t - mt) * (p.y - my);
+    sxx += (p.t - mt) ** 2;
+    syy += (p.y - my) ** 2;
+  }
+  const slope = sxx === 0 ? 0 : sxy / sxx;
+  const r2 = sxx === 0 || syy === 0 ? 0 : (sxy * sxy) / (sxx * syy);
+  const ys = points.map((p) => p.y);
+  return { slopePerMin: slope, r2, first: ys[0]!, last: ys[n - 1]!, min: Math.min(...ys), max: Math.max(...ys) };
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+// --- traffic ---------------------------------------------------------------------------------------
+
+interface OpStats {
+  count: number;
+  statuses: Record<string, number>;
+  latencies: number[];
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function main(): Promise<number> {
+  let args: Args;
+  try {
+    args = parseArgs(process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(`soak: ${(err as Error).message}\n`);
+    return 2;
+  }
+  const group = new ProcessGroup();
+  const stopAll = (): void => void group.stopAll().then(() => process.exit(130));
+  process.once('SIGINT', stopAll);
+  process.once('SIGTERM', stopAll);
+  try {
+    return await soak(args, group);
+  } finally {
+    await group.stopAll();
+  }
+}
+
+async function soak(args: Args, group: ProcessGroup): Promise<number> {
+  const key = benchKey();
+  const log = (line: string): void => void process.stdout.write(`${line}\n`);
+  log(`soak: starting nightgate (embedded devnet${args.blockTimeMs ? `, a block every ${args.blockTimeMs} ms` : ''}) for ${args.minutes} min of traffic, sampling every ${args.sampleS} s`);
+  const env = { ...baseEnv(key), NIGHTGATE_LOG_LEVEL: 'info', ...(args.blockTimeMs ? { NIGHTGATE_DEVNET_BLOCK_TIME_MS: String(Math.round(args.blockTimeMs)) } : {}) };
+  const server = await startNightgate(group, 'nightgate', env, { probe: false });
+  const base = `http://127.0.0.1:${server.port}`;
+  const health = async (): Promise<Record<string, unknown>> => (await getJson(`${base}/health`)).json as Record<string, unknown>;
+
+  // The devnets' endpoints, and the sponsor wallets synced, before any traffic.
+  const devnet = ((await health())['components'] as Record<string, { networks?: Record<string, DevnetNetwork> }>)['devnet']?.networks ?? {};
+  const preview = devnet['preview'];
+  if (!preview) throw new Error('no embedded preview devnet in /health');
+  const syncDeadline = Date.now() + 180_000;
+  for (;;) {
+    const ws = await request(`${base}/wallet-status`, { headers: { 'x-api-key': key } }).catch(() => undefined);
+    const nets = ws?.status === 200 ? (JSON.parse(ws.body.toString('utf8')) as Record<string, { sync: { phase: string } }>) : undefined;
+    if (nets && NETWORKS.every((n) => nets[n]?.sync.phase === 'synced')) break;
+    if (Date.now() > syncDeadline) throw new Error('the server DUST wallets did not sync within 180 s');
+    await sleep(1000);
+  }
+  const payloads = await buildProvingPayloads();
+  // Distinct /prove bodies, cycled: by the time one comes round again its cached result (30 s) has expired.
+  const distinct = payloads.distinctProve(2_000);
+  const transfers = await testAccountTransfers(preview, Math.ceil(args.minutes * 60 * 2), 'unproven');
+  log(`soak: ready (pid ${server.pid}, port ${server.port}); ${transfers.length} distinct transfers for /prove-and-balance`);
+
+  const agent = new Agent({ connections: args.concurrency * 2, keepAliveTimeout: 10_000 });
+  const keyed = { 'x-api-key': key, 'content-type': 'application/octet-stream' };
+  let tip = 1;
+  let proveSeq = 0;
+  let transferSeq = 0;
+  type Op = { name: string; weight: number; run(signal?: AbortSignal): Promise<number> };
+  const send = async (path: string, init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: Uint8Array; signal?: AbortSignal } = {}): Promise<number> => {
+    const r = await undiciRequest(`${base}${path}`, { dispatcher: agent, method: init.method ?? 'GET', ...(init.headers ? { headers: init.headers } : {}), ...(init.body ? { body: init.body } : {}), ...(init.signal ? { signal: init.signal } : {}) });
+    await r.body.dump();
+    return r.statusCode;
+  };
+  const cached = ['summary', 'latest-block', 'block-time', 'blocks-produced', 'uptime', 'epoch', 'd-parameter', 'night-supply', 'recent-transactions'];
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)]!;
+  const ops: Op[] = [
+    { name: 'cached stats', weight: 50, run: () => send(`/api/v1/${pick(NETWORKS)}/${pick(cached)}`) },
+    { name: 'lookup block', weight: 10, run: () => send(`/api/v1/${pick(NETWORKS)}/block?height=${Math.floor(Math.random() * tip)}`) },
+    { name: 'search height', weight: 4, run: () => send(`/api/v1/preview/search?q=${Math.floor(Math.random() * tip)}`) },
+    { name: 'recent limit', weight: 3, run: () => send(`/api/v1/preview/recent-transactions?limit=${1 + Math.floor(Math.random() * 100)}`) },
+    { name: 'prove new', weight: 8, run: () => send('/prove', { method: 'POST', headers: keyed, body: distinct[proveSeq++ % distinct.length]! }) },
+    { name: 'prove repeat', weight: 6, run: () => send('/prove', { method: 'POST', headers: keyed, body: payloads.prove }) },
+    { name: 'verify', weight: 4, run: () => send('/verify', { method: 'POST', headers: keyed, body: payloads.check }) },
+    { name: 'prove-and-balance', weight: 2, run: () => send('/prove-and-balance', { method: 'POST', headers: { ...keyed, 'x-midnight-network': 'preview' }, body: transfers[transferSeq++ % transfers.length]! }) },
+    { name: 'refused (401/404/400)', weight: 6, run: () => pick([() => send('/prove', { method: 'POST', headers: { ...keyed, 'x-api-key': 'wrong-key-0123456789' }, body: payloads.prove }), () => send('/no/such/route'), () => send('/api/v1/preview/block?height=x')])() },
+    {
+      name: 'client disconnects',
+      weight: 3,
+      run: async () => {
+        const body = distinct[proveSeq++ % distinct.length]!;
+        try {
+          return await send(pick(['/prove', '/prove-and-balance']), { method: 'POST', headers: keyed, body: Math.random() < 0.5 ? body : transfers[transferSeq++ % transfers.length]!, signal: AbortSignal.timeout(1 + Math.floor(Math.random() * 30)) });
+        } catch {
+          return 499;
+        }
+      },
+    },
+  ];
+  const totalWeight = ops.reduce((a, o) => a + o.weight, 0);
+  const stats = new Map<string, OpStats>(ops.map((o) => [o.name, { count: 0, statuses: {}, latencies: [] }]));
+  let requests = 0;
+  let failures = 0;
+  const started = performance.now();
+  const endAt = started + args.minutes * 60_000;
+  const perClientGapMs = (1000 * args.concurrency) / args.rate;
+
+  const client = async (): Promise<void> => {
+    while (performance.now() < endAt) {
+      const t0 = performance.now();
+      let r = Math.random() * totalWeight;
+      const op = ops.find((o) => (r -= o.weight) < 0) ?? ops[0]!;
+      const s = stats.get(op.name)!;
+      try {
+        const status = await op.run();
+        s.statuses[status] = (s.statuses[status] ?? 0) + 1;
+      } catch (err) {
+        failures++;
+        const code = (err as { code?: string }).code ?? 'error';
+        s.statuses[code] = (s.statuses[code] ?? 0) + 1;
+      }
+      const ms = performance.now() - t0;
+      s.count++;
+      if (s.latencies.length < 200_000) s.latencies.push(ms);
+      requests++;
+      if (ms < perClientGapMs) await sleep(perClientGapMs - ms);
+    }
+  };
+  // WebSocket subscribers: one connects every 5 s, waits for its first summary, and leaves.
+  let wsOpened = 0;
+  let wsMessages = 0;
+  const subscribers = async (): Promise<void> => {
+    while (performance.now() < endAt) {
+      await new Promise<void>((resolve) => {
+        const ws = new WebSocket(`ws://127.0.0.1:${server.port}/api/v1/${pick(NETWORKS)}/ws`);
+        const done = (): void => {
+          ws.terminate();
+          resolve();
+        };
+        const timer = setTimeout(done, 10_000);
+        ws.on('open', () => wsOpened++);
+        ws.on('message', () => {
+          wsMessages++;
+          clearTimeout(timer);
+          done();
+        });
+        ws.on('error', () => {
+          clearTimeout(timer);
+          done();
+        });
+      });
+      await sleep(5_000);
+    }
+  };
+
+  const samples: Sample[] = [];
+  const sample = async (): Promise<Sample> => {
+    const { rssMiB, threads } = procStatus(server.pid);
+    const h = await health().catch(() => undefined);
+    const comps = (h?.['components'] ?? {}) as Record<string, Record<string, unknown>>;
+    const pool = comps['worker-pool'] as Sample['workerPool'] | undefined;
+    const cache = (comps['prover']?.['cache'] ?? null) as { entries: number; bytes: number } | null;
+    const wallets = (comps['sponsorship']?.['networks'] ?? {}) as Record<string, { utxos?: { reserved: number } }>;
+    const height = ((comps['stats:preview'] ?? {}) as { latestHeight?: number }).latestHeight ?? null;
+    if (height !== null) tip = Math.max(tip, height);
+    return {
+      t: (performance.now() - started) / 60_000,
+      rssMiB: Math.round(rssMiB * 10) / 10,
+      fds: fdCount(server.pid),
+      threads,
+      uptimeSeconds: (h?.['uptimeSeconds'] as number | undefined) ?? null,
+      requests,
+      previewHeight: height,
+      workerPool: pool ? { completed: pool.completed, failed: pool.failed, crashed: pool.crashed, queueSize: pool.queueSize } : null,
+      proofCache: cache ? { entries: cache.entries, bytes: cache.bytes } : null,
+      dustReserved: Object.values(wallets).reduce((a, w) => a + (w.utxos?.reserved ?? 0), 0),
+    };
+  };
+  const sampler = async (): Promise<void> => {
+    for (let next = started; next <= endAt + 1; next += args.sampleS * 1000) {
+      await sleep(Math.max(0, next - performance.now()));
+      const s = await sample();
+      samples.push(s);
+      log(`  t=${s.t.toFixed(2).padStart(6)} min  rss ${s.rssMiB.toFixed(1).padStart(7)} MiB  fds ${String(s.fds).padStart(4)}  threads ${String(s.threads).padStart(3)}  requests ${String(s.requests).padStart(8)}  height ${s.previewHeight ?? '–'}  reserved ${s.dustReserved ?? '–'}  crashed ${s.workerPool?.crashed ?? '–'}`);
+    }
+  };
+
+  await Promise.all([sampler(), subscribers(), ...Array.from({ length: args.concurrency }, client)]);
+  await agent.close();
+
+  // Regression over the samples after warm-up.
+  const steady = samples.filter((s) => s.t >= args.warmupMin);
+  if (steady.length < 3) throw new Error(`only ${steady.length} samples after the ${args.warmupMin} min warm-up: run longer or sample more often`);
+  const rss = fit(steady.map((s) => ({ t: s.t, y: s.rssMiB })));
+  const fds = fit(steady.map((s) => ({ t: s.t, y: s.fds })));
+  const threads = fit(steady.map((s) => ({ t: s.t, y: s.threads })));
+  const heights = steady.map((s) => s.previewHeight).filter((h): h is number => h !== null);
+  const blocksPerMin = heights.length > 1 ? (heights.at(-1)! - heights[0]!) / (steady.at(-1)!.t - steady[0]!.t) : null;
+  const rssFlat = !growing(rss, args.maxRssSlope);
+  const fdsFlat = !growing(fds, args.maxFdSlope);
+
+  // A graceful stop, timed: the server must still shut down cleanly after the soak.
+  const stopStarted = performance.now();
+  const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)));
+  await server.stop();
+  const exitCode = await exited;
+  const stopMs = Math.round(performance.now() - stopStarted);
+
+  const byOp = Object.fromEntries(
+    [...stats].map(([name, s]) => {
+      const sorted = [...s.latencies].sort((a, b) => a - b);
+      return [name, { count: s.count, statuses: s.statuses, p50Ms: Math.round(percentile(sorted, 50) * 100) / 100, p99Ms: Math.round(percentile(sorted, 99) * 100) / 100 }];
+    }),
+  );
+  const commit = commitInfo();
+  const result = {
+    kind: 'soak',
+    at: new Date().toISOString(),
+    commit,
+    machine: machineInfo(),
+    settings: args,
+    traffic: { requests, clientErrors: failures, perSecond: Math.round(requests / (args.minutes * 60)), websocket: { opened: wsOpened, messages: wsMessages }, byOp },
+    samples,
+    regression: {
+      afterMinutes: args.warmupMin,
+      samples: steady.length,
+      rssMiB: { ...rss, flat: rssFlat, maxSlopePerMin: args.maxRssSlope },
+      fds: { ...fds, flat: fdsFlat, maxSlopePerMin: args.maxFdSlope },
+      threads,
+      previewBlocksPerMin: blocksPerMin,
+    },
+    shutdown: { exitCode, ms: stopMs },
+  };
+  const file = join(RESULTS_DIR, `soak-${result.at.replace(/[:.]/g, '-').slice(0, 19)}Z-${commit.commit.slice(0, 7)}${commit.dirty ? '-dirty' : ''}.json`);
+  writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+
+  const f = (x: Fit, unit: string): string => `${x.first.toFixed(1)} → ${x.last.toFixed(1)} ${unit} (min ${x.min.toFixed(1)}, max ${x.max.toFixed(1)}), slope ${x.slopePerMin >= 0 ? '+' : ''}${x.slopePerMin.toFixed(3)} ${unit}/min, r² ${x.r2.toFixed(2)}`;
+  log('');
+  log(`soak: ${requests} requests in ${args.minutes} min (${result.traffic.perSecond}/s), ${failures} client-side errors, ${wsOpened} WebSocket subscribers`);
+  for (const [name, o] of Object.entries(byOp)) log(`  ${name.padEnd(24)} ${String(o.count).padStart(8)}  p50 ${o.p50Ms} ms  p99 ${o.p99Ms} ms  ${JSON.stringify(o.statuses)}`);
+  log(`after ${args.warmupMin} min of warm-up, ${steady.length} samples:`);
+  log(`  RSS      ${f(rss, 'MiB')}  → ${rssFlat ? 'flat' : 'GROWING'} (limit +${args.maxRssSlope} MiB/min)`);
+  log(`  fds      ${f(fds, 'fds')}  → ${fdsFlat ? 'flat' : 'GROWING'} (limit +${args.maxFdSlope}/min)`);
+  log(`  threads  ${f(threads, '')}`);
+  if (blocksPerMin !== null) log(`  the preview devnet grew by ${blocksPerMin.toFixed(1)} blocks/min meanwhile (its chain is kept in memory)`);
+  log(`  graceful stop: exit ${exitCode} after ${stopMs} ms`);
+  log(`written ${file}`);
+  return rssFlat && fdsFlat && exitCode === 0 ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`soak: ${(err as Error).stack ?? String(err)}\n`);
+    process.exit(1);
+  },
+);

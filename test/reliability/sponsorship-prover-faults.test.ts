@@ -1,0 +1,57 @@
+/**
+ * The upstream proof server failing in every way while a sponsorship proves through it (the
+ * worker reaches it over the proving port): each fault gets the status the sponsorship routes
+ * document — with Retry-After on the 503s, carried across both thread boundaries — the DUST
+ * reservation is back before the client has its answer, and the next sponsorship succeeds.
+ */
+import t from 'tap';
+import { sponsorApp } from './helpers/apps.js';
+import { fundedUser } from './helpers/users.js';
+import { ProofServerStub, type StubMode } from './helpers/proof-server-stub.js';
+
+const TIMEOUT_MS = 1_500;
+
+t.test('every upstream fault during a sponsorship: documented status, reservation released, recovery', async (t) => {
+  const stub = await ProofServerStub.start();
+  t.teardown(() => stub.stop());
+  const rig = await sponsorApp(t, { proverUrl: stub.url, overrides: { prover: { threads: 1, timeoutMs: TIMEOUT_MS } } });
+  const user = await fundedUser(rig.devnet, 121);
+  let n = 0;
+  const sponsor = () => rig.post('/prove-and-balance', user.transfer(n++).serialize());
+  const ok = async (what: string): Promise<void> => {
+    stub.mode = 'ok';
+    const before = rig.table.counts().reserved;
+    const r = await sponsor();
+    t.equal(r.status, 200, `${what}: sponsored again`);
+    t.equal(rig.table.counts().reserved, before + 1);
+  };
+  await ok('at start');
+
+  const faults: Array<[StubMode | 'down' | 'slow', number, string, string | undefined]> = [
+    ['busy429', 503, 'PROVER_BUSY', '5'],
+    ['busy503', 503, 'PROVER_BUSY', '9'],
+    ['fail', 500, 'PROVER_FAILED', undefined],
+    ['junk', 502, 'PROVER_BAD_RESPONSE', undefined],
+    ['reject', 400, 'PROVER_REJECTED', undefined],
+    ['reset', 502, 'PROVER_UNREACHABLE', undefined],
+    ['down', 502, 'PROVER_UNREACHABLE', undefined],
+    ['slow', 504, 'PROVER_TIMEOUT', undefined],
+  ];
+  for (const [mode, status, code, retryAfter] of faults) {
+    const reserved = rig.table.counts().reserved;
+    if (mode === 'down') await stub.stop();
+    else if (mode === 'slow') stub.latencyMs = 2 * TIMEOUT_MS;
+    else stub.mode = mode;
+    const r = await sponsor();
+    t.equal(r.status, status, `${mode} → ${status}`);
+    t.equal(r.json?.['code'], code, `${mode} → ${code}`);
+    t.ok(String(r.json?.['error'] ?? '').length > 10, `${mode}: with a reason`);
+    t.equal(r.headers['retry-after'], retryAfter, `${mode}: Retry-After ${retryAfter ?? 'absent'}`);
+    t.equal(rig.table.counts().reserved, reserved, `${mode}: the reservation was released before the answer`);
+    if (mode === 'down') await stub.restart();
+    stub.latencyMs = 0;
+    await ok(`after ${mode}`);
+  }
+  t.match(rig.pool.health(), { crashed: 0 });
+  t.notOk(rig.logs.lines.some((l) => l['msg'] === 'unhandled error'), 'no unhandled error');
+});
