@@ -26,7 +26,6 @@ export const ERRORS = {
   FORBIDDEN: { status: 403, title: 'Forbidden', message: 'This key may not do that' },
   RATE_LIMITED: { status: 429, title: 'Too Many Requests', message: 'Rate limit exceeded; retry after the reset' },
   SHUTTING_DOWN: { status: 503, title: 'Service Unavailable', message: 'Server is shutting down' },
-  NOT_IMPLEMENTED: { status: 501, title: 'Not Implemented', message: 'This route is not available in this build' },
   INTERNAL: { status: 500, title: 'Internal Server Error', message: 'Internal error' },
   TIMEOUT: { status: 504, title: 'Gateway Timeout', message: 'The request took too long' },
 

@@ -7,12 +7,11 @@
  * "a client that goes away frees its worker".)
  */
 import { connect } from 'node:net';
-import type { Worker } from 'node:worker_threads';
 import t, { type Test } from 'tap';
 import { startApp, TEST_KEY } from '../helpers/app.js';
 import { createProverModule, PROVER_COMPONENT, WORKER_POOL, type ProverComponent, type WorkerPoolComponent } from '../../src/prover/index.js';
 import type { WorkerPool } from '../../src/prover/worker-pool.js';
-import { HANGING } from '../fixtures/prover/hang-signal.js';
+import { hanging } from '../fixtures/prover/hang-signal.js';
 import { preimageAt, proveBody } from '../fixtures/prover/samples.js';
 import { call, OCTET_KEYED } from './helpers/apps.js';
 import { watchLogs, type LogLine } from './helpers/logs.js';
@@ -35,15 +34,6 @@ const spy = spyOnPool(pool);
 const upstream = { ...OCTET_KEYED, 'x-midnight-network': 'mainnet' };
 const access = (status: number) => (l: LogLine): boolean => l['msg'] === 'request' && l['status'] === status;
 
-function hanging(thread: Worker): Promise<void> {
-  return new Promise((resolve) => {
-    thread.on('message', function on(m: unknown) {
-      if (m !== HANGING) return;
-      thread.off('message', on);
-      resolve();
-    });
-  });
-}
 
 /** Nothing pending on the server: every earlier client's close has been read (a new exchange comes after it). */
 async function quiet(t: Test): Promise<void> {

@@ -4,13 +4,12 @@
  * queue for the worker pool; connections + queue for an upstream proof server), and everything
  * recovers when the load stops — no restart.
  */
-import type { Worker } from 'node:worker_threads';
 import t from 'tap';
 import { startApp } from '../helpers/app.js';
 import { createProverModule, WORKER_POOL, type WorkerPoolComponent } from '../../src/prover/index.js';
 import type { WorkerPool } from '../../src/prover/worker-pool.js';
 import { UPSTREAM_CONNECTIONS } from '../../src/prover/upstream-backend.js';
-import { HANGING } from '../fixtures/prover/hang-signal.js';
+import { hanging } from '../fixtures/prover/hang-signal.js';
 import { preimageAt, proveBody } from '../fixtures/prover/samples.js';
 import { call, OCTET_KEYED, type Answer } from './helpers/apps.js';
 import { ProofServerStub } from './helpers/proof-server-stub.js';
@@ -29,15 +28,6 @@ t.teardown(() => s.close());
 const pool = s.app.context.component<WorkerPoolComponent>(WORKER_POOL) as WorkerPool;
 const spy = spyOnPool(pool);
 
-function hanging(thread: Worker): Promise<void> {
-  return new Promise((resolve) => {
-    thread.on('message', function on(m: unknown) {
-      if (m !== HANGING) return;
-      thread.off('message', on);
-      resolve();
-    });
-  });
-}
 
 const prove = (body: Uint8Array, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Answer> =>
   call(`${s.url}/prove`, { method: 'POST', headers: { ...OCTET_KEYED, ...headers }, body, ...(signal ? { signal } : {}) });
