@@ -17,7 +17,7 @@ import { LoopDelayClient } from './lib/loop-delay-client.js';
 import { commitInfo, machineInfo } from './lib/machine.js';
 import { MICRO_BENCHES, runMicro } from './lib/micro.js';
 import { LOCAL_LOOKUP_CACHE_SIZE } from './lib/lookups.js';
-import { baseEnv, benchKey, closedPort, sponsorSeeds, startNightgate, withoutDevnet } from './lib/nightgate.js';
+import { baseEnv, benchKey, closedPort, profileInto, sponsorSeeds, startNightgate, withoutDevnet } from './lib/nightgate.js';
 import { BENCH_DIR, RESULTS_DIR } from './lib/paths.js';
 import { ProcessGroup, type Started } from './lib/processes.js';
 import { renderMarkdown } from './lib/report-markdown.js';
@@ -178,6 +178,13 @@ async function main(): Promise<number> {
     return 2;
   }
 
+  if (args.cpuProfDir !== undefined) {
+    if (args.url !== undefined) {
+      process.stderr.write('bench: --cpu-prof profiles the local server; it cannot be used with --url\n');
+      return 2;
+    }
+    profileInto(args.cpuProfDir);
+  }
   const group = new ProcessGroup();
   let fixtures: SharedFixtures | undefined;
   const interrupt = (signal: NodeJS.Signals): void => {

@@ -17,6 +17,8 @@ export const USAGE = `usage: npm run bench -- [options]    (or: npx tsx bench/ru
   --sponsor-wallets N     server DUST wallets per embedded network (default 2; more = more distinct
                           /balance-only requests before reservations run out)
   --no-devnet             start the local server without the embedded devnet
+  --cpu-prof DIR          write V8 CPU profiles of the local nightgate (main thread and every
+                          worker thread) into DIR, for chrome://inspect or speedscope
   --help                  this text`;
 
 export interface BenchArgs {
@@ -30,6 +32,7 @@ export interface BenchArgs {
   only?: ReadonlySet<string>;
   sponsorWallets: number;
   devnet: boolean;
+  cpuProfDir?: string;
   help: boolean;
 }
 
@@ -37,7 +40,7 @@ export class ArgsError extends Error {
   override name = 'ArgsError';
 }
 
-const VALUE_FLAGS = new Set(['--url', '--key', '--duration', '--connections', '--rate', '--network', '--only', '--sponsor-wallets']);
+const VALUE_FLAGS = new Set(['--url', '--key', '--duration', '--connections', '--rate', '--network', '--only', '--sponsor-wallets', '--cpu-prof']);
 const BOOLEAN_FLAGS = new Set(['--quick', '--no-devnet', '--help']);
 
 function positive(flag: string, text: string, integer: boolean): number {
@@ -98,6 +101,7 @@ export function parseArgs(argv: readonly string[]): BenchArgs {
     ...(only !== undefined ? { only: new Set(only.split(',').map((s) => s.trim()).filter(Boolean)) } : {}),
     sponsorWallets: sponsors !== undefined ? positive('--sponsor-wallets', sponsors, true) : 2,
     devnet: !flags.has('--no-devnet'),
+    ...(values.has('--cpu-prof') ? { cpuProfDir: values.get('--cpu-prof') as string } : {}),
     help: flags.has('--help'),
   };
 }

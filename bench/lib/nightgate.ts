@@ -64,8 +64,16 @@ export function withoutDevnet(indexerPort: number, proverUrl: string): Record<st
   );
 }
 
+let profileDir: string | undefined;
+
+/** `--cpu-prof DIR`: every nightgate started from now on writes V8 CPU profiles into DIR. */
+export function profileInto(dir: string | undefined): void {
+  profileDir = dir;
+}
+
 export function startNightgate(group: ProcessGroup, name: string, env: Record<string, string>, opts: { probe: boolean }): Promise<Started> {
   return group.start({
+    ...(profileDir !== undefined ? { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}),
     name,
     // With the probe, its entry runs first and then imports src/cli itself.
     module: opts.probe ? 'bench/probes/loop-delay' : 'src/cli',

@@ -21,6 +21,8 @@ export interface StartSpec {
   timeoutMs: number;
   /** Open an IPC channel (the loop-delay probe answers over it). */
   ipc?: boolean;
+  /** Node options placed before the module (e.g. `--cpu-prof`). */
+  nodeFlags?: readonly string[];
 }
 
 export interface Started {
@@ -35,7 +37,7 @@ export class ProcessGroup {
   readonly #paused = new Set<number>();
 
   start(spec: StartSpec): Promise<Started> {
-    const child = spawn(process.execPath, [...nodeArgs(spec.module), ...(spec.args ?? [])], {
+    const child = spawn(process.execPath, [...(spec.nodeFlags ?? []), ...nodeArgs(spec.module), ...(spec.args ?? [])], {
       cwd: ROOT,
       // A clean environment: only what a process needs, so a NIGHTGATE_* in the caller's shell
       // cannot change what is measured.
