@@ -5,9 +5,14 @@
  * the bytes between two reads of the same even sequence, else it retries. Readers never block
  * the writer, and a reader never sees a half-written snapshot.
  */
+import { randomInt } from 'node:crypto';
+
 const SEQ = 0;
 const LENGTH = 1;
-const HEADER_WORDS = 2;
+/** Random, fixed at create: names the snapshot across threads, where each message that carries
+ * the buffer hands the receiver a new SharedArrayBuffer object over the same memory. */
+const IDENTITY = 2;
+const HEADER_WORDS = 3;
 const HEADER_BYTES = HEADER_WORDS * Int32Array.BYTES_PER_ELEMENT;
 /** A reader that keeps colliding with writes gives up; the writer publishes at block pace. */
 const MAX_READ_ATTEMPTS = 1000;
@@ -22,7 +27,17 @@ export class SharedSnapshot {
   }
 
   static create(capacityBytes: number): SharedSnapshot {
-    return new SharedSnapshot(new SharedArrayBuffer(HEADER_BYTES + capacityBytes));
+    const snapshot = new SharedSnapshot(new SharedArrayBuffer(HEADER_BYTES + capacityBytes));
+    Atomics.store(snapshot.header, IDENTITY, randomInt(1, 2 ** 31 - 1));
+    return snapshot;
+  }
+
+  /**
+   * The same number in every thread for the same snapshot memory, so a reader can cache what it
+   * decoded by (identity, version): object identity of the buffer does not survive postMessage.
+   */
+  get identity(): number {
+    return Atomics.load(this.header, IDENTITY);
   }
 
   get capacity(): number {

@@ -1,6 +1,9 @@
 /**
  * A worker's replica of the server DUST wallets: decoded from the shared snapshot the sync thread
- * publishes, and decoded again only when the snapshot's version moves (at block pace).
+ * publishes, and decoded again only when the snapshot's version moves (at block pace). Decoding
+ * costs ~25–30 ms for two devnet wallets, so the cache is what makes sponsorship fast: it is keyed
+ * by the snapshot's identity word, not by the SharedArrayBuffer object, because every task message
+ * delivers a new SharedArrayBuffer object over the same memory (a WeakMap on it never hits).
  */
 import * as L from '@midnight-ntwrk/ledger-v8';
 import { SharedSnapshot } from '../../src/dust/shared-snapshot.js';
@@ -12,23 +15,35 @@ export interface WalletReplica {
   wallets: L.DustLocalState[];
 }
 
-const replicas = new WeakMap<SharedArrayBuffer, WalletReplica>();
+/** identity → replica; one per network, bounded in case snapshots are ever re-created. */
+const replicas = new Map<number, WalletReplica>();
+const MAX_REPLICAS = 16;
+let decodes = 0;
+
+/** How many times this thread decoded a snapshot (tests assert the cache holds). */
+export function replicaDecodes(): number {
+  return decodes;
+}
 const keys = new Map<string, L.DustSecretKey>();
 
 /** The latest replica, or undefined when the sync has published nothing yet. */
 export function replicaOf(buffer: SharedArrayBuffer): WalletReplica | undefined {
   const snapshot = new SharedSnapshot(buffer);
-  const cached = replicas.get(buffer);
+  const identity = snapshot.identity;
+  const cached = replicas.get(identity);
   if (cached && cached.version === snapshot.version) return cached;
   const read = snapshot.read();
   if (!read) return undefined;
+  decodes++;
   const state = decodeWalletState(read.data);
   const replica: WalletReplica = {
     version: read.version,
     params: L.LedgerParameters.deserialize(state.params),
     wallets: state.wallets.map((w) => L.DustLocalState.deserialize(w)),
   };
-  replicas.set(buffer, replica);
+  replicas.delete(identity);
+  if (replicas.size >= MAX_REPLICAS) replicas.delete(replicas.keys().next().value as number);
+  replicas.set(identity, replica);
   return replica;
 }
 

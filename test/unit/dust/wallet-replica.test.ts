@@ -1,0 +1,48 @@
+import t from 'tap';
+import * as L from '@midnight-ntwrk/ledger-v8';
+import { SharedSnapshot } from '../../../src/dust/shared-snapshot.js';
+import { encodeWalletState } from '../../../src/dust/wallet-state.js';
+import { replicaDecodes, replicaOf } from '../../../workers/lib/wallet-replica.js';
+
+function publishWallets(s: SharedSnapshot, count: number, eventId: number): void {
+  const params = L.LedgerParameters.initialParameters();
+  const wallets = Array.from({ length: count }, () => new L.DustLocalState(params.dust).serialize());
+  s.publish(encodeWalletState({ params: params.serialize(), wallets, eventId }));
+}
+
+t.test('a snapshot is decoded once per version, whichever SharedArrayBuffer object carries it', async (t) => {
+  const s = SharedSnapshot.create(1 << 20);
+  t.ok(s.identity > 0, 'a created snapshot has an identity');
+  t.equal(replicaOf(s.buffer), undefined, 'nothing published yet');
+  publishWallets(s, 2, 1);
+  const before = replicaDecodes();
+  const first = replicaOf(s.buffer);
+  t.equal(first?.wallets.length, 2);
+  // Every task message hands the worker a new SharedArrayBuffer object over the same memory;
+  // structuredClone does the same here.
+  const carried = structuredClone(s.buffer);
+  t.not(carried, s.buffer, 'a different object');
+  t.equal(new SharedSnapshot(carried).identity, s.identity, 'with the same identity');
+  t.equal(replicaOf(carried), first, 'the cached replica is returned');
+  t.equal(replicaOf(structuredClone(s.buffer)), first);
+  t.equal(replicaDecodes() - before, 1, 'decoded once');
+
+  publishWallets(s, 3, 2);
+  const second = replicaOf(structuredClone(s.buffer));
+  t.equal(second?.wallets.length, 3, 'a new version is decoded');
+  t.equal(replicaDecodes() - before, 2);
+});
+
+t.test('two snapshots (two networks) keep separate replicas', async (t) => {
+  const a = SharedSnapshot.create(1 << 20);
+  const b = SharedSnapshot.create(1 << 20);
+  t.not(a.identity, b.identity);
+  publishWallets(a, 1, 1);
+  publishWallets(b, 2, 1);
+  const before = replicaDecodes();
+  t.equal(replicaOf(a.buffer)?.wallets.length, 1);
+  t.equal(replicaOf(b.buffer)?.wallets.length, 2);
+  t.equal(replicaOf(structuredClone(a.buffer))?.wallets.length, 1);
+  t.equal(replicaOf(structuredClone(b.buffer))?.wallets.length, 2);
+  t.equal(replicaDecodes() - before, 2, 'each decoded once');
+});
