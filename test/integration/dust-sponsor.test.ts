@@ -7,6 +7,7 @@ import { SharedSnapshot } from '../../src/dust/shared-snapshot.js';
 import { NetworkDustSync, type SyncStatus } from '../../src/dust/wallet-sync.js';
 import { sponsor, type SponsorArgs } from '../../workers/lib/sponsor.js';
 import { devProvingProvider } from '../../workers/lib/providers.js';
+import { replicaOf } from '../../workers/lib/wallet-replica.js';
 
 interface Rig {
   h: Harness;
@@ -118,4 +119,30 @@ t.test('wrong kinds, cap and budget are refused before any UTXO stays reserved',
   await t.rejects(sponsor(user.serialize(), args('prove-and-balance'), r.table.buffer, r.snapshot.buffer, failing), { code: 'PROVER_FAILED' });
   t.same(r.table.counts().reserved, 0, 'every failure released its reservation at once');
   t.equal(r.table.counts().free, r.table.counts().total);
+});
+
+t.test('a fee part cost learned at a lower price is caught on the proven result and the fee rebuilt', async (t) => {
+  const r = await rig(t);
+  const params = replicaOf(r.snapshot.buffer)!.params;
+  const erin = freshUser(41);
+  const frank = freshUser(42);
+  await fund(r.h, erin, 50_000_000n);
+  await fund(r.h, frank, 50_000_000n);
+  const finalized = async (from: ReturnType<typeof freshUser>, to: number) =>
+    (await (await unprovenTransfer(r.h, from, freshUser(to).address, 1_000_000n)).prove(devProvingProvider({}), L.CostModel.initialCostModel())).bind().serialize();
+  const first = await finalized(erin, 43);
+  const second = await finalized(frank, 44);
+
+  // Margin 0 here: this thread learns what a fee part costs at margin 0. The next request asks
+  // margin 4 (prices ~20% up), so user fee + learned cost is short of what it is charged.
+  const cheap = await sponsor(first, args('balance-only', { margin: 0 }), r.table.buffer, r.snapshot.buffer, devProvingProvider({}));
+  const cheapTx = L.Transaction.deserialize('signature', 'proof', 'binding', cheap.tx);
+  t.ok(BigInt(cheap.fee) >= cheapTx.feesWithMargin(params, 0), 'the fee covers the proven transaction');
+  const dear = await sponsor(second, args('balance-only', { margin: 4 }), r.table.buffer, r.snapshot.buffer, devProvingProvider({}));
+  const dearTx = L.Transaction.deserialize('signature', 'proof', 'binding', dear.tx);
+  const charged = dearTx.feesWithMargin(params, 4);
+  t.ok(BigInt(dear.fee) >= charged, `the fee ${dear.fee} covers the ${charged} SPECK charged at margin 4`);
+  t.ok(BigInt(dear.fee) > BigInt(cheap.fee), 'and is higher than at margin 0');
+  t.equal(r.table.counts().reserved, 2, 'the short attempt released its UTXO: one reservation per answer');
+  for (const res of [cheap, dear]) t.equal((await submit(r.h, res.tx)).status, 202, 'lands');
 });

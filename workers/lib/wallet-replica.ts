@@ -7,12 +7,14 @@
  */
 import * as L from '@midnight-ntwrk/ledger-v8';
 import { SharedSnapshot } from '../../src/dust/shared-snapshot.js';
-import { decodeWalletState, dustSecretKey } from '../../src/dust/wallet-state.js';
+import { decodeWalletState, dustSecretKey, utxoKey } from '../../src/dust/wallet-state.js';
 
 export interface WalletReplica {
   version: number;
   params: L.LedgerParameters;
   wallets: L.DustLocalState[];
+  /** Per wallet, allocator key → UTXO; built on first use (the `utxos` getter copies every UTXO out of WASM). */
+  byKey: Array<Map<bigint, L.QualifiedDustOutput> | undefined>;
 }
 
 /** identity → replica; one per network, bounded in case snapshots are ever re-created. */
@@ -40,11 +42,24 @@ export function replicaOf(buffer: SharedArrayBuffer): WalletReplica | undefined 
     version: read.version,
     params: L.LedgerParameters.deserialize(state.params),
     wallets: state.wallets.map((w) => L.DustLocalState.deserialize(w)),
+    byKey: [],
   };
   replicas.delete(identity);
   if (replicas.size >= MAX_REPLICAS) replicas.delete(replicas.keys().next().value as number);
   replicas.set(identity, replica);
   return replica;
+}
+
+/** The replica's UTXO under an allocator key, or undefined when this replica does not hold it. */
+export function utxoOf(replica: WalletReplica, walletIndex: number, key: bigint): L.QualifiedDustOutput | undefined {
+  const wallet = replica.wallets[walletIndex];
+  if (!wallet) return undefined;
+  let index = replica.byKey[walletIndex];
+  if (!index) {
+    index = new Map(wallet.utxos.map((q) => [utxoKey(q.nonce), q]));
+    replica.byKey[walletIndex] = index;
+  }
+  return index.get(key);
 }
 
 /** DUST secret keys are derived once per thread per seed. */
