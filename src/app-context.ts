@@ -24,6 +24,12 @@ export interface ComponentHealth {
 export interface Component {
   name: string;
   health(): ComponentHealth;
+  /**
+   * Called once when shutdown begins, right after the server stops accepting and before in-flight
+   * requests are awaited, in reverse registration order: refuse at once what is queued but not
+   * started (503 SHUTTING_DOWN, saying so) and anything new; let running work finish.
+   */
+  drain?(): void;
   /** Called once at shutdown, after in-flight requests drained (or the deadline passed), in reverse registration order. */
   close?(): Promise<void>;
 }

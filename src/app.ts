@@ -167,6 +167,15 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     (closing ??= (async () => {
       log.info({ inFlight: server.inFlight }, 'shutting down: no longer accepting connections');
       server.beginShutdown();
+      // Queued work is refused now rather than started during the drain: what has not begun
+      // would only push the exit towards the deadline, and its client can retry elsewhere.
+      for (const c of [...components].reverse()) {
+        try {
+          c.drain?.();
+        } catch (err) {
+          log.error({ err, component: c.name }, 'component failed to drain');
+        }
+      }
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<'timeout'>((resolve) => {
         timer = setTimeout(() => resolve('timeout'), config.server.shutdownTimeoutMs);

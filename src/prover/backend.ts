@@ -21,18 +21,34 @@ export interface Relayed {
   headers?: Record<string, string>;
 }
 
+/** How a proving call relates to shutdown. */
+export interface CallOptions {
+  /**
+   * The call is a step of a task already running (a sponsorship's balance task proving through
+   * its proving port): `drain()` neither refuses it nor drops it from a queue, so the started
+   * request can complete.
+   */
+  taskStarted?: boolean;
+}
+
 export interface ProverBackend {
   readonly name: ProverBackendName;
   /** A `/prove` body → `midnight:proof-versioned:` bytes. */
-  prove(body: Uint8Array, signal: AbortSignal): Promise<Uint8Array>;
+  prove(body: Uint8Array, signal: AbortSignal, opts?: CallOptions): Promise<Uint8Array>;
   /** A `/check` body → `midnight:vec(option(u64)):` bytes. */
-  check(body: Uint8Array, signal: AbortSignal): Promise<Uint8Array>;
+  check(body: Uint8Array, signal: AbortSignal, opts?: CallOptions): Promise<Uint8Array>;
   /** A tagged ZKIR source → its k, as the text the proof server answers. */
   k(ir: Uint8Array, signal: AbortSignal): Promise<string>;
   version(signal: AbortSignal): Promise<Relayed>;
   ready(signal: AbortSignal): Promise<Relayed>;
   proofVersions(signal: AbortSignal): Promise<Relayed>;
   health(): ComponentHealth;
+  /**
+   * Shutdown began: refuse at once, with 503 SHUTTING_DOWN, every call waiting for its turn and
+   * every new one (but `taskStarted`); calls in progress finish. The in-process backends have
+   * nothing to do: their queue is the worker pool's, drained as its own component.
+   */
+  drain?(): void;
   close(): Promise<void>;
 }
 

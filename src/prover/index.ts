@@ -114,6 +114,9 @@ export function createProverModule(opts: ProverModuleOptions = {}): Module {
         }
         return { status: worst, devProver: dev, networks, cache: results.stats() };
       },
+      drain() {
+        for (const b of new Set(backends.values())) b.drain?.();
+      },
       async close() {
         await Promise.all([...new Set(backends.values())].map((b) => b.close()));
       },

@@ -9,7 +9,7 @@ import type { ComponentHealth } from '../app-context.js';
 import { GatewayError } from '../errors.js';
 import { locateProofServer } from '../../native/locate.js';
 import { ProofServerSupervisor } from '../../native/supervisor.js';
-import type { ProverBackend, Relayed } from './backend.js';
+import type { CallOptions, ProverBackend, Relayed } from './backend.js';
 import { UpstreamBackend } from './upstream-backend.js';
 
 export interface NativeBackendOptions {
@@ -56,12 +56,12 @@ export class NativeBackend implements ProverBackend {
     return this.#upstream;
   }
 
-  prove(body: Uint8Array, signal: AbortSignal): Promise<Uint8Array> {
-    return this.#upstreamWhenReady().prove(body, signal);
+  prove(body: Uint8Array, signal: AbortSignal, opts?: CallOptions): Promise<Uint8Array> {
+    return this.#upstreamWhenReady().prove(body, signal, opts);
   }
 
-  check(body: Uint8Array, signal: AbortSignal): Promise<Uint8Array> {
-    return this.#upstreamWhenReady().check(body, signal);
+  check(body: Uint8Array, signal: AbortSignal, opts?: CallOptions): Promise<Uint8Array> {
+    return this.#upstreamWhenReady().check(body, signal, opts);
   }
 
   k(ir: Uint8Array, signal: AbortSignal): Promise<string> {
@@ -88,6 +88,10 @@ export class NativeBackend implements ProverBackend {
       status: s.state === 'ready' ? upstream.status : s.state === 'starting' ? 'starting' : 'down',
       process: { state: s.state, pid: s.pid ?? null, port: s.port, restarts: s.restarts, lastExit: s.lastExit ?? null },
     };
+  }
+
+  drain(): void {
+    this.#upstream.drain();
   }
 
   async close(): Promise<void> {

@@ -8,11 +8,12 @@
  *   try { await pool.run('balance', { args, data, port }, { signal: ctx.signal }); } finally { close(); }
  *
  * Each request is one proof-server call, answered as the backend answers it; errors cross back
- * with their catalogue code. Calls stop with `signal` (the client leaving).
+ * with their catalogue code. Calls stop with `signal` (the client leaving). They come from a task
+ * that is running, so a shutdown lets them through (`taskStarted`): the task can finish.
  */
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { toGatewayError } from '../errors.js';
-import type { ProverBackend } from './backend.js';
+import type { CallOptions, ProverBackend } from './backend.js';
 import type { ProvingReply, ProvingRequest } from './tasks.js';
 
 export interface ProvingPort {
@@ -22,13 +23,15 @@ export interface ProvingPort {
   close(): void;
 }
 
+const STARTED: CallOptions = { taskStarted: true };
+
 export function provingPort(backend: ProverBackend, signal: AbortSignal): ProvingPort {
   const { port1, port2 } = new MessageChannel();
   const reply = (r: ProvingReply): void => {
     if (!signal.aborted) port1.postMessage(r);
   };
   port1.on('message', (req: ProvingRequest) => {
-    const call = req.op === 'prove' ? backend.prove(req.body, signal) : backend.check(req.body, signal);
+    const call = req.op === 'prove' ? backend.prove(req.body, signal, STARTED) : backend.check(req.body, signal, STARTED);
     call.then(
       (bytes) => reply({ id: req.id, ok: true, bytes }),
       (err: unknown) => {

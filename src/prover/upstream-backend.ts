@@ -12,6 +12,8 @@
  * server and `maxQueue` waiting for a connection; beyond that → 503 QUEUE_FULL at once. A proof
  * server with no job capacity configured accepts everything, so without this bound an overload
  * would pile up requests (each holding its body, up to 64 MiB) in the undici queue without limit.
+ * The waiting calls queue here (slots.ts), not in undici, so that at shutdown `drain()` can
+ * refuse exactly those not yet sent (503 SHUTTING_DOWN) while those at the proof server finish.
  */
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
@@ -19,7 +21,8 @@ import type { Logger } from 'pino';
 import type { ComponentHealth } from '../app-context.js';
 import type { ProverBackendName } from '../config.js';
 import { GatewayError, isGatewayError } from '../errors.js';
-import { TEXT_TYPE, type ProverBackend, type Relayed } from './backend.js';
+import { TEXT_TYPE, type CallOptions, type ProverBackend, type Relayed } from './backend.js';
+import { Slots } from './slots.js';
 import { hasTag } from './wire.js';
 
 export interface UpstreamOptions {
@@ -31,6 +34,8 @@ export interface UpstreamOptions {
   maxQueue?: number;
   /** Reported name: `native` when nightgate supervises the server itself. */
   name?: ProverBackendName;
+  /** Connections to the proof server (default `UPSTREAM_CONNECTIONS`; tests use a few). */
+  connections?: number;
 }
 
 /** Connections to the proof server; calls beyond them wait (up to `maxQueue`). */
@@ -56,6 +61,9 @@ function reasonOf(bytes: Uint8Array): string {
   return text || '(no reason given)';
 }
 
+/** How a refusal names a call's work; other calls are named by their path. */
+const PATH_WORDS: Readonly<Record<string, string>> = { '/prove': 'the proof', '/check': 'the check' };
+
 function header(h: Answer['headers'], name: string): string | undefined {
   const v = h[name];
   return Array.isArray(v) ? v[0] : v;
@@ -68,11 +76,10 @@ export class UpstreamBackend implements ProverBackend {
   readonly #base: string;
   readonly #timeoutMs: number;
   readonly #log: Logger;
-  readonly #maxQueue: number;
+  /** A slot per connection: a call holds one from being sent until its answer is read. */
+  readonly #slots: Slots;
   #lastFailure: string | undefined;
   #calls = 0;
-  /** Calls sent or waiting for a connection. */
-  #pending = 0;
   /** Moving mean of a call's duration, ms (for Retry-After). */
   #meanMs = 0;
 
@@ -83,9 +90,15 @@ export class UpstreamBackend implements ProverBackend {
     this.#base = u.pathname.replace(/\/$/, '');
     this.#timeoutMs = opts.timeoutMs;
     this.#log = opts.logger;
-    this.#maxQueue = opts.maxQueue ?? DEFAULT_MAX_QUEUE;
+    const connections = opts.connections ?? UPSTREAM_CONNECTIONS;
+    this.#slots = new Slots({
+      size: connections,
+      maxQueue: opts.maxQueue ?? DEFAULT_MAX_QUEUE,
+      full: () => this.#queueFull(),
+      refused: (path) => new GatewayError('SHUTTING_DOWN', `The server is shutting down; ${PATH_WORDS[path] ?? `the ${path} call to the proof server`} was not started`),
+    });
     this.#pool = new Pool(u.origin, {
-      connections: UPSTREAM_CONNECTIONS,
+      connections,
       keepAliveTimeout: 30_000,
       connect: { timeout: CONNECT_TIMEOUT_MS },
       // The proof server answers only when the proof is done: both waits are the proof timeout.
@@ -95,10 +108,15 @@ export class UpstreamBackend implements ProverBackend {
     });
   }
 
-  async #call(method: 'GET' | 'POST', path: string, body: Uint8Array | undefined, signal: AbortSignal): Promise<Answer> {
-    if (this.#pending >= UPSTREAM_CONNECTIONS + this.#maxQueue) throw this.#queueFull();
+  async #call(method: 'GET' | 'POST', path: string, body: Uint8Array | undefined, signal: AbortSignal, opts: CallOptions = {}): Promise<Answer> {
+    try {
+      const turn = this.#slots.acquire(path, signal, opts.taskStarted === true);
+      if (turn) await turn;
+    } catch (err) {
+      // Queue full, shutting down, or the caller left while waiting: nothing reached the proof server.
+      throw signal.aborted ? this.#aborted(signal) : err;
+    }
     this.#calls++;
-    this.#pending++;
     const t0 = performance.now();
     try {
       const res = await this.#pool.request({
@@ -113,20 +131,24 @@ export class UpstreamBackend implements ProverBackend {
     } catch (err) {
       throw this.#networkError(err, signal);
     } finally {
-      this.#pending--;
+      this.#slots.release();
       this.#meanMs = this.#meanMs === 0 ? performance.now() - t0 : 0.9 * this.#meanMs + 0.1 * (performance.now() - t0);
     }
   }
 
   /** Every connection busy and `maxQueue` calls waiting: refuse at once, saying when the queue should have moved. */
   #queueFull(): GatewayError {
-    const waiting = this.#pending - UPSTREAM_CONNECTIONS;
-    const seconds = Math.max(1, Math.ceil(((waiting + 1) * Math.max(this.#meanMs, 1_000)) / UPSTREAM_CONNECTIONS / 1000));
-    return new GatewayError('QUEUE_FULL', `All ${UPSTREAM_CONNECTIONS} connections to the proof server are busy and ${waiting} calls are waiting`, { headers: { 'Retry-After': String(seconds) } });
+    const { size, waiting } = this.#slots;
+    const seconds = Math.max(1, Math.ceil(((waiting + 1) * Math.max(this.#meanMs, 1_000)) / size / 1000));
+    return new GatewayError('QUEUE_FULL', `All ${size} connections to the proof server are busy and ${waiting} calls are waiting`, { headers: { 'Retry-After': String(seconds) } });
+  }
+
+  #aborted(signal: AbortSignal): GatewayError {
+    return isGatewayError(signal.reason) ? signal.reason : new GatewayError('CLIENT_ABORTED');
   }
 
   #networkError(err: unknown, signal: AbortSignal): GatewayError {
-    if (signal.aborted) return isGatewayError(signal.reason) ? signal.reason : new GatewayError('CLIENT_ABORTED');
+    if (signal.aborted) return this.#aborted(signal);
     const code = (err as { code?: string }).code ?? '';
     const e = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT'
       ? new GatewayError('PROVER_TIMEOUT', `The proof server at ${this.url} did not answer within ${this.#timeoutMs} ms`)
@@ -152,8 +174,8 @@ export class UpstreamBackend implements ProverBackend {
     return new GatewayError('PROVER_BAD_RESPONSE', `The proof server answered ${a.status}: ${reason}`);
   }
 
-  async #post(path: string, body: Uint8Array, signal: AbortSignal, expect: 'proof' | 'checkResult' | undefined): Promise<Uint8Array> {
-    const a = await this.#call('POST', path, body, signal);
+  async #post(path: string, body: Uint8Array, signal: AbortSignal, expect: 'proof' | 'checkResult' | undefined, opts?: CallOptions): Promise<Uint8Array> {
+    const a = await this.#call('POST', path, body, signal, opts);
     const err = this.#statusError(a);
     if (err) throw err;
     if (expect && !hasTag(a.bytes, expect)) {
@@ -163,12 +185,12 @@ export class UpstreamBackend implements ProverBackend {
     return a.bytes;
   }
 
-  prove(body: Uint8Array, signal: AbortSignal): Promise<Uint8Array> {
-    return this.#post('/prove', body, signal, 'proof');
+  prove(body: Uint8Array, signal: AbortSignal, opts?: CallOptions): Promise<Uint8Array> {
+    return this.#post('/prove', body, signal, 'proof', opts);
   }
 
-  check(body: Uint8Array, signal: AbortSignal): Promise<Uint8Array> {
-    return this.#post('/check', body, signal, 'checkResult');
+  check(body: Uint8Array, signal: AbortSignal, opts?: CallOptions): Promise<Uint8Array> {
+    return this.#post('/check', body, signal, 'checkResult', opts);
   }
 
   async k(ir: Uint8Array, signal: AbortSignal): Promise<string> {
@@ -193,7 +215,18 @@ export class UpstreamBackend implements ProverBackend {
   }
 
   health(): ComponentHealth {
-    return { status: this.#lastFailure ? 'degraded' : 'ok', url: this.url, calls: this.#calls, pending: this.#pending, ...(this.#lastFailure ? { lastError: this.#lastFailure } : {}) };
+    const pending = this.#slots.busy + this.#slots.waiting;
+    return { status: this.#lastFailure ? 'degraded' : 'ok', url: this.url, calls: this.#calls, pending, ...(this.#lastFailure ? { lastError: this.#lastFailure } : {}) };
+  }
+
+  /**
+   * Shutdown began: calls waiting for a connection are refused now with 503 SHUTTING_DOWN, and so
+   * is every new call — except those of a task already running (`taskStarted`); calls at the
+   * proof server finish.
+   */
+  drain(): void {
+    const refused = this.#slots.drain();
+    this.#log.info({ url: this.url, refused, atProofServer: this.#slots.busy }, 'shutting down: refused the proof-server calls not yet sent');
   }
 
   async close(): Promise<void> {

@@ -3,10 +3,13 @@
  * `worker-pool` so every module that needs CPU work off the uWS thread (proving here, sponsorship
  * later) shares the same threads, each of which loads ledger-v8 once.
  *
- *  - bounded queue: piscina's `maxQueue`; a full queue → 503 QUEUE_FULL with Retry-After;
+ *  - bounded queue: at most `threads` tasks are handed to piscina, the rest wait in our own FIFO
+ *    (slots.ts) of `maxQueue`; a full queue → 503 QUEUE_FULL with Retry-After;
  *  - abort: the caller's signal (the client leaving) removes a queued task, or ends the thread of
  *    a running one — piscina then starts a fresh thread, so the slot is free again at once;
- *  - crash: a thread that dies mid-task rejects that task with 500 WORKER_CRASHED and is replaced.
+ *  - crash: a thread that dies mid-task rejects that task with 500 WORKER_CRASHED and is replaced;
+ *  - shutdown: `drain()` refuses every queued task and every new one with 503 SHUTTING_DOWN;
+ *    running tasks finish.
  */
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
@@ -14,6 +17,7 @@ import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
 import type { Component, ComponentHealth } from '../app-context.js';
 import { GatewayError, isGatewayError } from '../errors.js';
+import { Slots } from './slots.js';
 import {
   WORKER_LOADED, unpack, pack,
   type TaskInput, type TaskName, type TaskOutcome, type TaskPayload, type TaskResult, type WorkerLoadedMessage,
@@ -52,6 +56,7 @@ export interface WorkerPoolHealth extends ComponentHealth {
 export interface WorkerPoolComponent extends Component {
   run<K extends TaskName>(task: K, payload: TaskPayload<K>, opts?: RunOptions): Promise<TaskResult<K>>;
   health(): WorkerPoolHealth;
+  drain(): void;
 }
 
 export interface WorkerPoolOptions {
@@ -70,33 +75,43 @@ export interface WorkerPoolOptions {
 }
 
 // piscina's own messages (piscina/dist/errors.js, index.js): it has no error codes.
-const QUEUE_FULL_MESSAGES = new Set(['Task queue is at limit', 'No task queue available and all Workers are busy']);
 const CRASH_PATTERN = /^worker exited with code|^Terminating worker thread/;
+
+/** How a refusal names a task's work; other tasks are named by their task name. */
+const TASK_WORDS: Readonly<Record<string, string>> = { prove: 'the proof', check: 'the check' };
 
 export class WorkerPool implements WorkerPoolComponent {
   readonly name = WORKER_POOL;
   readonly #pool: Piscina<TaskInput, Uint8Array>;
   readonly #log: Logger;
   readonly #devProver: boolean;
-  readonly #maxQueue: number;
+  /** A slot per thread: a task holds one from being handed to piscina until it settles. */
+  readonly #slots: Slots;
   #failed = 0;
   #crashed = 0;
-  /** Tasks handed to piscina and not settled: running or waiting. */
-  #inFlight = 0;
   #loadLast = 0;
   #loadMax = 0;
 
   constructor(opts: WorkerPoolOptions) {
     this.#log = opts.logger;
     this.#devProver = opts.devProver ?? false;
-    this.#maxQueue = opts.maxQueue;
+    this.#slots = new Slots({
+      size: opts.threads,
+      maxQueue: opts.maxQueue,
+      full: () => this.#queueFull(),
+      refused: (task) => new GatewayError('SHUTTING_DOWN', `The server is shutting down; ${TASK_WORDS[task] ?? `the ${task} task`} was not started`),
+    });
     this.#pool = new Piscina<TaskInput, Uint8Array>({
       filename: fileURLToPath(opts.filename ?? WORKER_ENTRY),
       // piscina preloads the entry when a thread starts, looking up this export: it must exist.
       name: 'prove',
       minThreads: opts.eager === false ? 0 : opts.threads,
       maxThreads: opts.threads,
-      maxQueue: opts.maxQueue,
+      // Unbounded here: piscina holds at most `threads` tasks (the slots), queued only while a
+      // thread starts. Its own bound could not be relied on anyway: piscina 5 parks a task that
+      // carries an AbortSignal in a side queue its `maxQueue` check does not count (index.js,
+      // `_returnUndistributedTask`).
+      maxQueue: Infinity,
       // Never retire idle threads: each start costs a ledger-v8 load.
       idleTimeout: Infinity,
       closeTimeout: 5_000,
@@ -118,28 +133,36 @@ export class WorkerPool implements WorkerPoolComponent {
     return this.#pool.threads;
   }
 
-  /**
-   * The queue bound is enforced here, not only by piscina: piscina 5 parks a task that carries an
-   * AbortSignal in a side queue that its `maxQueue` check does not count (index.js,
-   * `_returnUndistributedTask`), so with signals its bound alone would never trip.
-   */
-  #full(): boolean {
-    const p = this.#pool;
-    return this.#maxQueue === 0 ? p.idleThreads === 0 && p.threads.length >= p.maxThreads : p.queueSize >= this.#maxQueue;
+  /** Tasks waiting for a thread: in our queue, or handed to piscina while a thread starts. */
+  #queued(): number {
+    return this.#slots.waiting + this.#pool.queueSize;
   }
 
   #queueFull(): GatewayError {
-    return new GatewayError('QUEUE_FULL', `All ${this.#pool.maxThreads} workers are busy and ${this.#pool.queueSize} tasks are waiting`, { headers: { 'Retry-After': String(this.retryAfterSeconds()) } });
+    return new GatewayError('QUEUE_FULL', `All ${this.#pool.maxThreads} workers are busy and ${this.#queued()} tasks are waiting`, { headers: { 'Retry-After': String(this.retryAfterSeconds()) } });
   }
 
   async run<K extends TaskName>(task: K, payload: TaskPayload<K>, opts: RunOptions = {}): Promise<TaskResult<K>> {
-    if (this.#full()) throw this.#queueFull();
+    try {
+      // No await when a thread is free: the task reaches piscina before `run` first yields.
+      const turn = this.#slots.acquire(task, opts.signal);
+      if (turn) await turn;
+    } catch (err) {
+      throw this.#translate(err, task, opts.signal);
+    }
+    try {
+      return await this.#start(task, payload, opts);
+    } finally {
+      this.#slots.release();
+    }
+  }
+
+  async #start<K extends TaskName>(task: K, payload: TaskPayload<K>, opts: RunOptions): Promise<TaskResult<K>> {
     let data = payload.data;
     // A view into a larger buffer that is not moved would be cloned whole: send an exact copy instead.
     const moved = data !== undefined && (opts.transferList ?? []).some((b) => b === data!.buffer);
     if (data && !moved && data.byteLength !== data.buffer.byteLength) data = data.slice();
     let out: Uint8Array;
-    this.#inFlight++;
     try {
       const transferList = [...(opts.transferList ?? []), ...(payload.port ? [payload.port] : [])];
       out = await this.#pool.run(
@@ -148,8 +171,6 @@ export class WorkerPool implements WorkerPoolComponent {
       );
     } catch (err) {
       throw this.#translate(err, task, opts.signal);
-    } finally {
-      this.#inFlight--;
     }
     const outcome = unpack<TaskOutcome<TaskResult<K>>>(out);
     if (outcome.ok) return outcome.value;
@@ -162,8 +183,9 @@ export class WorkerPool implements WorkerPoolComponent {
 
   #translate(err: unknown, task: string, signal: AbortSignal | undefined): GatewayError {
     if (signal?.aborted) return isGatewayError(signal.reason) ? signal.reason : new GatewayError('CLIENT_ABORTED');
+    // Ours (queue full, shutting down), never piscina's.
+    if (isGatewayError(err)) return err;
     const message = err instanceof Error ? err.message : String(err);
-    if (QUEUE_FULL_MESSAGES.has(message)) return this.#queueFull();
     this.#failed++;
     if (CRASH_PATTERN.test(message)) {
       this.#crashed++;
@@ -177,7 +199,7 @@ export class WorkerPool implements WorkerPoolComponent {
   retryAfterSeconds(): number {
     const mean = this.#pool.histogram.runTime.mean;
     const perTaskMs = Number.isFinite(mean) && mean > 0 ? mean : 1_000;
-    return Math.max(1, Math.ceil(((this.#pool.queueSize + 1) * perTaskMs) / this.#pool.maxThreads / 1000));
+    return Math.max(1, Math.ceil(((this.#queued() + 1) * perTaskMs) / this.#pool.maxThreads / 1000));
   }
 
   /**
@@ -197,9 +219,9 @@ export class WorkerPool implements WorkerPoolComponent {
       status: p.threads.length < p.options.minThreads ? 'degraded' : 'ok',
       threads: p.threads.length,
       maxThreads: p.maxThreads,
-      running: Math.max(0, this.#inFlight - p.queueSize),
-      queueSize: p.queueSize,
-      maxQueue: this.#maxQueue,
+      running: Math.max(0, this.#slots.busy - p.queueSize),
+      queueSize: this.#queued(),
+      maxQueue: this.#slots.maxQueue,
       utilization: this.#utilization(),
       completed: p.completed,
       failed: this.#failed,
@@ -207,6 +229,16 @@ export class WorkerPool implements WorkerPoolComponent {
       ledgerLoadMs: this.#loadMax === 0 ? null : { last: Math.round(this.#loadLast), max: Math.round(this.#loadMax) },
       devProver: this.#devProver,
     };
+  }
+
+  /**
+   * Shutdown began: every task still waiting for a thread is refused now with 503 SHUTTING_DOWN,
+   * and so is every new one; running tasks finish. Their callers' reservations, if any, are
+   * theirs to release (a balance task that never started reserved nothing).
+   */
+  drain(): void {
+    const refused = this.#slots.drain();
+    this.#log.info({ refused, running: this.#slots.busy }, 'shutting down: refused the tasks not yet started');
   }
 
   async close(): Promise<void> {
