@@ -237,6 +237,7 @@ async function main(): Promise<number> {
         probe: new LoopDelayClient(mainServer.child),
         devnet,
         ...(devnet.size > 0 ? { sponsorWallets: args.sponsorWallets } : {}),
+        proverThreads: PROVER_THREADS,
       };
       log(`✓ nightgate pid ${mainServer.pid} on port ${mainServer.port} in ${((performance.now() - t0) / 1000).toFixed(1)} s; devnet networks: ${[...devnet.keys()].join(', ') || 'none'}`);
     }

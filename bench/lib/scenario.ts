@@ -30,6 +30,8 @@ export interface Target {
   devnet: ReadonlyMap<string, DevnetNetwork>;
   /** Server DUST wallets per embedded network (local runs), for the sponsorship capacity. */
   sponsorWallets?: number;
+  /** Prover worker threads (local runs: what the bench configured). */
+  proverThreads?: number;
 }
 
 export interface Settings {

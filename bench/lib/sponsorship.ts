@@ -20,6 +20,8 @@ const REMOTE_PER_NETWORK = 50;
 const SYNC_WAIT_MS = 90_000;
 const RETRY_CAP_MS = 2000;
 const REQUEST_TIMEOUT_S = 60;
+/** Prover threads of a deployment whose /health does not say. */
+const DEFAULT_THREADS = 2;
 
 interface Item {
   network: string;
@@ -72,38 +74,72 @@ export async function measureSponsorship(ctx: ScenarioContext, scenario: string,
     const first = b.bodies.shift();
     if (first) notes.push(`pre-flight ${await preflight(url, ctx, { network: b.net.name, body: first })}`);
   }
-  // Round robin over the networks, so every connection keeps all of them busy.
-  const items: Item[] = [];
-  for (let i = 0; i < count; i++) for (const b of batches) if (i < b.bodies.length) items.push({ network: b.net.name, body: b.bodies[i] as Buffer });
-  if (items.length === 0) return [{ ...row, skipped: 'no transactions left after the pre-flight', notes }];
-  notes.unshift(`${items.length} distinct ${kind} transactions over ${batches.map((b) => b.net.name).join(', ')} (built in ${buildS.toFixed(1)} s)`);
+  // Warm-up, unmeasured: a few concurrent requests per network, so every prover thread has decoded
+  // each network's wallet snapshot and learned its fee part's cost before the clock starts.
+  const threads = ctx.target.proverThreads ?? DEFAULT_THREADS;
+  const warm = batches.flatMap((b) => b.bodies.splice(0, threads).map((body) => ({ network: b.net.name, body })));
+  const warmStatuses = await Promise.all(
+    warm.map(async (item) => (await request(url, { method: 'POST', headers: { ...proverHeaders(ctx), 'x-midnight-network': item.network }, body: item.body, timeoutMs: REQUEST_TIMEOUT_S * 1000 })).status),
+  );
+  if (warm.length) notes.push(`warm-up: ${warm.length} requests (${summarize(warmStatuses)})`);
 
+  // Two runs: one connection per prover thread (no queueing: the latency of one sponsorship) and
+  // `connections` (saturation: throughput). By Little's law the second's p50 is about
+  // connections ÷ throughput, so it measures queueing, not the work; hence the two.
+  const latencyShare = 1 / 3;
+  const split = batches.map((b) => {
+    const n = Math.floor(b.bodies.length * latencyShare);
+    return { net: b.net, latency: b.bodies.slice(0, n), throughput: b.bodies.slice(n) };
+  });
+  const runs = [
+    { variant: `dev c=${threads}`, connections: threads, pick: (x: (typeof split)[number]) => x.latency },
+    { variant: `dev c=${ctx.settings.connections}`, connections: ctx.settings.connections, pick: (x: (typeof split)[number]) => x.throughput },
+  ];
+  const out: Measurement[] = [];
+  for (const run of runs) {
+    // Round robin over the networks, so every connection keeps all of them busy.
+    const items: Item[] = [];
+    const lists = split.map((x) => ({ network: x.net.name, bodies: run.pick(x) }));
+    const longest = Math.max(0, ...lists.map((l) => l.bodies.length));
+    for (let i = 0; i < longest; i++) for (const l of lists) if (i < l.bodies.length) items.push({ network: l.network, body: l.bodies[i] as Buffer });
+    const rowNotes = [`${items.length} distinct ${kind} transactions over ${batches.map((b) => b.net.name).join(', ')} (built in ${buildS.toFixed(1)} s)`, ...notes];
+    if (items.length === 0) {
+      out.push({ ...row, variant: run.variant, skipped: 'no transactions left for this run (more --sponsor-wallets)', notes: rowNotes });
+      continue;
+    }
+    out.push(await runItems(ctx, { ...row, variant: run.variant, notes: rowNotes }, url, items, Math.min(run.connections, items.length)));
+  }
+  return out;
+}
+
+function summarize(statuses: readonly number[]): string {
+  const counts = new Map<number, number>();
+  for (const s of statuses) counts.set(s, (counts.get(s) ?? 0) + 1);
+  return [...counts].map(([s, n]) => `${s}×${n}`).join(', ');
+}
+
+async function runItems(ctx: ScenarioContext, row: { scenario: string; variant: string; target: string; notes?: string[] }, url: string, items: readonly Item[], connections: number): Promise<Measurement> {
   const headers = proverHeaders(ctx);
   let next = 0;
-  return [
-    await ctx.measure(
-      { ...row, notes },
+  return ctx.measure(row, {
+    url,
+    method: 'POST',
+    connections,
+    durationS: ctx.settings.shortDurationS,
+    amount: items.length,
+    timeoutS: REQUEST_TIMEOUT_S,
+    requests: [
       {
-        url,
         method: 'POST',
-        connections: Math.min(ctx.settings.connections, items.length),
-        durationS: ctx.settings.shortDurationS,
-        amount: items.length,
-        timeoutS: REQUEST_TIMEOUT_S,
-        requests: [
-          {
-            method: 'POST',
-            setupRequest: (req) => {
-              // amount bounds the run to items.length sends; the modulo only guards the index.
-              const item = items[next++ % items.length] as Item;
-              req.headers = { ...headers, 'x-midnight-network': item.network };
-              req.body = item.body;
-              return req;
-            },
-          },
-        ],
-        ...(ctx.target.pid !== undefined ? { pid: ctx.target.pid } : {}),
+        setupRequest: (req) => {
+          // amount bounds the run to items.length sends; the modulo only guards the index.
+          const item = items[next++ % items.length] as Item;
+          req.headers = { ...headers, 'x-midnight-network': item.network };
+          req.body = item.body;
+          return req;
+        },
       },
-    ),
-  ];
+    ],
+    ...(ctx.target.pid !== undefined ? { pid: ctx.target.pid } : {}),
+  });
 }

@@ -89,10 +89,14 @@ export function evaluateTargets(ms: readonly Measurement[]): TargetCheck[] {
   const summary = find(ms, 'cached-summary', `c=${c}`, 'nightgate');
   out.push(check(`cached summary p99 (c=${c})`, `≤ ${TARGETS.cachedP99Ms} ms`, summary?.load?.latencyMs.p99, (v) => v <= TARGETS.cachedP99Ms, (v) => `${f(v)} ms`, unusable(summary)));
 
-  const balance = find(ms, 'balance-only', 'dev', 'nightgate');
-  const bWhy = unusable(balance);
-  out.push(check('/balance-only throughput (dev)', `≥ ${TARGETS.balanceTxPerS} tx/s`, balance?.load?.rps, (v) => v >= TARGETS.balanceTxPerS, (v) => `${f(v, 1)} tx/s`, bWhy, balance?.load ? `${balance.load.responses} requests` : undefined));
-  out.push(check('/balance-only p50 (dev)', `≤ ${TARGETS.balanceP50Ms} ms`, balance?.load?.latencyMs.p50, (v) => v <= TARGETS.balanceP50Ms, (v) => `${f(v)} ms`, bWhy));
+  // Throughput at saturation (the run with the most connections); p50 of one sponsorship from the
+  // run with one connection per prover thread (at saturation p50 ≈ connections ÷ throughput).
+  const runs = ms.filter((m) => m.scenario === 'balance-only' && m.target === 'nightgate' && m.variant.startsWith('dev')).sort((a, b) => (a.load?.connections ?? 0) - (b.load?.connections ?? 0));
+  const saturated = runs[runs.length - 1];
+  const single = runs[0];
+  const sWhy = unusable(saturated);
+  out.push(check('/balance-only throughput (dev)', `≥ ${TARGETS.balanceTxPerS} tx/s`, saturated?.load?.rps, (v) => v >= TARGETS.balanceTxPerS, (v) => `${f(v, 1)} tx/s`, sWhy, saturated?.load ? `${saturated.load.responses} requests, ${saturated.load.connections} connections` : undefined));
+  out.push(check('/balance-only p50 (dev)', `≤ ${TARGETS.balanceP50Ms} ms`, single?.load?.latencyMs.p50, (v) => v <= TARGETS.balanceP50Ms, (v) => `${f(v)} ms`, unusable(single), single?.load ? `${single.load.responses} requests, ${single.load.connections} connections (one per prover thread)` : undefined));
 
   const added = find(ms, 'upstream-prove', 'added', 'nightgate');
   const via = find(ms, 'upstream-prove', 'via-nightgate', 'nightgate');
