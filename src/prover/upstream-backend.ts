@@ -226,7 +226,7 @@ export class UpstreamBackend implements ProverBackend {
    */
   drain(): void {
     const refused = this.#slots.drain();
-    this.#log.info({ url: this.url, refused, atProofServer: this.#slots.busy }, 'shutting down: refused the proof-server calls not yet sent');
+    if (refused + this.#slots.busy > 0) this.#log.info({ url: this.url, refused, atProofServer: this.#slots.busy }, 'shutting down: refused the proof-server calls not yet sent');
   }
 
   async close(): Promise<void> {

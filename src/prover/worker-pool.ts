@@ -238,7 +238,7 @@ export class WorkerPool implements WorkerPoolComponent {
    */
   drain(): void {
     const refused = this.#slots.drain();
-    this.#log.info({ refused, running: this.#slots.busy }, 'shutting down: refused the tasks not yet started');
+    if (refused + this.#slots.busy > 0) this.#log.info({ refused, running: this.#slots.busy }, 'shutting down: refused the tasks not yet started');
   }
 
   async close(): Promise<void> {

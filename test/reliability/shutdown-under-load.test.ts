@@ -1,7 +1,9 @@
 /**
- * SIGTERM, twice, to the real process while proofs are in flight at an upstream proof server of
- * fixed latency and more wait for a connection: the in-flight proofs complete, no new connection
- * is accepted, waiting proofs end with a reason, and the process exits 0 before the deadline.
+ * SIGTERM, twice, to the real process while proofs are in flight at an upstream proof server
+ * (held there until the test releases them) and more wait inside nightgate for a connection: the
+ * waiting proofs are refused at once with 503 SHUTTING_DOWN and a reason, without reaching the
+ * proof server; no new connection is accepted; the in-flight proofs complete; the process exits 0
+ * before the deadline.
  */
 import { connect } from 'node:net';
 import t from 'tap';
@@ -12,14 +14,14 @@ import { proveBody } from '../fixtures/prover/samples.js';
 import { ProofServerStub } from './helpers/proof-server-stub.js';
 
 const KEY = 'shutdown-test-key-0123456789';
-const LATENCY_MS = 2_000;
 const QUEUED = 6;
 const DEADLINE_MS = 12_000;
 
-t.test('SIGTERM twice under load: in-flight proofs complete, waiting ones end with a reason, exit 0 in time', async (t) => {
+t.test('SIGTERM twice under load: waiting proofs refused at once with a reason, in-flight proofs complete, exit 0 in time', async (t) => {
   const stub = await ProofServerStub.start();
   t.teardown(() => stub.stop());
-  stub.latencyMs = LATENCY_MS;
+  // Held, not slow: the in-flight proofs are still at the proof server whatever the machine's pace.
+  stub.mode = 'hold';
   const p = runCli(['serve'], {
     ...NO_DEVNET_ENV,
     NIGHTGATE_PORT: '0',
@@ -42,7 +44,7 @@ t.test('SIGTERM twice under load: in-flight proofs complete, waiting ones end wi
       (err: Error) => ({ status: 0, body: err.message }),
     );
 
-  const atProver = stub.times('request', UPSTREAM_CONNECTIONS);
+  const atProver = stub.times('held', UPSTREAM_CONNECTIONS);
   const inFlight = Array.from({ length: UPSTREAM_CONNECTIONS }, (_, i) => prove(i));
   await atProver;
   // These wait inside nightgate for a connection to the proof server.
@@ -66,13 +68,22 @@ t.test('SIGTERM twice under load: in-flight proofs complete, waiting ones end wi
   });
   t.equal(refused, 'ECONNREFUSED', 'no new connection is accepted');
 
+  // Refused as shutdown began, while every proof in flight is still held at the proof server.
+  const late = await Promise.all(waiting);
+  t.same(late.map((d) => d.status), Array(QUEUED).fill(503), 'waiting proofs are refused at once');
+  t.same(
+    late.map((d) => JSON.parse(d.body) as unknown),
+    Array(QUEUED).fill({ error: 'The server is shutting down; the proof was not started', code: 'SHUTTING_DOWN' }),
+    'each with the reason',
+  );
+  t.match(await p.waitFor(/refused the proof-server calls not yet sent/), new RegExp(`"refused":${QUEUED},"atProofServer":${UPSTREAM_CONNECTIONS}`), 'logged: how many were refused and how many were at the proof server');
+  t.equal(stub.held, UPSTREAM_CONNECTIONS, 'answered while the in-flight proofs were still at the proof server');
+
+  stub.mode = 'ok';
+  stub.release();
   const done = await Promise.all(inFlight);
   t.same(done.map((d) => d.status), Array(UPSTREAM_CONNECTIONS).fill(200), 'every proof in flight completed');
-  const late = await Promise.all(waiting);
-  t.ok(late.every((d) => d.status === 200 || (d.status === 503 && /SHUTTING_DOWN/.test(d.body))), `waiting proofs: completed, or 503 SHUTTING_DOWN with a reason: ${late.map((d) => d.status).join(' ')}`);
-  t.same(late.map((d) => d.status), Array(QUEUED).fill(503), 'waiting proofs are refused at once with a reason', {
-    todo: 'src/app.ts close(): notify components when shutdown starts (e.g. Component.drain()), so the pool and the upstream backend refuse work not yet started with 503 SHUTTING_DOWN instead of starting it during the drain',
-  });
+  t.equal(stub.count('/prove'), UPSTREAM_CONNECTIONS, 'the refused proofs never reached the proof server');
 
   const { code } = await p.exited;
   const took = performance.now() - signalled;
