@@ -120,7 +120,8 @@ export class SponsorshipService {
     let answered = false;
     const remote = net.prover.backend === 'upstream' || net.prover.backend === 'native' ? provingPort(net.backend, signal) : undefined;
     try {
-      const res = await this.opts.pool.run('balance', { args, data: body, shared: [net.table.buffer, net.snapshot.buffer, this.inFlight.buffer], ...(remote ? { port: remote.port } : {}) }, { signal });
+      // Refused at shutdown if it has not started: it then reserved nothing, and `finally` releases nothing.
+      const res = await this.opts.pool.run('balance', { args, data: body, shared: [net.table.buffer, net.snapshot.buffer, this.inFlight.buffer], ...(remote ? { port: remote.port } : {}) }, { signal, work: 'the sponsorship' });
       const reservation = { slot: res.slot, generation: res.generation };
       try {
         const charge = await policy.admit(key, BigInt(res.fee), now);

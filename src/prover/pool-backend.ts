@@ -27,6 +27,9 @@ export interface PoolBackendOptions {
   keyReport?: Record<string, unknown>;
 }
 
+/** How a refusal at shutdown names each task's work. */
+const WORK = { prove: 'the proof', check: 'the check', k: 'the k computation' } as const;
+
 export class PoolBackend implements ProverBackend {
   readonly name: InProcessBackend;
   readonly #pool: WorkerPool;
@@ -52,7 +55,7 @@ export class PoolBackend implements ProverBackend {
   async #run<K extends 'prove' | 'check' | 'k'>(task: K, args: TaskArgs<K>, data: Uint8Array, signal: AbortSignal): Promise<TaskResult<K>> {
     const deadline = this.name === 'wasm' ? AbortSignal.timeout(this.#timeoutMs) : undefined;
     try {
-      return await this.#pool.run(task, { args, data }, { signal: deadline ? AbortSignal.any([signal, deadline]) : signal, transferList: transferListFor(data) });
+      return await this.#pool.run(task, { args, data }, { signal: deadline ? AbortSignal.any([signal, deadline]) : signal, transferList: transferListFor(data), work: WORK[task] });
     } catch (err) {
       if (deadline?.aborted && !signal.aborted) throw new GatewayError('PROVER_TIMEOUT', `The ${this.name} prover did not finish within ${this.#timeoutMs} ms`);
       throw err;

@@ -31,6 +31,8 @@ export const WORKER_ENTRY = new URL('../../workers/index' + (import.meta.url.end
 export interface RunOptions {
   /** Abort when the caller no longer wants the result (e.g. `ctx.signal`). */
   signal?: AbortSignal;
+  /** The work, as a refusal at shutdown names it to the client ("the proof"); default "the <task> task". */
+  work?: string;
   /** ArrayBuffers to move to the worker instead of copying (see `transferListFor`); the payload's port is added. */
   transferList?: ArrayBuffer[];
 }
@@ -77,9 +79,6 @@ export interface WorkerPoolOptions {
 // piscina's own messages (piscina/dist/errors.js, index.js): it has no error codes.
 const CRASH_PATTERN = /^worker exited with code|^Terminating worker thread/;
 
-/** How a refusal names a task's work; other tasks are named by their task name. */
-const TASK_WORDS: Readonly<Record<string, string>> = { prove: 'the proof', check: 'the check' };
-
 export class WorkerPool implements WorkerPoolComponent {
   readonly name = WORKER_POOL;
   readonly #pool: Piscina<TaskInput, Uint8Array>;
@@ -99,7 +98,7 @@ export class WorkerPool implements WorkerPoolComponent {
       size: opts.threads,
       maxQueue: opts.maxQueue,
       full: () => this.#queueFull(),
-      refused: (task) => new GatewayError('SHUTTING_DOWN', `The server is shutting down; ${TASK_WORDS[task] ?? `the ${task} task`} was not started`),
+      refused: (work) => new GatewayError('SHUTTING_DOWN', `The server is shutting down; ${work} was not started`),
     });
     this.#pool = new Piscina<TaskInput, Uint8Array>({
       filename: fileURLToPath(opts.filename ?? WORKER_ENTRY),
@@ -145,7 +144,7 @@ export class WorkerPool implements WorkerPoolComponent {
   async run<K extends TaskName>(task: K, payload: TaskPayload<K>, opts: RunOptions = {}): Promise<TaskResult<K>> {
     try {
       // No await when a thread is free: the task reaches piscina before `run` first yields.
-      const turn = this.#slots.acquire(task, opts.signal);
+      const turn = this.#slots.acquire(opts.work ?? `the ${task} task`, opts.signal);
       if (turn) await turn;
     } catch (err) {
       throw this.#translate(err, task, opts.signal);

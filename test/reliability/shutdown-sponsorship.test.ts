@@ -1,8 +1,9 @@
 /**
  * Shutdown while sponsorships are in flight (two proving through a stalled upstream prover, one
- * waiting in the pool's queue) and the drain deadline passes: every client gets 503
- * SHUTTING_DOWN with a reason, and every DUST reservation those tasks held is back in the table
- * when close() resolves. (The process entry under proving load: shutdown-under-load.test.ts.)
+ * waiting in the pool's queue) and the drain deadline passes: the waiting one is refused as
+ * shutdown begins (503 SHUTTING_DOWN, "not started") holding no reservation; the two proving end
+ * at the deadline with 503 SHUTTING_DOWN; every DUST reservation is back in the table when close()
+ * resolves. (The process entry under proving load: shutdown-under-load.test.ts.)
  */
 import t from 'tap';
 import { sponsorApp } from './helpers/apps.js';
@@ -10,9 +11,10 @@ import { fundedUser } from './helpers/users.js';
 import { ProofServerStub } from './helpers/proof-server-stub.js';
 import { spyOnPool } from './helpers/pool-spy.js';
 
-const DEADLINE_MS = 1_000;
+// Long enough that the refused answer (loopback, milliseconds) always comes before it, on a busy machine too.
+const DEADLINE_MS = 2_000;
 
-t.test('past the drain deadline: in-flight and queued sponsorships end with 503 and release their UTXOs', async (t) => {
+t.test('shutdown: the queued sponsorship is refused at once holding nothing; those past the deadline end with 503 and release their UTXOs', async (t) => {
   const stub = await ProofServerStub.start();
   t.teardown(() => stub.stop());
   stub.mode = 'hold';
@@ -30,9 +32,14 @@ t.test('past the drain deadline: in-flight and queued sponsorships end with 503 
   t.equal(rig.pool.health().queueSize, 1, 'one task waiting');
 
   const started = performance.now();
-  await rig.s.app.close();
+  const closing = rig.s.app.close();
+  const refused = await waiting;
+  t.equal(refused.status, 503);
+  t.same(refused.json, { error: 'The server is shutting down; the sponsorship was not started', code: 'SHUTTING_DOWN' }, 'the queued one is refused as shutdown begins, with a reason');
+  t.equal(rig.table.counts().reserved, 2, 'it reserved nothing; the two proving still hold theirs');
+  await closing;
   const took = performance.now() - started;
-  const answers = await Promise.all([...running, waiting]);
+  const answers = await Promise.all(running);
   for (const a of answers) {
     t.equal(a.status, 503);
     t.same(a.json, { error: 'Server shut down before the request finished', code: 'SHUTTING_DOWN' }, 'with a reason');
