@@ -84,7 +84,7 @@ export function sponsorshipRoutes(deps: SponsorshipRouteDeps): RouteDef[] {
         429: { description: 'Rate limit (RATE_LIMITED) or DUST budget of this key (DUST_BUDGET_EXCEEDED) exceeded; see Retry-After' },
         500: { description: 'Proving failed (PROVER_FAILED) or a worker crashed (WORKER_CRASHED)' },
         502: { description: 'The proof server could not be reached or answered garbage' },
-        503: { description: 'Wallet still syncing (WALLET_SYNCING, Retry-After: 30), no DUST UTXO free (NO_DUST_AVAILABLE), queue full (QUEUE_FULL) or prover busy (PROVER_BUSY); see Retry-After' },
+        503: { description: 'Wallet still syncing (WALLET_SYNCING, Retry-After: 30), no DUST UTXO free (NO_DUST_AVAILABLE), queue full (QUEUE_FULL), prover busy (PROVER_BUSY); see Retry-After. Or the server is shutting down (SHUTTING_DOWN): a sponsorship still queued is refused at once ("The server is shutting down; the sponsorship was not started") and holds no DUST reservation; one under way past the shutdown deadline ends with "Server shut down before the request finished" and its reservation is released' },
       },
     },
     handler: async (ctx: RequestContext) => {

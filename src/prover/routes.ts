@@ -45,7 +45,7 @@ function errorDocs(kind: 'compute' | 'relay'): Record<number, ResponseDoc> {
     500: { description: 'The proof server failed (PROVER_FAILED), or a worker crashed and was replaced (WORKER_CRASHED): retry' },
     502: { description: 'The proof server could not be reached (PROVER_UNREACHABLE) or answered something that is not a result (PROVER_BAD_RESPONSE)' },
     503: {
-      description: 'Proving queue full (QUEUE_FULL), proof server busy (PROVER_BUSY), supervised proof server starting (PROVER_UNAVAILABLE), or key material missing / failing its SHA-256 (PROVER_KEYS_MISSING: "prover key material not provisioned for <circuit>", PROVER_KEYS_INVALID)',
+      description: 'Proving queue full (QUEUE_FULL), proof server busy (PROVER_BUSY), supervised proof server starting (PROVER_UNAVAILABLE), key material missing / failing its SHA-256 (PROVER_KEYS_MISSING: "prover key material not provisioned for <circuit>", PROVER_KEYS_INVALID), or the server is shutting down (SHUTTING_DOWN: work still queued is refused at once, "The server is shutting down; the proof was not started"; work under way past the shutdown deadline, "Server shut down before the request finished")',
       headers: RETRY,
     },
     504: { description: 'The proof server did not answer within prover.timeoutMs (PROVER_TIMEOUT)' },
@@ -163,7 +163,7 @@ export function proverRoutes(deps: ProverRoutesDeps): RouteDef[] {
       response: {
         200: { description: 'Ready', headers: PROVER_HEADERS },
         ...errorDocs('relay'),
-        503: { description: 'Busy (queue full), or the supervised proof server is starting (PROVER_UNAVAILABLE)', headers: { ...PROVER_HEADERS, ...RETRY } },
+        503: { description: 'Busy (queue full), the supervised proof server is starting (PROVER_UNAVAILABLE), or the server is shutting down (SHUTTING_DOWN)', headers: { ...PROVER_HEADERS, ...RETRY } },
       },
     }, relayed((b, s) => b.ready(s))),
     get('/proof-versions', {
