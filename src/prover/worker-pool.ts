@@ -76,6 +76,9 @@ export interface WorkerPoolOptions {
   eager?: boolean;
 }
 
+/** Weight of the newest task in the recent mean task time. */
+const RECENT_WEIGHT = 0.2;
+
 // piscina's own messages (piscina/dist/errors.js, index.js): it has no error codes.
 const CRASH_PATTERN = /^worker exited with code|^Terminating worker thread/;
 
@@ -90,6 +93,16 @@ export class WorkerPool implements WorkerPoolComponent {
   #crashed = 0;
   #loadLast = 0;
   #loadMax = 0;
+  /**
+   * Task time, kept here: piscina's `histogram.runTime` builds a full percentile summary on every
+   * read (≈ 30 ms of main-thread time after a few thousand tasks), which made each /health call a
+   * loop stall. A task holds a thread from `pool.run` until it settles (the slots hand piscina no
+   * more tasks than threads), so this is the thread's busy time.
+   */
+  readonly #startedAt = performance.now();
+  #busyMs = 0;
+  /** Exponentially weighted mean task time (ms), for Retry-After; undefined before the first task. */
+  #recentMs: number | undefined;
 
   constructor(opts: WorkerPoolOptions) {
     this.#log = opts.logger;
@@ -113,6 +126,8 @@ export class WorkerPool implements WorkerPoolComponent {
       maxQueue: Infinity,
       // Never retire idle threads: each start costs a ledger-v8 load.
       idleTimeout: Infinity,
+      // Task times are kept by this class (see #busyMs).
+      recordTiming: false,
       closeTimeout: 5_000,
     });
     this.#pool.on('message', (m: unknown) => {
@@ -162,6 +177,7 @@ export class WorkerPool implements WorkerPoolComponent {
     const moved = data !== undefined && (opts.transferList ?? []).some((b) => b === data!.buffer);
     if (data && !moved && data.byteLength !== data.buffer.byteLength) data = data.slice();
     let out: Uint8Array;
+    const started = performance.now();
     try {
       const transferList = [...(opts.transferList ?? []), ...(payload.port ? [payload.port] : [])];
       out = await this.#pool.run(
@@ -169,8 +185,10 @@ export class WorkerPool implements WorkerPoolComponent {
         { name: task, ...(opts.signal ? { signal: opts.signal } : {}), ...(transferList.length > 0 ? { transferList } : {}) },
       );
     } catch (err) {
+      this.#account(performance.now() - started);
       throw this.#translate(err, task, opts.signal);
     }
+    this.#account(performance.now() - started);
     const outcome = unpack<TaskOutcome<TaskResult<K>>>(out);
     if (outcome.ok) return outcome.value;
     this.#failed++;
@@ -194,22 +212,22 @@ export class WorkerPool implements WorkerPoolComponent {
     return new GatewayError('INTERNAL', undefined, { cause: err });
   }
 
+  #account(ms: number): void {
+    this.#busyMs += ms;
+    this.#recentMs = this.#recentMs === undefined ? ms : this.#recentMs + RECENT_WEIGHT * (ms - this.#recentMs);
+  }
+
   /** How long the queue takes to drain at the recent mean task time (at least one second). */
   retryAfterSeconds(): number {
-    const mean = this.#pool.histogram.runTime.mean;
-    const perTaskMs = Number.isFinite(mean) && mean > 0 ? mean : 1_000;
+    const perTaskMs = this.#recentMs !== undefined && this.#recentMs > 0 ? this.#recentMs : 1_000;
     return Math.max(1, Math.ceil(((this.#queued() + 1) * perTaskMs) / this.#pool.maxThreads / 1000));
   }
 
-  /**
-   * Busy thread time over available thread time since start. Computed here: piscina 5's own
-   * `utilization` divides its run-time mean (already in ms) by 1000 once more.
-   */
+  /** Busy thread time over available thread time since start, O(1). */
   #utilization(): number {
-    const p = this.#pool;
-    const mean = p.histogram.runTime.mean;
-    if (!Number.isFinite(mean) || p.completed === 0 || p.duration <= 0) return 0;
-    return Math.round(Math.min(1, (mean * p.completed) / (p.duration * p.maxThreads)) * 1000) / 1000;
+    const available = (performance.now() - this.#startedAt) * this.#pool.maxThreads;
+    if (this.#busyMs === 0 || available <= 0) return 0;
+    return Math.round(Math.min(1, this.#busyMs / available) * 1000) / 1000;
   }
 
   health(): WorkerPoolHealth {

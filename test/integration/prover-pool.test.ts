@@ -56,6 +56,16 @@ async function warm(binding: bigint): Promise<void> {
   await res.body.dump();
 }
 
+t.test('health reports thread utilization from the pool\'s own task times', async (t) => {
+  const before = pool.health();
+  await warm(901n);
+  await warm(902n);
+  const after = pool.health();
+  t.equal(after.completed, before.completed + 2, 'two more tasks completed');
+  t.ok(after.utilization > 0 && after.utilization <= 1, `utilization ${after.utilization} is a busy fraction`);
+  t.ok(pool.retryAfterSeconds() >= 1, 'Retry-After from the recent mean task time, at least a second');
+});
+
 t.test('a full queue answers 503 QUEUE_FULL with Retry-After', async (t) => {
   await warm(1n);
   const clients = new AbortController();
