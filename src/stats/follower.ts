@@ -65,7 +65,14 @@ export class ChainFollower extends EventEmitter<{ blocks: [number]; state: [] }>
    */
   private exchanges = 0;
   private lastOkExchange = 0;
-  private catchingExchange = 0;
+  /**
+   * The exchange whose answer made the window's tip what it is. An answer to an older exchange
+   * that names a lower tip is history, not a chain reset: a catch-up asked for the tip, the
+   * subscription then delivered a newer block, and the catch-up's answer arrived after it.
+   */
+  private tipExchange = 0;
+  /** A catch-up was asked for while one ran: its answers may predate what the caller knows. */
+  private catchUpAgain = false;
 
   constructor(private readonly opts: FollowerOptions) {
     super();
@@ -118,18 +125,38 @@ export class ChainFollower extends EventEmitter<{ blocks: [number]; state: [] }>
     return this.waitUntil(() => (this.opts.window.tip?.height ?? -1) >= height);
   }
 
-  /** Resolves when no catch-up is running. */
+  /** Resolves when no catch-up is running (nor one queued behind it). */
   async settled(): Promise<void> {
-    while (this.catching) await this.catching.catch(() => undefined);
+    while (this.catching) await this.catching;
   }
 
-  /** Fetch the tip and whatever the window lacks below it. Concurrent calls share one run. */
+  /**
+   * Fetch the tip and whatever the window lacks below it. A call while a catch-up runs does not
+   * start a second one beside it but one more after it: the run in flight may have asked before
+   * the caller learned something (a subscribed block above a gap), so its answers may not cover
+   * it. Never rejects: a failure is reported through `upstreamOk`, `lastError` and `state`.
+   */
   catchUp(): Promise<void> {
-    if (!this.catching) {
-      const exchange = (this.catchingExchange = ++this.exchanges);
-      this.catching = this.fetchMissing(exchange).finally(() => (this.catching = undefined));
+    if (this.catching) {
+      this.catchUpAgain = true;
+      return this.catching;
     }
+    this.catching = this.catchUpRuns().finally(() => (this.catching = undefined));
     return this.catching;
+  }
+
+  private async catchUpRuns(): Promise<void> {
+    do {
+      this.catchUpAgain = false;
+      const exchange = ++this.exchanges;
+      try {
+        await this.fetchMissing(exchange);
+      } catch (err) {
+        // The next poll retries; a run queued behind this one would only fail the same way.
+        this.failed(err, 'poll', exchange);
+        return;
+      }
+    } while (this.catchUpAgain && !this.stopped);
   }
 
   private async fetchMissing(exchange: number): Promise<void> {
@@ -137,14 +164,20 @@ export class ChainFollower extends EventEmitter<{ blocks: [number]; state: [] }>
     const tip = expectShape(TipData, (await http.request(TIP)).data, TIP.name).block;
     if (!tip) return this.succeeded(exchange);
     const known = window.tip;
-    if (known && tip.height < known.height) {
-      // The chain behind this indexer was replaced (a restarted devnet, a reset testnet).
-      this.opts.log.warn({ was: known.height, now: tip.height }, 'indexer tip went backwards: chain reset, window cleared');
-      window.clear();
-      this.floor = 0;
+    if (known && exchange < this.tipExchange && tip.height <= known.height) {
+      // Answered after a newer exchange moved the tip: nothing here overrides that.
+      this.succeeded(exchange);
+    } else {
+      if (known && tip.height < known.height) {
+        // The chain behind this indexer was replaced (a restarted devnet, a reset testnet).
+        this.opts.log.warn({ was: known.height, now: tip.height }, 'indexer tip went backwards: chain reset, window cleared');
+        window.clear();
+        this.tipExchange = 0;
+        this.floor = 0;
+      }
+      this.ingest([tip], exchange);
     }
-    this.ingest([tip], exchange);
-    const missing = window.missingBelow(tip.height, this.floor);
+    const missing = window.missingBelow(window.tip!.height, this.floor);
     for (let i = 0; i < missing.length && !this.stopped; i += BACKFILL_BATCH) {
       const heights = missing.slice(i, i + BACKFILL_BATCH);
       const document = backfillQuery(heights.length);
@@ -163,25 +196,23 @@ export class ChainFollower extends EventEmitter<{ blocks: [number]; state: [] }>
   }
 
   private ingest(blocks: readonly RingBlock[], exchange: number): void {
+    const before = this.opts.window.tip;
     let changed = false;
     for (const b of blocks) {
       const outcome = this.opts.window.put(b);
       if (outcome === 'replaced') this.opts.log.warn({ height: b.height, hash: b.hash }, 'block replaced at a known height: window truncated above it');
       if (outcome === 'added' || outcome === 'replaced') changed = true;
     }
-    this.succeeded(exchange);
     const tip = this.opts.window.tip;
+    if (tip !== before) this.tipExchange = exchange;
+    this.succeeded(exchange);
     if (changed && tip) this.emit('blocks', tip.height);
   }
 
   private poll(): void {
     clearTimeout(this.pollTimer);
     this.pollTimer = undefined;
-    const run = this.catchUp();
-    const exchange = this.catchingExchange;
-    run
-      .catch((err: unknown) => this.failed(err, 'poll', exchange))
-      .finally(() => this.schedulePoll());
+    void this.catchUp().finally(() => this.schedulePoll());
   }
 
   private schedulePoll(): void {
