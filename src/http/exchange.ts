@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { GatewayError, errorBody, toGatewayError, type ErrorStyle } from '../errors.js';
 import type { AuthenticatedKey } from '../pipeline/auth.js';
 import { policyField, rateLimitField, resetSeconds, retryAfterSeconds, type RateLimitResult } from '../pipeline/rate-limit.js';
+import { refusalBody } from './refusal.js';
 import { statusLine } from './status.js';
 import { JSON_TYPE, type Method, type RequestContext, type Reply, type RouteDef } from './route.js';
 import type { HttpResponse } from './uws.js';
@@ -47,7 +48,10 @@ export class Exchange implements RequestContext {
   keyId: string | undefined;
   /** A HEAD request: headers as for GET, no body. */
   head = false;
-  /** Close the connection after this response (e.g. after a 413, so the rest of the body is never read). */
+  /**
+   * A refusal (bad framing, 413, 431): the connection ends with this response, so neither the rest
+   * of the body nor anything pipelined behind it is read (refusal.ts).
+   */
   closeAfter = false;
   readonly t0: number;
   // RequestContext
@@ -128,6 +132,12 @@ export class Exchange implements RequestContext {
     const res = this.res;
     const reply = this.reply!;
     const status = this.status;
+    // A refusal ends the connection with its answer (refusal.ts); with no body to carry it, a
+    // refused HEAD is dropped instead, so nothing read behind it is served.
+    if (this.closeAfter && (this.head || status === 304)) {
+      res.close();
+      return;
+    }
     res.writeStatus(statusLine(status));
     if (status !== 304) res.writeHeader('Content-Type', reply.contentType ?? JSON_TYPE);
     res.writeHeader('X-Request-Id', this.requestId);
@@ -148,8 +158,8 @@ export class Exchange implements RequestContext {
     if (h) for (const k in h) res.writeHeader(k, h[k]!);
     const close = this.server.closing || this.closeAfter;
     // This uWS build aborts the process on endWithoutBody(n > 0) and on endWithoutBody(undefined,
-    // true): a HEAD answer writes its own Content-Length; with the connection closing (shutdown,
-    // 413/431) only endWithoutBody(0, true) is safe, which reports a zero length.
+    // true): a HEAD answer writes its own Content-Length; with the connection closing (shutdown)
+    // only endWithoutBody(0, true) is safe, which reports a zero length.
     if (status === 304 || this.head) {
       if (close) res.endWithoutBody(0, true);
       else {
@@ -157,7 +167,7 @@ export class Exchange implements RequestContext {
         res.endWithoutBody();
       }
     } else {
-      res.end(reply.body, close);
+      res.end(this.closeAfter ? refusalBody(reply.body) : reply.body, close);
     }
   }
 

@@ -18,6 +18,7 @@ import type { KeyStore } from '../pipeline/auth.js';
 import { presentedKey } from '../pipeline/auth.js';
 import type { RateLimitResult, RateLimitStore } from '../pipeline/rate-limit.js';
 import { readBody, mediaType } from './body.js';
+import { socketClosed } from './refusal.js';
 import { Exchange, UNMATCHED } from './exchange.js';
 import { statusLine } from './status.js';
 import type { Method, Reply, RouteDef } from './route.js';
@@ -140,6 +141,11 @@ export class HttpServer {
       maxBackpressure: 1 << 20,
       sendPingsAutomatically: true,
       upgrade: (res, req, context) => {
+        // Upgrading a socket uWS has already closed crashes the process (refusal.ts).
+        if (socketClosed(res.getRemoteAddressAsText())) {
+          res.close();
+          return;
+        }
         const params: Record<string, string> = {};
         names.forEach((n, i) => (params[n] = req.getParameter(i) ?? ''));
         const topic = t.topicFor(params);
@@ -247,24 +253,31 @@ export class HttpServer {
     }
   }
 
-  private clientIp(res: HttpResponse, req: HttpRequest): string {
+  private clientIp(req: HttpRequest, remote: ArrayBuffer): string {
     if (this.opts.trustProxy) {
       const xff = req.getHeader('x-forwarded-for');
       if (xff) return xff.split(',')[0]!.trim();
     }
-    return latin1.decode(res.getRemoteAddressAsText());
+    return latin1.decode(remote);
   }
 
-  private newExchange(res: HttpResponse, req: HttpRequest, route: RouteDef, style: ErrorStyle, method: Method): Exchange {
+  /** The request's exchange, or undefined (and dropped) if it was read behind a refusal that closed its socket. */
+  private newExchange(res: HttpResponse, req: HttpRequest, route: RouteDef, style: ErrorStyle, method: Method): Exchange | undefined {
+    const remote = res.getRemoteAddressAsText();
+    if (socketClosed(remote)) {
+      res.close();
+      return undefined;
+    }
     const given = req.getHeader('x-request-id');
     const requestId = given !== '' && given.length <= 128 && /^[\x21-\x7e]+$/.test(given) ? given : `${bootId}-${(++requestSeq).toString(36)}`;
-    const ex = new Exchange(this, res, route, style, method, req.getUrl(), requestId, this.clientIp(res, req), this.opts.requestLog !== 'none');
+    const ex = new Exchange(this, res, route, style, method, req.getUrl(), requestId, this.clientIp(req, remote), this.opts.requestLog !== 'none');
     this.inFlight++;
     return ex;
   }
 
   private reject(res: HttpResponse, req: HttpRequest, err: GatewayError, style: ErrorStyle): void {
     const ex = this.newExchange(res, req, UNMATCHED, style, req.getMethod().toUpperCase() as Method);
+    if (!ex) return;
     if (this.opts.requestLog !== 'none') copyHeaders(req, ex.headers, CLIENT_HEADERS);
     ex.fail(err);
     ex.sync = false;
@@ -272,6 +285,7 @@ export class HttpServer {
 
   private handle(route: RouteDef, res: HttpResponse, req: HttpRequest, head: boolean): void {
     const ex = this.newExchange(res, req, route, route.style, route.method);
+    if (!ex) return;
     ex.head = head;
     try {
       this.pipeline(ex, route, res, req);
