@@ -49,8 +49,8 @@ export function refusalBody(body: string | Uint8Array): string | Uint8Array {
 
 /**
  * True when uWS dispatches a request from a socket it has already closed: a closed socket has no
- * peer address (`getRemoteAddressAsText()` is empty; the server listens on TCP only).
+ * peer address (`getRemoteAddress()` is empty; the server listens on TCP only).
  */
-export function socketClosed(remoteAddressText: ArrayBuffer): boolean {
-  return remoteAddressText.byteLength === 0;
+export function socketClosed(remoteAddress: ArrayBuffer): boolean {
+  return remoteAddress.byteLength === 0;
 }

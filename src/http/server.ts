@@ -19,6 +19,7 @@ import { presentedKey } from '../pipeline/auth.js';
 import type { RateLimitResult, RateLimitStore } from '../pipeline/rate-limit.js';
 import { readBody, mediaType } from './body.js';
 import { socketClosed } from './refusal.js';
+import { addressText } from './remote-address.js';
 import { Exchange, UNMATCHED } from './exchange.js';
 import { statusLine } from './status.js';
 import type { Method, Reply, RouteDef } from './route.js';
@@ -63,7 +64,6 @@ const GET_HEADERS = ['if-none-match'] as const;
 
 let requestSeq = 0;
 const bootId = randomBytes(4).toString('hex');
-const latin1 = new TextDecoder('latin1');
 
 /*
  * The hot path allocates as little as it can: at 50k requests/s every object and closure per
@@ -142,7 +142,7 @@ export class HttpServer {
       sendPingsAutomatically: true,
       upgrade: (res, req, context) => {
         // Upgrading a socket uWS has already closed crashes the process (refusal.ts).
-        if (socketClosed(res.getRemoteAddressAsText())) {
+        if (socketClosed(res.getRemoteAddress())) {
           res.close();
           return;
         }
@@ -258,12 +258,12 @@ export class HttpServer {
       const xff = req.getHeader('x-forwarded-for');
       if (xff) return xff.split(',')[0]!.trim();
     }
-    return latin1.decode(remote);
+    return addressText(remote);
   }
 
   /** The request's exchange, or undefined (and dropped) if it was read behind a refusal that closed its socket. */
   private newExchange(res: HttpResponse, req: HttpRequest, route: RouteDef, style: ErrorStyle, method: Method): Exchange | undefined {
-    const remote = res.getRemoteAddressAsText();
+    const remote = res.getRemoteAddress();
     if (socketClosed(remote)) {
       res.close();
       return undefined;
