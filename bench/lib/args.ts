@@ -14,7 +14,7 @@ export const USAGE = `usage: npm run bench -- [options]    (or: npx tsx bench/ru
   --rate N                cap every load run at N requests per second overall
   --network NAME          network for statistics and proving routes (default preview)
   --only IDS              run only these scenarios (comma-separated ids, e.g. cached-summary,baselines)
-  --sponsor-wallets N     server DUST wallets per embedded network (default 2; more = more distinct
+  --sponsor-wallets N     server DUST wallets per embedded network (default 6; more = more distinct
                           /balance-only requests before reservations run out)
   --no-devnet             start the local server without the embedded devnet
   --cpu-prof DIR          write V8 CPU profiles of the local nightgate (main thread and every
@@ -39,6 +39,9 @@ export interface BenchArgs {
 export class ArgsError extends Error {
   override name = 'ArgsError';
 }
+
+/** Enough DUST UTXOs (33 each) for ~300 distinct sponsorships per scenario over the three devnets. */
+const DEFAULT_SPONSOR_WALLETS = 6;
 
 const VALUE_FLAGS = new Set(['--url', '--key', '--duration', '--connections', '--rate', '--network', '--only', '--sponsor-wallets', '--cpu-prof']);
 const BOOLEAN_FLAGS = new Set(['--quick', '--no-devnet', '--help']);
@@ -99,7 +102,7 @@ export function parseArgs(argv: readonly string[]): BenchArgs {
     ...(rate !== undefined ? { rate: positive('--rate', rate, false) } : {}),
     network,
     ...(only !== undefined ? { only: new Set(only.split(',').map((s) => s.trim()).filter(Boolean)) } : {}),
-    sponsorWallets: sponsors !== undefined ? positive('--sponsor-wallets', sponsors, true) : 2,
+    sponsorWallets: sponsors !== undefined ? positive('--sponsor-wallets', sponsors, true) : DEFAULT_SPONSOR_WALLETS,
     devnet: !flags.has('--no-devnet'),
     ...(values.has('--cpu-prof') ? { cpuProfDir: values.get('--cpu-prof') as string } : {}),
     help: flags.has('--help'),
