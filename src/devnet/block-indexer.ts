@@ -2,7 +2,7 @@
 // UTXOs from the ledger's UTXO-set delta, ledger events split into zswap and DUST streams (their
 // `raw` is the ledger's own serialization, so wallets can replay them), contract actions from the
 // intents, Merkle roots from an observer that replays the zswap events.
-import { L } from './ledger-kit.js';
+import { L, release } from './ledger-kit.js';
 import { bytesToHex, deriveSeed } from './keys.js';
 import type { AppliedTx, ProducedBlock } from './chain.js';
 import type { IndexerStore } from './indexer-store.js';
@@ -48,6 +48,13 @@ function rootHex(local: L.ZswapLocalState): string {
   return root === undefined ? EMPTY_ROOT : Buffer.from(root.toString(16).padStart(64, '0'), 'hex').reverse().toString('hex');
 }
 
+function firstFree(state: L.LedgerState): number {
+  const zswap = state.zswap;
+  const index = Number(zswap.firstFree);
+  release(zswap);
+  return index;
+}
+
 function tokenTypeHex(token: L.TokenType): string {
   return token.tag === 'dust' ? EMPTY_ROOT : token.raw;
 }
@@ -76,6 +83,8 @@ export class BlockIndexer {
    */
   index(block: ProducedBlock, state: L.LedgerState): { bundle: BlockBundle; dustEvents: Uint8Array; zswapEvents: Uint8Array } {
     const ids = this.#store.nextIds();
+    const params = state.parameters;
+    const zswap = state.zswap;
     const bundle: BlockBundle = {
       block: {
         height: block.height,
@@ -84,9 +93,9 @@ export class BlockIndexer {
         timestamp: block.timestampMs,
         author: this.#author,
         protocolVersion: PROTOCOL_VERSION,
-        ledgerParameters: bytesToHex(state.parameters.serialize()),
+        ledgerParameters: bytesToHex(params.serialize()),
         zswapMerkleTreeRoot: '',
-        zswapEndIndex: Number(state.zswap.firstFree),
+        zswapEndIndex: Number(zswap.firstFree),
         transactionIds: [],
       },
       transactions: [],
@@ -96,6 +105,7 @@ export class BlockIndexer {
       zswapEvents: [],
       contractActions: [],
     };
+    release(params, zswap);
     for (const applied of block.applied) {
       const record = this.#indexTransaction(applied, ids.transaction++, block.height, bundle, ids);
       bundle.transactions.push(record);
@@ -122,7 +132,8 @@ export class BlockIndexer {
     const zswapEventIds: number[] = [];
     const generationNonces = new Set<string>();
     let fee = 0n;
-    for (const event of result.events) {
+    const events = result.events;
+    for (const event of events) {
       const content = event.content;
       const raw = event.serialize();
       const typename = DUST_EVENT_TYPES[content.tag];
@@ -146,14 +157,20 @@ export class BlockIndexer {
         zswapRaws.push(raw);
       }
     }
+    release(...events);
     if (zswapRaws.length > 0) {
-      this.#observer = this.#observer.replayRawEvents(this.#observerKeys, Buffer.concat(zswapRaws)).state;
+      const replayed = this.#observer.replayRawEvents(this.#observerKeys, Buffer.concat(zswapRaws));
+      release(this.#observer);
+      this.#observer = replayed.state;
+      release(replayed);
     }
-    const [created, spent] = after.utxo.delta(before.utxo);
+    const utxosAfter = after.utxo;
+    const utxosBefore = before.utxo;
+    const [created, spent] = utxosAfter.delta(utxosBefore);
     const createdUtxoKeys: string[] = [];
     for (const utxo of created) {
       const initialNonce = L.dustInitialNonce(BigInt(utxo.outputNo), utxo.intentHash);
-      const meta = after.utxo.lookupMeta(utxo);
+      const meta = utxosAfter.lookupMeta(utxo);
       const record: UtxoRecord = {
         key: utxoKey(utxo.intentHash, utxo.outputNo),
         owner: utxo.owner,
@@ -170,6 +187,7 @@ export class BlockIndexer {
       bundle.createdUtxos.push(record);
       createdUtxoKeys.push(record.key);
     }
+    release(utxosAfter, utxosBefore);
     const spentUtxoKeys = [...spent].map((u) => utxoKey(u.intentHash, u.outputNo));
     for (const key of spentUtxoKeys) bundle.spentUtxos.push({ key, transactionId: id });
     const contractActionIds = this.#contractActions(applied, id, bundle, ids);
@@ -187,8 +205,8 @@ export class BlockIndexer {
       segments: result.type === 'partialSuccess' ? segments : null,
       fee: fee.toString(),
       zswapMerkleTreeRoot: rootHex(this.#observer),
-      zswapStartIndex: Number(before.zswap.firstFree),
-      zswapEndIndex: Number(after.zswap.firstFree),
+      zswapStartIndex: firstFree(before),
+      zswapEndIndex: firstFree(after),
       contractActionIds,
       createdUtxoKeys,
       spentUtxoKeys,
@@ -204,10 +222,13 @@ export class BlockIndexer {
     const succeeded = applied.result.successfulSegments;
     for (const [segment, intent] of [...intents].sort((a, b) => a[0] - b[0])) {
       if (succeeded && succeeded.get(segment) === false) continue;
-      for (const action of intent.actions) {
+      const actions = intent.actions;
+      for (const action of actions) {
         const address = action.address;
         const contract = applied.after.index(address);
         if (!contract) continue;
+        const zswap = applied.after.zswap;
+        const contractZswap = zswap.filter(address);
         const id = ids.contractAction++;
         const typename = action instanceof L.ContractDeploy ? 'ContractDeploy' : action instanceof L.MaintenanceUpdate ? 'ContractUpdate' : 'ContractCall';
         const record: ContractActionRecord = {
@@ -215,24 +236,28 @@ export class BlockIndexer {
           typename,
           address,
           state: bytesToHex(contract.serialize()),
-          zswapState: bytesToHex(applied.after.zswap.filter(address).serialize()),
+          zswapState: bytesToHex(contractZswap.serialize()),
           entryPoint: action instanceof L.ContractCall ? entryPointText(action.entryPoint) : null,
           transactionId: txId,
           deployId: typename === 'ContractDeploy' ? id : this.#deployId(address, bundle),
           balances: [...contract.balance].map(([token, amount]) => ({ tokenType: tokenTypeHex(token), amount: amount.toString() })),
         };
+        release(contract, zswap, contractZswap);
         bundle.contractActions.push(record);
         out.push(id);
       }
+      release(...actions, intent);
     }
     return out;
   }
 
+  /** The deploy of `address`: in this block, or the one any held action on it refers to; -1 if none is held. */
   #deployId(address: string, bundle: BlockBundle): number {
     const pending = bundle.contractActions.find((a) => a.address === address && a.typename === 'ContractDeploy');
     if (pending) return pending.id;
     const first = this.#store.contractActionIds(address)[0];
-    return first ?? -1;
+    const held = first === undefined ? undefined : this.#store.contractAction(first);
+    return held?.deployId ?? -1;
   }
 }
 

@@ -27,7 +27,7 @@ async function start(): Promise<void> {
   const schema = buildExecutableSchema();
   for (const n of config.networks) {
     const network = new DevnetNetwork(
-      { ...n, blockTimeMs: config.blockTimeMs, genesisAgeMs: config.genesisAgeMs },
+      { ...n, blockTimeMs: config.blockTimeMs, genesisAgeMs: config.genesisAgeMs, ...(config.retainBlocks !== undefined ? { retainBlocks: config.retainBlocks } : {}) },
       schema,
       new MockProver(n.networkId),
       log,

@@ -2,7 +2,7 @@
 // checked with `wellFormed` against the state it is applied to (so two transactions in one block
 // cannot spend the same input), packed while the block stays within the ledger's limits, applied,
 // and the block is closed with `postBlockUpdate` — a valid ledger history, proofs aside.
-import { addCost, blockContext, ledgerDate, L, zeroCost, type AnyTransaction } from './ledger-kit.js';
+import { addCost, blockContext, ledgerDate, L, release, zeroCost, type AnyTransaction } from './ledger-kit.js';
 import { reasonOf } from './errors.js';
 import { sha256Hex } from './keys.js';
 
@@ -31,6 +31,8 @@ export interface ProducedBlock {
   /** Valid, but the block was full: try again in the next block. */
   deferred: Candidate[];
   rejected: Array<{ candidate: Candidate; reason: string }>;
+  /** Ledger objects nothing needs once the block is indexed: the states it went through, the results. */
+  retired: unknown[];
 }
 
 export interface ChainHead {
@@ -74,7 +76,22 @@ export class Chain {
 
   /** Throws the ledger's reason when `tx` could not go into a block at `timeMs` on the current state. */
   validate(tx: AnyTransaction, timeMs: number, strictness: L.WellFormedStrictness): void {
-    tx.eraseProofs().wellFormed(this.state, strictness, ledgerDate(timeMs));
+    const erased = tx.eraseProofs();
+    try {
+      release(erased.wellFormed(this.state, strictness, ledgerDate(timeMs)));
+    } finally {
+      release(erased);
+    }
+  }
+
+  /** The fullness `cost` would take in a block, per the state's parameters (throws when over a limit). */
+  static #normalized(state: L.LedgerState, cost: L.SyntheticCost): L.NormalizedCost {
+    const params = state.parameters;
+    try {
+      return params.normalizeFullness(cost);
+    } finally {
+      release(params);
+    }
   }
 
   produce(candidates: Candidate[], timestampMs: number, strictness: L.WellFormedStrictness): ProducedBlock {
@@ -83,40 +100,52 @@ export class Chain {
     const applied: AppliedTx[] = [];
     const deferred: Candidate[] = [];
     const rejected: ProducedBlock['rejected'] = [];
-    let state = this.state;
+    const previous = this.state;
+    let state = previous;
     let cost = zeroCost();
     for (const candidate of candidates) {
       let verified: L.VerifiedTransaction;
+      const erased = candidate.tx.eraseProofs();
       try {
-        verified = candidate.tx.eraseProofs().wellFormed(state, strictness, time);
+        verified = erased.wellFormed(state, strictness, time);
       } catch (err) {
         rejected.push({ candidate, reason: reasonOf(err) });
         continue;
+      } finally {
+        release(erased);
       }
-      const total = addCost(cost, candidate.tx.cost(state.parameters));
+      const params = state.parameters;
+      const total = addCost(cost, candidate.tx.cost(params));
+      release(params);
       try {
-        state.parameters.normalizeFullness(total);
+        Chain.#normalized(state, total);
       } catch (err) {
+        release(verified);
         if (applied.length === 0) rejected.push({ candidate, reason: reasonOf(err) });
         else deferred.push(candidate);
         continue;
       }
-      const [next, result] = state.apply(verified, new L.TransactionContext(state, context));
+      const txContext = new L.TransactionContext(state, context);
+      const [next, result] = state.apply(verified, txContext);
+      release(verified, txContext);
       if (result.type === 'failure') {
         rejected.push({ candidate, reason: result.error ?? 'transaction failed' });
+        release(next, result);
         continue;
       }
       applied.push({ candidate, result, before: state, after: next });
       state = next;
       cost = total;
     }
-    const normalized = state.parameters.normalizeFullness(cost);
+    const normalized = Chain.#normalized(state, cost);
     this.state = state.postBlockUpdate(time, normalized, fullness(normalized));
     const parentHash = this.height < 0 ? null : this.hash;
     this.height += 1;
     this.hash = sha256Hex(this.hash, String(this.height), String(timestampMs), ...applied.map((a) => a.candidate.hash));
     this.timestampMs = timestampMs;
-    return { height: this.height, hash: this.hash, parentHash, timestampMs, applied, deferred, rejected };
+    // Every state the block went through ends in `after` of one transaction, or is `previous`.
+    const retired = [previous, ...applied.flatMap((a) => [a.after, a.result])];
+    return { height: this.height, hash: this.hash, parentHash, timestampMs, applied, deferred, rejected, retired };
   }
 
   head(): ChainHead {

@@ -2,6 +2,8 @@
 //   --port-base N        network i listens on N + i (default: free ports)
 //   --block-time-ms N    block interval (default 6000)
 //   --state-dir DIR      persist the chains there (default: in memory)
+//   --retain-blocks N    blocks each indexer keeps in memory (default 1000); older ones are served
+//                        from the state dir, or pruned without one
 //   --networks a,b,c     network names (default mainnet,preprod,preview)
 //   --sponsor-dust-seed  hex 32-byte DUST seed registered at genesis; repeatable
 import { parseArgs } from 'node:util';
@@ -23,6 +25,7 @@ async function main(): Promise<void> {
       'port-base': { type: 'string' },
       'block-time-ms': { type: 'string' },
       'state-dir': { type: 'string' },
+      'retain-blocks': { type: 'string' },
       networks: { type: 'string' },
       'sponsor-dust-seed': { type: 'string', multiple: true },
     },
@@ -35,6 +38,7 @@ async function main(): Promise<void> {
       networks: names.map((name) => ({ name, seed: `nightgate-devnet-${name}`, sponsorDustSeeds: values['sponsor-dust-seed'] ?? [] })),
       blockTimeMs: integer('block-time-ms', values['block-time-ms'], 6000),
       ...(values['state-dir'] ? { stateDir: values['state-dir'] } : {}),
+      ...(values['retain-blocks'] !== undefined ? { retainBlocks: integer('retain-blocks', values['retain-blocks'], 0) } : {}),
       logger,
     },
     { portBase: integer('port-base', values['port-base'], 0) },

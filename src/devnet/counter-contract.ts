@@ -2,7 +2,7 @@
 // of the state array and one entry point, `increment` — the transcript Compact generates for
 // `counter.increment(1)`. It has no circuit: its verifier key is a well-formed placeholder that is
 // never checked (contract-proof checks are off), and its proof is mock-shaped.
-import { L } from './ledger-kit.js';
+import { L, release } from './ledger-kit.js';
 import type { MockProver } from './mock-prover.js';
 
 export const COUNTER_ENTRY_POINT = 'increment';
@@ -49,8 +49,11 @@ export function counterDeploy(): L.ContractDeploy {
 export function counterIncrement(state: L.LedgerState, address: L.ContractAddress): L.ContractCallPrototype | undefined {
   const contract = state.index(address);
   if (!contract) return undefined;
-  const context = new L.QueryContext(contract.data, address);
-  const [guaranteed, fallible] = L.partitionTranscripts([new L.PreTranscript(context, INCREMENT)], state.parameters)[0] ?? [];
+  const data = contract.data;
+  const context = new L.QueryContext(data, address);
+  const params = state.parameters;
+  const [guaranteed, fallible] = L.partitionTranscripts([new L.PreTranscript(context, INCREMENT)], params)[0] ?? [];
+  release(contract, data, context, params);
   return new L.ContractCallPrototype(
     address,
     COUNTER_ENTRY_POINT,

@@ -14,6 +14,8 @@ export const DevnetErrorCode = {
   NOT_FOUND: 'DEVNET_NOT_FOUND',
   METHOD_NOT_ALLOWED: 'DEVNET_METHOD_NOT_ALLOWED',
   NOT_SERVED: 'DEVNET_NOT_SERVED',
+  /** Older than the indexer's retained history, on a devnet without a state directory. */
+  PRUNED: 'DEVNET_PRUNED',
   STATE_MISMATCH: 'DEVNET_STATE_MISMATCH',
   CLOSED: 'DEVNET_CLOSED',
   INTERNAL: 'DEVNET_INTERNAL',

@@ -16,6 +16,11 @@ export interface DevnetOptions {
   }>;
   blockTimeMs: number;
   stateDir?: string;
+  /**
+   * Blocks each network's indexer keeps in memory (default 1000); older ones are read from the
+   * state directory when there is one, and pruned otherwise (indexer-store.ts).
+   */
+  retainBlocks?: number;
   /** Ledger network id, default 'undeployed'. */
   networkId?: string;
   logger?: Logger;

@@ -1,6 +1,25 @@
-// The devnet's indexer database: append-only arrays plus the lookups the GraphQL API needs. Ids
-// start at 1, like the indexer's BIGSERIAL columns, so 0 can mean "none" or "from the start". Subscriptions wait on `changed()`, which settles on every appended block and
+// The devnet's indexer database, held in memory and bounded: the newest `retainBlocks` blocks with
+// every record they carry and every lookup over them, plus the few older records a held record
+// refers to (below). Ids start at 1, like the indexer's BIGSERIAL columns, so 0 can mean "none"
+// or "from the start". Subscriptions wait on `changed()`, which settles on every appended block and
 // on close, so a live feed never polls.
+//
+// What happens to a block older than the retained history (issue #8: keeping every block made the
+// worker grow by every block it produced, without end):
+//  - With an archive (a devnet with a state directory: its block log, persistence.ts), records by
+//    height or id — blocks, transactions, ledger events, contract actions — are read back from
+//    disk, so feeds replay the whole chain (a wallet syncing DUST or Zswap events from id 1).
+//  - Without one, they are gone: a query answers as for a record that does not exist (null or an
+//    empty list), and a subscription asked to start before the retained history — or one whose
+//    client fell that far behind — fails with DEVNET_PRUNED rather than skip what a wallet needs.
+//  - Either way, lookups by hash, identifier or address cover the retained history only (their
+//    indexes are what would grow). Block 0 (genesis) is always kept.
+//  - A record the retained history refers to through a non-null field stays: the transaction that
+//    created a UTXO which is unspent or spent within the retained history
+//    (UnshieldedUtxo.createdAtTransaction), the deploy of a retained contract call
+//    (ContractCall.deploy), and the block of any transaction so kept (Transaction.block). Such a
+//    record keeps its own fields; its lists (a block's transactions, a transaction's events) hold
+//    only what is still kept. Unspent UTXO records stay: they are the chain's current state.
 import type {
   BlockBundle,
   BlockRecord,
@@ -11,24 +30,122 @@ import type {
   ZswapEventRecord,
 } from './indexer-records.js';
 
+/** Records read back by height or id, for blocks older than the retained history. */
+export interface BlockArchive {
+  block(height: number): BlockRecord | undefined;
+  transaction(id: number): TransactionRecord | undefined;
+  dustEvent(id: number): DustEventRecord | undefined;
+  zswapEvent(id: number): ZswapEventRecord | undefined;
+  contractAction(id: number): ContractActionRecord | undefined;
+  /** The highest transaction id in blocks at or below `height`, 0 when there is none. */
+  lastTransactionIdAt(height: number): number | undefined;
+}
+
+export interface IndexerStoreOptions {
+  /** Blocks kept in memory with everything they carry; at least 1. */
+  retainBlocks: number;
+  archive?: BlockArchive;
+}
+
+/** Collection sizes, for tests and /health: what the bound applies to. */
+export interface StoreSizes {
+  blocks: number;
+  transactions: number;
+  dustEvents: number;
+  zswapEvents: number;
+  contractActions: number;
+  utxos: number;
+  keptForReferences: number;
+  blockHashes: number;
+  transactionHashes: number;
+  identifiers: number;
+  addresses: number;
+  addressEntries: number;
+  contractAddresses: number;
+}
+
+/** Records with consecutive ids `base`, `base + 1`, …; old ones leave from the front. */
+class IdRange<T> {
+  base: number;
+  readonly items: T[] = [];
+
+  constructor(base: number) {
+    this.base = base;
+  }
+
+  get next(): number {
+    return this.base + this.items.length;
+  }
+
+  at(id: number): T | undefined {
+    return id >= this.base ? this.items[id - this.base] : undefined;
+  }
+
+  push(id: number, item: T): void {
+    if (id !== this.next) throw new Error(`record ${id} appended where ${this.next} was due`);
+    this.items.push(item);
+  }
+
+  /** Drops every record up to and including `id`. */
+  dropThrough(id: number): void {
+    const n = id - this.base + 1;
+    if (n <= 0) return;
+    this.items.splice(0, n);
+    this.base += n;
+  }
+}
+
 function pushTo<K>(map: Map<K, number[]>, key: K, id: number): void {
   const list = map.get(key);
   if (list === undefined) map.set(key, [id]);
   else if (list[list.length - 1] !== id) list.push(id);
 }
 
+/** Removes ids up to `lastId` from the front of `key`'s ascending list. */
+function trimFront<K>(map: Map<K, number[]>, key: K, lastId: number): void {
+  const list = map.get(key);
+  if (!list) return;
+  let n = 0;
+  while (n < list.length && (list[n] as number) <= lastId) n++;
+  if (n === list.length) map.delete(key);
+  else if (n > 0) list.splice(0, n);
+}
+
+function bump<K>(map: Map<K, number>, key: K, by: number): number {
+  const n = (map.get(key) ?? 0) + by;
+  if (n <= 0) map.delete(key);
+  else map.set(key, n);
+  return n;
+}
+
 export class IndexerStore {
-  readonly blocks: BlockRecord[] = [];
-  readonly #transactions: TransactionRecord[] = [];
-  readonly #dustEvents: DustEventRecord[] = [];
-  readonly #zswapEvents: ZswapEventRecord[] = [];
-  readonly #contractActions: ContractActionRecord[] = [];
+  readonly retainBlocks: number;
+  readonly #archive: BlockArchive | undefined;
+  #genesis: BlockRecord | undefined;
+  readonly #blocks = new IdRange<BlockRecord>(0);
+  /** First transaction id of each retained block (a block may have none). */
+  readonly #firstTxIds = new IdRange<number>(0);
+  readonly #transactions = new IdRange<TransactionRecord>(1);
+  readonly #dustEvents = new IdRange<DustEventRecord>(1);
+  readonly #zswapEvents = new IdRange<ZswapEventRecord>(1);
+  readonly #contractActions = new IdRange<ContractActionRecord>(1);
   readonly #utxos = new Map<string, UtxoRecord>();
   readonly #blockByHash = new Map<string, number>();
   readonly #txByHash = new Map<string, number[]>();
   readonly #txByIdentifier = new Map<string, number[]>();
   readonly #txByAddress = new Map<string, number[]>();
   readonly #actionsByAddress = new Map<string, number[]>();
+  /** Older records kept because a held record refers to them (see the header). */
+  readonly #keptTransactions = new Map<number, TransactionRecord>();
+  readonly #keptActions = new Map<number, ContractActionRecord>();
+  readonly #keptBlocks = new Map<number, BlockRecord>();
+  /** Per transaction: held UTXO records it created, plus kept deploys it carries. */
+  readonly #transactionRefs = new Map<number, number>();
+  /** Per deploy: retained calls of its contract. */
+  readonly #deployRefs = new Map<number, number>();
+  /** Per height: kept transactions of that block. */
+  readonly #blockRefs = new Map<number, number>();
+  #latestDeploy: string | undefined;
   #closed = false;
   /**
    * When live block production (re)started. Genesis is backdated and a stopped devnet produces
@@ -36,6 +153,12 @@ export class IndexerStore {
    */
   liveSinceMs: number | undefined;
   #wake: { promise: Promise<void>; resolve: () => void } = IndexerStore.#signal();
+
+  constructor(opts: IndexerStoreOptions) {
+    if (!Number.isSafeInteger(opts.retainBlocks) || opts.retainBlocks < 1) throw new RangeError('retainBlocks must be a positive integer');
+    this.retainBlocks = opts.retainBlocks;
+    this.#archive = opts.archive;
+  }
 
   static #signal(): { promise: Promise<void>; resolve: () => void } {
     let resolve!: () => void;
@@ -48,32 +171,72 @@ export class IndexerStore {
   }
 
   get latestBlock(): BlockRecord | undefined {
-    return this.blocks[this.blocks.length - 1];
+    return this.#blocks.items[this.#blocks.items.length - 1];
+  }
+
+  get genesis(): BlockRecord | undefined {
+    return this.#genesis;
+  }
+
+  /** Height the next block takes (the number of blocks ever appended). */
+  get nextHeight(): number {
+    return this.#blocks.next;
+  }
+
+  /** The oldest height held in full; older blocks come from the archive, if any. */
+  get oldestRetainedHeight(): number {
+    return this.#blocks.base;
+  }
+
+  /** Whether records older than the retained history can still be read (from the archive). */
+  get hasArchive(): boolean {
+    return this.#archive !== undefined;
+  }
+
+  /** The address of the most recently deployed contract. */
+  get latestDeploy(): string | undefined {
+    return this.#latestDeploy;
   }
 
   /** The next ids a new block's records take. */
   nextIds(): { transaction: number; dustEvent: number; zswapEvent: number; contractAction: number } {
     return {
-      transaction: this.#transactions.length + 1,
-      dustEvent: this.#dustEvents.length + 1,
-      zswapEvent: this.#zswapEvents.length + 1,
-      contractAction: this.#contractActions.length + 1,
+      transaction: this.#transactions.next,
+      dustEvent: this.#dustEvents.next,
+      zswapEvent: this.#zswapEvents.next,
+      contractAction: this.#contractActions.next,
+    };
+  }
+
+  /** The lowest id of each kind that is still held in full (feeds start there without an archive). */
+  oldestRetainedIds(): { transaction: number; dustEvent: number; zswapEvent: number; contractAction: number } {
+    return {
+      transaction: this.#transactions.base,
+      dustEvent: this.#dustEvents.base,
+      zswapEvent: this.#zswapEvents.base,
+      contractAction: this.#contractActions.base,
     };
   }
 
   append(bundle: BlockBundle): void {
     const { block } = bundle;
-    if (block.height !== this.blocks.length) throw new Error(`block ${block.height} appended at height ${this.blocks.length}`);
-    this.blocks.push(block);
+    if (block.height !== this.#blocks.next) throw new Error(`block ${block.height} appended at height ${this.#blocks.next}`);
+    // Ledger parameters rarely change: share the previous block's text (1.4 kB per block otherwise).
+    const previous = this.latestBlock;
+    if (previous && previous.ledgerParameters === block.ledgerParameters) block.ledgerParameters = previous.ledgerParameters;
+    this.#blocks.push(block.height, block);
+    this.#firstTxIds.push(block.height, this.#transactions.next);
+    if (block.height === 0) this.#genesis = block;
     this.#blockByHash.set(block.hash, block.height);
     for (const tx of bundle.transactions) {
-      this.#transactions[tx.id - 1] = tx;
+      this.#transactions.push(tx.id, tx);
       pushTo(this.#txByHash, tx.hash, tx.id);
       for (const identifier of tx.identifiers) pushTo(this.#txByIdentifier, identifier, tx.id);
     }
     const touched: Array<{ owner: string; id: number }> = [];
     for (const utxo of bundle.createdUtxos) {
       this.#utxos.set(utxo.key, utxo);
+      bump(this.#transactionRefs, utxo.createdAtTransactionId, 1);
       touched.push({ owner: utxo.owner, id: utxo.createdAtTransactionId });
     }
     for (const { key, transactionId } of bundle.spentUtxos) {
@@ -85,15 +248,86 @@ export class IndexerStore {
     // Keep each address's list ascending: a block may spend an address's UTXO before creating one.
     touched.sort((a, b) => a.id - b.id);
     for (const { owner, id } of touched) pushTo(this.#txByAddress, owner, id);
-    for (const event of bundle.dustEvents) this.#dustEvents[event.id - 1] = event;
-    for (const event of bundle.zswapEvents) this.#zswapEvents[event.id - 1] = event;
+    for (const event of bundle.dustEvents) this.#dustEvents.push(event.id, event);
+    for (const event of bundle.zswapEvents) this.#zswapEvents.push(event.id, event);
     for (const action of bundle.contractActions) {
-      this.#contractActions[action.id - 1] = action;
+      this.#contractActions.push(action.id, action);
       pushTo(this.#actionsByAddress, action.address, action.id);
+      if (action.typename === 'ContractDeploy') this.#latestDeploy = action.address;
+      else if (action.deployId > 0) bump(this.#deployRefs, action.deployId, 1);
     }
+    while (this.#blocks.items.length > this.retainBlocks) this.#evictOldest();
     const wake = this.#wake;
     this.#wake = IndexerStore.#signal();
     wake.resolve();
+  }
+
+  /** Moves the oldest retained block out of the retained history (see the header). */
+  #evictOldest(): void {
+    const block = this.#blocks.items[0] as BlockRecord;
+    let lastTx = 0;
+    let lastDust = 0;
+    let lastZswap = 0;
+    let lastAction = 0;
+    for (const id of block.transactionIds) {
+      const tx = this.#transactions.at(id) as TransactionRecord;
+      lastTx = id;
+      lastDust = Math.max(lastDust, ...tx.dustEventIds);
+      lastZswap = Math.max(lastZswap, ...tx.zswapEventIds);
+      // Its spends leave the retained history: the records they spent are no longer referred to.
+      for (const key of tx.spentUtxoKeys) {
+        const utxo = this.#utxos.get(key);
+        if (!utxo || utxo.spentAtTransactionId !== id) continue;
+        this.#utxos.delete(key);
+        trimFront(this.#txByAddress, utxo.owner, id);
+        this.#unrefTransaction(utxo.createdAtTransactionId);
+      }
+      for (const key of tx.createdUtxoKeys) {
+        const utxo = this.#utxos.get(key);
+        if (utxo) trimFront(this.#txByAddress, utxo.owner, id);
+      }
+      for (const actionId of tx.contractActionIds) {
+        const action = this.#contractActions.at(actionId) as ContractActionRecord;
+        lastAction = actionId;
+        trimFront(this.#actionsByAddress, action.address, actionId);
+        if (action.typename !== 'ContractDeploy' && action.deployId > 0 && bump(this.#deployRefs, action.deployId, -1) === 0) {
+          this.#releaseDeploy(action.deployId);
+        }
+        if (action.typename === 'ContractDeploy' && this.#deployRefs.has(actionId)) {
+          this.#keptActions.set(actionId, action);
+          bump(this.#transactionRefs, id, 1);
+        }
+      }
+      trimFront(this.#txByHash, tx.hash, id);
+      for (const identifier of tx.identifiers) trimFront(this.#txByIdentifier, identifier, id);
+      if (this.#transactionRefs.has(id)) {
+        this.#keptTransactions.set(id, tx);
+        bump(this.#blockRefs, block.height, 1);
+      }
+    }
+    this.#transactions.dropThrough(lastTx);
+    this.#dustEvents.dropThrough(lastDust);
+    this.#zswapEvents.dropThrough(lastZswap);
+    this.#contractActions.dropThrough(lastAction);
+    this.#blockByHash.delete(block.hash);
+    if (this.#blockRefs.has(block.height)) this.#keptBlocks.set(block.height, block);
+    this.#blocks.dropThrough(block.height);
+    this.#firstTxIds.dropThrough(block.height);
+  }
+
+  #unrefTransaction(id: number): void {
+    if (bump(this.#transactionRefs, id, -1) > 0) return;
+    const tx = this.#keptTransactions.get(id);
+    if (!tx) return;
+    this.#keptTransactions.delete(id);
+    if (bump(this.#blockRefs, tx.blockHeight, -1) === 0) this.#keptBlocks.delete(tx.blockHeight);
+  }
+
+  #releaseDeploy(id: number): void {
+    const deploy = this.#keptActions.get(id);
+    if (!deploy) return;
+    this.#keptActions.delete(id);
+    this.#unrefTransaction(deploy.transactionId);
   }
 
   /** Settles when the next block is appended or the store closes. */
@@ -106,48 +340,83 @@ export class IndexerStore {
     this.#wake.resolve();
   }
 
+  block(height: number): BlockRecord | undefined {
+    if (height === 0 && this.#genesis) return this.#genesis;
+    return this.#blocks.at(height) ?? this.#keptBlocks.get(height) ?? (height >= 0 && height < this.#blocks.base ? this.#archive?.block(height) : undefined);
+  }
+
   transaction(id: number): TransactionRecord | undefined {
-    return this.#transactions[id - 1];
+    return this.#transactions.at(id) ?? this.#keptTransactions.get(id) ?? (id >= 1 && id < this.#transactions.base ? this.#archive?.transaction(id) : undefined);
   }
 
   dustEvent(id: number): DustEventRecord | undefined {
-    return this.#dustEvents[id - 1];
+    return this.#dustEvents.at(id) ?? (id >= 1 && id < this.#dustEvents.base ? this.#archive?.dustEvent(id) : undefined);
   }
 
   zswapEvent(id: number): ZswapEventRecord | undefined {
-    return this.#zswapEvents[id - 1];
+    return this.#zswapEvents.at(id) ?? (id >= 1 && id < this.#zswapEvents.base ? this.#archive?.zswapEvent(id) : undefined);
   }
 
   contractAction(id: number): ContractActionRecord | undefined {
-    return this.#contractActions[id - 1];
+    return this.#contractActions.at(id) ?? this.#keptActions.get(id) ?? (id >= 1 && id < this.#contractActions.base ? this.#archive?.contractAction(id) : undefined);
+  }
+
+  /** The highest transaction id in blocks at or below `height` (0: none); undefined when not known. */
+  lastTransactionIdAt(height: number): number | undefined {
+    if (height < 0) return undefined;
+    if (height >= this.#blocks.next - 1) return this.#transactions.next - 1;
+    const nextFirst = this.#firstTxIds.at(height + 1);
+    if (nextFirst !== undefined) return nextFirst - 1;
+    return this.#archive?.lastTransactionIdAt(height);
   }
 
   get maxTransactionId(): number {
-    return this.#transactions.length;
+    return this.#transactions.next - 1;
   }
 
   get maxDustEventId(): number {
-    return this.#dustEvents.length;
+    return this.#dustEvents.next - 1;
   }
 
   get maxZswapEventId(): number {
-    return this.#zswapEvents.length;
+    return this.#zswapEvents.next - 1;
+  }
+
+  /** Retained blocks from `height` on, oldest first (at most `limit`). */
+  retainedBlocksFrom(height: number, limit: number): BlockRecord[] {
+    const from = Math.max(height, this.#blocks.base) - this.#blocks.base;
+    return this.#blocks.items.slice(from, from + limit);
+  }
+
+  /** The first retained height whose block is at or after `timestampMs` (timestamps strictly increase). */
+  firstRetainedHeightFrom(timestampMs: number): number {
+    const blocks = this.#blocks.items;
+    let lo = 0;
+    let hi = blocks.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((blocks[mid] as BlockRecord).timestamp < timestampMs) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.#blocks.base + lo;
   }
 
   blockByHash(hash: string): BlockRecord | undefined {
-    const height = this.#blockByHash.get(hash.toLowerCase());
-    return height === undefined ? undefined : this.blocks[height];
+    const lower = hash.toLowerCase();
+    const height = this.#blockByHash.get(lower);
+    if (height !== undefined) return this.#blocks.at(height);
+    return this.#genesis?.hash === lower ? this.#genesis : undefined;
   }
 
   transactionsByHash(hash: string): TransactionRecord[] {
-    return (this.#txByHash.get(hash.toLowerCase()) ?? []).map((id) => this.#transactions[id - 1] as TransactionRecord);
+    return (this.#txByHash.get(hash.toLowerCase()) ?? []).map((id) => this.#transactions.at(id) as TransactionRecord);
   }
 
   transactionsByIdentifier(identifier: string): TransactionRecord[] {
-    return (this.#txByIdentifier.get(identifier.toLowerCase()) ?? []).map((id) => this.#transactions[id - 1] as TransactionRecord);
+    return (this.#txByIdentifier.get(identifier.toLowerCase()) ?? []).map((id) => this.#transactions.at(id) as TransactionRecord);
   }
 
-  /** Ids of the transactions that created or spent a UTXO of `owner` (64-hex), ascending. */
+  /** Ids of the retained transactions that created or spent a UTXO of `owner` (64-hex), ascending. */
   transactionIdsOfAddress(owner: string): readonly number[] {
     return this.#txByAddress.get(owner) ?? [];
   }
@@ -156,7 +425,28 @@ export class IndexerStore {
     return this.#utxos.get(key);
   }
 
+  /** Ids of the retained actions on `address`, ascending. */
   contractActionIds(address: string): readonly number[] {
     return this.#actionsByAddress.get(address.toLowerCase()) ?? [];
+  }
+
+  sizes(): StoreSizes {
+    let addressEntries = 0;
+    for (const list of this.#txByAddress.values()) addressEntries += list.length;
+    return {
+      blocks: this.#blocks.items.length,
+      transactions: this.#transactions.items.length,
+      dustEvents: this.#dustEvents.items.length,
+      zswapEvents: this.#zswapEvents.items.length,
+      contractActions: this.#contractActions.items.length,
+      utxos: this.#utxos.size,
+      keptForReferences: this.#keptTransactions.size + this.#keptActions.size + this.#keptBlocks.size,
+      blockHashes: this.#blockByHash.size,
+      transactionHashes: this.#txByHash.size,
+      identifiers: this.#txByIdentifier.size,
+      addresses: this.#txByAddress.size,
+      addressEntries,
+      contractAddresses: this.#actionsByAddress.size,
+    };
   }
 }

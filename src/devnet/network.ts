@@ -1,7 +1,9 @@
 // One embedded network: chain, indexer, HTTP endpoint and block schedule. `start` resumes from the
 // state directory when there is one, else makes a new genesis dated `genesisAgeMs` in the past;
 // `run` then produces a block every `blockTimeMs`. Without `run`, blocks come only from
-// `produceBlock()` — the deterministic mode tests use. Block production is serialized.
+// `produceBlock()` — the deterministic mode tests use. Block production is serialized. The
+// indexer keeps the newest `retainBlocks` blocks in memory; with a state directory, older ones
+// are served from its block log (indexer-store.ts).
 import type { GraphQLSchema } from 'graphql';
 import { createActors, type DevnetActors } from './actors.js';
 import { BlockIndexer } from './block-indexer.js';
@@ -12,13 +14,13 @@ import { buildPayout, FAUCET_PAYOUTS_PER_BLOCK, parseFaucetRequest, type FaucetR
 import { genesisCandidates, registrationCandidates, REGISTRATION_DELAY_MS, SETUP_BLOCK_MS } from './genesis.js';
 import type { GraphQLContext } from './graphql-context.js';
 import { DevnetHttpServer, FAUCET_PATH, GRAPHQL_PATH, GRAPHQL_WS_PATH, SUBMIT_PATH } from './http-server.js';
-import type { BlockBundle, BlockRecord } from './indexer-records.js';
+import type { BlockRecord } from './indexer-records.js';
 import { IndexerStore } from './indexer-store.js';
 import { sha256Hex } from './keys.js';
-import { decodeFinalized, fullChecks, genesisChecks, ledgerDate, L } from './ledger-kit.js';
+import { decodeFinalized, fullChecks, genesisChecks, ledgerDate, L, release } from './ledger-kit.js';
 import type { DevnetLogger } from './logger.js';
 import { MockProver } from './mock-prover.js';
-import { NetworkPersistence, SNAPSHOT_FORMAT } from './persistence.js';
+import { NetworkPersistence, SNAPSHOT_FORMAT, type ChainSnapshot } from './persistence.js';
 import { TrafficGenerator } from './traffic.js';
 
 export interface NetworkConfig {
@@ -32,6 +34,8 @@ export interface NetworkConfig {
   port: number;
   /** This network's own directory; absent: in memory. */
   stateDir?: string;
+  /** Blocks the indexer keeps in memory (default DEFAULT_RETAIN_BLOCKS). */
+  retainBlocks?: number;
   genesisAgeMs: number;
   now?: () => number;
 }
@@ -47,13 +51,18 @@ export interface NetworkInfo {
 }
 
 export const MIN_GENESIS_AGE_MS = 60 * 60 * 1000;
+/**
+ * About 100 minutes at 6 s: the statistics ring's default backfill (1000 blocks) and more than
+ * three 30-minute epochs (epoch utilization counts the blocks of the current one).
+ */
+export const DEFAULT_RETAIN_BLOCKS = 1_000;
 
 export class DevnetNetwork {
   readonly #config: NetworkConfig;
   readonly #now: () => number;
   readonly #log: DevnetLogger;
   readonly #prover: MockProver;
-  readonly #store = new IndexerStore();
+  readonly #store: IndexerStore;
   readonly #http: DevnetHttpServer;
   readonly #persistence: NetworkPersistence | undefined;
   readonly #chain: Chain;
@@ -79,9 +88,13 @@ export class DevnetNetwork {
     registerCounterCircuit(prover);
     this.#chain = new Chain(config.networkId);
     this.#actors = createActors(config.name, config.seed, config.sponsorDustSeeds, this.#chain.state.parameters.dust);
+    this.#persistence = config.stateDir ? new NetworkPersistence(config.stateDir) : undefined;
+    this.#store = new IndexerStore({
+      retainBlocks: config.retainBlocks ?? DEFAULT_RETAIN_BLOCKS,
+      ...(this.#persistence ? { archive: this.#persistence } : {}),
+    });
     this.#indexer = new BlockIndexer(this.#store, config.seed);
     this.#traffic = new TrafficGenerator(this.#actors, config.networkId, prover, log);
-    this.#persistence = config.stateDir ? new NetworkPersistence(config.stateDir) : undefined;
     this.#http = new DevnetHttpServer(this, schema, log);
   }
 
@@ -103,8 +116,8 @@ export class DevnetNetwork {
   }
 
   async start(): Promise<NetworkInfo> {
-    const saved = this.#persistence?.load(this.#config.networkId, this.#fingerprint());
-    if (saved) this.#resume(saved.snapshot, saved.bundles);
+    const saved = this.#persistence?.load(this.#config.networkId, this.#fingerprint(), (bundle) => this.#store.append(bundle));
+    if (saved) this.#resume(saved);
     else await this.#genesis();
     this.#store.liveSinceMs = this.#now();
     const base = await this.#http.listen(this.#config.port);
@@ -130,8 +143,7 @@ export class DevnetNetwork {
     this.#schedule();
   }
 
-  #resume(snapshot: NonNullable<ReturnType<NetworkPersistence['load']>>['snapshot'], bundles: BlockBundle[]): void {
-    for (const bundle of bundles) this.#store.append(bundle);
+  #resume(snapshot: ChainSnapshot): void {
     this.#chain.state = L.LedgerState.deserialize(snapshot.ledgerState);
     this.#chain.height = snapshot.height;
     this.#chain.hash = snapshot.hash;
@@ -164,7 +176,7 @@ export class DevnetNetwork {
     this.#actors.dust.replay(dustEvents);
     for (const wallet of this.#actors.shielded) wallet.replay(zswapEvents);
     if (this.#persistence) {
-      this.#persistence.appendBlock(bundle);
+      this.#persistence.appendBlock(bundle, this.#store.nextIds());
       this.#persistence.saveSnapshot({
         format: SNAPSHOT_FORMAT,
         networkId: this.#config.networkId,
@@ -179,6 +191,8 @@ export class DevnetNetwork {
       });
     }
     this.#store.append(bundle);
+    // Indexed, replayed and saved: free the block's ledger objects now (ledger-kit.ts, `release`).
+    release(...block.retired, ...block.applied.map((a) => a.candidate.tx), ...block.rejected.map((r) => r.candidate.tx));
     return bundle.block;
   }
 
@@ -219,9 +233,12 @@ export class DevnetNetwork {
         this.#log.error({ network: this.#config.name, err: reasonOf(err), payouts: payouts.length }, 'faucet payout failed');
       }
     }
-    own.push(...(await this.#traffic.build({ height, state, time, latestContract: this.#latestContract() })));
+    own.push(...(await this.#traffic.build({ height, state, time, latestContract: this.#store.latestDeploy })));
+    release(ctx.params);
     const block = this.#chain.produce([...submitted, ...own], timestampMs, fullChecks());
     this.#pending.unshift(...block.deferred.filter((c) => c.origin === 'submitted'));
+    // The devnet's own transactions are built afresh for the next block.
+    release(...block.deferred.filter((c) => c.origin !== 'submitted').map((c) => c.tx));
     for (const { candidate, reason } of block.rejected) {
       this.#log.warn({ network: this.#config.name, origin: candidate.origin, hash: candidate.hash, reason }, 'transaction dropped at block time');
     }
@@ -231,14 +248,6 @@ export class DevnetNetwork {
       'block produced',
     );
     return record;
-  }
-
-  #latestContract(): string | undefined {
-    for (let id = this.#store.nextIds().contractAction - 1; id >= 1; id--) {
-      const action = this.#store.contractAction(id);
-      if (action?.typename === 'ContractDeploy') return action.address;
-    }
-    return undefined;
   }
 
   context(): GraphQLContext {
@@ -283,6 +292,9 @@ export class DevnetNetwork {
       latestBlockTimestamp: latest?.timestamp ?? null,
       pendingTransactions: this.#pending.length,
       pendingFaucetRequests: this.#faucetQueue.length,
+      retainedBlocks: this.#store.retainBlocks,
+      oldestRetainedHeight: this.#store.oldestRetainedHeight,
+      olderBlocks: this.#store.hasArchive ? 'served from the state directory' : 'pruned',
     };
   }
 

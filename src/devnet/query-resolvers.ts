@@ -10,7 +10,7 @@ import { L } from './ledger-kit.js';
 export function blockAt(store: IndexerStore, offset: BlockOffsetInput | null | undefined): BlockRecord | undefined {
   if (!offset) return store.latestBlock;
   if (offset.hash !== undefined && offset.hash !== null) return store.blockByHash(offset.hash);
-  return offset.height === undefined || offset.height === null ? undefined : store.blocks[offset.height];
+  return offset.height === undefined || offset.height === null ? undefined : store.block(offset.height);
 }
 
 function transactionsAt(store: IndexerStore, offset: TransactionOffsetInput) {
@@ -26,28 +26,10 @@ function transactionBound(
   if (!offset) return store.maxTransactionId;
   if (offset.blockOffset) {
     const block = blockAt(store, offset.blockOffset);
-    if (!block) return undefined;
-    for (let h = block.height; h >= 0; h--) {
-      const ids = store.blocks[h]?.transactionIds ?? [];
-      const last = ids[ids.length - 1];
-      if (last !== undefined) return last;
-    }
-    return 0;
+    return block && store.lastTransactionIdAt(block.height);
   }
   const txs = offset.transactionOffset ? transactionsAt(store, offset.transactionOffset) : [];
   return txs.length > 0 ? Math.max(...txs.map((t) => t.id)) : undefined;
-}
-
-/** Index of the first block at or after `timestampMs` (timestamps strictly increase). */
-function firstBlockFrom(blocks: readonly BlockRecord[], timestampMs: number): number {
-  let lo = 0;
-  let hi = blocks.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((blocks[mid] as BlockRecord).timestamp < timestampMs) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 function latestAction(store: IndexerStore, address: string, bound: number): ContractActionRecord | null {
@@ -68,7 +50,7 @@ export const queryResolvers: ResolverMap = {
       return bound === undefined ? null : latestAction(ctx.store, args.address, bound);
     },
     dParameterHistory: (_: unknown, __: unknown, ctx: GraphQLContext) => {
-      const genesis = ctx.store.blocks[0];
+      const genesis = ctx.store.genesis;
       return genesis ? [{ blockHeight: 0, blockHash: genesis.hash, timestamp: genesis.timestamp, ...D_PARAMETER }] : [];
     },
     // The devnet never sets Terms and Conditions.
@@ -76,17 +58,22 @@ export const queryResolvers: ResolverMap = {
     currentEpochInfo: (_: unknown, __: unknown, ctx: GraphQLContext) => epochAt(ctx.now()),
     epochUtilization: (_: unknown, { epoch }: { epoch: number }, ctx: GraphQLContext) => {
       const { startMs, endMs } = epochBoundsMs(epoch);
-      const genesis = ctx.store.blocks[0];
+      const { store } = ctx;
+      const genesis = store.genesis;
       const until = Math.min(endMs, ctx.now());
       if (!genesis || until <= startMs || endMs <= genesis.timestamp) return null;
-      const from = Math.max(startMs, genesis.timestamp, ctx.store.liveSinceMs ?? genesis.timestamp);
+      // Counted over the blocks held in memory: an epoch that began before the oldest of them is
+      // measured from there (at 6 s the default history holds more than three epochs).
+      const oldest = store.block(store.oldestRetainedHeight);
+      const heldSince = store.oldestRetainedHeight > 0 && oldest ? oldest.timestamp : genesis.timestamp;
+      const from = Math.max(startMs, genesis.timestamp, store.liveSinceMs ?? genesis.timestamp, heldSince);
       if (until <= from) return null;
       // A slot's block lands just after the slot ends; half a slot of grace keeps a block still
       // being produced from counting as missed.
       const expected = Math.floor((until - from) / (SLOT_SECONDS * 1000) - 0.5);
       // Less than one full live slot so far: nothing to measure yet.
       if (expected < 1) return null;
-      const produced = firstBlockFrom(ctx.store.blocks, until) - firstBlockFrom(ctx.store.blocks, from);
+      const produced = store.firstRetainedHeightFrom(until) - store.firstRetainedHeightFrom(from);
       return Math.min(1, produced / expected);
     },
     zswapMerkleTreeCollapsedUpdate: (_: unknown, { startIndex, endIndex }: { startIndex: number; endIndex: number }, ctx: GraphQLContext) => ({

@@ -1,6 +1,10 @@
 // Subscriptions: each replays from its offset, then follows the chain live, delivering every item
-// once and in order (a reconnecting client passes the next offset and misses nothing).
+// once and in order (a reconnecting client passes the next offset and misses nothing). Blocks and
+// ledger events older than the indexer's retained history come from its archive; without one, a
+// feed that would need them fails with DEVNET_PRUNED instead of skipping them. Unshielded
+// transactions and contract actions cover the retained history (indexer-store.ts).
 import { parseUnshieldedAddress } from './address.js';
+import { DevnetErrorCode } from './errors.js';
 import type { BlockOffsetInput, GraphQLContext, ResolverMap } from './graphql-context.js';
 import type { BlockRecord, ContractActionRecord, DustEventRecord, TransactionRecord, UtxoRecord, ZswapEventRecord } from './indexer-records.js';
 import type { IndexerStore } from './indexer-store.js';
@@ -9,8 +13,19 @@ import { blockAt } from './query-resolvers.js';
 import { utxosOf } from './type-resolvers.js';
 import { GraphQLError } from 'graphql';
 
+/** Blocks, and ledger events, read per pull when replaying: a long replay does not hold the thread. */
+const REPLAY_BLOCKS = 100;
+const REPLAY_EVENTS = 1_000;
+
+function pruned(what: string, store: IndexerStore, oldest: string): GraphQLError {
+  return new GraphQLError(
+    `${what} is older than this devnet keeps: it holds its newest ${store.retainBlocks} blocks in memory (${oldest}) and has no state directory to read older ones from`,
+    { extensions: { code: DevnetErrorCode.PRUNED } },
+  );
+}
+
 function startHeight(store: IndexerStore, offset: BlockOffsetInput | null | undefined): number {
-  if (!offset) return store.blocks.length > 0 ? store.blocks.length - 1 : 0;
+  if (!offset) return Math.max(0, store.nextHeight - 1);
   const block = blockAt(store, offset);
   if (block) return block.height;
   // A height not produced yet starts the feed there; an unknown hash is an error.
@@ -18,20 +33,39 @@ function startHeight(store: IndexerStore, offset: BlockOffsetInput | null | unde
   throw new GraphQLError(`no block with hash ${offset.hash}`);
 }
 
-function blockFeed(store: IndexerStore, from: number): LiveFeed<BlockRecord> {
-  let next = from;
-  return new LiveFeed(store, () => {
-    const out = store.blocks.slice(next);
-    next += out.length;
-    return out;
-  });
+/**
+ * Checked when a feed starts (the subscription fails with the reason) and on every pull after: a
+ * client slower than block production can fall behind what is held.
+ */
+function assertHeld(store: IndexerStore, what: string, next: number, oldest: number, unit: string): void {
+  if (next < oldest && !store.hasArchive) throw pruned(`${what} ${next}`, store, `${unit} ${oldest} on`);
 }
 
-function eventFeed<T>(store: IndexerStore, from: number, at: (id: number) => T | undefined): LiveFeed<T> {
+function blockFeed(store: IndexerStore, from: number): LiveFeed<BlockRecord> {
+  let next = from;
+  const pull = (): BlockRecord[] => {
+    assertHeld(store, 'block', next, store.oldestRetainedHeight, 'heights');
+    let out: BlockRecord[];
+    if (next >= store.oldestRetainedHeight) out = store.retainedBlocksFrom(next, REPLAY_BLOCKS);
+    else {
+      out = [];
+      for (let b = store.block(next); b !== undefined && out.length < REPLAY_BLOCKS; b = store.block(next + out.length)) out.push(b);
+    }
+    next += out.length;
+    return out;
+  };
+  assertHeld(store, 'block', next, store.oldestRetainedHeight, 'heights');
+  return new LiveFeed(store, pull);
+}
+
+function eventFeed<T>(store: IndexerStore, from: number, kind: 'dustEvent' | 'zswapEvent', at: (id: number) => T | undefined): LiveFeed<T> {
   let next = Math.max(1, from);
+  const what = kind === 'dustEvent' ? 'DUST ledger event' : 'Zswap ledger event';
+  assertHeld(store, what, next, store.oldestRetainedIds()[kind], 'ids');
   return new LiveFeed(store, () => {
+    assertHeld(store, what, next, store.oldestRetainedIds()[kind], 'ids');
     const out: T[] = [];
-    for (let e = at(next); e !== undefined; e = at(next)) {
+    for (let e = at(next); e !== undefined && out.length < REPLAY_EVENTS; e = at(next)) {
       out.push(e);
       next++;
     }
@@ -45,15 +79,16 @@ type UnshieldedEvent =
 
 /** Transactions touching `owner` from `fromId`, each followed, once caught up, by a progress marker. */
 function unshieldedFeed(store: IndexerStore, owner: string, fromId: number): LiveFeed<UnshieldedEvent> {
-  let position = 0;
+  let next = fromId;
   let announcedProgress = false;
   return new LiveFeed(store, () => {
     const ids = store.transactionIdsOfAddress(owner);
     const out: UnshieldedEvent[] = [];
-    for (; position < ids.length; position++) {
-      const id = ids[position] as number;
+    for (const id of ids) {
+      if (id < next) continue;
+      next = id + 1;
       const tx = store.transaction(id);
-      if (id < fromId || !tx) continue;
+      if (!tx) continue;
       const mine = (u: UtxoRecord) => u.owner === owner;
       out.push({
         __typename: 'UnshieldedTransaction',
@@ -71,12 +106,14 @@ function unshieldedFeed(store: IndexerStore, owner: string, fromId: number): Liv
 }
 
 function contractFeed(store: IndexerStore, address: string, fromHeight: number): LiveFeed<ContractActionRecord> {
-  let position = 0;
+  let next = 0;
   return new LiveFeed(store, () => {
     const ids = store.contractActionIds(address);
     const out: ContractActionRecord[] = [];
-    for (; position < ids.length; position++) {
-      const action = store.contractAction(ids[position] as number);
+    for (const id of ids) {
+      if (id < next) continue;
+      next = id + 1;
+      const action = store.contractAction(id);
       const tx = action && store.transaction(action.transactionId);
       if (action && tx && tx.blockHeight >= fromHeight) out.push(action);
     }
@@ -94,12 +131,12 @@ export const subscriptionResolvers: ResolverMap = {
     },
     dustLedgerEvents: {
       subscribe: (_: unknown, { id }: { id?: number | null }, ctx: GraphQLContext) =>
-        eventFeed<DustEventRecord>(ctx.store, id ?? 1, (n) => ctx.store.dustEvent(n)),
+        eventFeed<DustEventRecord>(ctx.store, id ?? 1, 'dustEvent', (n) => ctx.store.dustEvent(n)),
       resolve: passThrough,
     },
     zswapLedgerEvents: {
       subscribe: (_: unknown, { id }: { id?: number | null }, ctx: GraphQLContext) =>
-        eventFeed<ZswapEventRecord>(ctx.store, id ?? 1, (n) => ctx.store.zswapEvent(n)),
+        eventFeed<ZswapEventRecord>(ctx.store, id ?? 1, 'zswapEvent', (n) => ctx.store.zswapEvent(n)),
       resolve: passThrough,
     },
     unshieldedTransactions: {

@@ -1,21 +1,28 @@
 // Synthetic traffic: what each live block carries besides submissions and faucet payouts. The
-// schedule is a function of the height; each user spends at most one NIGHT UTXO per block and
-// each fee takes its own DUST UTXO, all from the previous block's state, so nothing is spent twice
-// and every spend proves against a Merkle root the chain already knows.
-//   every block        an unshielded NIGHT transfer between two users
+// schedule is a function of the height; each user spends NIGHT in at most one transaction per
+// block and each fee takes its own DUST UTXO, all from the previous block's state, so nothing is
+// spent twice and every spend proves against a Merkle root the chain already knows.
+//   every block        an unshielded NIGHT transfer between two users (it also sweeps up the
+//                      sender's smallest UTXOs, so transfers do not grow the UTXO set block by block)
 //   height % 3 == 0    a shielded transfer of the test token between the two shielded users
 //   height % 10 == 5   a DUST registration (a user re-registers a NIGHT UTXO)
 //   height % 20 == 7   a contract deploy (the counter); height % 4 == 1 a call of its `increment`
 import type { DevnetActors } from './actors.js';
 import { candidateOf, type Candidate } from './chain.js';
 import { counterDeploy, counterIncrement } from './counter-contract.js';
-import { L, SHIELDED_TOKEN, STAR_PER_NIGHT } from './ledger-kit.js';
+import { L, release, SHIELDED_TOKEN, STAR_PER_NIGHT } from './ledger-kit.js';
 import type { DevnetLogger } from './logger.js';
 import type { MockProver } from './mock-prover.js';
 import { buildFinalized, type BuildContext, type TxSpec } from './tx-builder.js';
 import type { Actor, DustWallet, ShieldedWallet } from './wallet.js';
 
 const TTL_MS = 10 * 60 * 1000;
+/**
+ * Smallest UTXOs a NIGHT transfer spends besides the one it draws from. A transfer makes two
+ * outputs (payment and change); without this every user's UTXOs, the ledger's UTXO set and the
+ * indexer's records of them grew by a block's worth forever (issue #8).
+ */
+const SWEEP_UTXOS = 2;
 
 export interface TrafficInput {
   height: number;
@@ -26,16 +33,18 @@ export interface TrafficInput {
 }
 
 function nightTransfer(sender: Actor, receiver: Actor, payer: DustWallet, state: L.LedgerState, height: number): TxSpec | undefined {
-  const utxo = sender.nightUtxos(state)[0];
+  const [utxo, ...rest] = sender.nightUtxos(state);
   const amount = BigInt(1 + ((height * 7919) % 100)) * STAR_PER_NIGHT;
   if (!utxo || utxo.value <= amount) return undefined;
+  const inputs = [utxo, ...rest.slice(-SWEEP_UTXOS)];
+  const total = inputs.reduce((sum, u) => sum + u.value, 0n);
   return {
     signer: sender,
     payer,
-    inputs: [utxo],
+    inputs,
     outputs: [
       { owner: receiver.address, type: utxo.type, value: amount },
-      { owner: sender.address, type: utxo.type, value: utxo.value - amount },
+      { owner: sender.address, type: utxo.type, value: total - amount },
     ],
   };
 }
@@ -44,7 +53,9 @@ function shieldedTransfer(signer: Actor, sender: ShieldedWallet, receiver: Shiel
   const coin = sender.richestCoin();
   if (!coin || coin.value < 2n) return undefined;
   const amount = coin.value / 100n + 1n;
-  const [, input] = sender.state.spend(sender.keys, coin, 0, new Date(time.getTime() + TTL_MS));
+  // The wallet advances through chain events only (wallet.ts): the state `spend` returns is dropped.
+  const [unused, input] = sender.state.spend(sender.keys, coin, 0, new Date(time.getTime() + TTL_MS));
+  release(unused);
   const to = L.ZswapOutput.new(L.createShieldedCoinInfo(SHIELDED_TOKEN, amount), 0, receiver.keys.coinPublicKey, receiver.keys.encryptionPublicKey);
   const change = L.ZswapOutput.new(L.createShieldedCoinInfo(SHIELDED_TOKEN, coin.value - amount), 0, sender.keys.coinPublicKey, sender.keys.encryptionPublicKey);
   return { signer, payer, zswap: L.ZswapOffer.fromInput(input).merge(L.ZswapOffer.fromOutput(to)).merge(L.ZswapOffer.fromOutput(change)) };
@@ -111,14 +122,18 @@ export class TrafficGenerator {
     const ctx: BuildContext = { networkId: this.#networkId, params: input.state.parameters, time: input.time, prover: this.#prover };
     const out: Candidate[] = [];
     for (const { kind, spec } of this.#plan(input)) {
+      let built: TxSpec | undefined;
       try {
-        const built = spec();
+        built = spec();
         if (built) out.push(candidateOf(await buildFinalized(built, ctx), 'devnet'));
       } catch (err) {
         // Short of DUST, coins or NIGHT this block: skip the turn; the chain goes on.
         this.#log.warn({ kind, height: input.height, err: err instanceof Error ? err.message : String(err) }, 'synthetic transaction skipped');
+      } finally {
+        release(built?.zswap, built?.deploy, built?.call);
       }
     }
+    release(ctx.params);
     return out;
   }
 }

@@ -2,7 +2,7 @@
 // from the payer's DUST (or, for a registration, from the allowance of the NIGHT it registers),
 // proven with mock-shaped proofs and bound — so every synthetic transaction is a finalized one,
 // with a real transaction hash and real serialized bytes.
-import { L } from './ledger-kit.js';
+import { L, release } from './ledger-kit.js';
 import type { MockProver } from './mock-prover.js';
 import type { Actor, DustWallet } from './wallet.js';
 
@@ -90,11 +90,17 @@ export async function buildFinalized(spec: TxSpec, ctx: BuildContext): Promise<L
         ctx.prover.learnDustSpend(ctx.networkId, spend, ctx.time, new Date(ctx.time.getTime() + TTL_MS));
       }
     }
-    const proven = await assemble(spec, ctx, spend).prove(ctx.prover, costModel);
-    if (!payer) return proven.bind();
-    const needed = proven.feesWithMargin(ctx.params, FEE_MARGIN);
-    if (needed <= fee) return proven.bind();
-    fee = needed;
+    const unproven = assemble(spec, ctx, spend);
+    const proven = await unproven.prove(ctx.prover, costModel);
+    try {
+      if (!payer) return proven.bind();
+      const needed = proven.feesWithMargin(ctx.params, FEE_MARGIN);
+      if (needed <= fee) return proven.bind();
+      fee = needed;
+    } finally {
+      // Each round's transaction is rebuilt; only the bound one is kept.
+      release(unproven, proven, spend);
+    }
   }
   throw new Error(`fee did not converge after ${FEE_ROUNDS} rounds`);
 }

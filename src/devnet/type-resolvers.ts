@@ -12,6 +12,8 @@ import type {
   ZswapEventRecord,
 } from './indexer-records.js';
 import type { IndexerStore } from './indexer-store.js';
+import { GraphQLError } from 'graphql';
+import { DevnetErrorCode } from './errors.js';
 import { bytesToHex } from './keys.js';
 
 function defined<T>(items: Array<T | undefined>): T[] {
@@ -28,7 +30,7 @@ export function utxosOf(store: IndexerStore, keys: readonly string[]): UtxoRecor
 
 const transactionFields = {
   raw: (tx: TransactionRecord) => bytesToHex(tx.raw),
-  block: (tx: TransactionRecord, _: never, ctx: GraphQLContext) => ctx.store.blocks[tx.blockHeight],
+  block: (tx: TransactionRecord, _: never, ctx: GraphQLContext) => ctx.store.block(tx.blockHeight),
   contractActions: (tx: TransactionRecord, _: never, ctx: GraphQLContext) => defined(tx.contractActionIds.map((id) => ctx.store.contractAction(id))),
   unshieldedCreatedOutputs: (tx: TransactionRecord, _: never, ctx: GraphQLContext) => utxosOf(ctx.store, tx.createdUtxoKeys),
   unshieldedSpentOutputs: (tx: TransactionRecord, _: never, ctx: GraphQLContext) => utxosOf(ctx.store, tx.spentUtxoKeys),
@@ -48,7 +50,8 @@ const dustEventFields = {
 
 export const typeResolvers: ResolverMap = {
   Block: {
-    parent: (b: BlockRecord, _: never, ctx: GraphQLContext) => (b.height > 0 ? ctx.store.blocks[b.height - 1] : null),
+    // Null also for the parent of the oldest block held, when older ones were pruned.
+    parent: (b: BlockRecord, _: never, ctx: GraphQLContext) => (b.height > 0 ? (ctx.store.block(b.height - 1) ?? null) : null),
     transactions: (b: BlockRecord, _: never, ctx: GraphQLContext) => transactionsOf(ctx.store, b.transactionIds),
     systemParameters: () => ({ dParameter: D_PARAMETER, termsAndConditions: null }),
   },
@@ -70,7 +73,9 @@ export const typeResolvers: ResolverMap = {
   ContractUpdate: contractActionFields,
   ContractCall: {
     ...contractActionFields,
-    deploy: (a: ContractActionRecord, _: never, ctx: GraphQLContext) => ctx.store.contractAction(a.deployId),
+    deploy: (a: ContractActionRecord, _: never, ctx: GraphQLContext) =>
+      ctx.store.contractAction(a.deployId) ??
+      new GraphQLError(`the deploy of contract ${a.address} is older than this devnet keeps (no state directory)`, { extensions: { code: DevnetErrorCode.PRUNED } }),
   },
   DustInitialUtxo: { ...dustEventFields, output: (e: DustEventRecord) => ({ nonce: e.outputNonce }) },
   DustGenerationDtimeUpdate: dustEventFields,

@@ -3,7 +3,7 @@
 // Zswap events into their local state and spend from it. Replays are the expensive part of a
 // block (every event updates a Merkle tree), so all devnet NIGHT is registered to ONE devnet DUST
 // key, and only the two users that make shielded transfers follow the Zswap events.
-import { L, NIGHT_TOKEN } from './ledger-kit.js';
+import { L, NIGHT_TOKEN, release } from './ledger-kit.js';
 
 export class Actor {
   readonly signingKey: L.SigningKey;
@@ -52,13 +52,17 @@ export class DustWallet {
   /** The local state with every block so far replayed. */
   get state(): L.DustLocalState {
     if (this.#unreplayed.length > 0) {
-      this.#state = this.#state.replayRawEvents(this.key, Buffer.concat(this.#unreplayed)).state;
+      const replayed = this.#state.replayRawEvents(this.key, Buffer.concat(this.#unreplayed));
+      release(this.#state);
+      this.#state = replayed.state;
+      release(replayed);
       this.#unreplayed = [];
     }
     return this.#state;
   }
 
   set state(state: L.DustLocalState) {
+    release(this.#state);
     this.#state = state;
     this.#unreplayed = [];
   }
@@ -75,20 +79,26 @@ export class DustWallet {
   /** The richest DUST UTXO not yet spent in the block being built, if it covers `atLeast`. */
   reserve(time: Date, atLeast: bigint): L.QualifiedDustOutput | undefined {
     let best: { utxo: L.QualifiedDustOutput; value: bigint } | undefined;
-    for (const utxo of this.state.utxos) {
+    const state = this.state;
+    const params = state.params;
+    for (const utxo of state.utxos) {
       if (this.#reserved.has(utxo.nonce)) continue;
-      const generation = this.state.generationInfo(utxo);
+      const generation = state.generationInfo(utxo);
       if (!generation) continue;
-      const value = L.updatedValue(utxo.ctime, utxo.initialValue, generation, time, this.state.params);
+      const value = L.updatedValue(utxo.ctime, utxo.initialValue, generation, time, params);
       if (!best || value > best.value) best = { utxo, value };
     }
+    release(params);
     if (!best || best.value < atLeast) return undefined;
     this.#reserved.add(best.utxo.nonce);
     return best.utxo;
   }
 
+  /** The spend alone: the state `spend` returns is left behind (see the class comment). */
   spend(utxo: L.QualifiedDustOutput, fee: bigint, time: Date): L.DustSpend<L.PreProof> {
-    return this.state.spend(this.key, utxo, fee, time)[1];
+    const [unused, spend] = this.state.spend(this.key, utxo, fee, time);
+    release(unused);
+    return spend;
   }
 }
 
@@ -104,13 +114,17 @@ export class ShieldedWallet {
   /** The local state with every block so far replayed (deferred like DustWallet's). */
   get state(): L.ZswapLocalState {
     if (this.#unreplayed.length > 0) {
-      this.#state = this.#state.replayRawEvents(this.keys, Buffer.concat(this.#unreplayed)).state;
+      const replayed = this.#state.replayRawEvents(this.keys, Buffer.concat(this.#unreplayed));
+      release(this.#state);
+      this.#state = replayed.state;
+      release(replayed);
       this.#unreplayed = [];
     }
     return this.#state;
   }
 
   set state(state: L.ZswapLocalState) {
+    release(this.#state);
     this.#state = state;
     this.#unreplayed = [];
   }

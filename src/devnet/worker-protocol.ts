@@ -16,6 +16,7 @@ export interface WorkerConfig {
   networks: WorkerNetworkConfig[];
   blockTimeMs: number;
   genesisAgeMs: number;
+  retainBlocks?: number;
 }
 
 export type ToWorker = { type: 'close' };

@@ -23,6 +23,8 @@ import { BackfillData, BlocksEvent, TipData, expectShape, type RingBlock } from 
 
 export type FollowerState = 'starting' | 'live' | 'polling' | 'stopped';
 
+const SUBSCRIPTIONS_KEPT = 16;
+
 export interface FollowerOptions {
   http: GraphqlHttpClient;
   /** The indexer's WebSocket endpoint; without one the follower only polls. */
@@ -47,7 +49,7 @@ export class ChainFollower extends EventEmitter<{ blocks: [number]; state: [] }>
   lastErrorAt: number | undefined;
   upstreamErrors = 0;
   reconnects = 0;
-  /** The `offset` of every subscription opened, for health and tests. */
+  /** The `offset` of the latest subscriptions opened (at most SUBSCRIPTIONS_KEPT), for health and tests. */
   readonly subscribedFrom: Array<number | null> = [];
   private ws: GraphqlWsConnection | undefined;
   private wsLive = false;
@@ -226,6 +228,8 @@ export class ChainFollower extends EventEmitter<{ blocks: [number]; state: [] }>
     if (this.stopped || !url) return;
     const from = this.opts.window.tip?.height ?? null;
     this.subscribedFrom.push(from);
+    // One entry per reconnect: a flapping indexer must not grow it for the life of the process.
+    if (this.subscribedFrom.length > SUBSCRIPTIONS_KEPT) this.subscribedFrom.shift();
     const ws = new GraphqlWsConnection(url, {
       ackTimeoutMs: this.opts.ackTimeoutMs,
       ...(this.opts.keepAliveMs ? { keepAliveMs: this.opts.keepAliveMs } : {}),
