@@ -100,6 +100,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     const devnet = await startDevnet({
       networks: embedded.map((n) => ({ name: n, seed: `nightgate-devnet-${n}`, sponsorDustSeeds: dustSeeds.get(n) ?? [] })),
       blockTimeMs: config.devnet.blockTimeMs,
+      retainBlocks: config.devnet.retainBlocks,
       ...(config.devnet.stateDir ? { stateDir: config.devnet.stateDir } : {}),
       logger: logger.child({ module: 'devnet' }),
     });

@@ -62,3 +62,9 @@ t.test('redaction and the settings table', async (t) => {
   const table = settingsTable();
   for (const s of SETTINGS) t.ok(table.includes(`\`${s.path}\``), s.path);
 });
+
+t.test('the devnet keeps 1000 blocks in memory unless told otherwise', async (t) => {
+  t.equal(loadConfig({ env: {} }).devnet.retainBlocks, 1000);
+  t.equal(loadConfig({ env: { NIGHTGATE_DEVNET_RETAIN_BLOCKS: '50' } }).devnet.retainBlocks, 50);
+  t.throws(() => loadConfig({ env: { NIGHTGATE_DEVNET_RETAIN_BLOCKS: '0' } }), ConfigError);
+});
