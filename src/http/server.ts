@@ -17,6 +17,7 @@ import type { Clock } from '../clock.js';
 import type { KeyStore } from '../pipeline/auth.js';
 import { presentedKey } from '../pipeline/auth.js';
 import type { RateLimitResult, RateLimitStore } from '../pipeline/rate-limit.js';
+import { rateLimitSubject } from '../pipeline/cidr.js';
 import { readBody, mediaType } from './body.js';
 import { socketClosed } from './refusal.js';
 import { addressText } from './remote-address.js';
@@ -346,7 +347,7 @@ export class HttpServer {
       ex.rlName = 'key';
       limited = rl.store.hit('key', ex.key.id, pol.limit, pol.windowMs, now);
     } else if (route.rateLimit === 'ip' && rl.publicEnabled) {
-      limited = rl.store.hit('ip', ex.ip, rl.publicLimit, rl.windowMs, now);
+      limited = rl.store.hit('ip', rateLimitSubject(ex.ip), rl.publicLimit, rl.windowMs, now);
     }
     if (limited instanceof Promise) {
       // A shared store answers asynchronously: from here on the response may outlive this call.

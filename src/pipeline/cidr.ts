@@ -65,3 +65,18 @@ export class CidrList {
     return undefined;
   }
 }
+
+/**
+ * Who the per-IP rate limit counts: an IPv4 address (IPv4-mapped IPv6 included) as itself, an
+ * IPv6 address by its /64 — one subscriber's allocation, where every address is equally cheap to
+ * take (RFC 6177). Keyed per /128, one /64 would hold 2^64 separate quotas.
+ */
+export function rateLimitSubject(ip: string): string {
+  if (!ip.includes(':')) return ip;
+  const parsed = parseIp(ip);
+  if (!parsed) return ip;
+  if (parsed.width === 32) return [24n, 16n, 8n, 0n].map((shift) => (parsed.value >> shift) & 0xffn).join('.');
+  const prefix = parsed.value >> 64n;
+  const groups = [48n, 32n, 16n, 0n].map((shift) => ((prefix >> shift) & 0xffffn).toString(16));
+  return `${groups.join(':')}::/64`;
+}

@@ -51,7 +51,7 @@ t.test('rate-limit store: churned IPs and keys stay within the cap; real counter
         const n = i + j;
         return n % 10 === 0
           ? hit('/t/keyed', { 'x-api-key': `churn-key-${n}-0123456789` })
-          : hit('/t/public', { 'x-forwarded-for': n % 2 ? `2001:db8::${n.toString(16)}` : `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}` });
+          : hit('/t/public', { 'x-forwarded-for': n % 2 ? `2001:db8:${n.toString(16)}::1` : `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}` });
       }),
     );
   }

@@ -71,3 +71,17 @@ t.test('public routes are limited per client IP', async (t) => {
   }
   t.same(codes, [200, 200, 429]);
 });
+
+t.test('behind a proxy, IPv6 clients share the public quota of their /64', async (t) => {
+  const routes = testRoutes();
+  const s = await startApp({ server: { trustProxy: true }, rateLimit: { publicLimit: 2 } }, { modules: [routes.module], clock: new ManualClock(0) });
+  t.teardown(() => s.close());
+  const from = async (ip: string): Promise<number> => {
+    const r = await request(`${s.url}/t/public`, { headers: { 'x-forwarded-for': ip } });
+    await r.body.dump();
+    return r.statusCode;
+  };
+  t.same([await from('2001:db8:7:1::1'), await from('2001:db8:7:1::2'), await from('2001:db8:7:1:ffff::9')], [200, 200, 429], 'three addresses of one /64: one quota');
+  t.equal(await from('2001:db8:7:2::1'), 200, 'the next /64 has its own');
+  t.same([await from('198.51.100.1'), await from('198.51.100.2')], [200, 200], 'IPv4 addresses each have their own');
+});
