@@ -1,6 +1,11 @@
 /** bench/RESULTS.md: one run's targets, ratios against its baselines, every load run and figure. */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BENCH_DIR } from './paths.js';
 import { ratios } from './targets.js';
 import type { BenchResults, Measurement } from './types.js';
+
+const PROFILING_LOG = join(BENCH_DIR, 'profiling.md');
 
 const n = (v: number, d = 2): string => v.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 const int = (v: number): string => Math.round(v).toLocaleString('en-US');
@@ -104,5 +109,8 @@ export function renderMarkdown(r: BenchResults, jsonFile: string, chart?: string
     lines.push('');
   }
   lines.push('Compare two runs: `npx tsx bench/compare.ts [OLD.json NEW.json]` (default: the two newest in bench/results).', '');
+  // The profiling log is written by hand (what was missed, what the profile showed, what changed,
+  // before → after) and carried into every regenerated report.
+  if (existsSync(PROFILING_LOG)) lines.push(readFileSync(PROFILING_LOG, 'utf8').trimEnd(), '');
   return lines.join('\n');
 }
