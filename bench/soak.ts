@@ -40,6 +40,9 @@ const USAGE = `usage: npx tsx bench/soak.ts --minutes N [options]
   --rate N              requests per second overall, at most (default 200)
   --max-rss-slope N     MiB per minute above which RSS is called growing (default 1)
   --max-fd-slope N      descriptors per minute above which fds are called growing (default 0.5)
+  --history-blocks N    blocks of history the server keeps in memory (devnet indexer and stats
+                        ring; default theirs, 1000): a small value fills them during a short run,
+                        so the slope shows what grows beyond them
   --block-time-ms N     block interval of the embedded devnets (default the server's, 6000); a
                         large value freezes the chains, so what grows is the gateway's own
 
@@ -55,6 +58,7 @@ interface Args {
   maxRssSlope: number;
   maxFdSlope: number;
   blockTimeMs: number | undefined;
+  historyBlocks: number | undefined;
 }
 
 function parseArgs(argv: readonly string[]): Args {
@@ -65,7 +69,7 @@ function parseArgs(argv: readonly string[]): Args {
       process.stdout.write(`${USAGE}\n`);
       process.exit(0);
     }
-    const known = ['--minutes', '--sample-seconds', '--warmup-minutes', '--concurrency', '--rate', '--max-rss-slope', '--max-fd-slope', '--block-time-ms'];
+    const known = ['--minutes', '--sample-seconds', '--warmup-minutes', '--concurrency', '--rate', '--max-rss-slope', '--max-fd-slope', '--block-time-ms', '--history-blocks'];
     if (!known.includes(flag)) throw new Error(`unknown option '${argv[i]}'\n${USAGE}`);
     const text = inline ?? argv[++i];
     const n = Number(text);
@@ -83,6 +87,7 @@ function parseArgs(argv: readonly string[]): Args {
     maxRssSlope: v.get('--max-rss-slope') ?? 1,
     maxFdSlope: v.get('--max-fd-slope') ?? 0.5,
     blockTimeMs: v.get('--block-time-ms'),
+    historyBlocks: v.get('--history-blocks'),
   };
 }
 
@@ -184,7 +189,9 @@ async function soak(args: Args, group: ProcessGroup): Promise<number> {
   const key = benchKey();
   const log = (line: string): void => void process.stdout.write(`${line}\n`);
   log(`soak: starting nightgate (embedded devnet${args.blockTimeMs ? `, a block every ${args.blockTimeMs} ms` : ''}) for ${args.minutes} min of traffic, sampling every ${args.sampleS} s`);
-  const env = { ...baseEnv(key), NIGHTGATE_LOG_LEVEL: 'info', ...(args.blockTimeMs ? { NIGHTGATE_DEVNET_BLOCK_TIME_MS: String(Math.round(args.blockTimeMs)) } : {}) };
+  const env = { ...baseEnv(key), NIGHTGATE_LOG_LEVEL: 'info', ...(args.blockTimeMs ? { NIGHTGATE_DEVNET_BLOCK_TIME_MS: String(Math.round(args.blockTimeMs)) } : {}),
+    ...(args.historyBlocks ? { NIGHTGATE_DEVNET_RETAIN_BLOCKS: String(Math.round(args.historyBlocks)), NIGHTGATE_STATS_RING_SIZE: String(Math.max(2, Math.round(args.historyBlocks))) } : {}),
+  };
   const server = await startNightgate(group, 'nightgate', env, { probe: false });
   const base = `http://127.0.0.1:${server.port}`;
   const health = async (): Promise<Record<string, unknown>> => (await getJson(`${base}/health`)).json as Record<string, unknown>;

@@ -11,6 +11,7 @@
 import * as L from '@midnight-ntwrk/ledger-v8';
 import { GraphqlHttpClient } from '../indexer/graphql-http.js';
 import { GraphqlWsConnection } from '../indexer/graphql-ws.js';
+import { release } from '../ledger-release.js';
 import { DustAllocatorTable } from './allocator.js';
 import { SharedSnapshot } from './shared-snapshot.js';
 import { DUST_EVENTS, LEDGER_PARAMETERS } from './queries.js';
@@ -175,7 +176,13 @@ export class NetworkDustSync {
     const raw = Buffer.concat(this.pending);
     this.pending = [];
     try {
-      for (const w of this.wallets) w.state = w.state.replayRawEvents(w.sk, raw).state;
+      for (const w of this.wallets) {
+        const replayed = w.state.replayRawEvents(w.sk, raw);
+        const previous = w.state;
+        w.state = replayed.state;
+        // Each block leaves a whole wallet state behind: free it (and the replay's own copy) now.
+        release(previous, replayed);
+      }
     } catch (err) {
       // State is only replaced on success, so resubscribing from the last good id is safe.
       this.lastError = `DUST event replay failed: ${(err as Error).message}`;

@@ -123,7 +123,8 @@ t.test('wrong kinds, cap and budget are refused before any UTXO stays reserved',
 
 t.test('a fee part cost learned at a lower price is caught on the proven result and the fee rebuilt', async (t) => {
   const r = await rig(t);
-  const params = replicaOf(r.snapshot.buffer)!.params;
+  // Our own copy: a worker frees a replica's ledger objects when a newer snapshot replaces it.
+  const params = L.LedgerParameters.deserialize(replicaOf(r.snapshot.buffer)!.params.serialize());
   const erin = freshUser(41);
   const frank = freshUser(42);
   await fund(r.h, erin, 50_000_000n);

@@ -22,6 +22,7 @@ import { feeIntentTtl, reclaimAt as reclaimTime } from '../../src/dust/reservati
 import type { InFlightReservations } from '../../src/dust/in-flight.js';
 import type { SponsorArgs, SponsorKind, SponsorResult } from '../../src/dust/balance-task.js';
 import { replicaOf, secretKeyOf, utxoOf } from './wallet-replica.js';
+import { release as freeLedger } from '../../src/ledger-release.js';
 
 export type { SponsorArgs, SponsorKind, SponsorResult } from '../../src/dust/balance-task.js';
 
@@ -143,13 +144,24 @@ function buildFee(user: AnyTx, args: SponsorArgs, table: DustAllocatorTable, sna
       const intent = L.Intent.new(ttl);
       intent.dustActions = new L.DustActions('signature', 'pre-proof', now, [spend], []);
       const feeTx = L.Transaction.fromParts(networkId).addIntent({ tag: 'specific', value: seg }, intent);
+      // Ledger objects live in WASM memory until freed: free what each step leaves behind.
+      freeLedger(spend, intent);
       if (!shaped) return { feeTx, fee, userFee, params: replica.params, reservation };
       const shapedFee = feeTx.mockProve() as L.Transaction<L.Signaturish, L.Proof, L.Binding>;
-      const need = userFault('the transaction does not merge with a fee part', () => shaped.merge(shapedFee).feesWithMargin(replica.params, args.margin));
+      const need = userFault('the transaction does not merge with a fee part', () => {
+        const merged = shaped.merge(shapedFee);
+        try {
+          return merged.feesWithMargin(replica.params, args.margin);
+        } finally {
+          freeLedger(merged, shapedFee);
+        }
+      });
       if (need <= fee) {
         feePartCost.set(networkId, need - userFee);
+        if (shaped !== user) freeLedger(shaped);
         return { feeTx, fee, userFee, params: replica.params, reservation };
       }
+      freeLedger(feeTx);
       fee = need;
     }
     throw overLimitOrStuck(fee, limit, args);
@@ -195,16 +207,30 @@ function release(table: DustAllocatorTable, reservation: Reservation, holder: Ho
 
 export async function sponsor(bytes: Uint8Array, args: SponsorArgs, tableBuffer: SharedArrayBuffer, snapshotBuffer: SharedArrayBuffer, provider: L.ProvingProvider, holder?: Holder): Promise<SponsorResult> {
   const user = deserialize(bytes, args.kind);
+  try {
+    return await sponsorDeserialized(user, args, tableBuffer, snapshotBuffer, provider, holder);
+  } finally {
+    freeLedger(user);
+  }
+}
+
+async function sponsorDeserialized(user: AnyTx, args: SponsorArgs, tableBuffer: SharedArrayBuffer, snapshotBuffer: SharedArrayBuffer, provider: L.ProvingProvider, holder: Holder | undefined): Promise<SponsorResult> {
   const table = DustAllocatorTable.fromShared(tableBuffer);
   let measure = false;
   let floor = 0n;
   for (let attempt = 0; ; attempt++) {
     const built = buildFee(user, args, table, snapshotBuffer, holder, measure, floor);
-    const final = await proveAndMerge(user, built, args.kind, provider, table, holder);
+    let final: L.FinalizedTransaction;
+    try {
+      final = await proveAndMerge(user, built, args.kind, provider, table, holder);
+    } finally {
+      freeLedger(built.feeTx);
+    }
     // The proven, bound transaction is what the network charges: check the fee on it, whichever
     // way it was estimated. Short (prices moved since the cost was learned): learn, rebuild.
     const charged = final.feesWithMargin(built.params, args.margin);
     if (charged > built.fee) {
+      freeLedger(final);
       release(table, built.reservation, holder);
       feePartCost.set(args.networkId, charged - built.userFee);
       if (attempt >= 2) throw new GatewayError('INTERNAL', `the fee did not converge: ${charged} SPECK charged for ${built.fee} SPECK paid`);
@@ -213,10 +239,10 @@ export async function sponsor(bytes: Uint8Array, args: SponsorArgs, tableBuffer:
       continue;
     }
     const entry = table.slotEntry(built.reservation.slot)!;
+    const answer = { tx: final.serialize(), txHash: final.transactionHash(), identifiers: final.identifiers() };
+    freeLedger(final);
     return {
-      tx: final.serialize(),
-      txHash: final.transactionHash(),
-      identifiers: final.identifiers(),
+      ...answer,
       fee: built.fee.toString(),
       walletIndex: entry.walletIndex,
       slot: built.reservation.slot,
@@ -234,10 +260,20 @@ async function proveAndMerge(user: AnyTx, built: Built, kind: SponsorKind, provi
     const costModel = L.CostModel.initialCostModel();
     if (kind === 'prove-and-balance') {
       const merged = userFault('the transaction does not merge with its fee part', () => (user as L.UnprovenTransaction).merge(built.feeTx));
-      return (await merged.prove(proving.provider, costModel)).bind();
+      const proven = await merged.prove(proving.provider, costModel);
+      freeLedger(merged);
+      const bound = proven.bind();
+      freeLedger(proven);
+      return bound;
     }
-    const feeFinal = (await built.feeTx.prove(proving.provider, costModel)).bind();
-    return userFault('the transaction does not merge with its fee part', () => (user as L.FinalizedTransaction).merge(feeFinal));
+    const provenFee = await built.feeTx.prove(proving.provider, costModel);
+    const feeFinal = provenFee.bind();
+    freeLedger(provenFee);
+    try {
+      return userFault('the transaction does not merge with its fee part', () => (user as L.FinalizedTransaction).merge(feeFinal));
+    } finally {
+      freeLedger(feeFinal);
+    }
   } catch (err) {
     release(table, built.reservation, holder);
     if (isGatewayError(err)) throw err;

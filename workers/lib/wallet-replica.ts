@@ -6,6 +6,7 @@
  * delivers a new SharedArrayBuffer object over the same memory (a WeakMap on it never hits).
  */
 import * as L from '@midnight-ntwrk/ledger-v8';
+import { release } from '../../src/ledger-release.js';
 import { SharedSnapshot } from '../../src/dust/shared-snapshot.js';
 import { decodeWalletState, dustSecretKey, utxoKey } from '../../src/dust/wallet-state.js';
 
@@ -45,9 +46,20 @@ export function replicaOf(buffer: SharedArrayBuffer): WalletReplica | undefined 
     byKey: [],
   };
   replicas.delete(identity);
-  if (replicas.size >= MAX_REPLICAS) replicas.delete(replicas.keys().next().value as number);
+  if (replicas.size >= MAX_REPLICAS) {
+    const oldest = replicas.keys().next().value as number;
+    retire(replicas.get(oldest));
+    replicas.delete(oldest);
+  }
   replicas.set(identity, replica);
+  // One task at a time per thread (piscina's default), and a task takes its replica afresh: the
+  // one replaced is no longer in use. Free its ledger objects now, not at some major GC.
+  retire(cached);
   return replica;
+}
+
+function retire(replica: WalletReplica | undefined): void {
+  if (replica) release(replica.params, ...replica.wallets);
 }
 
 /** The replica's UTXO under an allocator key, or undefined when this replica does not hold it. */

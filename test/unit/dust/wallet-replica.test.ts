@@ -30,6 +30,10 @@ t.test('a snapshot is decoded once per version, whichever SharedArrayBuffer obje
   publishWallets(s, 3, 2);
   const second = replicaOf(structuredClone(s.buffer));
   t.equal(second?.wallets.length, 3, 'a new version is decoded');
+  const pointer = (o: unknown): number => (o as { __wbg_ptr: number }).__wbg_ptr;
+  t.equal(pointer(first!.params), 0, "the replaced replica's ledger objects are freed at once (WASM memory), not at a major GC");
+  t.same(first!.wallets.map(pointer), [0, 0]);
+  t.ok(pointer(second!.params) > 0, 'the current one is alive');
   t.equal(replicaDecodes() - before, 2);
 });
 
