@@ -7,7 +7,7 @@
 import t from 'tap';
 import { sponsorApp } from './helpers/apps.js';
 import { fundedUser } from './helpers/users.js';
-import { ProofServerStub, type StubMode } from './helpers/proof-server-stub.js';
+import { ProofServerStub, STUB_FAULTS, type StubMode } from './helpers/proof-server-stub.js';
 
 const TIMEOUT_MS = 1_500;
 
@@ -27,13 +27,8 @@ t.test('every upstream fault during a sponsorship: documented status, reservatio
   };
   await ok('at start');
 
-  const faults: Array<[StubMode | 'down' | 'slow', number, string, string | undefined]> = [
-    ['busy429', 503, 'PROVER_BUSY', '5'],
-    ['busy503', 503, 'PROVER_BUSY', '9'],
-    ['fail', 500, 'PROVER_FAILED', undefined],
-    ['junk', 502, 'PROVER_BAD_RESPONSE', undefined],
-    ['reject', 400, 'PROVER_REJECTED', undefined],
-    ['reset', 502, 'PROVER_UNREACHABLE', undefined],
+  const faults: Array<readonly [StubMode | 'down' | 'slow', number, string, string | undefined]> = [
+    ...STUB_FAULTS,
     ['down', 502, 'PROVER_UNREACHABLE', undefined],
     ['slow', 504, 'PROVER_TIMEOUT', undefined],
   ];

@@ -11,7 +11,7 @@ import { mountProver } from '../../src/prover/index.js';
 import { checkBody, proveBody } from '../fixtures/prover/samples.js';
 import { upstreamConfig } from '../fixtures/prover/apps.js';
 import { call, OCTET_KEYED, type Answer } from './helpers/apps.js';
-import { ProofServerStub, type StubMode } from './helpers/proof-server-stub.js';
+import { ProofServerStub, STUB_FAULTS } from './helpers/proof-server-stub.js';
 
 const TIMEOUT_MS = 400;
 
@@ -52,15 +52,7 @@ t.test('every proof-server fault, then recovery without a restart', async (t) =>
   stub.latencyMs = 0;
   await healthy('proof server fast again');
 
-  const faults: Array<[StubMode, number, string, string | undefined]> = [
-    ['busy429', 503, 'PROVER_BUSY', '5'],
-    ['busy503', 503, 'PROVER_BUSY', '9'],
-    ['fail', 500, 'PROVER_FAILED', undefined],
-    ['junk', 502, 'PROVER_BAD_RESPONSE', undefined],
-    ['reject', 400, 'PROVER_REJECTED', undefined],
-    ['reset', 502, 'PROVER_UNREACHABLE', undefined],
-  ];
-  for (const [mode, code, name, retryAfter] of faults) {
+  for (const [mode, code, name, retryAfter] of STUB_FAULTS) {
     stub.mode = mode;
     const r = await prove();
     t.equal(r.status, code, `${mode} → ${code}`);

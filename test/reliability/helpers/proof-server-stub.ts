@@ -21,6 +21,19 @@ import { devProof } from '../../../workers/lib/dev-proofs.js';
  */
 export type StubMode = 'ok' | 'hold' | 'busy429' | 'busy503' | 'fail' | 'junk' | 'reject' | 'reset';
 
+/**
+ * What nightgate must answer for each failing stub mode, whichever route proves through it:
+ * [mode, status, error code, Retry-After]. 429 carries no Retry-After, so the gateway's own 5 s.
+ */
+export const STUB_FAULTS: ReadonlyArray<readonly [StubMode, number, string, string | undefined]> = [
+  ['busy429', 503, 'PROVER_BUSY', '5'],
+  ['busy503', 503, 'PROVER_BUSY', '9'],
+  ['fail', 500, 'PROVER_FAILED', undefined],
+  ['junk', 502, 'PROVER_BAD_RESPONSE', undefined],
+  ['reject', 400, 'PROVER_REJECTED', undefined],
+  ['reset', 502, 'PROVER_UNREACHABLE', undefined],
+];
+
 const COMPUTE = new Set(['/prove', '/check', '/k']);
 const CHECK_RESULT = Buffer.concat([Buffer.from('midnight:vec(option(u64)):'), Buffer.from([0])]);
 
