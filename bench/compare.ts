@@ -47,7 +47,7 @@ export function compare(a: BenchResults, b: BenchResults): string {
       n(o.load.latencyMs.p99),
       n(m.load.latencyMs.p99),
       pct(o.load.latencyMs.p99, m.load.latencyMs.p99),
-      `${worse ? '⚠' : ''}${m.placeholder !== o.placeholder ? ' (501 changed)' : ''}`,
+      worse ? '⚠' : '',
     ]);
   }
   out.push(rows.length > 1 ? table(rows) : 'no load run appears in both files');

@@ -145,8 +145,3 @@ export function dominantStatus(load: LoadFigures): string {
   }
   return best;
 }
-
-/** True when the route is a documented 501 placeholder in this build. */
-export function isPlaceholder(load: LoadFigures): boolean {
-  return dominantStatus(load) === '501';
-}

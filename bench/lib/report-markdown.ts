@@ -45,7 +45,7 @@ function cachedTable(r: BenchResults): string[] {
       const server = m.scenario === 'baselines' ? BASELINE_NAMES[m.target] ?? m.target : 'nightgate';
       const route = m.scenario === 'cached-mix' ? 'all cached routes' : m.scenario === 'cached-latest-block' ? 'latest-block' : 'summary';
       const cpu = l.serverCpuUsPerRequest === undefined ? '–' : n(l.serverCpuUsPerRequest);
-      lines.push(`| ${c} | ${server} | ${route}${m.placeholder ? ' (501)' : ''} | ${int(l.rps)} | ${n(l.latencyMs.p50)} | ${n(l.latencyMs.p99)} | ${cpu} | ${ratio('raw-uws')} | ${ratio('fastify')} | ${ratio('node-http')} |`);
+      lines.push(`| ${c} | ${server} | ${route} | ${int(l.rps)} | ${n(l.latencyMs.p50)} | ${n(l.latencyMs.p99)} | ${cpu} | ${ratio('raw-uws')} | ${ratio('fastify')} | ${ratio('node-http')} |`);
     }
   }
   return [...lines, ''];
@@ -91,7 +91,7 @@ export function renderMarkdown(r: BenchResults, jsonFile: string, chart?: string
     '|---|---|---|---:|---:|---:|---:|---:|---:|---|---:|---|',
     ...loads.map((x) => {
       const l = x.load as NonNullable<Measurement['load']>;
-      return `| ${x.scenario} | ${x.variant} | ${x.target} | ${l.connections} | ${int(l.responses)} | ${int(l.rps)} | ${n(l.latencyMs.p50)} | ${n(l.latencyMs.p99)} | ${n(l.latencyMs.max)} | ${statuses(x)}${l.errors ? `, ${l.errors} errors` : ''} | ${l.rssMaxMiB !== undefined ? int(l.rssMaxMiB) : ''} | ${cell([...(x.placeholder ? ['501 placeholder'] : []), ...(x.notes ?? [])].join('; '))} |`;
+      return `| ${x.scenario} | ${x.variant} | ${x.target} | ${l.connections} | ${int(l.responses)} | ${int(l.rps)} | ${n(l.latencyMs.p50)} | ${n(l.latencyMs.p99)} | ${n(l.latencyMs.max)} | ${statuses(x)}${l.errors ? `, ${l.errors} errors` : ''} | ${l.rssMaxMiB !== undefined ? int(l.rssMaxMiB) : ''} | ${cell((x.notes ?? []).join('; '))} |`;
     }),
     '',
   ];

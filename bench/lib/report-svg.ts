@@ -54,8 +54,8 @@ function panel(title: string, y0: number, levels: number[], value: (m: Measureme
       const x = gx + si * barW;
       const y = y0 + PLOT_TOP + plotH - h;
       parts.push(
-        `<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${(barW - 3).toFixed(1)}" height="${h.toFixed(1)}" fill="${s.color}"${m.placeholder ? ' fill-opacity="0.35"' : ''}><title>${esc(`${s.label}, ${c} connection${c === 1 ? '' : 's'}: ${short(v)}${m.placeholder ? ' (501 placeholder)' : ''}`)}</title></rect>`,
-        `<text x="${(x + (barW - 3) / 2).toFixed(1)}" y="${(y - 4).toFixed(1)}" class="value" text-anchor="middle">${m.placeholder ? '501' : short(v)}</text>`,
+        `<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${(barW - 3).toFixed(1)}" height="${h.toFixed(1)}" fill="${s.color}"><title>${esc(`${s.label}, ${c} connection${c === 1 ? '' : 's'}: ${short(v)}`)}</title></rect>`,
+        `<text x="${(x + (barW - 3) / 2).toFixed(1)}" y="${(y - 4).toFixed(1)}" class="value" text-anchor="middle">${short(v)}</text>`,
       );
     });
   });

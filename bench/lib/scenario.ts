@@ -4,7 +4,7 @@
  * Measurements; it never decides pass/fail (bench/lib/targets.ts does, from all of them).
  */
 import type { LoopDelayClient } from './loop-delay-client.js';
-import { dominantStatus, isPlaceholder, runLoad, type LoadSpec } from './load.js';
+import { dominantStatus, runLoad, type LoadSpec } from './load.js';
 import type { ProcessGroup } from './processes.js';
 import type { SharedFixtures } from './fixtures.js';
 import type { Measurement } from './types.js';
@@ -78,7 +78,7 @@ export function headline(m: Measurement): string {
   if (!m.load) return Object.entries(m.figures ?? {}).slice(0, 4).map(([k, v]) => `${k} ${typeof v === 'number' ? fmt(v) : String(v)}`).join(' · ');
   const l = m.load;
   const codes = Object.entries(l.status).map(([c, n]) => `${c}×${n}`).join(' ');
-  return `${fmt(l.rps, 0)} req/s · p50 ${fmt(l.latencyMs.p50)} ms · p99 ${fmt(l.latencyMs.p99)} ms · ${codes || 'no responses'}${l.errors ? ` · ${l.errors} errors` : ''}${m.placeholder ? ' (501 placeholder)' : ''}`;
+  return `${fmt(l.rps, 0)} req/s · p50 ${fmt(l.latencyMs.p50)} ms · p99 ${fmt(l.latencyMs.p99)} ms · ${codes || 'no responses'}${l.errors ? ` · ${l.errors} errors` : ''}`;
 }
 
 export function createContext(base: Omit<ScenarioContext, 'measure'>): ScenarioContext {
@@ -95,8 +95,8 @@ export function createContext(base: Omit<ScenarioContext, 'measure'>): ScenarioC
       });
       const notes = [...(row.notes ?? [])];
       if (load.responses === 0) notes.push('no responses');
-      else if (dominantStatus(load) !== '200' && !isPlaceholder(load)) notes.push(`most responses were ${dominantStatus(load)}`);
-      const m: Measurement = { ...row, load, ...(isPlaceholder(load) ? { placeholder: true } : {}), ...(notes.length ? { notes } : {}) };
+      else if (dominantStatus(load) !== '200') notes.push(`most responses were ${dominantStatus(load)}`);
+      const m: Measurement = { ...row, load, ...(notes.length ? { notes } : {}) };
       base.log(`  ✓ ${label}: ${headline(m)}`);
       return m;
     },

@@ -1,7 +1,7 @@
 /**
  * The performance targets of DESIGN.md ("Performance targets"), judged from one run's
  * measurements. Ratios compare figures taken in the same run on the same machine. A target whose
- * figure is missing, or rests on a 501 placeholder or mostly failed requests, gets no verdict.
+ * figure is missing, or rests on mostly failed requests, gets no verdict.
  */
 import { dominantStatus } from './load.js';
 import type { Measurement, TargetCheck, Verdict } from './types.js';
@@ -31,7 +31,6 @@ function find(ms: readonly Measurement[], scenario: string, variant: string, tar
 function unusable(m: Measurement | undefined): string | undefined {
   if (!m) return 'not measured';
   if (m.skipped) return m.skipped;
-  if (m.placeholder) return 'route answers 501 (module not in this build)';
   if (m.load && dominantStatus(m.load) !== '200') return `most responses were ${dominantStatus(m.load)}`;
   return undefined;
 }

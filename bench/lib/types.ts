@@ -33,8 +33,6 @@ export interface Measurement {
   target: string;
   load?: LoadFigures;
   figures?: Record<string, number | string | boolean | null>;
-  /** True when the route answered 501: its module has not landed in this build. */
-  placeholder?: boolean;
   /** Why the scenario did not run. */
   skipped?: string;
   notes?: string[];

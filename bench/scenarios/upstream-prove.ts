@@ -95,7 +95,6 @@ export const scenario: Scenario = {
             addedP99Ms: via.load.latencyMs.p99 - direct.load.latencyMs.p99,
             standInDelayMs: STAND_IN_DELAY_MS,
           },
-          ...(via.placeholder ? { placeholder: true } : {}),
         });
       }
       return out;
