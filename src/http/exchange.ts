@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { GatewayError, errorBody, toGatewayError, type ErrorStyle } from '../errors.js';
 import type { AuthenticatedKey } from '../pipeline/auth.js';
 import { policyField, rateLimitField, resetSeconds, retryAfterSeconds, type RateLimitResult } from '../pipeline/rate-limit.js';
+import { fieldLine, headerLines } from './head.js';
 import { refusalBody } from './refusal.js';
 import { statusLine } from './status.js';
 import { JSON_TYPE, type Method, type RequestContext, type Reply, type RouteDef } from './route.js';
@@ -23,18 +24,34 @@ export interface ExchangeHost {
   finished(ex: Exchange, status: number): void;
 }
 
+const JSON_TYPE_LINE = fieldLine('Content-Type', JSON_TYPE);
 const EMPTY_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+/** The headers of a request that sent none the route reads (most GETs): shared, never written. */
+export const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
-/** `RateLimit-Policy` and `X-RateLimit-Limit` values depend on the policy only: build them once. */
-const policyStrings = new Map<string, { policy: string; limit: string }>();
-function policyOf(name: string, limit: number, windowMs: number): { policy: string; limit: string } {
+/**
+ * The `X-RateLimit-Limit` and `RateLimit-Policy` lines depend on the policy only: rendered once
+ * per policy, and the last one used is checked first (one policy serves most traffic).
+ */
+interface PolicyLines {
+  name: string;
+  limit: number;
+  windowMs: number;
+  lines: string;
+}
+const policies = new Map<string, PolicyLines>();
+let lastPolicy: PolicyLines = { name: '', limit: -1, windowMs: -1, lines: '' };
+function policyLines(name: string, limit: number, windowMs: number): string {
+  const p = lastPolicy;
+  if (p.limit === limit && p.windowMs === windowMs && p.name === name) return p.lines;
   const k = `${name}|${limit}|${windowMs}`;
-  let v = policyStrings.get(k);
+  let v = policies.get(k);
   if (!v) {
-    v = { policy: policyField(name, limit, windowMs), limit: String(limit) };
-    if (policyStrings.size < 1024) policyStrings.set(k, v);
+    v = { name, limit, windowMs, lines: `\r\nX-RateLimit-Limit: ${limit}\r\nRateLimit-Policy: ${policyField(name, limit, windowMs)}` };
+    if (policies.size < 1024) policies.set(k, v);
   }
-  return v;
+  lastPolicy = v;
+  return v.lines;
 }
 
 /** One request/response pair, its single completion, and the handler's view of the request. */
@@ -57,7 +74,7 @@ export class Exchange implements RequestContext {
   // RequestContext
   query = '';
   params: Record<string, string> = EMPTY_PARAMS;
-  headers: Record<string, string> = {};
+  headers: Record<string, string> = NO_HEADERS;
   receivedAt = 0;
   key: AuthenticatedKey | undefined;
   body: Buffer | undefined;
@@ -138,35 +155,38 @@ export class Exchange implements RequestContext {
       res.close();
       return;
     }
-    res.writeStatus(statusLine(status));
-    if (status !== 304) res.writeHeader('Content-Type', reply.contentType ?? JSON_TYPE);
-    res.writeHeader('X-Request-Id', this.requestId);
+    // The status line and every header in one native call (head.ts).
+    let head = statusLine(status);
+    if (status !== 304) head += reply.contentType === undefined || reply.contentType === JSON_TYPE ? JSON_TYPE_LINE : fieldLine('Content-Type', reply.contentType);
+    head += '\r\nX-Request-Id: ' + this.requestId;
     const rl = this.rl;
     if (rl) {
-      const p = policyOf(this.rlName, rl.limit, rl.windowMs);
       const now = this.receivedAt;
-      res.writeHeader('X-RateLimit-Limit', p.limit);
-      res.writeHeader('X-RateLimit-Remaining', String(rl.remaining));
-      res.writeHeader('X-RateLimit-Reset', String(resetSeconds(rl.resetAt)));
-      res.writeHeader('RateLimit-Policy', p.policy);
-      res.writeHeader('RateLimit', rateLimitField(this.rlName, rl.remaining, rl.resetAt, now));
-      if (!rl.allowed) res.writeHeader('Retry-After', String(retryAfterSeconds(rl.resetAt, now)));
+      head += policyLines(this.rlName, rl.limit, rl.windowMs) +
+        '\r\nX-RateLimit-Remaining: ' + rl.remaining +
+        '\r\nX-RateLimit-Reset: ' + resetSeconds(rl.resetAt) +
+        '\r\nRateLimit: ' + rateLimitField(this.rlName, rl.remaining, rl.resetAt, now);
+      if (!rl.allowed) head += '\r\nRetry-After: ' + retryAfterSeconds(rl.resetAt, now);
     }
-    const extra = this.extraHeaders;
-    if (extra) for (const k in extra) res.writeHeader(k, extra[k]!);
-    const h = reply.headers;
-    if (h) for (const k in h) res.writeHeader(k, h[k]!);
+    if (this.extraHeaders) head += headerLines(this.extraHeaders);
+    if (reply.headLines !== undefined) head += reply.headLines;
+    else if (reply.headers) head += headerLines(reply.headers);
     const close = this.server.closing || this.closeAfter;
     // This uWS build aborts the process on endWithoutBody(n > 0) and on endWithoutBody(undefined,
     // true): a HEAD answer writes its own Content-Length; with the connection closing (shutdown)
     // only endWithoutBody(0, true) is safe, which reports a zero length.
     if (status === 304 || this.head) {
-      if (close) res.endWithoutBody(0, true);
+      if (close) {
+        res.writeStatus(head);
+        res.endWithoutBody(0, true);
+      }
       else {
-        if (this.head && status !== 304) res.writeHeader('Content-Length', String(typeof reply.body === 'string' ? Buffer.byteLength(reply.body) : reply.body.byteLength));
+        if (this.head && status !== 304) head += '\r\nContent-Length: ' + (typeof reply.body === 'string' ? Buffer.byteLength(reply.body) : reply.body.byteLength);
+        res.writeStatus(head);
         res.endWithoutBody();
       }
     } else {
+      res.writeStatus(head);
       res.end(this.closeAfter ? refusalBody(reply.body) : reply.body, close);
     }
   }

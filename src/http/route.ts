@@ -37,6 +37,11 @@ export interface Reply {
   body: string | Uint8Array;
   contentType?: string;
   headers?: Record<string, string>;
+  /**
+   * `headers` already rendered by `headerLines` (head.ts), for replies served many times: the
+   * owner keeps it in step with `headers`, which stays the record the exchange reads (ETag).
+   */
+  headLines?: string;
 }
 
 export interface RequestContext {

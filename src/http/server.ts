@@ -21,7 +21,7 @@ import { rateLimitSubject } from '../pipeline/cidr.js';
 import { readBody, mediaType } from './body.js';
 import { socketClosed } from './refusal.js';
 import { addressText } from './remote-address.js';
-import { Exchange, UNMATCHED } from './exchange.js';
+import { Exchange, NO_HEADERS, UNMATCHED } from './exchange.js';
 import { statusLine } from './status.js';
 import type { Method, Reply, RouteDef } from './route.js';
 import { JSON_TYPE } from './route.js';
@@ -279,7 +279,7 @@ export class HttpServer {
   private reject(res: HttpResponse, req: HttpRequest, err: GatewayError, style: ErrorStyle): void {
     const ex = this.newExchange(res, req, UNMATCHED, style, req.getMethod().toUpperCase() as Method);
     if (!ex) return;
-    if (this.opts.requestLog !== 'none') copyHeaders(req, ex.headers, CLIENT_HEADERS);
+    if (this.opts.requestLog !== 'none') copyHeaders(req, ex, CLIENT_HEADERS);
     ex.fail(err);
     ex.sync = false;
   }
@@ -315,12 +315,12 @@ export class HttpServer {
       return ex.fail(new GatewayError('BAD_REQUEST', `Ambiguous message framing: ${framing}`));
     }
     // Copy everything the handler may need while the HttpRequest is still valid.
+    if (route.auth === 'key') copyHeaders(req, ex, KEY_HEADERS);
+    else if (this.opts.requestLog !== 'none') copyHeaders(req, ex, CLIENT_HEADERS);
+    if (route.body) copyHeaders(req, ex, BODY_HEADERS);
+    if (route.method === 'GET') copyHeaders(req, ex, GET_HEADERS);
+    if (route.readHeaders) copyHeaders(req, ex, route.readHeaders);
     const headers = ex.headers;
-    if (route.auth === 'key') copyHeaders(req, headers, KEY_HEADERS);
-    else if (this.opts.requestLog !== 'none') copyHeaders(req, headers, CLIENT_HEADERS);
-    if (route.body) copyHeaders(req, headers, BODY_HEADERS);
-    if (route.method === 'GET') copyHeaders(req, headers, GET_HEADERS);
-    if (route.readHeaders) copyHeaders(req, headers, route.readHeaders);
     const names = paramNamesCached(route);
     if (names.length > 0) {
       const params: Record<string, string> = {};
@@ -411,11 +411,15 @@ export class HttpServer {
   }
 }
 
-function copyHeaders(req: HttpRequest, into: Record<string, string>, names: readonly string[]): void {
+/** Copy the named headers that are present; the exchange gets its own record at the first one. */
+function copyHeaders(req: HttpRequest, ex: Exchange, names: readonly string[]): void {
   for (let i = 0; i < names.length; i++) {
     const n = names[i]!;
     const v = req.getHeader(n);
-    if (v !== '') into[n] = v;
+    if (v !== '') {
+      if (ex.headers === NO_HEADERS) ex.headers = {};
+      ex.headers[n] = v;
+    }
   }
 }
 

@@ -11,6 +11,7 @@
 import QuickLRU from 'quick-lru';
 import type { Clock } from '../clock.js';
 import { isGatewayError } from '../errors.js';
+import { headerLines } from '../http/head.js';
 import { JSON_TYPE, type Reply } from '../http/route.js';
 import { etagOf } from './rendered-reply.js';
 import { SingleFlight } from '../single-flight.js';
@@ -88,10 +89,15 @@ export class LookupCache {
       etag,
       fetchedAt: now,
       expiresAt: now + ttlMs,
-      hit: { status: 200, body, contentType: JSON_TYPE, headers: { ETag: etag, 'Cache-Control': cacheControl, 'X-Cache': 'HIT' } },
-      miss: { status: 200, body, contentType: JSON_TYPE, headers: { ETag: etag, 'Cache-Control': cacheControl, 'X-Cache': 'MISS' } },
+      hit: servedMany(body, { ETag: etag, 'Cache-Control': cacheControl, 'X-Cache': 'HIT' }),
+      miss: servedMany(body, { ETag: etag, 'Cache-Control': cacheControl, 'X-Cache': 'MISS' }),
     };
     this.lru.set(key, entry);
     return entry;
   }
+}
+
+/** A reply kept with its entry and served until it expires: its headers rendered once (http/head.ts). */
+function servedMany(body: Buffer, headers: Record<string, string>): Reply {
+  return { status: 200, body, contentType: JSON_TYPE, headers, headLines: headerLines(headers) };
 }

@@ -1,10 +1,11 @@
 /**
- * A response rendered ahead of requests: body bytes, ETag and Cache-Control, handed to the
- * socket as-is by a synchronous handler. The same object is updated in place on re-render, so
- * serving it costs no allocation (the front writes a Reply synchronously, before any re-render
- * can run, so in-place updates are never observed half-done).
+ * A response rendered ahead of requests: body bytes, ETag and Cache-Control (also as head lines,
+ * http/head.ts), handed to the socket as-is by a synchronous handler. The same object is updated
+ * in place on re-render, so serving it costs no allocation (the front writes a Reply
+ * synchronously, before any re-render can run, so in-place updates are never observed half-done).
  */
 import { createHash } from 'node:crypto';
+import { headerLines } from '../http/head.js';
 import { JSON_TYPE, type Reply } from '../http/route.js';
 
 /** A strong validator (RFC 9110 §8.8.3) derived from the bytes: equal bodies, equal tags. */
@@ -19,6 +20,7 @@ export class RenderedReply implements Reply {
   /** The body as text, for pushing over WebSocket. */
   text = '';
   readonly headers: { 'Cache-Control': string; ETag: string } = { 'Cache-Control': 'no-store', ETag: '""' };
+  headLines = headerLines(this.headers);
 
   /** Re-render from a value; bytes and ETag change only when the JSON does. */
   set(value: unknown, cacheControl: string): void {
@@ -29,9 +31,11 @@ export class RenderedReply implements Reply {
       this.headers.ETag = etagOf(this.body);
     }
     this.headers['Cache-Control'] = cacheControl;
+    this.headLines = headerLines(this.headers);
   }
 
   setCacheControl(cacheControl: string): void {
     this.headers['Cache-Control'] = cacheControl;
+    this.headLines = headerLines(this.headers);
   }
 }

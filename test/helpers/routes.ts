@@ -30,6 +30,12 @@ export function testRoutes(): TestRoutes {
         handler: (c) => json({ q: c.searchParams.get('q') }, 200, { ETag: '"v1"', 'Cache-Control': 'max-age=5' }),
       },
       {
+        // Echoes the query into a response header: what a careless route could do with user input.
+        method: 'GET', url: '/t/echo-header', style: 'stats', auth: 'none', rateLimit: 'none',
+        schema: { summary: 'echo header', tags: ['statistics'], querystring: Type.Object({ v: Type.Optional(Type.String()) }), response: { 200: { description: 'ok' } } },
+        handler: (c) => json({}, 200, { 'X-Echo': c.searchParams.get('v') ?? '', 'Bad Name': 'dropped' }),
+      },
+      {
         method: 'GET', url: '/t/slow', style: 'prover', auth: 'key', rateLimit: 'key',
         schema: { summary: 'slow', tags: ['proving'], response: { 200: { description: 'ok' } } },
         handler: async (c) => {
