@@ -23,6 +23,7 @@ import WebSocket from 'ws';
 import { NETWORKS } from '../src/config.js';
 import { getJson, request } from './lib/http.js';
 import { commitInfo, machineInfo } from './lib/machine.js';
+import { memoryMap, type MemoryMap } from './lib/memory-map.js';
 import { baseEnv, benchKey, startNightgate } from './lib/nightgate.js';
 import { RESULTS_DIR } from './lib/paths.js';
 import { ProcessGroup } from './lib/processes.js';
@@ -45,6 +46,11 @@ const USAGE = `usage: npx tsx bench/soak.ts --minutes N [options]
                         so the slope shows what grows beyond them
   --block-time-ms N     block interval of the embedded devnets (default the server's, 6000); a
                         large value freezes the chains, so what grows is the gateway's own
+  --no-aborts           leave out the clients that disconnect mid-request (an abort of a running
+                        proving task ends its worker thread, and piscina starts a new one)
+  --trace-gc            run the server with V8's --trace-gc and report, for each thread's heap
+                        (isolate), its size after every full collection: live JS memory, apart
+                        from garbage not collected yet
 
 A series is called growing when its slope is above the limit AND the line explains it (r² ≥ 0.5);
 a steep slope with a low r² is noise (garbage collection, connection churn).`;
@@ -59,11 +65,23 @@ interface Args {
   maxFdSlope: number;
   blockTimeMs: number | undefined;
   historyBlocks: number | undefined;
+  traceGc: boolean;
+  aborts: boolean;
 }
 
 function parseArgs(argv: readonly string[]): Args {
   const v = new Map<string, number>();
+  let traceGc = false;
+  let aborts = true;
   for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--trace-gc') {
+      traceGc = true;
+      continue;
+    }
+    if (argv[i] === '--no-aborts') {
+      aborts = false;
+      continue;
+    }
     const [flag, inline] = argv[i]!.split('=', 2) as [string, string | undefined];
     if (flag === '--help') {
       process.stdout.write(`${USAGE}\n`);
@@ -88,6 +106,8 @@ function parseArgs(argv: readonly string[]): Args {
     maxFdSlope: v.get('--max-fd-slope') ?? 0.5,
     blockTimeMs: v.get('--block-time-ms'),
     historyBlocks: v.get('--history-blocks'),
+    traceGc,
+    aborts,
   };
 }
 
@@ -106,6 +126,8 @@ interface Sample {
   workerPool: { completed: number; failed: number; crashed: number; queueSize: number } | null;
   proofCache: { entries: number; bytes: number } | null;
   dustReserved: number | null;
+  /** Resident memory by kind of mapping (bench/lib/memory-map.ts). */
+  memory: MemoryMap | null;
 }
 
 function procStatus(pid: number): { rssMiB: number; threads: number } {
@@ -117,6 +139,35 @@ function procStatus(pid: number): { rssMiB: number; threads: number } {
 
 function fdCount(pid: number): number {
   return readdirSync(`/proc/${pid}/fd`).length;
+}
+
+// --- V8 heaps, from --trace-gc --------------------------------------------------------------------
+
+/** One full (mark-compact) collection of one isolate: the heap's size after it, MB as V8 prints. */
+interface MajorGc {
+  at: number;
+  afterMB: number;
+}
+
+/** `[pid:0xISOLATE]  1234 ms: Mark-Compact (reduce) 120.5 (150.2) -> 80.1 (140.3) MB, …` */
+const MARK_COMPACT = /^\[\d+:(0x[0-9a-f]+)\]\s+\d+ ms: Mark-Compact(?: \(reduce\))? [\d.]+ \([\d.]+\) -> ([\d.]+) \([\d.]+\) MB/;
+
+/** Every isolate's full collections, read from the server's stdout (`--trace-gc` prints there). */
+function watchMajorGcs(stdout: NodeJS.ReadableStream): Map<string, MajorGc[]> {
+  const byIsolate = new Map<string, MajorGc[]>();
+  let buf = '';
+  stdout.on('data', (d: Buffer) => {
+    buf += d.toString('utf8');
+    for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
+      const m = MARK_COMPACT.exec(buf.slice(0, i));
+      buf = buf.slice(i + 1);
+      if (!m) continue;
+      const list = byIsolate.get(m[1]!) ?? [];
+      list.push({ at: performance.now(), afterMB: Number(m[2]) });
+      byIsolate.set(m[1]!, list);
+    }
+  });
+  return byIsolate;
 }
 
 // --- statistics ------------------------------------------------------------------------------------
@@ -192,7 +243,8 @@ async function soak(args: Args, group: ProcessGroup): Promise<number> {
   const env = { ...baseEnv(key), NIGHTGATE_LOG_LEVEL: 'info', ...(args.blockTimeMs ? { NIGHTGATE_DEVNET_BLOCK_TIME_MS: String(Math.round(args.blockTimeMs)) } : {}),
     ...(args.historyBlocks ? { NIGHTGATE_DEVNET_RETAIN_BLOCKS: String(Math.round(args.historyBlocks)), NIGHTGATE_STATS_RING_SIZE: String(Math.max(2, Math.round(args.historyBlocks))) } : {}),
   };
-  const server = await startNightgate(group, 'nightgate', env, { probe: false });
+  const server = await startNightgate(group, 'nightgate', env, { probe: false, ...(args.traceGc ? { nodeFlags: ['--trace-gc'] } : {}) });
+  const majorGcs = args.traceGc && server.child.stdout ? watchMajorGcs(server.child.stdout) : undefined;
   const base = `http://127.0.0.1:${server.port}`;
   const health = async (): Promise<Record<string, unknown>> => (await getJson(`${base}/health`)).json as Record<string, unknown>;
 
@@ -239,7 +291,7 @@ async function soak(args: Args, group: ProcessGroup): Promise<number> {
     { name: 'refused (401/404/400)', weight: 6, run: () => pick([() => send('/prove', { method: 'POST', headers: { ...keyed, 'x-api-key': 'wrong-key-0123456789' }, body: payloads.prove }), () => send('/no/such/route'), () => send('/api/v1/preview/block?height=x')])() },
     {
       name: 'client disconnects',
-      weight: 3,
+      weight: args.aborts ? 3 : 0,
       run: async () => {
         const body = distinct[proveSeq++ % distinct.length]!;
         try {
@@ -327,6 +379,7 @@ async function soak(args: Args, group: ProcessGroup): Promise<number> {
       workerPool: pool ? { completed: pool.completed, failed: pool.failed, crashed: pool.crashed, queueSize: pool.queueSize } : null,
       proofCache: cache ? { entries: cache.entries, bytes: cache.bytes } : null,
       dustReserved: Object.values(wallets).reduce((a, w) => a + (w.utxos?.reserved ?? 0), 0),
+      memory: memoryMap(server.pid) ?? null,
     };
   };
   const sampler = async (): Promise<void> => {
@@ -334,7 +387,8 @@ async function soak(args: Args, group: ProcessGroup): Promise<number> {
       await sleep(Math.max(0, next - performance.now()));
       const s = await sample();
       samples.push(s);
-      log(`  t=${s.t.toFixed(2).padStart(6)} min  rss ${s.rssMiB.toFixed(1).padStart(7)} MiB  fds ${String(s.fds).padStart(4)}  threads ${String(s.threads).padStart(3)}  requests ${String(s.requests).padStart(8)}  height ${s.previewHeight ?? '–'}  reserved ${s.dustReserved ?? '–'}  crashed ${s.workerPool?.crashed ?? '–'}`);
+      const m = s.memory;
+      log(`  t=${s.t.toFixed(2).padStart(6)} min  rss ${s.rssMiB.toFixed(1).padStart(7)} MiB${m ? ` (wasm ${m.wasmMiB} anon ${m.anonMiB} brk ${m.brkMiB} file ${m.fileMiB})` : ''}  fds ${String(s.fds).padStart(4)}  threads ${String(s.threads).padStart(3)}  requests ${String(s.requests).padStart(8)}  height ${s.previewHeight ?? '–'}  reserved ${s.dustReserved ?? '–'}  crashed ${s.workerPool?.crashed ?? '–'}`);
     }
   };
 
@@ -347,6 +401,19 @@ async function soak(args: Args, group: ProcessGroup): Promise<number> {
   const rss = fit(steady.map((s) => ({ t: s.t, y: s.rssMiB })));
   const fds = fit(steady.map((s) => ({ t: s.t, y: s.fds })));
   const threads = fit(steady.map((s) => ({ t: s.t, y: s.threads })));
+  // The RSS slope by kind of mapping: which part grows.
+  const withMap = steady.filter((s) => s.memory !== null);
+  const byKind = withMap.length < 3 ? null : {
+    wasm: fit(withMap.map((s) => ({ t: s.t, y: s.memory!.wasmMiB }))),
+    brk: fit(withMap.map((s) => ({ t: s.t, y: s.memory!.brkMiB }))),
+    anon: fit(withMap.map((s) => ({ t: s.t, y: s.memory!.anonMiB }))),
+    file: fit(withMap.map((s) => ({ t: s.t, y: s.memory!.fileMiB }))),
+  };
+  // Each thread's JS heap after its full collections (with --trace-gc): live memory, not garbage.
+  const heaps = majorGcs === undefined ? null : [...majorGcs].map(([isolate, gcs]) => {
+    const after = gcs.filter((g) => (g.at - started) / 60_000 >= args.warmupMin).map((g) => ({ t: (g.at - started) / 60_000, y: g.afterMB }));
+    return { isolate, fullCollections: gcs.length, afterWarmup: after.length, firstMB: after[0]?.y ?? null, lastMB: after.at(-1)?.y ?? null, fit: after.length >= 3 ? fit(after) : null };
+  });
   const heights = steady.map((s) => s.previewHeight).filter((h): h is number => h !== null);
   const blocksPerMin = heights.length > 1 ? (heights.at(-1)! - heights[0]!) / (steady.at(-1)!.t - steady[0]!.t) : null;
   const rssFlat = !growing(rss, args.maxRssSlope);
@@ -380,6 +447,8 @@ async function soak(args: Args, group: ProcessGroup): Promise<number> {
       rssMiB: { ...rss, flat: rssFlat, maxSlopePerMin: args.maxRssSlope },
       fds: { ...fds, flat: fdsFlat, maxSlopePerMin: args.maxFdSlope },
       threads,
+      rssByKindMiB: byKind,
+      heapsAfterFullGc: heaps,
       previewBlocksPerMin: blocksPerMin,
     },
     shutdown: { exitCode, ms: stopMs },
@@ -395,6 +464,13 @@ async function soak(args: Args, group: ProcessGroup): Promise<number> {
   log(`  RSS      ${f(rss, 'MiB')}  → ${rssFlat ? 'flat' : 'GROWING'} (limit +${args.maxRssSlope} MiB/min)`);
   log(`  fds      ${f(fds, 'fds')}  → ${fdsFlat ? 'flat' : 'GROWING'} (limit +${args.maxFdSlope}/min)`);
   log(`  threads  ${f(threads, '')}`);
+  if (byKind) for (const [kind, x] of Object.entries(byKind)) log(`    RSS in ${kind.padEnd(5)} ${f(x, 'MiB')}`);
+  const lastMap = steady.at(-1)?.memory;
+  if (lastMap) log(`    WebAssembly memories at the end (MiB each): ${lastMap.wasmEachMiB.filter((m) => m > 0).join(', ')}`);
+  if (heaps) {
+    log(`  JS heaps after full collections (one line per thread's isolate):`);
+    for (const h of heaps) log(`    ${h.isolate.padEnd(16)} ${String(h.fullCollections).padStart(4)} full GCs, ${h.firstMB ?? '–'} → ${h.lastMB ?? '–'} MB after warm-up${h.fit ? `, slope ${h.fit.slopePerMin >= 0 ? '+' : ''}${h.fit.slopePerMin.toFixed(3)} MB/min, r² ${h.fit.r2.toFixed(2)}` : ''}`);
+  }
   if (blocksPerMin !== null) log(`  the preview devnet grew by ${blocksPerMin.toFixed(1)} blocks/min meanwhile (its chain is kept in memory)`);
   log(`  graceful stop: exit ${exitCode} after ${stopMs} ms`);
   log(`written ${file}`);

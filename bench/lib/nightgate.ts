@@ -71,9 +71,10 @@ export function profileInto(dir: string | undefined): void {
   profileDir = dir;
 }
 
-export function startNightgate(group: ProcessGroup, name: string, env: Record<string, string>, opts: { probe: boolean }): Promise<Started> {
+export function startNightgate(group: ProcessGroup, name: string, env: Record<string, string>, opts: { probe: boolean; nodeFlags?: readonly string[] }): Promise<Started> {
+  const nodeFlags = [...(profileDir !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...(opts.nodeFlags ?? [])];
   return group.start({
-    ...(profileDir !== undefined ? { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}),
+    ...(nodeFlags.length > 0 ? { nodeFlags } : {}),
     name,
     // With the probe, its entry runs first and then imports src/cli itself.
     module: opts.probe ? 'bench/probes/loop-delay' : 'src/cli',
