@@ -96,6 +96,7 @@ export const SETTINGS: readonly Setting[] = [
   { path: 'stats.maxResponseBytes', env: 'NIGHTGATE_STATS_MAX_RESPONSE_BYTES', schema: PositiveInt, default: 4_194_304, doc: 'Largest indexer response accepted; bigger ones are an indexer error' },
   { path: 'prover.threads', env: 'NIGHTGATE_PROVER_THREADS', schema: PositiveInt, default: 2, doc: 'Worker threads in the proving/balancing pool' },
   { path: 'prover.queueSize', env: 'NIGHTGATE_PROVER_QUEUE_SIZE', schema: NonNegInt, default: 256, doc: 'Tasks that may wait for a worker; beyond it → 503' },
+  { path: 'prover.abortGraceMs', env: 'NIGHTGATE_PROVER_ABORT_GRACE_MS', schema: NonNegInt, default: 500, doc: 'When a client leaves while its task runs, how long the task may still take before its worker thread is ended (a new thread reloads ledger-v8); its result is discarded either way. 0 ends the thread at once' },
   { path: 'prover.defaultNetwork', env: 'NIGHTGATE_PROVER_DEFAULT_NETWORK', schema: Type.Union(NETWORKS.map((n) => Type.Literal(n))), default: 'preview', doc: 'Network of a proving request that names none (`X-Midnight-Network` header or `?network=`)' },
   { path: 'prover.upstreamUrl', env: 'NIGHTGATE_PROVER_URL', schema: Type.String(), default: '', doc: 'Default proof server URL for the upstream backend (e.g. http://127.0.0.1:6300)' },
   { path: 'prover.timeoutMs', env: 'NIGHTGATE_PROVER_TIMEOUT_MS', schema: PositiveInt, default: 600_000, doc: 'Timeout of one proof' },
@@ -139,7 +140,7 @@ export interface Config {
   devnet: { blockTimeMs: number; stateDir: string; retainBlocks: number };
   stats: { lookupCacheSize: number; pollIntervalMs: number; upstreamTimeoutMs: number; ringSize: number; reconnectMinMs: number; reconnectMaxMs: number; maxResponseBytes: number };
   prover: {
-    threads: number; queueSize: number; defaultNetwork: NetworkName; upstreamUrl: string; timeoutMs: number;
+    threads: number; queueSize: number; abortGraceMs: number; defaultNetwork: NetworkName; upstreamUrl: string; timeoutMs: number;
     cacheTtlMs: number; cacheMaxBytes: number; nativeBinary: string; nativePort: number; nativeArgs: string[];
     nativeReadyTimeoutMs: number; nativeStopGraceMs: number; keyDir: string;
   };

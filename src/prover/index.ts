@@ -90,6 +90,7 @@ export function createProverModule(opts: ProverModuleOptions = {}): Module {
     const pool = new WorkerPool({
       threads: config.prover.threads,
       maxQueue: config.prover.queueSize,
+      abortGraceMs: config.prover.abortGraceMs,
       logger: ctx.logger.child({ module: 'worker-pool' }),
       devProver: dev,
       eager: dev || kinds.includes('wasm'),

@@ -5,8 +5,13 @@
  *
  *  - bounded queue: at most `threads` tasks are handed to piscina, the rest wait in our own FIFO
  *    (slots.ts) of `maxQueue`; a full queue → 503 QUEUE_FULL with Retry-After;
- *  - abort: the caller's signal (the client leaving) removes a queued task, or ends the thread of
- *    a running one — piscina then starts a fresh thread, so the slot is free again at once;
+ *  - abort: the caller's signal (the client leaving) removes a queued task at once. A running one
+ *    gets `abortGraceMs` to finish (its result is then discarded, and the caller sees
+ *    CLIENT_ABORTED); past that, its thread is ended and piscina starts a fresh one. Ending a
+ *    thread costs a ledger-v8 load in its successor and leaves native memory behind (soak runs
+ *    7–9 in test/RELIABILITY.md), while most tasks here end within milliseconds — and a sponsorship
+ *    on an upstream prover ends by itself once its proving port is closed. The task's slot (and
+ *    whatever shared state it holds, e.g. a DUST reservation) is freed when the task has ended;
  *  - crash: a thread that dies mid-task rejects that task with 500 WORKER_CRASHED and is replaced;
  *  - shutdown: `drain()` refuses every queued task and every new one with 503 SHUTTING_DOWN;
  *    running tasks finish.
@@ -49,6 +54,11 @@ export interface WorkerPoolHealth extends ComponentHealth {
   completed: number;
   failed: number;
   crashed: number;
+  /**
+   * Running tasks whose caller left: `finished` within the grace period (thread kept, result
+   * discarded), or `cutShort` (the thread ended at the grace period, or the task left piscina's queue).
+   */
+  abandoned: { finished: number; cutShort: number };
   /** ledger-v8 load time of the most recent and the slowest thread start, ms. */
   ledgerLoadMs: { last: number; max: number } | null;
   /** Set when mock proofs are served: the dev backend is in use. */
@@ -74,7 +84,21 @@ export interface WorkerPoolOptions {
    * so threads (≈ 85 MB each) start with the first task instead.
    */
   eager?: boolean;
+  /** How long a running task whose caller left may still take before its thread is ended (default 0: at once). */
+  abortGraceMs?: number;
+  /** Timer functions for the grace period (tests fire it by hand). */
+  timers?: GraceTimers;
 }
+
+export interface GraceTimers {
+  set(fn: () => void, ms: number): unknown;
+  clear(handle: unknown): void;
+}
+
+const realTimers: GraceTimers = {
+  set: (fn, ms) => setTimeout(fn, ms),
+  clear: (h) => clearTimeout(h as NodeJS.Timeout),
+};
 
 /** Weight of the newest task in the recent mean task time. */
 const RECENT_WEIGHT = 0.2;
@@ -89,8 +113,15 @@ export class WorkerPool implements WorkerPoolComponent {
   readonly #devProver: boolean;
   /** A slot per thread: a task holds one from being handed to piscina until it settles. */
   readonly #slots: Slots;
+  readonly #graceMs: number;
+  readonly #timers: GraceTimers;
   #failed = 0;
   #crashed = 0;
+  /** Running tasks whose caller left: finished within the grace period, or their thread ended. */
+  /** Ends the thread of each running task whose caller left and whose grace period runs. */
+  readonly #inGrace = new Set<() => void>();
+  #abandonedFinished = 0;
+  #abandonedEnded = 0;
   #loadLast = 0;
   #loadMax = 0;
   /**
@@ -107,6 +138,8 @@ export class WorkerPool implements WorkerPoolComponent {
   constructor(opts: WorkerPoolOptions) {
     this.#log = opts.logger;
     this.#devProver = opts.devProver ?? false;
+    this.#graceMs = opts.abortGraceMs ?? 0;
+    this.#timers = opts.timers ?? realTimers;
     this.#slots = new Slots({
       size: opts.threads,
       maxQueue: opts.maxQueue,
@@ -176,19 +209,47 @@ export class WorkerPool implements WorkerPoolComponent {
     // A view into a larger buffer that is not moved would be cloned whole: send an exact copy instead.
     const moved = data !== undefined && (opts.transferList ?? []).some((b) => b === data!.buffer);
     if (data && !moved && data.byteLength !== data.buffer.byteLength) data = data.slice();
+    const signal = opts.signal;
+    if (signal?.aborted) throw this.#translate(signal.reason, task, signal);
+    // piscina ends the thread when its signal fires: that signal fires at once for a task it has
+    // not started, and only after the grace period for a running one.
+    const end = signal ? new AbortController() : undefined;
+    let grace: unknown;
+    let ended = false;
+    const endNow = (): void => {
+      this.#inGrace.delete(endNow);
+      ended = true;
+      end!.abort(signal!.reason);
+    };
+    const onAbort = (): void => {
+      if (this.#graceMs <= 0) return endNow();
+      this.#inGrace.add(endNow);
+      grace = this.#timers.set(endNow, this.#graceMs);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
     let out: Uint8Array;
     const started = performance.now();
     try {
       const transferList = [...(opts.transferList ?? []), ...(payload.port ? [payload.port] : [])];
       out = await this.#pool.run(
         { args: pack(payload.args), data, shared: payload.shared, port: payload.port },
-        { name: task, ...(opts.signal ? { signal: opts.signal } : {}), ...(transferList.length > 0 ? { transferList } : {}) },
+        { name: task, ...(end ? { signal: end.signal } : {}), ...(transferList.length > 0 ? { transferList } : {}) },
       );
     } catch (err) {
       this.#account(performance.now() - started);
-      throw this.#translate(err, task, opts.signal);
+      if (signal?.aborted && ended) this.#abandonedEnded++;
+      throw this.#translate(err, task, signal);
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      this.#inGrace.delete(endNow);
+      if (grace !== undefined) this.#timers.clear(grace);
     }
     this.#account(performance.now() - started);
+    if (signal?.aborted) {
+      // Finished within the grace period: the thread is kept, the result is nobody's.
+      this.#abandonedFinished++;
+      throw this.#translate(signal.reason, task, signal);
+    }
     const outcome = unpack<TaskOutcome<TaskResult<K>>>(out);
     if (outcome.ok) return outcome.value;
     this.#failed++;
@@ -243,6 +304,7 @@ export class WorkerPool implements WorkerPoolComponent {
       completed: p.completed,
       failed: this.#failed,
       crashed: this.#crashed,
+      abandoned: { finished: this.#abandonedFinished, cutShort: this.#abandonedEnded },
       ledgerLoadMs: this.#loadMax === 0 ? null : { last: Math.round(this.#loadLast), max: Math.round(this.#loadMax) },
       devProver: this.#devProver,
     };
@@ -259,6 +321,8 @@ export class WorkerPool implements WorkerPoolComponent {
   }
 
   async close(): Promise<void> {
+    // Nobody waits for these any more: their threads end now, not at the end of the grace period.
+    for (const endNow of [...this.#inGrace]) endNow();
     await this.#pool.close();
   }
 }
