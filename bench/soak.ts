@@ -123,7 +123,7 @@ interface Sample {
   requests: number;
   /** Chain height of the preview devnet (its in-memory chain grows with every block). */
   previewHeight: number | null;
-  workerPool: { completed: number; failed: number; crashed: number; queueSize: number } | null;
+  workerPool: { completed: number; failed: number; crashed: number; queueSize: number; abandoned?: { finished: number; cutShort: number } } | null;
   proofCache: { entries: number; bytes: number } | null;
   dustReserved: number | null;
   /** Resident memory by kind of mapping (bench/lib/memory-map.ts). */
@@ -376,7 +376,7 @@ async function soak(args: Args, group: ProcessGroup): Promise<number> {
       uptimeSeconds: (h?.['uptimeSeconds'] as number | undefined) ?? null,
       requests,
       previewHeight: height,
-      workerPool: pool ? { completed: pool.completed, failed: pool.failed, crashed: pool.crashed, queueSize: pool.queueSize } : null,
+      workerPool: pool ? { completed: pool.completed, failed: pool.failed, crashed: pool.crashed, queueSize: pool.queueSize, ...(pool.abandoned ? { abandoned: pool.abandoned } : {}) } : null,
       proofCache: cache ? { entries: cache.entries, bytes: cache.bytes } : null,
       dustReserved: Object.values(wallets).reduce((a, w) => a + (w.utxos?.reserved ?? 0), 0),
       memory: memoryMap(server.pid) ?? null,
@@ -472,6 +472,8 @@ async function soak(args: Args, group: ProcessGroup): Promise<number> {
     for (const h of heaps) log(`    ${h.isolate.padEnd(16)} ${String(h.fullCollections).padStart(4)} full GCs, ${h.firstMB ?? '–'} → ${h.lastMB ?? '–'} MB after warm-up${h.fit ? `, slope ${h.fit.slopePerMin >= 0 ? '+' : ''}${h.fit.slopePerMin.toFixed(3)} MB/min, r² ${h.fit.r2.toFixed(2)}` : ''}`);
   }
   if (blocksPerMin !== null) log(`  the preview devnet grew by ${blocksPerMin.toFixed(1)} blocks/min meanwhile (its chain is kept in memory)`);
+  const abandoned = samples.at(-1)?.workerPool?.abandoned;
+  if (abandoned) log(`  running tasks whose client left: ${abandoned.finished} ended within the grace period (thread kept), ${abandoned.cutShort} cut short (thread ended)`);
   log(`  graceful stop: exit ${exitCode} after ${stopMs} ms`);
   log(`written ${file}`);
   return rssFlat && fdsFlat && exitCode === 0 ? 0 : 1;

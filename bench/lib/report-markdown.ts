@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BENCH_DIR } from './paths.js';
-import { ratios } from './targets.js';
+import { baseVariant, isRepeat, ratios } from './targets.js';
 import type { BenchResults, Measurement } from './types.js';
 
 const PROFILING_LOG = join(BENCH_DIR, 'profiling.md');
@@ -38,11 +38,12 @@ function cachedTable(r: BenchResults): string[] {
       const ours = m.scenario === 'cached-summary';
       const ratio = (b: string): string => {
         if (!ours) return '';
-        const x = rs.find((y) => y.connections === c && y.baseline === b);
+        const x = rs.find((y) => y.variant === m.variant && y.baseline === b);
         if (x?.ratio === undefined) return '–';
         return `${n(x.ratio)}${x.cpuRatio === undefined ? '' : ` (${n(x.cpuRatio)})`}${x.why ? ` (${x.why})` : ''}`;
       };
-      const server = m.scenario === 'baselines' ? BASELINE_NAMES[m.target] ?? m.target : 'nightgate';
+      const round = isRepeat(m) ? ` (${m.variant.slice(baseVariant(m.variant).length + 1)})` : '';
+      const server = `${m.scenario === 'baselines' ? BASELINE_NAMES[m.target] ?? m.target : 'nightgate'}${round}`;
       const route = m.scenario === 'cached-mix' ? 'all cached routes' : m.scenario === 'cached-latest-block' ? 'latest-block' : 'summary';
       const cpu = l.serverCpuUsPerRequest === undefined ? '–' : n(l.serverCpuUsPerRequest);
       lines.push(`| ${c} | ${server} | ${route} | ${int(l.rps)} | ${n(l.latencyMs.p50)} | ${n(l.latencyMs.p99)} | ${cpu} | ${ratio('raw-uws')} | ${ratio('fastify')} | ${ratio('node-http')} |`);

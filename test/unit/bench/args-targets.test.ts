@@ -36,3 +36,29 @@ t.test('/balance-only: throughput from the saturated run, p50 from one connectio
   const none = evaluateTargets([]);
   t.same(none.filter((c) => c.name.startsWith('/balance-only')).map((c) => c.verdict), ['n/a', 'n/a'], 'no verdict without a run');
 });
+
+t.test('cached summary targets: the median over interleaved rounds, each pair matched by its round', async (t) => {
+  const at = (rps: number, cpuUs: number, p99: number): LoadFigures => ({
+    connections: 100, durationS: 8, responses: rps * 8, rps, latencyMs: { p50: 1, p90: 2, p99, max: 20, mean: 1 }, status: { '200': rps * 8 }, errors: 0, timeouts: 0, serverCpuUsPerRequest: cpuUs,
+  });
+  const pair = (variant: string, ours: [number, number, number], raw: [number, number], fastify: [number, number]): Measurement[] => [
+    { scenario: 'cached-summary', variant, target: 'nightgate', load: at(...ours) },
+    { scenario: 'baselines', variant, target: 'raw-uws', load: at(raw[0], raw[1], 4) },
+    { scenario: 'baselines', variant, target: 'fastify', load: at(fastify[0], fastify[1], 8) },
+  ];
+  const ms = [
+    // Round 1 was disturbed: nightgate slow. The median must not follow it.
+    ...pair('c=100', [20_000, 20, 12], [50_000, 12], [30_000, 30]),
+    ...pair('c=100 round 2', [45_000, 13, 4], [50_000, 12], [30_000, 30]),
+    ...pair('c=100 round 3', [46_000, 12.5, 4.5], [50_000, 12], [30_000, 30]),
+  ];
+  const checks = evaluateTargets(ms);
+  const get = (name: string) => checks.find((c) => c.name === name);
+  t.same([get('cached summary vs raw-uws (c=100)')?.measured, get('cached summary vs raw-uws (c=100)')?.verdict], ['0.9 ×', 'pass'], 'median of 0.4, 0.9, 0.92');
+  t.match(get('cached summary vs raw-uws (c=100)')?.note, /median of 3 interleaved rounds: 0\.4, 0\.9, 0\.92/);
+  t.equal(get('cached summary vs fastify (c=100), main-thread CPU per request')?.measured, '2.31 ×', 'median of 1.5, 2.31, 2.4');
+  t.same([get('cached summary p99 (c=100)')?.measured, get('cached summary p99 (c=100)')?.verdict], ['4.5 ms', 'pass']);
+
+  const single = evaluateTargets(pair('c=100', [45_000, 13, 4], [50_000, 12], [30_000, 30]));
+  t.equal(single.find((c) => c.name === 'cached summary vs raw-uws (c=100)')?.note, undefined, 'one round: no note');
+});
