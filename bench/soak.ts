@@ -48,6 +48,8 @@ const USAGE = `usage: npx tsx bench/soak.ts --minutes N [options]
                         large value freezes the chains, so what grows is the gateway's own
   --no-aborts           leave out the clients that disconnect mid-request (an abort of a running
                         proving task ends its worker thread, and piscina starts a new one)
+  --node-flags "F …"    extra Node/V8 flags for the server (e.g. "--no-wasm-tier-up"), to test a
+                        hypothesis about what grows
   --trace-gc            run the server with V8's --trace-gc and report, for each thread's heap
                         (isolate), its size after every full collection: live JS memory, apart
                         from garbage not collected yet
@@ -67,13 +69,21 @@ interface Args {
   historyBlocks: number | undefined;
   traceGc: boolean;
   aborts: boolean;
+  nodeFlags: string[];
 }
 
 function parseArgs(argv: readonly string[]): Args {
   const v = new Map<string, number>();
   let traceGc = false;
   let aborts = true;
+  let nodeFlags: string[] = [];
   for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--node-flags') {
+      const text = argv[++i];
+      if (text === undefined || !text.trim().startsWith('--')) throw new Error(`--node-flags needs flags such as "--no-wasm-tier-up", got '${text ?? ''}'`);
+      nodeFlags = text.trim().split(/\s+/);
+      continue;
+    }
     if (argv[i] === '--trace-gc') {
       traceGc = true;
       continue;
@@ -108,6 +118,7 @@ function parseArgs(argv: readonly string[]): Args {
     historyBlocks: v.get('--history-blocks'),
     traceGc,
     aborts,
+    nodeFlags,
   };
 }
 
@@ -128,6 +139,8 @@ interface Sample {
   dustReserved: number | null;
   /** Resident memory by kind of mapping (bench/lib/memory-map.ts). */
   memory: MemoryMap | null;
+  /** The server DUST wallets' serialized state over all networks (each proving worker decodes it), KiB. */
+  walletStateKiB: number | null;
 }
 
 function procStatus(pid: number): { rssMiB: number; threads: number } {
@@ -168,6 +181,12 @@ function watchMajorGcs(stdout: NodeJS.ReadableStream): Map<string, MajorGc[]> {
     }
   });
   return byIsolate;
+}
+
+/** The wallet-state series' fit, for the JSON (null without enough samples). */
+function withStateFit(steady: readonly Sample[]): Fit | null {
+  const xs = steady.filter((s) => s.walletStateKiB !== null);
+  return xs.length >= 3 ? fit(xs.map((s) => ({ t: s.t, y: s.walletStateKiB! }))) : null;
 }
 
 // --- statistics ------------------------------------------------------------------------------------
@@ -243,7 +262,8 @@ async function soak(args: Args, group: ProcessGroup): Promise<number> {
   const env = { ...baseEnv(key), NIGHTGATE_LOG_LEVEL: 'info', ...(args.blockTimeMs ? { NIGHTGATE_DEVNET_BLOCK_TIME_MS: String(Math.round(args.blockTimeMs)) } : {}),
     ...(args.historyBlocks ? { NIGHTGATE_DEVNET_RETAIN_BLOCKS: String(Math.round(args.historyBlocks)), NIGHTGATE_STATS_RING_SIZE: String(Math.max(2, Math.round(args.historyBlocks))) } : {}),
   };
-  const server = await startNightgate(group, 'nightgate', env, { probe: false, ...(args.traceGc ? { nodeFlags: ['--trace-gc'] } : {}) });
+  const nodeFlags = [...(args.traceGc ? ['--trace-gc'] : []), ...args.nodeFlags];
+  const server = await startNightgate(group, 'nightgate', env, { probe: false, ...(nodeFlags.length > 0 ? { nodeFlags } : {}) });
   const majorGcs = args.traceGc && server.child.stdout ? watchMajorGcs(server.child.stdout) : undefined;
   const base = `http://127.0.0.1:${server.port}`;
   const health = async (): Promise<Record<string, unknown>> => (await getJson(`${base}/health`)).json as Record<string, unknown>;
@@ -365,7 +385,8 @@ async function soak(args: Args, group: ProcessGroup): Promise<number> {
     const comps = (h?.['components'] ?? {}) as Record<string, Record<string, unknown>>;
     const pool = comps['worker-pool'] as Sample['workerPool'] | undefined;
     const cache = (comps['prover']?.['cache'] ?? null) as { entries: number; bytes: number } | null;
-    const wallets = (comps['sponsorship']?.['networks'] ?? {}) as Record<string, { utxos?: { reserved: number } }>;
+    const wallets = (comps['sponsorship']?.['networks'] ?? {}) as Record<string, { utxos?: { reserved: number }; walletStateBytes?: number }>;
+    const stateBytes = Object.values(wallets).map((w) => w.walletStateBytes).filter((b): b is number => typeof b === 'number');
     const height = ((comps['stats:preview'] ?? {}) as { latestHeight?: number }).latestHeight ?? null;
     if (height !== null) tip = Math.max(tip, height);
     return {
@@ -380,6 +401,7 @@ async function soak(args: Args, group: ProcessGroup): Promise<number> {
       proofCache: cache ? { entries: cache.entries, bytes: cache.bytes } : null,
       dustReserved: Object.values(wallets).reduce((a, w) => a + (w.utxos?.reserved ?? 0), 0),
       memory: memoryMap(server.pid) ?? null,
+      walletStateKiB: stateBytes.length > 0 ? Math.round(stateBytes.reduce((a, b) => a + b, 0) / 102.4) / 10 : null,
     };
   };
   const sampler = async (): Promise<void> => {
@@ -409,6 +431,7 @@ async function soak(args: Args, group: ProcessGroup): Promise<number> {
     anon: fit(withMap.map((s) => ({ t: s.t, y: s.memory!.anonMiB }))),
     file: fit(withMap.map((s) => ({ t: s.t, y: s.memory!.fileMiB }))),
   };
+  const walletState = withStateFit(steady);
   // Each thread's JS heap after its full collections (with --trace-gc): live memory, not garbage.
   const heaps = majorGcs === undefined ? null : [...majorGcs].map(([isolate, gcs]) => {
     const after = gcs.filter((g) => (g.at - started) / 60_000 >= args.warmupMin).map((g) => ({ t: (g.at - started) / 60_000, y: g.afterMB }));
@@ -448,6 +471,7 @@ async function soak(args: Args, group: ProcessGroup): Promise<number> {
       fds: { ...fds, flat: fdsFlat, maxSlopePerMin: args.maxFdSlope },
       threads,
       rssByKindMiB: byKind,
+      walletStateKiB: walletState,
       heapsAfterFullGc: heaps,
       previewBlocksPerMin: blocksPerMin,
     },
@@ -465,6 +489,7 @@ async function soak(args: Args, group: ProcessGroup): Promise<number> {
   log(`  fds      ${f(fds, 'fds')}  → ${fdsFlat ? 'flat' : 'GROWING'} (limit +${args.maxFdSlope}/min)`);
   log(`  threads  ${f(threads, '')}`);
   if (byKind) for (const [kind, x] of Object.entries(byKind)) log(`    RSS in ${kind.padEnd(5)} ${f(x, 'MiB')}`);
+  if (walletState) log(`    server DUST wallet state (all networks, decoded by every worker) ${f(walletState, 'KiB')}`);
   const lastMap = steady.at(-1)?.memory;
   if (lastMap) log(`    WebAssembly memories at the end (MiB each): ${lastMap.wasmEachMiB.filter((m) => m > 0).join(', ')}`);
   if (heaps) {

@@ -28,6 +28,7 @@ const WalletStatusSchema = Type.Record(Type.String(), Type.Object({
   wallets: Type.Array(Type.Object({ index: Type.Integer(), balance: Type.String(), utxos: Type.Integer() })),
   utxos: Type.Object({ free: Type.Integer(), reserved: Type.Integer(), spent: Type.Integer(), total: Type.Integer() }),
   reclaimTimers: Type.Integer(),
+  walletStateBytes: Type.Integer({ description: "Size of the server wallets' serialized DUST state, which every worker decodes; it grows with the network's DUST commitments" }),
   prover: Type.String(),
 }));
 

@@ -44,6 +44,11 @@ export class SharedSnapshot {
     return this.bytes.length;
   }
 
+  /** Bytes of the latest snapshot (0 before the first publish). */
+  get length(): number {
+    return Atomics.load(this.header, LENGTH);
+  }
+
   /** Even, increasing with every publish; 0 until the first one. */
   get version(): number {
     return Atomics.load(this.header, SEQ) & ~1;

@@ -172,6 +172,7 @@ export class SponsorshipService {
         wallets: sync?.wallets ?? [],
         utxos: { free: counts.free, reserved: counts.reserved, spent: counts.spent, total: counts.total },
         reclaimTimers: this.reclaimers.get(n.name)!.tracked,
+        walletStateBytes: n.snapshot.length,
         prover: n.prover.backend,
       };
     }

@@ -117,9 +117,9 @@ export class WorkerPool implements WorkerPoolComponent {
   readonly #timers: GraceTimers;
   #failed = 0;
   #crashed = 0;
-  /** Running tasks whose caller left: finished within the grace period, or their thread ended. */
   /** Ends the thread of each running task whose caller left and whose grace period runs. */
   readonly #inGrace = new Set<() => void>();
+  /** Running tasks whose caller left: finished within the grace period, or cut short. */
   #abandonedFinished = 0;
   #abandonedEnded = 0;
   #loadLast = 0;
