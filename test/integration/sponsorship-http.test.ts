@@ -107,7 +107,8 @@ t.test('sponsored transfers land on the devnet and their DUST UTXOs are marked S
   t.pass('balance-only: landed, DUST UTXO SPENT');
 
   const status = await request(`${app.url}/wallet-status`, { headers: { 'x-api-key': TEST_KEY } });
-  const ws = (await status.body.json()) as Record<string, { utxos: { spent: number; reserved: number }; sync: { phase: string } }>;
+  const ws = (await status.body.json()) as Record<string, { utxos: { spent: number; reserved: number }; sync: { phase: string }; walletStateBytes: number }>;
   t.ok(ws['preview']!.utxos.spent >= 2, 'wallet-status counts the spent UTXOs');
   t.equal(ws['preview']!.sync.phase, 'synced');
+  t.ok(Number.isInteger(ws['preview']!.walletStateBytes) && ws['preview']!.walletStateBytes > 0, `the size of the wallet state the workers decode (${ws['preview']!.walletStateBytes} bytes)`);
 });
