@@ -106,16 +106,17 @@ export function evaluateTargets(ms: readonly Measurement[]): TargetCheck[] {
   const c = TARGETS.cachedP99Connections;
   const atLevel = ratios(ms).filter((r) => r.connections === c && baseVariant(r.variant) === `c=${c}`);
   // With several interleaved rounds, the median of each ratio, the rounds listed in the note.
-  const rounds = (xs: ReadonlyArray<number | undefined>): string | undefined => (xs.length > 1 ? `median of ${xs.length} interleaved rounds: ${xs.map((x) => (x === undefined ? '–' : f(x))).join(', ')}` : undefined);
+  // Ratios with three decimals: 1.7975 must not read "1.8 ×" next to a failed "≥ 1.8 ×".
+  const rounds = (xs: ReadonlyArray<number | undefined>): string | undefined => (xs.length > 1 ? `median of ${xs.length} interleaved rounds: ${xs.map((x) => (x === undefined ? '–' : f(x, 3))).join(', ')}` : undefined);
   for (const [baseline, min] of [['raw-uws', TARGETS.vsRawUws], ['fastify', TARGETS.vsFastify]] as const) {
     const rs = atLevel.filter((x) => x.baseline === baseline);
     const usable = rs.filter((x) => x.why === undefined);
     const why = rs.length === 0 ? 'not measured' : usable.length === 0 ? rs[0]!.why : undefined;
     const throughput = usable.map((x) => x.ratio).filter((x): x is number => x !== undefined);
     const cpu = usable.map((x) => x.cpuRatio).filter((x): x is number => x !== undefined);
-    out.push(check(`cached summary vs ${baseline} (c=${c})`, `≥ ${min} ×`, median(throughput), (v) => v >= min, (v) => `${f(v)} ×`, why, rounds(usable.map((x) => x.ratio))));
+    out.push(check(`cached summary vs ${baseline} (c=${c})`, `≥ ${min} ×`, median(throughput), (v) => v >= min, (v) => `${f(v, 3)} ×`, why, rounds(usable.map((x) => x.ratio))));
     // The same comparison in server CPU time per request, which a busy machine distorts least.
-    out.push(check(`cached summary vs ${baseline} (c=${c}), main-thread CPU per request`, `≥ ${min} ×`, median(cpu), (v) => v >= min, (v) => `${f(v)} ×`, why, rounds(usable.map((x) => x.cpuRatio))));
+    out.push(check(`cached summary vs ${baseline} (c=${c}), main-thread CPU per request`, `≥ ${min} ×`, median(cpu), (v) => v >= min, (v) => `${f(v, 3)} ×`, why, rounds(usable.map((x) => x.cpuRatio))));
   }
   const summaries = ms.filter((m) => m.scenario === 'cached-summary' && m.target === 'nightgate' && baseVariant(m.variant) === `c=${c}`);
   const usableSummaries = summaries.filter((m) => unusable(m) === undefined);
