@@ -3,7 +3,10 @@
  * parameters) to any number of reader threads through a SharedArrayBuffer, without locks:
  * a seqlock. The writer makes the sequence odd, writes, then makes it even again; a reader copies
  * the bytes between two reads of the same even sequence, else it retries. Readers never block
- * the writer, and a reader never sees a half-written snapshot.
+ * the writer, and a reader never sees a half-written snapshot. A reader that finds a write in
+ * progress sleeps on the sequence word (`Atomics.wait`, woken by the writer's `Atomics.notify`)
+ * instead of spinning: a writer thread preempted mid-write on a busy machine would otherwise use
+ * up every retry within microseconds.
  */
 import { randomInt } from 'node:crypto';
 
@@ -16,6 +19,8 @@ const HEADER_WORDS = 3;
 const HEADER_BYTES = HEADER_WORDS * Int32Array.BYTES_PER_ELEMENT;
 /** A reader that keeps colliding with writes gives up; the writer publishes at block pace. */
 const MAX_READ_ATTEMPTS = 1000;
+/** Longest sleep per attempt while a write is in progress (the writer wakes readers when done). */
+const WRITE_WAIT_MS = 1;
 
 export class SharedSnapshot {
   private readonly header: Int32Array;
@@ -61,6 +66,7 @@ export class SharedSnapshot {
     this.bytes.set(data, 0);
     Atomics.store(this.header, LENGTH, data.length);
     Atomics.store(this.header, SEQ, seq + 1); // even: published
+    Atomics.notify(this.header, SEQ);
     return seq + 1;
   }
 
@@ -69,7 +75,11 @@ export class SharedSnapshot {
     for (let attempt = 0; attempt < MAX_READ_ATTEMPTS; attempt++) {
       const before = Atomics.load(this.header, SEQ);
       if (before === 0) return undefined;
-      if (before & 1) continue;
+      if (before & 1) {
+        // A write is in progress: sleep until the sequence moves on (or a millisecond passes).
+        Atomics.wait(this.header, SEQ, before, WRITE_WAIT_MS);
+        continue;
+      }
       const length = Atomics.load(this.header, LENGTH);
       const copy = this.bytes.slice(0, length);
       if (Atomics.load(this.header, SEQ) === before) return { version: before, data: copy };

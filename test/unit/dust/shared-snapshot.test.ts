@@ -35,3 +35,24 @@ t.test('a reader thread never sees a torn snapshot while the writer publishes', 
   t.ok(r.reads > 0, `${r.reads} consistent reads`);
   t.equal(r.torn, 0, 'no torn read');
 });
+
+t.test('a reader that finds a write in progress waits for it instead of giving up', async (t) => {
+  // A writer preempted between "sequence odd" and "sequence even" (a busy machine): the reader
+  // used to spend its 1000 attempts in microseconds and throw; it now sleeps until notified.
+  const s = SharedSnapshot.create(64);
+  s.publish(new Uint8Array(10).fill(1));
+  const header = new Int32Array(s.buffer, 0, 3);
+  const bytes = new Uint8Array(s.buffer, 12);
+  Atomics.add(header, 0, 1); // the stalled writer's first step: the sequence is odd (3)
+  const w = startModuleWorker(new URL('../../fixtures/dust/snapshot-stalled-reader', import.meta.url), import.meta.url, { workerData: s.buffer });
+  const answers: unknown[] = [];
+  const answered = new Promise<unknown>((resolve) => w.on('message', (m: unknown) => (answers.push(m), answers.length === 2 && resolve(m))));
+  await new Promise<void>((resolve) => w.once('message', () => resolve()));
+  // The reader is reading (a message takes far longer than the old spin): finish the write.
+  bytes.fill(7, 0, 20);
+  Atomics.store(header, 1, 20);
+  Atomics.store(header, 0, 4);
+  Atomics.notify(header, 0);
+  t.same(await answered, { version: 4, length: 20, first: 7 }, 'the completed write, not an error');
+  await w.terminate();
+});
