@@ -3,13 +3,12 @@
  * result discarded), and only past it is the thread ended. The grace timer is fired by hand.
  */
 import { once } from 'node:events';
-import type { Worker } from 'node:worker_threads';
 import { pino } from 'pino';
 import t, { type Test } from 'tap';
 import { WorkerPool, type GraceTimers } from '../../src/prover/worker-pool.js';
 import { isGatewayError } from '../../src/errors.js';
 import { preimageAt, proveBody } from '../fixtures/prover/samples.js';
-import { HANGING } from '../fixtures/prover/hang-signal.js';
+import { hanging as started } from '../fixtures/prover/hang-signal.js';
 
 const workerEntry = new URL('../fixtures/prover/worker-entry.ts', import.meta.url);
 const ARGS = { backend: 'dev' as const, keyDir: '' };
@@ -30,17 +29,6 @@ class HandTimers implements GraceTimers {
     this.pending.clear();
     for (const f of fns) f();
   }
-}
-
-function started(thread: Worker): Promise<void> {
-  return new Promise((resolve) => {
-    const on = (m: unknown): void => {
-      if (m !== HANGING) return;
-      thread.off('message', on);
-      resolve();
-    };
-    thread.on('message', on);
-  });
 }
 
 async function poolWith(t: Test, abortGraceMs: number, timers?: GraceTimers): Promise<WorkerPool> {

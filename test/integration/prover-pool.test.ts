@@ -1,5 +1,4 @@
 import { once } from 'node:events';
-import type { Worker } from 'node:worker_threads';
 import t from 'tap';
 import { request } from 'undici';
 import { startApp, TEST_KEY } from '../helpers/app.js';
@@ -7,7 +6,7 @@ import { createProverModule, PROVER_COMPONENT, WORKER_POOL, type ProverComponent
 import type { WorkerPool } from '../../src/prover/worker-pool.js';
 import type { ResultEvent } from '../../src/prover/proof-results.js';
 import { preimageAt, proveBody } from '../fixtures/prover/samples.js';
-import { HANGING } from '../fixtures/prover/hang-signal.js';
+import { hanging } from '../fixtures/prover/hang-signal.js';
 
 // Test-only worker entry: `test/hang` blocks its thread, `test/crash` ends it (production never loads it).
 const workerEntry = new URL('../fixtures/prover/worker-entry.ts', import.meta.url);
@@ -36,18 +35,6 @@ function misses(prover: ProverComponent, n: number): Promise<void> {
 
 function prove(url: string, body: Uint8Array, signal?: AbortSignal) {
   return request(`${url}/prove`, { method: 'POST', body, headers: HEADERS, ...(signal ? { signal } : {}) });
-}
-
-/** The `test/hang` task has started on this thread (the fixture posts HANGING first). */
-function hanging(thread: Worker): Promise<void> {
-  return new Promise((resolve) => {
-    const on = (m: unknown): void => {
-      if (m !== HANGING) return;
-      thread.off('message', on);
-      resolve();
-    };
-    thread.on('message', on);
-  });
 }
 
 /** A normal request through the pool: afterwards its one thread is up and idle. */
