@@ -172,21 +172,17 @@ export class Exchange implements RequestContext {
     if (reply.headLines !== undefined) head += reply.headLines;
     else if (reply.headers) head += headerLines(reply.headers);
     const close = this.server.closing || this.closeAfter;
+    const bodiless = status === 304 || this.head;
+    // A HEAD answer states the GET body's length itself (see below), unless the connection closes.
+    if (this.head && status !== 304 && !close) head += '\r\nContent-Length: ' + (typeof reply.body === 'string' ? Buffer.byteLength(reply.body) : reply.body.byteLength);
+    res.writeStatus(head);
     // This uWS build aborts the process on endWithoutBody(n > 0) and on endWithoutBody(undefined,
     // true): a HEAD answer writes its own Content-Length; with the connection closing (shutdown)
     // only endWithoutBody(0, true) is safe, which reports a zero length.
-    if (status === 304 || this.head) {
-      if (close) {
-        res.writeStatus(head);
-        res.endWithoutBody(0, true);
-      }
-      else {
-        if (this.head && status !== 304) head += '\r\nContent-Length: ' + (typeof reply.body === 'string' ? Buffer.byteLength(reply.body) : reply.body.byteLength);
-        res.writeStatus(head);
-        res.endWithoutBody();
-      }
+    if (bodiless) {
+      if (close) res.endWithoutBody(0, true);
+      else res.endWithoutBody();
     } else {
-      res.writeStatus(head);
       res.end(this.closeAfter ? refusalBody(reply.body) : reply.body, close);
     }
   }

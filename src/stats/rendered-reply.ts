@@ -30,8 +30,7 @@ export class RenderedReply implements Reply {
       this.body = Buffer.from(text);
       this.headers.ETag = etagOf(this.body);
     }
-    this.headers['Cache-Control'] = cacheControl;
-    this.headLines = headerLines(this.headers);
+    this.setCacheControl(cacheControl);
   }
 
   setCacheControl(cacheControl: string): void {
