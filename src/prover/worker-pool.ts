@@ -121,7 +121,7 @@ export class WorkerPool implements WorkerPoolComponent {
   readonly #inGrace = new Set<() => void>();
   /** Running tasks whose caller left: finished within the grace period, or cut short. */
   #abandonedFinished = 0;
-  #abandonedEnded = 0;
+  #abandonedCutShort = 0;
   #loadLast = 0;
   #loadMax = 0;
   /**
@@ -211,14 +211,13 @@ export class WorkerPool implements WorkerPoolComponent {
     if (data && !moved && data.byteLength !== data.buffer.byteLength) data = data.slice();
     const signal = opts.signal;
     if (signal?.aborted) throw this.#translate(signal.reason, task, signal);
-    // piscina ends the thread when its signal fires: that signal fires at once for a task it has
-    // not started, and only after the grace period for a running one.
+    // piscina drops a task it has not started, or ends the thread of a running one, when the
+    // signal it was given fires: that one fires at the end of the grace period (at once with no
+    // grace). The slots hand piscina no more tasks than threads, so few tasks are not started.
     const end = signal ? new AbortController() : undefined;
     let grace: unknown;
-    let ended = false;
     const endNow = (): void => {
       this.#inGrace.delete(endNow);
-      ended = true;
       end!.abort(signal!.reason);
     };
     const onAbort = (): void => {
@@ -237,7 +236,7 @@ export class WorkerPool implements WorkerPoolComponent {
       );
     } catch (err) {
       this.#account(performance.now() - started);
-      if (signal?.aborted && ended) this.#abandonedEnded++;
+      if (end?.signal.aborted) this.#abandonedCutShort++;
       throw this.#translate(err, task, signal);
     } finally {
       signal?.removeEventListener('abort', onAbort);
@@ -304,7 +303,7 @@ export class WorkerPool implements WorkerPoolComponent {
       completed: p.completed,
       failed: this.#failed,
       crashed: this.#crashed,
-      abandoned: { finished: this.#abandonedFinished, cutShort: this.#abandonedEnded },
+      abandoned: { finished: this.#abandonedFinished, cutShort: this.#abandonedCutShort },
       ledgerLoadMs: this.#loadMax === 0 ? null : { last: Math.round(this.#loadLast), max: Math.round(this.#loadMax) },
       devProver: this.#devProver,
     };
