@@ -26,7 +26,7 @@ import { commitInfo, machineInfo } from './lib/machine.js';
 import { memoryMap, type MemoryMap } from './lib/memory-map.js';
 import { baseEnv, benchKey, startNightgate } from './lib/nightgate.js';
 import { RESULTS_DIR } from './lib/paths.js';
-import { ProcessGroup } from './lib/processes.js';
+import { ProcessGroup, eachLine } from './lib/processes.js';
 import { buildProvingPayloads } from './lib/proving-payloads.js';
 import type { DevnetNetwork } from './lib/scenario.js';
 import { testAccountTransfers } from './lib/test-account-transfers.js';
@@ -46,8 +46,8 @@ const USAGE = `usage: npx tsx bench/soak.ts --minutes N [options]
                         so the slope shows what grows beyond them
   --block-time-ms N     block interval of the embedded devnets (default the server's, 6000); a
                         large value freezes the chains, so what grows is the gateway's own
-  --no-aborts           leave out the clients that disconnect mid-request (an abort of a running
-                        proving task ends its worker thread, and piscina starts a new one)
+  --no-aborts           leave out the clients that disconnect mid-request (a running task whose
+                        client left gets prover.abortGraceMs, then its worker thread is ended)
   --node-flags "F …"    extra Node/V8 flags for the server (e.g. "--no-wasm-tier-up"), to test a
                         hypothesis about what grows
   --trace-gc            run the server with V8's --trace-gc and report, for each thread's heap
@@ -168,17 +168,12 @@ const MARK_COMPACT = /^\[\d+:(0x[0-9a-f]+)\]\s+\d+ ms: Mark-Compact(?: \(reduce\
 /** Every isolate's full collections, read from the server's stdout (`--trace-gc` prints there). */
 function watchMajorGcs(stdout: NodeJS.ReadableStream): Map<string, MajorGc[]> {
   const byIsolate = new Map<string, MajorGc[]>();
-  let buf = '';
-  stdout.on('data', (d: Buffer) => {
-    buf += d.toString('utf8');
-    for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
-      const m = MARK_COMPACT.exec(buf.slice(0, i));
-      buf = buf.slice(i + 1);
-      if (!m) continue;
-      const list = byIsolate.get(m[1]!) ?? [];
-      list.push({ at: performance.now(), afterMB: Number(m[2]) });
-      byIsolate.set(m[1]!, list);
-    }
+  eachLine(stdout, (line) => {
+    const m = MARK_COMPACT.exec(line);
+    if (!m) return;
+    const list = byIsolate.get(m[1]!) ?? [];
+    list.push({ at: performance.now(), afterMB: Number(m[2]) });
+    byIsolate.set(m[1]!, list);
   });
   return byIsolate;
 }

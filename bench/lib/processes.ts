@@ -32,6 +32,18 @@ export interface Started {
   stop(): Promise<void>;
 }
 
+/** Calls `fn` with every complete line a stream emits (UTF-8). */
+export function eachLine(stream: NodeJS.ReadableStream, fn: (line: string) => void): void {
+  let buf = '';
+  stream.on('data', (d: Buffer) => {
+    buf += d.toString('utf8');
+    for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
+      fn(buf.slice(0, i));
+      buf = buf.slice(i + 1);
+    }
+  });
+}
+
 export class ProcessGroup {
   readonly #live = new Map<number, ChildProcess>();
   readonly #paused = new Set<number>();
@@ -71,16 +83,7 @@ export class ProcessGroup {
         clearTimeout(timer);
         resolve({ pid, port, child, stop: () => this.stop(pid) });
       };
-      for (const stream of [child.stdout, child.stderr]) {
-        let buf = '';
-        stream?.on('data', (d: Buffer) => {
-          buf += d.toString('utf8');
-          for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
-            onLine(buf.slice(0, i));
-            buf = buf.slice(i + 1);
-          }
-        });
-      }
+      for (const stream of [child.stdout, child.stderr]) if (stream) eachLine(stream, onLine);
       child.once('exit', (code, signal) => fail(`exited (code ${code}, signal ${signal}) before it was ready`));
       child.once('error', (err) => fail(`failed: ${err.message}`));
     });
