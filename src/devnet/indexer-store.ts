@@ -30,6 +30,14 @@ import type {
   ZswapEventRecord,
 } from './indexer-records.js';
 
+/** An id of each kind of record a block carries. */
+export interface RecordIds {
+  transaction: number;
+  dustEvent: number;
+  zswapEvent: number;
+  contractAction: number;
+}
+
 /** Records read back by height or id, for blocks older than the retained history. */
 export interface BlockArchive {
   block(height: number): BlockRecord | undefined;
@@ -199,7 +207,7 @@ export class IndexerStore {
   }
 
   /** The next ids a new block's records take. */
-  nextIds(): { transaction: number; dustEvent: number; zswapEvent: number; contractAction: number } {
+  nextIds(): RecordIds {
     return {
       transaction: this.#transactions.next,
       dustEvent: this.#dustEvents.next,
@@ -209,7 +217,7 @@ export class IndexerStore {
   }
 
   /** The lowest id of each kind that is still held in full (feeds start there without an archive). */
-  oldestRetainedIds(): { transaction: number; dustEvent: number; zswapEvent: number; contractAction: number } {
+  oldestRetainedIds(): RecordIds {
     return {
       transaction: this.#transactions.base,
       dustEvent: this.#dustEvents.base,
