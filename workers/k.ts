@@ -1,14 +1,21 @@
 /** Task `k`: a tagged ZKIR v2 source in, the circuit's k out (the proof server's `/k`). */
 import { GatewayError } from '../src/errors.js';
+import { release } from '../src/ledger-release.js';
 import { loadZkir } from './lib/ledger.js';
 import { defineTask, requireData } from './lib/task.js';
 
 export const k = defineTask<'k'>(async (_args, data) => {
   const ir = requireData(data);
   const zkir = await loadZkir();
+  let circuit: ReturnType<typeof zkir.Zkir.deserialize>;
   try {
-    return zkir.Zkir.deserialize(ir).getK();
+    circuit = zkir.Zkir.deserialize(ir);
   } catch (err) {
     throw new GatewayError('INVALID_BODY', `the body is not a ZKIR v2 circuit: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  try {
+    return circuit.getK();
+  } finally {
+    release(circuit);
   }
 });

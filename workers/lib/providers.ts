@@ -16,6 +16,7 @@ import type { MessagePort } from 'node:worker_threads';
 import type { ProverBackendName } from '../../src/config.js';
 import { builtinCircuit, builtinIr, builtinProvingKeys, kzgParams, notProvisioned, type ProvingKeys } from '../../native/key-material.js';
 import { devProof } from './dev-proofs.js';
+import { release } from '../../src/ledger-release.js';
 import { loadZkir } from './ledger.js';
 import { remoteProvingProvider } from './remote-prover.js';
 
@@ -78,7 +79,9 @@ export function wasmProvingProvider(keyDir: string, supplied: Supplied): Proving
       const zkir = await loadZkir();
       let k: number;
       try {
-        k = zkir.Zkir.deserialize(keys.ir).getK();
+        const circuit = zkir.Zkir.deserialize(keys.ir);
+        k = circuit.getK();
+        release(circuit);
       } catch (err) {
         throw rejected(err, `the IR of ${keyLocation} is not a ZKIR v2 circuit`);
       }

@@ -5,6 +5,7 @@
  */
 import { GatewayError } from '../../src/errors.js';
 import { WireError, versionedPreimage, type PreimageInfo } from '../../src/prover/wire.js';
+import { release } from '../../src/ledger-release.js';
 import { L } from './ledger.js';
 
 export function decode<T extends PreimageInfo>(body: Uint8Array, parse: (bytes: Uint8Array) => T): T {
@@ -16,7 +17,8 @@ export function decode<T extends PreimageInfo>(body: Uint8Array, parse: (bytes: 
     throw err;
   }
   try {
-    L.PreProof.deserialize(versionedPreimage(body, request));
+    // Only whether it parses matters: free the parsed copy now (src/ledger-release.ts).
+    release(L.PreProof.deserialize(versionedPreimage(body, request)));
   } catch (err) {
     throw new GatewayError('INVALID_BODY', `the proof preimage does not deserialize: ${(err as Error).message}`);
   }

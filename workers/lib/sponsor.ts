@@ -45,7 +45,12 @@ function deserialize(bytes: Uint8Array, kind: SponsorKind): AnyTx {
   }
   // A proven but unbound transaction is bound here: only transactions of the same kind merge,
   // and the fee part arrives proven and bound. Binding needs no secret.
-  return tag.kind === 'proven' ? ((tx as L.Transaction<L.Signaturish, L.Proof, L.PreBinding>).bind() as AnyTx) : tx;
+  if (tag.kind !== 'proven') return tx;
+  try {
+    return (tx as L.Transaction<L.Signaturish, L.Proof, L.PreBinding>).bind() as AnyTx;
+  } finally {
+    freeLedger(tx);
+  }
 }
 
 /**
@@ -64,7 +69,10 @@ function userFault<T>(what: string, fn: () => T): T {
 }
 
 function firstFreeSegment(tx: AnyTx): number {
-  const used = new Set(tx.intents?.keys() ?? []);
+  // `intents` copies every intent out of WASM: only the segment numbers are needed.
+  const intents = tx.intents;
+  const used = new Set(intents?.keys() ?? []);
+  if (intents) freeLedger(...intents.values());
   let seg = 1;
   while (used.has(seg)) seg++;
   return seg;
@@ -122,6 +130,7 @@ function buildFee(user: AnyTx, args: SponsorArgs, table: DustAllocatorTable, sna
   if (fee < floor) fee = floor;
   const shaped = estimated ? proofShaped(user) : undefined;
   let reservation: Reservation | null = null;
+  let built = false;
   try {
     for (let round = 0; round < MAX_FEE_ROUNDS; round++) {
       if (fee > limit) break;
@@ -140,13 +149,21 @@ function buildFee(user: AnyTx, args: SponsorArgs, table: DustAllocatorTable, sna
         // The table is ahead of this replica (a UTXO from a newer snapshot): refuse this slot.
         throw new GatewayError('WALLET_SYNCING', 'the DUST wallet replica is behind the allocator; retry', { headers: { 'Retry-After': '1' } });
       }
-      const [, spend] = wallet.spend(secretKeyOf(seed), qdo, fee, now);
+      // The replica is never advanced here (the chain sync does that), so the wallet state the
+      // spend returns is not kept; it is a whole copy of the wallet.
+      const [spent, spend] = wallet.spend(secretKeyOf(seed), qdo, fee, now);
       const intent = L.Intent.new(ttl);
-      intent.dustActions = new L.DustActions('signature', 'pre-proof', now, [spend], []);
-      const feeTx = L.Transaction.fromParts(networkId).addIntent({ tag: 'specific', value: seg }, intent);
-      // Ledger objects live in WASM memory until freed: free what each step leaves behind.
-      freeLedger(spend, intent);
-      if (!shaped) return { feeTx, fee, userFee, params: replica.params, reservation };
+      const actions = new L.DustActions<L.SignatureEnabled, L.PreProof>('signature', 'pre-proof', now, [spend], []);
+      intent.dustActions = actions;
+      const empty = L.Transaction.fromParts(networkId);
+      const feeTx = empty.addIntent({ tag: 'specific', value: seg }, intent);
+      // Ledger objects live in WASM memory until freed (src/ledger-release.ts): the setter and
+      // `addIntent` copy what they are given, so free every step's leftovers now.
+      freeLedger(spent, spend, actions, intent, empty);
+      if (!shaped) {
+        built = true;
+        return { feeTx, fee, userFee, params: replica.params, reservation };
+      }
       const shapedFee = feeTx.mockProve() as L.Transaction<L.Signaturish, L.Proof, L.Binding>;
       const need = userFault('the transaction does not merge with a fee part', () => {
         const merged = shaped.merge(shapedFee);
@@ -158,16 +175,16 @@ function buildFee(user: AnyTx, args: SponsorArgs, table: DustAllocatorTable, sna
       });
       if (need <= fee) {
         feePartCost.set(networkId, need - userFee);
-        if (shaped !== user) freeLedger(shaped);
+        built = true;
         return { feeTx, fee, userFee, params: replica.params, reservation };
       }
       freeLedger(feeTx);
       fee = need;
     }
     throw overLimitOrStuck(fee, limit, args);
-  } catch (err) {
-    if (reservation) release(table, reservation, holder);
-    throw err;
+  } finally {
+    if (shaped && shaped !== user) freeLedger(shaped);
+    if (!built && reservation) release(table, reservation, holder);
   }
 }
 
@@ -254,21 +271,34 @@ async function sponsorDeserialized(user: AnyTx, args: SponsorArgs, tableBuffer: 
 }
 
 /** Prove (all of an unproven body, only the fee part of a proven one), bind, merge; any failure releases the reservation. */
+/** The ledger's initial cost model, made once per thread: `prove` only reads it. */
+let initialCostModel: L.CostModel | undefined;
+
 async function proveAndMerge(user: AnyTx, built: Built, kind: SponsorKind, provider: L.ProvingProvider, table: DustAllocatorTable, holder: Holder | undefined): Promise<L.FinalizedTransaction> {
   const proving = tracked(provider);
   try {
-    const costModel = L.CostModel.initialCostModel();
+    const costModel = (initialCostModel ??= L.CostModel.initialCostModel());
     if (kind === 'prove-and-balance') {
       const merged = userFault('the transaction does not merge with its fee part', () => (user as L.UnprovenTransaction).merge(built.feeTx));
-      const proven = await merged.prove(proving.provider, costModel);
-      freeLedger(merged);
-      const bound = proven.bind();
-      freeLedger(proven);
-      return bound;
+      let proven: L.Transaction<L.SignatureEnabled, L.Proof, L.PreBinding>;
+      try {
+        proven = await merged.prove(proving.provider, costModel);
+      } finally {
+        freeLedger(merged);
+      }
+      try {
+        return proven.bind();
+      } finally {
+        freeLedger(proven);
+      }
     }
     const provenFee = await built.feeTx.prove(proving.provider, costModel);
-    const feeFinal = provenFee.bind();
-    freeLedger(provenFee);
+    let feeFinal: L.FinalizedTransaction;
+    try {
+      feeFinal = provenFee.bind();
+    } finally {
+      freeLedger(provenFee);
+    }
     try {
       return userFault('the transaction does not merge with its fee part', () => (user as L.FinalizedTransaction).merge(feeFinal));
     } finally {
