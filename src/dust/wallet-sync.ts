@@ -58,7 +58,8 @@ export class NetworkDustSync {
   private readonly table: DustAllocatorTable;
   private readonly snapshot: SharedSnapshot;
   private readonly http: GraphqlHttpClient;
-  private params: L.LedgerParameters | undefined;
+  /** The chain's DUST parameters, read once: every `LedgerParameters.dust` read is a new WASM object. */
+  private dustParams: L.DustParameters | undefined;
   private paramsBytes: Uint8Array | undefined;
   private wallets: Wallet[] = [];
   /** `${wallet}:${nonce hex}` → allocator slot, for every UTXO the table holds. */
@@ -90,7 +91,7 @@ export class NetworkDustSync {
 
   async start(): Promise<void> {
     await this.loadParams();
-    this.wallets = this.init.seeds.map((seed) => ({ sk: dustSecretKey(seed), state: new L.DustLocalState(this.params!.dust) }));
+    this.wallets = this.init.seeds.map((seed) => ({ sk: dustSecretKey(seed), state: new L.DustLocalState(this.dustParams!) }));
     this.connect();
     // Values grow between events, and a crashed worker may leave a reservation nobody tracks:
     // refresh values and reclaim expired reservations on a slow timer too.
@@ -116,7 +117,10 @@ export class NetworkDustSync {
     const block = res.data['block'] as { ledgerParameters?: string } | null;
     if (!block?.ledgerParameters) throw new Error(`the indexer of ${this.init.network} has no block with ledger parameters yet`);
     this.paramsBytes = Buffer.from(block.ledgerParameters, 'hex');
-    this.params = L.LedgerParameters.deserialize(this.paramsBytes);
+    const params = L.LedgerParameters.deserialize(this.paramsBytes);
+    release(this.dustParams);
+    this.dustParams = params.dust;
+    release(params);
   }
 
   private connect(): void {
@@ -196,7 +200,8 @@ export class NetworkDustSync {
 
   /** Bring the allocator table in line with the wallets' UTXOs. */
   private reconcile(): void {
-    if (!this.params) return;
+    const dustParams = this.dustParams;
+    if (!dustParams) return;
     const now = this.now();
     const date = new Date(now);
     const seen = new Set<string>();
@@ -204,7 +209,7 @@ export class NetworkDustSync {
       for (const qdo of w.state.utxos) {
         const id = `${walletIndex}:${qdo.nonce.toString(16)}`;
         seen.add(id);
-        const value = valueToTableUnits(utxoValue(w.state, qdo, date, this.params!.dust));
+        const value = valueToTableUnits(utxoValue(w.state, qdo, date, dustParams));
         const slot = this.slots.get(id);
         if (slot === undefined) this.track(id, walletIndex, qdo.nonce, value);
         else if (this.table.slotEntry(slot)?.value !== value) this.table.updateValue(slot, value);
@@ -235,7 +240,7 @@ export class NetworkDustSync {
 
   status(): SyncStatus {
     const date = new Date(this.now());
-    const wallets = this.wallets.map((w, index) => ({ index, balance: this.params ? w.state.walletBalance(date).toString() : '0', utxos: w.state.utxos.length }));
+    const wallets = this.wallets.map((w, index) => ({ index, balance: this.dustParams ? w.state.walletBalance(date).toString() : '0', utxos: w.state.utxos.length }));
     return {
       network: this.init.network,
       phase: this.phase,
