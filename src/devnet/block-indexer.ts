@@ -171,6 +171,8 @@ export class BlockIndexer {
     for (const utxo of created) {
       const initialNonce = L.dustInitialNonce(BigInt(utxo.outputNo), utxo.intentHash);
       const meta = utxosAfter.lookupMeta(utxo);
+      const ctime = meta?.ctime;
+      release(meta);
       const record: UtxoRecord = {
         key: utxoKey(utxo.intentHash, utxo.outputNo),
         owner: utxo.owner,
@@ -178,7 +180,7 @@ export class BlockIndexer {
         value: utxo.value.toString(),
         intentHash: utxo.intentHash,
         outputIndex: utxo.outputNo,
-        ctime: meta ? Math.floor(meta.ctime.getTime() / 1000) : null,
+        ctime: ctime ? Math.floor(ctime.getTime() / 1000) : null,
         initialNonce,
         registeredForDustGeneration: generationNonces.has(initialNonce),
         createdAtTransactionId: id,

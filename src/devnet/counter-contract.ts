@@ -40,9 +40,17 @@ export function registerCounterCircuit(prover: MockProver): void {
 export function counterDeploy(): L.ContractDeploy {
   const state = new L.ContractState();
   const zero: L.AlignedValue = { value: [new Uint8Array()], alignment: [{ tag: 'atom', value: { tag: 'bytes', length: 8 } }] };
-  state.data = new L.ChargedState(L.StateValue.newArray().arrayPush(L.StateValue.newCell(zero)));
-  state.setOperation(COUNTER_ENTRY_POINT, counterOperation());
-  return new L.ContractDeploy(state);
+  const array = L.StateValue.newArray();
+  const cell = L.StateValue.newCell(zero);
+  const value = array.arrayPush(cell);
+  const data = new L.ChargedState(value);
+  state.data = data;
+  const op = counterOperation();
+  state.setOperation(COUNTER_ENTRY_POINT, op);
+  // Setters and constructors copy: free the parts once the deploy holds them.
+  const deploy = new L.ContractDeploy(state);
+  release(array, cell, value, data, op, state);
+  return deploy;
 }
 
 /** A call of `increment` against the contract's current on-chain state. */
@@ -52,18 +60,24 @@ export function counterIncrement(state: L.LedgerState, address: L.ContractAddres
   const data = contract.data;
   const context = new L.QueryContext(data, address);
   const params = state.parameters;
-  const [guaranteed, fallible] = L.partitionTranscripts([new L.PreTranscript(context, INCREMENT)], params)[0] ?? [];
-  release(contract, data, context, params);
-  return new L.ContractCallPrototype(
-    address,
-    COUNTER_ENTRY_POINT,
-    counterOperation(),
-    guaranteed,
-    fallible,
-    [],
-    EMPTY,
-    EMPTY,
-    L.communicationCommitmentRandomness(),
-    COUNTER_KEY_LOCATION,
-  );
+  const transcript = new L.PreTranscript(context, INCREMENT);
+  const [guaranteed, fallible] = L.partitionTranscripts([transcript], params)[0] ?? [];
+  const op = counterOperation();
+  release(contract, data, context, params, transcript);
+  try {
+    return new L.ContractCallPrototype(
+      address,
+      COUNTER_ENTRY_POINT,
+      op,
+      guaranteed,
+      fallible,
+      [],
+      EMPTY,
+      EMPTY,
+      L.communicationCommitmentRandomness(),
+      COUNTER_KEY_LOCATION,
+    );
+  } finally {
+    release(op);
+  }
 }

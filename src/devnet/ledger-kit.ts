@@ -24,11 +24,16 @@ function strictness(checks: { balancing: boolean; limits: boolean; signatures: b
   return s;
 }
 
+// Made once per thread: `wellFormed` only reads its strictness, and a new one per block would be
+// one more WASM object to free.
+let full: L.WellFormedStrictness | undefined;
+let genesis: L.WellFormedStrictness | undefined;
+
 /** Every live block: balancing, limits and signatures checked, proofs not. */
-export const fullChecks = (): L.WellFormedStrictness => strictness({ balancing: true, limits: true, signatures: true });
+export const fullChecks = (): L.WellFormedStrictness => (full ??= strictness({ balancing: true, limits: true, signatures: true }));
 
 /** Genesis only: reward claims and the shielded mint create value from nothing. */
-export const genesisChecks = (): L.WellFormedStrictness => strictness({ balancing: false, limits: false, signatures: false });
+export const genesisChecks = (): L.WellFormedStrictness => (genesis ??= strictness({ balancing: false, limits: false, signatures: false }));
 
 export function ledgerSeconds(timeMs: number): bigint {
   return BigInt(Math.floor(timeMs / 1000));

@@ -5,7 +5,7 @@ import type { BlockRecord, ContractActionRecord } from './indexer-records.js';
 import type { IndexerStore } from './indexer-store.js';
 import { PROTOCOL_VERSION } from './block-indexer.js';
 import { bytesToHex } from './keys.js';
-import { L } from './ledger-kit.js';
+import { L, release } from './ledger-kit.js';
 
 export function blockAt(store: IndexerStore, offset: BlockOffsetInput | null | undefined): BlockRecord | undefined {
   if (!offset) return store.latestBlock;
@@ -76,11 +76,16 @@ export const queryResolvers: ResolverMap = {
       const produced = store.firstRetainedHeightFrom(until) - store.firstRetainedHeightFrom(from);
       return Math.min(1, produced / expected);
     },
-    zswapMerkleTreeCollapsedUpdate: (_: unknown, { startIndex, endIndex }: { startIndex: number; endIndex: number }, ctx: GraphQLContext) => ({
-      startIndex,
-      endIndex,
-      update: bytesToHex(new L.MerkleTreeCollapsedUpdate(ctx.zswapState(), BigInt(startIndex), BigInt(endIndex)).serialize()),
-      protocolVersion: PROTOCOL_VERSION,
-    }),
+    zswapMerkleTreeCollapsedUpdate: (_: unknown, { startIndex, endIndex }: { startIndex: number; endIndex: number }, ctx: GraphQLContext) => {
+      // Both are WASM objects made for this answer alone: free them now (ledger-release.ts).
+      const zswap = ctx.zswapState();
+      let update: L.MerkleTreeCollapsedUpdate | undefined;
+      try {
+        update = new L.MerkleTreeCollapsedUpdate(zswap, BigInt(startIndex), BigInt(endIndex));
+        return { startIndex, endIndex, update: bytesToHex(update.serialize()), protocolVersion: PROTOCOL_VERSION };
+      } finally {
+        release(zswap, update);
+      }
+    },
   },
 };

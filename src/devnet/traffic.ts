@@ -58,7 +58,11 @@ function shieldedTransfer(signer: Actor, sender: ShieldedWallet, receiver: Shiel
   release(unused);
   const to = L.ZswapOutput.new(L.createShieldedCoinInfo(SHIELDED_TOKEN, amount), 0, receiver.keys.coinPublicKey, receiver.keys.encryptionPublicKey);
   const change = L.ZswapOutput.new(L.createShieldedCoinInfo(SHIELDED_TOKEN, coin.value - amount), 0, sender.keys.coinPublicKey, sender.keys.encryptionPublicKey);
-  return { signer, payer, zswap: L.ZswapOffer.fromInput(input).merge(L.ZswapOffer.fromOutput(to)).merge(L.ZswapOffer.fromOutput(change)) };
+  const parts = [L.ZswapOffer.fromInput(input), L.ZswapOffer.fromOutput(to), L.ZswapOffer.fromOutput(change)] as const;
+  const partial = parts[0].merge(parts[1]);
+  const zswap = partial.merge(parts[2]);
+  release(input, to, change, ...parts, partial);
+  return { signer, payer, zswap };
 }
 
 function reRegistration(user: Actor, payer: DustWallet, state: L.LedgerState): TxSpec | undefined {

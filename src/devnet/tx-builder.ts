@@ -31,78 +31,110 @@ export interface BuildContext {
   prover: MockProver;
 }
 
+// Ledger objects live in WASM memory until freed (ledger-release.ts). Getters (`intents`,
+// `dustActions`, `guaranteedUnshieldedOffer`, …) return copies and setters copy what they are
+// given, so every step below frees what it made or read once it has been copied in.
+
 function assemble(spec: TxSpec, ctx: BuildContext, spend: L.DustSpend<L.PreProof> | undefined): L.UnprovenTransaction {
   const ttl = new Date(ctx.time.getTime() + TTL_MS);
   let intent = L.Intent.new(ttl);
-  if (spec.deploy) intent = intent.addDeploy(spec.deploy);
-  if (spec.call) intent = intent.addCall(spec.call);
-  if (spec.inputs?.length || spec.outputs?.length) {
-    intent.guaranteedUnshieldedOffer = L.UnshieldedOffer.new(
-      (spec.inputs ?? []).map((u) => spec.signer.toSpend(u)),
-      spec.outputs ?? [],
-      [],
-    );
+  try {
+    if (spec.deploy) intent = replaced(intent, intent.addDeploy(spec.deploy));
+    if (spec.call) intent = replaced(intent, intent.addCall(spec.call));
+    if (spec.inputs?.length || spec.outputs?.length) {
+      const offer = L.UnshieldedOffer.new((spec.inputs ?? []).map((u) => spec.signer.toSpend(u)), spec.outputs ?? [], []);
+      intent.guaranteedUnshieldedOffer = offer;
+      release(offer);
+    }
+    const registrations = spec.registration
+      ? [new L.DustRegistration<L.SignatureEnabled>('signature', spec.signer.verifyingKey, spec.registration.dustPublicKey, spec.registration.allowFeePayment)]
+      : [];
+    if (spend || registrations.length) {
+      const actions = new L.DustActions<L.SignatureEnabled, L.PreProof>('signature', 'pre-proof', ctx.time, spend ? [spend] : [], registrations);
+      intent.dustActions = actions;
+      release(actions);
+    }
+    release(...registrations);
+    return sign(L.Transaction.fromParts(ctx.networkId, spec.zswap, undefined, intent), spec.signer);
+  } finally {
+    release(intent);
   }
-  const registrations = spec.registration
-    ? [new L.DustRegistration<L.SignatureEnabled>('signature', spec.signer.verifyingKey, spec.registration.dustPublicKey, spec.registration.allowFeePayment)]
-    : [];
-  if (spend || registrations.length) {
-    intent.dustActions = new L.DustActions<L.SignatureEnabled, L.PreProof>('signature', 'pre-proof', ctx.time, spend ? [spend] : [], registrations);
-  }
-  const tx = L.Transaction.fromParts(ctx.networkId, spec.zswap, undefined, intent);
-  return sign(tx, spec.signer);
+}
+
+/** `next` in place of `previous`, which is freed (unless the call that made `next` consumed it). */
+function replaced<T>(previous: unknown, next: T): T {
+  if (next !== previous) release(previous);
+  return next;
 }
 
 /** Signs every unshielded input and registration of segment 1 (the only intent built here). */
 function sign(tx: L.UnprovenTransaction, signer: Actor): L.UnprovenTransaction {
   const segment = 1;
-  const intent = tx.intents?.get(segment);
-  if (!intent) return tx;
-  const signature = L.signData(signer.signingKey, intent.signatureData(segment));
-  const offer = intent.guaranteedUnshieldedOffer;
-  if (offer && offer.inputs.length > 0) {
-    intent.guaranteedUnshieldedOffer = offer.addSignatures(offer.inputs.map(() => signature));
+  const intents = tx.intents;
+  const intent = intents?.get(segment);
+  const made: unknown[] = [];
+  try {
+    if (!intents || !intent) return tx;
+    const signature = L.signData(signer.signingKey, intent.signatureData(segment));
+    const offer = intent.guaranteedUnshieldedOffer;
+    made.push(offer);
+    if (offer && offer.inputs.length > 0) {
+      const signedOffer = offer.addSignatures(offer.inputs.map(() => signature));
+      intent.guaranteedUnshieldedOffer = signedOffer;
+      made.push(signedOffer);
+    }
+    const actions = intent.dustActions;
+    made.push(actions);
+    const unsigned = actions?.registrations ?? [];
+    made.push(...unsigned);
+    if (actions && unsigned.length > 0) {
+      const signed = new L.SignatureEnabled(signature);
+      const registrations = unsigned.map((r) => new L.DustRegistration<L.SignatureEnabled>('signature', r.nightKey, r.dustAddress, r.allowFeePayment, signed));
+      const spends = actions.spends;
+      const resigned = new L.DustActions<L.SignatureEnabled, L.PreProof>('signature', 'pre-proof', actions.ctime, spends, registrations);
+      intent.dustActions = resigned;
+      made.push(signed, ...registrations, ...spends, resigned);
+    }
+    tx.intents = intents.set(segment, intent);
+    return tx;
+  } finally {
+    release(...made, ...(intents?.values() ?? []));
   }
-  const actions = intent.dustActions;
-  if (actions && actions.registrations.length > 0) {
-    const signed = new L.SignatureEnabled(signature);
-    const registrations = actions.registrations.map(
-      (r) => new L.DustRegistration<L.SignatureEnabled>('signature', r.nightKey, r.dustAddress, r.allowFeePayment, signed),
-    );
-    intent.dustActions = new L.DustActions<L.SignatureEnabled, L.PreProof>('signature', 'pre-proof', actions.ctime, actions.spends, registrations);
-  }
-  tx.intents = tx.intents?.set(segment, intent);
-  return tx;
 }
 
 export async function buildFinalized(spec: TxSpec, ctx: BuildContext): Promise<L.FinalizedTransaction> {
-  const costModel = ctx.params.transactionCostModel.runtimeCostModel;
+  const transactionCostModel = ctx.params.transactionCostModel;
+  const costModel = transactionCostModel.runtimeCostModel;
   const payer = spec.payer;
   const coin = payer?.reserve(ctx.time, 0n);
-  if (payer && !coin) throw new Error('the devnet DUST wallet has no unspent UTXO left in this block');
-  let fee = 0n;
-  // The fee depends on the transaction, which contains the fee: iterate until the declared fee covers it.
-  for (let round = 0; round < FEE_ROUNDS; round++) {
-    let spend: L.DustSpend<L.PreProof> | undefined;
-    if (payer && coin) {
-      spend = payer.spend(coin, fee, ctx.time);
-      if (!ctx.prover.knowsDustSpend) {
-        ctx.prover.learnDustSpend(ctx.networkId, spend, ctx.time, new Date(ctx.time.getTime() + TTL_MS));
+  try {
+    if (payer && !coin) throw new Error('the devnet DUST wallet has no unspent UTXO left in this block');
+    let fee = 0n;
+    // The fee depends on the transaction, which contains the fee: iterate until the declared fee covers it.
+    for (let round = 0; round < FEE_ROUNDS; round++) {
+      let spend: L.DustSpend<L.PreProof> | undefined;
+      if (payer && coin) {
+        spend = payer.spend(coin, fee, ctx.time);
+        if (!ctx.prover.knowsDustSpend) {
+          ctx.prover.learnDustSpend(ctx.networkId, spend, ctx.time, new Date(ctx.time.getTime() + TTL_MS));
+        }
+      }
+      const unproven = assemble(spec, ctx, spend);
+      const proven = await unproven.prove(ctx.prover, costModel);
+      try {
+        if (!payer) return proven.bind();
+        const needed = proven.feesWithMargin(ctx.params, FEE_MARGIN);
+        if (needed <= fee) return proven.bind();
+        fee = needed;
+      } finally {
+        // Each round's transaction is rebuilt; only the bound one is kept.
+        release(unproven, proven, spend);
       }
     }
-    const unproven = assemble(spec, ctx, spend);
-    const proven = await unproven.prove(ctx.prover, costModel);
-    try {
-      if (!payer) return proven.bind();
-      const needed = proven.feesWithMargin(ctx.params, FEE_MARGIN);
-      if (needed <= fee) return proven.bind();
-      fee = needed;
-    } finally {
-      // Each round's transaction is rebuilt; only the bound one is kept.
-      release(unproven, proven, spend);
-    }
+    throw new Error(`fee did not converge after ${FEE_ROUNDS} rounds`);
+  } finally {
+    release(costModel, transactionCostModel);
   }
-  throw new Error(`fee did not converge after ${FEE_ROUNDS} rounds`);
 }
 
 /**
@@ -110,8 +142,18 @@ export async function buildFinalized(spec: TxSpec, ctx: BuildContext): Promise<L
  * generated since that UTXO was created (what wallets declare).
  */
 export function registrationAllowance(state: L.LedgerState, utxo: L.Utxo, dustPublicKey: L.DustPublicKey, time: Date): bigint {
-  const meta = state.utxo.lookupMeta(utxo);
+  const utxos = state.utxo;
+  const meta = utxos.lookupMeta(utxo);
+  release(utxos);
   if (!meta) return 0n;
+  const ctime = meta.ctime;
+  release(meta);
   const generation: L.DustGenerationInfo = { value: utxo.value, owner: dustPublicKey, nonce: '0'.repeat(64), dtime: undefined };
-  return L.updatedValue(meta.ctime, 0n, generation, time, state.parameters.dust);
+  const params = state.parameters;
+  const dust = params.dust;
+  try {
+    return L.updatedValue(ctime, 0n, generation, time, dust);
+  } finally {
+    release(dust, params);
+  }
 }

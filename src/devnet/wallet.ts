@@ -18,7 +18,10 @@ export class Actor {
 
   /** NIGHT UTXOs owned in `state`, largest first. */
   nightUtxos(state: L.LedgerState): L.Utxo[] {
-    return [...state.utxo.filter(this.address)]
+    const utxos = state.utxo;
+    const owned = utxos.filter(this.address);
+    release(utxos);
+    return [...owned]
       .filter((u) => u.type === NIGHT_TOKEN)
       .sort((a, b) => (a.value === b.value ? 0 : a.value < b.value ? 1 : -1));
   }
