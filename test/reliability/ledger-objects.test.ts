@@ -1,0 +1,159 @@
+// Issue #8, soak: WebAssembly memory grew ≈ 7 MiB/min with live chains because hot paths left
+// ledger-v8 objects to the garbage collector, which frees them only after a major GC that a small
+// JS heap seldom runs (src/ledger-release.ts). These tests count live ledger objects by class
+// (test/helpers/ledger-census.ts) around each repeated path: after a warm-up, repeating the path
+// must leave nothing behind. The census must be evaluated before ledger-v8: keep it first.
+import { census, growth, liveSites, traceSites } from '../helpers/ledger-census.js';
+import t, { type Test } from 'tap';
+import * as L from '@midnight-ntwrk/ledger-v8';
+import { startNetwork, SPONSOR_SEEDS, type Harness } from '../fixtures/devnet/harness.js';
+import { freshUser, fund, unprovenTransfer } from '../fixtures/dust/user-tx.js';
+import { checkBody, proveBody, sharedFile } from '../fixtures/prover/samples.js';
+import { DustAllocatorTable } from '../../src/dust/allocator.js';
+import { release } from '../../src/ledger-release.js';
+import { SharedSnapshot } from '../../src/dust/shared-snapshot.js';
+import { NetworkDustSync, type SyncStatus } from '../../src/dust/wallet-sync.js';
+import { pack, unpack, type TaskOutcome } from '../../src/prover/tasks.js';
+import { sponsor, type SponsorArgs } from '../../workers/lib/sponsor.js';
+import { devProvingProvider } from '../../workers/lib/providers.js';
+import { prove } from '../../workers/prove.js';
+import { check } from '../../workers/check.js';
+import { k } from '../../workers/k.js';
+
+/** Runs `body` and answers what it left alive, by class and, when any, by the line that made it. */
+async function leftBehind(body: () => Promise<void>): Promise<{ growth: Record<string, number>; sites: string[] }> {
+  const before = census();
+  traceSites(true);
+  try {
+    await body();
+    return { growth: growth(before, census()), sites: liveSites().filter(([site]) => !site.startsWith('closure')).map(([site, n]) => `${n} × ${site}`) };
+  } finally {
+    traceSites(false);
+  }
+}
+
+t.test('the census sees a ledger object nobody freed, and stops counting it once freed', async (t) => {
+  let intent: L.UnprovenIntent | undefined;
+  const leaked = await leftBehind(async () => {
+    intent = L.Intent.new(new Date(Date.now() + 60_000));
+  });
+  t.same(leaked.growth, { intent: 1 });
+  t.match(leaked.sites[0], /^1 × intent .*ledger-objects\.test\.ts/, 'and names the line that made it');
+  const freed = await leftBehind(async () => release(intent));
+  t.same(census().get('intent') ?? 0, 0, 'freed: no longer live');
+  t.same(freed.growth, {});
+});
+
+interface Rig {
+  h: Harness;
+  table: DustAllocatorTable;
+  snapshot: SharedSnapshot;
+  /** One block, resolved once the DUST sync has replayed it. */
+  block(): Promise<void>;
+}
+
+async function rig(t: Test): Promise<Rig> {
+  const h = await startNetwork();
+  t.teardown(() => h.close());
+  const table = DustAllocatorTable.create(256);
+  const snapshot = SharedSnapshot.create(8 * 1024 * 1024);
+  let waiter: { after: number; resolve: () => void } | undefined;
+  let last = -1;
+  const sync = new NetworkDustSync(
+    { network: 'preview', graphqlUrl: h.info.graphqlUrl, graphqlWsUrl: h.info.graphqlWsUrl, seeds: SPONSOR_SEEDS, table: table.buffer, snapshot: snapshot.buffer, timeoutMs: 5000, spentRetentionMs: 600_000, reconnectMinMs: 50, reconnectMaxMs: 500 },
+    (s: SyncStatus) => {
+      if (s.phase !== 'synced') return;
+      last = s.eventId;
+      if (waiter && s.eventId > waiter.after) {
+        waiter.resolve();
+        waiter = undefined;
+      }
+    },
+  );
+  t.teardown(() => sync.close());
+  const synced = new Promise<void>((resolve) => (waiter = { after: -1, resolve }));
+  await sync.start();
+  await synced;
+  return {
+    h,
+    table,
+    snapshot,
+    async block() {
+      // Every devnet block pays fees in DUST, so the sync always has events to replay.
+      const replayed = new Promise<void>((resolve) => (waiter = { after: last, resolve }));
+      await h.network.produceBlock();
+      await replayed;
+    },
+  };
+}
+
+t.test('devnet blocks with their synthetic traffic, a DUST sync following them, and zswap tree queries leave no ledger object behind', async (t) => {
+  const r = await rig(t);
+  // Warm-up: the first blocks learn the mock proofs' shapes and deploy the counter contract.
+  for (let i = 0; i < 4; i++) await r.block();
+  const left = await leftBehind(async () => {
+    // 12 blocks: every kind of synthetic transaction (traffic.ts) comes round at least once.
+    for (let i = 0; i < 12; i++) {
+      await r.block();
+      const res = await r.h.gql('query($s: Int!, $e: Int!) { zswapMerkleTreeCollapsedUpdate(startIndex: $s, endIndex: $e) { update } }', { s: 0, e: 1 });
+      t.equal(res.errors, undefined, 'the zswap query answers');
+    }
+  });
+  // What a block replaces (the chain's state, the wallets' states, the observer) is freed with it:
+  // the same objects stay live, none accumulate.
+  t.same(left.growth, {}, 'no ledger object accumulates', { madeAt: left.sites });
+  t.ok(r.h.network.height >= 16, 'the blocks were produced');
+});
+
+t.test('sponsoring (prove-and-balance, balance-only proven and finalized) leaves no ledger object behind', async (t) => {
+  const r = await rig(t);
+  const alice = freshUser(41);
+  await fund(r.h, alice, 50_000_000n);
+  const args = (kind: SponsorArgs['kind']): SponsorArgs => ({
+    kind, networkId: 'undeployed', seeds: SPONSOR_SEEDS, margin: 3, maxFee: (10n ** 18n).toString(), budgetLeft: (10n ** 19n).toString(), now: Date.now(), reservationTtlMs: 300_000, ttlSafetyMs: 60_000,
+  });
+  const user = await unprovenTransfer(r.h, alice, freshUser(42).address, 1_000_000n);
+  const proven = await user.prove(devProvingProvider({}), L.CostModel.initialCostModel());
+  const bodies = [
+    { kind: 'prove-and-balance' as const, bytes: user.serialize() },
+    { kind: 'balance-only' as const, bytes: proven.serialize() },
+    { kind: 'balance-only' as const, bytes: proven.bind().serialize() },
+  ];
+  const once = async (kind: SponsorArgs['kind'], bytes: Uint8Array): Promise<void> => {
+    const res = await sponsor(bytes, args(kind), r.table.buffer, r.snapshot.buffer, devProvingProvider({}));
+    r.table.release({ slot: res.slot, generation: res.generation });
+  };
+  // Warm-up: the replica is decoded, the fee part's cost learned, keys and cost model made once.
+  for (const { kind, bytes } of bodies) await once(kind, bytes);
+  let sponsored = 0;
+  const left = await leftBehind(async () => {
+    for (let round = 0; round < 4; round++) {
+      for (const { kind, bytes } of bodies) {
+        await once(kind, bytes);
+        sponsored++;
+      }
+    }
+    // A refusal (the fee cap) takes the error paths.
+    await t.rejects(sponsor(bodies[0]!.bytes, { ...args('prove-and-balance'), maxFee: '1' }, r.table.buffer, r.snapshot.buffer, devProvingProvider({})), { code: 'FEE_CAP_EXCEEDED' });
+  });
+  t.equal(sponsored, 12);
+  t.same(left.growth, {}, 'no ledger object accumulates', { madeAt: left.sites });
+  t.equal(r.table.counts().reserved, 0, 'every reservation was released');
+});
+
+t.test('the prove, check and k tasks leave no ledger or zkir object behind', async (t) => {
+  const input = (args: unknown, data: Uint8Array) => ({ args: pack(args), data, shared: undefined, port: undefined });
+  const tasks = [
+    { name: 'prove', run: () => prove(input({ backend: 'dev', keyDir: '' }, proveBody())) },
+    { name: 'check', run: () => check(input({ backend: 'dev', keyDir: '' }, checkBody())) },
+    { name: 'k', run: () => k(input({}, sharedFile('zk/zswap_output.bzkir'))) },
+  ];
+  for (const task of tasks) {
+    const outcome = unpack<TaskOutcome<unknown>>(await task.run());
+    t.ok(outcome.ok, `${task.name} succeeds (warm-up)`);
+  }
+  const left = await leftBehind(async () => {
+    for (let i = 0; i < 5; i++) for (const task of tasks) await task.run();
+  });
+  t.same(left.growth, {}, 'no ledger object accumulates', { madeAt: left.sites });
+});
