@@ -8,8 +8,10 @@
  *   try { await pool.run('balance', { args, data, port }, { signal: ctx.signal }); } finally { close(); }
  *
  * Each request is one proof-server call, answered as the backend answers it; errors cross back
- * with their catalogue code. Calls stop with `signal` (the client leaving). They come from a task
- * that is running, so a shutdown lets them through (`taskStarted`): the task can finish.
+ * with their catalogue code. Calls stop with `signal` (the client leaving), and that answer is
+ * sent too: the task is waiting for it, and only a task that ends within `prover.abortGraceMs`
+ * keeps its thread (worker-pool.ts). They come from a task that is running, so a shutdown lets
+ * them through (`taskStarted`): the task can finish.
  */
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { toGatewayError } from '../errors.js';
@@ -27,9 +29,8 @@ const STARTED: CallOptions = { taskStarted: true };
 
 export function provingPort(backend: ProverBackend, signal: AbortSignal): ProvingPort {
   const { port1, port2 } = new MessageChannel();
-  const reply = (r: ProvingReply): void => {
-    if (!signal.aborted) port1.postMessage(r);
-  };
+  // Posting to a port the task side has closed does nothing.
+  const reply = (r: ProvingReply): void => port1.postMessage(r);
   port1.on('message', (req: ProvingRequest) => {
     const call = req.op === 'prove' ? backend.prove(req.body, signal, STARTED) : backend.check(req.body, signal, STARTED);
     call.then(
