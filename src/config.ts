@@ -57,6 +57,7 @@ const networkSettings = (n: NetworkName): Setting[] => {
   return [
     { path: `networks.${n}.indexer`, env: `NIGHTGATE_${N}_INDEXER`, schema: Type.String({ minLength: 1 }), default: 'embedded', doc: `Indexer for ${n}: \`embedded\` (built-in devnet), \`public\` (${PUBLIC_INDEXERS[n]}) or an http(s) GraphQL URL` },
     { path: `networks.${n}.indexerWs`, env: `NIGHTGATE_${N}_INDEXER_WS`, schema: Type.String(), default: '', doc: `WebSocket URL of the ${n} indexer; empty = derived from the indexer URL (\`…/graphql/ws\`)` },
+    { path: `networks.${n}.networkId`, env: `NIGHTGATE_${N}_NETWORK_ID`, schema: Type.String({ pattern: '^[a-z0-9-]*$' }), default: '', doc: `Ledger network id of the ${n} chain behind an indexer (what its transactions and addresses are built for); empty = \`${n}\`. An embedded devnet uses its own (\`undeployed\`)` },
     { path: `networks.${n}.nodeRpc`, env: `NIGHTGATE_${N}_NODE_RPC`, schema: Type.String(), default: '', doc: `Optional node JSON-RPC URL for ${n} (epoch/D-parameter fallback)` },
     { path: `networks.${n}.prover`, env: `NIGHTGATE_${N}_PROVER`, schema: Type.Union([Type.Literal(''), ...PROVER_BACKENDS.map((b) => Type.Literal(b))]), default: '', doc: `Prover backend for ${n}: dev, upstream, native, wasm; empty = \`dev\` on the embedded devnet, \`upstream\` otherwise` },
     { path: `networks.${n}.proverUrl`, env: `NIGHTGATE_${N}_PROVER_URL`, schema: Type.String(), default: '', doc: `Proof server URL for ${n} (upstream backend); empty = \`prover.upstreamUrl\`` },
@@ -127,6 +128,7 @@ export const SETTINGS: readonly Setting[] = [
 export interface NetworkConfig {
   indexer: string;
   indexerWs: string;
+  networkId: string;
   nodeRpc: string;
   prover: '' | ProverBackendName;
   proverUrl: string;

@@ -24,5 +24,6 @@ export function sourceOf(ctx: AppContext, network: NetworkName): NetworkSource |
   const httpUrl = indexerUrlOf(ctx.config, network)!;
   // config.ts: an empty indexerWs means the indexer URL's `…/graphql/ws` (LEDGER.md, "Indexer").
   const wsUrl = ctx.config.networks[network].indexerWs || `${httpUrl.replace(/^http/, 'ws').replace(/\/$/, '')}/ws`;
-  return { httpUrl, wsUrl, label: `indexer:${new URL(httpUrl).host}`, networkId: network, embedded: false };
+  const networkId = ctx.config.networks[network].networkId || network;
+  return { httpUrl, wsUrl, label: `indexer:${new URL(httpUrl).host}`, networkId, embedded: false };
 }

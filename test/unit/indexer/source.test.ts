@@ -24,3 +24,10 @@ t.test('sources', async (t) => {
   t.strictSame(sourceOf(ctx, 'preview'), { httpUrl: devnetInfo.graphqlUrl, wsUrl: devnetInfo.graphqlWsUrl, label: 'embedded-devnet', networkId: 'undeployed', embedded: true });
   t.equal(sourceOf(ctxWith([]), 'preview'), undefined, 'embedded without a running devnet');
 });
+
+t.test('an indexer network takes its ledger network id from NIGHTGATE_<NET>_NETWORK_ID, else its name', async (t) => {
+  const config = loadConfig({ env: { NIGHTGATE_PREPROD_INDEXER: 'http://127.0.0.1:9/api/v4/graphql', NIGHTGATE_PREPROD_NETWORK_ID: 'undeployed', NIGHTGATE_PREPROD_PROVER: 'upstream', NIGHTGATE_PREPROD_PROVER_URL: 'http://127.0.0.1:9' } });
+  const ctx = { config, devnet: new Map() } as unknown as AppContext;
+  t.equal(sourceOf(ctx, 'preprod')?.networkId, 'undeployed', 'a private chain built for another id (e.g. a devnet run apart)');
+  t.throws(() => loadConfig({ env: { NIGHTGATE_PREPROD_NETWORK_ID: 'Not An Id' } }), /NETWORK_ID|networkId/, 'only lower-case letters, digits and dashes');
+});
