@@ -24,9 +24,10 @@ import { NETWORKS } from '../src/config.js';
 import { getJson, request } from './lib/http.js';
 import { commitInfo, machineInfo } from './lib/machine.js';
 import { memoryMap, type MemoryMap } from './lib/memory-map.js';
-import { baseEnv, benchKey, startNightgate } from './lib/nightgate.js';
+import { baseEnv, benchKey, sponsorSeeds, startNightgate } from './lib/nightgate.js';
+import { behindExternalDevnet, startExternalDevnet, type ExternalDevnet } from './lib/external-devnet.js';
 import { RESULTS_DIR } from './lib/paths.js';
-import { ProcessGroup, eachLine } from './lib/processes.js';
+import { ProcessGroup, eachLine, portAfter } from './lib/processes.js';
 import { buildProvingPayloads } from './lib/proving-payloads.js';
 import type { DevnetNetwork } from './lib/scenario.js';
 import { testAccountTransfers } from './lib/test-account-transfers.js';
@@ -50,6 +51,11 @@ const USAGE = `usage: npx tsx bench/soak.ts --minutes N [options]
                         client left gets prover.abortGraceMs, then its worker thread is ended)
   --node-flags "F …"    extra Node/V8 flags for the server (e.g. "--no-wasm-tier-up"), to test a
                         hypothesis about what grows
+  --external-devnet     run the devnet as a process of its own (src/devnet/cli) and nightgate in
+                        front of it as in production: its indexer elsewhere, proofs from an
+                        upstream proof server (a loopback stand-in, bench/stand-in-prover.ts). The
+                        verdict is on nightgate's process; the devnet's, whose chain state grows
+                        with every block, is reported beside it
   --trace-gc            run the server with V8's --trace-gc and report, for each thread's heap
                         (isolate), its size after every full collection: live JS memory, apart
                         from garbage not collected yet
@@ -70,12 +76,14 @@ interface Args {
   traceGc: boolean;
   aborts: boolean;
   nodeFlags: string[];
+  externalDevnet: boolean;
 }
 
 function parseArgs(argv: readonly string[]): Args {
   const v = new Map<string, number>();
   let traceGc = false;
   let aborts = true;
+  let externalDevnet = false;
   let nodeFlags: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--node-flags') {
@@ -86,6 +94,10 @@ function parseArgs(argv: readonly string[]): Args {
     }
     if (argv[i] === '--trace-gc') {
       traceGc = true;
+      continue;
+    }
+    if (argv[i] === '--external-devnet') {
+      externalDevnet = true;
       continue;
     }
     if (argv[i] === '--no-aborts') {
@@ -119,6 +131,7 @@ function parseArgs(argv: readonly string[]): Args {
     traceGc,
     aborts,
     nodeFlags,
+    externalDevnet,
   };
 }
 
@@ -141,6 +154,8 @@ interface Sample {
   memory: MemoryMap | null;
   /** The server DUST wallets' serialized state over all networks (each proving worker decodes it), KiB. */
   walletStateKiB: number | null;
+  /** With --external-devnet: the devnet process. */
+  devnet: { rssMiB: number; memory: MemoryMap | null } | null;
 }
 
 function procStatus(pid: number): { rssMiB: number; threads: number } {
@@ -229,6 +244,9 @@ interface OpStats {
   latencies: number[];
 }
 
+/** With --external-devnet: the stand-in proof server's fixed proving time. */
+const STAND_IN_DELAY_MS = 5;
+
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function main(): Promise<number> {
@@ -253,10 +271,18 @@ async function main(): Promise<number> {
 async function soak(args: Args, group: ProcessGroup): Promise<number> {
   const key = benchKey();
   const log = (line: string): void => void process.stdout.write(`${line}\n`);
-  log(`soak: starting nightgate (embedded devnet${args.blockTimeMs ? `, a block every ${args.blockTimeMs} ms` : ''}) for ${args.minutes} min of traffic, sampling every ${args.sampleS} s`);
-  const env = { ...baseEnv(key), NIGHTGATE_LOG_LEVEL: 'info', ...(args.blockTimeMs ? { NIGHTGATE_DEVNET_BLOCK_TIME_MS: String(Math.round(args.blockTimeMs)) } : {}),
-    ...(args.historyBlocks ? { NIGHTGATE_DEVNET_RETAIN_BLOCKS: String(Math.round(args.historyBlocks)), NIGHTGATE_STATS_RING_SIZE: String(Math.max(2, Math.round(args.historyBlocks))) } : {}),
-  };
+  const where = args.externalDevnet ? 'in front of a devnet process and a stand-in proof server' : 'embedded devnet';
+  log(`soak: starting nightgate (${where}${args.blockTimeMs ? `, a block every ${args.blockTimeMs} ms` : ''}) for ${args.minutes} min of traffic, sampling every ${args.sampleS} s`);
+  let external: ExternalDevnet | undefined;
+  let env: Record<string, string> = { ...baseEnv(key), NIGHTGATE_LOG_LEVEL: 'info', ...(args.historyBlocks ? { NIGHTGATE_STATS_RING_SIZE: String(Math.max(2, Math.round(args.historyBlocks))) } : {}) };
+  if (args.externalDevnet) {
+    const seeds = sponsorSeeds(2);
+    external = await startExternalDevnet(group, { sponsorSeeds: seeds, ...(args.blockTimeMs ? { blockTimeMs: args.blockTimeMs } : {}), ...(args.historyBlocks ? { retainBlocks: args.historyBlocks } : {}) });
+    const standIn = await group.start({ name: 'stand-in-prover', module: 'bench/stand-in-prover', args: ['--delay-ms', String(STAND_IN_DELAY_MS)], env: {}, readyPort: portAfter('"standIn"'), timeoutMs: 30_000 });
+    env = { ...env, ...behindExternalDevnet(external, `http://127.0.0.1:${standIn.port}`, seeds) };
+  } else {
+    env = { ...env, ...(args.blockTimeMs ? { NIGHTGATE_DEVNET_BLOCK_TIME_MS: String(Math.round(args.blockTimeMs)) } : {}), ...(args.historyBlocks ? { NIGHTGATE_DEVNET_RETAIN_BLOCKS: String(Math.round(args.historyBlocks)) } : {}) };
+  }
   const nodeFlags = [...(args.traceGc ? ['--trace-gc'] : []), ...args.nodeFlags];
   const server = await startNightgate(group, 'nightgate', env, { probe: false, ...(nodeFlags.length > 0 ? { nodeFlags } : {}) });
   const majorGcs = args.traceGc && server.child.stdout ? watchMajorGcs(server.child.stdout) : undefined;
@@ -264,9 +290,9 @@ async function soak(args: Args, group: ProcessGroup): Promise<number> {
   const health = async (): Promise<Record<string, unknown>> => (await getJson(`${base}/health`)).json as Record<string, unknown>;
 
   // The devnets' endpoints, and the sponsor wallets synced, before any traffic.
-  const devnet = ((await health())['components'] as Record<string, { networks?: Record<string, DevnetNetwork> }>)['devnet']?.networks ?? {};
+  const devnet: Record<string, DevnetNetwork> = external?.networks ?? ((await health())['components'] as Record<string, { networks?: Record<string, DevnetNetwork> }>)['devnet']?.networks ?? {};
   const preview = devnet['preview'];
-  if (!preview) throw new Error('no embedded preview devnet in /health');
+  if (!preview) throw new Error('no preview devnet: not in /health, not started apart');
   const syncDeadline = Date.now() + 180_000;
   for (;;) {
     const ws = await request(`${base}/wallet-status`, { headers: { 'x-api-key': key } }).catch(() => undefined);
@@ -397,6 +423,7 @@ async function soak(args: Args, group: ProcessGroup): Promise<number> {
       dustReserved: Object.values(wallets).reduce((a, w) => a + (w.utxos?.reserved ?? 0), 0),
       memory: memoryMap(server.pid) ?? null,
       walletStateKiB: stateBytes.length > 0 ? Math.round(stateBytes.reduce((a, b) => a + b, 0) / 102.4) / 10 : null,
+      devnet: external ? { rssMiB: Math.round(procStatus(external.started.pid).rssMiB * 10) / 10, memory: memoryMap(external.started.pid) ?? null } : null,
     };
   };
   const sampler = async (): Promise<void> => {
@@ -405,7 +432,7 @@ async function soak(args: Args, group: ProcessGroup): Promise<number> {
       const s = await sample();
       samples.push(s);
       const m = s.memory;
-      log(`  t=${s.t.toFixed(2).padStart(6)} min  rss ${s.rssMiB.toFixed(1).padStart(7)} MiB${m ? ` (wasm ${m.wasmMiB} anon ${m.anonMiB} brk ${m.brkMiB} file ${m.fileMiB})` : ''}  fds ${String(s.fds).padStart(4)}  threads ${String(s.threads).padStart(3)}  requests ${String(s.requests).padStart(8)}  height ${s.previewHeight ?? '–'}  reserved ${s.dustReserved ?? '–'}  crashed ${s.workerPool?.crashed ?? '–'}`);
+      log(`  t=${s.t.toFixed(2).padStart(6)} min  rss ${s.rssMiB.toFixed(1).padStart(7)} MiB${m ? ` (wasm ${m.wasmMiB} anon ${m.anonMiB} brk ${m.brkMiB} file ${m.fileMiB})` : ''}  fds ${String(s.fds).padStart(4)}  threads ${String(s.threads).padStart(3)}  requests ${String(s.requests).padStart(8)}  height ${s.previewHeight ?? '–'}${s.devnet ? `  devnet rss ${s.devnet.rssMiB.toFixed(1)} MiB (wasm ${s.devnet.memory?.wasmMiB ?? '–'})` : ''}  reserved ${s.dustReserved ?? '–'}  crashed ${s.workerPool?.crashed ?? '–'}`);
     }
   };
 
@@ -427,6 +454,7 @@ async function soak(args: Args, group: ProcessGroup): Promise<number> {
     file: fit(withMap.map((s) => ({ t: s.t, y: s.memory!.fileMiB }))),
   };
   const walletState = withStateFit(steady);
+  const devnetRss = external && steady.length >= 3 ? fit(steady.map((s) => ({ t: s.t, y: s.devnet?.rssMiB ?? NaN }))) : null;
   // Each thread's JS heap after its full collections (with --trace-gc): live memory, not garbage.
   const heaps = majorGcs === undefined ? null : [...majorGcs].map(([isolate, gcs]) => {
     const after = gcs.filter((g) => (g.at - started) / 60_000 >= args.warmupMin).map((g) => ({ t: (g.at - started) / 60_000, y: g.afterMB }));
@@ -467,6 +495,7 @@ async function soak(args: Args, group: ProcessGroup): Promise<number> {
       threads,
       rssByKindMiB: byKind,
       walletStateKiB: walletState,
+      devnetProcessRssMiB: devnetRss,
       heapsAfterFullGc: heaps,
       previewBlocksPerMin: blocksPerMin,
     },
@@ -491,6 +520,7 @@ async function soak(args: Args, group: ProcessGroup): Promise<number> {
     log(`  JS heaps after full collections (one line per thread's isolate):`);
     for (const h of heaps) log(`    ${h.isolate.padEnd(16)} ${String(h.fullCollections).padStart(4)} full GCs, ${h.firstMB ?? '–'} → ${h.lastMB ?? '–'} MB after warm-up${h.fit ? `, slope ${h.fit.slopePerMin >= 0 ? '+' : ''}${h.fit.slopePerMin.toFixed(3)} MB/min, r² ${h.fit.r2.toFixed(2)}` : ''}`);
   }
+  if (devnetRss) log(`  the devnet's own process (not nightgate): RSS ${f(devnetRss, 'MiB')}`);
   if (blocksPerMin !== null) log(`  the preview devnet grew by ${blocksPerMin.toFixed(1)} blocks/min meanwhile (its chain is kept in memory)`);
   const abandoned = samples.at(-1)?.workerPool?.abandoned;
   if (abandoned) log(`  running tasks whose client left: ${abandoned.finished} ended within the grace period (thread kept), ${abandoned.cutShort} cut short (thread ended)`);
