@@ -58,10 +58,6 @@ export interface TopicRoute {
   welcome?(topic: string): string | undefined;
 }
 
-const KEY_HEADERS = ['x-api-key', 'authorization', 'x-client-id', 'x-client-name'] as const;
-const CLIENT_HEADERS = ['x-client-id', 'x-client-name'] as const;
-const BODY_HEADERS = ['content-type', 'content-length'] as const;
-const GET_HEADERS = ['if-none-match'] as const;
 
 let requestSeq = 0;
 const bootId = randomBytes(4).toString('hex');
@@ -74,6 +70,18 @@ const bootId = randomBytes(4).toString('hex');
  */
 let countedBytes = 0;
 let countedFields = 0;
+/**
+ * The headers the pipeline itself reads, captured in the same pass (the first of each, as
+ * `getHeader` answers): one `getHeader` is a native call that scans the header section again
+ * (≈ 0.1 µs), and a request needs two to six of them. A route's own `readHeaders` still use it.
+ */
+let hRequestId = '';
+let hIfNoneMatch = '';
+let hApiKey = '';
+let hAuthorization = '';
+let hClientId = '';
+let hClientName = '';
+let hContentType = '';
 /** Framing headers seen in the same pass: request smuggling hides in their repeats (RFC 9112 §6.3). */
 let contentLengths = 0;
 let firstContentLength = '';
@@ -82,13 +90,61 @@ let transferEncoding = '';
 const countHeader = (k: string, v: string): void => {
   countedBytes += k.length + v.length + 4;
   countedFields++;
-  if (k === 'content-length') {
-    if (contentLengths++ === 0) firstContentLength = v;
-    else if (v.trim() !== firstContentLength.trim()) conflictingLength = true;
-  } else if (k === 'transfer-encoding') {
-    transferEncoding = transferEncoding ? `${transferEncoding},${v}` : v;
+  switch (k) {
+    case 'content-length':
+      if (contentLengths++ === 0) firstContentLength = v;
+      else if (v.trim() !== firstContentLength.trim()) conflictingLength = true;
+      break;
+    case 'transfer-encoding':
+      transferEncoding = transferEncoding ? `${transferEncoding},${v}` : v;
+      break;
+    case 'x-request-id':
+      if (hRequestId === '') hRequestId = v;
+      break;
+    case 'if-none-match':
+      if (hIfNoneMatch === '') hIfNoneMatch = v;
+      break;
+    case 'x-api-key':
+      if (hApiKey === '') hApiKey = v;
+      break;
+    case 'authorization':
+      if (hAuthorization === '') hAuthorization = v;
+      break;
+    case 'x-client-id':
+      if (hClientId === '') hClientId = v;
+      break;
+    case 'x-client-name':
+      if (hClientName === '') hClientName = v;
+      break;
+    case 'content-type':
+      if (hContentType === '') hContentType = v;
+      break;
   }
 };
+
+/** One pass over the request's headers: counts, framing and the captured values above. */
+function scanHeaders(req: HttpRequest): void {
+  countedBytes = 0;
+  countedFields = 0;
+  contentLengths = 0;
+  firstContentLength = '';
+  conflictingLength = false;
+  transferEncoding = '';
+  hRequestId = hIfNoneMatch = hApiKey = hAuthorization = hClientId = hClientName = hContentType = '';
+  req.forEach(countHeader);
+}
+
+/** Keep a captured header on the exchange (absent or empty: not kept, as with `getHeader`). */
+function keep(ex: Exchange, name: string, value: string): void {
+  if (value === '') return;
+  if (ex.headers === NO_HEADERS) ex.headers = {};
+  ex.headers[name] = value;
+}
+
+function keepClient(ex: Exchange): void {
+  keep(ex, 'x-client-id', hClientId);
+  keep(ex, 'x-client-name', hClientName);
+}
 
 /**
  * RFC 9112 §6.3: a message with Content-Lengths that disagree, or a Transfer-Encoding other than
@@ -269,7 +325,8 @@ export class HttpServer {
       res.close();
       return undefined;
     }
-    const given = req.getHeader('x-request-id');
+    scanHeaders(req);
+    const given = hRequestId;
     const requestId = given !== '' && given.length <= 128 && /^[\x21-\x7e]+$/.test(given) ? given : `${bootId}-${(++requestSeq).toString(36)}`;
     const ex = new Exchange(this, res, route, style, method, req.getUrl(), requestId, this.clientIp(req, remote), this.opts.requestLog !== 'none');
     this.inFlight++;
@@ -279,7 +336,7 @@ export class HttpServer {
   private reject(res: HttpResponse, req: HttpRequest, err: GatewayError, style: ErrorStyle): void {
     const ex = this.newExchange(res, req, UNMATCHED, style, req.getMethod().toUpperCase() as Method);
     if (!ex) return;
-    if (this.opts.requestLog !== 'none') copyHeaders(req, ex, CLIENT_HEADERS);
+    if (this.opts.requestLog !== 'none') keepClient(ex);
     ex.fail(err);
     ex.sync = false;
   }
@@ -298,13 +355,8 @@ export class HttpServer {
 
   private pipeline(ex: Exchange, route: RouteDef, res: HttpResponse, req: HttpRequest): void {
     if (this.closing) return ex.fail(new GatewayError('SHUTTING_DOWN', undefined, { headers: { 'Retry-After': '5' } }));
-    // uWS itself accepts very large header sections; bound them here (RFC 6585 §5).
-    countedBytes = 0;
-    countedFields = 0;
-    contentLengths = 0;
-    conflictingLength = false;
-    transferEncoding = '';
-    req.forEach(countHeader);
+    // uWS itself accepts very large header sections; bound them here (RFC 6585 §5). Counted by
+    // the pass in newExchange.
     if (countedBytes > this.opts.maxHeaderBytes || countedFields > this.opts.maxHeaders) {
       ex.closeAfter = true;
       return ex.fail(new GatewayError('HEADERS_TOO_LARGE', `Request headers exceed ${this.opts.maxHeaderBytes} bytes or ${this.opts.maxHeaders} fields`));
@@ -315,10 +367,16 @@ export class HttpServer {
       return ex.fail(new GatewayError('BAD_REQUEST', `Ambiguous message framing: ${framing}`));
     }
     // Copy everything the handler may need while the HttpRequest is still valid.
-    if (route.auth === 'key') copyHeaders(req, ex, KEY_HEADERS);
-    else if (this.opts.requestLog !== 'none') copyHeaders(req, ex, CLIENT_HEADERS);
-    if (route.body) copyHeaders(req, ex, BODY_HEADERS);
-    if (route.method === 'GET') copyHeaders(req, ex, GET_HEADERS);
+    if (route.auth === 'key') {
+      keep(ex, 'x-api-key', hApiKey);
+      keep(ex, 'authorization', hAuthorization);
+      keepClient(ex);
+    } else if (this.opts.requestLog !== 'none') keepClient(ex);
+    if (route.body) {
+      keep(ex, 'content-type', hContentType);
+      keep(ex, 'content-length', firstContentLength);
+    }
+    if (route.method === 'GET') keep(ex, 'if-none-match', hIfNoneMatch);
     if (route.readHeaders) copyHeaders(req, ex, route.readHeaders);
     const headers = ex.headers;
     const names = paramNamesCached(route);
