@@ -223,7 +223,10 @@ export class BlockIndexer {
     if (!intents) return out;
     const succeeded = applied.result.successfulSegments;
     for (const [segment, intent] of [...intents].sort((a, b) => a[0] - b[0])) {
-      if (succeeded && succeeded.get(segment) === false) continue;
+      if (succeeded && succeeded.get(segment) === false) {
+        release(intent);
+        continue;
+      }
       const actions = intent.actions;
       for (const action of actions) {
         const address = action.address;

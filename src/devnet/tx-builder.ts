@@ -38,26 +38,33 @@ export interface BuildContext {
 function assemble(spec: TxSpec, ctx: BuildContext, spend: L.DustSpend<L.PreProof> | undefined): L.UnprovenTransaction {
   const ttl = new Date(ctx.time.getTime() + TTL_MS);
   let intent = L.Intent.new(ttl);
+  const made: unknown[] = [];
   try {
     if (spec.deploy) intent = replaced(intent, intent.addDeploy(spec.deploy));
     if (spec.call) intent = replaced(intent, intent.addCall(spec.call));
     if (spec.inputs?.length || spec.outputs?.length) {
       const offer = L.UnshieldedOffer.new((spec.inputs ?? []).map((u) => spec.signer.toSpend(u)), spec.outputs ?? [], []);
+      made.push(offer);
       intent.guaranteedUnshieldedOffer = offer;
-      release(offer);
     }
     const registrations = spec.registration
       ? [new L.DustRegistration<L.SignatureEnabled>('signature', spec.signer.verifyingKey, spec.registration.dustPublicKey, spec.registration.allowFeePayment)]
       : [];
+    made.push(...registrations);
     if (spend || registrations.length) {
       const actions = new L.DustActions<L.SignatureEnabled, L.PreProof>('signature', 'pre-proof', ctx.time, spend ? [spend] : [], registrations);
+      made.push(actions);
       intent.dustActions = actions;
-      release(actions);
     }
-    release(...registrations);
-    return sign(L.Transaction.fromParts(ctx.networkId, spec.zswap, undefined, intent), spec.signer);
+    const tx = L.Transaction.fromParts(ctx.networkId, spec.zswap, undefined, intent);
+    try {
+      return sign(tx, spec.signer);
+    } catch (err) {
+      release(tx);
+      throw err;
+    }
   } finally {
-    release(intent);
+    release(intent, ...made);
   }
 }
 
@@ -113,15 +120,17 @@ export async function buildFinalized(spec: TxSpec, ctx: BuildContext): Promise<L
     // The fee depends on the transaction, which contains the fee: iterate until the declared fee covers it.
     for (let round = 0; round < FEE_ROUNDS; round++) {
       let spend: L.DustSpend<L.PreProof> | undefined;
-      if (payer && coin) {
-        spend = payer.spend(coin, fee, ctx.time);
-        if (!ctx.prover.knowsDustSpend) {
-          ctx.prover.learnDustSpend(ctx.networkId, spend, ctx.time, new Date(ctx.time.getTime() + TTL_MS));
-        }
-      }
-      const unproven = assemble(spec, ctx, spend);
-      const proven = await unproven.prove(ctx.prover, costModel);
+      let unproven: L.UnprovenTransaction | undefined;
+      let proven: L.Transaction<L.SignatureEnabled, L.Proof, L.PreBinding> | undefined;
       try {
+        if (payer && coin) {
+          spend = payer.spend(coin, fee, ctx.time);
+          if (!ctx.prover.knowsDustSpend) {
+            ctx.prover.learnDustSpend(ctx.networkId, spend, ctx.time, new Date(ctx.time.getTime() + TTL_MS));
+          }
+        }
+        unproven = assemble(spec, ctx, spend);
+        proven = await unproven.prove(ctx.prover, costModel);
         if (!payer) return proven.bind();
         const needed = proven.feesWithMargin(ctx.params, FEE_MARGIN);
         if (needed <= fee) return proven.bind();

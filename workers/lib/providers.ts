@@ -78,12 +78,14 @@ export function wasmProvingProvider(keyDir: string, supplied: Supplied): Proving
       }
       const zkir = await loadZkir();
       let k: number;
+      let circuit: ReturnType<typeof zkir.Zkir.deserialize> | undefined;
       try {
-        const circuit = zkir.Zkir.deserialize(keys.ir);
+        circuit = zkir.Zkir.deserialize(keys.ir);
         k = circuit.getK();
-        release(circuit);
       } catch (err) {
         throw rejected(err, `the IR of ${keyLocation} is not a ZKIR v2 circuit`);
+      } finally {
+        release(circuit);
       }
       const params = await kzgParams(keyDir, k, keyLocation);
       const material = keys;

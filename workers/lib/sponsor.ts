@@ -152,34 +152,48 @@ function buildFee(user: AnyTx, args: SponsorArgs, table: DustAllocatorTable, sna
       // The replica is never advanced here (the chain sync does that), so the wallet state the
       // spend returns is not kept; it is a whole copy of the wallet.
       const [spent, spend] = wallet.spend(secretKeyOf(seed), qdo, fee, now);
-      const intent = L.Intent.new(ttl);
-      const actions = new L.DustActions<L.SignatureEnabled, L.PreProof>('signature', 'pre-proof', now, [spend], []);
-      intent.dustActions = actions;
-      const empty = L.Transaction.fromParts(networkId);
-      const feeTx = empty.addIntent({ tag: 'specific', value: seg }, intent);
-      // Ledger objects live in WASM memory until freed (src/ledger-release.ts): the setter and
-      // `addIntent` copy what they are given, so free every step's leftovers now.
-      freeLedger(spent, spend, actions, intent, empty);
-      if (!shaped) {
-        built = true;
-        return { feeTx, fee, userFee, params: replica.params, reservation };
+      let intent: L.UnprovenIntent | undefined;
+      let actions: L.DustActions<L.SignatureEnabled, L.PreProof> | undefined;
+      let empty: L.UnprovenTransaction | undefined;
+      let feeTx: L.UnprovenTransaction;
+      try {
+        intent = L.Intent.new(ttl);
+        actions = new L.DustActions<L.SignatureEnabled, L.PreProof>('signature', 'pre-proof', now, [spend], []);
+        intent.dustActions = actions;
+        empty = L.Transaction.fromParts(networkId);
+        feeTx = empty.addIntent({ tag: 'specific', value: seg }, intent);
+      } finally {
+        // Ledger objects live in WASM memory until freed (src/ledger-release.ts): the setter and
+        // `addIntent` copy what they are given, so free every step's leftovers now.
+        freeLedger(spent, spend, actions, intent, empty);
       }
-      const shapedFee = feeTx.mockProve() as L.Transaction<L.Signaturish, L.Proof, L.Binding>;
-      const need = userFault('the transaction does not merge with a fee part', () => {
-        const merged = shaped.merge(shapedFee);
+      try {
+        if (!shaped) {
+          built = true;
+          return { feeTx, fee, userFee, params: replica.params, reservation };
+        }
+        let shapedFee: L.Transaction<L.Signaturish, L.Proof, L.Binding> | undefined;
+        let merged: L.Transaction<L.Signaturish, L.Proof, L.Binding> | undefined;
+        let need: bigint;
         try {
-          return merged.feesWithMargin(replica.params, args.margin);
+          shapedFee = feeTx.mockProve() as L.Transaction<L.Signaturish, L.Proof, L.Binding>;
+          need = userFault('the transaction does not merge with a fee part', () => {
+            merged = shaped.merge(shapedFee!);
+            return merged.feesWithMargin(replica.params, args.margin);
+          });
         } finally {
           freeLedger(merged, shapedFee);
         }
-      });
-      if (need <= fee) {
-        feePartCost.set(networkId, need - userFee);
-        built = true;
-        return { feeTx, fee, userFee, params: replica.params, reservation };
+        if (need <= fee) {
+          feePartCost.set(networkId, need - userFee);
+          built = true;
+          return { feeTx, fee, userFee, params: replica.params, reservation };
+        }
+        fee = need;
+      } finally {
+        // This round's fee part is the answer only when the round returned it.
+        if (!built) freeLedger(feeTx);
       }
-      freeLedger(feeTx);
-      fee = need;
     }
     throw overLimitOrStuck(fee, limit, args);
   } finally {
@@ -245,7 +259,13 @@ async function sponsorDeserialized(user: AnyTx, args: SponsorArgs, tableBuffer: 
     }
     // The proven, bound transaction is what the network charges: check the fee on it, whichever
     // way it was estimated. Short (prices moved since the cost was learned): learn, rebuild.
-    const charged = final.feesWithMargin(built.params, args.margin);
+    let charged: bigint;
+    try {
+      charged = final.feesWithMargin(built.params, args.margin);
+    } catch (err) {
+      freeLedger(final);
+      throw err;
+    }
     if (charged > built.fee) {
       freeLedger(final);
       release(table, built.reservation, holder);
@@ -256,8 +276,12 @@ async function sponsorDeserialized(user: AnyTx, args: SponsorArgs, tableBuffer: 
       continue;
     }
     const entry = table.slotEntry(built.reservation.slot)!;
-    const answer = { tx: final.serialize(), txHash: final.transactionHash(), identifiers: final.identifiers() };
-    freeLedger(final);
+    let answer: { tx: Uint8Array; txHash: string; identifiers: string[] };
+    try {
+      answer = { tx: final.serialize(), txHash: final.transactionHash(), identifiers: final.identifiers() };
+    } finally {
+      freeLedger(final);
+    }
     return {
       ...answer,
       fee: built.fee.toString(),
