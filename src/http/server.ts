@@ -75,13 +75,13 @@ let countedFields = 0;
  * `getHeader` answers): one `getHeader` is a native call that scans the header section again
  * (≈ 0.1 µs), and a request needs two to six of them. A route's own `readHeaders` still use it.
  */
-let hRequestId = '';
-let hIfNoneMatch = '';
-let hApiKey = '';
-let hAuthorization = '';
-let hClientId = '';
-let hClientName = '';
-let hContentType = '';
+let hRequestId: string | undefined;
+let hIfNoneMatch: string | undefined;
+let hApiKey: string | undefined;
+let hAuthorization: string | undefined;
+let hClientId: string | undefined;
+let hClientName: string | undefined;
+let hContentType: string | undefined;
 /** Framing headers seen in the same pass: request smuggling hides in their repeats (RFC 9112 §6.3). */
 let contentLengths = 0;
 let firstContentLength = '';
@@ -99,25 +99,25 @@ const countHeader = (k: string, v: string): void => {
       transferEncoding = transferEncoding ? `${transferEncoding},${v}` : v;
       break;
     case 'x-request-id':
-      if (hRequestId === '') hRequestId = v;
+      hRequestId ??= v;
       break;
     case 'if-none-match':
-      if (hIfNoneMatch === '') hIfNoneMatch = v;
+      hIfNoneMatch ??= v;
       break;
     case 'x-api-key':
-      if (hApiKey === '') hApiKey = v;
+      hApiKey ??= v;
       break;
     case 'authorization':
-      if (hAuthorization === '') hAuthorization = v;
+      hAuthorization ??= v;
       break;
     case 'x-client-id':
-      if (hClientId === '') hClientId = v;
+      hClientId ??= v;
       break;
     case 'x-client-name':
-      if (hClientName === '') hClientName = v;
+      hClientName ??= v;
       break;
     case 'content-type':
-      if (hContentType === '') hContentType = v;
+      hContentType ??= v;
       break;
   }
 };
@@ -130,13 +130,13 @@ function scanHeaders(req: HttpRequest): void {
   firstContentLength = '';
   conflictingLength = false;
   transferEncoding = '';
-  hRequestId = hIfNoneMatch = hApiKey = hAuthorization = hClientId = hClientName = hContentType = '';
+  hRequestId = hIfNoneMatch = hApiKey = hAuthorization = hClientId = hClientName = hContentType = undefined;
   req.forEach(countHeader);
 }
 
-/** Keep a captured header on the exchange (absent or empty: not kept, as with `getHeader`). */
-function keep(ex: Exchange, name: string, value: string): void {
-  if (value === '') return;
+/** Keep a captured header on the exchange (absent, or empty where it first appears: not kept, as with `getHeader`). */
+function keep(ex: Exchange, name: string, value: string | undefined): void {
+  if (value === undefined || value === '') return;
   if (ex.headers === NO_HEADERS) ex.headers = {};
   ex.headers[name] = value;
 }
@@ -326,7 +326,7 @@ export class HttpServer {
       return undefined;
     }
     scanHeaders(req);
-    const given = hRequestId;
+    const given = hRequestId ?? '';
     const requestId = given !== '' && given.length <= 128 && /^[\x21-\x7e]+$/.test(given) ? given : `${bootId}-${(++requestSeq).toString(36)}`;
     const ex = new Exchange(this, res, route, style, method, req.getUrl(), requestId, this.clientIp(req, remote), this.opts.requestLog !== 'none');
     this.inFlight++;
@@ -374,7 +374,7 @@ export class HttpServer {
     } else if (this.opts.requestLog !== 'none') keepClient(ex);
     if (route.body) {
       keep(ex, 'content-type', hContentType);
-      keep(ex, 'content-length', firstContentLength);
+      if (contentLengths > 0) keep(ex, 'content-length', firstContentLength);
     }
     if (route.method === 'GET') keep(ex, 'if-none-match', hIfNoneMatch);
     if (route.readHeaders) copyHeaders(req, ex, route.readHeaders);

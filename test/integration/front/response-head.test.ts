@@ -4,7 +4,7 @@
  * nothing repeated, nothing injected by a value, the body where Content-Length says.
  */
 import t from 'tap';
-import { startApp } from '../../helpers/app.js';
+import { startApp, TEST_KEY } from '../../helpers/app.js';
 import { rawRequest } from '../../helpers/raw-http.js';
 import { testRoutes } from '../../helpers/routes.js';
 
@@ -57,4 +57,25 @@ t.test('a header value carrying CR LF cannot add a header or end the head early'
   t.equal(p.fields.find(([n]) => n === 'x-echo')?.[1], 'a  X-Injected: 1    body', 'CR and LF became spaces');
   t.notOk(p.fields.some(([n]) => n.includes('bad')), 'a name that is not a token is not written');
   t.equal(p.body, '{}');
+});
+
+t.test('headers the pipeline reads are taken from their first occurrence, and an empty one counts as absent (as uWS getHeader answers)', async (t) => {
+  const routes = testRoutes();
+  const s = await startApp({}, { modules: [routes.module] });
+  t.teardown(() => s.close());
+  const head = (data: string, name: string): string | undefined => parse(data).fields.find(([k]) => k === name)?.[1];
+
+  const ids = await rawRequest(s.port, 'GET /t/public?q=x HTTP/1.1\r\nHost: a\r\nX-Request-Id: first-id\r\nX-Request-Id: second-id\r\n\r\n', { until: /\r\n\r\n\{.*\}$/ });
+  t.equal(head(ids.data, 'x-request-id'), 'first-id', 'the first X-Request-Id is echoed');
+
+  const cached = await rawRequest(s.port, 'GET /t/public?q=x HTTP/1.1\r\nHost: a\r\nIf-None-Match: "v1"\r\n\r\n', { until: /\r\n\r\n$/ });
+  t.match(cached.data, /^HTTP\/1\.1 304 /, 'If-None-Match read in the same pass: 304');
+
+  const key = await rawRequest(s.port, `GET /t/keyed HTTP/1.1\r\nHost: a\r\nX-Api-Key: ${TEST_KEY}\r\n\r\n`, { until: /\r\n\r\n\{.*\}$/ });
+  t.match(key.data, /^HTTP\/1\.1 200 /, 'a keyed route authenticates with the captured key');
+  const emptyFirst = await rawRequest(s.port, `GET /t/keyed HTTP/1.1\r\nHost: a\r\nX-Api-Key: \r\nX-Api-Key: ${TEST_KEY}\r\n\r\n`, { until: /\r\n\r\n\{.*\}$/ });
+  t.match(emptyFirst.data, /^HTTP\/1\.1 401 /, 'an empty first X-Api-Key is no key, whatever follows');
+
+  const next = await rawRequest(s.port, 'GET /t/public?q=x HTTP/1.1\r\nHost: a\r\n\r\n', { until: /\r\n\r\n\{.*\}$/ });
+  t.not(head(next.data, 'x-request-id'), 'first-id', 'nothing carries over from an earlier request');
 });
