@@ -165,6 +165,15 @@ function procStatus(pid: number): { rssMiB: number; threads: number } {
   return { rssMiB: rss ? Number(rss[1]) / 1024 : NaN, threads: threads ? Number(threads[1]) : NaN };
 }
 
+/** The devnet process's memory; null once it is gone (its exit is reported by the traffic failing). */
+function devnetSample(pid: number): Sample['devnet'] {
+  try {
+    return { rssMiB: Math.round(procStatus(pid).rssMiB * 10) / 10, memory: memoryMap(pid) ?? null };
+  } catch {
+    return null;
+  }
+}
+
 function fdCount(pid: number): number {
   return readdirSync(`/proc/${pid}/fd`).length;
 }
@@ -423,7 +432,7 @@ async function soak(args: Args, group: ProcessGroup): Promise<number> {
       dustReserved: Object.values(wallets).reduce((a, w) => a + (w.utxos?.reserved ?? 0), 0),
       memory: memoryMap(server.pid) ?? null,
       walletStateKiB: stateBytes.length > 0 ? Math.round(stateBytes.reduce((a, b) => a + b, 0) / 102.4) / 10 : null,
-      devnet: external ? { rssMiB: Math.round(procStatus(external.started.pid).rssMiB * 10) / 10, memory: memoryMap(external.started.pid) ?? null } : null,
+      devnet: external ? devnetSample(external.started.pid) : null,
     };
   };
   const sampler = async (): Promise<void> => {
@@ -454,7 +463,8 @@ async function soak(args: Args, group: ProcessGroup): Promise<number> {
     file: fit(withMap.map((s) => ({ t: s.t, y: s.memory!.fileMiB }))),
   };
   const walletState = withStateFit(steady);
-  const devnetRss = external && steady.length >= 3 ? fit(steady.map((s) => ({ t: s.t, y: s.devnet?.rssMiB ?? NaN }))) : null;
+  const devnetSamples = steady.filter((s) => s.devnet !== null);
+  const devnetRss = devnetSamples.length >= 3 ? fit(devnetSamples.map((s) => ({ t: s.t, y: s.devnet!.rssMiB }))) : null;
   // Each thread's JS heap after its full collections (with --trace-gc): live memory, not garbage.
   const heaps = majorGcs === undefined ? null : [...majorGcs].map(([isolate, gcs]) => {
     const after = gcs.filter((g) => (g.at - started) / 60_000 >= args.warmupMin).map((g) => ({ t: (g.at - started) / 60_000, y: g.afterMB }));
