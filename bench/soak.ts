@@ -42,6 +42,10 @@ const USAGE = `usage: npx tsx bench/soak.ts --minutes N [options]
   --rate N              requests per second overall, at most (default 200)
   --max-rss-slope N     MiB per minute above which RSS is called growing (default 1)
   --max-fd-slope N      descriptors per minute above which fds are called growing (default 0.5)
+  --lookup-cache N      entries of each network's lookup cache (default the server's, 10000):
+                        lookups range over the whole chain, so with the default the cache fills
+                        with the chain's height for hours; a small value fills it during a short
+                        run, so the slope shows what grows beyond it
   --history-blocks N    blocks of history the server keeps in memory (devnet indexer and stats
                         ring; default theirs, 1000): a small value fills them during a short run,
                         so the slope shows what grows beyond them
@@ -73,6 +77,7 @@ interface Args {
   maxFdSlope: number;
   blockTimeMs: number | undefined;
   historyBlocks: number | undefined;
+  lookupCache: number | undefined;
   traceGc: boolean;
   aborts: boolean;
   nodeFlags: string[];
@@ -109,7 +114,7 @@ function parseArgs(argv: readonly string[]): Args {
       process.stdout.write(`${USAGE}\n`);
       process.exit(0);
     }
-    const known = ['--minutes', '--sample-seconds', '--warmup-minutes', '--concurrency', '--rate', '--max-rss-slope', '--max-fd-slope', '--block-time-ms', '--history-blocks'];
+    const known = ['--minutes', '--sample-seconds', '--warmup-minutes', '--concurrency', '--rate', '--max-rss-slope', '--max-fd-slope', '--block-time-ms', '--history-blocks', '--lookup-cache'];
     if (!known.includes(flag)) throw new Error(`unknown option '${argv[i]}'\n${USAGE}`);
     const text = inline ?? argv[++i];
     const n = Number(text);
@@ -128,6 +133,7 @@ function parseArgs(argv: readonly string[]): Args {
     maxFdSlope: v.get('--max-fd-slope') ?? 0.5,
     blockTimeMs: v.get('--block-time-ms'),
     historyBlocks: v.get('--history-blocks'),
+    lookupCache: v.get('--lookup-cache'),
     traceGc,
     aborts,
     nodeFlags,
@@ -154,6 +160,8 @@ interface Sample {
   memory: MemoryMap | null;
   /** The server DUST wallets' serialized state over all networks (each proving worker decodes it), KiB. */
   walletStateKiB: number | null;
+  /** Entries in the lookup caches of all networks (bounded by --lookup-cache each). */
+  lookupCacheEntries: number | null;
   /** With --external-devnet: the devnet process. */
   devnet: { rssMiB: number; memory: MemoryMap | null } | null;
 }
@@ -283,7 +291,12 @@ async function soak(args: Args, group: ProcessGroup): Promise<number> {
   const where = args.externalDevnet ? 'in front of a devnet process and a stand-in proof server' : 'embedded devnet';
   log(`soak: starting nightgate (${where}${args.blockTimeMs ? `, a block every ${args.blockTimeMs} ms` : ''}) for ${args.minutes} min of traffic, sampling every ${args.sampleS} s`);
   let external: ExternalDevnet | undefined;
-  let env: Record<string, string> = { ...baseEnv(key), NIGHTGATE_LOG_LEVEL: 'info', ...(args.historyBlocks ? { NIGHTGATE_STATS_RING_SIZE: String(Math.max(2, Math.round(args.historyBlocks))) } : {}) };
+  let env: Record<string, string> = {
+    ...baseEnv(key),
+    NIGHTGATE_LOG_LEVEL: 'info',
+    ...(args.historyBlocks ? { NIGHTGATE_STATS_RING_SIZE: String(Math.max(2, Math.round(args.historyBlocks))) } : {}),
+    ...(args.lookupCache ? { NIGHTGATE_STATS_CACHE_SIZE: String(Math.round(args.lookupCache)) } : {}),
+  };
   if (args.externalDevnet) {
     const seeds = sponsorSeeds(2);
     external = await startExternalDevnet(group, { sponsorSeeds: seeds, ...(args.blockTimeMs ? { blockTimeMs: args.blockTimeMs } : {}), ...(args.historyBlocks ? { retainBlocks: args.historyBlocks } : {}) });
@@ -418,6 +431,7 @@ async function soak(args: Args, group: ProcessGroup): Promise<number> {
     const wallets = (comps['sponsorship']?.['networks'] ?? {}) as Record<string, { utxos?: { reserved: number }; walletStateBytes?: number }>;
     const stateBytes = Object.values(wallets).map((w) => w.walletStateBytes).filter((b): b is number => typeof b === 'number');
     const height = ((comps['stats:preview'] ?? {}) as { latestHeight?: number }).latestHeight ?? null;
+    const caches = NETWORKS.map((n) => ((comps[`stats:${n}`] ?? {}) as { cache?: { entries?: number } }).cache?.entries).filter((e): e is number => typeof e === 'number');
     if (height !== null) tip = Math.max(tip, height);
     return {
       t: (performance.now() - started) / 60_000,
@@ -427,6 +441,7 @@ async function soak(args: Args, group: ProcessGroup): Promise<number> {
       uptimeSeconds: (h?.['uptimeSeconds'] as number | undefined) ?? null,
       requests,
       previewHeight: height,
+      lookupCacheEntries: caches.length > 0 ? caches.reduce((a, b) => a + b, 0) : null,
       workerPool: pool ? { completed: pool.completed, failed: pool.failed, crashed: pool.crashed, queueSize: pool.queueSize, ...(pool.abandoned ? { abandoned: pool.abandoned } : {}) } : null,
       proofCache: cache ? { entries: cache.entries, bytes: cache.bytes } : null,
       dustReserved: Object.values(wallets).reduce((a, w) => a + (w.utxos?.reserved ?? 0), 0),
@@ -523,6 +538,8 @@ async function soak(args: Args, group: ProcessGroup): Promise<number> {
   log(`  fds      ${f(fds, 'fds')}  → ${fdsFlat ? 'flat' : 'GROWING'} (limit +${args.maxFdSlope}/min)`);
   log(`  threads  ${f(threads, '')}`);
   if (byKind) for (const [kind, x] of Object.entries(byKind)) log(`    RSS in ${kind.padEnd(5)} ${f(x, 'MiB')}`);
+  const cacheSeries = steady.filter((s) => s.lookupCacheEntries !== null);
+  if (cacheSeries.length > 1) log(`    lookup caches (all networks): ${cacheSeries[0]!.lookupCacheEntries} → ${cacheSeries.at(-1)!.lookupCacheEntries} entries${args.lookupCache ? ` (at most ${args.lookupCache} per network)` : ''}`);
   if (walletState) log(`    server DUST wallet state (all networks, decoded by every worker) ${f(walletState, 'KiB')}`);
   const lastMap = steady.at(-1)?.memory;
   if (lastMap) log(`    WebAssembly memories at the end (MiB each): ${lastMap.wasmEachMiB.filter((m) => m > 0).join(', ')}`);
