@@ -550,7 +550,7 @@ async function soak(args: Args, group: ProcessGroup): Promise<number> {
   if (devnetRss) log(`  the devnet's own process (not nightgate): RSS ${f(devnetRss, 'MiB')}`);
   if (blocksPerMin !== null) log(`  the preview devnet grew by ${blocksPerMin.toFixed(1)} blocks/min meanwhile (its chain is kept in memory)`);
   const abandoned = samples.at(-1)?.workerPool?.abandoned;
-  if (abandoned) log(`  running tasks whose client left: ${abandoned.finished} ended within the grace period (thread kept), ${abandoned.cutShort} cut short (thread ended)`);
+  if (abandoned) log(`  running tasks whose client left: ${abandoned.finished} ended within the grace period (thread kept), ${abandoned.cutShort} cut short at its end (the thread ended, or the task left piscina's queue unstarted)`);
   log(`  graceful stop: exit ${exitCode} after ${stopMs} ms`);
   log(`written ${file}`);
   return rssFlat && fdsFlat && exitCode === 0 ? 0 : 1;
