@@ -27,7 +27,7 @@ import { memoryMap, type MemoryMap } from './lib/memory-map.js';
 import { baseEnv, benchKey, sponsorSeeds, startNightgate } from './lib/nightgate.js';
 import { behindExternalDevnet, startExternalDevnet, type ExternalDevnet } from './lib/external-devnet.js';
 import { RESULTS_DIR } from './lib/paths.js';
-import { ProcessGroup, eachLine, portAfter } from './lib/processes.js';
+import { ProcessGroup, eachLine, portAfter, rssMiB } from './lib/processes.js';
 import { buildProvingPayloads } from './lib/proving-payloads.js';
 import type { DevnetNetwork } from './lib/scenario.js';
 import { testAccountTransfers } from './lib/test-account-transfers.js';
@@ -175,11 +175,8 @@ function procStatus(pid: number): { rssMiB: number; threads: number } {
 
 /** The devnet process's memory; null once it is gone (its exit is reported by the traffic failing). */
 function devnetSample(pid: number): Sample['devnet'] {
-  try {
-    return { rssMiB: Math.round(procStatus(pid).rssMiB * 10) / 10, memory: memoryMap(pid) ?? null };
-  } catch {
-    return null;
-  }
+  const rss = rssMiB(pid);
+  return rss === undefined ? null : { rssMiB: Math.round(rss * 10) / 10, memory: memoryMap(pid) ?? null };
 }
 
 function fdCount(pid: number): number {
