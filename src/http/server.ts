@@ -58,7 +58,6 @@ export interface TopicRoute {
   welcome?(topic: string): string | undefined;
 }
 
-
 let requestSeq = 0;
 const bootId = randomBytes(4).toString('hex');
 

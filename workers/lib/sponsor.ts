@@ -294,10 +294,10 @@ async function sponsorDeserialized(user: AnyTx, args: SponsorArgs, tableBuffer: 
   }
 }
 
-/** Prove (all of an unproven body, only the fee part of a proven one), bind, merge; any failure releases the reservation. */
 /** The ledger's initial cost model, made once per thread: `prove` only reads it. */
 let initialCostModel: L.CostModel | undefined;
 
+/** Prove (all of an unproven body, only the fee part of a proven one), bind, merge; any failure releases the reservation. */
 async function proveAndMerge(user: AnyTx, built: Built, kind: SponsorKind, provider: L.ProvingProvider, table: DustAllocatorTable, holder: Holder | undefined): Promise<L.FinalizedTransaction> {
   const proving = tracked(provider);
   try {
