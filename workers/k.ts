@@ -7,15 +7,14 @@ import { defineTask, requireData } from './lib/task.js';
 export const k = defineTask<'k'>(async (_args, data) => {
   const ir = requireData(data);
   const zkir = await loadZkir();
-  let circuit: ReturnType<typeof zkir.Zkir.deserialize>;
+  let k: number;
   try {
-    circuit = zkir.Zkir.deserialize(ir);
+    const circuit = zkir.Zkir.deserialize(ir);
+    k = circuit.getK();
+    // Freed only when getK returned: after a panic in zkir the object must not be touched again.
+    release(circuit);
   } catch (err) {
     throw new GatewayError('INVALID_BODY', `the body is not a ZKIR v2 circuit: ${err instanceof Error ? err.message : String(err)}`);
   }
-  try {
-    return circuit.getK();
-  } finally {
-    release(circuit);
-  }
+  return k;
 });

@@ -78,14 +78,13 @@ export function wasmProvingProvider(keyDir: string, supplied: Supplied): Proving
       }
       const zkir = await loadZkir();
       let k: number;
-      let circuit: ReturnType<typeof zkir.Zkir.deserialize> | undefined;
       try {
-        circuit = zkir.Zkir.deserialize(keys.ir);
+        const circuit = zkir.Zkir.deserialize(keys.ir);
         k = circuit.getK();
+        // Freed only when getK returned: after a panic in zkir the object must not be touched again.
+        release(circuit);
       } catch (err) {
         throw rejected(err, `the IR of ${keyLocation} is not a ZKIR v2 circuit`);
-      } finally {
-        release(circuit);
       }
       const params = await kzgParams(keyDir, k, keyLocation);
       const material = keys;
