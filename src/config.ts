@@ -94,6 +94,7 @@ export const SETTINGS: readonly Setting[] = [
   { path: 'stats.ringSize', env: 'NIGHTGATE_STATS_RING_SIZE', schema: Type.Integer({ minimum: 2, maximum: 100_000 }), default: 1_000, doc: 'Recent blocks (with their transactions) kept per network and backfilled at start' },
   { path: 'stats.reconnectMinMs', env: 'NIGHTGATE_STATS_RECONNECT_MIN_MS', schema: PositiveInt, default: 500, doc: 'First delay before reconnecting the indexer subscription; doubles per failure' },
   { path: 'stats.reconnectMaxMs', env: 'NIGHTGATE_STATS_RECONNECT_MAX_MS', schema: PositiveInt, default: 30_000, doc: 'Longest delay between reconnection attempts of the indexer subscription' },
+  { path: 'stats.maxAddressStreams', env: 'NIGHTGATE_STATS_MAX_ADDRESS_STREAMS', schema: PositiveInt, default: 32, doc: 'Address-activity lookups open at once per network (each reads one indexer WebSocket subscription); beyond → 503 INDEXER_BUSY with Retry-After' },
   { path: 'stats.maxResponseBytes', env: 'NIGHTGATE_STATS_MAX_RESPONSE_BYTES', schema: PositiveInt, default: 4_194_304, doc: 'Largest indexer response accepted; bigger ones are an indexer error' },
   { path: 'prover.threads', env: 'NIGHTGATE_PROVER_THREADS', schema: PositiveInt, default: 2, doc: 'Worker threads in the proving/balancing pool' },
   { path: 'prover.queueSize', env: 'NIGHTGATE_PROVER_QUEUE_SIZE', schema: NonNegInt, default: 256, doc: 'Tasks that may wait for a worker; beyond it → 503' },
@@ -121,6 +122,7 @@ export const SETTINGS: readonly Setting[] = [
   { path: 'dust.maxFee', env: 'NIGHTGATE_DUST_MAX_FEE', schema: Speck, default: '5000000000000000', doc: 'Per-transaction fee cap in SPECK (a key may set a lower one); over → 403' },
   { path: 'dust.budget', env: 'NIGHTGATE_DUST_BUDGET', schema: Speck, default: '500000000000000000', doc: 'DUST (SPECK) one API key may spend per budget window; over → 429' },
   { path: 'dust.budgetWindowMs', env: 'NIGHTGATE_DUST_BUDGET_WINDOW_MS', schema: PositiveInt, default: 3_600_000, doc: 'Budget window in ms' },
+  { path: 'dust.stateDir', env: 'NIGHTGATE_DUST_STATE_DIR', schema: Type.String(), default: '', doc: 'Directory for the DUST reservation journal, so answered fee intents keep their UTXO reserved across a restart (empty = not persisted; set it in production)' },
   { path: 'dust.dedupeWindowMs', env: 'NIGHTGATE_DUST_DEDUPE_WINDOW_MS', schema: PositiveInt, default: 300_000, doc: 'Same transaction bytes within this window get the same answer, no second UTXO' },
   ...NETWORKS.flatMap(networkSettings),
 ];
@@ -140,7 +142,7 @@ export interface Config {
   auth: { keys: ApiKeyRecord[]; apiKeys: string[]; trustedNetworks: string[] };
   rateLimit: { enabled: boolean; algorithm: 'fixed' | 'sliding'; limit: number; windowMs: number; publicEnabled: boolean; publicLimit: number; maxEntries: number };
   devnet: { blockTimeMs: number; stateDir: string; retainBlocks: number };
-  stats: { lookupCacheSize: number; pollIntervalMs: number; upstreamTimeoutMs: number; ringSize: number; reconnectMinMs: number; reconnectMaxMs: number; maxResponseBytes: number };
+  stats: { lookupCacheSize: number; pollIntervalMs: number; upstreamTimeoutMs: number; ringSize: number; reconnectMinMs: number; reconnectMaxMs: number; maxAddressStreams: number; maxResponseBytes: number };
   prover: {
     threads: number; queueSize: number; abortGraceMs: number; defaultNetwork: NetworkName; upstreamUrl: string; timeoutMs: number;
     cacheTtlMs: number; cacheMaxBytes: number; nativeBinary: string; nativePort: number; nativeArgs: string[];
@@ -149,7 +151,7 @@ export interface Config {
   dust: {
     enabled: boolean; walletSeeds: string[]; reservationTtlMs: number; ttlSafetyMs: number; tableCapacity: number; snapshotBytes: number;
     spentRetentionMs: number; maxInFlight: number; feeMargin: number; maxFee: string; budget: string;
-    budgetWindowMs: number; dedupeWindowMs: number;
+    budgetWindowMs: number; stateDir: string; dedupeWindowMs: number;
   };
   networks: Record<NetworkName, NetworkConfig>;
 }
