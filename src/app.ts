@@ -2,7 +2,6 @@
  * The app factory: `buildApp(config) → {listen, close}`. Kept apart from the process entry
  * (src/server.ts) so tests build as many apps as they like, each on 127.0.0.1 port 0.
  */
-import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { systemClock, type Clock } from './clock.js';
 import { NETWORKS, isEmbedded, redactedConfig, type Config, type NetworkName } from './config.js';
@@ -14,6 +13,7 @@ import type { RouteDef } from './http/route.js';
 import { KeyStore, mintKey } from './pipeline/auth.js';
 import { MemoryRateLimitStore, type RateLimitStore } from './pipeline/rate-limit.js';
 import { createLogger } from './log.js';
+import { devnetSponsorSeeds } from './devnet/sponsor-seeds.js';
 import { metaRoutes } from './routes/meta.js';
 import { openApiDocument } from './openapi.js';
 import { PACKAGE } from './version.js';
@@ -92,7 +92,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   const embedded = NETWORKS.filter((n) => isEmbedded(config, n));
   for (const n of NETWORKS) {
     if (config.dust.walletSeeds.length > 0) dustSeeds.set(n, [...config.dust.walletSeeds]);
-    else if (embedded.includes(n)) dustSeeds.set(n, [randomBytes(32).toString('hex'), randomBytes(32).toString('hex')]);
+    else if (embedded.includes(n)) dustSeeds.set(n, devnetSponsorSeeds(config.devnet.stateDir, n));
   }
   if (opts.devnet !== false && embedded.length > 0) {
     // Loaded only when needed: the devnet brings ledger-v8 and a worker thread.
