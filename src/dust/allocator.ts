@@ -269,6 +269,27 @@ export class DustAllocatorTable {
   }
 
   /**
+   * Reserves one particular UTXO: the slot must still be FREE at the generation the caller read
+   * (from `slotEntry`), so it is the UTXO the caller identified and nobody took it since. For
+   * restoring reservations made before a restart (reservation-journal.ts); requests use
+   * `reserve`. Returns null when the slot changed.
+   */
+  reserveExact(entry: ReservationRef, deadline: number): Reservation | null {
+    if (!Number.isSafeInteger(deadline) || deadline < 0) {
+      throw new RangeError(`deadline must be a non-negative integer (ms since the epoch), got ${deadline}`);
+    }
+    const base = this.baseOf(entry.slot);
+    if (!isGeneration(entry.generation)) return null;
+    const expected = packControl(entry.generation, FREE);
+    const generation = nextGeneration(entry.generation);
+    if (Atomics.compareExchange(this.words, base + SLOT_CONTROL, expected, packControl(generation, RESERVED)) !== expected) return null;
+    this.floats[(base + SLOT_DEADLINE) / WORDS_PER_FLOAT64] = deadline;
+    Atomics.store(this.words, base + SLOT_DEADLINE_GENERATION, generation);
+    const value = loadU64(this.words, base + SLOT_VALUE_HI, base + SLOT_VALUE_LO);
+    return { slot: entry.slot, generation, value, deadline };
+  }
+
+  /**
    * Returns a reservation's UTXO to FREE. Only the exact reservation can: once the slot was
    * reclaimed, marked spent, or reserved again, its generation differs and this returns false
    * without touching the slot.

@@ -10,6 +10,7 @@ import { sourceOf } from '../indexer/source.js';
 import { PROVER_COMPONENT, WORKER_POOL, type ProverComponent, type WorkerPoolComponent } from '../prover/index.js';
 import { DustAllocatorTable } from './allocator.js';
 import { MemoryBudgetStore, SponsorshipPolicy } from './budget.js';
+import { ReservationJournal } from './reservation-journal.js';
 import { sponsorshipRoutes } from './routes.js';
 import { SharedSnapshot } from './shared-snapshot.js';
 import { SponsorshipService, type SponsoredNetwork } from './sponsorship.js';
@@ -64,11 +65,17 @@ export const mountSponsorship: Module = (ctx: AppContext) => {
     },
     log,
   );
+  let journal: ReservationJournal | undefined;
+  if (config.dust.stateDir !== '') {
+    journal = ReservationJournal.open({ dir: config.dust.stateDir, clock: ctx.clock, logger: log });
+  } else if (networks.some((n) => config.networks[n.name].indexer !== 'embedded')) {
+    log.warn({ networks: networks.filter((n) => config.networks[n.name].indexer !== 'embedded').map((n) => n.name) }, 'dust.stateDir is not set: DUST reservations of answered sponsorships do not survive a restart, so a fee intent answered just before one can share its UTXO with a new one');
+  }
   const policy = new SponsorshipPolicy({ maxFee: BigInt(config.dust.maxFee), budget: BigInt(config.dust.budget), windowMs: config.dust.budgetWindowMs }, new MemoryBudgetStore());
   const service = new SponsorshipService({
     networks, pool, sync, policy, clock: ctx.clock, logger: log,
     margin: config.dust.feeMargin, reservationTtlMs: config.dust.reservationTtlMs, ttlSafetyMs: config.dust.ttlSafetyMs,
-    dedupeWindowMs: config.dust.dedupeWindowMs, maxInFlight: config.dust.maxInFlight,
+    dedupeWindowMs: config.dust.dedupeWindowMs, maxInFlight: config.dust.maxInFlight, ...(journal ? { journal } : {}),
   });
   if (networks.length > 0) sync.start();
   else log.warn('balancing enabled but no network has server DUST wallets: set NIGHTGATE_DUST_WALLET_SEEDS');
@@ -79,11 +86,12 @@ export const mountSponsorship: Module = (ctx: AppContext) => {
     health: () => {
       const status = service.status();
       const syncing = networks.some((n) => !sync.isSynced(n.name));
-      return { status: networks.length === 0 ? 'disabled' : syncing ? 'starting' : 'ok', ...service.stats(), networks: status };
+      return { status: networks.length === 0 ? 'disabled' : syncing ? 'starting' : 'ok', ...service.stats(), journal: journal?.stats() ?? null, networks: status };
     },
     close: async () => {
       service.close();
       await sync.close();
+      journal?.close();
     },
   };
   ctx.addComponent(component);

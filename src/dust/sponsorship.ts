@@ -23,7 +23,8 @@ import { DustAllocatorTable } from './allocator.js';
 import type { BalanceArgs, ProvingTarget, SponsorKind } from './balance-task.js';
 import { SponsorshipPolicy } from './budget.js';
 import { InFlightReservations } from './in-flight.js';
-import { ReservationReclaimer } from './reservations.js';
+import type { ReservationJournal } from './reservation-journal.js';
+import { reclaimAt, ReservationReclaimer } from './reservations.js';
 import { SharedSnapshot } from './shared-snapshot.js';
 import type { DustSyncHost } from './sync-host.js';
 import { startTimerWheel, TimerWheel, type TimerWheelDriver } from './timer-wheel.js';
@@ -52,6 +53,8 @@ export interface SponsorshipOptions {
   dedupeWindowMs: number;
   /** Concurrent balancing tasks tracked in the in-flight registry (beyond: 503 QUEUE_FULL). */
   maxInFlight: number;
+  /** Answered reservations are written here and restored after a restart (`dust.stateDir`). */
+  journal?: ReservationJournal;
 }
 
 export interface SponsorAnswer {
@@ -79,6 +82,17 @@ export class SponsorshipService {
     for (const n of opts.networks) {
       this.byName.set(n.name, n);
       this.reclaimers.set(n.name, new ReservationReclaimer(n.table, this.wheel, { reservationTtlMs: opts.reservationTtlMs }));
+    }
+    const journal = opts.journal;
+    if (journal) {
+      // Listeners run in the message event that makes the network synced, before any request can
+      // see it synced: restored reservations are in the table before the first sponsorship.
+      const off = opts.sync.onStatus((s) => {
+        const net = this.byName.get(s.network as NetworkName);
+        if (s.phase !== 'synced' || !net || journal.pending(net.name).length === 0) return;
+        this.restore(net, journal);
+        if (opts.networks.every((n) => journal.pending(n.name).length === 0)) off();
+      });
     }
   }
 
@@ -130,7 +144,7 @@ export class SponsorshipService {
         net.table.release(reservation);
         throw err;
       }
-      this.reclaimers.get(net.name)!.track(reservation, now);
+      if (this.reclaimers.get(net.name)!.track(reservation, now)) this.journalAnswer(net, reservation, now);
       answered = true;
       this.sponsored++;
       const json = JSON.stringify({
@@ -157,6 +171,50 @@ export class SponsorshipService {
         this.opts.logger.debug({ network: net.name, slot: held.slot }, 'released the DUST reservation of a failed sponsorship');
       }
     }
+  }
+
+  /** Writes an answered reservation to the journal, if there is one, before the answer leaves. */
+  private journalAnswer(net: SponsoredNetwork, reservation: { slot: number; generation: number }, reservedAt: number): void {
+    const journal = this.opts.journal;
+    if (!journal) return;
+    const entry = net.table.slotEntry(reservation.slot);
+    // Chain sync may have marked it spent already: then there is nothing to keep reserved.
+    if (!entry || entry.state !== 'reserved' || entry.generation !== reservation.generation) return;
+    journal.record({ network: net.name, wallet: entry.walletIndex, key: entry.key, deadline: entry.deadline ?? reclaimAt(reservedAt, this.opts.reservationTtlMs) });
+  }
+
+  /**
+   * After a restart, once the network's wallets have synced: reserves again, until its original
+   * deadline, every journaled UTXO the wallets still hold unspent.
+   */
+  private restore(net: SponsoredNetwork, journal: ReservationJournal): void {
+    const now = this.opts.clock.now();
+    const free = new Map<string, { slot: number; generation: number }>();
+    for (let slot = 0; slot < net.table.capacity; slot++) {
+      const e = net.table.slotEntry(slot);
+      if (e?.state === 'free') free.set(`${e.walletIndex}:${e.key}`, { slot, generation: e.generation });
+    }
+    let restored = 0;
+    let expired = 0;
+    let gone = 0;
+    for (const entry of journal.pending(net.name)) {
+      if (entry.deadline <= now) {
+        expired++;
+        continue;
+      }
+      const id = `${entry.wallet}:${entry.key}`;
+      const slot = free.get(id);
+      const reservation = slot ? net.table.reserveExact(slot, entry.deadline) : null;
+      if (!reservation) {
+        gone++;
+        continue;
+      }
+      free.delete(id);
+      this.reclaimers.get(net.name)!.track(reservation, entry.deadline - this.opts.reservationTtlMs);
+      restored++;
+    }
+    journal.restored(net.name);
+    this.opts.logger.info({ network: net.name, restored, expired, gone }, 'DUST reservations restored from the journal');
   }
 
   /** Per network: balance, UTXO counts, sync state (for /health and /wallet-status). */
