@@ -42,6 +42,8 @@ export const ERRORS = {
   NOT_READY: { status: 503, title: 'Service Unavailable', message: 'No data received from the indexer yet' },
   // A slow indexer is an indexer failure too: 500 like the others, with its own code.
   INDEXER_TIMEOUT: { status: 500, title: 'Indexer Timeout', message: 'The Midnight indexer did not answer in time' },
+  // Address-activity lookups each read one indexer WebSocket; beyond stats.maxAddressStreams per network.
+  INDEXER_BUSY: { status: 503, title: 'Service Unavailable', message: 'Too many address lookups are reading from the indexer; retry shortly' },
   EPOCH_UNAVAILABLE: { status: 404, title: 'Not Found', message: 'Epoch information is not available for this network' },
   D_PARAMETER_UNAVAILABLE: { status: 404, title: 'Not Found', message: 'No block with system parameters has been received yet' },
 

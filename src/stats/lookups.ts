@@ -2,6 +2,10 @@
  * Lookups of one network — block, transaction, contract, address activity, search — fetched
  * from the indexer on demand and served through the lookup cache. Each answer says how long it
  * stays true: data of finalized blocks below the tip is cached longer than data at the tip.
+ *
+ * Address activity (and search, for a value that may be an address) reads an indexer WebSocket
+ * subscription per address: at most `maxAddressStreams` of them are open at once; one more is
+ * refused with 503 INDEXER_BUSY (Retry-After) instead of opening a socket.
  */
 import type { NetworkName } from '../config.js';
 import { GatewayError } from '../errors.js';
@@ -36,10 +40,28 @@ export interface LookupDeps {
   cache: LookupCache;
   window: BlockWindow;
   timeoutMs: number;
+  /** Address streams (one indexer WebSocket each) open at once; one more → INDEXER_BUSY. */
+  maxAddressStreams: number;
 }
 
+/** A client refused for want of an address stream retries after this many seconds. */
+const BUSY_RETRY_AFTER_S = '1';
+
 export class Lookups {
+  #addressStreams = 0;
+  #addressStreamsRefused = 0;
+
   constructor(private readonly d: LookupDeps) {}
+
+  /** Address streams open now. */
+  get addressStreams(): number {
+    return this.#addressStreams;
+  }
+
+  /** Lookups refused with INDEXER_BUSY since start. */
+  get addressStreamsRefused(): number {
+    return this.#addressStreamsRefused;
+  }
 
   block(by: { height: number } | { hash: string }, signal?: () => AbortSignal): Reply | Promise<Reply> {
     const key = 'height' in by ? `block:h:${by.height}` : `block:x:${by.hash}`;
@@ -72,7 +94,7 @@ export class Lookups {
   addressActivity(address: UnshieldedAddress, limit: number, signal?: () => AbortSignal): Reply | Promise<Reply> {
     return this.d.cache.get(`address:${address.hex}:${limit}`, async (s) => {
       const events: AddressTransactionEvent[] = [];
-      const highest = await streamAddressActivity({ wsUrl: this.d.wsUrl, address: address.bech32, timeoutMs: this.d.timeoutMs, signal: s }, (ev) => {
+      const highest = await this.streamAddress(address, s, (ev) => {
         events.push(ev);
       });
       if (events.length === 0) throw new GatewayError('IDENTIFIER_NOT_FOUND', `No unshielded activity for ${address.bech32}`);
@@ -121,9 +143,28 @@ export class Lookups {
   private async resolveAddress(address: UnshieldedAddress, signal: AbortSignal): Promise<SearchHit | undefined> {
     let any = false;
     // One transaction is proof enough: stop at the first.
-    await streamAddressActivity({ wsUrl: this.d.wsUrl, address: address.bech32, timeoutMs: this.d.timeoutMs, signal }, () => (any = true));
+    await this.streamAddress(address, signal, () => (any = true));
     if (!any) return undefined;
     return { type: 'address', result: { address: address.bech32, addressHex: address.hex, href: `/api/v1/${this.d.network}/address-activity?identifier=${address.bech32}` } };
+  }
+
+  /**
+   * One address stream, within the cap. Only a cache fill gets here, so a cached answer or a
+   * lookup that joins one in flight (single-flight) never counts or is refused: one count per
+   * socket. The count goes down however the stream ends (caught up, error, timeout, abort).
+   */
+  private async streamAddress(address: UnshieldedAddress, signal: AbortSignal, onTransaction: (ev: AddressTransactionEvent) => boolean | void): Promise<number> {
+    // Checked and taken before the first await: no two fills can both see the last free stream.
+    if (this.#addressStreams >= this.d.maxAddressStreams) {
+      this.#addressStreamsRefused++;
+      throw new GatewayError('INDEXER_BUSY', `${this.d.maxAddressStreams} address lookups are already reading from the ${this.d.network} indexer; retry shortly`, { headers: { 'Retry-After': BUSY_RETRY_AFTER_S } });
+    }
+    this.#addressStreams++;
+    try {
+      return await streamAddressActivity({ wsUrl: this.d.wsUrl, address: address.bech32, timeoutMs: this.d.timeoutMs, signal }, onTransaction);
+    } finally {
+      this.#addressStreams--;
+    }
   }
 
   /** Below the tip the follower holds; unknown tip → treated as the tip (short-lived). */

@@ -71,6 +71,7 @@ export class NetworkStats implements Component {
       cache: this.cache,
       window: this.window,
       timeoutMs: cfg.upstreamTimeoutMs,
+      maxAddressStreams: cfg.maxAddressStreams,
     });
     this.follower.on('blocks', () => this.onBlocks());
     this.follower.on('state', () => this.views.invalidate());
@@ -113,6 +114,7 @@ export class NetworkStats implements Component {
       upstreamRequests: this.http.requests,
       lastError: f.lastError ? { code: f.lastError.code, message: f.lastError.message, at: new Date(f.lastErrorAt!).toISOString() } : null,
       cache: { entries: this.cache.size, inFlight: this.cache.inFlight, hits: this.cache.hits, misses: this.cache.misses, stale: this.cache.stale },
+      addressStreams: { open: this.lookups.addressStreams, max: this.ctx.config.stats.maxAddressStreams, refused: this.lookups.addressStreamsRefused },
       governance: { refreshes: this.governance.refreshes, failures: this.governance.failures },
     };
   }

@@ -33,6 +33,11 @@ const STATUS_DOCS = {
   500: { description: 'The indexer failed and nothing is cached: INDEXER_UNAVAILABLE (unreachable), INDEXER_TIMEOUT (too slow) or INDEXER_BAD_RESPONSE (errors or malformed data)' },
   503: { description: 'NOT_READY: no data received from the indexer yet (Retry-After); or SHUTTING_DOWN' },
 } satisfies Record<number, ResponseDoc>;
+/** The 503 of the lookups that may read an address from the indexer's WebSocket (address activity, search). */
+const BUSY_503: ResponseDoc = {
+  description: 'INDEXER_BUSY: every address stream this network may open to the indexer (stats.maxAddressStreams) is in use; retry after Retry-After. Or SHUTTING_DOWN',
+  headers: { 'Retry-After': 'Seconds to wait before retrying' },
+};
 const UNKNOWN_NETWORK = 'UNKNOWN_NETWORK: not one of mainnet, preprod, preview, or not served by this instance';
 
 interface RouteSpec {
@@ -46,6 +51,8 @@ interface RouteSpec {
   notFound?: string;
   /** Statuses beyond 200, 304, 404, 405, 429, 503. */
   extra: ReadonlyArray<400 | 500>;
+  /** Opens address streams: its 503 also means INDEXER_BUSY. */
+  addressStreams?: true;
   handler(ctx: RequestContext, net: NetworkStats): ReturnType<RouteDef['handler']>;
 }
 
@@ -80,8 +87,8 @@ export function statsRoutes(nets: ReadonlyMap<string, NetworkStats>): RouteDef[]
       handler: (ctx, net) => net.views.recentTransactions(ctx.query === '' ? DEFAULT_RECENT_LIMIT : parseLimit(ctx.searchParams.get('limit'), DEFAULT_RECENT_LIMIT), ctx.receivedAt),
     },
     {
-      path: 'search', summary: 'Find a block, transaction, contract or address', ok: S.SearchResult, headers: LOOKUP_HEADERS, extra: [400, 500], notFound: 'SEARCH_NO_MATCH',
-      description: 'A decimal `q` is a block height; hex is tried, in one indexer request, as block hash, transaction hash, transaction identifier and contract address (in that order), then as an unshielded address; `mn_addr…` is an address. `public, max-age=6`.',
+      path: 'search', summary: 'Find a block, transaction, contract or address', ok: S.SearchResult, headers: LOOKUP_HEADERS, extra: [400, 500], notFound: 'SEARCH_NO_MATCH', addressStreams: true,
+      description: 'A decimal `q` is a block height; hex is tried, in one indexer request, as block hash, transaction hash, transaction identifier and contract address (in that order), then as an unshielded address; `mn_addr…` is an address. Reading an address takes one of the network\'s `stats.maxAddressStreams` indexer streams: with none free, 503 INDEXER_BUSY. `public, max-age=6`.',
       query: Type.Object({ q: Type.String({ minLength: 1, description: 'Height, hex hash / identifier / contract address, or mn_addr… address' }) }, { required: ['q'] }),
       handler: (ctx, net) => {
         const q = ctx.searchParams.get('q');
@@ -118,8 +125,8 @@ export function statsRoutes(nets: ReadonlyMap<string, NetworkStats>): RouteDef[]
       handler: (ctx, net) => net.lookups.contract(parseSerializedHex(ctx.searchParams.get('address'), 'address'), () => ctx.signal),
     },
     {
-      path: 'address-activity', summary: 'Transactions and UTXOs of an unshielded address', ok: S.AddressActivity, headers: LOOKUP_HEADERS, extra: [400, 500], notFound: 'IDENTIFIER_NOT_FOUND',
-      description: 'Every unspent UTXO (value, token type, intent hash, output index: what a wallet needs to build a spend) and the newest `limit` transactions. `public, max-age=6`.',
+      path: 'address-activity', summary: 'Transactions and UTXOs of an unshielded address', ok: S.AddressActivity, headers: LOOKUP_HEADERS, extra: [400, 500], notFound: 'IDENTIFIER_NOT_FOUND', addressStreams: true,
+      description: 'Every unspent UTXO (value, token type, intent hash, output index: what a wallet needs to build a spend) and the newest `limit` transactions. Reading an address takes one of the network\'s `stats.maxAddressStreams` indexer streams: with none free, 503 INDEXER_BUSY (Retry-After). `public, max-age=6`.',
       query: Type.Object(
         {
           identifier: Type.String({ description: '64-hex address or Bech32m mn_addr… address of this network' }),
@@ -142,7 +149,7 @@ export function statsRoutes(nets: ReadonlyMap<string, NetworkStats>): RouteDef[]
       404: { description: spec.notFound ? `${spec.notFound}; or ${UNKNOWN_NETWORK}` : UNKNOWN_NETWORK },
       405: STATUS_DOCS[405],
       429: STATUS_DOCS[429],
-      503: STATUS_DOCS[503],
+      503: spec.addressStreams ? BUSY_503 : STATUS_DOCS[503],
     };
     for (const s of spec.extra) response[s] = STATUS_DOCS[s];
     return {

@@ -25,5 +25,10 @@ t.test('OpenAPI: statuses, parameters, headers', async (t) => {
   t.strictSame(op('block').parameters.map((p) => [p.name, p.required]), [['network', true], ['height', false], ['hash', false]]);
   t.match(JSON.stringify(op('epoch').responses['404']), /EPOCH_UNAVAILABLE/);
   t.match(JSON.stringify(op('block').responses['404']), /BLOCK_NOT_FOUND/);
+  for (const p of ['address-activity', 'search']) {
+    t.match(JSON.stringify(op(p).responses['503']), /INDEXER_BUSY/, `${p}: 503 INDEXER_BUSY when no address stream is free`);
+    t.ok(op(p).responses['503']!.headers!['Retry-After'], `${p}: its 503 documents Retry-After`);
+  }
+  for (const p of ['block', 'transaction', 'contract']) t.notMatch(JSON.stringify(op(p).responses['503']), /INDEXER_BUSY/, `${p} reads no address`);
   t.ok(doc.paths['/api/v1/{network}/summary'], 'summary documented');
 });
