@@ -101,6 +101,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
       networks: embedded.map((n) => ({ name: n, seed: `nightgate-devnet-${n}`, sponsorDustSeeds: dustSeeds.get(n) ?? [] })),
       blockTimeMs: config.devnet.blockTimeMs,
       retainBlocks: config.devnet.retainBlocks,
+      threadNice: config.devnet.threadNice,
       ...(config.devnet.stateDir ? { stateDir: config.devnet.stateDir } : {}),
       logger: logger.child({ module: 'devnet' }),
     });

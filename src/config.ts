@@ -88,6 +88,7 @@ export const SETTINGS: readonly Setting[] = [
   { path: 'devnet.blockTimeMs', env: 'NIGHTGATE_DEVNET_BLOCK_TIME_MS', schema: Type.Integer({ minimum: 50 }), default: 6_000, doc: 'Block interval of the embedded devnets' },
   { path: 'devnet.stateDir', env: 'NIGHTGATE_DEVNET_STATE_DIR', schema: Type.String(), default: '', doc: 'Directory to persist the embedded devnets (empty = in memory)' },
   { path: 'devnet.retainBlocks', env: 'NIGHTGATE_DEVNET_RETAIN_BLOCKS', schema: Type.Integer({ minimum: 1 }), default: 1_000, doc: "Newest blocks each embedded devnet's indexer keeps in memory; older ones are read back from the state directory, or answered as pruned without one (keep it ≥ stats.ringSize)" },
+  { path: 'devnet.threadNice', env: 'NIGHTGATE_DEVNET_NICE', schema: Type.Integer({ minimum: 0, maximum: 19 }), default: 10, doc: 'Nice value of the embedded devnets\' thread (Linux): block production yields the CPU to serving under load; 0 = same priority as the server' },
   { path: 'stats.lookupCacheSize', env: 'NIGHTGATE_STATS_CACHE_SIZE', schema: PositiveInt, default: 10_000, doc: 'Entries in the lookup cache per network' },
   { path: 'stats.pollIntervalMs', env: 'NIGHTGATE_STATS_POLL_INTERVAL_MS', schema: PositiveInt, default: 3_000, doc: 'Polling interval when the indexer subscription is unavailable' },
   { path: 'stats.upstreamTimeoutMs', env: 'NIGHTGATE_STATS_UPSTREAM_TIMEOUT_MS', schema: PositiveInt, default: 10_000, doc: 'Timeout of one indexer request' },
@@ -141,7 +142,7 @@ export interface Config {
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; requests: 'all' | 'errors' | 'none' };
   auth: { keys: ApiKeyRecord[]; apiKeys: string[]; trustedNetworks: string[] };
   rateLimit: { enabled: boolean; algorithm: 'fixed' | 'sliding'; limit: number; windowMs: number; publicEnabled: boolean; publicLimit: number; maxEntries: number };
-  devnet: { blockTimeMs: number; stateDir: string; retainBlocks: number };
+  devnet: { blockTimeMs: number; stateDir: string; retainBlocks: number; threadNice: number };
   stats: { lookupCacheSize: number; pollIntervalMs: number; upstreamTimeoutMs: number; ringSize: number; reconnectMinMs: number; reconnectMaxMs: number; maxAddressStreams: number; maxResponseBytes: number };
   prover: {
     threads: number; queueSize: number; abortGraceMs: number; defaultNetwork: NetworkName; upstreamUrl: string; timeoutMs: number;

@@ -2,6 +2,7 @@
 // and block production — 100–400 ms of WASM per block — never runs on the caller's event loop.
 // Each network keeps its own chain and loopback HTTP port; the main thread only gets their URLs.
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { lowerThreadPriority } from '../thread-priority.js';
 import { reasonOf } from './errors.js';
 import { buildExecutableSchema } from './executable-schema.js';
 import type { DevnetLogger, LogLevel } from './logger.js';
@@ -24,6 +25,11 @@ const config = workerData as WorkerConfig;
 const networks: DevnetNetwork[] = [];
 
 async function start(): Promise<void> {
+  if (config.threadNice) {
+    const r = lowerThreadPriority(config.threadNice);
+    if (r.applied) log.info({ nice: r.nice }, 'devnet thread priority lowered: block production yields the CPU to serving');
+    else log.warn({ reason: r.reason }, 'devnet thread priority left unchanged');
+  }
   const schema = buildExecutableSchema();
   for (const n of config.networks) {
     const network = new DevnetNetwork(

@@ -21,6 +21,11 @@ export interface DevnetOptions {
    * state directory when there is one, and pruned otherwise (indexer-store.ts).
    */
   retainBlocks?: number;
+  /**
+   * Nice value of the devnet's thread (Linux, 0–19; default 0 = as the caller): block production
+   * is background work and then yields the CPU to the caller's threads under load.
+   */
+  threadNice?: number;
   /** Ledger network id, default 'undeployed'. */
   networkId?: string;
   logger?: Logger;

@@ -27,6 +27,7 @@ function validate(opts: DevnetOptions): void {
   };
   if (opts.networks.length === 0) fail('devnet: at least one network is required');
   if (!Number.isInteger(opts.blockTimeMs) || opts.blockTimeMs < 1) fail('devnet: blockTimeMs must be a positive integer');
+  if (opts.threadNice !== undefined && (!Number.isInteger(opts.threadNice) || opts.threadNice < 0 || opts.threadNice > 19)) fail('devnet: threadNice must be an integer from 0 to 19');
   if (opts.retainBlocks !== undefined && (!Number.isSafeInteger(opts.retainBlocks) || opts.retainBlocks < 1)) fail('devnet: retainBlocks must be a positive integer');
   const names = new Set<string>();
   const seeds = new Set<string>();
@@ -52,6 +53,7 @@ export async function launchDevnet(opts: DevnetOptions, launch: LaunchOptions = 
     blockTimeMs: opts.blockTimeMs,
     genesisAgeMs: launch.genesisAgeMs ?? DEFAULT_GENESIS_AGE_MS,
     ...(opts.retainBlocks !== undefined ? { retainBlocks: opts.retainBlocks } : {}),
+    ...(opts.threadNice ? { threadNice: opts.threadNice } : {}),
     networks: opts.networks.map((n, i) => ({
       name: n.name,
       networkId: opts.networkId ?? 'undeployed',

@@ -17,6 +17,8 @@ export interface WorkerConfig {
   blockTimeMs: number;
   genesisAgeMs: number;
   retainBlocks?: number;
+  /** Nice value for the chain thread (0 = unchanged). */
+  threadNice?: number;
 }
 
 export type ToWorker = { type: 'close' };

@@ -52,3 +52,19 @@ t.test('invalid options are refused before any worker starts', async (t) => {
     { code: 'DEVNET_BAD_OPTIONS' },
   );
 });
+
+t.test('threadNice lowers the devnet thread, not the caller', { skip: process.platform === 'linux' ? false : 'per-thread nice is Linux only' }, async (t) => {
+  const { readdirSync, readFileSync } = await import('node:fs');
+  const { getPriority } = await import('node:os');
+  const { captureLogs } = await import('../helpers/app.js');
+  const niceOf = (tid: string) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+  const main = getPriority();
+  const before = new Set(readdirSync('/proc/self/task'));
+  const logs = captureLogs();
+  const devnet = await startDevnet({ networks: [{ name: 'preview', seed: 'integration-nice', sponsorDustSeeds: [] }], blockTimeMs: 60_000, threadNice: Math.max(main, 9), logger: logs.logger });
+  t.teardown(() => devnet.close());
+  t.match(logs.lines.find((l) => l['msg'] === 'devnet thread priority lowered: block production yields the CPU to serving'), { nice: Math.max(main, 9) });
+  const lowered = readdirSync('/proc/self/task').filter((tid) => !before.has(tid) && niceOf(tid) === Math.max(main, 9));
+  t.ok(lowered.length >= 1, `the devnet's thread runs at nice ${Math.max(main, 9)} (threads: ${lowered.join(', ')})`);
+  t.equal(niceOf(String(process.pid)), main, 'the main thread keeps its priority');
+});
