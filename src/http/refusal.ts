@@ -29,6 +29,12 @@
  * rest, keeps the socket open and keeps parsing, so a request read behind the refusal is served.
  * A HEAD answer has no body to pad, so a refused HEAD is dropped unanswered (`res.close()`), with
  * any answers to requests pipelined before it that are still corked.
+ *
+ * Tried and dropped: sending the refusal as `write(first)` + `end(rest, true)`, so that a `write`
+ * refused for backpressure could `close()` the still-open response before anything behind is
+ * parsed. It closes and serves nothing behind, but `end(…, true)` then writes its
+ * `Connection: close` header into the chunked body, which corrupts the answer. `tryEnd` for the
+ * first part cannot be followed by `end`: the response never completes and uWS aborts.
  */
 
 /** uWS `LoopData::CORK_BUFFER_SIZE`: writes that fit are held until the socket is uncorked. */
