@@ -290,6 +290,29 @@ export class DustAllocatorTable {
   }
 
   /**
+   * Releases every reservation whose published deadline is exactly `deadline`; returns how many.
+   * The main thread gives each sponsorship task a deadline no other task has, so this finds a
+   * reservation whose task ended before recording it anywhere (a worker thread ended between
+   * `reserve` and recording the slot). `reserve` publishes the deadline right after its
+   * compareExchange, with no call in between where a thread could be stopped. Lock-free like
+   * `release`: a slot that changed meanwhile is left alone.
+   */
+  releaseWithDeadline(deadline: number): number {
+    const words = this.words;
+    const used = Atomics.load(words, HEADER_HIGH_WATER);
+    let released = 0;
+    for (let slot = 0; slot < used; slot++) {
+      const base = HEADER_WORDS + slot * SLOT_WORDS;
+      const control = Atomics.load(words, base + SLOT_CONTROL);
+      if ((control & STATE_MASK) !== RESERVED) continue;
+      const generation = control >>> STATE_BITS;
+      if (this.publishedDeadline(base, generation) !== deadline) continue;
+      if (this.release({ slot, generation })) released++;
+    }
+    return released;
+  }
+
+  /**
    * Returns a reservation's UTXO to FREE. Only the exact reservation can: once the slot was
    * reclaimed, marked spent, or reserved again, its generation differs and this returns false
    * without touching the slot.

@@ -20,6 +20,12 @@ export interface SponsorArgs {
   reservationTtlMs: number;
   /** The fee intent expires this long before the reclaim. */
   ttlSafetyMs: number;
+  /**
+   * The reservation's deadline (ms since the epoch), at or after `now + reservationTtlMs`. The main
+   * thread gives every task its own, so a reservation its task never recorded can be found by it
+   * (`DustAllocatorTable.releaseWithDeadline`). Absent: `now + reservationTtlMs`.
+   */
+  reclaimAt?: number;
 }
 
 export interface SponsorResult {

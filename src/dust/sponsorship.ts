@@ -57,6 +57,9 @@ export interface SponsorshipOptions {
   journal?: ReservationJournal;
 }
 
+/** How long after a cut-short task its reservations are looked for again: its thread has surely ended by then. */
+const UNRECORDED_RECHECK_MS = 2_000;
+
 export interface SponsorAnswer {
   /** The JSON body, pre-serialized (the same bytes for a deduplicated repeat). */
   body: string;
@@ -73,6 +76,8 @@ export class SponsorshipService {
   private readonly answers: ResultCache;
   private sponsored = 0;
   private failed = 0;
+  /** The last reservation deadline handed to a task: each task gets a later one (see `nextReclaimAt`). */
+  private lastReclaimAt = 0;
 
   constructor(private readonly opts: SponsorshipOptions) {
     this.wheel = new TimerWheel({ clock: opts.clock });
@@ -122,11 +127,12 @@ export class SponsorshipService {
     if (budgetLeft <= 0n) throw new GatewayError('DUST_BUDGET_EXCEEDED', `the DUST budget of this key is spent for this window`, { headers: { 'Retry-After': '60' } });
     const entry = this.inFlight.acquire();
     if (entry === undefined) throw new GatewayError('QUEUE_FULL', 'too many sponsorships in flight', { headers: { 'Retry-After': '1' } });
+    const reclaimAt = this.nextReclaimAt(now);
     const args: BalanceArgs = {
       sponsor: {
         kind, networkId: net.networkId, seeds: [...net.seeds], margin: this.opts.margin,
         maxFee: policy.capFor(key).toString(), budgetLeft: budgetLeft.toString(), now,
-        reservationTtlMs: this.opts.reservationTtlMs, ttlSafetyMs: this.opts.ttlSafetyMs,
+        reservationTtlMs: this.opts.reservationTtlMs, ttlSafetyMs: this.opts.ttlSafetyMs, reclaimAt,
       },
       prover: net.prover,
       inFlightEntry: entry,
@@ -170,7 +176,25 @@ export class SponsorshipService {
         net.table.release(held);
         this.opts.logger.debug({ network: net.name, slot: held.slot }, 'released the DUST reservation of a failed sponsorship');
       }
+      if (!answered) {
+        // A thread ended between reserving and recording the slot leaves a reservation nobody
+        // knows; its deadline is this task's alone. A task whose client left may have been
+        // stopped while its thread was still running: look again once that thread is surely gone.
+        this.releaseUnrecorded(net, reclaimAt);
+        if (signal.aborted) this.wheel.schedule(UNRECORDED_RECHECK_MS, () => this.releaseUnrecorded(net, reclaimAt));
+      }
     }
+  }
+
+  /** A reservation deadline no earlier than `now + reservationTtlMs` and later than every one handed out before. */
+  private nextReclaimAt(now: number): number {
+    this.lastReclaimAt = Math.max(reclaimAt(now, this.opts.reservationTtlMs), this.lastReclaimAt + 1);
+    return this.lastReclaimAt;
+  }
+
+  private releaseUnrecorded(net: SponsoredNetwork, deadline: number): void {
+    const released = net.table.releaseWithDeadline(deadline);
+    if (released > 0) this.opts.logger.warn({ network: net.name, released, deadline }, 'released a DUST reservation its task never recorded (its worker thread ended in between)');
   }
 
   /** Writes an answered reservation to the journal, if there is one, before the answer leaves. */

@@ -119,7 +119,7 @@ function buildFee(user: AnyTx, args: SponsorArgs, table: DustAllocatorTable, sna
   if (!replica) throw new GatewayError('WALLET_SYNCING', undefined, { headers: { 'Retry-After': '30' } });
   const networkId = args.networkId;
   const now = new Date(args.now);
-  const reclaimAt = reclaimTime(args.now, args.reservationTtlMs);
+  const reclaimAt = args.reclaimAt ?? reclaimTime(args.now, args.reservationTtlMs);
   const ttl = feeIntentTtl(args.now, args.reservationTtlMs, args.ttlSafetyMs);
   const seg = firstFreeSegment(user);
   const limit = BigInt(args.maxFee) < BigInt(args.budgetLeft) ? BigInt(args.maxFee) : BigInt(args.budgetLeft);
@@ -289,7 +289,7 @@ async function sponsorDeserialized(user: AnyTx, args: SponsorArgs, tableBuffer: 
       slot: built.reservation.slot,
       generation: built.reservation.generation,
       expiresAt: feeIntentTtl(args.now, args.reservationTtlMs, args.ttlSafetyMs).getTime(),
-      reclaimAt: reclaimTime(args.now, args.reservationTtlMs),
+      reclaimAt: args.reclaimAt ?? reclaimTime(args.now, args.reservationTtlMs),
     };
   }
 }

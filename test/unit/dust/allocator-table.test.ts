@@ -91,3 +91,22 @@ t.test('add and create check their input', async (t) => {
   t.strictSame(table.counts(), { free: 0, reserved: 0, spent: 0, total: 0 }, 'nothing was added');
   t.throws(() => DustAllocatorTable.create(0), new RangeError('DUST allocator capacity must be an integer from 1 to 1048576, got 0'));
 });
+
+t.test('releaseWithDeadline releases exactly the reservations published under that deadline', async (t) => {
+  const table = DustAllocatorTable.create(8);
+  for (let i = 0; i < 5; i++) table.add({ walletIndex: 0, key: i, value: 100n + BigInt(i) });
+  const a = table.reserve(1n, 5_000)!;
+  const b = table.reserve(1n, 5_000)!;
+  const c = table.reserve(1n, 6_000)!;
+  t.equal(table.releaseWithDeadline(4_999), 0, 'no such deadline: nothing');
+  t.equal(table.releaseWithDeadline(5_000), 2, 'both under 5 000');
+  t.notOk(table.isLive(a));
+  t.notOk(table.isLive(b));
+  t.ok(table.isLive(c), 'the other deadline stays');
+  t.equal(table.releaseWithDeadline(5_000), 0, 'a second pass finds nothing');
+  const spent = table.reserve(1n, 7_000)!;
+  table.markSpent(spent.slot);
+  t.equal(table.releaseWithDeadline(7_000), 0, 'a UTXO marked spent is never made free');
+  t.equal(table.slotEntry(spent.slot)!.state, 'spent');
+  t.same(table.counts(), { free: 3, reserved: 1, spent: 1, total: 5 });
+});
