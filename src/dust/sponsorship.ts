@@ -127,12 +127,12 @@ export class SponsorshipService {
     if (budgetLeft <= 0n) throw new GatewayError('DUST_BUDGET_EXCEEDED', `the DUST budget of this key is spent for this window`, { headers: { 'Retry-After': '60' } });
     const entry = this.inFlight.acquire();
     if (entry === undefined) throw new GatewayError('QUEUE_FULL', 'too many sponsorships in flight', { headers: { 'Retry-After': '1' } });
-    const reclaimAt = this.nextReclaimAt(now);
+    const deadline = this.nextReclaimAt(now);
     const args: BalanceArgs = {
       sponsor: {
         kind, networkId: net.networkId, seeds: [...net.seeds], margin: this.opts.margin,
         maxFee: policy.capFor(key).toString(), budgetLeft: budgetLeft.toString(), now,
-        reservationTtlMs: this.opts.reservationTtlMs, ttlSafetyMs: this.opts.ttlSafetyMs, reclaimAt,
+        reservationTtlMs: this.opts.reservationTtlMs, ttlSafetyMs: this.opts.ttlSafetyMs, reclaimAt: deadline,
       },
       prover: net.prover,
       inFlightEntry: entry,
@@ -150,7 +150,7 @@ export class SponsorshipService {
         net.table.release(reservation);
         throw err;
       }
-      if (this.reclaimers.get(net.name)!.track(reservation, now)) this.journalAnswer(net, reservation, now);
+      if (this.reclaimers.get(net.name)!.track(reservation, now)) this.journalAnswer(net, reservation, deadline);
       answered = true;
       this.sponsored++;
       const json = JSON.stringify({
@@ -180,8 +180,8 @@ export class SponsorshipService {
         // A thread ended between reserving and recording the slot leaves a reservation nobody
         // knows; its deadline is this task's alone. A task whose client left may have been
         // stopped while its thread was still running: look again once that thread is surely gone.
-        this.releaseUnrecorded(net, reclaimAt);
-        if (signal.aborted) this.wheel.schedule(UNRECORDED_RECHECK_MS, () => this.releaseUnrecorded(net, reclaimAt));
+        this.releaseUnrecorded(net, deadline);
+        if (signal.aborted) this.wheel.schedule(UNRECORDED_RECHECK_MS, () => this.releaseUnrecorded(net, deadline));
       }
     }
   }
@@ -197,14 +197,14 @@ export class SponsorshipService {
     if (released > 0) this.opts.logger.warn({ network: net.name, released, deadline }, 'released a DUST reservation its task never recorded (its worker thread ended in between)');
   }
 
-  /** Writes an answered reservation to the journal, if there is one, before the answer leaves. */
-  private journalAnswer(net: SponsoredNetwork, reservation: { slot: number; generation: number }, reservedAt: number): void {
+  /** Writes an answered reservation (reserved until `deadline`, its task's) to the journal, if there is one, before the answer leaves. */
+  private journalAnswer(net: SponsoredNetwork, reservation: { slot: number; generation: number }, deadline: number): void {
     const journal = this.opts.journal;
     if (!journal) return;
     const entry = net.table.slotEntry(reservation.slot);
     // Chain sync may have marked it spent already: then there is nothing to keep reserved.
     if (!entry || entry.state !== 'reserved' || entry.generation !== reservation.generation) return;
-    journal.record({ network: net.name, wallet: entry.walletIndex, key: entry.key, deadline: entry.deadline ?? reclaimAt(reservedAt, this.opts.reservationTtlMs) });
+    journal.record({ network: net.name, wallet: entry.walletIndex, key: entry.key, deadline });
   }
 
   /**

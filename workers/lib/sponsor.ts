@@ -289,7 +289,7 @@ async function sponsorDeserialized(user: AnyTx, args: SponsorArgs, tableBuffer: 
       slot: built.reservation.slot,
       generation: built.reservation.generation,
       expiresAt: feeIntentTtl(args.now, args.reservationTtlMs, args.ttlSafetyMs).getTime(),
-      reclaimAt: args.reclaimAt ?? reclaimTime(args.now, args.reservationTtlMs),
+      reclaimAt: built.reservation.deadline,
     };
   }
 }
