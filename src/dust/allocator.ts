@@ -253,7 +253,9 @@ export class DustAllocatorTable {
       }
       // The slot is ours. Publish the deadline before anything else: the atomic store of
       // DEADLINE_GENERATION comes after the plain float64 store, so a reader that sees our
-      // generation there also sees our deadline.
+      // generation there also sees our deadline. Written inline, not through a method: a call is
+      // a point where a terminated thread stops, and `releaseWithDeadline` relies on none
+      // between the compareExchange and this publication.
       this.floats[(base + SLOT_DEADLINE) / WORDS_PER_FLOAT64] = deadline;
       Atomics.store(words, base + SLOT_DEADLINE_GENERATION, generation);
       // Re-read the value now that the compareExchange has ordered us after the write that
