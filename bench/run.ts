@@ -74,7 +74,7 @@ const BUSY_LOAD_AVERAGE = 0.5;
 
 const log = (line: string): void => void process.stdout.write(`${line}\n`);
 
-function settingsFor(args: BenchArgs): Settings & { microMs: number; targetRounds: number } {
+function settingsFor(args: BenchArgs): Settings & { microMs: number } {
   const base = SETTINGS[args.quick ? 'quick' : 'full'];
   return {
     durationS: args.durationS ?? base.durationS,
@@ -250,6 +250,8 @@ async function main(): Promise<number> {
       if (s.ownServer && mainServer) {
         await mainServer.stop();
         mainServer = undefined;
+        // Its pid may be reused: no later run may read another process's CPU time as nightgate's.
+        delete target.pid;
       }
       log(`▶ ${label}: ${s.title}`);
       const t0 = performance.now();

@@ -7,7 +7,7 @@
  */
 import { createHistogram } from 'node:perf_hooks';
 import autocannon, { type Options, type RequestSpec } from 'autocannon';
-import { cpuMicros, rssMiB } from './processes.js';
+import { backgroundCpuMicros, cpuMicros, rssMiB } from './processes.js';
 import type { LoadFigures } from './types.js';
 
 const RSS_SAMPLE_MS = 200;
@@ -34,6 +34,12 @@ export interface LoadSpec {
   timeoutS?: number;
   /** Server pid whose RSS is sampled and whose CPU time is counted during the run. */
   pid?: number;
+  /**
+   * The local nightgate process, whether or not it is the server under test: the CPU time of its
+   * threads other than the HTTP thread (devnet block production, DUST sync, provers) during the run
+   * is reported, so that runs against nightgate and against a baseline show the same background.
+   */
+  backgroundPid?: number;
 }
 
 function options(spec: LoadSpec, durationS: number): Options {
@@ -89,6 +95,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadFigures> {
   const sampler = spec.pid === undefined ? undefined : setInterval(sample, RSS_SAMPLE_MS);
   sample();
   const cpu0 = spec.pid === undefined ? undefined : cpuMicros(spec.pid);
+  const background0 = spec.backgroundPid === undefined ? undefined : backgroundCpuMicros(spec.backgroundPid);
 
   const opts = options(spec, spec.durationS);
   // An amount-bounded run (distinct transactions) takes as long as its requests need, up to a cap:
@@ -111,6 +118,8 @@ export async function runLoad(spec: LoadSpec): Promise<LoadFigures> {
   sample();
   const cpu1 = spec.pid === undefined ? undefined : cpuMicros(spec.pid);
   const cpuPerRequest = cpu0 !== undefined && cpu1 !== undefined && responses > 0 ? (cpu1 - cpu0) / responses : undefined;
+  const background1 = spec.backgroundPid === undefined ? undefined : backgroundCpuMicros(spec.backgroundPid);
+  const backgroundCorePct = background0 !== undefined && background1 !== undefined && run.durationS > 0 ? (background1 - background0) / (run.durationS * 10_000) : undefined;
 
   const ms = (us: number): number => (responses === 0 ? 0 : us / 1000);
   return {
@@ -130,6 +139,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadFigures> {
     timeouts: run.timeouts,
     ...(rssMax !== undefined ? { rssMaxMiB: rssMax } : {}),
     ...(cpuPerRequest !== undefined ? { serverCpuUsPerRequest: cpuPerRequest } : {}),
+    ...(backgroundCorePct !== undefined ? { backgroundCorePct } : {}),
   };
 }
 

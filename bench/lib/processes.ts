@@ -46,7 +46,6 @@ export function eachLine(stream: NodeJS.ReadableStream, fn: (line: string) => vo
 
 export class ProcessGroup {
   readonly #live = new Map<number, ChildProcess>();
-  readonly #paused = new Set<number>();
 
   start(spec: StartSpec): Promise<Started> {
     const child = spawn(process.execPath, [...(spec.nodeFlags ?? []), ...nodeArgs(spec.module), ...(spec.args ?? [])], {
@@ -89,24 +88,10 @@ export class ProcessGroup {
     });
   }
 
-  /**
-   * SIGSTOP: the process keeps its memory and sockets but gets no CPU until `resume`, so its
-   * background work (devnet block production) cannot disturb what another process is measuring.
-   */
-  pause(pid: number): void {
-    if (this.#live.get(pid)?.kill('SIGSTOP')) this.#paused.add(pid);
-  }
-
-  resume(pid: number): void {
-    if (this.#paused.delete(pid)) this.#live.get(pid)?.kill('SIGCONT');
-  }
-
   /** SIGTERM, then SIGKILL after the grace period. Resolves once the process has exited. */
   stop(pid: number): Promise<void> {
     const child = this.#live.get(pid);
     if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-    // A stopped process would not act on SIGTERM until continued.
-    this.resume(pid);
     return new Promise<void>((resolve) => {
       const kill = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
       child.once('exit', () => {
@@ -154,8 +139,24 @@ export function rssMiB(pid: number): number | undefined {
  * least: other processes steal wall time, not the server's own CPU time.
  */
 export function cpuMicros(pid: number): number | undefined {
+  return statCpuMicros(`/proc/${pid}/task/${pid}/stat`);
+}
+
+/** CPU time (user + system) of every thread of a process, in microseconds, from /proc/<pid>/stat. */
+export function processCpuMicros(pid: number): number | undefined {
+  return statCpuMicros(`/proc/${pid}/stat`);
+}
+
+/** CPU time of a process's threads other than its main one, µs (nightgate: everything but HTTP). */
+export function backgroundCpuMicros(pid: number): number | undefined {
+  const all = processCpuMicros(pid);
+  const main = cpuMicros(pid);
+  return all === undefined || main === undefined ? undefined : all - main;
+}
+
+function statCpuMicros(file: string): number | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+    const stat = readFileSync(file, 'utf8');
     // The command name (field 2) may contain spaces; fields after it are space-separated.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const ticks = Number(fields[11]) + Number(fields[12]);

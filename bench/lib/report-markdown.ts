@@ -24,10 +24,10 @@ function cachedTable(r: BenchResults): string[] {
   const lines = [
     '## Cached statistics routes against the baselines',
     '',
-    'Ratios are the summary route\'s throughput over each baseline\'s at the same connection count; in brackets, the same ratio in CPU time of the server\'s main (HTTP) thread per request (baseline µs ÷ ours; nightgate\'s devnet and worker threads not counted), which load from other processes distorts least. Every baseline serves the same body and headers.',
+    'Ratios are the summary route\'s throughput over each baseline\'s at the same connection count; in brackets, the same ratio in CPU time of the server\'s main (HTTP) thread per request (baseline µs ÷ ours; nightgate\'s devnet and worker threads not counted), which load from other processes distorts least. Every baseline serves the same body and headers. Background is the CPU that nightgate\'s other threads (devnet block production, DUST sync) used during the run, in % of one core: nightgate stays up, idle, while the baselines run, so every server shares it.',
     '',
-    '| connections | server | route | req/s | p50 ms | p99 ms | main-thread CPU µs/req | × raw uWS | × Fastify | × node:http |',
-    '|---:|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| connections | server | route | req/s | p50 ms | p99 ms | main-thread CPU µs/req | background % core | × raw uWS | × Fastify | × node:http |',
+    '|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const c of levels) {
     const rows = r.measurements.filter((m) => m.load?.connections === c && (m.scenario.startsWith('cached-') || m.scenario === 'baselines'));
@@ -46,7 +46,8 @@ function cachedTable(r: BenchResults): string[] {
       const server = `${m.scenario === 'baselines' ? BASELINE_NAMES[m.target] ?? m.target : 'nightgate'}${round}`;
       const route = m.scenario === 'cached-mix' ? 'all cached routes' : m.scenario === 'cached-latest-block' ? 'latest-block' : 'summary';
       const cpu = l.serverCpuUsPerRequest === undefined ? '–' : n(l.serverCpuUsPerRequest);
-      lines.push(`| ${c} | ${server} | ${route} | ${int(l.rps)} | ${n(l.latencyMs.p50)} | ${n(l.latencyMs.p99)} | ${cpu} | ${ratio('raw-uws')} | ${ratio('fastify')} | ${ratio('node-http')} |`);
+      const background = l.backgroundCorePct === undefined ? '–' : n(l.backgroundCorePct, 1);
+      lines.push(`| ${c} | ${server} | ${route} | ${int(l.rps)} | ${n(l.latencyMs.p50)} | ${n(l.latencyMs.p99)} | ${cpu} | ${background} | ${ratio('raw-uws')} | ${ratio('fastify')} | ${ratio('node-http')} |`);
     }
   }
   return [...lines, ''];

@@ -47,6 +47,8 @@ export interface Settings {
   rate?: number;
   /** Seconds of the idle window (RSS, loop delay during block production). */
   idleWindowS: number;
+  /** Rounds of the runs a target takes the median of (3 in a full local run, else 1). */
+  targetRounds: number;
 }
 
 export interface ScenarioContext {
@@ -92,6 +94,7 @@ export function createContext(base: Omit<ScenarioContext, 'measure'>): ScenarioC
         ...loadSpec,
         ...(base.settings.rate ? { rate: base.settings.rate } : {}),
         warmupS: warmup === false || spec.amount !== undefined ? 0 : base.settings.warmupS,
+        ...(base.target.pid !== undefined ? { backgroundPid: base.target.pid } : {}),
       });
       const notes = [...(row.notes ?? [])];
       if (load.responses === 0) notes.push('no responses');

@@ -18,6 +18,12 @@ export interface LoadFigures {
   rssMaxMiB?: number;
   /** CPU time (user + system) of the server's main (HTTP) thread per response during the run, µs, when its pid is known. */
   serverCpuUsPerRequest?: number;
+  /**
+   * CPU time of the local nightgate process's threads other than its HTTP thread (devnet block
+   * production, DUST sync, provers) during the run, in percent of one core: the background every
+   * run on this machine shares, whether it loads nightgate or a baseline.
+   */
+  backgroundCorePct?: number;
 }
 
 /**

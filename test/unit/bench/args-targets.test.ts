@@ -66,3 +66,21 @@ t.test('cached summary targets: the median over interleaved rounds, each pair ma
   const single = evaluateTargets(pair('c=100', [45_000, 13, 4], [50_000, 12], [30_000, 30]));
   t.equal(single.find((c) => c.name === 'cached summary vs raw-uws (c=100)')?.note, undefined, 'one round: no note');
 });
+
+t.test('upstream proving: the median of the rounds\' added p50, with the rounds in the note', async (t) => {
+  const via: Measurement = { scenario: 'upstream-prove', variant: 'via-nightgate', target: 'nightgate', load: { ...load(10, 480, 21.5), status: { 200: 2400 } } };
+  const added = (figures: Measurement['figures']): Measurement => ({ scenario: 'upstream-prove', variant: 'added', target: 'nightgate', ...(figures ? { figures } : {}) });
+  const name = 'upstream proving: added p50';
+
+  const met = evaluateTargets([via, added({ addedP50Ms: 1.4, addedP50MsRounds: '2.60, 1.40, 1.10', standInDelayMs: 20 })]).find((c) => c.name === name);
+  t.equal(met?.verdict, 'pass');
+  t.equal(met?.measured, '1.4 ms');
+  t.equal(met?.note, 'median of 3 interleaved rounds: 2.60, 1.40, 1.10');
+
+  const missed = evaluateTargets([via, added({ addedP50Ms: 2.3, standInDelayMs: 20 })]).find((c) => c.name === name);
+  t.equal(missed?.verdict, 'fail', 'one round (--quick) is judged as it is');
+  t.equal(missed?.note, undefined);
+
+  const failing: Measurement = { ...via, load: { ...load(10, 480, 21.5), status: { 502: 2400 } } };
+  t.equal(evaluateTargets([failing, added({ addedP50Ms: 0.5 })]).find((c) => c.name === name)?.verdict, 'n/a', 'no verdict on failed requests');
+});
