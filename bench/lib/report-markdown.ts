@@ -24,7 +24,7 @@ function cachedTable(r: BenchResults): string[] {
   const lines = [
     '## Cached statistics routes against the baselines',
     '',
-    'Ratios are the summary route\'s throughput over each baseline\'s at the same connection count; in brackets, the same ratio in CPU time of the server\'s main (HTTP) thread per request (baseline µs ÷ ours; nightgate\'s devnet and worker threads not counted), which load from other processes distorts least. Every baseline serves the same body and headers. Background is the CPU that nightgate\'s other threads (devnet block production, DUST sync) used during the run, in % of one core: nightgate stays up, idle, while the baselines run, so every server shares it.',
+    'Ratios are the summary route\'s throughput over each baseline\'s at the same connection count; in brackets, the same ratio in CPU time of the server\'s main (HTTP) thread per request (baseline µs ÷ ours; nightgate\'s devnet and worker threads not counted), which load from other processes distorts least. Every baseline serves the same body and headers. Background is the CPU that nightgate\'s threads other than the HTTP one used during the run, in % of one core: chiefly its devnets\' block production and the DUST sync following them (during its own runs also its garbage collector\'s helper threads, ≈ 2 % of a core at 100 connections); nightgate stays up, idle, while the baselines run, so every server shares it. It moves with how many blocks fall inside a run.',
     '',
     '| connections | server | route | req/s | p50 ms | p99 ms | main-thread CPU µs/req | background % core | × raw uWS | × Fastify | × node:http |',
     '|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',

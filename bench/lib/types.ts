@@ -20,8 +20,9 @@ export interface LoadFigures {
   serverCpuUsPerRequest?: number;
   /**
    * CPU time of the local nightgate process's threads other than its HTTP thread (devnet block
-   * production, DUST sync, provers) during the run, in percent of one core: the background every
-   * run on this machine shares, whether it loads nightgate or a baseline.
+   * production, DUST sync, provers; while nightgate itself is loaded, also its garbage collector's
+   * helper threads) during the run, in percent of one core: the background every run on this
+   * machine shares, whether it loads nightgate or a baseline.
    */
   backgroundCorePct?: number;
 }
