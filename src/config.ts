@@ -95,7 +95,7 @@ export const SETTINGS: readonly Setting[] = [
   { path: 'stats.ringSize', env: 'NIGHTGATE_STATS_RING_SIZE', schema: Type.Integer({ minimum: 2, maximum: 100_000 }), default: 1_000, doc: 'Recent blocks (with their transactions) kept per network and backfilled at start' },
   { path: 'stats.reconnectMinMs', env: 'NIGHTGATE_STATS_RECONNECT_MIN_MS', schema: PositiveInt, default: 500, doc: 'First delay before reconnecting the indexer subscription; doubles per failure' },
   { path: 'stats.reconnectMaxMs', env: 'NIGHTGATE_STATS_RECONNECT_MAX_MS', schema: PositiveInt, default: 30_000, doc: 'Longest delay between reconnection attempts of the indexer subscription' },
-  { path: 'stats.maxAddressStreams', env: 'NIGHTGATE_STATS_MAX_ADDRESS_STREAMS', schema: PositiveInt, default: 32, doc: 'Address-activity lookups open at once per network (each reads one indexer WebSocket subscription); beyond → 503 INDEXER_BUSY with Retry-After' },
+  { path: 'stats.maxAddressStreams', env: 'NIGHTGATE_STATS_MAX_ADDRESS_STREAMS', schema: PositiveInt, default: 32, doc: 'Address-activity lookups open at once per network (each reads one indexer WebSocket subscription); beyond → the expired cached answer if there is one (X-Cache: STALE), else 503 INDEXER_BUSY with Retry-After' },
   { path: 'stats.maxResponseBytes', env: 'NIGHTGATE_STATS_MAX_RESPONSE_BYTES', schema: PositiveInt, default: 4_194_304, doc: 'Largest indexer response accepted; bigger ones are an indexer error' },
   { path: 'prover.threads', env: 'NIGHTGATE_PROVER_THREADS', schema: PositiveInt, default: 2, doc: 'Worker threads in the proving/balancing pool' },
   { path: 'prover.queueSize', env: 'NIGHTGATE_PROVER_QUEUE_SIZE', schema: NonNegInt, default: 256, doc: 'Tasks that may wait for a worker; beyond it → 503' },

@@ -33,7 +33,8 @@ interface Entry {
   miss: Reply;
 }
 
-const INDEXER_CODES = new Set(['INDEXER_UNAVAILABLE', 'INDEXER_TIMEOUT', 'INDEXER_BAD_RESPONSE']);
+/** Failures of the indexer, not of the lookup: an expired answer is served instead (X-Cache: STALE). INDEXER_BUSY is nightgate's own cap on address streams (lookups.ts). */
+const INDEXER_CODES = new Set(['INDEXER_UNAVAILABLE', 'INDEXER_TIMEOUT', 'INDEXER_BAD_RESPONSE', 'INDEXER_BUSY']);
 
 export class LookupCache {
   hits = 0;

@@ -157,7 +157,7 @@ export class Lookups {
     // Checked and taken before the first await: no two fills can both see the last free stream.
     if (this.#addressStreams >= this.d.maxAddressStreams) {
       this.#addressStreamsRefused++;
-      throw new GatewayError('INDEXER_BUSY', `${this.d.maxAddressStreams} address lookups are already reading from the ${this.d.network} indexer; retry shortly`, { headers: { 'Retry-After': BUSY_RETRY_AFTER_S } });
+      throw new GatewayError('INDEXER_BUSY', `${this.d.maxAddressStreams === 1 ? '1 address lookup is' : `${this.d.maxAddressStreams} address lookups are`} already reading from the ${this.d.network} indexer; retry shortly`, { headers: { 'Retry-After': BUSY_RETRY_AFTER_S } });
     }
     this.#addressStreams++;
     try {

@@ -22,7 +22,7 @@ const CACHE_HEADERS = {
 };
 const LOOKUP_HEADERS = {
   ...CACHE_HEADERS,
-  'X-Cache': 'HIT (served from the cache), MISS (fetched from the indexer now) or STALE (the indexer failed: an expired cached copy, with Age)',
+  'X-Cache': 'HIT (served from the cache), MISS (fetched from the indexer now) or STALE (the indexer failed, or every address stream was in use: an expired cached copy, with Age)',
 };
 
 const STATUS_DOCS = {
@@ -35,7 +35,7 @@ const STATUS_DOCS = {
 } satisfies Record<number, ResponseDoc>;
 /** The 503 of the lookups that may read an address from the indexer's WebSocket (address activity, search). */
 const BUSY_503: ResponseDoc = {
-  description: 'INDEXER_BUSY: every address stream this network may open to the indexer (stats.maxAddressStreams) is in use; retry after Retry-After. Or SHUTTING_DOWN',
+  description: 'INDEXER_BUSY: every address stream this network may open to the indexer (stats.maxAddressStreams) is in use and no earlier answer is cached (one that is is served instead, X-Cache: STALE); retry after Retry-After. Or SHUTTING_DOWN',
   headers: { 'Retry-After': 'Seconds to wait before retrying' },
 };
 const UNKNOWN_NETWORK = 'UNKNOWN_NETWORK: not one of mainnet, preprod, preview, or not served by this instance';
@@ -88,7 +88,7 @@ export function statsRoutes(nets: ReadonlyMap<string, NetworkStats>): RouteDef[]
     },
     {
       path: 'search', summary: 'Find a block, transaction, contract or address', ok: S.SearchResult, headers: LOOKUP_HEADERS, extra: [400, 500], notFound: 'SEARCH_NO_MATCH', addressStreams: true,
-      description: 'A decimal `q` is a block height; hex is tried, in one indexer request, as block hash, transaction hash, transaction identifier and contract address (in that order), then as an unshielded address; `mn_addr…` is an address. Reading an address takes one of the network\'s `stats.maxAddressStreams` indexer streams: with none free, 503 INDEXER_BUSY. `public, max-age=6`.',
+      description: 'A decimal `q` is a block height; hex is tried, in one indexer request, as block hash, transaction hash, transaction identifier and contract address (in that order), then as an unshielded address; `mn_addr…` is an address. Reading an address takes one of the network\'s `stats.maxAddressStreams` indexer streams: with none free, an expired cached answer (X-Cache: STALE) or else 503 INDEXER_BUSY. `public, max-age=6`.',
       query: Type.Object({ q: Type.String({ minLength: 1, description: 'Height, hex hash / identifier / contract address, or mn_addr… address' }) }, { required: ['q'] }),
       handler: (ctx, net) => {
         const q = ctx.searchParams.get('q');
@@ -126,7 +126,7 @@ export function statsRoutes(nets: ReadonlyMap<string, NetworkStats>): RouteDef[]
     },
     {
       path: 'address-activity', summary: 'Transactions and UTXOs of an unshielded address', ok: S.AddressActivity, headers: LOOKUP_HEADERS, extra: [400, 500], notFound: 'IDENTIFIER_NOT_FOUND', addressStreams: true,
-      description: 'Every unspent UTXO (value, token type, intent hash, output index: what a wallet needs to build a spend) and the newest `limit` transactions. Reading an address takes one of the network\'s `stats.maxAddressStreams` indexer streams: with none free, 503 INDEXER_BUSY (Retry-After). `public, max-age=6`.',
+      description: 'Every unspent UTXO (value, token type, intent hash, output index: what a wallet needs to build a spend) and the newest `limit` transactions. Reading an address takes one of the network\'s `stats.maxAddressStreams` indexer streams: with none free, an expired cached answer (X-Cache: STALE) or else 503 INDEXER_BUSY (Retry-After). `public, max-age=6`.',
       query: Type.Object(
         {
           identifier: Type.String({ description: '64-hex address or Bech32m mn_addr… address of this network' }),

@@ -23,9 +23,9 @@ async function chain(): Promise<FakeIndexer> {
   return fake;
 }
 
-const busy = (t: Test, r: Got, what: string): void => {
+const busy = (t: Test, r: Got, what: string, holding = '2 address lookups are'): void => {
   t.equal(r.status, 503, what);
-  t.strictSame(r.json, { error: 'Service Unavailable', message: '2 address lookups are already reading from the mainnet indexer; retry shortly', code: 'INDEXER_BUSY' }, what);
+  t.strictSame(r.json, { error: 'Service Unavailable', message: `${holding} already reading from the mainnet indexer; retry shortly`, code: 'INDEXER_BUSY' }, what);
   t.equal(r.headers['retry-after'], '1', `${what}: Retry-After`);
   t.equal(r.headers['cache-control'], 'no-store', `${what}: not cached`);
 };
@@ -77,4 +77,21 @@ t.test('a client that leaves frees its stream', async (t) => {
   t.equal(net.lookups.addressStreams, 0);
   release();
   t.equal((await get(`/api/v1/mainnet/address-activity?identifier=${B.bech32}`)).status, 200, 'admitted again');
+});
+
+t.test('with every stream in use, an address answered before is served from the cache, marked STALE', async (t) => {
+  const { get, fake, clock } = await statsApp(t, { fake: await chain(), blocks: 0, stats: { ...stats, maxAddressStreams: 1 } });
+  const first = await get(`/api/v1/mainnet/address-activity?identifier=${A.bech32}`);
+  t.strictSame([first.status, first.headers['x-cache']], [200, 'MISS']);
+  // Past the answer's lifetime (max-age=6), so the next lookup would read the indexer again.
+  clock.advance(10_000);
+  const release = fake.holdAddressStreams();
+  const held = get(`/api/v1/mainnet/address-activity?identifier=${B.bech32}`);
+  await fake.until(() => fake.addressStreamsOpen === 1);
+  const stale = await get(`/api/v1/mainnet/address-activity?identifier=${A.bech32}`);
+  t.strictSame([stale.status, stale.headers['x-cache'], stale.headers['age']], [200, 'STALE', '10'], 'the expired answer, with its age');
+  t.strictSame(stale.json, first.json, 'the same body');
+  busy(t, await get(`/api/v1/mainnet/address-activity?identifier=${C.bech32}`), 'an address never answered: still the 503', '1 address lookup is');
+  release();
+  t.equal((await held).status, 200);
 });

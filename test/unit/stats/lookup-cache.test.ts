@@ -32,5 +32,10 @@ t.test('HIT while fresh, MISS when expired, STALE when the indexer fails', async
   await t.rejects(Promise.resolve(cache.get('k', fetch)), { code: 'BLOCK_NOT_FOUND' }, 'only indexer failures fall back');
   fail = new GatewayError('INDEXER_TIMEOUT');
   await t.rejects(Promise.resolve(cache.get('new', fetch)), { code: 'INDEXER_TIMEOUT' }, 'nothing cached: the error');
-  t.strictSame([cache.hits, cache.misses, cache.stale], [1, 5, 1]);
+  fail = new GatewayError('INDEXER_BUSY');
+  const busy = await cache.get('k', fetch);
+  t.equal(busy.headers?.['X-Cache'], 'STALE', 'the address-stream cap also falls back to what was cached');
+  t.equal(String(busy.body), '{"n":2}');
+  await t.rejects(Promise.resolve(cache.get('other', fetch)), { code: 'INDEXER_BUSY' }, 'nothing cached: the 503');
+  t.strictSame([cache.hits, cache.misses, cache.stale], [1, 7, 2]);
 });
