@@ -5,7 +5,8 @@
  *
  * Address activity (and search, for a value that may be an address) reads an indexer WebSocket
  * subscription per address: at most `maxAddressStreams` of them are open at once; one more is
- * refused with 503 INDEXER_BUSY (Retry-After) instead of opening a socket.
+ * refused with 503 INDEXER_BUSY (Retry-After) instead of opening a socket. Lookups of one address
+ * that differ only in `limit` are cached apart but read the address through one shared stream.
  */
 import type { NetworkName } from '../config.js';
 import { GatewayError } from '../errors.js';
@@ -20,6 +21,7 @@ import { BLOCK_DETAIL, CONTRACT_DETAIL, SEARCH_HEIGHT, SEARCH_HEX, TRANSACTION_D
 import type { SearchHit, SearchResult } from './schemas.js';
 import { BlockDetailData, ContractDetailData, SearchHeightData, SearchHexData, TransactionDetailData, expectShape } from './upstream-types.js';
 import { iso } from './derive.js';
+import { SingleFlight } from '../single-flight.js';
 
 /** Data that changes with the next block (the tip, contract state, address activity). */
 const TIP = { ttlMs: 6_000, cacheControl: 'public, max-age=6' } as const;
@@ -47,9 +49,17 @@ export interface LookupDeps {
 /** A client refused for want of an address stream retries after this many seconds. */
 const BUSY_RETRY_AFTER_S = '1';
 
+/** Everything an address stream read: the address's transactions, and the highest id the indexer had. */
+interface AddressRead {
+  events: readonly AddressTransactionEvent[];
+  highest: number;
+}
+
 export class Lookups {
   #addressStreams = 0;
   #addressStreamsRefused = 0;
+  /** Address-activity reads in flight, by address: `?limit=1` and `?limit=20` share one stream. */
+  readonly #addressReads = new SingleFlight<AddressRead>();
 
   constructor(private readonly d: LookupDeps) {}
 
@@ -93,10 +103,7 @@ export class Lookups {
 
   addressActivity(address: UnshieldedAddress, limit: number, signal?: () => AbortSignal): Reply | Promise<Reply> {
     return this.d.cache.get(`address:${address.hex}:${limit}`, async (s) => {
-      const events: AddressTransactionEvent[] = [];
-      const highest = await this.streamAddress(address, s, (ev) => {
-        events.push(ev);
-      });
+      const { events, highest } = await this.#addressReads.run(address.hex, (shared) => this.readAddress(address, shared), s).result;
       if (events.length === 0) throw new GatewayError('IDENTIFIER_NOT_FOUND', `No unshielded activity for ${address.bech32}`);
       return { value: toAddressActivity(address, events, highest, limit), ...TIP };
     }, signal);
@@ -146,6 +153,15 @@ export class Lookups {
     await this.streamAddress(address, signal, () => (any = true));
     if (!any) return undefined;
     return { type: 'address', result: { address: address.bech32, addressHex: address.hex, href: `/api/v1/${this.d.network}/address-activity?identifier=${address.bech32}` } };
+  }
+
+  /** Every transaction of an address, through one stream (the cap applies). */
+  private async readAddress(address: UnshieldedAddress, signal: AbortSignal): Promise<AddressRead> {
+    const events: AddressTransactionEvent[] = [];
+    const highest = await this.streamAddress(address, signal, (ev) => {
+      events.push(ev);
+    });
+    return { events, highest };
   }
 
   /**

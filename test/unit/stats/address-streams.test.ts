@@ -152,3 +152,26 @@ t.test('search counts too: a value read as an address is refused when no stream 
   t.equal(lookups.addressStreams, 0);
   t.equal(lookups.addressStreamsRefused, 2);
 });
+
+t.test('one address at two limits: cached apart, read through one stream; one caller leaving keeps it for the other', async (t) => {
+  const { fake, lookups, streamed } = await rig(t, 1);
+  const release = fake.holdAddressStreams();
+  const leaving = new AbortController();
+  const one = Promise.resolve(lookups.addressActivity(A, 1, () => leaving.signal));
+  await fake.until(() => fake.addressStreamsOpen === 1);
+  const twenty = Promise.resolve(lookups.addressActivity(A, 20));
+  t.equal(lookups.addressStreams, 1, 'the second limit joined the stream of the first');
+  t.strictSame(await outcome(lookups.addressActivity(B, 20)), BUSY, 'and took no place of its own');
+  leaving.abort(new GatewayError('CLIENT_ABORTED'));
+  await t.rejects(one, { code: 'CLIENT_ABORTED' });
+  t.equal(fake.addressStreamsOpen, 1, 'the stream stays open for the caller still waiting');
+  release();
+  const answer = await twenty;
+  t.equal(answer.headers?.['X-Cache'], 'MISS');
+  t.match(JSON.parse(String(answer.body)), { limit: 20, transactionCount: 1 });
+  t.strictSame(streamed(), [A.bech32], 'one socket for both limits');
+  t.equal(lookups.addressStreams, 0);
+  const again = await Promise.resolve(lookups.addressActivity(A, 1));
+  t.match(JSON.parse(String(again.body)), { limit: 1 }, 'each limit its own cached answer');
+  t.equal(again.headers?.['X-Cache'], 'MISS', 'limit 1 was never answered, so it reads again');
+});
