@@ -35,6 +35,13 @@
  * parsed. It closes and serves nothing behind, but `end(…, true)` then writes its
  * `Connection: close` header into the chunked body, which corrupts the answer. `tryEnd` for the
  * first part cannot be followed by `end`: the response never completes and uWS aborts.
+ * Considered (session 6): remembering the refused connection until the event loop turns and
+ * refusing whatever is dispatched from it meanwhile. A connection has no identity in this build's
+ * JavaScript API: the response object is new per request and there is no `getRemotePort`, so the
+ * only key is the client address, which on loopback or behind a proxy is every client's: their
+ * requests in the same turn would be refused too. Nor can a held request close the connection
+ * once the refusal has drained: `onWritable` reports that the socket takes more, not that the
+ * queue is empty, and this build exposes no buffered amount to wait for.
  */
 
 /** uWS `LoopData::CORK_BUFFER_SIZE`: writes that fit are held until the socket is uncorked. */
