@@ -21,6 +21,9 @@ export class SingleFlight<T> {
   /** Join the flight for `key`, or start it with `compute`. `shared` tells which happened. */
   run(key: string, compute: (signal: AbortSignal) => Promise<T>, signal?: AbortSignal): { shared: boolean; result: Promise<T> } {
     let flight = this.#flights.get(key);
+    // Everyone left and it was told to stop, but it has not ended yet: a newcomer must not inherit
+    // the abort meant for them. It gets a flight of its own (the old one never removes a newer one).
+    if (flight?.controller.signal.aborted) flight = undefined;
     const shared = flight !== undefined;
     if (!flight) {
       const controller = new AbortController();

@@ -87,3 +87,32 @@ t.test('abortAll aborts every computation in flight', async (t) => {
   f.abortAll(new Error('shutdown'));
   await t.rejects(a.result, { message: 'shutdown' });
 });
+
+t.test('a caller arriving after everyone left, before the aborted computation ended, gets a new one', async (t) => {
+  const f = new SingleFlight<string>();
+  const signals: AbortSignal[] = [];
+  const stopped = gate<string>();
+  const fresh = gate<string>();
+  // The first computation ignores its abort for a while, as a stream still closing its socket does.
+  const computes = [async (s: AbortSignal) => (signals.push(s), stopped.promise), async (s: AbortSignal) => (signals.push(s), fresh.promise)];
+  let n = 0;
+  const compute = (s: AbortSignal): Promise<string> => computes[n++]!(s);
+  const leaving = new AbortController();
+  const a = f.run('k', compute, leaving.signal);
+  await Promise.resolve();
+  leaving.abort(new Error('left'));
+  await t.rejects(a.result, { message: 'left' });
+  t.equal(signals[0]?.aborted, true, 'told to stop');
+
+  const b = f.run('k', compute, new AbortController().signal);
+  t.equal(b.shared, false, 'not joined to the aborted flight');
+  fresh.open('answer');
+  t.equal(await b.result, 'answer');
+  stopped.open('too late');
+  await Promise.resolve();
+  t.equal(n, 2);
+  const c = f.run('k', async () => 'third', new AbortController().signal);
+  t.equal(c.shared, false, 'the old flight ending did not leave a stale entry');
+  t.equal(await c.result, 'third');
+  t.equal(f.size, 0);
+});
