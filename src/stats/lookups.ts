@@ -5,7 +5,8 @@
  *
  * Address activity (and search, for a value that may be an address) reads an indexer WebSocket
  * subscription per address: at most `maxAddressStreams` of them are open at once; one more is
- * refused with 503 INDEXER_BUSY (Retry-After) instead of opening a socket. Lookups of one address
+ * refused with INDEXER_BUSY instead of opening a socket: the client gets the expired cached answer
+ * if there is one (X-Cache: STALE), else 503 with Retry-After. Lookups of one address
  * that differ only in `limit` are cached apart but read the address through one shared stream.
  */
 import type { NetworkName } from '../config.js';
@@ -68,7 +69,7 @@ export class Lookups {
     return this.#addressStreams;
   }
 
-  /** Lookups refused with INDEXER_BUSY since start. */
+  /** Stream openings refused (INDEXER_BUSY) since start, whether the client then got a STALE answer or the 503. */
   get addressStreamsRefused(): number {
     return this.#addressStreamsRefused;
   }
