@@ -24,7 +24,7 @@ import { renderMarkdown } from './lib/report-markdown.js';
 import { renderSvg } from './lib/report-svg.js';
 import { writeResults } from './lib/results-file.js';
 import { createContext, headline, type DevnetNetwork, type Scenario, type ScenarioContext, type Settings, type Target } from './lib/scenario.js';
-import { ROUND, TARGETS, evaluateTargets } from './lib/targets.js';
+import { PIPELINED, ROUND, TARGETS, evaluateTargets, isPipelined } from './lib/targets.js';
 import type { BenchResults, Measurement } from './lib/types.js';
 import { scenario as balanceOnly } from './scenarios/balance-only.js';
 import { scenario as baselines } from './scenarios/baselines.js';
@@ -64,8 +64,8 @@ const STEPS: readonly Step[] = [
 const SCENARIOS: readonly Scenario[] = STEPS.flatMap((step) => ('interleaved' in step ? step.interleaved : [step]));
 
 const SETTINGS = {
-  quick: { durationS: 1, shortDurationS: 1, warmupS: 0.3, idleWindowS: 7, microMs: 1000, targetRounds: 1 },
-  full: { durationS: 8, shortDurationS: 5, warmupS: 1, idleWindowS: 20, microMs: 3000, targetRounds: 3 },
+  quick: { durationS: 1, shortDurationS: 1, warmupS: 0.3, idleWindowS: 7, microMs: 1000, targetRounds: 1, serverBoundPipelining: 0 },
+  full: { durationS: 8, shortDurationS: 5, warmupS: 1, idleWindowS: 20, microMs: 3000, targetRounds: 3, serverBoundPipelining: 10 },
 } as const;
 const CONNECTION_LEVELS = [1, 10, 100] as const;
 const SINGLE_LEVEL_CONNECTIONS = 10;
@@ -74,7 +74,7 @@ const BUSY_LOAD_AVERAGE = 0.5;
 
 const log = (line: string): void => void process.stdout.write(`${line}\n`);
 
-function settingsFor(args: BenchArgs): Settings & { microMs: number } {
+function settingsFor(args: BenchArgs): Settings & { microMs: number; serverBoundPipelining: number } {
   const base = SETTINGS[args.quick ? 'quick' : 'full'];
   return {
     durationS: args.durationS ?? base.durationS,
@@ -87,6 +87,7 @@ function settingsFor(args: BenchArgs): Settings & { microMs: number } {
     microMs: base.microMs,
     // Against a deployment every run is as long as the operator said: no repeats.
     targetRounds: args.url ? 1 : base.targetRounds,
+    serverBoundPipelining: args.url ? 0 : base.serverBoundPipelining,
   };
 }
 
@@ -141,12 +142,15 @@ async function startLocal(group: ProcessGroup, args: BenchArgs, apiKey: string):
   }
 }
 
-/** The highest RSS the main server reached during any load run (its pid is sampled every 200 ms). */
+/**
+ * The highest RSS the main server reached during any load run (its pid is sampled every 200 ms),
+ * the pipelined round (ten times the requests in flight) aside.
+ */
 function peakRssUnderLoad(ms: readonly Measurement[]): Measurement | undefined {
   let peak: Measurement | undefined;
   for (const m of ms) {
     const rss = m.load?.rssMaxMiB;
-    if (m.target !== 'nightgate' || m.scenario === 'upstream-prove' || rss === undefined) continue;
+    if (m.target !== 'nightgate' || m.scenario === 'upstream-prove' || isPipelined(m) || rss === undefined) continue;
     if (!peak || rss > (peak.load?.rssMaxMiB ?? 0)) peak = m;
   }
   return peak && { scenario: 'process-under-load', variant: 'peak', target: 'process', figures: { peakRssMiB: peak.load?.rssMaxMiB ?? null, during: `${peak.scenario} ${peak.variant}` } };
@@ -290,6 +294,19 @@ async function main(): Promise<number> {
               const from = measurements.length;
               await runOne(s, atLevel, `${s.id} c=${level} round ${round}`);
               for (const m of measurements.slice(from)) m.variant = `${m.variant} ${ROUND} ${round}`;
+            }
+          }
+          // Once more with pipelining, shown beside the targets, not judged: autocannon then spends
+          // less per request, so the load generator caps the servers less (without it every server
+          // here runs at about the rate one autocannon process drives on these two cores). At
+          // depth 10 Fastify and node:http saturate their core; the uWS servers still do not.
+          const depth = settings.serverBoundPipelining;
+          if (depth > 1) {
+            const piped = { ...ctx, settings: { ...settings, connectionLevels: [level], pipelining: depth } };
+            for (const s of chosen) {
+              const from = measurements.length;
+              await runOne(s, piped, `${s.id} c=${level} ${PIPELINED} ${depth}`);
+              for (const m of measurements.slice(from)) m.variant = `${m.variant} ${PIPELINED} ${depth}`;
             }
           }
         }

@@ -27,6 +27,8 @@ export async function measureCachedRoutes(ctx: ScenarioContext, scenario: string
           connections,
           durationS: ctx.settings.durationS,
           ...(requests ? { requests } : {}),
+          ...(ctx.settings.pipelining ? { pipelining: ctx.settings.pipelining } : {}),
+          background: true,
           ...(ctx.target.pid !== undefined ? { pid: ctx.target.pid } : {}),
         },
       ),

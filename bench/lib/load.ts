@@ -30,6 +30,8 @@ export interface LoadSpec {
   requests?: RequestSpec[];
   /** Overall requests per second cap. */
   rate?: number;
+  /** Requests each connection keeps in flight (HTTP/1.1 pipelining); default 1. */
+  pipelining?: number;
   /** Seconds to wait for one response. */
   timeoutS?: number;
   /** Server pid whose RSS is sampled and whose CPU time is counted during the run. */
@@ -53,6 +55,7 @@ function options(spec: LoadSpec, durationS: number): Options {
     ...(spec.body ? { body: spec.body } : {}),
     ...(spec.requests ? { requests: spec.requests } : {}),
     ...(spec.rate ? { overallRate: spec.rate } : {}),
+    ...(spec.pipelining && spec.pipelining > 1 ? { pipelining: spec.pipelining } : {}),
   };
 }
 
@@ -79,6 +82,7 @@ async function bounded(opts: Options, boundS: number, onResponse?: (status: numb
 }
 
 export async function runLoad(spec: LoadSpec): Promise<LoadFigures> {
+  const pipelining = spec.pipelining && spec.pipelining > 1 ? spec.pipelining : undefined;
   const timeoutS = spec.timeoutS ?? 10;
   if (spec.warmupS && spec.warmupS > 0) {
     await bounded(options(spec, spec.warmupS), spec.warmupS + timeoutS + HARD_STOP_SLACK_S);
@@ -96,6 +100,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadFigures> {
   sample();
   const cpu0 = spec.pid === undefined ? undefined : cpuMicros(spec.pid);
   const background0 = spec.backgroundPid === undefined ? undefined : backgroundCpuMicros(spec.backgroundPid);
+  const backgroundFrom = performance.now();
 
   const opts = options(spec, spec.durationS);
   // An amount-bounded run (distinct transactions) takes as long as its requests need, up to a cap:
@@ -119,11 +124,15 @@ export async function runLoad(spec: LoadSpec): Promise<LoadFigures> {
   const cpu1 = spec.pid === undefined ? undefined : cpuMicros(spec.pid);
   const cpuPerRequest = cpu0 !== undefined && cpu1 !== undefined && responses > 0 ? (cpu1 - cpu0) / responses : undefined;
   const background1 = spec.backgroundPid === undefined ? undefined : backgroundCpuMicros(spec.backgroundPid);
-  const backgroundCorePct = background0 !== undefined && background1 !== undefined && run.durationS > 0 ? (background1 - background0) / (run.durationS * 10_000) : undefined;
+  // Over the time between the two readings (a run bounded by a request count resolves up to a
+  // second after its last response), in % of one core: µs ÷ (ms × 10).
+  const backgroundMs = performance.now() - backgroundFrom;
+  const backgroundCorePct = background0 !== undefined && background1 !== undefined && backgroundMs > 0 ? (background1 - background0) / (backgroundMs * 10) : undefined;
 
   const ms = (us: number): number => (responses === 0 ? 0 : us / 1000);
   return {
     connections: spec.connections,
+    ...(pipelining ? { pipelining } : {}),
     durationS: run.durationS,
     responses,
     rps: run.durationS > 0 ? responses / run.durationS : 0,

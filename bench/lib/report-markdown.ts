@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BENCH_DIR } from './paths.js';
-import { baseVariant, isRepeat, ratios } from './targets.js';
+import { PIPELINED, baseVariant, isPipelined, isRepeat, ratios } from './targets.js';
 import type { BenchResults, Measurement } from './types.js';
 
 const PROFILING_LOG = join(BENCH_DIR, 'profiling.md');
@@ -17,6 +17,13 @@ function statuses(m: Measurement): string {
   return Object.entries(m.load?.status ?? {}).map(([c, k]) => `${c}×${k}`).join(' ') || '–';
 }
 
+/** What the pipelined rows are, when the run has them. */
+function pipelinedNote(r: BenchResults): string {
+  const m = r.measurements.find((x) => isPipelined(x) && x.load?.pipelining !== undefined);
+  if (!m?.load) return '';
+  return ` Rows marked \`${m.variant.slice(m.variant.indexOf(PIPELINED))}\` repeat the comparison at ${m.load.connections} connections with ${m.load.pipelining} requests in flight on each (HTTP/1.1 pipelining), which costs autocannon less per request, so that the load generator caps the servers less; they are shown, not judged (the targets are about clients that do not pipeline). Whether a server ran at its own limit shows in its main-thread CPU per request × requests per second.`;
+}
+
 function cachedTable(r: BenchResults): string[] {
   const rs = ratios(r.measurements);
   const levels = [...new Set(r.measurements.filter((m) => m.scenario.startsWith('cached-') || m.scenario === 'baselines').map((m) => m.load?.connections).filter((c): c is number => c !== undefined))].sort((a, b) => a - b);
@@ -24,7 +31,7 @@ function cachedTable(r: BenchResults): string[] {
   const lines = [
     '## Cached statistics routes against the baselines',
     '',
-    'Ratios are the summary route\'s throughput over each baseline\'s at the same connection count; in brackets, the same ratio in CPU time of the server\'s main (HTTP) thread per request (baseline µs ÷ ours; nightgate\'s devnet and worker threads not counted), which load from other processes distorts least. Every baseline serves the same body and headers. Background is the CPU that nightgate\'s threads other than the HTTP one used during the run, in % of one core: chiefly its devnets\' block production and the DUST sync following them (during its own runs also its garbage collector\'s helper threads, ≈ 2 % of a core at 100 connections); nightgate stays up, idle, while the baselines run, so every server shares it. It moves with how many blocks fall inside a run.',
+    'Ratios are the summary route\'s throughput over each baseline\'s at the same connection count; in brackets, the same ratio in CPU time of the server\'s main (HTTP) thread per request (baseline µs ÷ ours; nightgate\'s devnet and worker threads not counted), which load from other processes distorts least. Every baseline serves the same body and headers. Background is the CPU that nightgate\'s threads other than the HTTP one used during the run, in % of one core: chiefly its devnets\' block production and the DUST sync following them (during its own runs also its garbage collector\'s helper threads, ≈ 2 % of a core at 100 connections); nightgate stays up, idle, while the baselines run, so every server shares it. It moves with how many blocks fall inside a run.' + pipelinedNote(r),
     '',
     '| connections | server | route | req/s | p50 ms | p99 ms | main-thread CPU µs/req | background % core | × raw uWS | × Fastify | × node:http |',
     '|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
@@ -42,7 +49,8 @@ function cachedTable(r: BenchResults): string[] {
         if (x?.ratio === undefined) return '–';
         return `${n(x.ratio)}${x.cpuRatio === undefined ? '' : ` (${n(x.cpuRatio)})`}${x.why ? ` (${x.why})` : ''}`;
       };
-      const round = isRepeat(m) ? ` (${m.variant.slice(baseVariant(m.variant).length + 1)})` : '';
+      const piped = m.variant.indexOf(` ${PIPELINED} `);
+      const round = isRepeat(m) ? ` (${m.variant.slice(baseVariant(m.variant).length + 1)})` : piped >= 0 ? ` (${m.variant.slice(piped + 1)})` : '';
       const server = `${m.scenario === 'baselines' ? BASELINE_NAMES[m.target] ?? m.target : 'nightgate'}${round}`;
       const route = m.scenario === 'cached-mix' ? 'all cached routes' : m.scenario === 'cached-latest-block' ? 'latest-block' : 'summary';
       const cpu = l.serverCpuUsPerRequest === undefined ? '–' : n(l.serverCpuUsPerRequest);

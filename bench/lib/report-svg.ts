@@ -2,7 +2,7 @@
  * bench/results/latest.svg, written by hand (no chart library): two grouped bar charts, throughput
  * and p99 latency, of the cached summary route against the baselines at each connection count.
  */
-import { isRepeat } from './targets.js';
+import { isPipelined, isRepeat } from './targets.js';
 import type { BenchResults, Measurement } from './types.js';
 
 const SERIES = [
@@ -66,7 +66,7 @@ function panel(title: string, y0: number, levels: number[], value: (m: Measureme
 export function renderSvg(r: BenchResults): string {
   const rows = new Map<string, Measurement>();
   // The first round of each run (repeats at the targets' level are for the medians).
-  for (const m of r.measurements) if (m.load && !isRepeat(m)) rows.set(`${m.scenario}/${m.target}/${m.load.connections}`, m);
+  for (const m of r.measurements) if (m.load && !isRepeat(m) && !isPipelined(m)) rows.set(`${m.scenario}/${m.target}/${m.load.connections}`, m);
   const levels = [...new Set([...rows.values()].filter((m) => SERIES.some((s) => s.key === `${m.scenario}/${m.target}`)).map((m) => m.load?.connections ?? 0))].sort((a, b) => a - b);
   const height = TOP + 2 * PANEL + 20;
   const legend = SERIES.map((s, i) => {

@@ -49,6 +49,11 @@ export interface Settings {
   idleWindowS: number;
   /** Rounds of the runs a target takes the median of (3 in a full local run, else 1). */
   targetRounds: number;
+  /**
+   * Requests per connection in flight for the cached summary and its baselines (HTTP/1.1
+   * pipelining), set only for the extra server-bound round of a full local run.
+   */
+  pipelining?: number;
 }
 
 export interface ScenarioContext {
@@ -58,8 +63,12 @@ export interface ScenarioContext {
   fixtures: SharedFixtures;
   /** One progress line. */
   log(line: string): void;
-  /** One load run, announced and summarised on the progress output, returned as a Measurement. */
-  measure(row: { scenario: string; variant: string; target: string; notes?: string[] }, spec: Omit<LoadSpec, 'rate' | 'warmupS'> & { warmup?: boolean }): Promise<Measurement>;
+  /**
+   * One load run, announced and summarised on the progress output, returned as a Measurement.
+   * `background`: report the CPU of the local nightgate's other threads during the run (runs of
+   * the cached routes and their baselines; on proving runs those threads do the measured work).
+   */
+  measure(row: { scenario: string; variant: string; target: string; notes?: string[] }, spec: Omit<LoadSpec, 'rate' | 'warmupS' | 'backgroundPid'> & { warmup?: boolean; background?: boolean }): Promise<Measurement>;
 }
 
 export interface Scenario {
@@ -89,12 +98,12 @@ export function createContext(base: Omit<ScenarioContext, 'measure'>): ScenarioC
     async measure(row, spec) {
       const label = `${row.scenario} ${row.variant} [${row.target}]`;
       base.log(`  ▶ ${label}`);
-      const { warmup, ...loadSpec } = spec;
+      const { warmup, background, ...loadSpec } = spec;
       const load = await runLoad({
         ...loadSpec,
         ...(base.settings.rate ? { rate: base.settings.rate } : {}),
         warmupS: warmup === false || spec.amount !== undefined ? 0 : base.settings.warmupS,
-        ...(base.target.pid !== undefined ? { backgroundPid: base.target.pid } : {}),
+        ...(background && base.target.pid !== undefined ? { backgroundPid: base.target.pid } : {}),
       });
       const notes = [...(row.notes ?? [])];
       if (load.responses === 0) notes.push('no responses');

@@ -3,6 +3,8 @@
 /** One autocannon run, reduced to the figures the reports use. Latencies in milliseconds. */
 export interface LoadFigures {
   connections: number;
+  /** Requests each connection kept in flight, when more than one (HTTP/1.1 pipelining). */
+  pipelining?: number;
   durationS: number;
   /** Responses received (any status). */
   responses: number;

@@ -54,7 +54,14 @@ export const scenario: Scenario = {
           out.push(
             await ctx.measure(
               { scenario: 'baselines', variant: `c=${connections}`, target, notes: [...notes] },
-              { url: `http://127.0.0.1:${server.port}${path}`, connections, durationS: ctx.settings.durationS, pid: server.pid },
+              {
+                url: `http://127.0.0.1:${server.port}${path}`,
+                connections,
+                durationS: ctx.settings.durationS,
+                pid: server.pid,
+                ...(ctx.settings.pipelining ? { pipelining: ctx.settings.pipelining } : {}),
+                background: true,
+              },
             ),
           );
         }

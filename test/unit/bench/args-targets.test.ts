@@ -65,6 +65,17 @@ t.test('cached summary targets: the median over interleaved rounds, each pair ma
 
   const single = evaluateTargets(pair('c=100', [45_000, 13, 4], [50_000, 12], [30_000, 30]));
   t.equal(single.find((c) => c.name === 'cached summary vs raw-uws (c=100)')?.note, undefined, 'one round: no note');
+
+  // The pipelined round is shown, never judged: it must not enter the plain medians or p99.
+  // Its ratios (3 × raw uWS, 7.5 × Fastify, p99 40 ms) would move every plain median if mixed in.
+  const piped = evaluateTargets([...ms, ...pair('c=100 pipelined 10', [300_000, 11, 40], [100_000, 10], [40_000, 26])]);
+  const find = (name: string) => piped.find((c) => c.name === name);
+  t.same(
+    ['cached summary vs raw-uws (c=100)', 'cached summary vs fastify (c=100)', 'cached summary vs fastify (c=100), main-thread CPU per request', 'cached summary p99 (c=100)'].map((n) => find(n)?.measured),
+    ['0.9 ×', '1.5 ×', '2.308 ×', '4.5 ms'],
+    'plain figures unchanged',
+  );
+  t.equal(piped.filter((c) => c.name.includes('pipelined')).length, 0, 'and it is not judged as a target of its own');
 });
 
 t.test('upstream proving: the median of the rounds\' added p50, with the rounds in the note', async (t) => {
@@ -83,4 +94,7 @@ t.test('upstream proving: the median of the rounds\' added p50, with the rounds 
 
   const failing: Measurement = { ...via, load: { ...load(10, 480, 21.5), status: { 502: 2400 } } };
   t.equal(evaluateTargets([failing, added({ addedP50Ms: 0.5 })]).find((c) => c.name === name)?.verdict, 'n/a', 'no verdict on failed requests');
+  const laterRound: Measurement = { ...failing, variant: 'via-nightgate round 3' };
+  const later = evaluateTargets([via, laterRound, added({ addedP50Ms: 0.5, addedP50MsRounds: '1.00, 0.50' })]).find((c) => c.name === name);
+  t.same([later?.verdict, later?.note], ['n/a', 'via-nightgate round 3: most responses were 502'], 'nor when a later round failed');
 });
