@@ -14,7 +14,9 @@ function git(args: string[]): string | undefined {
 }
 
 export function commitInfo(): { commit: string; dirty: boolean } {
-  return { commit: git(['rev-parse', '--short', 'HEAD']) ?? 'unknown', dirty: (git(['status', '--porcelain']) ?? '') !== '' };
+  // What the bench itself writes (the report, the chart, raw figures) does not make a run dirty.
+  const changed = git(['status', '--porcelain', '--', '.', ':(exclude)bench/RESULTS.md', ':(exclude)bench/results']) ?? '';
+  return { commit: git(['rev-parse', '--short', 'HEAD']) ?? 'unknown', dirty: changed !== '' };
 }
 
 export function machineInfo(): MachineInfo {
