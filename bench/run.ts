@@ -362,9 +362,10 @@ async function main(): Promise<number> {
     targets: evaluateTargets(measurements),
   };
   const jsonFile = writeResults(results);
-  // bench/RESULTS.md and latest.svg describe complete local runs only; a partial (--only) or
-  // deployment (--url) run gets its report beside its JSON instead.
-  const complete = !args.url && !args.only;
+  // bench/RESULTS.md and latest.svg describe complete, full local runs only; a quick, partial
+  // (--only) or deployment (--url) run gets its report beside its JSON instead, so a two-minute
+  // check never replaces the report the targets are read from.
+  const complete = !args.url && !args.only && !args.quick;
   const report = complete ? join(BENCH_DIR, 'RESULTS.md') : jsonFile.replace(/\.json$/, '.md');
   writeFileSync(report, renderMarkdown(results, relative(dirname(report), jsonFile), complete ? 'results/latest.svg' : undefined));
   if (complete) writeFileSync(join(RESULTS_DIR, 'latest.svg'), renderSvg(results));

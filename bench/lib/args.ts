@@ -6,7 +6,8 @@ import { NETWORKS } from '../../src/config.js';
 
 export const USAGE = `usage: npm run bench -- [options]    (or: npx tsx bench/run.ts [options])
 
-  --quick                 short runs (the whole bench within 2 minutes)
+  --quick                 short runs (the whole bench within 2 minutes); like --only and --url, its
+                          report goes beside its JSON in bench/results/, not over bench/RESULTS.md
   --url URL               load-test a deployed nightgate instead of starting one (requires --duration)
   --key KEY               API key for the proving and sponsorship routes of --url
   --duration SECONDS      length of every load run (required with --url)
