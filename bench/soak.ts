@@ -153,7 +153,7 @@ interface Sample {
   requests: number;
   /** Chain height of the preview devnet (its in-memory chain grows with every block). */
   previewHeight: number | null;
-  workerPool: { completed: number; failed: number; crashed: number; queueSize: number; abandoned?: { finished: number; cutShort: number } } | null;
+  workerPool: { completed: number; failed: number; crashed: number; queueSize: number; abandoned?: { finished: number; cutShort: number }; threadsEnded?: number } | null;
   proofCache: { entries: number; bytes: number } | null;
   dustReserved: number | null;
   /** Resident memory by kind of mapping (bench/lib/memory-map.ts). */
@@ -546,8 +546,13 @@ async function soak(args: Args, group: ProcessGroup): Promise<number> {
   }
   if (devnetRss) log(`  the devnet's own process (not nightgate): RSS ${f(devnetRss, 'MiB')}`);
   if (blocksPerMin !== null) log(`  the preview devnet grew by ${blocksPerMin.toFixed(1)} blocks/min meanwhile (its chain is kept in memory)`);
-  const abandoned = samples.at(-1)?.workerPool?.abandoned;
-  if (abandoned) log(`  running tasks whose client left: ${abandoned.finished} ended within the grace period (thread kept), ${abandoned.cutShort} cut short at its end (the thread ended, or the task left piscina's queue unstarted)`);
+  const pool = samples.at(-1)?.workerPool;
+  const abandoned = pool?.abandoned;
+  if (abandoned) {
+    const ended = pool?.threadsEnded;
+    const split = ended === undefined ? "the thread ended, or the task left piscina's queue unstarted" : `worker threads ended during the run: ${ended}, crashes included`;
+    log(`  running tasks whose client left: ${abandoned.finished} ended within the grace period (thread kept), ${abandoned.cutShort} cut short at its end (${split})`);
+  }
   log(`  graceful stop: exit ${exitCode} after ${stopMs} ms`);
   log(`written ${file}`);
   return rssFlat && fdsFlat && exitCode === 0 ? 0 : 1;

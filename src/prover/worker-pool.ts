@@ -59,6 +59,12 @@ export interface WorkerPoolHealth extends ComponentHealth {
    * discarded), or `cutShort` (the thread ended at the grace period, or the task left piscina's queue).
    */
   abandoned: { finished: number; cutShort: number };
+  /**
+   * Worker threads ended while the pool served (a task cut short at its grace period, a crash),
+   * each replaced; threads ended by shutdown are not counted. With `abandoned.cutShort` it tells a
+   * thread ended from a task that left piscina's queue before it started.
+   */
+  threadsEnded: number;
   /** ledger-v8 load time of the most recent and the slowest thread start, ms. */
   ledgerLoadMs: { last: number; max: number } | null;
   /** Set when mock proofs are served: the dev backend is in use. */
@@ -122,6 +128,8 @@ export class WorkerPool implements WorkerPoolComponent {
   /** Running tasks whose caller left: finished within the grace period, or cut short. */
   #abandonedFinished = 0;
   #abandonedCutShort = 0;
+  #threadsEnded = 0;
+  #closing = false;
   #loadLast = 0;
   #loadMax = 0;
   /**
@@ -170,6 +178,9 @@ export class WorkerPool implements WorkerPoolComponent {
         this.#loadMax = Math.max(this.#loadMax, ms);
         this.#log.debug({ ledgerLoadMs: Math.round(ms) }, 'worker loaded ledger-v8');
       }
+    });
+    this.#pool.on('workerDestroy', () => {
+      if (!this.#closing) this.#threadsEnded++;
     });
     // An error with no task to blame (a thread failing between tasks); the thread is replaced.
     this.#pool.on('error', (err: Error) => this.#log.error({ err }, 'worker thread failed outside a task'));
@@ -304,6 +315,7 @@ export class WorkerPool implements WorkerPoolComponent {
       failed: this.#failed,
       crashed: this.#crashed,
       abandoned: { finished: this.#abandonedFinished, cutShort: this.#abandonedCutShort },
+      threadsEnded: this.#threadsEnded,
       ledgerLoadMs: this.#loadMax === 0 ? null : { last: Math.round(this.#loadLast), max: Math.round(this.#loadMax) },
       devProver: this.#devProver,
     };
@@ -320,6 +332,7 @@ export class WorkerPool implements WorkerPoolComponent {
   }
 
   async close(): Promise<void> {
+    this.#closing = true;
     // Nobody waits for these any more: their threads end now, not at the end of the grace period.
     for (const endNow of [...this.#inGrace]) endNow();
     await this.#pool.close();

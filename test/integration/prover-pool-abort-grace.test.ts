@@ -58,6 +58,7 @@ t.test('a task that ends within the grace period keeps its thread; its result is
   t.equal(pool.threads[0], thread, 'the same thread');
   t.equal(exited, false, 'never ended');
   t.same(pool.health().abandoned, { finished: 1, cutShort: 0 });
+  t.equal(pool.health().threadsEnded, 0);
   const next = await pool.run('prove', { args: ARGS, data: proveBody(undefined, 3n) });
   t.ok(next.byteLength > 0, 'and it serves the next task');
 });
@@ -80,6 +81,7 @@ t.test('a task still running when the grace period ends has its thread ended and
   t.equal(await result, 'CLIENT_ABORTED');
   await ended;
   t.same(pool.health().abandoned, { finished: 0, cutShort: 1 });
+  t.equal(pool.health().threadsEnded, 1, 'one thread ended');
   const next = await pool.run('prove', { args: ARGS, data: proveBody(undefined, 5n) });
   t.ok(next.byteLength > 0, 'a fresh thread serves the next task');
   t.not(pool.threads[0]!.threadId, thread.threadId);
@@ -97,6 +99,7 @@ t.test('abortGraceMs 0: the thread of a running task is ended at once', async (t
   t.equal(await result, 'CLIENT_ABORTED');
   await ended;
   t.same(pool.health().abandoned, { finished: 0, cutShort: 1 });
+  t.equal(pool.health().threadsEnded, 1);
 });
 
 t.test('a caller that left before the task was handed to a thread: never started', async (t) => {
@@ -106,5 +109,6 @@ t.test('a caller that left before the task was handed to a thread: never started
   const code = await pool.run('prove', { args: ARGS, data: proveBody(undefined, 7n) }, { signal: client.signal }).then(() => 'answered', (e: unknown) => codeOf(e));
   t.equal(code, 'CLIENT_ABORTED');
   t.same(pool.health().abandoned, { finished: 0, cutShort: 0 });
+  t.equal(pool.health().threadsEnded, 0);
   t.equal(pool.health().completed, 1, 'only the warm-up task ran');
 });
