@@ -439,7 +439,7 @@ async function soak(args: Args, group: ProcessGroup): Promise<number> {
       requests,
       previewHeight: height,
       lookupCacheEntries: caches.length > 0 ? caches.reduce((a, b) => a + b, 0) : null,
-      workerPool: pool ? { completed: pool.completed, failed: pool.failed, crashed: pool.crashed, queueSize: pool.queueSize, ...(pool.abandoned ? { abandoned: pool.abandoned } : {}) } : null,
+      workerPool: pool ? { completed: pool.completed, failed: pool.failed, crashed: pool.crashed, queueSize: pool.queueSize, ...(pool.abandoned ? { abandoned: pool.abandoned } : {}), ...(pool.threadsEnded !== undefined ? { threadsEnded: pool.threadsEnded } : {}) } : null,
       proofCache: cache ? { entries: cache.entries, bytes: cache.bytes } : null,
       dustReserved: Object.values(wallets).reduce((a, w) => a + (w.utxos?.reserved ?? 0), 0),
       memory: memoryMap(server.pid) ?? null,
