@@ -64,8 +64,8 @@ const STEPS: readonly Step[] = [
 const SCENARIOS: readonly Scenario[] = STEPS.flatMap((step) => ('interleaved' in step ? step.interleaved : [step]));
 
 const SETTINGS = {
-  quick: { durationS: 1, shortDurationS: 1, warmupS: 0.3, idleWindowS: 7, microMs: 1000, targetRounds: 1, serverBoundPipelining: 0 },
-  full: { durationS: 8, shortDurationS: 5, warmupS: 1, idleWindowS: 20, microMs: 3000, targetRounds: 3, serverBoundPipelining: 10 },
+  quick: { durationS: 1, shortDurationS: 1, warmupS: 0.3, idleWindowS: 7, microMs: 1000, targetRounds: 1, pipelinedRoundDepth: 0 },
+  full: { durationS: 8, shortDurationS: 5, warmupS: 1, idleWindowS: 20, microMs: 3000, targetRounds: 3, pipelinedRoundDepth: 10 },
 } as const;
 const CONNECTION_LEVELS = [1, 10, 100] as const;
 const SINGLE_LEVEL_CONNECTIONS = 10;
@@ -74,7 +74,7 @@ const BUSY_LOAD_AVERAGE = 0.5;
 
 const log = (line: string): void => void process.stdout.write(`${line}\n`);
 
-function settingsFor(args: BenchArgs): Settings & { microMs: number; serverBoundPipelining: number } {
+function settingsFor(args: BenchArgs): Settings & { microMs: number; pipelinedRoundDepth: number } {
   const base = SETTINGS[args.quick ? 'quick' : 'full'];
   return {
     durationS: args.durationS ?? base.durationS,
@@ -87,7 +87,7 @@ function settingsFor(args: BenchArgs): Settings & { microMs: number; serverBound
     microMs: base.microMs,
     // Against a deployment every run is as long as the operator said: no repeats.
     targetRounds: args.url ? 1 : base.targetRounds,
-    serverBoundPipelining: args.url ? 0 : base.serverBoundPipelining,
+    pipelinedRoundDepth: args.url ? 0 : base.pipelinedRoundDepth,
   };
 }
 
@@ -300,7 +300,7 @@ async function main(): Promise<number> {
           // less per request, so the load generator caps the servers less (without it every server
           // here runs at about the rate one autocannon process drives on these two cores). At
           // depth 10 Fastify and node:http saturate their core; the uWS servers still do not.
-          const depth = settings.serverBoundPipelining;
+          const depth = settings.pipelinedRoundDepth;
           if (depth > 1) {
             const piped = { ...ctx, settings: { ...settings, connectionLevels: [level], pipelining: depth } };
             for (const s of chosen) {

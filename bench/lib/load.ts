@@ -44,7 +44,13 @@ export interface LoadSpec {
   backgroundPid?: number;
 }
 
+/** Requests per connection in flight, when more than one. */
+function pipeliningOf(spec: LoadSpec): number | undefined {
+  return spec.pipelining !== undefined && spec.pipelining > 1 ? spec.pipelining : undefined;
+}
+
 function options(spec: LoadSpec, durationS: number): Options {
+  const pipelining = pipeliningOf(spec);
   return {
     url: spec.url,
     connections: spec.connections,
@@ -55,7 +61,7 @@ function options(spec: LoadSpec, durationS: number): Options {
     ...(spec.body ? { body: spec.body } : {}),
     ...(spec.requests ? { requests: spec.requests } : {}),
     ...(spec.rate ? { overallRate: spec.rate } : {}),
-    ...(spec.pipelining && spec.pipelining > 1 ? { pipelining: spec.pipelining } : {}),
+    ...(pipelining ? { pipelining } : {}),
   };
 }
 
@@ -82,7 +88,7 @@ async function bounded(opts: Options, boundS: number, onResponse?: (status: numb
 }
 
 export async function runLoad(spec: LoadSpec): Promise<LoadFigures> {
-  const pipelining = spec.pipelining && spec.pipelining > 1 ? spec.pipelining : undefined;
+  const pipelining = pipeliningOf(spec);
   const timeoutS = spec.timeoutS ?? 10;
   if (spec.warmupS && spec.warmupS > 0) {
     await bounded(options(spec, spec.warmupS), spec.warmupS + timeoutS + HARD_STOP_SLACK_S);

@@ -51,7 +51,7 @@ export interface Settings {
   targetRounds: number;
   /**
    * Requests per connection in flight for the cached summary and its baselines (HTTP/1.1
-   * pipelining), set only for the extra server-bound round of a full local run.
+   * pipelining), set only for the extra pipelined round of a full local run.
    */
   pipelining?: number;
 }
