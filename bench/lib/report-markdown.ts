@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BENCH_DIR } from './paths.js';
-import { PIPELINED, baseVariant, isPipelined, isRepeat, ratios } from './targets.js';
+import { PIPELINED, isPipelined, ratios } from './targets.js';
 import type { BenchResults, Measurement } from './types.js';
 
 const PROFILING_LOG = join(BENCH_DIR, 'profiling.md');
@@ -49,9 +49,10 @@ function cachedTable(r: BenchResults): string[] {
         if (x?.ratio === undefined) return '–';
         return `${n(x.ratio)}${x.cpuRatio === undefined ? '' : ` (${n(x.cpuRatio)})`}${x.why ? ` (${x.why})` : ''}`;
       };
-      const piped = m.variant.indexOf(` ${PIPELINED} `);
-      const round = isRepeat(m) ? ` (${m.variant.slice(baseVariant(m.variant).length + 1)})` : piped >= 0 ? ` (${m.variant.slice(piped + 1)})` : '';
-      const server = `${m.scenario === 'baselines' ? BASELINE_NAMES[m.target] ?? m.target : 'nightgate'}${round}`;
+      // What the variant adds to the connection count: a round (`round 2`), the pipelined round.
+      const level = `c=${c}`;
+      const qualifier = m.variant.startsWith(level) ? m.variant.slice(level.length).trim() : m.variant;
+      const server = `${m.scenario === 'baselines' ? BASELINE_NAMES[m.target] ?? m.target : 'nightgate'}${qualifier ? ` (${qualifier})` : ''}`;
       const route = m.scenario === 'cached-mix' ? 'all cached routes' : m.scenario === 'cached-latest-block' ? 'latest-block' : 'summary';
       const cpu = l.serverCpuUsPerRequest === undefined ? '–' : n(l.serverCpuUsPerRequest);
       const background = l.backgroundCorePct === undefined ? '–' : n(l.backgroundCorePct, 1);

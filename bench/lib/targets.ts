@@ -146,7 +146,8 @@ export function evaluateTargets(ms: readonly Measurement[]): TargetCheck[] {
   const added = find(ms, 'upstream-prove', 'added', 'nightgate');
   // Every round's runs must be usable, not just the first's.
   const upstreamRuns = ms.filter((m) => m.scenario === 'upstream-prove' && m.load);
-  const upstreamWhy = upstreamRuns.length === 0 ? 'not measured' : upstreamRuns.map((m) => (unusable(m) ? `${m.variant}: ${unusable(m)}` : undefined)).find((x) => x !== undefined);
+  const failedRun = upstreamRuns.find((m) => unusable(m) !== undefined);
+  const upstreamWhy = upstreamRuns.length === 0 ? 'not measured' : failedRun && `${failedRun.variant}: ${unusable(failedRun)}`;
   const addedRounds = added?.figures?.['addedP50MsRounds'];
   const addedNote = typeof addedRounds === 'string' ? `median of ${addedRounds.split(',').length} interleaved rounds: ${addedRounds}` : undefined;
   out.push(check('upstream proving: added p50', `≤ ${TARGETS.upstreamAddedP50Ms} ms`, figure(added, /^addedP50Ms$/), (v) => v <= TARGETS.upstreamAddedP50Ms, (v) => `${f(v)} ms`, upstreamWhy, addedNote));
