@@ -1,6 +1,6 @@
 /**
- * A response rendered ahead of requests: body bytes, ETag and Cache-Control (also as head lines,
- * http/head.ts), handed to the socket as-is by a synchronous handler. The same object is updated
+ * A response rendered ahead of requests: body bytes, ETag, Cache-Control and X-Cache (also as head
+ * lines, http/head.ts), handed to the socket as-is by a synchronous handler. The same object is updated
  * in place on re-render, so serving it costs no allocation (the front writes a Reply
  * synchronously, before any re-render can run, so in-place updates are never observed half-done).
  */
@@ -19,22 +19,30 @@ export class RenderedReply implements Reply {
   body: Buffer = Buffer.alloc(0);
   /** The body as text, for pushing over WebSocket. */
   text = '';
-  readonly headers: { 'Cache-Control': string; ETag: string } = { 'Cache-Control': 'no-store', ETag: '""' };
+  /**
+   * `X-Cache: HIT` while the follower keeps the data current; `STALE` with `Age` (seconds since the
+   * indexer last answered) while it fails and the last data is served (DESIGN.md: degraded).
+   */
+  headers: { 'Cache-Control': string; ETag: string; 'X-Cache': 'HIT' | 'STALE'; Age?: string } = { 'Cache-Control': 'no-store', ETag: '""', 'X-Cache': 'HIT' };
   headLines = headerLines(this.headers);
 
   /** Re-render from a value; bytes and ETag change only when the JSON does. */
-  set(value: unknown, cacheControl: string): void {
+  set(value: unknown, cacheControl: string, staleSeconds?: number): void {
     const text = JSON.stringify(value);
     if (text !== this.text) {
       this.text = text;
       this.body = Buffer.from(text);
       this.headers.ETag = etagOf(this.body);
     }
-    this.setCacheControl(cacheControl);
+    this.setCacheControl(cacheControl, staleSeconds);
   }
 
-  setCacheControl(cacheControl: string): void {
-    this.headers['Cache-Control'] = cacheControl;
+  /** New freshness: its lifetime, and whether (and for how long) the indexer has been failing. */
+  setCacheControl(cacheControl: string, staleSeconds?: number): void {
+    const { ETag } = this.headers;
+    this.headers = staleSeconds === undefined
+      ? { 'Cache-Control': cacheControl, ETag, 'X-Cache': 'HIT' }
+      : { 'Cache-Control': cacheControl, ETag, 'X-Cache': 'STALE', Age: String(staleSeconds) };
     this.headLines = headerLines(this.headers);
   }
 }

@@ -20,6 +20,12 @@ const CACHE_HEADERS = {
   'Cache-Control': 'How long the answer stays fresh (see the route description)',
   ETag: 'Validator of the body; send it back in If-None-Match for a 304',
 };
+/** Rendered from the block window the follower keeps current, never fetched per request. */
+const DERIVED_HEADERS = {
+  ...CACHE_HEADERS,
+  'X-Cache': 'HIT (rendered from the blocks the follower keeps current) or STALE (the indexer is failing: the last data, with Age in seconds since the indexer last answered)',
+  Age: 'Only with X-Cache: STALE',
+};
 const LOOKUP_HEADERS = {
   ...CACHE_HEADERS,
   'X-Cache': 'HIT (served from the cache), MISS (fetched from the indexer now) or STALE (the indexer failed, or every address stream was in use: an expired cached copy, with Age)',
@@ -64,7 +70,7 @@ export function statsRoutes(nets: ReadonlyMap<string, NetworkStats>): RouteDef[]
     throw new GatewayError('UNKNOWN_NETWORK', (NETWORKS as readonly string[]).includes(name) ? `Network ${name} is not served by this instance` : undefined);
   };
   const derived = (route: DerivedRoute, summary: string, ok: TSchema, description: string, notFound?: string): RouteSpec => ({
-    path: route, summary, ok, description, extra: [500], headers: CACHE_HEADERS, ...(notFound ? { notFound } : {}),
+    path: route, summary, ok, description, extra: [500], headers: DERIVED_HEADERS, ...(notFound ? { notFound } : {}),
     handler: (ctx, net) => net.views.get(route, ctx.receivedAt),
   });
   const specs: RouteSpec[] = [
@@ -76,12 +82,12 @@ export function statsRoutes(nets: ReadonlyMap<string, NetworkStats>): RouteDef[]
     derived('epoch', 'Current epoch', S.Epoch, 'From the indexer (`currentEpochInfo`) or, without it, from chain time where the epoch length is fixed by the chain spec (preview, preprod: 300 slots of 6 s); otherwise 404. `public, max-age=1`.', 'EPOCH_UNAVAILABLE'),
     derived('d-parameter', 'D-parameter (committee composition)', S.DParameter, 'From the latest block\'s system parameters and the D-parameter history. `public, max-age=1..6`.', 'D_PARAMETER_UNAVAILABLE'),
     {
-      path: 'night-supply', summary: 'NIGHT total supply', ok: S.NightSupply, headers: CACHE_HEADERS, extra: [],
+      path: 'night-supply', summary: 'NIGHT total supply', ok: S.NightSupply, headers: { ...CACHE_HEADERS, 'X-Cache': 'HIT: a constant, rendered at start-up' }, extra: [],
       description: 'A protocol constant (24 billion NIGHT, 10^6 STAR each) with its source; not read from the chain. `public, max-age=86400`.',
       handler: (_ctx, net) => net.views.nightSupply,
     },
     {
-      path: 'recent-transactions', summary: 'Latest transactions', ok: S.RecentTransactions, headers: CACHE_HEADERS, extra: [400, 500],
+      path: 'recent-transactions', summary: 'Latest transactions', ok: S.RecentTransactions, headers: DERIVED_HEADERS, extra: [400, 500],
       description: `Newest first, from the recent-block window. Rendered once per block. \`public, max-age=1..6\`.`,
       query: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_RECENT_LIMIT, description: `1..${MAX_LIMIT}, default ${DEFAULT_RECENT_LIMIT}` })) }),
       handler: (ctx, net) => net.views.recentTransactions(ctx.query === '' ? DEFAULT_RECENT_LIMIT : parseLimit(ctx.searchParams.get('limit'), DEFAULT_RECENT_LIMIT), ctx.receivedAt),

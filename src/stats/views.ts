@@ -80,7 +80,7 @@ export class DerivedViews {
     let r = this.recent.get(limit);
     if (!r) {
       r = new RenderedReply();
-      r.set(recentTransactions(this.deps.window, limit), this.perBlockCache(now));
+      r.set(recentTransactions(this.deps.window, limit), this.perBlockCache(now), this.staleSeconds(now));
       this.recent.set(limit, r);
     }
     return r;
@@ -131,11 +131,12 @@ export class DerivedViews {
     const lb = latestBlock(tip, now);
     const up = uptime(tip, now, this.bt!, governance.utilization, follower.upstreamOk);
     this.ep = this.epoch(now);
+    const stale = this.staleSeconds(now);
     const summary: Summary = {
       network,
       generatedAt: new Date(now).toISOString(),
       status: up.status,
-      dataAgeSeconds: follower.lastSuccessAt === undefined ? null : Math.max(0, Math.floor((now - follower.lastSuccessAt) / 1000)),
+      dataAgeSeconds: this.dataAgeSeconds(now),
       latestBlock: lb,
       blockTime: this.bt!,
       blocksProduced: blocksProduced(tip, this.bt!),
@@ -144,16 +145,26 @@ export class DerivedViews {
       dParameter: this.dp,
       nightSupply: NIGHT_SUPPLY,
     };
-    this.replies['latest-block'].set(lb, TIMED_CACHE);
-    this.replies.uptime.set(up, TIMED_CACHE);
-    if (this.ep) this.replies.epoch.set(this.ep, TIMED_CACHE);
-    this.replies.summary.set(summary, TIMED_CACHE);
+    this.replies['latest-block'].set(lb, TIMED_CACHE, stale);
+    this.replies.uptime.set(up, TIMED_CACHE, stale);
+    if (this.ep) this.replies.epoch.set(this.ep, TIMED_CACHE, stale);
+    this.replies.summary.set(summary, TIMED_CACHE, stale);
     // The chain-only bodies keep their bytes; their freshness lifetime shrinks as the next block nears.
     const cache = this.perBlockCache(now);
-    this.replies['block-time'].setCacheControl(cache);
-    this.replies['blocks-produced'].setCacheControl(cache);
-    this.replies['d-parameter'].setCacheControl(cache);
-    for (const r of this.recent.values()) r.setCacheControl(cache);
+    this.replies['block-time'].setCacheControl(cache, stale);
+    this.replies['blocks-produced'].setCacheControl(cache, stale);
+    this.replies['d-parameter'].setCacheControl(cache, stale);
+    for (const r of this.recent.values()) r.setCacheControl(cache, stale);
+  }
+
+  private dataAgeSeconds(now: number): number | null {
+    const at = this.deps.follower.lastSuccessAt;
+    return at === undefined ? null : Math.max(0, Math.floor((now - at) / 1000));
+  }
+
+  /** While the indexer fails, how old the served data is (`X-Cache: STALE` with `Age`); else undefined. */
+  private staleSeconds(now: number): number | undefined {
+    return this.deps.follower.upstreamOk ? undefined : (this.dataAgeSeconds(now) ?? 0);
   }
 
   private epoch(now: number): Epoch | null {

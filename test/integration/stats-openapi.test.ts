@@ -14,7 +14,8 @@ t.test('OpenAPI: statuses, parameters, headers', async (t) => {
   for (const p of DERIVED) t.strictSame(Object.keys(op(p).responses), ['200', '304', '404', '405', '429', '500', '503'], p);
   t.strictSame(Object.keys(op('night-supply').responses), ['200', '304', '404', '405', '429', '503']);
   for (const p of [...LOOKUPS, 'recent-transactions']) t.strictSame(Object.keys(op(p).responses), ['200', '304', '400', '404', '405', '429', '500', '503'], p);
-  for (const p of LOOKUPS) t.ok(op(p).responses['200']!.headers!['X-Cache'], `${p} documents X-Cache`);
+  for (const p of [...LOOKUPS, ...DERIVED, 'recent-transactions', 'night-supply']) t.ok(op(p).responses['200']!.headers!['X-Cache'], `${p} documents X-Cache`);
+  for (const p of [...DERIVED, 'recent-transactions']) t.match(JSON.stringify(op(p).responses['200']!.headers!['Age']), /STALE/, `${p} documents Age with STALE`);
   for (const p of [...DERIVED, ...LOOKUPS, 'night-supply', 'recent-transactions']) {
     t.ok(op(p).responses['200']!.headers!['ETag'], `${p} documents ETag`);
     t.ok(op(p).responses['200']!.content!['application/json']!.schema, `${p} documents its body`);

@@ -43,7 +43,9 @@ for (const [mode, code, detail, upstreamTimeoutMs] of failures) {
 
 t.test('indexer down with data cached: served, degraded, with its age; then recovery', async (t) => {
   const { get, fake, net, clock } = await statsApp(t, { blocks: 4, stats: { upstreamTimeoutMs: NO_DEADLINE_MS } });
-  t.equal(((await get('/api/v1/mainnet/summary')).json as { status: string }).status, 'healthy');
+  const fresh = await get('/api/v1/mainnet/summary');
+  t.equal((fresh.json as { status: string }).status, 'healthy');
+  t.strictSame([fresh.headers['x-cache'], fresh.headers['age']], ['HIT', undefined], 'current data: HIT, no Age');
   fake.setMode('down');
   await net.follower.waitUntil((f) => !f.upstreamOk);
   clock.advance(2000);
@@ -52,8 +54,13 @@ t.test('indexer down with data cached: served, degraded, with its age; then reco
   const body = summary.json as { status: string; dataAgeSeconds: number; latestBlock: { height: number; ageSeconds: number }; uptime: { status: string; score: number } };
   t.strictSame([body.status, body.dataAgeSeconds, body.latestBlock.height, body.latestBlock.ageSeconds], ['degraded', 2, 3, 5]);
   t.strictSame(body.uptime, { status: 'degraded', score: 1, latestBlockAgeSeconds: 5, epochUtilization: null }, 'the chain looked fine; the indexer is what fails');
+  t.strictSame([summary.headers['x-cache'], summary.headers['age']], ['STALE', '2'], 'the last data while the indexer fails: STALE, with its age');
   const bt = await get('/api/v1/mainnet/block-time');
-  t.strictSame([bt.status, bt.headers['cache-control']], [200, 'public, max-age=1']);
+  t.strictSame([bt.status, bt.headers['cache-control'], bt.headers['x-cache'], bt.headers['age']], [200, 'public, max-age=1', 'STALE', '2']);
+  const recent = await get('/api/v1/mainnet/recent-transactions?limit=3');
+  t.strictSame([recent.status, recent.headers['x-cache'], recent.headers['age']], [200, 'STALE', '2'], 'a limit first rendered while the indexer fails');
+  const supply = await get('/api/v1/mainnet/night-supply');
+  t.strictSame([supply.status, supply.headers['x-cache']], [200, 'HIT'], 'a constant is never stale');
   t.equal(net.health().status, 'degraded');
   t.equal((net.health()['lastError'] as { code: string }).code, 'INDEXER_UNAVAILABLE');
 
@@ -65,6 +72,8 @@ t.test('indexer down with data cached: served, degraded, with its age; then reco
   clock.set(T0 + 25_000);
   const back = (await get('/api/v1/mainnet/summary')).json as { status: string; dataAgeSeconds: number; latestBlock: { height: number } };
   t.strictSame([back.status, back.dataAgeSeconds, back.latestBlock.height], ['healthy', 2, 4], 'the block arrived at T0 + 23 s on the manual clock');
+  const backBt = await get('/api/v1/mainnet/block-time');
+  t.strictSame([backBt.headers['x-cache'], backBt.headers['age']], ['HIT', undefined], 'recovered: HIT again');
   t.equal(net.health().status, 'ok');
 });
 
