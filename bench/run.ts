@@ -24,7 +24,8 @@ import { renderMarkdown } from './lib/report-markdown.js';
 import { renderSvg } from './lib/report-svg.js';
 import { writeResults } from './lib/results-file.js';
 import { createContext, headline, type DevnetNetwork, type Scenario, type ScenarioContext, type Settings, type Target } from './lib/scenario.js';
-import { PIPELINED, ROUND, TARGETS, evaluateTargets, isPipelined } from './lib/targets.js';
+import { PIPELINED, ROUND, TARGETS, WRK, evaluateTargets, isPipelined } from './lib/targets.js';
+import { wrkVersion } from './lib/wrk.js';
 import type { BenchResults, Measurement } from './lib/types.js';
 import { scenario as balanceOnly } from './scenarios/balance-only.js';
 import { scenario as baselines } from './scenarios/baselines.js';
@@ -64,8 +65,8 @@ const STEPS: readonly Step[] = [
 const SCENARIOS: readonly Scenario[] = STEPS.flatMap((step) => ('interleaved' in step ? step.interleaved : [step]));
 
 const SETTINGS = {
-  quick: { durationS: 1, shortDurationS: 1, warmupS: 0.3, idleWindowS: 7, microMs: 1000, targetRounds: 1, pipelinedRoundDepth: 0 },
-  full: { durationS: 8, shortDurationS: 5, warmupS: 1, idleWindowS: 20, microMs: 3000, targetRounds: 3, pipelinedRoundDepth: 10 },
+  quick: { durationS: 1, shortDurationS: 1, warmupS: 0.3, idleWindowS: 7, microMs: 1000, targetRounds: 1, pipelinedRoundDepth: 0, wrkRounds: 0 },
+  full: { durationS: 8, shortDurationS: 5, warmupS: 1, idleWindowS: 20, microMs: 3000, targetRounds: 3, pipelinedRoundDepth: 10, wrkRounds: 3 },
 } as const;
 const CONNECTION_LEVELS = [1, 10, 100] as const;
 const SINGLE_LEVEL_CONNECTIONS = 10;
@@ -74,7 +75,7 @@ const BUSY_LOAD_AVERAGE = 0.5;
 
 const log = (line: string): void => void process.stdout.write(`${line}\n`);
 
-function settingsFor(args: BenchArgs): Settings & { microMs: number; pipelinedRoundDepth: number } {
+function settingsFor(args: BenchArgs): Settings & { microMs: number; pipelinedRoundDepth: number; wrkRounds: number } {
   const base = SETTINGS[args.quick ? 'quick' : 'full'];
   return {
     durationS: args.durationS ?? base.durationS,
@@ -88,6 +89,7 @@ function settingsFor(args: BenchArgs): Settings & { microMs: number; pipelinedRo
     // Against a deployment every run is as long as the operator said: no repeats.
     targetRounds: args.url ? 1 : base.targetRounds,
     pipelinedRoundDepth: args.url ? 0 : base.pipelinedRoundDepth,
+    wrkRounds: args.url ? 0 : base.wrkRounds,
   };
 }
 
@@ -307,6 +309,27 @@ async function main(): Promise<number> {
               const from = measurements.length;
               await runOne(s, piped, `${s.id} c=${level} ${PIPELINED} ${depth}`);
               for (const m of measurements.slice(from)) m.variant = `${m.variant} ${PIPELINED} ${depth}`;
+            }
+          }
+          // And with wrk as the load generator, judged on its own medians: wrk (C, epoll) spends far
+          // less per request than autocannon, so the servers, not the generator, set the rate
+          // (raw uWS: 22–25 k req/s under autocannon, 65–90 k under wrk on this machine).
+          if (settings.wrkRounds > 0) {
+            const wrk = wrkVersion();
+            if (!wrk) {
+              const why = 'wrk is not installed (Debian: apt-get install wrk), so the rounds without autocannon as the limit did not run';
+              measurements.push({ scenario: 'cached-summary', variant: `c=${level} ${WRK}`, target: 'nightgate', skipped: why });
+              log(`- c=${level} ${WRK}: ${why}`);
+            } else {
+              runNotes.push(`the \`${WRK}\` rounds: ${wrk}, one thread, ${settings.shortDurationS} s each after ${settings.warmupS} s of warm-up`);
+              const viaWrk = { ...ctx, settings: { ...settings, connectionLevels: [level], durationS: settings.shortDurationS, generator: 'wrk' as const } };
+              for (let round = 1; round <= settings.wrkRounds; round++) {
+                for (const s of chosen) {
+                  const from = measurements.length;
+                  await runOne(s, viaWrk, `${s.id} c=${level} ${WRK} round ${round}`);
+                  for (const m of measurements.slice(from)) m.variant = `${m.variant} ${WRK}${round > 1 ? ` ${ROUND} ${round}` : ''}`;
+                }
+              }
             }
           }
         }

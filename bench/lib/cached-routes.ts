@@ -28,6 +28,7 @@ export async function measureCachedRoutes(ctx: ScenarioContext, scenario: string
           durationS: ctx.settings.durationS,
           ...(requests ? { requests } : {}),
           ...(ctx.settings.pipelining ? { pipelining: ctx.settings.pipelining } : {}),
+          ...(ctx.settings.generator ? { generator: ctx.settings.generator } : {}),
           background: true,
           ...(ctx.target.pid !== undefined ? { pid: ctx.target.pid } : {}),
         },

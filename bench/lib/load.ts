@@ -1,6 +1,7 @@
 /**
- * One autocannon run in this process, reduced to LoadFigures. Latencies are recorded here from
- * autocannon's per-response hrtime at 1 µs resolution: autocannon's own histogram keeps whole
+ * One load run, reduced to LoadFigures: autocannon in this process, or (for the cached summary and
+ * its baselines, `generator: 'wrk'`) a wrk process (wrk.ts). autocannon's latencies are recorded
+ * here from its per-response hrtime at 1 µs resolution: its own histogram keeps whole
  * milliseconds, too coarse for a 2 ms overhead budget or a sub-millisecond p50. Every run is
  * bounded: by its duration or request count, and by a hard stop after that plus the response
  * timeout.
@@ -9,6 +10,7 @@ import { createHistogram } from 'node:perf_hooks';
 import autocannon, { type Options, type RequestSpec } from 'autocannon';
 import { backgroundCpuMicros, cpuMicros, rssMiB } from './processes.js';
 import type { LoadFigures } from './types.js';
+import { runWrk, type GeneratorRun } from './wrk.js';
 
 const RSS_SAMPLE_MS = 200;
 const HARD_STOP_SLACK_S = 15;
@@ -42,6 +44,8 @@ export interface LoadSpec {
    * is reported, so that runs against nightgate and against a baseline show the same background.
    */
   backgroundPid?: number;
+  /** Load from a wrk process instead of autocannon: one GET of `url`, nothing else of the above. */
+  generator?: 'wrk';
 }
 
 /** Requests per connection in flight, when more than one. */
@@ -87,16 +91,48 @@ async function bounded(opts: Options, boundS: number, onResponse?: (status: numb
   }
 }
 
-export async function runLoad(spec: LoadSpec): Promise<LoadFigures> {
-  const pipelining = pipeliningOf(spec);
-  const timeoutS = spec.timeoutS ?? 10;
-  if (spec.warmupS && spec.warmupS > 0) {
-    await bounded(options(spec, spec.warmupS), spec.warmupS + timeoutS + HARD_STOP_SLACK_S);
-  }
+/** What wrk can do here: load one URL with GETs, as fast as it can. */
+function wrkRefusal(spec: LoadSpec): string | undefined {
+  const extra = (['amount', 'method', 'headers', 'body', 'requests', 'rate', 'pipelining'] as const).filter((k) => spec[k] !== undefined && !(k === 'method' && spec.method === 'GET') && !(k === 'pipelining' && spec.pipelining === 1));
+  return extra.length ? `wrk runs here only plain GETs of one URL; this run also asks for ${extra.join(', ')}` : undefined;
+}
 
+/** The autocannon run, with its latencies recorded per response. */
+async function autocannonRun(spec: LoadSpec, boundS: number): Promise<GeneratorRun> {
   const hist = createHistogram();
   const status: Record<string, number> = {};
   let responses = 0;
+  const opts = options(spec, spec.durationS);
+  if (spec.amount !== undefined) opts.amount = spec.amount;
+  const run = await bounded(opts, boundS, (code, ms) => {
+    responses++;
+    status[code] = (status[code] ?? 0) + 1;
+    hist.record(Math.max(1, Math.round(ms * 1000)));
+  });
+  const ms = (us: number): number => (responses === 0 ? 0 : us / 1000);
+  return {
+    durationS: run.durationS,
+    responses,
+    status,
+    errors: run.errors,
+    timeouts: run.timeouts,
+    latencyMs: { p50: ms(hist.percentile(50)), p90: ms(hist.percentile(90)), p99: ms(hist.percentile(99)), max: ms(hist.max), mean: ms(hist.mean) },
+  };
+}
+
+export async function runLoad(spec: LoadSpec): Promise<LoadFigures> {
+  const pipelining = pipeliningOf(spec);
+  const timeoutS = spec.timeoutS ?? 10;
+  const wrk = spec.generator === 'wrk';
+  if (wrk) {
+    const refused = wrkRefusal(spec);
+    if (refused) throw new Error(refused);
+  }
+  if (spec.warmupS && spec.warmupS > 0) {
+    if (wrk) await runWrk({ url: spec.url, connections: spec.connections, durationS: spec.warmupS, timeoutS });
+    else await bounded(options(spec, spec.warmupS), spec.warmupS + timeoutS + HARD_STOP_SLACK_S);
+  }
+
   let rssMax: number | undefined;
   const sample = (): void => {
     const rss = spec.pid === undefined ? undefined : rssMiB(spec.pid);
@@ -108,26 +144,21 @@ export async function runLoad(spec: LoadSpec): Promise<LoadFigures> {
   const background0 = spec.backgroundPid === undefined ? undefined : backgroundCpuMicros(spec.backgroundPid);
   const backgroundFrom = performance.now();
 
-  const opts = options(spec, spec.durationS);
   // An amount-bounded run (distinct transactions) takes as long as its requests need, up to a cap:
   // below amount/MAX_AMOUNT_RUN_S per second, what was answered by then is the result.
   const boundS =
     spec.amount !== undefined
       ? Math.min(Math.ceil(spec.amount / spec.connections) * timeoutS, MAX_AMOUNT_RUN_S) + HARD_STOP_SLACK_S
       : spec.durationS + timeoutS + HARD_STOP_SLACK_S;
-  if (spec.amount !== undefined) opts.amount = spec.amount;
-  let run;
+  let run: GeneratorRun;
   try {
-    run = await bounded(opts, boundS, (code, ms) => {
-      responses++;
-      status[code] = (status[code] ?? 0) + 1;
-      hist.record(Math.max(1, Math.round(ms * 1000)));
-    });
+    run = wrk ? await runWrk({ url: spec.url, connections: spec.connections, durationS: spec.durationS, timeoutS }) : await autocannonRun(spec, boundS);
   } finally {
     if (sampler) clearInterval(sampler);
   }
   sample();
   const cpu1 = spec.pid === undefined ? undefined : cpuMicros(spec.pid);
+  const { responses } = run;
   const cpuPerRequest = cpu0 !== undefined && cpu1 !== undefined && responses > 0 ? (cpu1 - cpu0) / responses : undefined;
   const background1 = spec.backgroundPid === undefined ? undefined : backgroundCpuMicros(spec.backgroundPid);
   // Over the time between the two readings (a run bounded by a request count resolves up to a
@@ -135,21 +166,15 @@ export async function runLoad(spec: LoadSpec): Promise<LoadFigures> {
   const backgroundMs = performance.now() - backgroundFrom;
   const backgroundCorePct = background0 !== undefined && background1 !== undefined && backgroundMs > 0 ? (background1 - background0) / (backgroundMs * 10) : undefined;
 
-  const ms = (us: number): number => (responses === 0 ? 0 : us / 1000);
   return {
     connections: spec.connections,
     ...(pipelining ? { pipelining } : {}),
+    ...(wrk ? { generator: 'wrk' as const } : {}),
     durationS: run.durationS,
     responses,
     rps: run.durationS > 0 ? responses / run.durationS : 0,
-    latencyMs: {
-      p50: ms(hist.percentile(50)),
-      p90: ms(hist.percentile(90)),
-      p99: ms(hist.percentile(99)),
-      max: ms(hist.max),
-      mean: ms(hist.mean),
-    },
-    status,
+    latencyMs: run.latencyMs,
+    status: run.status,
     errors: run.errors,
     timeouts: run.timeouts,
     ...(rssMax !== undefined ? { rssMaxMiB: rssMax } : {}),

@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BENCH_DIR } from './paths.js';
-import { PIPELINED, isPipelined, ratios } from './targets.js';
+import { PIPELINED, WRK, isPipelined, isWrk, ratios } from './targets.js';
 import type { BenchResults, Measurement } from './types.js';
 
 const PROFILING_LOG = join(BENCH_DIR, 'profiling.md');
@@ -24,6 +24,13 @@ function pipelinedNote(r: BenchResults): string {
   return ` Rows marked \`${m.variant.slice(m.variant.indexOf(PIPELINED))}\` repeat the comparison at ${m.load.connections} connections with ${m.load.pipelining} requests in flight on each (HTTP/1.1 pipelining), which costs autocannon less per request, so that the load generator caps the servers less; they are shown, not judged (the targets are about clients that do not pipeline). Whether a server ran at its own limit shows in its main-thread CPU per request × requests per second.`;
 }
 
+/** What the wrk rows are, when the run has them. */
+function wrkNote(r: BenchResults): string {
+  const m = r.measurements.find((x) => isWrk(x) && x.load);
+  if (!m?.load) return '';
+  return ` Rows marked \`${WRK}\` repeat the comparison at ${m.load.connections} connections with wrk as the load generator (a C program in its own process) instead of autocannon, which needs about a core of its own for the rate the uWS servers serve and so caps them on this machine; the targets are judged on these rounds too, separately ("${WRK}" in their names).`;
+}
+
 function cachedTable(r: BenchResults): string[] {
   const rs = ratios(r.measurements);
   const levels = [...new Set(r.measurements.filter((m) => m.scenario.startsWith('cached-') || m.scenario === 'baselines').map((m) => m.load?.connections).filter((c): c is number => c !== undefined))].sort((a, b) => a - b);
@@ -31,7 +38,7 @@ function cachedTable(r: BenchResults): string[] {
   const lines = [
     '## Cached statistics routes against the baselines',
     '',
-    'Ratios are the summary route\'s throughput over each baseline\'s at the same connection count; in brackets, the same ratio in CPU time of the server\'s main (HTTP) thread per request (baseline µs ÷ ours; nightgate\'s devnet and worker threads not counted), which load from other processes distorts least. Every baseline serves the same body and headers. Background is the CPU that nightgate\'s threads other than the HTTP one used during the run, in % of one core: chiefly its devnets\' block production and the DUST sync following them (during its own runs also its garbage collector\'s helper threads, ≈ 2 % of a core at 100 connections); nightgate stays up, idle, while the baselines run, so every server shares it. It moves with how many blocks fall inside a run.' + pipelinedNote(r),
+    'Ratios are the summary route\'s throughput over each baseline\'s at the same connection count; in brackets, the same ratio in CPU time of the server\'s main (HTTP) thread per request (baseline µs ÷ ours; nightgate\'s devnet and worker threads not counted), which load from other processes distorts least. Every baseline serves the same body and headers. Background is the CPU that nightgate\'s threads other than the HTTP one used during the run, in % of one core: chiefly its devnets\' block production and the DUST sync following them (during its own runs also its garbage collector\'s helper threads, ≈ 2 % of a core at 100 connections); nightgate stays up, idle, while the baselines run, so every server shares it. It moves with how many blocks fall inside a run.' + pipelinedNote(r) + wrkNote(r),
     '',
     '| connections | server | route | req/s | p50 ms | p99 ms | main-thread CPU µs/req | background % core | × raw uWS | × Fastify | × node:http |',
     '|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
@@ -79,7 +86,7 @@ export function renderMarkdown(r: BenchResults, jsonFile: string, chart?: string
     `- **machine**: ${m.cpuModel}, ${m.cores} cores, ${int(m.memoryMiB)} MiB, Linux ${m.kernel}, Node ${m.node}, uWS from ${m.uws}`,
     `- **raw figures**: \`${jsonFile}\``,
     '',
-    '**How it was measured.** Load comes from autocannon 9 running inside the bench runner process; every server under test (nightgate, each baseline, the stand-in prover) runs in its own process on 127.0.0.1. ' +
+    '**How it was measured.** Load comes from autocannon 9 running inside the bench runner process (and, for the rounds marked `wrk`, from a wrk process); every server under test (nightgate, each baseline, the stand-in prover) runs in its own process on 127.0.0.1. ' +
       `On this ${m.cores}-core machine the load generator and the server compete for the same cores, so absolute figures are lower than on a machine with a separate load generator; the ratios compare servers under identical conditions in the same run. ` +
       'Latency percentiles are recorded per response at 1 µs resolution (with `--rate`, without coordinated-omission correction). Every run but the one-transaction-each sponsorship runs is preceded by an unmeasured warm-up. ' +
       'RSS is VmRSS of the server process from /proc. The event-loop delay is measured inside the server process: the bench starts nightgate through bench/probes/loop-delay.ts, which installs `perf_hooks.monitorEventLoopDelay` and then runs the real entry (src/cli serve), and reads it over IPC after an idle window in which the devnets produce blocks.',

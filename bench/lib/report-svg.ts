@@ -1,8 +1,10 @@
 /**
  * bench/results/latest.svg, written by hand (no chart library): two grouped bar charts, throughput
- * and p99 latency, of the cached summary route against the baselines at each connection count.
+ * and p99 latency, of the cached summary route against the baselines at each connection count
+ * (autocannon), and once more at the targets' count with wrk as the load generator when the run
+ * has it.
  */
-import { isPipelined, isRepeat } from './targets.js';
+import { isPipelined, isRepeat, isWrk } from './targets.js';
 import type { BenchResults, Measurement } from './types.js';
 
 const SERIES = [
@@ -33,7 +35,19 @@ function niceMax(v: number): number {
   return 10 * p;
 }
 
-function panel(title: string, y0: number, levels: number[], value: (m: Measurement) => number, rows: Map<string, Measurement>): string {
+/** A group of bars: one connection count under one load generator. */
+interface Group {
+  key: string;
+  label: string;
+}
+
+function groupOf(m: Measurement): Group {
+  const c = m.load?.connections ?? 0;
+  const label = `${c} connection${c === 1 ? '' : 's'}`;
+  return isWrk(m) ? { key: `${c} wrk`, label: `${label}, wrk` } : { key: String(c), label };
+}
+
+function panel(title: string, y0: number, levels: Group[], value: (m: Measurement) => number, rows: Map<string, Measurement>): string {
   const plotH = PANEL - AXIS - PLOT_TOP;
   const plotW = WIDTH - LEFT - RIGHT;
   const max = niceMax(Math.max(0, ...[...rows.values()].map(value)));
@@ -44,18 +58,18 @@ function panel(title: string, y0: number, levels: number[], value: (m: Measureme
   }
   const groupW = plotW / Math.max(1, levels.length);
   const barW = Math.min(48, (groupW * 0.8) / SERIES.length);
-  levels.forEach((c, gi) => {
+  levels.forEach((g, gi) => {
     const gx = LEFT + gi * groupW + (groupW - barW * SERIES.length) / 2;
-    parts.push(`<text x="${LEFT + gi * groupW + groupW / 2}" y="${y0 + PLOT_TOP + plotH + 20}" class="tick" text-anchor="middle">${c} connection${c === 1 ? '' : 's'}</text>`);
+    parts.push(`<text x="${LEFT + gi * groupW + groupW / 2}" y="${y0 + PLOT_TOP + plotH + 20}" class="tick" text-anchor="middle">${esc(g.label)}</text>`);
     SERIES.forEach((s, si) => {
-      const m = rows.get(`${s.key}/${c}`);
+      const m = rows.get(`${s.key}/${g.key}`);
       if (!m) return;
       const v = value(m);
       const h = (plotH * v) / max;
       const x = gx + si * barW;
       const y = y0 + PLOT_TOP + plotH - h;
       parts.push(
-        `<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${(barW - 3).toFixed(1)}" height="${h.toFixed(1)}" fill="${s.color}"><title>${esc(`${s.label}, ${c} connection${c === 1 ? '' : 's'}: ${short(v)}`)}</title></rect>`,
+        `<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${(barW - 3).toFixed(1)}" height="${h.toFixed(1)}" fill="${s.color}"><title>${esc(`${s.label}, ${g.label}: ${short(v)}`)}</title></rect>`,
         `<text x="${(x + (barW - 3) / 2).toFixed(1)}" y="${(y - 4).toFixed(1)}" class="value" text-anchor="middle">${short(v)}</text>`,
       );
     });
@@ -66,8 +80,15 @@ function panel(title: string, y0: number, levels: number[], value: (m: Measureme
 export function renderSvg(r: BenchResults): string {
   const rows = new Map<string, Measurement>();
   // The first round of each run (repeats at the targets' level are for the medians).
-  for (const m of r.measurements) if (m.load && !isRepeat(m) && !isPipelined(m)) rows.set(`${m.scenario}/${m.target}/${m.load.connections}`, m);
-  const levels = [...new Set([...rows.values()].filter((m) => SERIES.some((s) => s.key === `${m.scenario}/${m.target}`)).map((m) => m.load?.connections ?? 0))].sort((a, b) => a - b);
+  for (const m of r.measurements) if (m.load && !isRepeat(m) && !isPipelined(m)) rows.set(`${m.scenario}/${m.target}/${groupOf(m).key}`, m);
+  const groups = new Map<string, Group & { order: number }>();
+  for (const m of rows.values()) {
+    if (!SERIES.some((s) => s.key === `${m.scenario}/${m.target}`)) continue;
+    const g = groupOf(m);
+    // autocannon's counts in order, then the wrk group(s).
+    groups.set(g.key, { ...g, order: (m.load?.connections ?? 0) + (isWrk(m) ? 1e9 : 0) });
+  }
+  const levels = [...groups.values()].sort((a, b) => a.order - b.order);
   const height = TOP + 2 * PANEL + 20;
   const legend = SERIES.map((s, i) => {
     const x = LEFT + i * 165;

@@ -54,6 +54,8 @@ export interface Settings {
    * pipelining), set only for the extra pipelined round of a full local run.
    */
   pipelining?: number;
+  /** Load from wrk instead of autocannon, set only for the wrk rounds of a full local run. */
+  generator?: 'wrk';
 }
 
 export interface ScenarioContext {

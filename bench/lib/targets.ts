@@ -38,6 +38,21 @@ export function isPipelined(m: Measurement): boolean {
   return m.variant.includes(` ${PIPELINED} `);
 }
 
+/**
+ * The wrk rounds carry this word after the connection count (`c=100 wrk`, `c=100 wrk round 2`):
+ * the same comparison with wrk as the load generator (wrk.ts), judged on its own medians.
+ */
+export const WRK = 'wrk';
+
+export function isWrk(m: Measurement): boolean {
+  return m.load?.generator === 'wrk' || / wrk( |$)/.test(m.variant);
+}
+
+/** Rows that repeat the comparison under other load (pipelined, wrk): charts show the plain rounds. */
+export function isOtherLoad(m: Measurement): boolean {
+  return isPipelined(m) || isWrk(m);
+}
+
 /** The variant without its round: `c=100 round 2` → `c=100`. */
 export function baseVariant(variant: string): string {
   const i = variant.indexOf(` ${ROUND} `);
@@ -112,27 +127,41 @@ function figure(m: Measurement | undefined, pattern: RegExp): number | undefined
   return undefined;
 }
 
-export function evaluateTargets(ms: readonly Measurement[]): TargetCheck[] {
+/**
+ * The cached-route targets over the rounds whose variant (without its round) is `variant`:
+ * `c=100` (autocannon) or `c=100 wrk`. `label` qualifies the target names.
+ */
+function cachedChecks(ms: readonly Measurement[], variant: string, label: string): TargetCheck[] {
   const out: TargetCheck[] = [];
   const c = TARGETS.cachedP99Connections;
-  const atLevel = ratios(ms).filter((r) => r.connections === c && baseVariant(r.variant) === `c=${c}`);
+  const atLevel = ratios(ms).filter((r) => r.connections === c && baseVariant(r.variant) === variant);
+  // A round that could not run at all (wrk not installed) says why.
+  const notRun = ms.find((m) => m.skipped !== undefined && m.variant === variant)?.skipped;
   // With several interleaved rounds, the median of each ratio, the rounds listed in the note.
   // Ratios with three decimals: 1.7975 must not read "1.8 ×" next to a failed "≥ 1.8 ×".
   const rounds = (xs: ReadonlyArray<number | undefined>): string | undefined => (xs.length > 1 ? `median of ${xs.length} interleaved rounds: ${xs.map((x) => (x === undefined ? '–' : f(x, 3))).join(', ')}` : undefined);
   for (const [baseline, min] of [['raw-uws', TARGETS.vsRawUws], ['fastify', TARGETS.vsFastify]] as const) {
     const rs = atLevel.filter((x) => x.baseline === baseline);
     const usable = rs.filter((x) => x.why === undefined);
-    const why = rs.length === 0 ? 'not measured' : usable.length === 0 ? rs[0]!.why : undefined;
+    const why = rs.length === 0 ? notRun ?? 'not measured' : usable.length === 0 ? rs[0]!.why : undefined;
     const throughput = usable.map((x) => x.ratio).filter((x): x is number => x !== undefined);
     const cpu = usable.map((x) => x.cpuRatio).filter((x): x is number => x !== undefined);
-    out.push(check(`cached summary vs ${baseline} (c=${c})`, `≥ ${min} ×`, median(throughput), (v) => v >= min, (v) => `${f(v, 3)} ×`, why, rounds(usable.map((x) => x.ratio))));
+    out.push(check(`cached summary vs ${baseline} (c=${c}${label})`, `≥ ${min} ×`, median(throughput), (v) => v >= min, (v) => `${f(v, 3)} ×`, why, rounds(usable.map((x) => x.ratio))));
     // The same comparison in server CPU time per request, which a busy machine distorts least.
-    out.push(check(`cached summary vs ${baseline} (c=${c}), main-thread CPU per request`, `≥ ${min} ×`, median(cpu), (v) => v >= min, (v) => `${f(v, 3)} ×`, why, rounds(usable.map((x) => x.cpuRatio))));
+    out.push(check(`cached summary vs ${baseline} (c=${c}${label}), main-thread CPU per request`, `≥ ${min} ×`, median(cpu), (v) => v >= min, (v) => `${f(v, 3)} ×`, why, rounds(usable.map((x) => x.cpuRatio))));
   }
-  const summaries = ms.filter((m) => m.scenario === 'cached-summary' && m.target === 'nightgate' && baseVariant(m.variant) === `c=${c}`);
+  const summaries = ms.filter((m) => m.scenario === 'cached-summary' && m.target === 'nightgate' && baseVariant(m.variant) === variant);
   const usableSummaries = summaries.filter((m) => unusable(m) === undefined);
   const p99s = usableSummaries.map((m) => m.load!.latencyMs.p99);
-  out.push(check(`cached summary p99 (c=${c})`, `≤ ${TARGETS.cachedP99Ms} ms`, median(p99s), (v) => v <= TARGETS.cachedP99Ms, (v) => `${f(v)} ms`, usableSummaries.length === 0 ? unusable(summaries[0]) : undefined, rounds(p99s)));
+  out.push(check(`cached summary p99 (c=${c}${label})`, `≤ ${TARGETS.cachedP99Ms} ms`, median(p99s), (v) => v <= TARGETS.cachedP99Ms, (v) => `${f(v)} ms`, usableSummaries.length === 0 ? unusable(summaries[0]) : undefined, rounds(p99s)));
+  return out;
+}
+
+export function evaluateTargets(ms: readonly Measurement[]): TargetCheck[] {
+  const c = TARGETS.cachedP99Connections;
+  const out = cachedChecks(ms, `c=${c}`, '');
+  // The wrk rounds, when the run has them (full local runs; a note when wrk is not installed).
+  if (ms.some((m) => baseVariant(m.variant) === `c=${c} ${WRK}`)) out.push(...cachedChecks(ms, `c=${c} ${WRK}`, `, ${WRK}`));
 
   // Throughput at saturation (the run with the most connections); p50 of one sponsorship from the
   // run with one connection per prover thread (at saturation p50 ≈ connections ÷ throughput).

@@ -1,10 +1,12 @@
 /** The shapes every part of the harness shares: what a run measures and how it is written down. */
 
-/** One autocannon run, reduced to the figures the reports use. Latencies in milliseconds. */
+/** One load run (autocannon, or wrk where `generator` says so), reduced to the figures the reports use. Latencies in milliseconds. */
 export interface LoadFigures {
   connections: number;
   /** Requests each connection kept in flight, when more than one (HTTP/1.1 pipelining). */
   pipelining?: number;
+  /** The load came from wrk (bench/lib/wrk.ts); absent: from autocannon. */
+  generator?: 'wrk';
   durationS: number;
   /** Responses received (any status). */
   responses: number;

@@ -60,6 +60,7 @@ export const scenario: Scenario = {
                 durationS: ctx.settings.durationS,
                 pid: server.pid,
                 ...(ctx.settings.pipelining ? { pipelining: ctx.settings.pipelining } : {}),
+                ...(ctx.settings.generator ? { generator: ctx.settings.generator } : {}),
                 background: true,
               },
             ),

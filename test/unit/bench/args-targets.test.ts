@@ -78,6 +78,40 @@ t.test('cached summary targets: the median over interleaved rounds, each pair ma
   t.equal(piped.filter((c) => c.name.includes('pipelined')).length, 0, 'and it is not judged as a target of its own');
 });
 
+t.test('the wrk rounds: judged on their own medians, never mixed into autocannon\'s; a run without wrk says why', async (t) => {
+  const at = (rps: number, cpuUs: number, p99: number, generator?: 'wrk'): LoadFigures => ({
+    connections: 100, durationS: 5, responses: rps * 5, rps, latencyMs: { p50: 1, p90: 2, p99, max: 20, mean: 1 }, status: { '200': rps * 5 }, errors: 0, timeouts: 0, serverCpuUsPerRequest: cpuUs, ...(generator ? { generator } : {}),
+  });
+  const pair = (variant: string, ours: number, raw: number, fastify: number, p99: number, generator?: 'wrk'): Measurement[] => [
+    { scenario: 'cached-summary', variant, target: 'nightgate', load: at(ours, 1e6 / ours, p99, generator) },
+    { scenario: 'baselines', variant, target: 'raw-uws', load: at(raw, 1e6 / raw, 3, generator) },
+    { scenario: 'baselines', variant, target: 'fastify', load: at(fastify, 1e6 / fastify, 9, generator) },
+  ];
+  // autocannon caps everyone near 24 k; wrk lets raw uWS reach 80 k and Fastify 20 k.
+  const plain = [...pair('c=100', 23_000, 24_000, 17_000, 11), ...pair('c=100 round 2', 23_500, 24_000, 17_000, 11), ...pair('c=100 round 3', 22_000, 24_000, 17_000, 12)];
+  const wrk = [...pair('c=100 wrk', 60_000, 80_000, 20_000, 6, 'wrk'), ...pair('c=100 wrk round 2', 64_000, 80_000, 20_000, 5, 'wrk'), ...pair('c=100 wrk round 3', 70_000, 80_000, 21_000, 4, 'wrk')];
+  const checks = evaluateTargets([...plain, ...wrk]);
+  const get = (name: string) => checks.find((c) => c.name === name);
+  t.same(
+    ['cached summary vs raw-uws (c=100)', 'cached summary vs fastify (c=100)', 'cached summary p99 (c=100)'].map((n) => [get(n)?.measured, get(n)?.verdict]),
+    [['0.958 ×', 'pass'], ['1.353 ×', 'fail'], ['11 ms', 'fail']],
+    'the autocannon medians are those of the autocannon rounds alone',
+  );
+  t.same(
+    ['cached summary vs raw-uws (c=100, wrk)', 'cached summary vs fastify (c=100, wrk)', 'cached summary vs fastify (c=100, wrk), main-thread CPU per request', 'cached summary p99 (c=100, wrk)'].map((n) => [get(n)?.measured, get(n)?.verdict]),
+    [['0.8 ×', 'fail'], ['3.2 ×', 'pass'], ['3.2 ×', 'pass'], ['5 ms', 'pass']],
+    'the wrk medians: 0.75, 0.8, 0.875 of raw uWS; 3, 3.2, 3.333 of Fastify',
+  );
+  t.match(get('cached summary vs raw-uws (c=100, wrk)')?.note, /median of 3 interleaved rounds: 0\.75, 0\.8, 0\.875/);
+
+  t.equal(evaluateTargets(plain).filter((c) => c.name.includes('wrk')).length, 0, 'a run with no wrk round (quick, --url) has no wrk targets');
+  const why = 'wrk is not installed (Debian: apt-get install wrk), so the rounds without autocannon as the limit did not run';
+  const without = evaluateTargets([...plain, { scenario: 'cached-summary', variant: 'c=100 wrk', target: 'nightgate', skipped: why }]).filter((c) => c.name.includes('wrk'));
+  t.equal(without.length, 5);
+  t.same([...new Set(without.map((c) => c.verdict))], ['n/a']);
+  t.same([...new Set(without.map((c) => c.note))], [why], 'each says why it has no verdict');
+});
+
 t.test('upstream proving: the median of the rounds\' added p50, with the rounds in the note', async (t) => {
   const via: Measurement = { scenario: 'upstream-prove', variant: 'via-nightgate', target: 'nightgate', load: { ...load(10, 480, 21.5), status: { 200: 2400 } } };
   const added = (figures: Measurement['figures']): Measurement => ({ scenario: 'upstream-prove', variant: 'added', target: 'nightgate', ...(figures ? { figures } : {}) });
