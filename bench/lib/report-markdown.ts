@@ -11,7 +11,7 @@ const n = (v: number, d = 2): string => v.toLocaleString('en-US', { maximumFract
 const int = (v: number): string => Math.round(v).toLocaleString('en-US');
 const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
-const BASELINE_NAMES: Record<string, string> = { 'raw-uws': 'raw uWS', fastify: 'Fastify', 'node-http': 'node:http' };
+const BASELINE_NAMES: Record<string, string> = { 'raw-uws': 'raw uWS', 'raw-uws-address': 'raw uWS + client address', fastify: 'Fastify', 'node-http': 'node:http' };
 
 function statuses(m: Measurement): string {
   return Object.entries(m.load?.status ?? {}).map(([c, k]) => `${c}×${k}`).join(' ') || '–';
@@ -28,20 +28,23 @@ function pipelinedNote(r: BenchResults): string {
 function wrkNote(r: BenchResults): string {
   const m = r.measurements.find((x) => isWrk(x) && x.load);
   if (!m?.load) return '';
-  return ` Rows marked \`${WRK}\` repeat the comparison at ${m.load.connections} connections with wrk as the load generator (a C program in its own process) instead of autocannon, which needs about a core of its own for the rate the uWS servers serve and so caps them on this machine; the targets are judged on these rounds too, separately ("${WRK}" in their names).`;
+  return ` Rows marked \`${WRK}\` repeat the comparison at ${m.load.connections} connections with wrk as the load generator (a C program in its own process) instead of autocannon, which needs about a core of its own for the rate the uWS servers serve and so caps them on this machine; the targets are judged on these rounds too, separately ("${WRK}" in their names). In these rounds one more baseline runs: raw uWS + client address, the raw handler plus the \`getRemoteAddress()\` call nightgate makes on every request (per-IP rate limit, closed-socket check), which this uWS build answers with a new ArrayBuffer each time.`;
 }
 
 function cachedTable(r: BenchResults): string[] {
   const rs = ratios(r.measurements);
   const levels = [...new Set(r.measurements.filter((m) => m.scenario.startsWith('cached-') || m.scenario === 'baselines').map((m) => m.load?.connections).filter((c): c is number => c !== undefined))].sort((a, b) => a - b);
   if (levels.length === 0) return [];
+  // The ratio columns: every baseline the run measured, in the order of BASELINE_NAMES.
+  const measured = new Set(r.measurements.filter((m) => m.scenario === 'baselines' && m.load).map((m) => m.target));
+  const baselines = [...Object.keys(BASELINE_NAMES).filter((b) => measured.has(b)), ...[...measured].filter((b) => !(b in BASELINE_NAMES))];
   const lines = [
     '## Cached statistics routes against the baselines',
     '',
     'Ratios are the summary route\'s throughput over each baseline\'s at the same connection count; in brackets, the same ratio in CPU time of the server\'s main (HTTP) thread per request (baseline µs ÷ ours; nightgate\'s devnet and worker threads not counted), which load from other processes distorts least. Every baseline serves the same body and headers. Background is the CPU that nightgate\'s threads other than the HTTP one used during the run, in % of one core: chiefly its devnets\' block production and the DUST sync following them (during its own runs also its garbage collector\'s helper threads, ≈ 2 % of a core at 100 connections); nightgate stays up, idle, while the baselines run, so every server shares it. It moves with how many blocks fall inside a run.' + pipelinedNote(r) + wrkNote(r),
     '',
-    '| connections | server | route | req/s | p50 ms | p99 ms | main-thread CPU µs/req | background % core | × raw uWS | × Fastify | × node:http |',
-    '|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    `| connections | server | route | req/s | p50 ms | p99 ms | main-thread CPU µs/req | background % core | ${baselines.map((b) => `× ${BASELINE_NAMES[b] ?? b}`).join(' | ')} |`,
+    `|---:|---|---|---:|---:|---:|---:|---:|${baselines.map(() => '---:|').join('')}`,
   ];
   for (const c of levels) {
     const rows = r.measurements.filter((m) => m.load?.connections === c && (m.scenario.startsWith('cached-') || m.scenario === 'baselines'));
@@ -63,7 +66,7 @@ function cachedTable(r: BenchResults): string[] {
       const route = m.scenario === 'cached-mix' ? 'all cached routes' : m.scenario === 'cached-latest-block' ? 'latest-block' : 'summary';
       const cpu = l.serverCpuUsPerRequest === undefined ? '–' : n(l.serverCpuUsPerRequest);
       const background = l.backgroundCorePct === undefined ? '–' : n(l.backgroundCorePct, 1);
-      lines.push(`| ${c} | ${server} | ${route} | ${int(l.rps)} | ${n(l.latencyMs.p50)} | ${n(l.latencyMs.p99)} | ${cpu} | ${background} | ${ratio('raw-uws')} | ${ratio('fastify')} | ${ratio('node-http')} |`);
+      lines.push(`| ${c} | ${server} | ${route} | ${int(l.rps)} | ${n(l.latencyMs.p50)} | ${n(l.latencyMs.p99)} | ${cpu} | ${background} | ${baselines.map(ratio).join(' | ')} |`);
     }
   }
   return [...lines, ''];
