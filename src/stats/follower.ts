@@ -49,6 +49,10 @@ export class ChainFollower extends EventEmitter<{ blocks: [number]; state: [] }>
   lastErrorAt: number | undefined;
   upstreamErrors = 0;
   reconnects = 0;
+  /** Whole seconds since the indexer last answered, at `now`; null before its first answer. */
+  dataAgeSeconds(now: number): number | null {
+    return this.lastSuccessAt === undefined ? null : Math.max(0, Math.floor((now - this.lastSuccessAt) / 1000));
+  }
   /** The `offset` of the latest subscriptions opened (at most SUBSCRIPTIONS_KEPT), for health and tests. */
   readonly subscribedFrom: Array<number | null> = [];
   private ws: GraphqlWsConnection | undefined;

@@ -107,7 +107,7 @@ export class NetworkStats implements Component {
       subscription: f.subscriptionConnected ? 'connected' : 'disconnected',
       latestHeight: tip?.height ?? null,
       latestBlockAgeSeconds: tip ? Math.max(0, Math.floor((now - tip.timestamp) / 1000)) : null,
-      dataAgeSeconds: f.lastSuccessAt === undefined ? null : Math.max(0, Math.floor((now - f.lastSuccessAt) / 1000)),
+      dataAgeSeconds: f.dataAgeSeconds(now),
       windowBlocks: this.window.size,
       reconnects: f.reconnects,
       upstreamErrors: f.upstreamErrors,

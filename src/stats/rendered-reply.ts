@@ -1,8 +1,9 @@
 /**
  * A response rendered ahead of requests: body bytes, ETag, Cache-Control and X-Cache (also as head
- * lines, http/head.ts), handed to the socket as-is by a synchronous handler. The same object is updated
- * in place on re-render, so serving it costs no allocation (the front writes a Reply
- * synchronously, before any re-render can run, so in-place updates are never observed half-done).
+ * lines, http/head.ts), handed to the socket as-is by a synchronous handler. The same object is
+ * re-rendered in place (its body and head lines replaced at most once a second), so serving it
+ * costs no allocation; the front writes a Reply synchronously, before any re-render can run, so a
+ * re-render is never observed half-done.
  */
 import { createHash } from 'node:crypto';
 import { headerLines } from '../http/head.js';
@@ -19,11 +20,12 @@ export class RenderedReply implements Reply {
   body: Buffer = Buffer.alloc(0);
   /** The body as text, for pushing over WebSocket. */
   text = '';
+  private etag = '""';
   /**
    * `X-Cache: HIT` while the follower keeps the data current; `STALE` with `Age` (seconds since the
    * indexer last answered) while it fails and the last data is served (DESIGN.md: degraded).
    */
-  headers: { 'Cache-Control': string; ETag: string; 'X-Cache': 'HIT' | 'STALE'; Age?: string } = { 'Cache-Control': 'no-store', ETag: '""', 'X-Cache': 'HIT' };
+  headers: Readonly<{ 'Cache-Control': string; ETag: string; 'X-Cache': 'HIT' | 'STALE'; Age?: string }> = { 'Cache-Control': 'no-store', ETag: this.etag, 'X-Cache': 'HIT' };
   headLines = headerLines(this.headers);
 
   /** Re-render from a value; bytes and ETag change only when the JSON does. */
@@ -32,14 +34,14 @@ export class RenderedReply implements Reply {
     if (text !== this.text) {
       this.text = text;
       this.body = Buffer.from(text);
-      this.headers.ETag = etagOf(this.body);
+      this.etag = etagOf(this.body);
     }
     this.setCacheControl(cacheControl, staleSeconds);
   }
 
   /** New freshness: its lifetime, and whether (and for how long) the indexer has been failing. */
   setCacheControl(cacheControl: string, staleSeconds?: number): void {
-    const { ETag } = this.headers;
+    const ETag = this.etag;
     this.headers = staleSeconds === undefined
       ? { 'Cache-Control': cacheControl, ETag, 'X-Cache': 'HIT' }
       : { 'Cache-Control': cacheControl, ETag, 'X-Cache': 'STALE', Age: String(staleSeconds) };

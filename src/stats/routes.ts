@@ -20,15 +20,17 @@ const CACHE_HEADERS = {
   'Cache-Control': 'How long the answer stays fresh (see the route description)',
   ETag: 'Validator of the body; send it back in If-None-Match for a 304',
 };
+const AGE_HEADER = { Age: 'Only with X-Cache: STALE: seconds since the served data was fetched' };
 /** Rendered from the block window the follower keeps current, never fetched per request. */
 const DERIVED_HEADERS = {
   ...CACHE_HEADERS,
   'X-Cache': 'HIT (rendered from the blocks the follower keeps current) or STALE (the indexer is failing: the last data, with Age in seconds since the indexer last answered)',
-  Age: 'Only with X-Cache: STALE',
+  ...AGE_HEADER,
 };
 const LOOKUP_HEADERS = {
   ...CACHE_HEADERS,
   'X-Cache': 'HIT (served from the cache), MISS (fetched from the indexer now) or STALE (the indexer failed, or every address stream was in use: an expired cached copy, with Age)',
+  ...AGE_HEADER,
 };
 
 const STATUS_DOCS = {

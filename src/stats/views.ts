@@ -112,6 +112,7 @@ export class DerivedViews {
     throw new GatewayError('NOT_READY', `No data received from the ${this.deps.network.id} indexer yet`, { headers: { 'Retry-After': '1' } });
   }
 
+  /** The bodies that change only with a new block; renderTimed, which always follows, sets their freshness. */
   private renderPerBlock(now: number): void {
     const { window, governance } = this.deps;
     const cache = this.perBlockCache(now);
@@ -136,7 +137,7 @@ export class DerivedViews {
       network,
       generatedAt: new Date(now).toISOString(),
       status: up.status,
-      dataAgeSeconds: this.dataAgeSeconds(now),
+      dataAgeSeconds: follower.dataAgeSeconds(now),
       latestBlock: lb,
       blockTime: this.bt!,
       blocksProduced: blocksProduced(tip, this.bt!),
@@ -157,14 +158,10 @@ export class DerivedViews {
     for (const r of this.recent.values()) r.setCacheControl(cache, stale);
   }
 
-  private dataAgeSeconds(now: number): number | null {
-    const at = this.deps.follower.lastSuccessAt;
-    return at === undefined ? null : Math.max(0, Math.floor((now - at) / 1000));
-  }
-
   /** While the indexer fails, how old the served data is (`X-Cache: STALE` with `Age`); else undefined. */
   private staleSeconds(now: number): number | undefined {
-    return this.deps.follower.upstreamOk ? undefined : (this.dataAgeSeconds(now) ?? 0);
+    const f = this.deps.follower;
+    return f.upstreamOk ? undefined : (f.dataAgeSeconds(now) ?? 0);
   }
 
   private epoch(now: number): Epoch | null {

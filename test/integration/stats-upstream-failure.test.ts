@@ -61,6 +61,11 @@ t.test('indexer down with data cached: served, degraded, with its age; then reco
   t.strictSame([recent.status, recent.headers['x-cache'], recent.headers['age']], [200, 'STALE', '2'], 'a limit first rendered while the indexer fails');
   const supply = await get('/api/v1/mainnet/night-supply');
   t.strictSame([supply.status, supply.headers['x-cache']], [200, 'HIT'], 'a constant is never stale');
+  const notModified = await get('/api/v1/mainnet/block-time', { 'if-none-match': bt.headers['etag'] as string });
+  t.strictSame([notModified.status, notModified.headers['x-cache'], notModified.headers['age']], [304, 'STALE', '2'], 'a 304 says the same');
+  clock.advance(3000);
+  const later = await get('/api/v1/mainnet/summary');
+  t.strictSame([later.headers['x-cache'], later.headers['age'], (later.json as { dataAgeSeconds: number }).dataAgeSeconds], ['STALE', '5', 5], 'Age grows with the outage');
   t.equal(net.health().status, 'degraded');
   t.equal((net.health()['lastError'] as { code: string }).code, 'INDEXER_UNAVAILABLE');
 
@@ -69,9 +74,9 @@ t.test('indexer down with data cached: served, degraded, with its age; then reco
   fake.addBlock(T0 + 24_000, [fake.tx()]);
   await net.follower.waitForHeight(4);
   await net.follower.settled();
-  clock.set(T0 + 25_000);
+  clock.set(T0 + 28_000);
   const back = (await get('/api/v1/mainnet/summary')).json as { status: string; dataAgeSeconds: number; latestBlock: { height: number } };
-  t.strictSame([back.status, back.dataAgeSeconds, back.latestBlock.height], ['healthy', 2, 4], 'the block arrived at T0 + 23 s on the manual clock');
+  t.strictSame([back.status, back.dataAgeSeconds, back.latestBlock.height], ['healthy', 2, 4], 'the block arrived at T0 + 26 s on the manual clock');
   const backBt = await get('/api/v1/mainnet/block-time');
   t.strictSame([backBt.headers['x-cache'], backBt.headers['age']], ['HIT', undefined], 'recovered: HIT again');
   t.equal(net.health().status, 'ok');
