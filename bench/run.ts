@@ -327,7 +327,8 @@ async function main(): Promise<number> {
                 for (const s of chosen) {
                   const from = measurements.length;
                   await runOne(s, viaWrk, `${s.id} c=${level} ${WRK} round ${round}`);
-                  for (const m of measurements.slice(from)) m.variant = `${m.variant} ${WRK}${round > 1 ? ` ${ROUND} ${round}` : ''}`;
+                  // A run that failed is named for its round too, so the wrk targets can say why.
+                  for (const m of measurements.slice(from)) m.variant = `${m.skipped ? `c=${level}` : m.variant} ${WRK}${round > 1 ? ` ${ROUND} ${round}` : ''}`;
                 }
               }
             }

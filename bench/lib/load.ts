@@ -10,7 +10,7 @@ import { createHistogram } from 'node:perf_hooks';
 import autocannon, { type Options, type RequestSpec } from 'autocannon';
 import { backgroundCpuMicros, cpuMicros, rssMiB } from './processes.js';
 import type { LoadFigures } from './types.js';
-import { runWrk, type GeneratorRun } from './wrk.js';
+import { WRK_OK, runWrk, type GeneratorRun } from './wrk.js';
 
 const RSS_SAMPLE_MS = 200;
 const HARD_STOP_SLACK_S = 15;
@@ -194,4 +194,10 @@ export function dominantStatus(load: LoadFigures): string {
     }
   }
   return best;
+}
+
+/** Whether most responses succeeded: `200`, or `2xx/3xx` where wrk counted them (it tells no more). */
+export function mostlyOk(load: LoadFigures): boolean {
+  const s = dominantStatus(load);
+  return s === '200' || s === WRK_OK;
 }

@@ -48,7 +48,9 @@ function cachedTable(r: BenchResults): string[] {
   ];
   for (const c of levels) {
     const rows = r.measurements.filter((m) => m.load?.connections === c && (m.scenario.startsWith('cached-') || m.scenario === 'baselines'));
-    rows.sort((a, b) => (b.load?.rps ?? 0) - (a.load?.rps ?? 0));
+    // autocannon's rounds, then the pipelined round, then wrk's; fastest first within each.
+    const group = (m: Measurement): number => (isWrk(m) ? 2 : isPipelined(m) ? 1 : 0);
+    rows.sort((a, b) => group(a) - group(b) || (b.load?.rps ?? 0) - (a.load?.rps ?? 0));
     for (const m of rows) {
       const l = m.load;
       if (!l) continue;

@@ -9,13 +9,14 @@ import type { BenchResults, Measurement } from './types.js';
 
 const SERIES = [
   { key: 'baselines/raw-uws', label: 'raw uWS (ceiling)', color: '#6b7280' },
+  { key: 'baselines/raw-uws-address', label: 'raw uWS + address (wrk)', color: '#9ca3af' },
   { key: 'cached-summary/nightgate', label: 'nightgate summary', color: '#2563eb' },
   { key: 'cached-mix/nightgate', label: 'nightgate all cached routes', color: '#60a5fa' },
   { key: 'baselines/fastify', label: 'Fastify', color: '#f59e0b' },
   { key: 'baselines/node-http', label: 'node:http', color: '#10b981' },
 ] as const;
 
-const WIDTH = 920;
+const WIDTH = 1060;
 const PANEL = 300;
 const LEFT = 80;
 const RIGHT = 20;
@@ -91,7 +92,7 @@ export function renderSvg(r: BenchResults): string {
   const levels = [...groups.values()].sort((a, b) => a.order - b.order);
   const height = TOP + 2 * PANEL + 20;
   const legend = SERIES.map((s, i) => {
-    const x = LEFT + i * 165;
+    const x = LEFT + (i * (WIDTH - LEFT - RIGHT)) / SERIES.length;
     return `<rect x="${x}" y="34" width="12" height="12" fill="${s.color}"/><text x="${x + 18}" y="44" class="tick">${esc(s.label)}</text>`;
   }).join('\n');
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="system-ui, sans-serif">

@@ -4,7 +4,7 @@
  * Measurements; it never decides pass/fail (bench/lib/targets.ts does, from all of them).
  */
 import type { LoopDelayClient } from './loop-delay-client.js';
-import { dominantStatus, runLoad, type LoadSpec } from './load.js';
+import { dominantStatus, mostlyOk, runLoad, type LoadSpec } from './load.js';
 import type { ProcessGroup } from './processes.js';
 import type { SharedFixtures } from './fixtures.js';
 import type { Measurement } from './types.js';
@@ -109,7 +109,7 @@ export function createContext(base: Omit<ScenarioContext, 'measure'>): ScenarioC
       });
       const notes = [...(row.notes ?? [])];
       if (load.responses === 0) notes.push('no responses');
-      else if (dominantStatus(load) !== '200') notes.push(`most responses were ${dominantStatus(load)}`);
+      else if (!mostlyOk(load)) notes.push(`most responses were ${dominantStatus(load)}`);
       const m: Measurement = { ...row, load, ...(notes.length ? { notes } : {}) };
       base.log(`  ✓ ${label}: ${headline(m)}`);
       return m;

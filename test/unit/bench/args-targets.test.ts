@@ -2,6 +2,7 @@ import t from 'tap';
 import { ArgsError, parseArgs } from '../../../bench/lib/args.js';
 import { evaluateTargets } from '../../../bench/lib/targets.js';
 import type { LoadFigures, Measurement } from '../../../bench/lib/types.js';
+import { WRK_NOT_OK, WRK_OK } from '../../../bench/lib/wrk.js';
 
 t.test('a deployment is load-tested only with an explicit time bound', async (t) => {
   t.throws(() => parseArgs(['--url', 'http://gw.example:8080']), { name: 'ArgsError', message: /--duration is required with --url/ });
@@ -80,7 +81,8 @@ t.test('cached summary targets: the median over interleaved rounds, each pair ma
 
 t.test('the wrk rounds: judged on their own medians, never mixed into autocannon\'s; a run without wrk says why', async (t) => {
   const at = (rps: number, cpuUs: number, p99: number, generator?: 'wrk'): LoadFigures => ({
-    connections: 100, durationS: 5, responses: rps * 5, rps, latencyMs: { p50: 1, p90: 2, p99, max: 20, mean: 1 }, status: { '200': rps * 5 }, errors: 0, timeouts: 0, serverCpuUsPerRequest: cpuUs, ...(generator ? { generator } : {}),
+    // wrk tells 2xx/3xx from the rest, no more (bench/lib/wrk.ts): its rows are usable all the same.
+    connections: 100, durationS: 5, responses: rps * 5, rps, latencyMs: { p50: 1, p90: 2, p99, max: 20, mean: 1 }, status: { [generator ? WRK_OK : '200']: rps * 5 }, errors: 0, timeouts: 0, serverCpuUsPerRequest: cpuUs, ...(generator ? { generator } : {}),
   });
   const pair = (variant: string, ours: number, raw: number, fastify: number, p99: number, generator?: 'wrk'): Measurement[] => [
     { scenario: 'cached-summary', variant, target: 'nightgate', load: at(ours, 1e6 / ours, p99, generator) },
@@ -110,6 +112,15 @@ t.test('the wrk rounds: judged on their own medians, never mixed into autocannon
   t.equal(without.length, 5);
   t.same([...new Set(without.map((c) => c.verdict))], ['n/a']);
   t.same([...new Set(without.map((c) => c.note))], [why], 'each says why it has no verdict');
+
+  // A wrk round that failed (the runner names its row for the round) says why too.
+  const failed = evaluateTargets([...plain, { scenario: 'cached-summary', variant: 'c=100 wrk', target: '–', skipped: 'failed: wrk exited 1: wrk printed no report: unable to connect' }]).filter((c) => c.name.includes('wrk'));
+  t.same([...new Set(failed.map((c) => c.note))], ['failed: wrk exited 1: wrk printed no report: unable to connect']);
+  // Rows where most responses were not 2xx/3xx have no verdict.
+  const refused = wrk.map((m) => (m.target === 'nightgate' ? { ...m, load: { ...m.load!, status: { [WRK_OK]: 10, [WRK_NOT_OK]: 1000 } } } : m));
+  const noVerdict = evaluateTargets([...plain, ...refused]).filter((c) => c.name.includes('wrk'));
+  t.same([...new Set(noVerdict.map((c) => c.verdict))], ['n/a']);
+  t.match(noVerdict[0]?.note, /most responses were not 2xx\/3xx/);
 });
 
 t.test('upstream proving: the median of the rounds\' added p50, with the rounds in the note', async (t) => {
