@@ -13,11 +13,11 @@ import type { Scenario } from '../lib/scenario.js';
 import { portAfter, type Started } from '../lib/processes.js';
 import type { Measurement } from '../lib/types.js';
 
-const BASELINES: ReadonlyArray<{ target: string; module: string; wrkOnly?: true }> = [
+const BASELINES: ReadonlyArray<{ target: string; module: string; args?: string[]; wrkOnly?: true }> = [
   { target: 'raw-uws', module: 'bench/baselines/raw-uws' },
   // Only where the generator does not cap the uWS servers (the wrk rounds): under autocannon it
   // would run at the same capped rate as raw uWS and show nothing.
-  { target: 'raw-uws-address', module: 'bench/baselines/raw-uws-address', wrkOnly: true },
+  { target: 'raw-uws-address', module: 'bench/baselines/raw-uws', args: ['--read-address'], wrkOnly: true },
   { target: 'fastify', module: 'bench/baselines/fastify-summary' },
   { target: 'node-http', module: 'bench/baselines/node-http-summary' },
 ];
@@ -43,7 +43,7 @@ export const scenario: Scenario = {
         const server = await ctx.processes.start({
           name: b.target,
           module: b.module,
-          args: ['--fixture', file],
+          args: ['--fixture', file, ...(b.args ?? [])],
           env: {},
           readyPort: portAfter('"baseline"'),
           timeoutMs: START_TIMEOUT_MS,
