@@ -252,7 +252,13 @@ async function main(): Promise<number> {
     fixtures = new SharedFixtures(target);
     const ctx = createContext({ target, settings, processes: group, fixtures, log });
 
-    const runOne = async (s: Scenario, c: ScenarioContext, label: string): Promise<void> => {
+    /** Runs one scenario; `variantOf`, for the repeated rounds, renames the rows it added. */
+    const runOne = async (s: Scenario, c: ScenarioContext, label: string, variantOf?: (m: Measurement) => string): Promise<void> => {
+      const from = measurements.length;
+      await runScenario(s, c, label);
+      if (variantOf) for (const m of measurements.slice(from)) m.variant = variantOf(m);
+    };
+    const runScenario = async (s: Scenario, c: ScenarioContext, label: string): Promise<void> => {
       if (s.ownServer && mainServer) {
         await mainServer.stop();
         mainServer = undefined;
@@ -292,11 +298,7 @@ async function main(): Promise<number> {
         if (settings.connectionLevels.includes(level)) {
           const atLevel = { ...ctx, settings: { ...settings, connectionLevels: [level] } };
           for (let round = 2; round <= settings.targetRounds; round++) {
-            for (const s of chosen) {
-              const from = measurements.length;
-              await runOne(s, atLevel, `${s.id} c=${level} round ${round}`);
-              for (const m of measurements.slice(from)) m.variant = `${m.variant} ${ROUND} ${round}`;
-            }
+            for (const s of chosen) await runOne(s, atLevel, `${s.id} c=${level} round ${round}`, (m) => `${m.variant} ${ROUND} ${round}`);
           }
           // Once more with pipelining, shown beside the targets, not judged: autocannon then spends
           // less per request, so the load generator caps the servers less (without it every server
@@ -305,11 +307,7 @@ async function main(): Promise<number> {
           const depth = settings.pipelinedRoundDepth;
           if (depth > 1) {
             const piped = { ...ctx, settings: { ...settings, connectionLevels: [level], pipelining: depth } };
-            for (const s of chosen) {
-              const from = measurements.length;
-              await runOne(s, piped, `${s.id} c=${level} ${PIPELINED} ${depth}`);
-              for (const m of measurements.slice(from)) m.variant = `${m.variant} ${PIPELINED} ${depth}`;
-            }
+            for (const s of chosen) await runOne(s, piped, `${s.id} c=${level} ${PIPELINED} ${depth}`, (m) => `${m.variant} ${PIPELINED} ${depth}`);
           }
           // And with wrk as the load generator, judged on its own medians: wrk (C, epoll) spends far
           // less per request than autocannon, so the servers, not the generator, set the rate
@@ -324,12 +322,8 @@ async function main(): Promise<number> {
               runNotes.push(`the \`${WRK}\` rounds: ${wrk}, one thread, ${settings.shortDurationS} s each after ${settings.warmupS} s of warm-up`);
               const viaWrk = { ...ctx, settings: { ...settings, connectionLevels: [level], durationS: settings.shortDurationS, generator: 'wrk' as const } };
               for (let round = 1; round <= settings.wrkRounds; round++) {
-                for (const s of chosen) {
-                  const from = measurements.length;
-                  await runOne(s, viaWrk, `${s.id} c=${level} ${WRK} round ${round}`);
-                  // A run that failed is named for its round too, so the wrk targets can say why.
-                  for (const m of measurements.slice(from)) m.variant = `${m.skipped ? `c=${level}` : m.variant} ${WRK}${round > 1 ? ` ${ROUND} ${round}` : ''}`;
-                }
+                // A run that failed is named for its round too, so the wrk targets can say why.
+                for (const s of chosen) await runOne(s, viaWrk, `${s.id} c=${level} ${WRK} round ${round}`, (m) => `${m.skipped ? `c=${level}` : m.variant} ${WRK}${round > 1 ? ` ${ROUND} ${round}` : ''}`);
               }
             }
           }

@@ -3,7 +3,7 @@
  * request) and the run every cached-route scenario makes: the same load at each connection level.
  */
 import type { RequestSpec } from 'autocannon';
-import type { ScenarioContext } from './scenario.js';
+import { roundLoad, type ScenarioContext } from './scenario.js';
 import type { Measurement } from './types.js';
 
 export const CACHED_ROUTES = ['summary', 'latest-block', 'block-time', 'blocks-produced', 'uptime', 'epoch', 'd-parameter', 'night-supply'] as const;
@@ -27,8 +27,7 @@ export async function measureCachedRoutes(ctx: ScenarioContext, scenario: string
           connections,
           durationS: ctx.settings.durationS,
           ...(requests ? { requests } : {}),
-          ...(ctx.settings.pipelining ? { pipelining: ctx.settings.pipelining } : {}),
-          ...(ctx.settings.generator ? { generator: ctx.settings.generator } : {}),
+          ...roundLoad(ctx.settings),
           background: true,
           ...(ctx.target.pid !== undefined ? { pid: ctx.target.pid } : {}),
         },

@@ -128,8 +128,9 @@ export async function runLoad(spec: LoadSpec): Promise<LoadFigures> {
     const refused = wrkRefusal(spec);
     if (refused) throw new Error(refused);
   }
+  const wrkFor = (durationS: number): Promise<GeneratorRun> => runWrk({ url: spec.url, connections: spec.connections, durationS, timeoutS });
   if (spec.warmupS && spec.warmupS > 0) {
-    if (wrk) await runWrk({ url: spec.url, connections: spec.connections, durationS: spec.warmupS, timeoutS });
+    if (wrk) await wrkFor(spec.warmupS);
     else await bounded(options(spec, spec.warmupS), spec.warmupS + timeoutS + HARD_STOP_SLACK_S);
   }
 
@@ -152,7 +153,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadFigures> {
       : spec.durationS + timeoutS + HARD_STOP_SLACK_S;
   let run: GeneratorRun;
   try {
-    run = wrk ? await runWrk({ url: spec.url, connections: spec.connections, durationS: spec.durationS, timeoutS }) : await autocannonRun(spec, boundS);
+    run = wrk ? await wrkFor(spec.durationS) : await autocannonRun(spec, boundS);
   } finally {
     if (sampler) clearInterval(sampler);
   }

@@ -58,6 +58,11 @@ export interface Settings {
   generator?: 'wrk';
 }
 
+/** What a repeated round of the cached summary and its baselines changes in their load (pipelining, wrk). */
+export function roundLoad(settings: Settings): Pick<LoadSpec, 'pipelining' | 'generator'> {
+  return { ...(settings.pipelining ? { pipelining: settings.pipelining } : {}), ...(settings.generator ? { generator: settings.generator } : {}) };
+}
+
 export interface ScenarioContext {
   target: Target;
   settings: Settings;

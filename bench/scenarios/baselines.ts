@@ -9,7 +9,7 @@
  * Until session 6 nightgate was paused (SIGSTOP) here instead, which gave the baselines a quieter
  * machine than the server they were compared with: ≈ 20 % of a core less background.
  */
-import type { Scenario } from '../lib/scenario.js';
+import { roundLoad, type Scenario } from '../lib/scenario.js';
 import { portAfter, type Started } from '../lib/processes.js';
 import type { Measurement } from '../lib/types.js';
 
@@ -62,8 +62,7 @@ export const scenario: Scenario = {
                 connections,
                 durationS: ctx.settings.durationS,
                 pid: server.pid,
-                ...(ctx.settings.pipelining ? { pipelining: ctx.settings.pipelining } : {}),
-                ...(ctx.settings.generator ? { generator: ctx.settings.generator } : {}),
+                ...roundLoad(ctx.settings),
                 background: true,
               },
             ),
