@@ -6,8 +6,8 @@
  * With `--read-address` (the `raw-uws-address` baseline of the wrk rounds) the handler also makes
  * the one native call nightgate makes on every request for its per-IP rate limit and its
  * closed-socket check (src/http/refusal.ts), `res.getRemoteAddress()`. This uWS build answers it
- * with a new ArrayBuffer each time (≈ 0.85 µs in a handler, bench/profiling.md); the baseline shows
- * what that call alone costs at the rate the wrk rounds drive.
+ * with a `getpeername` system call and a new ArrayBuffer each time (bench/profiling.md); the
+ * baseline shows what that call alone costs at the rate the wrk rounds drive.
  */
 import { loadUws } from '../../src/http/uws.js';
 import { SUMMARY_ROUTE, announce, fixtureFromArgv } from './baseline-process.js';

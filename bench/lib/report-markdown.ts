@@ -28,7 +28,7 @@ function pipelinedNote(r: BenchResults): string {
 function wrkNote(r: BenchResults): string {
   const m = r.measurements.find((x) => isWrk(x) && x.load);
   if (!m?.load) return '';
-  return ` Rows marked \`${WRK}\` repeat the comparison at ${m.load.connections} connections with wrk as the load generator (a C program in its own process) instead of autocannon, which needs about a core of its own for the rate the uWS servers serve and so caps them on this machine; the targets are judged on these rounds too, separately ("${WRK}" in their names). In these rounds one more baseline runs: raw uWS + client address, the raw handler plus the \`getRemoteAddress()\` call nightgate makes on every request (per-IP rate limit, closed-socket check), which this uWS build answers with a new ArrayBuffer each time.`;
+  return ` Rows marked \`${WRK}\` repeat the comparison at ${m.load.connections} connections with wrk as the load generator (a C program in its own process) instead of autocannon, which needs about a core of its own for the rate the uWS servers serve and so caps them on this machine; the targets are judged on these rounds too, separately ("${WRK}" in their names). In these rounds one more baseline runs: raw uWS + client address, the raw handler plus the \`getRemoteAddress()\` call nightgate makes on every request (per-IP rate limit, closed-socket check), which this uWS build answers with a \`getpeername\` system call and a new ArrayBuffer each time.`;
 }
 
 function cachedTable(r: BenchResults): string[] {
