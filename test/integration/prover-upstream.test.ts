@@ -6,7 +6,7 @@ import { mountProver, PROVER_COMPONENT, type ProverComponent } from '../../src/p
 import type { ResultEvent } from '../../src/prover/proof-results.js';
 import { startStandIn } from '../fixtures/prover/stand-in.js';
 import { upstreamConfig } from '../fixtures/prover/apps.js';
-import { checkBody, proveBody, sharedFile } from '../fixtures/prover/samples.js';
+import { checkBody, proveBody, midnightFile } from '../fixtures/prover/samples.js';
 
 const HEADERS = { 'x-api-key': TEST_KEY, 'content-type': 'application/octet-stream' };
 
@@ -22,7 +22,7 @@ const post = (url: string, path: string, body: Uint8Array) => request(`${url}${p
 
 t.test('bodies and answers pass through unchanged, on every proof-server route', async (t) => {
   const { standIn, s } = await setup(t);
-  for (const [path, body] of [['/prove', proveBody()], ['/check', checkBody()], ['/verify', checkBody()], ['/k', sharedFile('zk/zswap_output.bzkir')]] as const) {
+  for (const [path, body] of [['/prove', proveBody()], ['/check', checkBody()], ['/verify', checkBody()], ['/k', midnightFile('zk/zswap_output.bzkir')]] as const) {
     const direct = await request(`${standIn.url}${path === '/verify' ? '/check' : path}`, { method: 'POST', body });
     const via = await post(s.url, path, body);
     t.equal(via.statusCode, 200, path);

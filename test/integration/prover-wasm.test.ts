@@ -7,7 +7,7 @@ import { request } from 'undici';
 import * as zkir from '@midnight-ntwrk/zkir-v2';
 import { startApp, TEST_KEY } from '../helpers/app.js';
 import { mountProver } from '../../src/prover/index.js';
-import { L, checkBody, outputPreimage, proveBody, sharedFile } from '../fixtures/prover/samples.js';
+import { L, checkBody, outputPreimage, proveBody, midnightFile } from '../fixtures/prover/samples.js';
 
 const HEADERS = { 'x-api-key': TEST_KEY, 'content-type': 'application/octet-stream' };
 const keyDir = mkdtempSync(join(tmpdir(), 'nightgate-keys-'));
@@ -39,7 +39,7 @@ t.test('wasm without key material fails at once, naming the circuit and the miss
 
 t.test('/check through wasm gives what zkir-v2 gives when called directly (IR in the request, or the built-in copy)', async (t) => {
   const preimage = outputPreimage();
-  const ir = sharedFile('zk/zswap_output.bzkir');
+  const ir = midnightFile('zk/zswap_output.bzkir');
   const none = new Uint8Array(0);
   const expected = await zkir.check(preimage, {
     lookupKey: async () => ({ ir, proverKey: none, verifierKey: none }),

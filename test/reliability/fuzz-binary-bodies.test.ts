@@ -14,7 +14,7 @@ import { SponsoredSchema } from '../../src/dust/routes.js';
 import { ERRORS, type ErrorCode } from '../../src/errors.js';
 import { TAG } from '../../src/prover/wire.js';
 import { devProvingProvider } from '../../workers/lib/providers.js';
-import { checkBody, proveBody, sharedFile } from '../fixtures/prover/samples.js';
+import { checkBody, proveBody, midnightFile } from '../fixtures/prover/samples.js';
 import { sponsorApp, type Answer } from './helpers/apps.js';
 import { fundedUser } from './helpers/users.js';
 import { freshUser, transferFrom } from '../fixtures/dust/user-tx.js';
@@ -35,7 +35,7 @@ const user = await fundedUser(rig.devnet, 91);
 let n = 0;
 const unproven = user.transfer(n++).serialize();
 const proven = (await user.transfer(n++).prove(devProvingProvider({}), L.CostModel.initialCostModel())).bind().serialize();
-const samples = { '/prove': proveBody(), '/verify': checkBody(), '/k': sharedFile('zk/zswap_output.bzkir'), '/prove-and-balance': unproven, '/balance-only': proven };
+const samples = { '/prove': proveBody(), '/verify': checkBody(), '/k': midnightFile('zk/zswap_output.bzkir'), '/prove-and-balance': unproven, '/balance-only': proven };
 const tags = [...Object.values(TAG), TX_TAG, PROVEN_TAG];
 const seen = new Map<string, Map<string, number>>();
 

@@ -10,7 +10,7 @@ import { startNetwork, SPONSOR_SEEDS, type Harness } from '../fixtures/devnet/ha
 import type { BlockRecord } from '../../src/devnet/indexer-records.js';
 import type { DevnetLogger } from '../../src/devnet/logger.js';
 import { freshUser, fund, unprovenTransfer } from '../fixtures/dust/user-tx.js';
-import { checkBody, proveBody, sharedFile } from '../fixtures/prover/samples.js';
+import { checkBody, proveBody, midnightFile } from '../fixtures/prover/samples.js';
 import { DustAllocatorTable } from '../../src/dust/allocator.js';
 import { release } from '../../src/ledger-release.js';
 import { SharedSnapshot } from '../../src/dust/shared-snapshot.js';
@@ -170,7 +170,7 @@ t.test('the prove, check and k tasks leave no ledger or zkir object behind', asy
   const tasks = [
     { name: 'prove', run: () => prove(input({ backend: 'dev', keyDir: '' }, proveBody())) },
     { name: 'check', run: () => check(input({ backend: 'dev', keyDir: '' }, checkBody())) },
-    { name: 'k', run: () => k(input({}, sharedFile('zk/zswap_output.bzkir'))) },
+    { name: 'k', run: () => k(input({}, midnightFile('zk/zswap_output.bzkir'))) },
   ];
   for (const task of tasks) {
     const outcome = unpack<TaskOutcome<unknown>>(await task.run());

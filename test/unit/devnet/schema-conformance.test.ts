@@ -21,8 +21,8 @@ import { INDEXER_SDL } from '../../../src/devnet/indexer-schema.js';
 import { startNetwork } from '../../fixtures/devnet/harness.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const shared = join(repoRoot, '..', 'shared', 'midnight');
-const referenceSdl = readFileSync(join(shared, 'indexer-schema-v4.3.7.graphql'), 'utf8');
+const reference = join(repoRoot, 'test', 'fixtures', 'midnight');
+const referenceSdl = readFileSync(join(reference, 'indexer-schema-v4.3.7.graphql'), 'utf8');
 
 function fieldTypes(type: GraphQLNamedType): Map<string, string> {
   const out = new Map<string, string>();
@@ -79,7 +79,7 @@ t.test('the reference example operations run without errors', async (t) => {
     ContractByAddress: { address },
     RecentBlocks: { h0: block.height, h1: block.height - 1, h2: block.height - 2 },
   };
-  const document = parse(readFileSync(join(shared, 'queries.graphql'), 'utf8'));
+  const document = parse(readFileSync(join(reference, 'queries.graphql'), 'utf8'));
   for (const op of document.definitions as OperationDefinitionNode[]) {
     if (op.operation !== 'query') continue;
     const name = op.name?.value ?? '';

@@ -9,7 +9,7 @@ import { Kind, buildSchema, parse, validate, type SelectionSetNode } from 'graph
 import { BACKFILL_BATCH, DOCUMENTS, backfillQuery, type GqlDocument } from '../../../src/stats/queries.js';
 import { DOCUMENTS as DUST_DOCUMENTS } from '../../../src/dust/queries.js';
 
-const schemaAt = (file: string) => buildSchema(readFileSync(new URL(`../../../../shared/midnight/${file}`, import.meta.url), 'utf8'));
+const schemaAt = (file: string) => buildSchema(readFileSync(new URL(`../../fixtures/midnight/${file}`, import.meta.url), 'utf8'));
 const SCHEMAS = { 'v4.3.7': schemaAt('indexer-schema-v4.3.7.graphql'), 'v4-head': schemaAt('indexer-schema-v4-head.graphql') };
 
 function measure(set: SelectionSetNode | undefined, depth = 1): { fields: number; depth: number } {

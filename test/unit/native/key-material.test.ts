@@ -10,19 +10,19 @@ const dir = mkdtempSync(join(tmpdir(), 'nightgate-keys-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 const sha = (b: Uint8Array | string): string => createHash('sha256').update(b).digest('hex');
 
-t.test('the IR copies shipped in native/circuits/ match their pins and the shared reference files', async (t) => {
+t.test('the IR copies shipped in native/circuits/ match their pins and the reference files', async (t) => {
   for (const c of BUILTIN_CIRCUITS.values()) {
     const ir = await builtinIr(c);
     t.equal(sha(ir), c.sha256.ir, c.keyLocation);
-    t.same(Buffer.from(ir), readFileSync(new URL(`../../../../shared/midnight/zk/${c.irFile}`, import.meta.url)));
+    t.same(Buffer.from(ir), readFileSync(new URL(`../../fixtures/midnight/zk/${c.irFile}`, import.meta.url)));
   }
 });
 
-t.test('the prover-key pins are the official ones (../shared/midnight/zk/*.prover.sha256)', async (t) => {
+t.test('the prover-key pins are the official ones (test/fixtures/midnight/zk/*.prover.sha256)', async (t) => {
   for (const c of BUILTIN_CIRCUITS.values()) {
-    const ref = readFileSync(new URL(`../../../../shared/midnight/zk/${c.irFile.replace('.bzkir', '.prover.sha256')}`, import.meta.url), 'utf8');
+    const ref = readFileSync(new URL(`../../fixtures/midnight/zk/${c.irFile.replace('.bzkir', '.prover.sha256')}`, import.meta.url), 'utf8');
     t.equal(ref.slice(0, 64), c.sha256.prover, c.keyLocation);
-    const vk = readFileSync(new URL(`../../../../shared/midnight/zk/${c.irFile.replace('.bzkir', '.verifier')}`, import.meta.url));
+    const vk = readFileSync(new URL(`../../fixtures/midnight/zk/${c.irFile.replace('.bzkir', '.verifier')}`, import.meta.url));
     t.equal(sha(vk), c.sha256.verifier);
   }
 });

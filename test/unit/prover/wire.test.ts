@@ -2,11 +2,11 @@ import t from 'tap';
 import fc from 'fast-check';
 import { Reader, WireError, encodeCompact } from '../../../src/prover/compact.js';
 import { encodeCheckResult, parseCheckRequest, parseProveRequest, slice, unversionedPreimage, versionedPreimage } from '../../../src/prover/wire.js';
-import { L, contractCallPreimage, outputPreimage, preimagesOf, shieldedTx, sharedFile } from '../../fixtures/prover/samples.js';
+import { L, contractCallPreimage, outputPreimage, preimagesOf, shieldedTx, midnightFile } from '../../fixtures/prover/samples.js';
 
 t.test('walks the bodies ledger-v8 builds: preimage, key location, key material, binding input', async (t) => {
   const pre = outputPreimage();
-  const keys = { proverKey: new Uint8Array(70_000).fill(0xaa), verifierKey: new Uint8Array([4, 5]), ir: sharedFile('zk/zswap_output.bzkir') };
+  const keys = { proverKey: new Uint8Array(70_000).fill(0xaa), verifierKey: new Uint8Array([4, 5]), ir: midnightFile('zk/zswap_output.bzkir') };
   const body = L.createProvingPayload(pre, 2n ** 200n + 5n, keys);
   const r = parseProveRequest(body);
   t.equal(r.keyLocation, 'midnight/zswap/output');
