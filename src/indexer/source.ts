@@ -22,8 +22,19 @@ export function sourceOf(ctx: AppContext, network: NetworkName): NetworkSource |
     return d && { httpUrl: d.graphqlUrl, wsUrl: d.graphqlWsUrl, label: 'embedded-devnet', networkId: d.networkId, embedded: true };
   }
   const httpUrl = indexerUrlOf(ctx.config, network)!;
-  // config.ts: an empty indexerWs means the indexer URL's `…/graphql/ws` (LEDGER.md, "Indexer").
-  const wsUrl = ctx.config.networks[network].indexerWs || `${httpUrl.replace(/^http/, 'ws').replace(/\/$/, '')}/ws`;
+  const wsUrl = ctx.config.networks[network].indexerWs || indexerWsUrl(httpUrl);
   const networkId = ctx.config.networks[network].networkId || network;
   return { httpUrl, wsUrl, label: `indexer:${new URL(httpUrl).host}`, networkId, embedded: false };
+}
+
+/**
+ * config.ts: an empty indexerWs means the indexer URL's `…/graphql/ws` (LEDGER.md, "Indexer").
+ * The `/ws` goes at the end of the path, before any query string (`…/graphql?apikey=X` →
+ * `…/graphql/ws?apikey=X`), and the scheme becomes ws/wss.
+ */
+export function indexerWsUrl(httpUrl: string): string {
+  const u = new URL(httpUrl);
+  u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
+  u.pathname = `${u.pathname.replace(/\/$/, '')}/ws`;
+  return u.toString();
 }

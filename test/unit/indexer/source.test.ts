@@ -31,3 +31,11 @@ t.test('an indexer network takes its ledger network id from NIGHTGATE_<NET>_NETW
   t.equal(sourceOf(ctx, 'preprod')?.networkId, 'undeployed', 'a private chain built for another id (e.g. a devnet run apart)');
   t.throws(() => loadConfig({ env: { NIGHTGATE_PREPROD_NETWORK_ID: 'Not An Id' } }), /NETWORK_ID|networkId/, 'only lower-case letters, digits and dashes');
 });
+
+t.test('the derived WebSocket URL keeps the indexer URL\'s query after the path, not inside it', async (t) => {
+  const config = loadConfig({ env: {}, overrides: { networks: { preprod: { indexer: 'https://u:p@idx.example/api/v4/graphql/?apikey=X', prover: 'upstream', proverUrl: 'http://p' } } } });
+  const ctx = { config, devnet: new Map() } as unknown as AppContext;
+  t.equal(sourceOf(ctx, 'preprod')?.wsUrl, 'wss://u:p@idx.example/api/v4/graphql/ws?apikey=X');
+  const plain = loadConfig({ env: {}, overrides: { networks: { preprod: { indexer: 'http://127.0.0.1:9/api/v4/graphql', prover: 'upstream', proverUrl: 'http://p' } } } });
+  t.equal(sourceOf({ config: plain, devnet: new Map() } as unknown as AppContext, 'preprod')?.wsUrl, 'ws://127.0.0.1:9/api/v4/graphql/ws');
+});
