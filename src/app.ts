@@ -72,7 +72,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     logger: logger.child({ module: 'http' }),
     clock,
     keys,
-    trustProxy: config.server.trustProxy,
+    trustedProxies: config.server.trustedProxies,
     maxHeaderBytes: config.server.maxHeaderBytes,
     maxHeaders: config.server.maxHeaders,
     requestLog: config.log.requests,

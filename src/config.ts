@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { CidrList } from './pipeline/cidr.js';
 
 export const NETWORKS = ['mainnet', 'preprod', 'preview'] as const;
 export type NetworkName = (typeof NETWORKS)[number];
@@ -72,7 +73,7 @@ export const SETTINGS: readonly Setting[] = [
   { path: 'server.maxHeaderBytes', env: 'NIGHTGATE_MAX_HEADER_BYTES', schema: Type.Integer({ minimum: 1024 }), default: 16_384, doc: 'Total size of request headers; above it → 431 and the connection is closed' },
   { path: 'server.maxHeaders', env: 'NIGHTGATE_MAX_HEADERS', schema: Type.Integer({ minimum: 8 }), default: 64, doc: 'Number of request headers; above it → 431' },
   { path: 'server.shutdownTimeoutMs', env: 'NIGHTGATE_SHUTDOWN_TIMEOUT_MS', schema: PositiveInt, default: 15_000, doc: 'How long in-flight requests may run after SIGTERM/SIGINT' },
-  { path: 'server.trustProxy', env: 'NIGHTGATE_TRUST_PROXY', schema: Type.Boolean(), default: false, doc: 'Take the client IP from X-Forwarded-For (only behind your own proxy)' },
+  { path: 'server.trustedProxies', env: 'NIGHTGATE_TRUSTED_PROXIES', schema: Type.Array(Type.String({ minLength: 1 })), default: [], doc: 'CIDR list of your reverse proxies: from a peer inside it, the client IP is the first X-Forwarded-For hop from the right outside it (IP literals only); empty = X-Forwarded-For ignored' },
   { path: 'log.level', env: 'NIGHTGATE_LOG_LEVEL', schema: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))), default: 'info', doc: 'pino log level' },
   { path: 'log.requests', env: 'NIGHTGATE_LOG_REQUESTS', schema: Type.Union([Type.Literal('all'), Type.Literal('errors'), Type.Literal('none')]), default: 'all', doc: 'Access log: a line for every request, only for errors (status ≥ 400), or none' },
   { path: 'auth.keys', schema: Type.Array(ApiKeyRecord), default: [], doc: 'API keys as `{id, sha256, name?, revoked?, rateLimit?, dustBudget?, maxFee?}` (config file only; mint with `nightgate keys create`)' },
@@ -138,7 +139,7 @@ export interface NetworkConfig {
 }
 
 export interface Config {
-  server: { host: string; port: number; bodyLimit: number; proverBodyLimit: number; maxHeaderBytes: number; maxHeaders: number; shutdownTimeoutMs: number; trustProxy: boolean };
+  server: { host: string; port: number; bodyLimit: number; proverBodyLimit: number; maxHeaderBytes: number; maxHeaders: number; shutdownTimeoutMs: number; trustedProxies: string[] };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; requests: 'all' | 'errors' | 'none' };
   auth: { keys: ApiKeyRecord[]; apiKeys: string[]; trustedNetworks: string[] };
   rateLimit: { enabled: boolean; algorithm: 'fixed' | 'sliding'; limit: number; windowMs: number; publicEnabled: boolean; publicLimit: number; maxEntries: number };
@@ -160,6 +161,15 @@ export interface Config {
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
+
+/** Removed settings: named in an error that points to what replaced them, never silently ignored. */
+const REPLACED: ReadonlyArray<{ path: string; env: string; message: string }> = [
+  {
+    path: 'server.trustProxy',
+    env: 'NIGHTGATE_TRUST_PROXY',
+    message: 'server.trustProxy (NIGHTGATE_TRUST_PROXY) was replaced by server.trustedProxies (NIGHTGATE_TRUSTED_PROXIES): list the CIDRs of your reverse proxies, e.g. NIGHTGATE_TRUSTED_PROXIES=127.0.0.1/32',
+  },
+];
 
 /** Deep partial config, for tests and for the JSON file. */
 export type ConfigInput = { [K in keyof Config]?: Config[K] extends readonly unknown[] ? Config[K] : Config[K] extends object ? { [P in keyof Config[K]]?: Config[K][P] extends object ? Partial<Config[K][P]> : Config[K][P] } : Config[K] };
@@ -246,8 +256,10 @@ export function loadConfig(opts: LoadOptions = {}): Readonly<Config> {
     } catch (err) {
       throw new ConfigError(`NIGHTGATE_CONFIG: ${filePath} is not valid JSON: ${(err as Error).message}`);
     }
+    for (const r of REPLACED) if (getPath(file, r.path) !== undefined) throw new ConfigError(r.message);
     checkUnknown(file, '', knownPaths(), new Set(SETTINGS.map((s) => s.path)));
   }
+  for (const r of REPLACED) if (env[r.env] !== undefined) throw new ConfigError(r.message);
   const out: Record<string, unknown> = {};
   for (const setting of SETTINGS) {
     let value: unknown = structuredClone(setting.default);
@@ -309,10 +321,22 @@ function crossCheck(config: Config): void {
   for (const cidr of config.auth.trustedNetworks) {
     if (!/^[0-9a-fA-F:.]+\/\d{1,3}$/.test(cidr)) throw new ConfigError(`invalid setting auth.trustedNetworks (NIGHTGATE_TRUSTED_NETWORKS): "${cidr}" is not a CIDR`);
   }
+  for (const cidr of config.server.trustedProxies) {
+    if (!isCidr(cidr)) throw new ConfigError(`invalid setting server.trustedProxies (NIGHTGATE_TRUSTED_PROXIES): "${cidr}" is not a CIDR (a proxy's own address is e.g. 127.0.0.1/32)`);
+  }
   const ids = new Set<string>();
   for (const k of config.auth.keys) {
     if (ids.has(k.id)) throw new ConfigError(`invalid setting auth.keys: duplicate key id "${k.id}"`);
     ids.add(k.id);
+  }
+}
+
+function isCidr(text: string): boolean {
+  try {
+    new CidrList([text]);
+    return /^[0-9a-fA-F:.]+\/\d{1,3}$/.test(text);
+  } catch {
+    return false;
   }
 }
 

@@ -73,7 +73,8 @@ export function openApiDocument(routes: readonly RouteDef[], info: { title: stri
       parameters: [...parameters(s.params, 'path'), ...parameters(s.querystring, 'query'), ...headerParams],
       ...(s.body ? { requestBody: { required: true, description: s.body.description, content: { [s.body.contentType]: s.body.schema ? { schema: plain(s.body.schema) } : { schema: { type: 'string', format: 'binary' } } } } } : {}),
       responses,
-      ...(r.auth === 'key' ? { security: [{ ApiKeyHeader: [] }, { BearerAuth: [] }] } : { security: [] }),
+      // OpenAPI 3.1 §4.8.10: an empty requirement object makes authentication optional.
+      security: r.auth === 'key' ? [{ ApiKeyHeader: [] }, { BearerAuth: [] }] : r.auth === 'optional' ? [{}, { ApiKeyHeader: [] }, { BearerAuth: [] }] : [],
     };
     (paths[path] ??= {})[r.method.toLowerCase()] = op;
   }

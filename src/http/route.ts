@@ -74,7 +74,8 @@ export interface RouteDef {
   url: string;
   /** Which error body shape this route answers with. */
   style: ErrorStyle;
-  auth: 'none' | 'key';
+  /** `optional`: anonymous is let in; a presented key must be valid (401 otherwise), and then `ctx.key` is set. */
+  auth: 'none' | 'key' | 'optional';
   /** `key`: per API key; `ip`: per client IP (public routes); `none`. */
   rateLimit: 'key' | 'ip' | 'none';
   body?: { limit: number; contentTypes: readonly string[] };

@@ -18,6 +18,7 @@ import type { KeyStore } from '../pipeline/auth.js';
 import { presentedKey } from '../pipeline/auth.js';
 import type { RateLimitResult, RateLimitStore } from '../pipeline/rate-limit.js';
 import { rateLimitSubject } from '../pipeline/cidr.js';
+import { ClientAddress } from '../pipeline/client-address.js';
 import { readBody, mediaType } from './body.js';
 import { socketClosed } from './refusal.js';
 import { addressText } from './remote-address.js';
@@ -42,7 +43,8 @@ export interface HttpServerOptions {
   clock: Clock;
   keys: KeyStore;
   rateLimit: RateLimitOptions;
-  trustProxy: boolean;
+  /** CIDRs of the reverse proxies whose X-Forwarded-For is believed (client-address.ts). */
+  trustedProxies: readonly string[];
   /** RFC 6585 §5: refuse oversized header sections with 431. */
   maxHeaderBytes: number;
   maxHeaders: number;
@@ -81,6 +83,8 @@ let hAuthorization: string | undefined;
 let hClientId: string | undefined;
 let hClientName: string | undefined;
 let hContentType: string | undefined;
+/** Every X-Forwarded-For line, joined: a proxy may add its own line rather than extend the client's. */
+let hForwardedFor: string | undefined;
 /** Framing headers seen in the same pass: request smuggling hides in their repeats (RFC 9112 §6.3). */
 let contentLengths = 0;
 let firstContentLength = '';
@@ -118,6 +122,9 @@ const countHeader = (k: string, v: string): void => {
     case 'content-type':
       hContentType ??= v;
       break;
+    case 'x-forwarded-for':
+      hForwardedFor = hForwardedFor === undefined ? v : `${hForwardedFor},${v}`;
+      break;
   }
 };
 
@@ -129,7 +136,7 @@ function scanHeaders(req: HttpRequest): void {
   firstContentLength = '';
   conflictingLength = false;
   transferEncoding = '';
-  hRequestId = hIfNoneMatch = hApiKey = hAuthorization = hClientId = hClientName = hContentType = undefined;
+  hRequestId = hIfNoneMatch = hApiKey = hAuthorization = hClientId = hClientName = hContentType = hForwardedFor = undefined;
   req.forEach(countHeader);
 }
 
@@ -166,10 +173,12 @@ export class HttpServer {
   private readonly byUrl = new Map<string, Set<string>>();
   private drainWaiters: Array<() => void> = [];
   private readonly wsSockets = new Set<WebSocket<unknown>>();
+  private readonly clientAddress: ClientAddress;
 
   constructor(private readonly opts: HttpServerOptions) {
     this.app = opts.uws.App();
     this.log = opts.logger;
+    this.clientAddress = new ClientAddress(opts.trustedProxies);
   }
 
   /** Register a route record. Routes must all be added before `listen`. */
@@ -309,12 +318,9 @@ export class HttpServer {
     }
   }
 
-  private clientIp(req: HttpRequest, remote: ArrayBuffer): string {
-    if (this.opts.trustProxy) {
-      const xff = req.getHeader('x-forwarded-for');
-      if (xff) return xff.split(',')[0]!.trim();
-    }
-    return addressText(remote);
+  /** The client's address (after `scanHeaders`, which collects X-Forwarded-For). */
+  private clientIp(remote: ArrayBuffer): string {
+    return this.clientAddress.resolve(addressText(remote), hForwardedFor);
   }
 
   /** The request's exchange, or undefined (and dropped) if it was read behind a refusal that closed its socket. */
@@ -327,7 +333,7 @@ export class HttpServer {
     scanHeaders(req);
     const given = hRequestId ?? '';
     const requestId = given !== '' && given.length <= 128 && /^[\x21-\x7e]+$/.test(given) ? given : `${bootId}-${(++requestSeq).toString(36)}`;
-    const ex = new Exchange(this, res, route, style, method, req.getUrl(), requestId, this.clientIp(req, remote), this.opts.requestLog !== 'none');
+    const ex = new Exchange(this, res, route, style, method, req.getUrl(), requestId, this.clientIp(remote), this.opts.requestLog !== 'none');
     this.inFlight++;
     return ex;
   }
@@ -366,7 +372,7 @@ export class HttpServer {
       return ex.fail(new GatewayError('BAD_REQUEST', `Ambiguous message framing: ${framing}`));
     }
     // Copy everything the handler may need while the HttpRequest is still valid.
-    if (route.auth === 'key') {
+    if (route.auth !== 'none') {
       keep(ex, 'x-api-key', hApiKey);
       keep(ex, 'authorization', hAuthorization);
       keepClient(ex);
@@ -389,11 +395,12 @@ export class HttpServer {
     ex.receivedAt = now;
 
     // Auth.
-    if (route.auth === 'key') {
-      const key = this.opts.keys.authenticate(presentedKey(headers['x-api-key'], headers['authorization'])) ?? this.opts.keys.trustedKey(ex.ip);
-      if (!key) return ex.fail(new GatewayError('UNAUTHORIZED', undefined, { headers: { 'WWW-Authenticate': 'Bearer realm="nightgate"' } }));
+    if (route.auth !== 'none') {
+      const presented = presentedKey(headers['x-api-key'], headers['authorization']);
+      const key = this.opts.keys.authenticate(presented) ?? this.opts.keys.trustedKey(ex.ip);
+      if (!key && (route.auth === 'key' || presented !== undefined)) return ex.fail(new GatewayError('UNAUTHORIZED', undefined, { headers: { 'WWW-Authenticate': 'Bearer realm="nightgate"' } }));
       ex.key = key;
-      ex.keyId = key.id;
+      ex.keyId = key?.id;
     }
 
     // Rate limit.

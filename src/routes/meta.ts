@@ -1,4 +1,8 @@
-/** /health, /docs, /api, /api/openapi.json: public, no key. */
+/**
+ * /health, /docs, /api, /api/openapi.json: public. /health answers an anonymous client with its
+ * status and version only; the components' details (upstreams, sync, wallets, counts) need a key
+ * or a client inside `auth.trustedNetworks`.
+ */
 import { Type } from '@sinclair/typebox';
 import { json, type RouteDef, type Reply } from '../http/route.js';
 import { apiPage, docsPage } from './pages.js';
@@ -6,9 +10,9 @@ import { apiPage, docsPage } from './pages.js';
 export const HealthSchema = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('shutting-down')]),
   version: Type.String(),
-  startedAt: Type.String({ format: 'date-time' }),
-  uptimeSeconds: Type.Number(),
-  components: Type.Record(Type.String(), Type.Object({ status: Type.String() }, { additionalProperties: true })),
+  startedAt: Type.Optional(Type.String({ format: 'date-time', description: 'With a key or from a trusted network' })),
+  uptimeSeconds: Type.Optional(Type.Number({ description: 'With a key or from a trusted network' })),
+  components: Type.Optional(Type.Record(Type.String(), Type.Object({ status: Type.String() }, { additionalProperties: true }), { description: 'With a key or from a trusted network' })),
 });
 
 export interface MetaDeps {
@@ -25,9 +29,16 @@ export function metaRoutes(deps: MetaDeps): RouteDef[] {
   const html = (body: string): Reply => ({ body, contentType: 'text/html; charset=utf-8', headers: { 'Cache-Control': 'public, max-age=300' } });
   return [
     {
-      method: 'GET', url: '/health', style: 'prover', auth: 'none', rateLimit: 'none',
-      schema: { summary: 'Health of the server and each component', tags: ['meta'], response: { 200: { description: 'Health report', schema: HealthSchema } } },
-      handler: () => json(deps.health(), 200, { 'Cache-Control': 'no-store' }),
+      method: 'GET', url: '/health', style: 'prover', auth: 'optional', rateLimit: 'none',
+      schema: {
+        summary: 'Health of the server; each component with a key or from a trusted network',
+        tags: ['meta'],
+        response: { 200: { description: 'Health report', schema: HealthSchema }, 401: { description: 'A key was sent and is not valid' } },
+      },
+      handler: (c) => {
+        const report = deps.health();
+        return json(c.key ? report : { status: report['status'], version: report['version'] }, 200, { 'Cache-Control': 'no-store' });
+      },
     },
     {
       method: 'GET', url: '/api/openapi.json', style: 'stats', auth: 'none', rateLimit: 'none',

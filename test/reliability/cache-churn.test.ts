@@ -28,7 +28,7 @@ t.test('rate-limit store: churned IPs and keys stay within the cap; real counter
   const clock = new ManualClock(1_700_000_000_000);
   const store = new MemoryRateLimitStore('sliding', CAP);
   const s = await startApp(
-    { server: { trustProxy: true }, rateLimit: { limit: 10, publicLimit: 10, windowMs: 60_000, maxEntries: CAP } },
+    { server: { trustedProxies: ['127.0.0.1/32'] }, rateLimit: { limit: 10, publicLimit: 10, windowMs: 60_000, maxEntries: CAP } },
     { modules: [routes.module], clock, rateLimitStore: store },
   );
   t.teardown(() => s.close());

@@ -1,17 +1,17 @@
 import t from 'tap';
 import { request } from 'undici';
-import { startApp } from '../../helpers/app.js';
+import { startApp, TEST_KEY } from '../../helpers/app.js';
 import { testRoutes } from '../../helpers/routes.js';
 import { mountStats } from '../../../src/stats/index.js';
 import { mountProver } from '../../../src/prover/index.js';
 import { mountSponsorship } from '../../../src/dust/index.js';
 
-t.test('/health, /docs, /api and /api/openapi.json need no key', async (t) => {
+t.test('/health (details with a key), /docs, /api and /api/openapi.json', async (t) => {
   const routes = testRoutes();
   const s = await startApp({}, { modules: [routes.module, (ctx) => ctx.addComponent({ name: 'probe', health: () => ({ status: 'ok', detail: 1 }) })] });
   t.teardown(() => s.close());
 
-  const h = await request(`${s.url}/health`);
+  const h = await request(`${s.url}/health`, { headers: { 'x-api-key': TEST_KEY } });
   t.equal(h.statusCode, 200);
   const health = (await h.body.json()) as Record<string, unknown>;
   t.match(health, { status: 'ok', version: '1.0.0', components: { probe: { status: 'ok', detail: 1 } } });

@@ -74,7 +74,7 @@ t.test('public routes are limited per client IP', async (t) => {
 
 t.test('behind a proxy, IPv6 clients share the public quota of their /64', async (t) => {
   const routes = testRoutes();
-  const s = await startApp({ server: { trustProxy: true }, rateLimit: { publicLimit: 2 } }, { modules: [routes.module], clock: new ManualClock(0) });
+  const s = await startApp({ server: { trustedProxies: ['127.0.0.1/32'] }, rateLimit: { publicLimit: 2 } }, { modules: [routes.module], clock: new ManualClock(0) });
   t.teardown(() => s.close());
   const from = async (ip: string): Promise<number> => {
     const r = await request(`${s.url}/t/public`, { headers: { 'x-forwarded-for': ip } });
