@@ -17,6 +17,7 @@ import { devnetSponsorSeeds } from './devnet/sponsor-seeds.js';
 import { metaRoutes } from './routes/meta.js';
 import { openApiDocument } from './openapi.js';
 import { PACKAGE } from './version.js';
+import { redactDeep } from './url-redaction.js';
 
 export interface BuildOptions {
   logger?: Logger;
@@ -141,7 +142,8 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
       }
     }
     const bad = Object.values(comps).some((c) => c.status === 'down' || c.status === 'degraded');
-    return {
+    // Components report their upstreams' URLs and errors as they are: no credential leaves here.
+    return redactDeep({
       status: server.closing ? 'shutting-down' : bad ? 'degraded' : 'ok',
       version: PACKAGE.version,
       startedAt: new Date(startedAt).toISOString(),
