@@ -149,7 +149,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
       startedAt: new Date(startedAt).toISOString(),
       uptimeSeconds: Math.round((clock.now() - startedAt) / 1000),
       components: comps,
-    };
+    });
   };
 
   context.addRoutes(
