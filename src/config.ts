@@ -85,7 +85,7 @@ export const SETTINGS: readonly Setting[] = [
   { path: 'rateLimit.windowMs', env: 'NIGHTGATE_RATE_LIMIT_WINDOW_MS', schema: PositiveInt, default: 60_000, doc: 'Window length in ms' },
   { path: 'rateLimit.publicEnabled', env: 'NIGHTGATE_PUBLIC_RATE_LIMIT_ENABLED', schema: Type.Boolean(), default: true, doc: 'Rate-limit the public statistics routes per client IP' },
   { path: 'rateLimit.publicLimit', env: 'NIGHTGATE_PUBLIC_RATE_LIMIT', schema: PositiveInt, default: 6_000, doc: 'Requests per window per client IP on public routes' },
-  { path: 'rateLimit.maxEntries', env: 'NIGHTGATE_RATE_LIMIT_MAX_ENTRIES', schema: PositiveInt, default: 100_000, doc: 'Cap on tracked clients; beyond it new clients share one overflow counter' },
+  { path: 'rateLimit.maxEntries', env: 'NIGHTGATE_RATE_LIMIT_MAX_ENTRIES', schema: PositiveInt, default: 100_000, doc: 'Cap on tracked clients per scope (API keys, client IPs); beyond it the least recently used client is forgotten, so a new one always gets its own budget' },
   { path: 'devnet.blockTimeMs', env: 'NIGHTGATE_DEVNET_BLOCK_TIME_MS', schema: Type.Integer({ minimum: 50 }), default: 6_000, doc: 'Block interval of the embedded devnets' },
   { path: 'devnet.stateDir', env: 'NIGHTGATE_DEVNET_STATE_DIR', schema: Type.String(), default: '', doc: 'Directory to persist the embedded devnets (empty = in memory)' },
   { path: 'devnet.retainBlocks', env: 'NIGHTGATE_DEVNET_RETAIN_BLOCKS', schema: Type.Integer({ minimum: 1 }), default: 1_000, doc: "Newest blocks each embedded devnet's indexer keeps in memory; older ones are read back from the state directory, or answered as pruned without one (keep it ≥ stats.ringSize)" },

@@ -19,7 +19,7 @@ export interface RateLimitResult {
 
 /**
  * What is counted: an API key, or a client IP on public routes. Scopes are counted apart, so a
- * churn of client IPs can never crowd a real API key out of its own counter.
+ * churn of client IPs can never evict a real API key's counter.
  */
 export type RateLimitScope = 'key' | 'ip';
 
@@ -33,25 +33,34 @@ interface Entry {
   windowStart: number;
   prev: number;
   curr: number;
+  /** Recency: the scope's `seq` when the entry was inserted or last moved to the recent end. */
+  seq: number;
 }
 
-/** Clients beyond the cap share this counter: churn can neither grow memory nor reset a real client. */
-export const OVERFLOW_KEY = '\u0000overflow';
-
-/** One scope's counters, bounded: beyond the cap, new clients share one overflow counter. */
+/**
+ * One scope's counters, bounded. A Map iterates in insertion order, so it doubles as the recency
+ * list: the first entry is the least recently used. Moving an entry to the end on every hit would
+ * cost a delete and an insert per request; it is moved only once it has fallen into the older half
+ * (more than cap/2 insertions or moves ago). So a client seen at least once per cap/2 new clients is
+ * never evicted, and a full table costs one extra Map operation per cap/2 requests of a client.
+ */
 class Counters {
   readonly entries = new Map<string, Entry>();
+  seq = 0;
   lastSweep = 0;
 }
 
 export class MemoryRateLimitStore implements RateLimitStore {
   private readonly scopes: Record<RateLimitScope, Counters> = { key: new Counters(), ip: new Counters() };
+  private readonly half: number;
 
   constructor(
     private readonly algorithm: 'fixed' | 'sliding',
     /** Cap per scope. */
     private readonly maxEntries: number,
-  ) {}
+  ) {
+    this.half = maxEntries >> 1;
+  }
 
   get size(): number {
     return this.scopes.key.entries.size + this.scopes.ip.entries.size;
@@ -63,16 +72,16 @@ export class MemoryRateLimitStore implements RateLimitStore {
     const entries = counters.entries;
     let e = entries.get(id);
     if (e === undefined) {
-      // One slot of the cap is kept for the shared overflow counter.
-      if (entries.size >= this.maxEntries - 1) this.sweep(counters, now, windowMs);
-      if (entries.size >= this.maxEntries - 1) {
-        id = OVERFLOW_KEY;
-        e = entries.get(id);
-      }
-      if (e === undefined) {
-        e = { windowStart, prev: 0, curr: 0 };
-        entries.set(id, e);
-      }
+      // Full: drop what no longer counts, else the least recently used entry. A new client always
+      // gets a counter of its own (a shared overflow counter would lock every new client out).
+      if (entries.size >= this.maxEntries) this.sweep(counters, now, windowMs);
+      if (entries.size >= this.maxEntries) entries.delete(entries.keys().next().value!);
+      e = { windowStart, prev: 0, curr: 0, seq: ++counters.seq };
+      entries.set(id, e);
+    } else if (counters.seq - e.seq > this.half) {
+      entries.delete(id);
+      entries.set(id, e);
+      e.seq = ++counters.seq;
     }
     if (e.windowStart !== windowStart) {
       // Roll the window: the old current becomes previous only if it was the adjacent window.

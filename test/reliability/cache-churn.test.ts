@@ -1,7 +1,7 @@
 /**
  * Key churn against every bounded store: the rate-limit counters (client IPs through
  * X-Forwarded-For, API keys), the statistics lookup cache and the proof result cache stay within
- * their configured caps, and churn never resets — nor shares — a real client's counter.
+ * their configured caps; churn never resets a client in use, and never makes clients share a counter.
  */
 import t from 'tap';
 import { request } from 'undici';
@@ -23,12 +23,12 @@ function held(cache: LookupCache): number {
 }
 const CHURN = 3_000;
 
-t.test('rate-limit store: churned IPs and keys stay within the cap; real counters are never reset or shared', async (t) => {
+t.test('rate-limit store: churned IPs and keys stay within the cap; clients in use keep their counts; new ones get their own', async (t) => {
   const routes = testRoutes();
   const clock = new ManualClock(1_700_000_000_000);
   const store = new MemoryRateLimitStore('sliding', CAP);
   const s = await startApp(
-    { server: { trustedProxies: ['127.0.0.1/32'] }, rateLimit: { limit: 10, publicLimit: 10, windowMs: 60_000, maxEntries: CAP } },
+    { server: { trustedProxies: ['127.0.0.1/32'] }, rateLimit: { limit: 10, publicLimit: 1_000, windowMs: 60_000, maxEntries: CAP } },
     { modules: [routes.module], clock, rateLimitStore: store },
   );
   t.teardown(() => s.close());
@@ -44,22 +44,30 @@ t.test('rate-limit store: churned IPs and keys stay within the cap; real counter
     await hit('/t/keyed', realKey);
   }
 
-  // Churn: a new client IP per request, and requests with keys that do not exist.
-  for (let i = 0; i < CHURN; i += 100) {
-    await Promise.all(
-      Array.from({ length: 100 }, (_, j) => {
+  // Churn: a new client IP per request, and requests with keys that do not exist; the real IP
+  // comes back after every batch (fewer new clients than half the cap in between).
+  const BATCH = 20;
+  let shared = 0;
+  for (let i = 0; i < CHURN; i += BATCH) {
+    const answers = await Promise.all(
+      Array.from({ length: BATCH }, (_, j) => {
         const n = i + j;
         return n % 10 === 0
           ? hit('/t/keyed', { 'x-api-key': `churn-key-${n}-0123456789` })
           : hit('/t/public', { 'x-forwarded-for': n % 2 ? `2001:db8:${n.toString(16)}::1` : `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}` });
       }),
     );
+    shared += answers.filter((a) => a.status === 200 && a.remaining !== '999').length;
+    await hit('/t/public', realIp);
   }
+  t.equal(shared, 0, 'every churned client had a budget of its own');
   t.ok(store.size <= 2 * CAP, `${store.size} counters tracked after ${CHURN} churned clients (cap ${CAP} per scope)`);
 
-  t.same(await hit('/t/public', realIp), { status: 200, remaining: '6' }, 'the real IP kept its count (4th request of 10)');
+  const batches = CHURN / BATCH;
+  t.same(await hit('/t/public', realIp), { status: 200, remaining: String(1_000 - 3 - batches - 1) }, 'the real IP, in use all along, kept its count');
+  t.same(await hit('/t/public', { 'x-forwarded-for': '198.51.100.200' }), { status: 200, remaining: '999' }, 'a client first seen after the churn gets its full budget');
   t.same(await hit('/t/keyed', realKey), { status: 200, remaining: '6' }, 'the real key kept its count');
-  t.same(await hit('/t/keyed', { 'x-api-key': OTHER_KEY }), { status: 200, remaining: '9' }, 'a key first seen after the churn gets its own counter, not the overflow');
+  t.same(await hit('/t/keyed', { 'x-api-key': OTHER_KEY }), { status: 200, remaining: '9' }, 'a key first seen after the churn gets its own counter');
   for (let i = 0; i < 6; i++) await hit('/t/keyed', realKey);
   t.equal((await hit('/t/keyed', realKey)).status, 429, 'and the real key is limited at exactly its quota');
 

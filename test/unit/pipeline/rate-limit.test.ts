@@ -1,5 +1,5 @@
 import t from 'tap';
-import { MemoryRateLimitStore, OVERFLOW_KEY, policyField, rateLimitField, resetSeconds, retryAfterSeconds } from '../../../src/pipeline/rate-limit.js';
+import { MemoryRateLimitStore, policyField, rateLimitField, resetSeconds, retryAfterSeconds } from '../../../src/pipeline/rate-limit.js';
 
 t.test('fixed window counts and resets at the window boundary', async (t) => {
   const s = new MemoryRateLimitStore('fixed', 10);
@@ -20,15 +20,32 @@ t.test('sliding window weighs the previous window and admits exactly when it say
   t.equal(s.hit('key', 'k', 10, 1000, 1100).allowed, true);
 });
 
-t.test('memory stays bounded under key churn and churn cannot reset a tracked key', async (t) => {
+t.test('past the cap a new client gets its own budget: the least recently used entry is evicted', async (t) => {
+  const s = new MemoryRateLimitStore('fixed', 10);
+  for (let i = 0; i < 10; i++) for (let n = 0; n < 2; n++) s.hit('ip', `old-${i}`, 2, 60_000, i);
+  t.equal(s.size, 10, 'full, every client at its limit');
+  s.hit('ip', 'old-0', 2, 60_000, 20); // old-0 is used again: now the most recent
+  const first = s.hit('ip', 'new-a', 2, 60_000, 21);
+  const second = s.hit('ip', 'new-b', 2, 60_000, 22);
+  t.same([first.allowed, first.remaining], [true, 1], 'a new client has its full budget');
+  t.same([second.allowed, second.remaining], [true, 1], 'and the next one too: nothing is shared');
+  t.equal(s.size, 10, 'still within the cap');
+  t.equal(s.hit('ip', 'old-0', 2, 60_000, 23).allowed, false, 'the recently used entry was kept, with its count');
+  t.equal(s.hit('ip', 'old-3', 2, 60_000, 24).allowed, false, 'so was one not yet reached by eviction');
+  t.equal(s.hit('ip', 'old-1', 2, 60_000, 25).remaining, 1, 'the least recently used ones were evicted (old-1 starts again)');
+});
+
+t.test('memory stays bounded under churn; a client in use keeps its count', async (t) => {
   const s = new MemoryRateLimitStore('fixed', 100);
   for (let i = 0; i < 3; i++) s.hit('key', 'real', 3, 60_000, 0);
-  for (let i = 0; i < 10_000; i++) s.hit('key', `churn-${i}`, 1_000_000, 60_000, 10);
+  for (let i = 0; i < 10_000; i++) {
+    if (i % 40 === 0) s.hit('key', 'real', 3, 60_000, 10);
+    const r = s.hit('key', `churn-${i}`, 1_000, 60_000, 10);
+    if (r.remaining !== 999) t.fail(`churned client ${i} shared a counter (remaining ${r.remaining})`);
+  }
   t.ok(s.size <= 100, `size ${s.size} within the cap`);
-  t.equal(s.hit('key', 'real', 3, 60_000, 20).allowed, false, 'the real key is still at its limit');
-  const overflow = s.hit('key', 'new-client', 1, 60_000, 30);
-  t.equal(overflow.allowed, false, 'new clients beyond the cap share the (exhausted) overflow counter');
-  t.ok(OVERFLOW_KEY.length > 0);
+  const real = s.hit('key', 'real', 3, 60_000, 20);
+  t.equal(real.allowed, false, 'the real key, used all along, is still at its limit');
 });
 
 t.test('scopes are counted apart: IP churn cannot crowd out an API key', async (t) => {
