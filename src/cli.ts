@@ -5,6 +5,9 @@
  *   nightgate keys create [--id ID] [--name NAME]
  *                                   mint an API key: prints the key once and the config line to add
  *   nightgate config-doc            print the configuration table (Markdown)
+ *   nightgate example-tx --network NET --kind unproven|proven|finalized|prove-payload [--url URL]
+ *                                   write a sample request body for /prove-and-balance,
+ *                                   /balance-only or /prove to stdout (src/example-tx.ts)
  */
 import { mintKey, sha256Hex } from './pipeline/auth.js';
 import { settingsTable } from './config.js';
@@ -35,8 +38,34 @@ async function run(argv: string[]): Promise<number> {
     process.stdout.write(settingsTable() + '\n');
     return 0;
   }
-  process.stderr.write('usage: nightgate [serve] | nightgate keys create [--id ID] [--name NAME] | nightgate config-doc\n');
+  if (cmd === 'example-tx') return exampleTx(argv.slice(1));
+  process.stderr.write(`usage: nightgate [serve] | nightgate keys create [--id ID] [--name NAME] | nightgate config-doc | ${EXAMPLE_USAGE}\n`);
   return 2;
+}
+
+const EXAMPLE_USAGE = 'nightgate example-tx --network NET --kind unproven|proven|finalized|prove-payload [--url http://127.0.0.1:8080] > file.bin';
+
+async function exampleTx(args: string[]): Promise<number> {
+  const { ExampleTxError, exampleTransaction, isExampleKind } = await import('./example-tx.js');
+  const network = flag(args, '--network');
+  const kind = flag(args, '--kind');
+  if (!network || !isExampleKind(kind)) {
+    process.stderr.write(`usage: ${EXAMPLE_USAGE}\n`);
+    return 2;
+  }
+  if (process.stdout.isTTY) {
+    process.stderr.write('nightgate example-tx writes binary: redirect it to a file (> file.bin)\n');
+    return 2;
+  }
+  try {
+    const bytes = await exampleTransaction({ url: flag(args, '--url') ?? 'http://127.0.0.1:8080', network, kind });
+    await new Promise<void>((resolve, reject) => process.stdout.write(bytes, (err) => (err ? reject(err) : resolve())));
+    return 0;
+  } catch (err) {
+    if (!(err instanceof ExampleTxError)) throw err;
+    process.stderr.write(`nightgate example-tx: ${err.message}\n`);
+    return 1;
+  }
 }
 
 run(process.argv.slice(2)).then(
