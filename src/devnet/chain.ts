@@ -2,9 +2,18 @@
 // checked with `wellFormed` against the state it is applied to (so two transactions in one block
 // cannot spend the same input), packed while the block stays within the ledger's limits, applied,
 // and the block is closed with `postBlockUpdate` — a valid ledger history, proofs aside.
+//
+// `wellFormed` runs on the transaction as submitted. ledger-v8 skips signature verification on a
+// proof-erased transaction (measured 2026-11-24, docs/midnight/LEDGER.md), so erasing proofs first
+// would let a transfer with a forged signature land. The mock-shaped dev proofs pass because the
+// strictness turns proof verification off (ledger-kit.ts) — except Zswap proofs, which the ledger
+// verifies regardless: a transaction with a Zswap offer is checked proof-erased and its signatures
+// separately (signatures.ts). Genesis transactions, never proven (an unproven mint,
+// signature-erased reward claims), are checked proof-erased.
 import { addCost, blockContext, ledgerDate, L, release, zeroCost, type AnyTransaction } from './ledger-kit.js';
 import { reasonOf } from './errors.js';
 import { sha256Hex } from './keys.js';
+import { hasZswapOffer, verifyIntentSignatures } from './signatures.js';
 
 export type CandidateOrigin = 'genesis' | 'devnet' | 'submitted';
 
@@ -76,9 +85,22 @@ export class Chain {
 
   /** Throws the ledger's reason when `tx` could not go into a block at `timeMs` on the current state. */
   validate(tx: AnyTransaction, timeMs: number, strictness: L.WellFormedStrictness): void {
+    release(Chain.#wellFormed(tx, 'submitted', this.state, strictness, ledgerDate(timeMs)));
+  }
+
+  /** `wellFormed` with signatures checked whatever the transaction carries (see the top). */
+  static #wellFormed(
+    tx: AnyTransaction,
+    origin: CandidateOrigin,
+    state: L.LedgerState,
+    strictness: L.WellFormedStrictness,
+    time: Date,
+  ): L.VerifiedTransaction {
+    if (origin !== 'genesis' && !hasZswapOffer(tx)) return tx.wellFormed(state, strictness, time);
+    if (origin !== 'genesis' && strictness.verifySignatures) verifyIntentSignatures(tx);
     const erased = tx.eraseProofs();
     try {
-      release(erased.wellFormed(this.state, strictness, ledgerDate(timeMs)));
+      return erased.wellFormed(state, strictness, time);
     } finally {
       release(erased);
     }
@@ -105,14 +127,11 @@ export class Chain {
     let cost = zeroCost();
     for (const candidate of candidates) {
       let verified: L.VerifiedTransaction;
-      const erased = candidate.tx.eraseProofs();
       try {
-        verified = erased.wellFormed(state, strictness, time);
+        verified = Chain.#wellFormed(candidate.tx, candidate.origin, state, strictness, time);
       } catch (err) {
         rejected.push({ candidate, reason: reasonOf(err) });
         continue;
-      } finally {
-        release(erased);
       }
       const params = state.parameters;
       const total = addCost(cost, candidate.tx.cost(params));

@@ -29,8 +29,13 @@ function strictness(checks: { balancing: boolean; limits: boolean; signatures: b
 let full: L.WellFormedStrictness | undefined;
 let genesis: L.WellFormedStrictness | undefined;
 
+const LIVE_CHECKS = { signatures: true, balancing: true, limits: true } as const;
+
+/** What `/health` says a live block checks: the strictness below, and why proofs are not checked. */
+export const LIVE_CHECKS_REPORT = { ...LIVE_CHECKS, proofs: 'not verified (dev proofs)' } as const;
+
 /** Every live block: balancing, limits and signatures checked, proofs not. */
-export const fullChecks = (): L.WellFormedStrictness => (full ??= strictness({ balancing: true, limits: true, signatures: true }));
+export const fullChecks = (): L.WellFormedStrictness => (full ??= strictness(LIVE_CHECKS));
 
 /** Genesis only: reward claims and the shielded mint create value from nothing. */
 export const genesisChecks = (): L.WellFormedStrictness => (genesis ??= strictness({ balancing: false, limits: false, signatures: false }));

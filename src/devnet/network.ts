@@ -17,7 +17,7 @@ import { DevnetHttpServer, FAUCET_PATH, GRAPHQL_PATH, GRAPHQL_WS_PATH, SUBMIT_PA
 import type { BlockRecord } from './indexer-records.js';
 import { IndexerStore } from './indexer-store.js';
 import { sha256Hex } from './keys.js';
-import { decodeFinalized, fullChecks, genesisChecks, ledgerDate, L, release } from './ledger-kit.js';
+import { decodeFinalized, fullChecks, genesisChecks, ledgerDate, L, LIVE_CHECKS_REPORT, release } from './ledger-kit.js';
 import type { DevnetLogger } from './logger.js';
 import { MockProver } from './mock-prover.js';
 import { NetworkPersistence, SNAPSHOT_FORMAT, type ChainSnapshot } from './persistence.js';
@@ -290,6 +290,7 @@ export class DevnetNetwork {
       networkId: this.#config.networkId,
       height: latest?.height ?? null,
       latestBlockTimestamp: latest?.timestamp ?? null,
+      checks: LIVE_CHECKS_REPORT,
       pendingTransactions: this.#pending.length,
       pendingFaucetRequests: this.#faucetQueue.length,
       retainedBlocks: this.#store.retainBlocks,
