@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { redactDeep } from './url-redaction.js';
 import { CidrList } from './pipeline/cidr.js';
 
 export const NETWORKS = ['mainnet', 'preprod', 'preview'] as const;
@@ -360,7 +361,10 @@ export function proverUrlOf(config: Config, n: NetworkName): string {
   return config.networks[n].proverUrl || config.prover.upstreamUrl;
 }
 
-/** The configuration as it may be logged: secrets replaced, key hashes kept (they are not secret). */
+/**
+ * The configuration as it may be logged: secrets replaced, key hashes kept (they are not secret),
+ * and every URL's credentials and query string redacted (indexer and prover URLs may carry them).
+ */
 export function redactedConfig(config: Config): unknown {
   const copy = structuredClone(config) as unknown as Record<string, unknown>;
   for (const s of SETTINGS) {
@@ -369,7 +373,7 @@ export function redactedConfig(config: Config): unknown {
     const redacted = Array.isArray(v) ? `<${v.length} redacted>` : '<redacted>';
     setPath(copy, s.path, redacted);
   }
-  return copy;
+  return redactDeep(copy);
 }
 
 /** Markdown table of every setting, for the README (`npm run config:doc`). */

@@ -4,7 +4,7 @@
  * INDEXER_TIMEOUT, INDEXER_BAD_RESPONSE) so routes answer what the specification asks for.
  * The indexer takes POST only and no batching (LEDGER.md, "Indexer").
  */
-import { Pool, errors as undiciErrors } from 'undici';
+import { Pool } from 'undici';
 import { GatewayError } from '../errors.js';
 import type { GqlDocument } from './document.js';
 
@@ -78,7 +78,8 @@ export class GraphqlHttpClient {
         throw new GatewayError('INDEXER_TIMEOUT', `The indexer did not answer ${document.name} within ${this.opts.timeoutMs} ms`, { cause: err });
       }
       if (opts.signal?.aborted) throw opts.signal.reason instanceof Error ? opts.signal.reason : new GatewayError('CLIENT_ABORTED');
-      throw new GatewayError('INDEXER_UNAVAILABLE', `The indexer at ${this.origin} could not be reached: ${describe(err)}`, { cause: err });
+      // The message reaches public answers: no origin (the component's health and logs name it).
+      throw new GatewayError('INDEXER_UNAVAILABLE', `The indexer could not be reached: ${describe(err)}`, { cause: err });
     }
     return parseGraphqlResponse(text, status, document.name, opts.partial === true);
   }
@@ -125,8 +126,8 @@ async function readCapped(body: AsyncIterable<Buffer> & { destroy(err?: Error): 
   return Buffer.concat(chunks, size).toString('utf8');
 }
 
+/** The error's code (ECONNREFUSED, UND_ERR_SOCKET…): undici's messages name the address they tried. */
 function describe(err: unknown): string {
-  if (err instanceof undiciErrors.UndiciError) return err.message;
-  const e = err as { code?: string; message?: string };
-  return e.code ?? e.message ?? String(err);
+  const e = err as { code?: string; name?: string };
+  return e.code ?? e.name ?? 'unknown error';
 }

@@ -3,6 +3,7 @@
  * github.com/enisdenjo/graphql-ws PROTOCOL.md) over undici's WebSocket:
  * connection_init → connection_ack, then subscribe / next / error / complete per operation id,
  * ping ↔ pong in both directions. One connection multiplexes any number of subscriptions.
+ * Error messages never quote the URL: they reach public answers, and the URL may carry credentials.
  */
 import { performance } from 'node:perf_hooks';
 import { WebSocket } from 'undici';
@@ -50,13 +51,13 @@ export class GraphqlWsConnection {
     this.ws = new WebSocket(url, SUBPROTOCOL);
     this.ws.addEventListener('open', () => this.send({ type: 'connection_init', payload: {} }));
     this.ws.addEventListener('message', (ev) => this.onMessage(ev.data));
-    this.ws.addEventListener('close', (ev) => this.end(new GatewayError('INDEXER_UNAVAILABLE', `The indexer subscription at ${url} closed (${ev.code}${ev.reason ? ` ${ev.reason}` : ''})`)));
-    this.ackTimer = setTimeout(() => this.fail(new GatewayError('INDEXER_TIMEOUT', `The indexer at ${url} did not acknowledge the subscription connection within ${opts.ackTimeoutMs} ms`)), opts.ackTimeoutMs);
+    this.ws.addEventListener('close', (ev) => this.end(new GatewayError('INDEXER_UNAVAILABLE', `The indexer subscription closed (${ev.code}${ev.reason ? ` ${ev.reason}` : ''})`)));
+    this.ackTimer = setTimeout(() => this.fail(new GatewayError('INDEXER_TIMEOUT', `The indexer did not acknowledge the subscription connection within ${opts.ackTimeoutMs} ms`)), opts.ackTimeoutMs);
     this.ackTimer.unref();
     const every = opts.keepAliveMs;
     if (every) {
       this.keepAlive = setInterval(() => {
-        if (performance.now() - this.lastHeard > 3 * every) this.fail(new GatewayError('INDEXER_TIMEOUT', `The indexer subscription at ${url} went silent`));
+        if (performance.now() - this.lastHeard > 3 * every) this.fail(new GatewayError('INDEXER_TIMEOUT', `The indexer subscription went silent`));
         else if (this.acked) this.send({ type: 'ping' });
       }, every);
       this.keepAlive.unref();
@@ -71,7 +72,7 @@ export class GraphqlWsConnection {
   subscribe(document: GqlDocument, variables: Record<string, unknown>, sink: SubscriptionSink): () => void {
     const id = String(this.nextId++);
     if (this.ended) {
-      sink.error(new GatewayError('INDEXER_UNAVAILABLE', `The indexer subscription at ${this.url} is closed`));
+      sink.error(new GatewayError('INDEXER_UNAVAILABLE', `The indexer subscription is closed`));
       return () => undefined;
     }
     this.sinks.set(id, sink);

@@ -23,6 +23,7 @@ import type { ProverBackendName } from '../config.js';
 import { GatewayError, isGatewayError } from '../errors.js';
 import { TEXT_TYPE, type CallOptions, type ProverBackend, type Relayed } from './backend.js';
 import { Slots } from './slots.js';
+import { redactUrl } from '../url-redaction.js';
 import { hasTag } from './wire.js';
 
 export interface UpstreamOptions {
@@ -71,6 +72,7 @@ function header(h: Answer['headers'], name: string): string | undefined {
 
 export class UpstreamBackend implements ProverBackend {
   readonly name: ProverBackendName;
+  /** The proof server's URL as it may be shown (messages, logs, health): credentials and query redacted. */
   readonly url: string;
   readonly #pool: Pool;
   readonly #base: string;
@@ -86,7 +88,7 @@ export class UpstreamBackend implements ProverBackend {
   constructor(opts: UpstreamOptions) {
     const u = new URL(opts.url);
     this.name = opts.name ?? 'upstream';
-    this.url = opts.url;
+    this.url = redactUrl(opts.url);
     this.#base = u.pathname.replace(/\/$/, '');
     this.#timeoutMs = opts.timeoutMs;
     this.#log = opts.logger;

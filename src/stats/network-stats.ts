@@ -16,6 +16,7 @@ import { GraphqlHttpClient } from '../indexer/graphql-http.js';
 import { LookupCache } from './lookup-cache.js';
 import { Lookups } from './lookups.js';
 import { DerivedViews } from './views.js';
+import { redactUrl } from '../url-redaction.js';
 
 /** Client pings on the block subscription; three silent periods mean a dead connection. */
 const KEEPALIVE_MS = 15_000;
@@ -79,7 +80,7 @@ export class NetworkStats implements Component {
   }
 
   start(): void {
-    this.log.info({ indexer: this.source.httpUrl, ws: this.source.wsUrl, source: this.source.label }, 'following the chain');
+    this.log.info({ indexer: redactUrl(this.source.httpUrl), ws: redactUrl(this.source.wsUrl), source: this.source.label }, 'following the chain');
     this.follower.start();
   }
 

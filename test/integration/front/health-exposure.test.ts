@@ -31,7 +31,7 @@ t.test('anonymous: status and version only', async (t) => {
 t.test('with a valid key: every component, URLs redacted', async (t) => {
   const s = await startApp({}, { modules: [(ctx) => ctx.addComponent(probe)] });
   t.teardown(() => s.close());
-  for (const headers of [{ 'x-api-key': TEST_KEY }, { authorization: `Bearer ${TEST_KEY}` }]) {
+  for (const headers of [{ 'x-api-key': TEST_KEY }, { authorization: `Bearer ${TEST_KEY}` }] as Array<Record<string, string>>) {
     const h = await health(s.url, headers);
     t.equal(h.status, 200);
     t.match(h.body, { status: 'ok', version: '1.0.0', components: { probe: { status: 'ok', free: 33, url: 'http://redacted@10.9.8.7:8088/api/v4/graphql?redacted' } } });

@@ -74,5 +74,5 @@ t.test('no answer in time is INDEXER_TIMEOUT; nobody listening is INDEXER_UNAVAI
   await t.rejects(pending, { message: 'client left' });
   const closed = await upstream(t, (req) => req.socket.destroy());
   await t.rejects(client(t, closed).request(TIP), { code: 'INDEXER_UNAVAILABLE' });
-  await t.rejects(client(t, 'http://127.0.0.1:9/graphql').request(TIP), { code: 'INDEXER_UNAVAILABLE', message: /^The indexer at http:\/\/127\.0\.0\.1:9 could not be reached: ECONNREFUSED/ });
+  await t.rejects(client(t, 'http://127.0.0.1:9/graphql').request(TIP), { code: 'INDEXER_UNAVAILABLE', message: 'The indexer could not be reached: ECONNREFUSED' });
 });
