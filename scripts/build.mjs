@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+// Compile with tsc, and record what was compiled: a SHA-256 over every input tsc reads from the
+// repository (the .ts files under tsconfig's `include`, both tsconfig files, the TypeScript version)
+// is written to dist/.build-stamp after a successful build.
+//   node scripts/build.mjs             always compile (`npm run build`)
+//   node scripts/build.mjs --if-stale  compile only when the inputs differ from the stamp (`npm start`):
+//                                      starting a current build costs a hash of the sources, not a tsc run
+// Content, not mtimes: a fresh clone or a checkout touches every file without changing any.
+import { createHash } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const TSCONFIG = join(ROOT, 'tsconfig.json');
+const STAMP = join(ROOT, 'dist', '.build-stamp');
+/** What `npm start` runs: without it there is nothing to start, whatever the stamp says. */
+const ENTRY = join(ROOT, 'dist', 'src', 'cli.js');
+
+function tsFiles(dir, out) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) tsFiles(path, out);
+    else if (entry.name.endsWith('.ts')) out.push(path);
+  }
+  return out;
+}
+
+function inputsHash() {
+  const require = createRequire(import.meta.url);
+  const tsconfig = readFileSync(TSCONFIG, 'utf8');
+  const { include = [] } = JSON.parse(tsconfig);
+  const files = include.flatMap((dir) => (existsSync(join(ROOT, dir)) ? tsFiles(join(ROOT, dir), []) : []));
+  const hash = createHash('sha256');
+  hash.update(`typescript ${require('typescript/package.json').version}\0`);
+  for (const file of [TSCONFIG, join(ROOT, 'tsconfig.test.json'), ...files.sort()]) {
+    hash.update(`${relative(ROOT, file)}\0`);
+    hash.update(readFileSync(file));
+    hash.update('\0');
+  }
+  return hash.digest('hex');
+}
+
+const ifStale = process.argv.includes('--if-stale');
+const before = inputsHash();
+if (ifStale && existsSync(ENTRY) && existsSync(STAMP) && readFileSync(STAMP, 'utf8').trim() === before) {
+  console.error('nightgate: dist/ is current (sources unchanged since the last build): not recompiling');
+  process.exit(0);
+}
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+const run = spawnSync(process.execPath, [tsc, '-p', TSCONFIG], { cwd: ROOT, stdio: 'inherit' });
+if (run.status !== 0) process.exit(run.status ?? 1);
+// A source edited while tsc ran may not be in the output: stamp only what was read.
+if (inputsHash() === before) writeFileSync(STAMP, `${before}\n`);
