@@ -83,6 +83,9 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     },
   });
 
+  // A taken port fails here, in a second, not after the devnets have started (issue 18).
+  await server.checkPort(config.server.host, config.server.port);
+
   const components: Component[] = [];
   const routes: RouteDef[] = [];
   const startedAt = clock.now();

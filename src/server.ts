@@ -6,6 +6,7 @@
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './log.js';
 import { UwsLoadError } from './http/uws.js';
+import { ListenError } from './http/listen-failure.js';
 
 export async function main(): Promise<void> {
   let config;
@@ -26,7 +27,7 @@ export async function main(): Promise<void> {
     const port = await app.listen();
     logger.info({ host: config.server.host, port }, `nightgate listening on http://${config.server.host}:${port}`);
   } catch (err) {
-    const msg = err instanceof UwsLoadError || err instanceof ConfigError ? err.message : (err as Error).stack ?? String(err);
+    const msg = err instanceof UwsLoadError || err instanceof ConfigError || err instanceof ListenError ? err.message : (err as Error).stack ?? String(err);
     process.stderr.write(`nightgate: failed to start: ${msg}\n`);
     logger.flush();
     await app?.close().catch(() => undefined);

@@ -26,7 +26,8 @@ import { Exchange, NO_HEADERS, UNMATCHED } from './exchange.js';
 import { statusLine } from './status.js';
 import type { Method, Reply, RouteDef } from './route.js';
 import { JSON_TYPE } from './route.js';
-import type { HttpRequest, HttpResponse, TemplatedApp, Uws, us_listen_socket, WebSocket } from './uws.js';
+import { LISTEN_EXCLUSIVE_PORT, type HttpRequest, type HttpResponse, type TemplatedApp, type Uws, type us_listen_socket, type WebSocket } from './uws.js';
+import { ListenError, listenFailureCode } from './listen-failure.js';
 
 export interface RateLimitOptions {
   enabled: boolean;
@@ -249,13 +250,20 @@ export class HttpServer {
       const url = req.getUrl();
       this.reject(res, req, new GatewayError('NOT_FOUND', `No route for ${req.getMethod().toUpperCase()} ${url}`), url.startsWith('/api') ? 'stats' : 'prover');
     });
-    return new Promise((resolve, reject) => {
-      this.app.listen(host, port, (socket) => {
-        if (!socket) return reject(new Error(`cannot listen on ${host}:${port} (address in use or not permitted)`));
-        this.listenSocket = socket;
-        resolve(this.opts.uws.us_socket_local_port(socket as never));
-      });
+    return listenExclusive(this.app, host, port).then((socket) => {
+      this.listenSocket = socket;
+      return this.opts.uws.us_socket_local_port(socket as never);
     });
+  }
+
+  /**
+   * Fail fast when host:port cannot be listened on, before the app starts anything slow (the
+   * embedded devnets): bind it exclusively from a throwaway app and let go at once. `listen`
+   * binds exclusively too, so a program that takes the port in between is refused there.
+   */
+  async checkPort(host: string, port: number): Promise<void> {
+    if (port === 0) return;
+    this.opts.uws.us_listen_socket_close(await listenExclusive(this.opts.uws.App(), host, port));
   }
 
   /** Stop accepting connections; requests on kept-alive connections now get 503 and are closed. */
@@ -473,6 +481,18 @@ export class HttpServer {
       ex.send(out, inm);
     }
   }
+}
+
+/** An exclusive listen socket on host:port (uws.ts, LISTEN_EXCLUSIVE_PORT), or a ListenError saying why not. */
+function listenExclusive(app: TemplatedApp, host: string, port: number): Promise<us_listen_socket> {
+  // The typings omit the (host, port, options, cb) form the native listen accepts.
+  const listen = app.listen as unknown as (h: string, p: number, options: number, cb: (s: us_listen_socket | false) => void) => TemplatedApp;
+  return new Promise((resolve, reject) => {
+    listen.call(app, host, port, LISTEN_EXCLUSIVE_PORT, (socket) => {
+      if (socket) return resolve(socket);
+      void listenFailureCode(host, port).then((code) => reject(new ListenError(code, host, port)));
+    });
+  });
 }
 
 /** Copy the named headers that are present; the exchange gets its own record at the first one. */

@@ -80,6 +80,13 @@ export function loadUws(): LoadedUws {
   );
 }
 
+/**
+ * `app.listen(host, port, LISTEN_EXCLUSIVE_PORT, cb)`: libusockets' LIBUS_LISTEN_EXCLUSIVE_PORT.
+ * Without it, builds that set SO_REUSEPORT let a second server bind the same port, and the kernel
+ * then splits connections between the two.
+ */
+export const LISTEN_EXCLUSIVE_PORT = 1;
+
 /** True when `mod` is a native addon object (not a JS module): uWS's App is a native function. */
 export function isNativeUws(l: LoadedUws): boolean {
   return l.file.endsWith('.node') && /\[native code\]/.test(Function.prototype.toString.call(l.uws.App));
