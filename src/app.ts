@@ -12,6 +12,7 @@ import { loadUws } from './http/uws.js';
 import type { RouteDef } from './http/route.js';
 import { KeyStore, mintKey } from './pipeline/auth.js';
 import { MemoryRateLimitStore, type RateLimitStore } from './pipeline/rate-limit.js';
+import { AuthThrottle } from './pipeline/auth-throttle.js';
 import { createLogger } from './log.js';
 import { devnetSponsorSeeds } from './devnet/sponsor-seeds.js';
 import { metaRoutes } from './routes/meta.js';
@@ -74,6 +75,9 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     clock,
     keys,
     trustedProxies: config.server.trustedProxies,
+    authFailures: config.auth.failureLimit > 0
+      ? new AuthThrottle({ limit: config.auth.failureLimit, windowMs: config.auth.failureWindowMs, algorithm: config.rateLimit.algorithm, maxEntries: config.rateLimit.maxEntries })
+      : undefined,
     maxHeaderBytes: config.server.maxHeaderBytes,
     maxHeaders: config.server.maxHeaders,
     requestLog: config.log.requests,

@@ -79,6 +79,8 @@ export const SETTINGS: readonly Setting[] = [
   { path: 'log.requests', env: 'NIGHTGATE_LOG_REQUESTS', schema: Type.Union([Type.Literal('all'), Type.Literal('errors'), Type.Literal('none')]), default: 'all', doc: 'Access log: a line for every request, only for errors (status ≥ 400), or none' },
   { path: 'auth.keys', schema: Type.Array(ApiKeyRecord), default: [], doc: 'API keys as `{id, sha256, name?, revoked?, rateLimit?, dustBudget?, maxFee?}` (config file only; mint with `nightgate keys create`)' },
   { path: 'auth.apiKeys', env: 'NIGHTGATE_API_KEYS', schema: Type.Array(Type.String({ minLength: 8 })), default: [], secret: true, doc: 'Development only: comma-separated raw API keys' },
+  { path: 'auth.failureLimit', env: 'NIGHTGATE_AUTH_FAILURE_LIMIT', schema: NonNegInt, default: 100, doc: 'Failed authentications per window per client IP (an IPv6 client by its /64); beyond → 429 with Retry-After for every keyed request from that IP, the key unread, until the window admits it. Valid keys never count. 0 = no limit' },
+  { path: 'auth.failureWindowMs', env: 'NIGHTGATE_AUTH_FAILURE_WINDOW_MS', schema: PositiveInt, default: 60_000, doc: 'Window of auth.failureLimit in ms' },
   { path: 'auth.trustedNetworks', env: 'NIGHTGATE_TRUSTED_NETWORKS', schema: Type.Array(Type.String({ minLength: 1 })), default: [], doc: 'CIDR list whose clients need no API key (for wallets that cannot send headers)' },
   { path: 'rateLimit.enabled', env: 'NIGHTGATE_RATE_LIMIT_ENABLED', schema: Type.Boolean(), default: true, doc: 'Rate-limit API keys' },
   { path: 'rateLimit.algorithm', env: 'NIGHTGATE_RATE_LIMIT_ALGORITHM', schema: Type.Union([Type.Literal('fixed'), Type.Literal('sliding')]), default: 'sliding', doc: '`fixed` or `sliding` window' },
@@ -142,7 +144,7 @@ export interface NetworkConfig {
 export interface Config {
   server: { host: string; port: number; bodyLimit: number; proverBodyLimit: number; maxHeaderBytes: number; maxHeaders: number; shutdownTimeoutMs: number; trustedProxies: string[] };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; requests: 'all' | 'errors' | 'none' };
-  auth: { keys: ApiKeyRecord[]; apiKeys: string[]; trustedNetworks: string[] };
+  auth: { keys: ApiKeyRecord[]; apiKeys: string[]; failureLimit: number; failureWindowMs: number; trustedNetworks: string[] };
   rateLimit: { enabled: boolean; algorithm: 'fixed' | 'sliding'; limit: number; windowMs: number; publicEnabled: boolean; publicLimit: number; maxEntries: number };
   devnet: { blockTimeMs: number; stateDir: string; retainBlocks: number; threadNice: number };
   stats: { lookupCacheSize: number; pollIntervalMs: number; upstreamTimeoutMs: number; ringSize: number; reconnectMinMs: number; reconnectMaxMs: number; maxAddressStreams: number; maxResponseBytes: number };

@@ -25,6 +25,7 @@ export const ERRORS = {
   UNAUTHORIZED: { status: 401, title: 'Unauthorized', message: 'Missing or invalid API key' },
   FORBIDDEN: { status: 403, title: 'Forbidden', message: 'This key may not do that' },
   RATE_LIMITED: { status: 429, title: 'Too Many Requests', message: 'Rate limit exceeded; retry after the reset' },
+  TOO_MANY_AUTH_FAILURES: { status: 429, title: 'Too Many Requests', message: 'Too many failed authentications from this address; retry after the reset' },
   SHUTTING_DOWN: { status: 503, title: 'Service Unavailable', message: 'Server is shutting down' },
   INTERNAL: { status: 500, title: 'Internal Server Error', message: 'Internal error' },
   TIMEOUT: { status: 504, title: 'Gateway Timeout', message: 'The request took too long' },

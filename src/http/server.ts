@@ -16,7 +16,8 @@ import { GatewayError, errorBody, type ErrorStyle } from '../errors.js';
 import type { Clock } from '../clock.js';
 import type { KeyStore } from '../pipeline/auth.js';
 import { presentedKey } from '../pipeline/auth.js';
-import type { RateLimitResult, RateLimitStore } from '../pipeline/rate-limit.js';
+import { retryAfterSeconds, type RateLimitResult, type RateLimitStore } from '../pipeline/rate-limit.js';
+import type { AuthThrottle } from '../pipeline/auth-throttle.js';
 import { rateLimitSubject } from '../pipeline/cidr.js';
 import { ClientAddress } from '../pipeline/client-address.js';
 import { readBody, mediaType } from './body.js';
@@ -46,6 +47,8 @@ export interface HttpServerOptions {
   rateLimit: RateLimitOptions;
   /** CIDRs of the reverse proxies whose X-Forwarded-For is believed (client-address.ts). */
   trustedProxies: readonly string[];
+  /** Failed authentications per client IP (auth-throttle.ts); undefined = not limited. */
+  authFailures: AuthThrottle | undefined;
   /** RFC 6585 §5: refuse oversized header sections with 431. */
   maxHeaderBytes: number;
   maxHeaders: number;
@@ -405,8 +408,20 @@ export class HttpServer {
     // Auth.
     if (route.auth !== 'none') {
       const presented = presentedKey(headers['x-api-key'], headers['authorization']);
+      const needed = route.auth === 'key' || presented !== undefined;
+      const throttle = needed ? this.opts.authFailures : undefined;
+      const subject = throttle === undefined ? '' : rateLimitSubject(ex.ip);
+      const refused = throttle?.refused(subject, now);
+      if (refused !== undefined) {
+        ex.rl = refused;
+        ex.rlName = 'auth';
+        return ex.fail(new GatewayError('TOO_MANY_AUTH_FAILURES', `Too many failed authentications from this address; retry after ${retryAfterSeconds(refused.resetAt, now)} s`));
+      }
       const key = this.opts.keys.authenticate(presented) ?? this.opts.keys.trustedKey(ex.ip);
-      if (!key && (route.auth === 'key' || presented !== undefined)) return ex.fail(new GatewayError('UNAUTHORIZED', undefined, { headers: { 'WWW-Authenticate': 'Bearer realm="nightgate"' } }));
+      if (!key && needed) {
+        throttle?.failed(subject, now);
+        return ex.fail(new GatewayError('UNAUTHORIZED', undefined, { headers: { 'WWW-Authenticate': 'Bearer realm="nightgate"' } }));
+      }
       ex.key = key;
       ex.keyId = key?.id;
     }

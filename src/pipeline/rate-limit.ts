@@ -89,20 +89,40 @@ export class MemoryRateLimitStore implements RateLimitStore {
       e.curr = 0;
       e.windowStart = windowStart;
     }
-    const windowEnd = windowStart + windowMs;
+    return this.decide(e, limit, windowMs, now, true);
+  }
+
+  /**
+   * What `hit` would answer, without counting anything or touching recency; undefined for a
+   * client not tracked (it has its whole budget).
+   */
+  peek(scope: RateLimitScope, id: string, limit: number, windowMs: number, now: number): RateLimitResult | undefined {
+    const e = this.scopes[scope].entries.get(id);
+    if (e === undefined) return undefined;
+    const windowStart = now - (now % windowMs);
+    if (e.windowStart !== windowStart) {
+      const prev = e.windowStart === windowStart - windowMs ? e.curr : 0;
+      return this.decide({ windowStart, prev, curr: 0, seq: e.seq }, limit, windowMs, now, false);
+    }
+    return this.decide(e, limit, windowMs, now, false);
+  }
+
+  /** Admit or deny one more request of an entry in the current window; `count` records it. */
+  private decide(e: Entry, limit: number, windowMs: number, now: number, count: boolean): RateLimitResult {
+    const windowEnd = e.windowStart + windowMs;
     if (this.algorithm === 'fixed') {
       if (e.curr < limit) {
-        e.curr++;
-        return { allowed: true, limit, remaining: limit - e.curr, windowMs, resetAt: windowEnd };
+        if (count) e.curr++;
+        return { allowed: true, limit, remaining: limit - e.curr - (count ? 0 : 1), windowMs, resetAt: windowEnd };
       }
       return { allowed: false, limit, remaining: 0, windowMs, resetAt: windowEnd };
     }
     // Sliding window counter: the previous window's count weighted by how much of it still
     // overlaps the sliding window, plus the current window's count.
-    const weight = 1 - (now - windowStart) / windowMs;
+    const weight = 1 - (now - e.windowStart) / windowMs;
     const estimate = e.prev * weight + e.curr;
     if (estimate + 1 <= limit) {
-      e.curr++;
+      if (count) e.curr++;
       return { allowed: true, limit, remaining: Math.max(0, Math.floor(limit - estimate - 1)), windowMs, resetAt: windowEnd };
     }
     return { allowed: false, limit, remaining: 0, windowMs, resetAt: this.admitAt(e, limit, windowMs, now) };

@@ -14,8 +14,10 @@ import { mountSponsorship } from '../../src/dust/index.js';
 import { CLOSED } from './helpers/apps.js';
 
 const REVOKED = 'revoked-key-0123456789abcdef';
+// 150 refusals from one address: above the failed-authentication limit's default, which
+// auth-failures.test.ts covers; here every refusal must be the 401.
 const s = await startApp(
-  { auth: { keys: [{ id: 'gone', sha256: sha256Hex(REVOKED), revoked: true }] }, networks: { mainnet: CLOSED, preprod: CLOSED, preview: CLOSED }, rateLimit: { limit: 1 } },
+  { auth: { keys: [{ id: 'gone', sha256: sha256Hex(REVOKED), revoked: true }], failureLimit: 1_000 }, networks: { mainnet: CLOSED, preprod: CLOSED, preview: CLOSED }, rateLimit: { limit: 1 } },
   { modules: [mountProver, mountSponsorship] },
 );
 t.teardown(() => s.close());

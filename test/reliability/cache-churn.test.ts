@@ -53,7 +53,7 @@ t.test('rate-limit store: churned IPs and keys stay within the cap; clients in u
       Array.from({ length: BATCH }, (_, j) => {
         const n = i + j;
         return n % 10 === 0
-          ? hit('/t/keyed', { 'x-api-key': `churn-key-${n}-0123456789` })
+          ? hit('/t/keyed', { 'x-api-key': `churn-key-${n}-0123456789`, 'x-forwarded-for': `192.0.2.${n % 200}` })
           : hit('/t/public', { 'x-forwarded-for': n % 2 ? `2001:db8:${n.toString(16)}::1` : `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}` });
       }),
     );

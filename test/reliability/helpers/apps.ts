@@ -112,6 +112,7 @@ export async function fullApp(t: Test, proverUrl: string, opts: { blocks?: numbe
       stats: { pollIntervalMs: 200, reconnectMinMs: 50, reconnectMaxMs: 200, upstreamTimeoutMs: 1_000 },
       prover: { defaultNetwork: 'preview', ...o.prover },
       rateLimit: { limit: 1_000_000, publicLimit: 1_000_000, ...o.rateLimit },
+      auth: { failureLimit: 1_000_000, ...o.auth },
     },
     { devnet: true, modules: [mountStats, mountProver, mountSponsorship], logger: logs.logger },
   );

@@ -71,3 +71,17 @@ t.test('header fields: IETF draft structured fields, reset and Retry-After never
   t.equal(retryAfterSeconds(100_001, 90_000), 11, 'never points before X-RateLimit-Reset (101)');
   t.equal(retryAfterSeconds(90_000, 90_000), 1, 'at least one second');
 });
+
+t.test('peek answers as hit would, without counting', async (t) => {
+  for (const algorithm of ['fixed', 'sliding'] as const) {
+    const s = new MemoryRateLimitStore(algorithm, 10);
+    t.equal(s.peek('ip', 'a', 2, 1000, 0), undefined, `${algorithm}: untracked`);
+    s.hit('ip', 'a', 2, 1000, 0);
+    t.same(s.peek('ip', 'a', 2, 1000, 10), { allowed: true, limit: 2, remaining: 0, windowMs: 1000, resetAt: 1000 });
+    t.equal(s.peek('ip', 'a', 2, 1000, 10)!.allowed, true, `${algorithm}: peeking twice counts nothing`);
+    s.hit('ip', 'a', 2, 1000, 20);
+    t.equal(s.peek('ip', 'a', 2, 1000, 30)!.allowed, false, `${algorithm}: used up`);
+    t.equal(s.peek('ip', 'a', 2, 1000, 2500)!.allowed, true, `${algorithm}: two windows later`);
+    t.equal(s.hit('ip', 'a', 2, 1000, 2500).remaining, 1, `${algorithm}: and hit agrees`);
+  }
+});
