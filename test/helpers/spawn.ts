@@ -13,7 +13,12 @@ export interface Proc {
 }
 
 export function runCli(args: string[], env: NodeJS.ProcessEnv): Proc {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env: { PATH: process.env['PATH'], ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return runProcess(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { PATH: process.env['PATH'], ...env });
+}
+
+/** Any command from the repository root; `detached` makes it a process group (kill with `-pid`). */
+export function runProcess(command: string, args: string[], env: NodeJS.ProcessEnv, opts: { detached?: boolean } = {}): Proc {
+  const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: opts.detached ?? false });
   const out: string[] = [];
   const waiters: Array<{ re: RegExp; resolve: (l: string) => void }> = [];
   const onLine = (l: string): void => {
