@@ -84,4 +84,15 @@ t.test('the README tour and the /docs curl lines run as written against `npm sta
   t.equal(docsRun.status, 0, 'the /docs lines exit 0', { stderr: docsRun.stderr });
   t.match(docsRun.stdout, /"txHash":"[0-9a-f]{64}"/, '/prove-and-balance from /docs');
   t.equal(readFileSync(join(cwd, 'proof.bin')).subarray(0, 25).toString('latin1'), 'midnight:proof-versioned:', '/prove from /docs');
+
+  // The kinds the tour does not use, for /balance-only.
+  for (const kind of ['proven', 'finalized']) {
+    const r = bash(
+      `npx nightgate example-tx --url ${base} --network preview --kind ${kind} > ${kind}.bin\n` +
+        `curl -s -X POST ${base}/balance-only -H "X-API-Key: ${key}" -H 'Content-Type: application/octet-stream' --data-binary @${kind}.bin\n`,
+      cwd,
+    );
+    t.equal(r.status, 0, `example-tx --kind ${kind}`, { stderr: r.stderr });
+    t.match(r.stdout, /"txHash":"[0-9a-f]{64}"/, `/balance-only sponsors the ${kind} example`);
+  }
 });
