@@ -75,10 +75,12 @@ export function renderSustainedSection(r: SustainedResult): string {
     `## Sustained sponsorship (${r.run.clients} clients, ${num(r.run.durationS)} s, ${r.run.network})`,
     '',
     `Run ${r.run.startedAt} on commit \`${r.run.commit}${r.run.dirty ? '+' : ''}\`, ${r.run.machine.cpuModel} ×${r.run.machine.cores}, Node ${r.run.machine.node}; ` +
-      `${r.run.target === 'local' ? 'local nightgate with its embedded devnet' : 'a deployment (--url)'}, blocks every ${r.run.blockTimeMs === null ? '?' : num(r.run.blockTimeMs / 1000, 1)} s. ` +
+      `${r.run.target === 'local' ? 'local nightgate with its embedded devnet' : 'a deployment (--url)'}, blocks every ${r.run.blockTimeMs !== null ? `${num(r.run.blockTimeMs / 1000, 1)} s` : `${num(cap.blockIntervalS, 1)} s (measured)`}. ` +
       `${r.run.funded} of ${r.run.clients} clients funded in ${num(r.run.fundingS)} s. Reproduce: \`${r.run.command}\`.`,
     '',
-    'Each client has its own API key and NIGHT address and loops: build an unproven NIGHT transfer from its current UTXO → `POST /prove-and-balance` → devnet `POST /submit` → wait until the block that includes it is seen over the indexer\'s `blocks` subscription → spend the change. Time to inclusion runs from the sponsor\'s 200 to that block being seen.',
+    `Each client has its own NIGHT address and ${r.run.target === 'local' ? 'its own API key' : 'one of the given API keys (round robin)'}, and loops: ` +
+      "build an unproven NIGHT transfer from its current UTXO → `POST /prove-and-balance` → devnet `POST /submit` → wait until the block that includes it is seen over the indexer's `blocks` subscription → spend the change. " +
+      "Time to inclusion runs from the sponsor's 200 to that block being seen; sponsor latency is the 200 answers' request-to-answer time.",
     '',
     '| Figure | Value | Target (issue 17) |',
     '|---|---:|---|',
