@@ -32,6 +32,11 @@ export interface Component {
   drain?(): void;
   /** Called once at shutdown, after in-flight requests drained (or the deadline passed), in reverse registration order. */
   close?(): Promise<void>;
+  /**
+   * Readiness (/readyz): what this component still lacks before the server can serve what the
+   * configuration asks of it, one short phrase each (no URLs: the answer is public); empty when ready.
+   */
+  ready?(): readonly string[] | Promise<readonly string[]>;
 }
 
 export interface AppContext {

@@ -19,9 +19,12 @@ import { metaRoutes } from './routes/meta.js';
 import { openApiDocument } from './openapi.js';
 import { PACKAGE } from './version.js';
 import { redactDeep } from './url-redaction.js';
+import { missingForReadiness } from './readiness.js';
 
 export interface BuildOptions {
   logger?: Logger;
+  /** The bounded stdout output `logger` writes to, if any: its drops are shown in /health. */
+  logOutput?: BoundedOutput;
   clock?: Clock;
   /** Feature modules; defaults to statistics, proving and sponsorship. */
   modules?: readonly Module[];
@@ -162,6 +165,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   context.addRoutes(
     metaRoutes({
       health,
+      missing: () => missingForReadiness(components),
       openapi: () => openApiDocument(routes, { title: 'nightgate', description: 'Midnight network statistics, proving and DUST sponsorship gateway.' }),
     }),
   );

@@ -27,6 +27,8 @@ export const ERRORS = {
   RATE_LIMITED: { status: 429, title: 'Too Many Requests', message: 'Rate limit exceeded; retry after the reset' },
   TOO_MANY_AUTH_FAILURES: { status: 429, title: 'Too Many Requests', message: 'Too many failed authentications from this address; retry after the reset' },
   SHUTTING_DOWN: { status: 503, title: 'Service Unavailable', message: 'Server is shutting down' },
+  // /readyz: what the configuration needs is not all usable yet (the answer lists what).
+  SERVER_NOT_READY: { status: 503, title: 'Service Unavailable', message: 'Not ready to serve what this server is configured for' },
   INTERNAL: { status: 500, title: 'Internal Server Error', message: 'Internal error' },
   TIMEOUT: { status: 504, title: 'Gateway Timeout', message: 'The request took too long' },
 
@@ -74,6 +76,7 @@ export const ERRORS = {
   FEE_CAP_EXCEEDED: { status: 403, title: 'Forbidden', message: 'The fee exceeds the per-transaction cap' },
   DUST_BUDGET_EXCEEDED: { status: 429, title: 'Too Many Requests', message: 'The DUST budget of this key is spent for this window' },
   TRANSACTION_REJECTED: { status: 400, title: 'Bad Request', message: 'The ledger rejects this transaction' },
+  RESERVATION_LIMIT: { status: 429, title: 'Too Many Requests', message: 'This key holds its share of the DUST pool; retry when one of its transactions has landed' },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERRORS;

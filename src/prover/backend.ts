@@ -44,6 +44,11 @@ export interface ProverBackend {
   proofVersions(signal: AbortSignal): Promise<Relayed>;
   health(): ComponentHealth;
   /**
+   * Readiness: why this backend cannot prove now (a short phrase, no URL), or undefined when it
+   * can. The proof-server backends ask the proof server; in-process ones have nothing to wait for.
+   */
+  readiness?(): Promise<string | undefined>;
+  /**
    * Shutdown began: refuse at once, with 503 SHUTTING_DOWN, every call waiting for its turn and
    * every new one (but `taskStarted`); calls in progress finish. The in-process backends have
    * nothing to do: their queue is the worker pool's, drained as its own component.

@@ -11,6 +11,7 @@ import type { ProverBackend } from './backend.js';
 import { NativeBackend } from './native-backend.js';
 import { PoolBackend } from './pool-backend.js';
 import { ProofResults, type ResultEvent } from './proof-results.js';
+import { ProbeCache } from './probe-cache.js';
 import { proverRoutes } from './routes.js';
 import { UpstreamBackend } from './upstream-backend.js';
 import { WorkerPool } from './worker-pool.js';
@@ -99,6 +100,7 @@ export function createProverModule(opts: ProverModuleOptions = {}): Module {
     ctx.addComponent(pool);
     const backends = await buildBackends(ctx, pool, opts);
     const results = new ProofResults(ctx.clock, config.prover.cacheTtlMs, config.prover.cacheMaxBytes);
+    const probes = new ProbeCache(ctx.clock);
 
     const component: ProverComponent = {
       name: PROVER_COMPONENT,
@@ -114,6 +116,13 @@ export function createProverModule(opts: ProverModuleOptions = {}): Module {
           else if (h.status !== 'ok' && worst === 'ok') worst = 'degraded';
         }
         return { status: worst, devProver: dev, networks, cache: results.stats() };
+      },
+      async ready() {
+        const why = await Promise.all([...backends].map(async ([n, b]) => {
+          const reason = await probes.check(b);
+          return reason === undefined ? undefined : `prover:${n}: ${reason}`;
+        }));
+        return why.filter((w): w is string => w !== undefined);
       },
       drain() {
         for (const b of new Set(backends.values())) b.drain?.();

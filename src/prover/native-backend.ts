@@ -90,6 +90,11 @@ export class NativeBackend implements ProverBackend {
     };
   }
 
+  readiness(): Promise<string | undefined> {
+    const s = this.supervisor.state;
+    return s === 'ready' ? this.#upstream.readiness() : Promise.resolve(`midnight-proof-server ${s}`);
+  }
+
   drain(): void {
     this.#upstream.drain();
   }

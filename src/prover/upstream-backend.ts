@@ -16,7 +16,7 @@
  * refuse exactly those not yet sent (503 SHUTTING_DOWN) while those at the proof server finish.
  */
 import { performance } from 'node:perf_hooks';
-import { Pool } from 'undici';
+import { Client, Pool } from 'undici';
 import type { Logger } from 'pino';
 import type { ComponentHealth } from '../app-context.js';
 import type { ProverBackendName } from '../config.js';
@@ -45,6 +45,8 @@ export const UPSTREAM_CONNECTIONS = 64;
 const DEFAULT_MAX_QUEUE = 256;
 
 const CONNECT_TIMEOUT_MS = 10_000;
+/** A readiness probe that takes longer than this counts as no answer. */
+const PROBE_TIMEOUT_MS = 2_000;
 /** Proofs are kilobytes; anything near this is not a proof. */
 const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 const DEFAULT_RETRY_AFTER = '5';
@@ -81,6 +83,8 @@ export class UpstreamBackend implements ProverBackend {
   /** A slot per connection: a call holds one from being sent until its answer is read. */
   readonly #slots: Slots;
   #lastFailure: string | undefined;
+  /** Readiness probes go on their own connection: proofs may hold every connection of the pool for minutes. */
+  readonly #probe: Client;
   #calls = 0;
   /** Moving mean of a call's duration, ms (for Retry-After). */
   #meanMs = 0;
@@ -108,6 +112,7 @@ export class UpstreamBackend implements ProverBackend {
       bodyTimeout: opts.timeoutMs,
       maxResponseSize: MAX_RESPONSE_BYTES,
     });
+    this.#probe = new Client(u.origin, { connect: { timeout: PROBE_TIMEOUT_MS }, headersTimeout: PROBE_TIMEOUT_MS, bodyTimeout: PROBE_TIMEOUT_MS, keepAliveTimeout: 30_000 });
   }
 
   async #call(method: 'GET' | 'POST', path: string, body: Uint8Array | undefined, signal: AbortSignal, opts: CallOptions = {}): Promise<Answer> {
@@ -216,6 +221,17 @@ export class UpstreamBackend implements ProverBackend {
     return this.#relay('/proof-versions', signal);
   }
 
+  /** Any answer to GET /ready (200, or 503 while its queue is full) shows the proof server is up. */
+  async readiness(): Promise<string | undefined> {
+    try {
+      const res = await this.#probe.request({ method: 'GET', path: `${this.#base}/ready` });
+      await res.body.dump();
+      return undefined;
+    } catch (err) {
+      return `proof server unreachable (${(err as { code?: string }).code ?? 'no answer'})`;
+    }
+  }
+
   health(): ComponentHealth {
     const pending = this.#slots.busy + this.#slots.waiting;
     return { status: this.#lastFailure ? 'degraded' : 'ok', url: this.url, calls: this.#calls, pending, ...(this.#lastFailure ? { lastError: this.#lastFailure } : {}) };
@@ -232,6 +248,6 @@ export class UpstreamBackend implements ProverBackend {
   }
 
   async close(): Promise<void> {
-    await this.#pool.close();
+    await Promise.all([this.#pool.close(), this.#probe.close()]);
   }
 }

@@ -1,9 +1,11 @@
 /**
- * /health, /docs, /api, /api/openapi.json: public. /health answers an anonymous client with its
- * status and version only; the components' details (upstreams, sync, wallets, counts) need a key
- * or a client inside `auth.trustedNetworks`.
+ * /health, /livez, /readyz, /docs, /api, /api/openapi.json: public. /health answers an anonymous
+ * client with its status and version only; the components' details (upstreams, sync, wallets,
+ * counts) need a key or a client inside `auth.trustedNetworks`. /livez and /readyz are for load
+ * balancers and service managers: the process answers; the server can serve what it is configured for.
  */
 import { Type } from '@sinclair/typebox';
+import { GatewayError } from '../errors.js';
 import { json, type RouteDef, type Reply } from '../http/route.js';
 import { apiPage, docsPage } from './pages.js';
 
@@ -15,8 +17,21 @@ export const HealthSchema = Type.Object({
   components: Type.Optional(Type.Record(Type.String(), Type.Object({ status: Type.String() }, { additionalProperties: true }), { description: 'With a key or from a trusted network' })),
 });
 
+export const LiveSchema = Type.Object({ status: Type.Literal('alive') });
+export const ReadySchema = Type.Object({ status: Type.Literal('ready') });
+export const NotReadySchema = Type.Object({
+  status: Type.Literal('not-ready'),
+  missing: Type.Array(Type.String(), { description: 'What is not usable yet, e.g. `dust:preview: server DUST wallets not synced (replaying)`' }),
+  error: Type.String(),
+  code: Type.Literal('SERVER_NOT_READY'),
+});
+
+const NO_STORE = { 'Cache-Control': 'no-store' };
+
 export interface MetaDeps {
   health(): Record<string, unknown>;
+  /** What is missing for readiness; empty when ready (readiness.ts). */
+  missing(): Promise<string[]>;
   /** The OpenAPI document; computed once all routes are mounted. */
   openapi(): Record<string, unknown>;
 }
@@ -37,7 +52,26 @@ export function metaRoutes(deps: MetaDeps): RouteDef[] {
       },
       handler: (c) => {
         const report = deps.health();
-        return json(c.key ? report : { status: report['status'], version: report['version'] }, 200, { 'Cache-Control': 'no-store' });
+        return json(c.key ? report : { status: report['status'], version: report['version'] }, 200, NO_STORE);
+      },
+    },
+    {
+      method: 'GET', url: '/livez', style: 'prover', auth: 'none', rateLimit: 'none',
+      schema: { summary: 'Liveness: the process is up and serving', tags: ['meta'], response: { 200: { description: 'Alive', schema: LiveSchema } } },
+      handler: () => json({ status: 'alive' }, 200, NO_STORE),
+    },
+    {
+      method: 'GET', url: '/readyz', style: 'prover', auth: 'none', rateLimit: 'none',
+      schema: {
+        summary: 'Readiness: the statistics followers have data, the DUST wallets of every sponsoring network have synced, the configured provers answer',
+        tags: ['meta'],
+        response: { 200: { description: 'Ready', schema: ReadySchema }, 503: { description: 'Not ready; `missing` says what', schema: NotReadySchema } },
+      },
+      handler: async () => {
+        const missing = await deps.missing();
+        if (missing.length === 0) return json({ status: 'ready' }, 200, NO_STORE);
+        const err = new GatewayError('SERVER_NOT_READY');
+        return json({ status: 'not-ready', missing, error: err.message, code: err.code }, err.status, NO_STORE);
       },
     },
     {

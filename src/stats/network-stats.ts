@@ -120,6 +120,14 @@ export class NetworkStats implements Component {
     };
   }
 
+  /** Ready once the follower holds a block: the derived routes then have something to serve, stale or not. */
+  ready(): string[] {
+    const f = this.follower;
+    if (f.state === 'stopped') return [`${this.name}: follower stopped`];
+    if (this.window.tip === undefined) return [`${this.name}: no block from the indexer yet${f.lastError ? ` (${f.lastError.code})` : ''}`];
+    return [];
+  }
+
   async close(): Promise<void> {
     this.follower.stop();
     this.cache.abortAll(new GatewayError('SHUTTING_DOWN'));

@@ -34,6 +34,12 @@ const { s, fake, logs } = await fullApp(t, stub.url);
 const mainnet = s.app.context.component<NetworkStats>('stats:mainnet')!;
 await mainnet.follower.waitUntil((f) => f.state === 'live' && mainnet.window.size === fake.blocks.length);
 await s.app.context.component<SponsorshipComponent>(SPONSORSHIP_COMPONENT)!.service!.whenSynced('preview');
+t.test('readiness of this rig: only preprod, whose indexer is unreachable, is missing', async (t) => {
+  const r = await call(`${s.url}/readyz`);
+  t.equal(r.status, 503);
+  t.match(r.json, { status: 'not-ready', missing: [/^stats:preprod: no block from the indexer yet/] });
+  t.equal((r.json?.['missing'] as string[]).length, 1, 'the synced DUST wallets of preview, the proof-server stub and mainnet\'s follower are ready');
+});
 const routes: readonly RouteDef[] = s.app.routes;
 
 /** uWS patterns: a `:param` segment matches any one segment. */

@@ -53,7 +53,7 @@ t.test('a second nightgate on the port of a running one exits; the first keeps s
   t.equal(code, 1, 'the second instance does not share the port');
   t.match(second.out.join('\n'), /the port is already in use/);
   t.notMatch(second.out.join('\n'), /listening on/);
-  const h = await request(`http://127.0.0.1:${port}/health`);
+  const h = await request(`http://127.0.0.1:${port}/livez`);
   t.equal(h.statusCode, 200, 'the first one still answers');
   await h.body.dump();
   first.child.kill('SIGTERM');
