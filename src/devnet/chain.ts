@@ -15,7 +15,7 @@ import { reasonOf } from './errors.js';
 import { sha256Hex } from './keys.js';
 import { hasZswapOffer, verifyIntentSignatures } from './signatures.js';
 
-export type CandidateOrigin = 'genesis' | 'devnet' | 'submitted';
+export type CandidateOrigin = 'genesis' | 'devnet' | 'faucet' | 'submitted';
 
 export interface Candidate {
   tx: AnyTransaction;
@@ -125,12 +125,23 @@ export class Chain {
     const previous = this.state;
     let state = previous;
     let cost = zeroCost();
+    // Faucet payouts pay requests in arrival order: once one is not paid in full in this block, the
+    // ones after it wait too, even if a smaller one would still fit (faucet.ts).
+    let faucetHeld = false;
+    const hold = (candidate: Candidate): void => {
+      if (candidate.origin === 'faucet') faucetHeld = true;
+    };
     for (const candidate of candidates) {
+      if (candidate.origin === 'faucet' && faucetHeld) {
+        deferred.push(candidate);
+        continue;
+      }
       let verified: L.VerifiedTransaction;
       try {
         verified = Chain.#wellFormed(candidate.tx, candidate.origin, state, strictness, time);
       } catch (err) {
         rejected.push({ candidate, reason: reasonOf(err) });
+        hold(candidate);
         continue;
       }
       const params = state.parameters;
@@ -142,6 +153,7 @@ export class Chain {
         release(verified);
         if (applied.length === 0) rejected.push({ candidate, reason: reasonOf(err) });
         else deferred.push(candidate);
+        hold(candidate);
         continue;
       }
       const txContext = new L.TransactionContext(state, context);
@@ -150,8 +162,10 @@ export class Chain {
       if (result.type === 'failure') {
         rejected.push({ candidate, reason: result.error ?? 'transaction failed' });
         release(next, result);
+        hold(candidate);
         continue;
       }
+      if (result.type !== 'success') hold(candidate);
       applied.push({ candidate, result, before: state, after: next });
       state = next;
       cost = total;

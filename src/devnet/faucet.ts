@@ -1,15 +1,27 @@
-// The faucet: NIGHT from the treasury to any address, paid out in the next block. Requests queue in
-// arrival order; one treasury transaction per block pays at most FAUCET_PAYOUTS_PER_BLOCK of them,
-// because its outputs may all be DUST-generating (a registered recipient plus the treasury's change)
-// and the ledger allows about three such outputs per transaction.
+// The faucet: NIGHT from the treasury to any address, paid in arrival order from the next block on.
+// Each block takes up to FAUCET_PAYOUTS_PER_BLOCK requests from the head of the queue and pays them
+// in treasury transactions of up to FAUCET_PAYOUTS_PER_TX outputs, each spending its own treasury
+// UTXO (the treasury holds OUTPUTS_PER_REGISTRATION of them from genesis; change returns to it).
+//
+// Limits measured on ledger-v8 8.1.0 (2026-11-24, initial parameters):
+// - The guaranteed section may take at most 15 ms to dismiss: beside the DUST fee that is 4 NIGHT
+//   outputs, registered recipients or not. So the payouts go in the intent's fallible section,
+//   which that limit does not cover; the fee stays guaranteed.
+// - Each NIGHT output costs ≈ 1.45 % of a block's `bytesChurned` (normalizeFullness), a payout
+//   transaction ≈ 3.1 % beside its outputs: a block holds ≈ 64 payouts at most. Three transactions
+//   of 20 take 96 % of an otherwise empty block.
+// Submitted transactions go into a block first; a payout that does not fit waits for the next block
+// with the requests behind it (chain.ts keeps faucet candidates in order).
 import { parseUnshieldedAddress } from './address.js';
 import { candidateOf, type Candidate } from './chain.js';
 import { DevnetError, DevnetErrorCode, reasonOf } from './errors.js';
+import { OUTPUTS_PER_REGISTRATION } from './genesis.js';
 import { NIGHT_TOKEN, STAR_PER_NIGHT, type L } from './ledger-kit.js';
 import { buildFinalized, type BuildContext } from './tx-builder.js';
 import type { Actor, DustWallet } from './wallet.js';
 
-export const FAUCET_PAYOUTS_PER_BLOCK = 2;
+export const FAUCET_PAYOUTS_PER_TX = 20;
+export const FAUCET_PAYOUTS_PER_BLOCK = FAUCET_PAYOUTS_PER_TX * OUTPUTS_PER_REGISTRATION;
 export const FAUCET_MAX_STAR = 1_000_000n * STAR_PER_NIGHT;
 
 export interface FaucetRequest {
@@ -40,18 +52,36 @@ export function parseFaucetRequest(body: unknown): FaucetRequest {
   return { address: hex, amount: star };
 }
 
-export async function buildPayout(
+export interface Payout {
+  candidate: Candidate;
+  /** The requests it pays, in queue order. */
+  requests: FaucetRequest[];
+}
+
+/**
+ * Treasury transactions paying `requests` in order, one per treasury UTXO (largest first), each
+ * with up to FAUCET_PAYOUTS_PER_TX payouts and the change back to the treasury. Requests beyond
+ * what the treasury's UTXOs can pay are left out: the caller keeps them queued.
+ */
+export async function buildPayouts(
   treasury: Actor,
   payer: DustWallet,
   requests: FaucetRequest[],
   state: L.LedgerState,
   ctx: BuildContext,
-): Promise<Candidate> {
-  const total = requests.reduce((sum, r) => sum + r.amount, 0n);
-  const utxo = treasury.nightUtxos(state)[0];
-  if (!utxo || utxo.value <= total) throw new Error('the treasury has no UTXO large enough for the payout');
-  const outputs = requests.map((r) => ({ owner: r.address, type: NIGHT_TOKEN, value: r.amount }));
-  outputs.push({ owner: treasury.address, type: NIGHT_TOKEN, value: utxo.value - total });
-  const tx = await buildFinalized({ signer: treasury, payer, inputs: [utxo], outputs }, ctx);
-  return candidateOf(tx, 'devnet');
+): Promise<Payout[]> {
+  const payouts: Payout[] = [];
+  let next = 0;
+  for (const utxo of treasury.nightUtxos(state)) {
+    if (next >= requests.length) break;
+    const chunk = requests.slice(next, next + FAUCET_PAYOUTS_PER_TX);
+    const total = chunk.reduce((sum, r) => sum + r.amount, 0n);
+    if (utxo.value <= total) break;
+    const outputs = chunk.map((r) => ({ owner: r.address, type: NIGHT_TOKEN, value: r.amount }));
+    outputs.push({ owner: treasury.address, type: NIGHT_TOKEN, value: utxo.value - total });
+    const tx = await buildFinalized({ signer: treasury, payer, inputs: [utxo], outputs, section: 'fallible' }, ctx);
+    payouts.push({ candidate: candidateOf(tx, 'faucet'), requests: chunk });
+    next += chunk.length;
+  }
+  return payouts;
 }

@@ -10,7 +10,7 @@ import { BlockIndexer } from './block-indexer.js';
 import { candidateOf, Chain, type Candidate, type ProducedBlock } from './chain.js';
 import { registerCounterCircuit } from './counter-contract.js';
 import { DevnetError, DevnetErrorCode, reasonOf } from './errors.js';
-import { buildPayout, FAUCET_PAYOUTS_PER_BLOCK, parseFaucetRequest, type FaucetRequest } from './faucet.js';
+import { buildPayouts, FAUCET_PAYOUTS_PER_BLOCK, parseFaucetRequest, type FaucetRequest, type Payout } from './faucet.js';
 import { genesisCandidates, registrationCandidates, REGISTRATION_DELAY_MS, SETUP_BLOCK_MS } from './genesis.js';
 import type { GraphQLContext } from './graphql-context.js';
 import { DevnetHttpServer, FAUCET_PATH, GRAPHQL_PATH, GRAPHQL_WS_PATH, SUBMIT_PATH } from './http-server.js';
@@ -223,19 +223,26 @@ export class DevnetNetwork {
     const state = this.#chain.state;
     const height = this.#chain.height + 1;
     const submitted = this.#pending.splice(0);
-    const payouts = this.#faucetQueue.splice(0, FAUCET_PAYOUTS_PER_BLOCK);
+    const requests = this.#faucetQueue.slice(0, FAUCET_PAYOUTS_PER_BLOCK);
     const own: Candidate[] = [];
     const ctx = { networkId: this.#config.networkId, params: state.parameters, time, prover: this.#prover };
-    if (payouts.length > 0) {
+    let payouts: Payout[] = [];
+    if (requests.length > 0) {
       try {
-        own.push(await buildPayout(this.#actors.treasury, this.#actors.dust, payouts, state, ctx));
+        payouts = await buildPayouts(this.#actors.treasury, this.#actors.dust, requests, state, ctx);
+        own.push(...payouts.map((p) => p.candidate));
+        if (payouts.length === 0) this.#log.error({ network: this.#config.name, amount: String(requests[0]?.amount) }, 'the treasury cannot pay the next faucet request');
       } catch (err) {
-        this.#log.error({ network: this.#config.name, err: reasonOf(err), payouts: payouts.length }, 'faucet payout failed');
+        this.#log.error({ network: this.#config.name, err: reasonOf(err), requests: requests.length }, 'faucet payout failed');
       }
     }
     own.push(...(await this.#traffic.build({ height, state, time, latestContract: this.#store.latestDeploy })));
     release(ctx.params);
     const block = this.#chain.produce([...submitted, ...own], timestampMs, fullChecks());
+    // Requests leave the queue only once paid; the chain keeps payouts in order, so the paid ones are
+    // a prefix of the queue and the rest stay at its head for the next block.
+    const paid = new Set(block.applied.filter((a) => a.candidate.origin === 'faucet' && a.result.type === 'success').map((a) => a.candidate));
+    this.#faucetQueue.splice(0, payouts.filter((p) => paid.has(p.candidate)).reduce((n, p) => n + p.requests.length, 0));
     this.#pending.unshift(...block.deferred.filter((c) => c.origin === 'submitted'));
     // The devnet's own transactions are built afresh for the next block.
     release(...block.deferred.filter((c) => c.origin !== 'submitted').map((c) => c.tx));

@@ -21,6 +21,11 @@ export interface TxSpec {
   call?: L.ContractCallPrototype;
   /** Pays the fee from its DUST; without a payer the registration's allowance must cover it. */
   payer?: DustWallet;
+  /**
+   * Where the unshielded offer goes (default guaranteed). The guaranteed section must be quick to
+   * dismiss (about four NIGHT outputs beside a fee); the fallible one may hold many (faucet.ts).
+   */
+  section?: 'guaranteed' | 'fallible';
 }
 
 export interface BuildContext {
@@ -45,7 +50,8 @@ function assemble(spec: TxSpec, ctx: BuildContext, spend: L.DustSpend<L.PreProof
     if (spec.inputs?.length || spec.outputs?.length) {
       const offer = L.UnshieldedOffer.new((spec.inputs ?? []).map((u) => spec.signer.toSpend(u)), spec.outputs ?? [], []);
       made.push(offer);
-      intent.guaranteedUnshieldedOffer = offer;
+      if (spec.section === 'fallible') intent.fallibleUnshieldedOffer = offer;
+      else intent.guaranteedUnshieldedOffer = offer;
     }
     const registrations = spec.registration
       ? [new L.DustRegistration<L.SignatureEnabled>('signature', spec.signer.verifyingKey, spec.registration.dustPublicKey, spec.registration.allowFeePayment)]
@@ -74,7 +80,7 @@ function replaced<T>(previous: unknown, next: T): T {
   return next;
 }
 
-/** Signs every unshielded input and registration of segment 1 (the only intent built here). */
+/** Signs every unshielded input (either section) and registration of segment 1 (the only intent built here). */
 function sign(tx: L.UnprovenTransaction, signer: Actor): L.UnprovenTransaction {
   const segment = 1;
   const intents = tx.intents;
@@ -83,11 +89,17 @@ function sign(tx: L.UnprovenTransaction, signer: Actor): L.UnprovenTransaction {
   try {
     if (!intents || !intent) return tx;
     const signature = L.signData(signer.signingKey, intent.signatureData(segment));
-    const offer = intent.guaranteedUnshieldedOffer;
-    made.push(offer);
-    if (offer && offer.inputs.length > 0) {
-      const signedOffer = offer.addSignatures(offer.inputs.map(() => signature));
+    const guaranteed = intent.guaranteedUnshieldedOffer;
+    const fallible = intent.fallibleUnshieldedOffer;
+    made.push(guaranteed, fallible);
+    if (guaranteed && guaranteed.inputs.length > 0) {
+      const signedOffer = guaranteed.addSignatures(guaranteed.inputs.map(() => signature));
       intent.guaranteedUnshieldedOffer = signedOffer;
+      made.push(signedOffer);
+    }
+    if (fallible && fallible.inputs.length > 0) {
+      const signedOffer = fallible.addSignatures(fallible.inputs.map(() => signature));
+      intent.fallibleUnshieldedOffer = signedOffer;
       made.push(signedOffer);
     }
     const actions = intent.dustActions;
