@@ -20,7 +20,7 @@ import { mintKey, sha256Hex } from '../src/pipeline/auth.js';
 import { ChainWatch } from './lib/chain-watch.js';
 import { DevnetDrops } from './lib/devnet-drops.js';
 import { fundFromFaucet, prefunded, type Funded } from './lib/funding.js';
-import { pollUntil } from './lib/http.js';
+import { pollUntil, sleep } from './lib/http.js';
 import { commitInfo, machineInfo } from './lib/machine.js';
 import { closedPort, sponsorSeeds, startNightgate } from './lib/nightgate.js';
 import { freshWallet, ledger, walletFromSeed, type NightWallet } from './lib/night-transfer.js';
@@ -38,6 +38,7 @@ const FIRST_BLOCK_TIMEOUT_MS = 60_000;
 /** The unbatched faucet pays two addresses per block. */
 const FAUCET_PER_BLOCK_TODAY = 2;
 const FUNDING_BASE_S = 60;
+const SETTLE_EXTRA_MS = 2000;
 
 const log = (line: string): void => void process.stdout.write(`${line}\n`);
 
@@ -241,7 +242,9 @@ async function main(): Promise<number> {
     await Promise.all(clients.map((c) => runClient(env, c)));
     clearInterval(progress);
     pool.stop();
-    await pool.sample();
+    // One block more, so the server's own sync has seen the last inclusions before the pool's final reading.
+    await sleep((ep.blockTimeMs ?? DEFAULT_BLOCK_MS) + SETTLE_EXTRA_MS);
+    const finalPool = await readPool(ep.baseUrl, keys[0] as string, args.network);
     const endMs = env.endAt;
     for (const s of env.stopped.slice(0, 5)) notes.push(`client ${s.client} stopped: ${s.reason}`);
     if (!args.url) notes.push('local run: the server started with its defaults (pool, per-key caps, fee margin) and one API key per client from a config file; only the benched network ran an embedded devnet unless --all-devnets');
@@ -268,6 +271,7 @@ async function main(): Promise<number> {
       },
       summary: summarize({ startMs, endMs, calls, txs, blocks }),
       pool: pool.samples,
+      ...(finalPool ? { finalPool } : {}),
       calls,
       txs,
       blocks,

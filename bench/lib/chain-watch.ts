@@ -91,6 +91,7 @@ export class ChainWatch {
     const key = hash.toLowerCase();
     const seen = this.#seen.get(key);
     if (seen) return Promise.resolve(seen);
+    if (signal?.aborted) return Promise.resolve(undefined);
     return new Promise((resolve) => {
       const finish = (i: Inclusion | undefined): void => {
         clearTimeout(timer);

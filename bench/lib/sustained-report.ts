@@ -29,6 +29,8 @@ export interface SustainedResult {
   };
   summary: SustainedSummary;
   pool: PoolSample[];
+  /** The pool one block after the last client stopped: what is left reserved. */
+  finalPool?: PoolSample;
   /** Raw records, so the summary can be recomputed. */
   calls: SponsorCall[];
   txs: TxRecord[];
@@ -112,6 +114,9 @@ export function renderSustainedSection(r: SustainedResult): string {
     `**Sponsor pool over time** (\`GET /wallet-status\`, ${r.run.network}; t from the start of the measured window)`,
     '',
     ...poolTable(r.pool, startMs),
+    ...(r.finalPool
+      ? ['', `**At the end**, one block after the last client stopped: ${['utxos.free', 'utxos.reserved', 'utxos.spent', 'utxos.total'].filter((k) => r.finalPool?.fields[k] !== undefined).map((k) => `${k.slice(6)} ${String(r.finalPool?.fields[k])}`).join(', ')} (reserved UTXOs are reclaimed after \`dust.reservationTtlMs\`).`]
+      : []),
   ];
   if (r.run.notes.length) lines.push('', ...r.run.notes.map((n) => `- ${n}`));
   return lines.join('\n') + '\n';

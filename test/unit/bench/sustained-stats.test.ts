@@ -184,6 +184,7 @@ t.test('summary and its RESULTS.md section', async (t) => {
       { at: T0, fields: { 'utxos.free': 60, 'utxos.reserved': 6, 'utxos.spent': 0, 'utxos.total': 66, 'sync.phase': 'synced' } },
       { at: T0 + 5000, fields: { 'utxos.free': 58, 'utxos.reserved': 8, 'utxos.spent': 1, 'utxos.total': 67, 'sync.phase': 'synced' } },
     ],
+    finalPool: { at: T0 + 130_000, fields: { 'utxos.free': 66, 'utxos.reserved': 0, 'utxos.spent': 3, 'utxos.total': 69 } },
     calls,
     txs,
     blocks,
@@ -197,6 +198,7 @@ t.test('summary and its RESULTS.md section', async (t) => {
   t.match(md, /\| devnet \/submit answered 400 \| N TX_REJECTED: invalid balance N for token Dust in segment N \| 1 \|/);
   t.match(md, /\| t \| utxos\.free \| utxos\.reserved \| utxos\.spent \| utxos\.total \|\n\|---:\|---:\|---:\|---:\|---:\|\n\| 0 s \| 60 \| 6 \| 0 \| 66 \|\n\| 5 s \| 58 \| 8 \| 1 \| 67 \|/);
   t.match(md, /Other fields reported \(last sample\): `sync\.phase` synced\./);
+  t.match(md, /\*\*At the end\*\*, one block after the last client stopped: free 66, reserved 0, spent 3, total 69 \(/);
   t.match(md, /- a note\n$/);
 });
 
