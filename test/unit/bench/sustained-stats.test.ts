@@ -191,7 +191,7 @@ t.test('summary and its RESULTS.md section', async (t) => {
   };
   const md = renderSustainedSection(result);
   t.match(md, /^## Sustained sponsorship \(2 clients, 120 s, preview\)\n/);
-  t.match(md, /\| Included sponsored tx\/s \| 0\.03 \(3 included of 4 sponsored\) \| ≥ 20: \*\*not met\*\* \|/);
+  t.match(md, /\| Included sponsored tx\/s \| 0\.03 \(3 included of 4 sponsored; ceiling 0\.33: one per client per block\) \| ≥ 20: \*\*not met\*\* \|/);
   t.match(md, /\| Rejected on chain \| 1 \| 0: \*\*not met\*\* \|/);
   t.match(md, /\| 503 share of sponsor answers \| 20\.00 % \|/);
   t.match(md, /\| Time to inclusion p50 \/ p99 \| 6\.00 s \/ 11\.00 s \|/);
