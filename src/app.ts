@@ -14,6 +14,7 @@ import { KeyStore, mintKey } from './pipeline/auth.js';
 import { MemoryRateLimitStore, type RateLimitStore } from './pipeline/rate-limit.js';
 import { AuthThrottle } from './pipeline/auth-throttle.js';
 import { createLogger } from './log.js';
+import { BoundedOutput } from './log-output.js';
 import { devnetSponsorSeeds } from './devnet/sponsor-seeds.js';
 import { metaRoutes } from './routes/meta.js';
 import { openApiDocument } from './openapi.js';
@@ -57,7 +58,8 @@ async function defaultModules(): Promise<Module[]> {
 }
 
 export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}): Promise<App> {
-  const logger = opts.logger ?? createLogger(config.log.level);
+  const logOutput = opts.logOutput ?? (opts.logger ? undefined : new BoundedOutput({ fd: 1, maxBytes: config.log.bufferBytes }));
+  const logger = opts.logger ?? createLogger(config.log.level, logOutput);
   const clock = opts.clock ?? systemClock;
   const log = logger.child({ module: 'app' });
   const uws = loadUws();
@@ -94,6 +96,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   await server.checkPort(config.server.host, config.server.port);
 
   const components: Component[] = [];
+  if (logOutput) components.push({ name: 'log', health: () => logOutput.health() });
   const routes: RouteDef[] = [];
   const startedAt = clock.now();
 

@@ -77,6 +77,7 @@ export const SETTINGS: readonly Setting[] = [
   { path: 'server.trustedProxies', env: 'NIGHTGATE_TRUSTED_PROXIES', schema: Type.Array(Type.String({ minLength: 1 })), default: [], doc: 'CIDR list of your reverse proxies: from a peer inside it, the client IP is the first X-Forwarded-For hop from the right outside it (IP literals only); empty = X-Forwarded-For ignored' },
   { path: 'log.level', env: 'NIGHTGATE_LOG_LEVEL', schema: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))), default: 'info', doc: 'pino log level' },
   { path: 'log.requests', env: 'NIGHTGATE_LOG_REQUESTS', schema: Type.Union([Type.Literal('all'), Type.Literal('errors'), Type.Literal('none')]), default: 'all', doc: 'Access log: a line for every request, only for errors (status ≥ 400), or none' },
+  { path: 'log.bufferBytes', env: 'NIGHTGATE_LOG_BUFFER_BYTES', schema: Type.Integer({ minimum: 65_536 }), default: 4_194_304, doc: 'Log bytes held while stdout is slow; beyond, lines are dropped and counted (`/health` components.log; one warning once stdout catches up)' },
   { path: 'auth.keys', schema: Type.Array(ApiKeyRecord), default: [], doc: 'API keys as `{id, sha256, name?, revoked?, rateLimit?, dustBudget?, maxFee?}` (config file only; mint with `nightgate keys create`)' },
   { path: 'auth.apiKeys', env: 'NIGHTGATE_API_KEYS', schema: Type.Array(Type.String({ minLength: 8 })), default: [], secret: true, doc: 'Development only: comma-separated raw API keys' },
   { path: 'auth.failureLimit', env: 'NIGHTGATE_AUTH_FAILURE_LIMIT', schema: NonNegInt, default: 100, doc: 'Failed authentications per window per client IP (an IPv6 client by its /64); beyond → 429 with Retry-After for every keyed request from that IP, the key unread, until the window admits it. Valid keys never count. 0 = no limit' },
@@ -143,7 +144,7 @@ export interface NetworkConfig {
 
 export interface Config {
   server: { host: string; port: number; bodyLimit: number; proverBodyLimit: number; maxHeaderBytes: number; maxHeaders: number; shutdownTimeoutMs: number; trustedProxies: string[] };
-  log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; requests: 'all' | 'errors' | 'none' };
+  log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; requests: 'all' | 'errors' | 'none'; bufferBytes: number };
   auth: { keys: ApiKeyRecord[]; apiKeys: string[]; failureLimit: number; failureWindowMs: number; trustedNetworks: string[] };
   rateLimit: { enabled: boolean; algorithm: 'fixed' | 'sliding'; limit: number; windowMs: number; publicEnabled: boolean; publicLimit: number; maxEntries: number };
   devnet: { blockTimeMs: number; stateDir: string; retainBlocks: number; threadNice: number };

@@ -5,6 +5,7 @@
  */
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './log.js';
+import { BoundedOutput } from './log-output.js';
 import { UwsLoadError } from './http/uws.js';
 import { ListenError } from './http/listen-failure.js';
 
@@ -19,11 +20,12 @@ export async function main(): Promise<void> {
     }
     throw err;
   }
-  const logger = createLogger(config.log.level);
+  const logOutput = new BoundedOutput({ fd: 1, maxBytes: config.log.bufferBytes });
+  const logger = createLogger(config.log.level, logOutput);
   let app;
   try {
     const { buildApp } = await import('./app.js');
-    app = await buildApp(config, { logger });
+    app = await buildApp(config, { logger, logOutput });
     const port = await app.listen();
     logger.info({ host: config.server.host, port }, `nightgate listening on http://${config.server.host}:${port}`);
   } catch (err) {

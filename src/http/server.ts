@@ -20,6 +20,7 @@ import { retryAfterSeconds, type RateLimitResult, type RateLimitStore } from '..
 import type { AuthThrottle } from '../pipeline/auth-throttle.js';
 import { rateLimitSubject } from '../pipeline/cidr.js';
 import { ClientAddress } from '../pipeline/client-address.js';
+import { clip } from '../log.js';
 import { readBody, mediaType } from './body.js';
 import { socketClosed } from './refusal.js';
 import { addressText } from './remote-address.js';
@@ -251,7 +252,7 @@ export class HttpServer {
     }
     this.app.any('/*', (res, req) => {
       const url = req.getUrl();
-      this.reject(res, req, new GatewayError('NOT_FOUND', `No route for ${req.getMethod().toUpperCase()} ${url}`), url.startsWith('/api') ? 'stats' : 'prover');
+      this.reject(res, req, new GatewayError('NOT_FOUND', `No route for ${req.getMethod().toUpperCase()} ${clip(url, 256)}`), url.startsWith('/api') ? 'stats' : 'prover');
     });
     return listenExclusive(this.app, host, port).then((socket) => {
       this.listenSocket = socket;
@@ -311,13 +312,13 @@ export class HttpServer {
           reqId: ex.requestId,
           method: ex.method,
           route: ex.route.url,
-          path: ex.path,
+          path: clip(ex.path, 256),
           status,
           ms: Math.round((performance.now() - ex.t0) * 100) / 100,
           ip: ex.ip,
           keyId: ex.keyId,
-          clientId: ex.headers['x-client-id'],
-          clientName: ex.headers['x-client-name'],
+          clientId: clip(ex.headers['x-client-id']),
+          clientName: clip(ex.headers['x-client-name']),
         },
         'request',
       );
@@ -349,12 +350,62 @@ export class HttpServer {
     return ex;
   }
 
+  /**
+   * A 404 or 405. It goes through the same door as a route — shutdown, header limits, framing — and
+   * spends the client's per-IP quota, so unknown paths are no cheaper way to flood the server or
+   * its log than real ones.
+   */
   private reject(res: HttpResponse, req: HttpRequest, err: GatewayError, style: ErrorStyle): void {
     const ex = this.newExchange(res, req, UNMATCHED, style, req.getMethod().toUpperCase() as Method);
     if (!ex) return;
     if (this.opts.requestLog !== 'none') keepClient(ex);
+    try {
+      if (this.refusedAtTheDoor(ex)) return;
+      const rl = this.opts.rateLimit;
+      const now = this.opts.clock.now();
+      ex.receivedAt = now;
+      const limited = rl.publicEnabled ? rl.store.hit('ip', rateLimitSubject(ex.ip), rl.publicLimit, rl.windowMs, now) : undefined;
+      if (limited instanceof Promise) {
+        ex.watchAbort();
+        limited.then((r) => this.rejectAdmitted(ex, err, r), (e: unknown) => ex.fail(e));
+      } else {
+        this.rejectAdmitted(ex, err, limited);
+      }
+    } catch (e) {
+      ex.fail(e);
+    } finally {
+      ex.sync = false;
+    }
+  }
+
+  private rejectAdmitted(ex: Exchange, err: GatewayError, result: RateLimitResult | undefined): void {
+    if (result) {
+      ex.rl = result;
+      if (!result.allowed) return ex.fail(new GatewayError('RATE_LIMITED', `Rate limit of ${result.limit} requests per ${Math.round(result.windowMs / 1000)} s exceeded`));
+    }
     ex.fail(err);
-    ex.sync = false;
+  }
+
+  /** Shutdown, oversized header sections and ambiguous framing: answered before anything else. */
+  private refusedAtTheDoor(ex: Exchange): boolean {
+    if (this.closing) {
+      ex.fail(new GatewayError('SHUTTING_DOWN', undefined, { headers: { 'Retry-After': '5' } }));
+      return true;
+    }
+    // uWS itself accepts very large header sections; bound them here (RFC 6585 §5). Counted by
+    // the pass in newExchange.
+    if (countedBytes > this.opts.maxHeaderBytes || countedFields > this.opts.maxHeaders) {
+      ex.closeAfter = true;
+      ex.fail(new GatewayError('HEADERS_TOO_LARGE', `Request headers exceed ${this.opts.maxHeaderBytes} bytes or ${this.opts.maxHeaders} fields`));
+      return true;
+    }
+    const framing = smuggling();
+    if (framing !== undefined) {
+      ex.closeAfter = true;
+      ex.fail(new GatewayError('BAD_REQUEST', `Ambiguous message framing: ${framing}`));
+      return true;
+    }
+    return false;
   }
 
   private handle(route: RouteDef, res: HttpResponse, req: HttpRequest, head: boolean): void {
@@ -370,18 +421,7 @@ export class HttpServer {
   }
 
   private pipeline(ex: Exchange, route: RouteDef, res: HttpResponse, req: HttpRequest): void {
-    if (this.closing) return ex.fail(new GatewayError('SHUTTING_DOWN', undefined, { headers: { 'Retry-After': '5' } }));
-    // uWS itself accepts very large header sections; bound them here (RFC 6585 §5). Counted by
-    // the pass in newExchange.
-    if (countedBytes > this.opts.maxHeaderBytes || countedFields > this.opts.maxHeaders) {
-      ex.closeAfter = true;
-      return ex.fail(new GatewayError('HEADERS_TOO_LARGE', `Request headers exceed ${this.opts.maxHeaderBytes} bytes or ${this.opts.maxHeaders} fields`));
-    }
-    const framing = smuggling();
-    if (framing !== undefined) {
-      ex.closeAfter = true;
-      return ex.fail(new GatewayError('BAD_REQUEST', `Ambiguous message framing: ${framing}`));
-    }
+    if (this.refusedAtTheDoor(ex)) return;
     // Copy everything the handler may need while the HttpRequest is still valid.
     if (route.auth !== 'none') {
       keep(ex, 'x-api-key', hApiKey);

@@ -5,10 +5,15 @@
  *  2. the `.node` binary inside `@trufflesuite/uws-js-unofficial` — Node ≤ 20 (ABI 115), glibc 2.36.
  * We require the `.node` files directly: the packages' own entry points silently fall back to a
  * pure-JS server on failure, which would look like it works while being an order slower.
- * If neither loads, `loadUws` throws UwsLoadError with a message naming Node, glibc and the fix.
+ * The packages are found in the folders Node searches, not through `require.resolve`: the first
+ * one's `exports` map hides its package.json (ERR_PACKAGE_PATH_NOT_EXPORTED), which once made it
+ * look absent.
+ * If neither loads, `loadUws` throws UwsLoadError naming Node, glibc, what each package said and
+ * the supported combinations.
  */
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type * as UwsTypes from '@trufflesuite/uws-js-unofficial';
 
 export type Uws = typeof UwsTypes;
@@ -36,49 +41,65 @@ function binaryName(): string {
   return `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
 }
 
-function packageDir(pkg: string): string | undefined {
-  try {
-    return dirname(require.resolve(`${pkg}/package.json`));
-  } catch {
-    return undefined;
+/** The installed package's folder, from the node_modules folders Node would search. */
+export function packageDir(pkg: string, from: readonly string[] = require.resolve.paths(pkg) ?? []): string | undefined {
+  for (const dir of from) {
+    if (existsSync(join(dir, pkg, 'package.json'))) return join(dir, pkg);
   }
+  return undefined;
 }
 
-function candidates(): Array<{ source: string; file: string }> {
+/** Where each package keeps its binaries, relative to its folder. */
+const PACKAGES: ReadonlyArray<{ source: string; dirs: readonly string[] }> = [
+  { source: '@btc-vision/uwebsockets.js', dirs: ['.'] },
+  { source: '@trufflesuite/uws-js-unofficial', dirs: ['dist', 'binaries'] },
+];
+
+type Candidate = { source: string; file: string } | { source: string; absent: string };
+
+function candidates(find: (pkg: string) => string | undefined): Candidate[] {
   const name = binaryName();
-  const out: Array<{ source: string; file: string }> = [];
-  const btc = packageDir('@btc-vision/uwebsockets.js');
-  if (btc) out.push({ source: '@btc-vision/uwebsockets.js', file: join(btc, name) });
-  const truffle = packageDir('@trufflesuite/uws-js-unofficial');
-  if (truffle) {
-    out.push({ source: '@trufflesuite/uws-js-unofficial', file: join(truffle, 'dist', name) });
-    out.push({ source: '@trufflesuite/uws-js-unofficial', file: join(truffle, 'binaries', name) });
-  }
-  return out;
+  return PACKAGES.map(({ source, dirs }) => {
+    const dir = find(source);
+    if (!dir) return { source, absent: 'not installed (run `npm ci`)' };
+    const file = dirs.map((d) => join(dir, d, name)).find((f) => existsSync(f));
+    return file ? { source, file } : { source, absent: `has no ${name} (no build for this Node ABI and platform)` };
+  });
 }
 
 let loaded: LoadedUws | undefined;
 
 export function loadUws(): LoadedUws {
-  if (loaded) return loaded;
+  return (loaded ??= loadFrom(packageDir));
+}
+
+/** `loadUws` with the package lookup given: for tests of the failure paths. */
+export function loadFrom(find: (pkg: string) => string | undefined): LoadedUws {
   const failures: string[] = [];
-  for (const c of candidates()) {
+  for (const c of candidates(find)) {
+    if ('absent' in c) {
+      failures.push(`${c.source}: ${c.absent}`);
+      continue;
+    }
     try {
       const uws = require(c.file) as Uws;
       if (typeof uws.App !== 'function') throw new Error('not a uWS binary');
-      loaded = { uws, source: c.source, file: c.file };
-      return loaded;
+      return { uws, source: c.source, file: c.file };
     } catch (err) {
-      failures.push(`${c.source}: ${(err as Error).message.split('\n')[0]}`);
+      failures.push(`${c.source}: ${c.file}: ${(err as Error).message.split('\n')[0]}`);
     }
   }
   throw new UwsLoadError(
     `no native uWebSockets.js build loads on Node ${process.version} (ABI ${process.versions.modules}, ` +
-      `${process.platform}-${process.arch}, glibc ${glibcVersion()}). Tried:\n  ${failures.join('\n  ') || 'no candidate package installed'}\n` +
-      'Fix: on Node 20–25 with glibc ≥ 2.38 install @btc-vision/uwebsockets.js; on Node 20 with glibc 2.36 ' +
-      'install @trufflesuite/uws-js-unofficial (run `npm ci`). nightgate never runs on a JavaScript fallback.',
+      `${process.platform}-${process.arch}, glibc ${glibcVersion()}). Tried:\n  ${failures.join('\n  ')}\n` +
+      `Supported: ${SUPPORTED}. nightgate never runs on a JavaScript fallback.`,
   );
 }
+
+/** The support matrix (README, "Requirements"; package.json `engines`). */
+export const SUPPORTED =
+  'Node 22 or 24 on Linux with glibc ≥ 2.38 (e.g. Debian 13, Ubuntu 24.04), through @btc-vision/uwebsockets.js; ' +
+  'Node 20 with glibc ≥ 2.36 through @trufflesuite/uws-js-unofficial (Node 20 is past its end of life)';
 
 /**
  * `app.listen(host, port, LISTEN_EXCLUSIVE_PORT, cb)`: libusockets' LIBUS_LISTEN_EXCLUSIVE_PORT.
