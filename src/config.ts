@@ -124,7 +124,10 @@ export const SETTINGS: readonly Setting[] = [
   { path: 'dust.snapshotBytes', env: 'NIGHTGATE_DUST_SNAPSHOT_BYTES', schema: Type.Integer({ minimum: 65_536 }), default: 33_554_432, doc: 'Shared memory for the wallet state the workers replicate, per network' },
   { path: 'dust.spentRetentionMs', env: 'NIGHTGATE_DUST_SPENT_RETENTION_MS', schema: PositiveInt, default: 600_000, doc: 'Spent DUST UTXOs stay visible in wallet-status this long before their slot is reused' },
   { path: 'dust.maxInFlight', env: 'NIGHTGATE_DUST_MAX_IN_FLIGHT', schema: PositiveInt, default: 1_024, doc: 'Sponsorships being computed at once; beyond it → 503' },
-  { path: 'dust.feeMargin', env: 'NIGHTGATE_DUST_FEE_MARGIN', schema: Type.Integer({ minimum: 0, maximum: 20 }), default: 3, doc: 'Fee safety margin (blocks of price adjustment) added to estimates' },
+  { path: 'dust.feeTtlMs', env: 'NIGHTGATE_DUST_FEE_TTL_MS', schema: NonNegInt, default: 0, doc: "Life of a sponsored transaction's fee intent (submit before `expiresAt`); 0 = 10 blocks (60 s at 6 s blocks). The fee covers the largest price rise of every block until then (×1.046 a block), so a longer life costs more DUST" },
+  { path: 'dust.feeMargin', env: 'NIGHTGATE_DUST_FEE_MARGIN', schema: Type.Integer({ minimum: 0, maximum: 20 }), default: 1, doc: "Extra blocks of price rise a fee covers beyond those until its intent's TTL" },
+  { path: 'dust.maxReservationsPerKey', env: 'NIGHTGATE_DUST_MAX_RESERVATIONS_PER_KEY', schema: PositiveInt, default: 16, doc: 'DUST UTXOs one API key may hold reserved at once per network (in flight or answered and not yet spent or reclaimed); beyond → 429 with Retry-After' },
+  { path: 'dust.targetUtxos', env: 'NIGHTGATE_DUST_TARGET_UTXOS', schema: NonNegInt, default: 256, doc: 'DUST UTXOs to keep per network: when free ones run low the server splits its NIGHT into more DUST-generating UTXOs (embedded devnet; 0 = never)' },
   { path: 'dust.maxFee', env: 'NIGHTGATE_DUST_MAX_FEE', schema: Speck, default: '5000000000000000', doc: 'Per-transaction fee cap in SPECK (a key may set a lower one); over → 403' },
   { path: 'dust.budget', env: 'NIGHTGATE_DUST_BUDGET', schema: Speck, default: '500000000000000000', doc: 'DUST (SPECK) one API key may spend per budget window; over → 429' },
   { path: 'dust.budgetWindowMs', env: 'NIGHTGATE_DUST_BUDGET_WINDOW_MS', schema: PositiveInt, default: 3_600_000, doc: 'Budget window in ms' },
@@ -156,7 +159,7 @@ export interface Config {
   };
   dust: {
     enabled: boolean; walletSeeds: string[]; reservationTtlMs: number; ttlSafetyMs: number; tableCapacity: number; snapshotBytes: number;
-    spentRetentionMs: number; maxInFlight: number; feeMargin: number; maxFee: string; budget: string;
+    spentRetentionMs: number; maxInFlight: number; feeTtlMs: number; feeMargin: number; maxReservationsPerKey: number; targetUtxos: number; maxFee: string; budget: string;
     budgetWindowMs: number; stateDir: string; dedupeWindowMs: number;
   };
   networks: Record<NetworkName, NetworkConfig>;
@@ -318,6 +321,9 @@ function crossCheck(config: Config): void {
     if (backend === 'wasm' && !config.prover.keyDir) {
       throw new ConfigError(`invalid setting prover.keyDir (NIGHTGATE_PROVER_KEY_DIR): the wasm backend of ${n} needs a key material directory`);
     }
+  }
+  if (config.dust.feeTtlMs > 0 && config.dust.feeTtlMs + config.dust.ttlSafetyMs > config.dust.reservationTtlMs) {
+    throw new ConfigError('invalid setting dust.feeTtlMs (NIGHTGATE_DUST_FEE_TTL_MS): with dust.ttlSafetyMs it must fit within dust.reservationTtlMs, so the fee intent expires before its UTXO can be reclaimed');
   }
   if (config.dust.reservationTtlMs <= config.dust.ttlSafetyMs + 1_000) {
     throw new ConfigError('invalid setting dust.ttlSafetyMs (NIGHTGATE_DUST_TTL_SAFETY_MS): must be more than a second shorter than dust.reservationTtlMs, so the fee intent expires before its UTXO can be reclaimed');

@@ -9,8 +9,15 @@ export interface SponsorArgs {
   networkId: string;
   /** Server DUST wallet seeds, in the sync's wallet-index order. */
   seeds: string[];
-  /** Fee safety margin (LEDGER.md: margin n multiplies by 1.046^n). */
+  /**
+   * Blocks of price rise added to those between the parameters' block and the fee intent's TTL
+   * (src/dust/fee-margin.ts).
+   */
   margin: number;
+  /** The network's block time, ms: the unit of the fee margin and the least life an intent needs. */
+  blockTimeMs: number;
+  /** The fee intent's life, ms from `now` (capped by the reservation's safety edge). */
+  feeTtlMs: number;
   /** Per-transaction cap and what is left of the key's budget, SPECK, decimal strings. */
   maxFee: string;
   budgetLeft: string;

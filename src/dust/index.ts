@@ -9,6 +9,7 @@ import { NETWORKS, proverBackendOf } from '../config.js';
 import { sourceOf } from '../indexer/source.js';
 import { PROVER_COMPONENT, WORKER_POOL, type ProverComponent, type WorkerPoolComponent } from '../prover/index.js';
 import { DustAllocatorTable } from './allocator.js';
+import { MIDNIGHT_BLOCK_TIME_MS } from './fee-margin.js';
 import { MemoryBudgetStore, SponsorshipPolicy } from './budget.js';
 import { ReservationJournal } from './reservation-journal.js';
 import { sponsorshipRoutes } from './routes.js';
@@ -50,6 +51,8 @@ export const mountSponsorship: Module = (ctx: AppContext) => {
       snapshot: SharedSnapshot.create(config.dust.snapshotBytes),
       prover: { backend: proverBackendOf(config, n), keyDir: config.prover.keyDir },
       backend: prover.backend(n),
+      // The fee margin counts blocks: the devnet's own block time, Midnight's 6 s elsewhere.
+      blockTimeMs: config.networks[n].indexer === 'embedded' ? config.devnet.blockTimeMs : MIDNIGHT_BLOCK_TIME_MS,
     });
   }
   const sync = new DustSyncHost(
@@ -75,6 +78,7 @@ export const mountSponsorship: Module = (ctx: AppContext) => {
   const service = new SponsorshipService({
     networks, pool, sync, policy, clock: ctx.clock, logger: log,
     margin: config.dust.feeMargin, reservationTtlMs: config.dust.reservationTtlMs, ttlSafetyMs: config.dust.ttlSafetyMs,
+    feeTtlMs: config.dust.feeTtlMs, maxReservationsPerKey: config.dust.maxReservationsPerKey,
     dedupeWindowMs: config.dust.dedupeWindowMs, maxInFlight: config.dust.maxInFlight, ...(journal ? { journal } : {}),
   });
   if (networks.length > 0) sync.start();

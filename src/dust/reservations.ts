@@ -20,9 +20,9 @@ export function reclaimAt(reservedAtMs: number, reservationTtlMs: number = DEFAU
 }
 
 /**
- * The TTL to give the fee intent (`Intent.new(ttl)`) that spends a reserved DUST UTXO: strictly
- * before the reservation's reclaim time, by at least `safetyMarginMs`, rounded down to the
- * ledger's whole seconds.
+ * The TTL to give the fee intent (`Intent.new(ttl)`) that spends a reserved DUST UTXO: at most
+ * `lifeMs` after the reservation and strictly before its reclaim time, by at least
+ * `safetyMarginMs`, rounded down to the ledger's whole seconds.
  *
  * Why: reclaim puts the UTXO back to FREE, and the next reservation builds another intent that
  * spends it. If the first intent could still be included after the reclaim, both could reach
@@ -31,7 +31,7 @@ export function reclaimAt(reservedAtMs: number, reservationTtlMs: number = DEFAU
  * reservable again, so a reclaimed UTXO is never spent twice. The margin covers the distance
  * between this server's clock and the block timestamps the ledger checks the TTL against.
  */
-export function feeIntentTtl(reservedAtMs: number, reservationTtlMs: number, safetyMarginMs: number): Date {
+export function feeIntentTtl(reservedAtMs: number, reservationTtlMs: number, safetyMarginMs: number, lifeMs: number = Number.POSITIVE_INFINITY): Date {
   if (!Number.isFinite(reservedAtMs)) throw new RangeError(`reservedAtMs must be a finite number, got ${reservedAtMs}`);
   if (!Number.isFinite(safetyMarginMs) || safetyMarginMs <= 0) {
     throw new RangeError(`safetyMarginMs must be a positive number, got ${safetyMarginMs}`);
@@ -41,13 +41,16 @@ export function feeIntentTtl(reservedAtMs: number, reservationTtlMs: number, saf
       `reservationTtlMs (${reservationTtlMs}) must exceed safetyMarginMs (${safetyMarginMs}) by more than ${LEDGER_TTL_RESOLUTION_MS} ms`,
     );
   }
-  const latest = reclaimAt(reservedAtMs, reservationTtlMs) - safetyMarginMs;
+  // A shorter life (`dust.feeTtlMs`) means fewer blocks of price rise for the fee to cover.
+  const latest = Math.min(reclaimAt(reservedAtMs, reservationTtlMs) - safetyMarginMs, reservedAtMs + lifeMs);
   return new Date(Math.floor(latest / LEDGER_TTL_RESOLUTION_MS) * LEDGER_TTL_RESOLUTION_MS);
 }
 
 interface Tracked {
   readonly generation: number;
   readonly timer: TimerHandle;
+  /** Called when the reclaim put the UTXO back unspent (its transaction never landed). */
+  readonly onReclaimed: (() => void) | undefined;
 }
 
 /**
@@ -61,10 +64,11 @@ export class ReservationReclaimer {
   private readonly wheel: TimerWheel;
   private readonly bySlot = new Map<number, Tracked>();
   private readonly expire = (reservation: ReservationRef): void => {
+    const onReclaimed = this.bySlot.get(reservation.slot)?.onReclaimed;
     this.untrack(reservation.slot, reservation.generation);
     // The table decides: only a slot still RESERVED at this generation goes back to FREE. A
     // UTXO marked spent, released or reserved again since keeps its state.
-    this.table.release(reservation);
+    if (this.table.release(reservation)) onReclaimed?.();
   };
 
   constructor(table: DustAllocatorTable, wheel: TimerWheel, options: ReservationReclaimerOptions = {}) {
@@ -86,14 +90,14 @@ export class ReservationReclaimer {
    * Returns false, scheduling nothing, when the reservation has already ended (reports from
    * workers may arrive after the holder released it).
    */
-  track(reservation: ReservationRef, reservedAtMs: number = this.wheel.now()): boolean {
+  track(reservation: ReservationRef, reservedAtMs: number = this.wheel.now(), onReclaimed?: () => void): boolean {
     const { slot, generation } = reservation;
     if (!this.table.isLive(reservation)) return false;
     if (this.bySlot.get(slot)?.generation === generation) return true;
     // This reservation is live, so any timer left for an older one of the same slot is moot.
     this.untrack(slot, undefined);
     const timer = this.wheel.scheduleAt(reclaimAt(reservedAtMs, this.reservationTtlMs), this.expire, { slot, generation });
-    this.bySlot.set(slot, { generation, timer });
+    this.bySlot.set(slot, { generation, timer, onReclaimed });
     return true;
   }
 

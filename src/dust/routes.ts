@@ -69,20 +69,24 @@ export function sponsorshipRoutes(deps: SponsorshipRouteDeps): RouteDef[] {
     readHeaders: ['x-midnight-network'],
     schema: {
       summary: DESCRIPTIONS[kind].summary,
-      description: 'Server-owned DUST wallets pay the fee. The same bytes sent again within the dedupe window get the same answer and no second DUST UTXO (`X-Dedupe: HIT`).',
+      description:
+        'Server-owned DUST wallets pay the fee. Before any DUST UTXO is reserved the transaction is checked as the ledger will check it (well-formed for the network at the tip\'s parameters, signatures, TTL neither expired, nor too close to land, nor beyond the ledger\'s horizon, a real effect, no DUST spend of its own); the sponsored result is checked whole, balance included, before it is answered. ' +
+        'The fee covers the largest price rise of every block until `expiresAt` (×1.046 a block), so a transaction submitted before `expiresAt` is never short of fee. ' +
+        'One key holds at most `dust.maxReservationsPerKey` DUST UTXOs of a network at once (in flight, or answered and not yet landed or reclaimed); its budget is charged per answer and refunded when an answer\'s reservation is reclaimed unspent. ' +
+        'The same bytes sent again by the same key within the dedupe window get the same answer and no second DUST UTXO (`X-Dedupe: HIT`).',
       tags: ['sponsorship'],
       querystring: QUERY,
       headers: { 'X-Midnight-Network': 'mainnet, preprod or preview (or ?network=)' },
       body: { contentType: OCTET, description: DESCRIPTIONS[kind].body },
       response: {
         200: { description: 'Sponsored: submit `tx`', schema: SponsoredSchema, headers: { 'X-Dedupe': 'HIT when this answer was given before for the same bytes, else MISS' } },
-        400: { description: `The body is ${DESCRIPTIONS[kind].wrong} (WRONG_TRANSACTION_KIND), does not deserialize (INVALID_BODY), is refused by the ledger — e.g. built for another network — (TRANSACTION_REJECTED, with the ledger's reason), or the network is unknown (INVALID_NETWORK)` },
+        400: { description: `The body is ${DESCRIPTIONS[kind].wrong} (WRONG_TRANSACTION_KIND), does not deserialize (INVALID_BODY), is refused by the ledger — built for another network, badly signed, expired or expiring within a block, TTL too far ahead, no effect, already paying its own DUST fee, unbalanced — (TRANSACTION_REJECTED, with the ledger's reason; nothing is reserved), or the network is unknown (INVALID_NETWORK)` },
         401: { description: 'Missing or invalid API key' },
         403: { description: 'The fee exceeds the per-transaction cap (FEE_CAP_EXCEEDED)' },
         404: { description: 'Balancing is disabled on this server, or not configured for this network (BALANCING_DISABLED)' },
         413: { description: 'Body over the limit' },
         415: { description: 'Content-Type is not application/octet-stream' },
-        429: { description: 'Rate limit (RATE_LIMITED) or DUST budget of this key (DUST_BUDGET_EXCEEDED) exceeded; see Retry-After' },
+        429: { description: 'Rate limit (RATE_LIMITED), DUST budget of this key (DUST_BUDGET_EXCEEDED) exceeded, or this key already holds its share of the DUST pool (RESERVATION_LIMIT: one is freed when one of its transactions lands or its reservation expires); see Retry-After' },
         500: { description: 'Proving failed (PROVER_FAILED) or a worker crashed (WORKER_CRASHED)' },
         502: { description: 'The proof server could not be reached or answered garbage' },
         503: { description: 'Wallet still syncing (WALLET_SYNCING, Retry-After: 30), no DUST UTXO free (NO_DUST_AVAILABLE), queue full (QUEUE_FULL), prover busy (PROVER_BUSY); see Retry-After. Or the server is shutting down (SHUTTING_DOWN): a sponsorship still queued is refused at once ("The server is shutting down; the sponsorship was not started") and holds no DUST reservation; one under way past the shutdown deadline ends with "Server shut down before the request finished" and its reservation is released' },

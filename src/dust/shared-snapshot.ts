@@ -15,7 +15,9 @@ const LENGTH = 1;
 /** Random, fixed at create: names the snapshot across threads, where each message that carries
  * the buffer hands the receiver a new SharedArrayBuffer object over the same memory. */
 const IDENTITY = 2;
-const HEADER_WORDS = 3;
+/** Unix seconds at which the writer last confirmed the published snapshot still holds (see `confirm`). */
+const CONFIRMED = 3;
+const HEADER_WORDS = 4;
 const HEADER_BYTES = HEADER_WORDS * Int32Array.BYTES_PER_ELEMENT;
 /** A reader that keeps colliding with writes gives up; the writer publishes at block pace. */
 const MAX_READ_ATTEMPTS = 1000;
@@ -68,6 +70,20 @@ export class SharedSnapshot {
     Atomics.store(this.header, SEQ, seq + 1); // even: published
     Atomics.notify(this.header, SEQ);
     return seq + 1;
+  }
+
+  /**
+   * Single writer: the published snapshot was checked against its source at `atMs` and still
+   * holds (for the DUST wallets: the tip's fee prices were read again and had not moved). Cheaper
+   * than publishing the same bytes again, which would make every reader decode them again.
+   */
+  confirm(atMs: number): void {
+    Atomics.store(this.header, CONFIRMED, Math.floor(atMs / 1000));
+  }
+
+  /** When the writer last confirmed the snapshot (ms, whole seconds), 0 if never. */
+  get confirmedAt(): number {
+    return Atomics.load(this.header, CONFIRMED) * 1000;
   }
 
   /** A consistent copy of the latest snapshot, or undefined before the first publish. */

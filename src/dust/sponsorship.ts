@@ -21,7 +21,7 @@ import { ResultCache } from '../prover/result-cache.js';
 import { SingleFlight } from '../single-flight.js';
 import { DustAllocatorTable } from './allocator.js';
 import type { BalanceArgs, ProvingTarget, SponsorKind } from './balance-task.js';
-import { SponsorshipPolicy } from './budget.js';
+import { SponsorshipPolicy, type BudgetCharge } from './budget.js';
 import { InFlightReservations } from './in-flight.js';
 import type { ReservationJournal } from './reservation-journal.js';
 import { reclaimAt, ReservationReclaimer } from './reservations.js';
@@ -38,6 +38,8 @@ export interface SponsoredNetwork {
   prover: ProvingTarget;
   /** The main-thread backend, for upstream and native (the worker proves through a port to it). */
   backend: ProverBackend;
+  /** The chain's block time: the unit of the fee margin (src/dust/fee-margin.ts). */
+  blockTimeMs: number;
 }
 
 export interface SponsorshipOptions {
@@ -50,6 +52,10 @@ export interface SponsorshipOptions {
   margin: number;
   reservationTtlMs: number;
   ttlSafetyMs: number;
+  /** Life of a fee intent (`dust.feeTtlMs`); 0: FEE_TTL_BLOCKS of the network. */
+  feeTtlMs: number;
+  /** UTXOs one key may hold reserved at once per network (`dust.maxReservationsPerKey`). */
+  maxReservationsPerKey: number;
   dedupeWindowMs: number;
   /** Concurrent balancing tasks tracked in the in-flight registry (beyond: 503 QUEUE_FULL). */
   maxInFlight: number;
@@ -57,8 +63,17 @@ export interface SponsorshipOptions {
   journal?: ReservationJournal;
 }
 
+/** A fee intent's life when `dust.feeTtlMs` is 0: a minute at Midnight's 6 s blocks. */
+export const FEE_TTL_BLOCKS = 10;
+
 /** How long after a cut-short task its reservations are looked for again: its thread has surely ended by then. */
 const UNRECORDED_RECHECK_MS = 2_000;
+
+/** What one key holds on one network: tasks running, and answered reservations not yet settled. */
+interface KeyHold {
+  computing: number;
+  answered: Array<{ slot: number; generation: number }>;
+}
 
 export interface SponsorAnswer {
   /** The JSON body, pre-serialized (the same bytes for a deduplicated repeat). */
@@ -74,6 +89,8 @@ export class SponsorshipService {
   private readonly inFlight: InFlightReservations;
   private readonly flights = new SingleFlight<string>();
   private readonly answers: ResultCache;
+  /** `${network}|${keyId}` → what the key holds there (the per-key share of the pool, issue 17). */
+  private readonly holds = new Map<string, KeyHold>();
   private sponsored = 0;
   private failed = 0;
   /** The last reservation deadline handed to a task: each task gets a later one (see `nextReclaimAt`). */
@@ -113,11 +130,49 @@ export class SponsorshipService {
     const net = this.byName.get(name);
     if (!net) throw new GatewayError('BALANCING_DISABLED', `sponsorship is not configured for ${name} (no server DUST wallets)`);
     if (!this.opts.sync.isSynced(name)) throw new GatewayError('WALLET_SYNCING', `the server DUST wallets of ${name} are still syncing`, { headers: { 'Retry-After': '30' } });
-    const dedupeKey = `${kind}|${name}|${createHash('sha256').update(body).digest('hex')}`;
+    // Per key: each key's budget pays for what it gets, and one key's answer is never another's.
+    const dedupeKey = `${key.id}|${kind}|${name}|${createHash('sha256').update(body).digest('hex')}`;
     const cached = this.answers.get(dedupeKey);
     if (cached) return { body: Buffer.from(cached).toString('utf8'), deduplicated: true };
     const { shared, result } = this.flights.run(dedupeKey, (s) => this.compute(kind, net, key, body, s, dedupeKey), signal);
     return { body: await result, deduplicated: shared };
+  }
+
+  /**
+   * The key's share of the pool: tasks in flight plus answered reservations still live. Answered
+   * ones leave when chain sync marks their UTXO spent or the reclaim frees it (checked lazily here,
+   * at most `maxReservationsPerKey` entries).
+   */
+  private hold(net: SponsoredNetwork, key: AuthenticatedKey): KeyHold {
+    const id = `${net.name}|${key.id}`;
+    let hold = this.holds.get(id);
+    if (!hold) {
+      hold = { computing: 0, answered: [] };
+      this.holds.set(id, hold);
+    }
+    hold.answered = hold.answered.filter((r) => net.table.isLive(r));
+    const cap = this.opts.maxReservationsPerKey;
+    if (hold.computing + hold.answered.length >= cap) {
+      throw new GatewayError('RESERVATION_LIMIT', `this key holds ${cap} DUST UTXO(s) of ${net.name} reserved, its share of the pool; one is freed when its transaction lands or its reservation expires`, {
+        headers: { 'Retry-After': String(Math.max(1, Math.ceil(net.blockTimeMs / 1000))) },
+      });
+    }
+    hold.computing++;
+    return hold;
+  }
+
+  /** DUST UTXOs the key holds on the network now: tasks in flight plus live answered reservations. */
+  held(name: NetworkName, keyId: string): number {
+    const net = this.byName.get(name);
+    const hold = this.holds.get(`${name}|${keyId}`);
+    if (!net || !hold) return 0;
+    hold.answered = hold.answered.filter((r) => net.table.isLive(r));
+    return hold.computing + hold.answered.length;
+  }
+
+  private unhold(net: SponsoredNetwork, key: AuthenticatedKey, hold: KeyHold): void {
+    hold.computing--;
+    if (hold.computing === 0 && hold.answered.length === 0) this.holds.delete(`${net.name}|${key.id}`);
   }
 
   private async compute(kind: SponsorKind, net: SponsoredNetwork, key: AuthenticatedKey, body: Buffer, signal: AbortSignal, dedupeKey: string): Promise<string> {
@@ -125,14 +180,19 @@ export class SponsorshipService {
     const policy = this.opts.policy;
     const budgetLeft = policy.budgetFor(key) - policy.spent(key.id, now);
     if (budgetLeft <= 0n) throw new GatewayError('DUST_BUDGET_EXCEEDED', `the DUST budget of this key is spent for this window`, { headers: { 'Retry-After': '60' } });
+    const hold = this.hold(net, key);
     const entry = this.inFlight.acquire();
-    if (entry === undefined) throw new GatewayError('QUEUE_FULL', 'too many sponsorships in flight', { headers: { 'Retry-After': '1' } });
+    if (entry === undefined) {
+      this.unhold(net, key, hold);
+      throw new GatewayError('QUEUE_FULL', 'too many sponsorships in flight', { headers: { 'Retry-After': '1' } });
+    }
     const deadline = this.nextReclaimAt(now);
     const args: BalanceArgs = {
       sponsor: {
         kind, networkId: net.networkId, seeds: [...net.seeds], margin: this.opts.margin,
         maxFee: policy.capFor(key).toString(), budgetLeft: budgetLeft.toString(), now,
         reservationTtlMs: this.opts.reservationTtlMs, ttlSafetyMs: this.opts.ttlSafetyMs, reclaimAt: deadline,
+        blockTimeMs: net.blockTimeMs, feeTtlMs: this.opts.feeTtlMs || FEE_TTL_BLOCKS * net.blockTimeMs,
       },
       prover: net.prover,
       inFlightEntry: entry,
@@ -143,14 +203,18 @@ export class SponsorshipService {
       // Refused at shutdown if it has not started: it then reserved nothing, and `finally` releases nothing.
       const res = await this.opts.pool.run('balance', { args, data: body, shared: [net.table.buffer, net.snapshot.buffer, this.inFlight.buffer], ...(remote ? { port: remote.port } : {}) }, { signal, work: 'the sponsorship' });
       const reservation = { slot: res.slot, generation: res.generation };
+      // The budget is charged while the reservation lives, and refunded if it is reclaimed
+      // unspent (the transaction never landed): a key pays for what lands or is still pending.
+      let charge: BudgetCharge;
       try {
-        const charge = await policy.admit(key, BigInt(res.fee), now);
-        void charge;
+        charge = await policy.admit(key, BigInt(res.fee), now);
       } catch (err) {
         net.table.release(reservation);
         throw err;
       }
-      if (this.reclaimers.get(net.name)!.track(reservation, now)) this.journalAnswer(net, reservation, deadline);
+      const refund = (): void => void policy.refund(charge).catch(() => undefined);
+      if (this.reclaimers.get(net.name)!.track(reservation, now, refund)) this.journalAnswer(net, reservation, deadline);
+      hold.answered.push(reservation);
       answered = true;
       this.sponsored++;
       const json = JSON.stringify({
@@ -169,6 +233,7 @@ export class SponsorshipService {
       this.failed++;
       throw isGatewayError(err) ? err : new GatewayError('INTERNAL', undefined, { cause: err });
     } finally {
+      this.unhold(net, key, hold);
       remote?.close();
       // Whatever the task still held when it ended without an answer goes back at once.
       const held = this.inFlight.finish(entry);

@@ -9,6 +9,8 @@ import { pack, unpack } from '../prover/tasks.js';
 export interface WalletStateSnapshot {
   /** Serialized LedgerParameters at the tip the events were read up to. */
   params: Uint8Array;
+  /** Timestamp (ms) of the block those parameters are the tip's of. */
+  paramsAt: number;
   /** Serialized DustLocalState, one per server wallet, in wallet-index order. */
   wallets: Uint8Array[];
   /** Last DUST ledger event id replayed. */

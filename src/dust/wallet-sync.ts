@@ -28,6 +28,11 @@ export interface NetworkSyncInit {
   timeoutMs: number;
   /** SPENT slots stay visible (wallet-status counts) this long before their slot is reused. */
   spentRetentionMs: number;
+  /**
+   * How often the tip's ledger parameters are read again (fee prices move every block with its
+   * fullness, so fees must be computed from the tip's, not from those read at start). Default 1 000.
+   */
+  paramsRefreshMs?: number;
   reconnectMinMs: number;
   reconnectMaxMs: number;
 }
@@ -53,6 +58,7 @@ interface Wallet {
 }
 
 const SAFETY_SWEEP_MS = 10_000;
+const PARAMS_REFRESH_MS = 1_000;
 
 export class NetworkDustSync {
   private readonly table: DustAllocatorTable;
@@ -61,6 +67,10 @@ export class NetworkDustSync {
   /** The chain's DUST parameters, read once: every `LedgerParameters.dust` read is a new WASM object. */
   private dustParams: L.DustParameters | undefined;
   private paramsBytes: Uint8Array | undefined;
+  /** When (ms, this clock) the held parameters were read from the tip. */
+  private paramsAt = 0;
+  private paramsTimer: NodeJS.Timeout | undefined;
+  private paramsInFlight: Promise<void> | undefined;
   private wallets: Wallet[] = [];
   /** `${wallet}:${nonce hex}` → allocator slot, for every UTXO the table holds. */
   private readonly slots = new Map<string, number>();
@@ -101,26 +111,69 @@ export class NetworkDustSync {
       this.report();
     }, SAFETY_SWEEP_MS);
     this.sweepTimer.unref();
+    this.paramsTimer = setInterval(() => void this.refreshParams(), this.init.paramsRefreshMs ?? PARAMS_REFRESH_MS);
+    this.paramsTimer.unref();
   }
 
   close(): void {
     this.closed = true;
     clearTimeout(this.retryTimer);
     clearInterval(this.sweepTimer);
+    clearInterval(this.paramsTimer);
     this.unsubscribe?.();
     this.ws?.close();
     void this.http.close();
   }
 
-  private async loadParams(): Promise<void> {
+  /** Reads the tip's parameters; returns whether they differ from those held. */
+  private async loadParams(): Promise<boolean> {
     const res = await this.http.request(LEDGER_PARAMETERS);
-    const block = res.data['block'] as { ledgerParameters?: string } | null;
+    const block = res.data['block'] as { height?: number; ledgerParameters?: string } | null;
     if (!block?.ledgerParameters) throw new Error(`the indexer of ${this.init.network} has no block with ledger parameters yet`);
-    this.paramsBytes = Buffer.from(block.ledgerParameters, 'hex');
-    const params = L.LedgerParameters.deserialize(this.paramsBytes);
-    release(this.dustParams);
-    this.dustParams = params.dust;
-    release(params);
+    const readAt = this.now();
+    const bytes = Buffer.from(block.ledgerParameters, 'hex');
+    if (this.paramsBytes && Buffer.compare(bytes, this.paramsBytes) === 0) return false;
+    const first = this.paramsBytes === undefined;
+    this.paramsBytes = bytes;
+    this.paramsAt = readAt;
+    // The DUST parameters are read once: wallets are built on them, and they change only by a
+    // governance update (a new wallet state then follows from the events).
+    if (first) {
+      const params = L.LedgerParameters.deserialize(bytes);
+      this.dustParams = params.dust;
+      release(params);
+    }
+    return true;
+  }
+
+  /**
+   * Reads the tip's parameters again. Moved fee prices are published to the workers at once; the
+   * same ones are only confirmed (a header word), so workers know how fresh their prices are
+   * without decoding the wallets again. The fee margin counts blocks from that moment
+   * (src/dust/fee-margin.ts), so a failing read makes fees safer, not short.
+   */
+  private async refreshParams(): Promise<void> {
+    if (this.closed || this.paramsInFlight) return;
+    this.paramsInFlight = (async () => {
+      try {
+        const readAt = this.now();
+        const moved = await this.loadParams();
+        if (this.closed || this.eventId < 0) return;
+        if (moved) this.publish();
+        this.snapshot.confirm(readAt);
+      } catch (err) {
+        this.lastError = `reading the ledger parameters failed: ${(err as Error).message}`;
+      } finally {
+        this.paramsInFlight = undefined;
+      }
+    })();
+    await this.paramsInFlight;
+  }
+
+  private publish(): void {
+    this.snapshot.publish(
+      encodeWalletState({ params: this.paramsBytes!, paramsAt: this.paramsAt, wallets: this.wallets.map((w) => w.state.serialize()), eventId: this.eventId }),
+    );
   }
 
   private connect(): void {
@@ -193,9 +246,13 @@ export class NetworkDustSync {
       return this.retry(this.lastError);
     }
     if (this.eventId >= this.maxId) this.phase = 'synced';
+    // Publish first: a UTXO the table offers is then always in the snapshot a worker can read
+    // (a worker holding an older replica reads it again, workers/lib/sponsor.ts).
+    this.publish();
     this.reconcile();
-    this.snapshot.publish(encodeWalletState({ params: this.paramsBytes!, wallets: this.wallets.map((w) => w.state.serialize()), eventId: this.eventId }));
     this.report();
+    // A new block: its fee prices are what the next fees must be computed from.
+    void this.refreshParams();
   }
 
   /** Bring the allocator table in line with the wallets' UTXOs. */

@@ -44,7 +44,7 @@ async function rig(t: Test): Promise<Rig> {
 }
 
 const args = (kind: SponsorArgs['kind'], over: Partial<SponsorArgs> = {}): SponsorArgs => ({
-  kind, networkId: 'undeployed', seeds: SPONSOR_SEEDS, margin: 3, maxFee: (10n ** 18n).toString(), budgetLeft: (10n ** 19n).toString(), now: Date.now(), reservationTtlMs: 300_000, ttlSafetyMs: 60_000, ...over,
+  kind, networkId: 'undeployed', seeds: SPONSOR_SEEDS, margin: 3, maxFee: (10n ** 18n).toString(), budgetLeft: (10n ** 19n).toString(), now: Date.now(), reservationTtlMs: 300_000, ttlSafetyMs: 60_000, blockTimeMs: 6_000, feeTtlMs: 60_000, ...over,
 });
 
 async function submit(h: Harness, bytes: Uint8Array): Promise<{ status: number; body: Record<string, unknown> }> {

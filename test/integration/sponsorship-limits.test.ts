@@ -53,6 +53,8 @@ t.test('on the devnet: wrong kinds, cap, budget, and 200 concurrent requests ove
       auth: { keys: [{ id: 'capped', sha256: sha256Hex(capped), maxFee: '1000' }, { id: 'poor', sha256: sha256Hex(poor), dustBudget: '1000' }] },
       prover: { queueSize: 512 },
       rateLimit: { limit: 10_000 },
+      // The pool's exhaustion, not the per-key share (sponsorship-key-share.test.ts), is tested here.
+      dust: { maxReservationsPerKey: 1_000 },
     },
     clock,
   );

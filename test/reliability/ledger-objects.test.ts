@@ -128,7 +128,7 @@ t.test('sponsoring (prove-and-balance, balance-only proven and finalized) leaves
   const alice = freshUser(41);
   await fund(r.h, alice, 50_000_000n);
   const args = (kind: SponsorArgs['kind']): SponsorArgs => ({
-    kind, networkId: 'undeployed', seeds: SPONSOR_SEEDS, margin: 3, maxFee: (10n ** 18n).toString(), budgetLeft: (10n ** 19n).toString(), now: Date.now(), reservationTtlMs: 300_000, ttlSafetyMs: 60_000,
+    kind, networkId: 'undeployed', seeds: SPONSOR_SEEDS, margin: 3, maxFee: (10n ** 18n).toString(), budgetLeft: (10n ** 19n).toString(), now: Date.now(), reservationTtlMs: 300_000, ttlSafetyMs: 60_000, blockTimeMs: 6_000, feeTtlMs: 60_000,
   });
   const user = await unprovenTransfer(r.h, alice, freshUser(42).address, 1_000_000n);
   const proven = await user.prove(devProvingProvider({}), L.CostModel.initialCostModel());

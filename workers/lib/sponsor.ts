@@ -19,9 +19,11 @@ import { DustAllocatorTable, type Reservation } from '../../src/dust/allocator.j
 import { expectKind, readTransactionTag, type TransactionKind } from '../../src/dust/transaction-tag.js';
 import { feeToTableUnits } from '../../src/dust/wallet-state.js';
 import { feeIntentTtl, reclaimAt as reclaimTime } from '../../src/dust/reservations.js';
+import { marginBlocks } from '../../src/dust/fee-margin.js';
 import type { InFlightReservations } from '../../src/dust/in-flight.js';
 import type { SponsorArgs, SponsorKind, SponsorResult } from '../../src/dust/balance-task.js';
-import { replicaOf, secretKeyOf, utxoOf } from './wallet-replica.js';
+import { pricesAt, replicaOf, secretKeyOf, utxoOf, type WalletReplica } from './wallet-replica.js';
+import { admit, checkSponsored } from './admission.js';
 import { release as freeLedger } from '../../src/ledger-release.js';
 
 export type { SponsorArgs, SponsorKind, SponsorResult } from '../../src/dust/balance-task.js';
@@ -100,7 +102,14 @@ interface Built {
   fee: bigint;
   userFee: bigint;
   params: L.LedgerParameters;
+  /** Blocks of price rise the fee covers (an exponent of the ledger's largest per-block rise). */
+  margin: number;
   reservation: Reservation;
+}
+
+/** The fee intent's TTL for this request: the configured life, never past the reservation's safety edge. */
+function feeTtlOf(args: SponsorArgs): Date {
+  return feeIntentTtl(args.now, args.reservationTtlMs, args.ttlSafetyMs, args.feeTtlMs);
 }
 
 /** Where this task records the reservation it holds, so the main thread can release it if the task dies. */
@@ -114,16 +123,17 @@ export interface Holder {
  * part costs on the network, the fee is estimated on the mock-proven merged transaction until it
  * covers it; otherwise from the learned cost, at least `floor`.
  */
-function buildFee(user: AnyTx, args: SponsorArgs, table: DustAllocatorTable, snapshotBuffer: SharedArrayBuffer, holder: Holder | undefined, measure: boolean, floor: bigint): Built {
-  const replica = replicaOf(snapshotBuffer);
-  if (!replica) throw new GatewayError('WALLET_SYNCING', undefined, { headers: { 'Retry-After': '30' } });
+function buildFee(user: AnyTx, args: SponsorArgs, snapshotBuffer: SharedArrayBuffer, replica: WalletReplica, pricedAt: number, table: DustAllocatorTable, holder: Holder | undefined, measure: boolean, floor: bigint): Built {
   const networkId = args.networkId;
   const now = new Date(args.now);
   const reclaimAt = args.reclaimAt ?? reclaimTime(args.now, args.reservationTtlMs);
-  const ttl = feeIntentTtl(args.now, args.reservationTtlMs, args.ttlSafetyMs);
+  const ttl = feeTtlOf(args);
+  // The fee must hold at the prices of any block the transaction can land in before its TTL:
+  // prices rise at most `maxPriceAdjustment()` per block, counted from the block they were read at.
+  const margin = marginBlocks(ttl.getTime(), pricedAt, args.blockTimeMs, args.margin);
   const seg = firstFreeSegment(user);
   const limit = BigInt(args.maxFee) < BigInt(args.budgetLeft) ? BigInt(args.maxFee) : BigInt(args.budgetLeft);
-  const userFee = userFault('the fee of the transaction cannot be computed', () => user.feesWithMargin(replica.params, args.margin));
+  const userFee = userFault('the fee of the transaction cannot be computed', () => user.feesWithMargin(replica.params, margin));
   const learned = feePartCost.get(networkId);
   const estimated = measure || learned === undefined;
   let fee = userFee + (learned ?? 0n);
@@ -142,6 +152,8 @@ function buildFee(user: AnyTx, args: SponsorArgs, table: DustAllocatorTable, sna
         if (!reservation) throw new GatewayError('NO_DUST_AVAILABLE', `no free DUST UTXO covers a fee of ${fee} SPECK; retry shortly`, { headers: { 'Retry-After': '6' } });
       }
       const entry = table.slotEntry(reservation.slot);
+      // A UTXO newer than this task's replica (its block was synced since): read the snapshot again.
+      if (entry && !utxoOf(replica, entry.walletIndex, entry.key)) replica = replicaOf(snapshotBuffer) ?? replica;
       const wallet = entry ? replica.wallets[entry.walletIndex] : undefined;
       const seed = entry ? args.seeds[entry.walletIndex] : undefined;
       const qdo = entry ? utxoOf(replica, entry.walletIndex, entry.key) : undefined;
@@ -170,7 +182,7 @@ function buildFee(user: AnyTx, args: SponsorArgs, table: DustAllocatorTable, sna
       try {
         if (!shaped) {
           built = true;
-          return { feeTx, fee, userFee, params: replica.params, reservation };
+          return { feeTx, fee, userFee, params: replica.params, margin, reservation };
         }
         let shapedFee: L.Transaction<L.Signaturish, L.Proof, L.Binding> | undefined;
         let merged: L.Transaction<L.Signaturish, L.Proof, L.Binding> | undefined;
@@ -179,7 +191,7 @@ function buildFee(user: AnyTx, args: SponsorArgs, table: DustAllocatorTable, sna
           shapedFee = feeTx.mockProve() as L.Transaction<L.Signaturish, L.Proof, L.Binding>;
           need = userFault('the transaction does not merge with a fee part', () => {
             merged = shaped.merge(shapedFee!);
-            return merged.feesWithMargin(replica.params, args.margin);
+            return merged.feesWithMargin(replica.params, margin);
           });
         } finally {
           freeLedger(merged, shapedFee);
@@ -187,7 +199,7 @@ function buildFee(user: AnyTx, args: SponsorArgs, table: DustAllocatorTable, sna
         if (need <= fee) {
           feePartCost.set(networkId, need - userFee);
           built = true;
-          return { feeTx, fee, userFee, params: replica.params, reservation };
+          return { feeTx, fee, userFee, params: replica.params, margin, reservation };
         }
         fee = need;
       } finally {
@@ -247,10 +259,16 @@ export async function sponsor(bytes: Uint8Array, args: SponsorArgs, tableBuffer:
 
 async function sponsorDeserialized(user: AnyTx, args: SponsorArgs, tableBuffer: SharedArrayBuffer, snapshotBuffer: SharedArrayBuffer, provider: L.ProvingProvider, holder: Holder | undefined): Promise<SponsorResult> {
   const table = DustAllocatorTable.fromShared(tableBuffer);
+  const replica = replicaOf(snapshotBuffer);
+  if (!replica) throw new GatewayError('WALLET_SYNCING', undefined, { headers: { 'Retry-After': '30' } });
+  // Nothing is reserved for a transaction the ledger would refuse.
+  const { earliestTtl } = admit(user, args.kind === 'prove-and-balance', args.networkId, replica.params, args.now, args.blockTimeMs);
   let measure = false;
   let floor = 0n;
   for (let attempt = 0; ; attempt++) {
-    const built = buildFee(user, args, table, snapshotBuffer, holder, measure, floor);
+    // Each attempt takes the latest replica: one read during an attempt retires the one before.
+    const current = replicaOf(snapshotBuffer) ?? replica;
+    const built = buildFee(user, args, snapshotBuffer, current, pricesAt(current, snapshotBuffer), table, holder, measure, floor);
     let final: L.FinalizedTransaction;
     try {
       final = await proveAndMerge(user, built, args.kind, provider, table, holder);
@@ -261,9 +279,10 @@ async function sponsorDeserialized(user: AnyTx, args: SponsorArgs, tableBuffer: 
     // way it was estimated. Short (prices moved since the cost was learned): learn, rebuild.
     let charged: bigint;
     try {
-      charged = final.feesWithMargin(built.params, args.margin);
+      charged = final.feesWithMargin(built.params, built.margin);
     } catch (err) {
       freeLedger(final);
+      release(table, built.reservation, holder);
       throw err;
     }
     if (charged > built.fee) {
@@ -278,7 +297,12 @@ async function sponsorDeserialized(user: AnyTx, args: SponsorArgs, tableBuffer: 
     const entry = table.slotEntry(built.reservation.slot)!;
     let answer: { tx: Uint8Array; txHash: string; identifiers: string[] };
     try {
+      // The whole answer, as the chain will check it at the tip: never hand out what would be refused.
+      checkSponsored(final, args.networkId, built.params, args.now);
       answer = { tx: final.serialize(), txHash: final.transactionHash(), identifiers: final.identifiers() };
+    } catch (err) {
+      release(table, built.reservation, holder);
+      throw err;
     } finally {
       freeLedger(final);
     }
@@ -288,7 +312,7 @@ async function sponsorDeserialized(user: AnyTx, args: SponsorArgs, tableBuffer: 
       walletIndex: entry.walletIndex,
       slot: built.reservation.slot,
       generation: built.reservation.generation,
-      expiresAt: feeIntentTtl(args.now, args.reservationTtlMs, args.ttlSafetyMs).getTime(),
+      expiresAt: Math.min(feeTtlOf(args).getTime(), earliestTtl),
       reclaimAt: built.reservation.deadline,
     };
   }

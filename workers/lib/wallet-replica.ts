@@ -13,6 +13,8 @@ import { decodeWalletState, dustSecretKey, utxoKey } from '../../src/dust/wallet
 export interface WalletReplica {
   version: number;
   params: L.LedgerParameters;
+  /** When (ms) the parameters were read from the tip (see `pricesAt` for the latest confirmation). */
+  paramsAt: number;
   wallets: L.DustLocalState[];
   /** Per wallet, allocator key → UTXO; built on first use (the `utxos` getter copies every UTXO out of WASM). */
   byKey: Array<Map<bigint, L.QualifiedDustOutput> | undefined>;
@@ -42,6 +44,7 @@ export function replicaOf(buffer: SharedArrayBuffer): WalletReplica | undefined 
   const replica: WalletReplica = {
     version: read.version,
     params: L.LedgerParameters.deserialize(state.params),
+    paramsAt: state.paramsAt,
     wallets: state.wallets.map((w) => L.DustLocalState.deserialize(w)),
     byKey: [],
   };
@@ -60,6 +63,11 @@ export function replicaOf(buffer: SharedArrayBuffer): WalletReplica | undefined 
 
 function retire(replica: WalletReplica | undefined): void {
   if (replica) release(replica.params, ...replica.wallets);
+}
+
+/** Since when the replica's fee prices are known to be the tip's: their read, or a later confirmation. */
+export function pricesAt(replica: WalletReplica, buffer: SharedArrayBuffer): number {
+  return Math.max(replica.paramsAt, new SharedSnapshot(buffer).confirmedAt);
 }
 
 /** The replica's UTXO under an allocator key, or undefined when this replica does not hold it. */

@@ -7,7 +7,7 @@ import { replicaDecodes, replicaOf } from '../../../workers/lib/wallet-replica.j
 function publishWallets(s: SharedSnapshot, count: number, eventId: number): void {
   const params = L.LedgerParameters.initialParameters();
   const wallets = Array.from({ length: count }, () => new L.DustLocalState(params.dust).serialize());
-  s.publish(encodeWalletState({ params: params.serialize(), wallets, eventId }));
+  s.publish(encodeWalletState({ params: params.serialize(), paramsAt: 0, wallets, eventId }));
 }
 
 t.test('a snapshot is decoded once per version, whichever SharedArrayBuffer object carries it', async (t) => {

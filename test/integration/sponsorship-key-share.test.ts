@@ -1,0 +1,81 @@
+/**
+ * Issue 17, "Fair share of the pool": one key holds at most `dust.maxReservationsPerKey` DUST
+ * UTXOs at once, past it 429 RESERVATION_LIMIT with Retry-After, and another key is never
+ * starved; a landed transaction frees its slot of the share; an answer never submitted is
+ * refunded to the key's budget when its reservation is reclaimed. Issue 18 item 10: the dedupe
+ * of answers is per key.
+ */
+import t from 'tap';
+import { request } from 'undici';
+import { startSponsorApp } from '../fixtures/dust/sponsor-app.js';
+import { freshUser, fundViaFaucet, transferFrom } from '../fixtures/dust/user-tx.js';
+import { OTHER_KEY, TEST_KEY } from '../helpers/app.js';
+import { ManualClock } from '../../src/clock.js';
+
+const SHARE = 4;
+
+t.test('one key cannot hold more than its share; others still get UTXOs; landing and reclaim give the share back', async (t) => {
+  const clock = new ManualClock(Date.now());
+  const app = await startSponsorApp({ dust: { maxReservationsPerKey: SHARE }, rateLimit: { limit: 10_000 } }, clock);
+  t.teardown(() => app.close());
+  await app.service.whenSynced('preview');
+  const client = app.ws();
+  const user = freshUser(71);
+  const utxo = await fundViaFaucet(app.devnet.faucetUrl, client, user, 1_000_000_000n);
+  await client.dispose();
+  const to = freshUser(72).address;
+  const table = app.service.network('preview')!.table;
+  const free = table.counts().free;
+
+  // 12 distinct transactions at once from one key.
+  const bodies = Array.from({ length: 12 }, (_, i) => transferFrom(user, utxo, to, 5_000n + BigInt(i)).serialize());
+  const answers = await Promise.all(bodies.map((b) => app.post('/prove-and-balance', b)));
+  const ok = answers.filter((a) => a.status === 200);
+  const refused = answers.filter((a) => a.status !== 200);
+  t.equal(ok.length, SHARE, `the key got exactly its share (${SHARE}) of ${free} free UTXOs`);
+  t.same([...new Set(refused.map((a) => `${a.status} ${String(a.json['code'])}`))], ['429 RESERVATION_LIMIT'], 'the rest: 429 RESERVATION_LIMIT');
+  t.equal(refused[0]!.headers['retry-after'], '1', 'Retry-After: one block (1 s devnet blocks here)');
+  t.equal(table.counts().reserved, SHARE, 'refusals reserved nothing');
+
+  // Another key is not starved.
+  const other = await app.post('/prove-and-balance', transferFrom(user, utxo, to, 9_000n).serialize(), { 'x-api-key': OTHER_KEY });
+  t.equal(other.status, 200, 'another key still gets a UTXO');
+
+  // Same bytes, other key: its own sponsorship, not the first key's answer (dedupe is per key).
+  const shared = await app.post('/prove-and-balance', bodies[0]!, { 'x-api-key': OTHER_KEY });
+  t.equal(shared.status, 200);
+  t.equal(shared.headers['x-dedupe'], 'MISS', "another key's identical bytes are not answered from the first key's dedupe entry");
+  t.not((shared.json['dustUtxo'] as { slot: number }).slot, (ok.find((a) => a.json['txHash'])!.json['dustUtxo'] as { slot: number }).slot);
+  const same = await app.post('/prove-and-balance', ok[0] === answers[0] ? bodies[0]! : bodies[answers.indexOf(ok[0]!)]!);
+  t.equal(same.headers['x-dedupe'], 'HIT', 'the same key sending the same bytes gets its own answer again');
+
+  // One of the key's transactions lands: its slot of the share is free again.
+  const first = ok[0]!;
+  const submitted = await request(app.devnet.submitUrl, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: Buffer.from(first.json['tx'] as string, 'hex') });
+  t.equal(submitted.statusCode, 202, `the devnet accepts the sponsored transaction: ${await submitted.body.text()}`);
+  const slot = (first.json['dustUtxo'] as { slot: number }).slot;
+  await new Promise<void>((resolve) => {
+    const poll = (): void => {
+      if (table.slotEntry(slot)?.state === 'spent') resolve();
+      else setImmediate(poll);
+    };
+    poll();
+  });
+  const next = await app.post('/prove-and-balance', transferFrom(user, utxo, to, 7_777n).serialize());
+  t.equal(next.status, 200, 'a landed transaction gives its slot of the share back');
+  const over = await app.post('/prove-and-balance', transferFrom(user, utxo, to, 7_778n).serialize());
+  t.equal(over.status, 429, 'and the share is full again');
+
+  // Never submitted: reclaimed at 300 s, and the budget of those answers comes back; only the
+  // landed transaction's fee stays charged (unless the budget window itself rolled over).
+  const policy = (app.service as unknown as { opts: { policy: { spent(id: string, now: number): bigint } } }).opts.policy;
+  const t0 = clock.now();
+  t.ok(policy.spent('env-1', t0) > BigInt(first.json['fee'] as string), 'the key was charged for every answer');
+  clock.advance(301_000);
+  app.service.reclaimDue();
+  const windowMs = 3_600_000;
+  const rolled = Math.floor(t0 / windowMs) !== Math.floor(clock.now() / windowMs);
+  t.equal(policy.spent('env-1', clock.now()), rolled ? 0n : BigInt(first.json['fee'] as string), 'answers reclaimed unspent are refunded; the landed one is not');
+  t.equal(app.service.held('preview', 'env-1'), 0, 'after the reclaim the key holds nothing: its whole share is available again');
+  t.equal(table.counts().reserved, 0, 'every unsubmitted reservation came back');
+});
