@@ -86,6 +86,8 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     maxHeaderBytes: config.server.maxHeaderBytes,
     maxHeaders: config.server.maxHeaders,
     requestLog: config.log.requests,
+    corsOrigins: config.server.corsOrigins,
+    wsConnectionsPerIp: config.server.wsConnectionsPerIp,
     rateLimit: {
       ...config.rateLimit,
       store: opts.rateLimitStore ?? new MemoryRateLimitStore(config.rateLimit.algorithm, config.rateLimit.maxEntries),
@@ -169,7 +171,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     metaRoutes({
       health,
       missing: () => missingForReadiness(components),
-      openapi: () => openApiDocument(routes, { title: 'nightgate', description: 'Midnight network statistics, proving and DUST sponsorship gateway.' }),
+      openapi: () => openApiDocument(routes, { title: 'nightgate', description: 'Midnight network statistics, proving and DUST sponsorship gateway.' }, { cors: config.server.corsOrigins.length > 0 }),
     }),
   );
   try {

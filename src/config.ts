@@ -148,7 +148,7 @@ export interface NetworkConfig {
 }
 
 export interface Config {
-  server: { host: string; port: number; bodyLimit: number; proverBodyLimit: number; maxHeaderBytes: number; maxHeaders: number; shutdownTimeoutMs: number; trustedProxies: string[] };
+  server: { host: string; port: number; bodyLimit: number; proverBodyLimit: number; maxHeaderBytes: number; maxHeaders: number; shutdownTimeoutMs: number; trustedProxies: string[]; corsOrigins: string[]; wsConnectionsPerIp: number };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; requests: 'all' | 'errors' | 'none'; bufferBytes: number };
   auth: { keys: ApiKeyRecord[]; apiKeys: string[]; failureLimit: number; failureWindowMs: number; trustedNetworks: string[] };
   rateLimit: { enabled: boolean; algorithm: 'fixed' | 'sliding'; limit: number; windowMs: number; publicEnabled: boolean; publicLimit: number; maxEntries: number };

@@ -25,6 +25,8 @@ export const ERRORS = {
   UNAUTHORIZED: { status: 401, title: 'Unauthorized', message: 'Missing or invalid API key' },
   FORBIDDEN: { status: 403, title: 'Forbidden', message: 'This key may not do that' },
   RATE_LIMITED: { status: 429, title: 'Too Many Requests', message: 'Rate limit exceeded; retry after the reset' },
+  ORIGIN_NOT_ALLOWED: { status: 403, title: 'Forbidden', message: 'Pages from this origin may not open this WebSocket' },
+  TOO_MANY_CONNECTIONS: { status: 429, title: 'Too Many Requests', message: 'Too many WebSocket connections from this address' },
   TOO_MANY_AUTH_FAILURES: { status: 429, title: 'Too Many Requests', message: 'Too many failed authentications from this address; retry after the reset' },
   SHUTTING_DOWN: { status: 503, title: 'Service Unavailable', message: 'Server is shutting down' },
   // /readyz: what the configuration needs is not all usable yet (the answer lists what).

@@ -42,7 +42,27 @@ function parameters(obj: TObject | undefined, where: 'path' | 'query'): unknown[
   });
 }
 
-export function openApiDocument(routes: readonly RouteDef[], info: { title: string; description: string }): Record<string, unknown> {
+const CORS_HEADERS = {
+  'Access-Control-Allow-Origin': 'CORS (server.corsOrigins): `*`, or the request\'s Origin when it is listed (then with `Vary: Origin`)',
+  'Access-Control-Expose-Headers': 'CORS: the response headers a page may read',
+};
+
+/** The CORS preflight a public GET route answers (Fetch standard §3.2.2). */
+function preflightOperation(operationId: string, tags: string[]): Record<string, unknown> {
+  const headers = Object.fromEntries(
+    ['Access-Control-Allow-Origin', 'Access-Control-Allow-Methods', 'Access-Control-Allow-Headers', 'Access-Control-Max-Age', 'Allow'].map((h) => [h, { schema: { type: 'string' } }]),
+  );
+  return {
+    operationId,
+    summary: 'CORS preflight',
+    tags,
+    responses: { 204: { description: 'Allowed methods and headers; the Access-Control-Allow-* headers only for an allowed Origin', headers } },
+    security: [],
+  };
+}
+
+/** `cors`: the public GET routes carry CORS headers and answer OPTIONS preflights. */
+export function openApiDocument(routes: readonly RouteDef[], info: { title: string; description: string }, opts: { cors?: boolean } = {}): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
     if (r.hidden) continue;
@@ -56,6 +76,8 @@ export function openApiDocument(routes: readonly RouteDef[], info: { title: stri
       for (const [h, d] of Object.entries(doc.headers ?? {})) headers[h] = { description: d, schema: { type: 'string' } };
       if (r.rateLimit !== 'none') for (const [h, d] of Object.entries(RATE_HEADERS)) headers[h] = { description: d, schema: { type: 'string' } };
       if (status === 429) headers['Retry-After'] = { description: 'Seconds until a request is admitted again', schema: { type: 'integer' } };
+      const cors = opts.cors === true && r.auth === 'none' && r.method === 'GET';
+      if (cors) for (const [h, d] of Object.entries(CORS_HEADERS)) headers[h] = { description: d, schema: { type: 'string' } };
       const contentType = doc.contentType ?? 'application/json';
       const schema = doc.schema ? plain(doc.schema) : status >= 400 ? errorRef : undefined;
       responses[code] = {
@@ -77,6 +99,7 @@ export function openApiDocument(routes: readonly RouteDef[], info: { title: stri
       security: r.auth === 'key' ? [{ ApiKeyHeader: [] }, { BearerAuth: [] }] : r.auth === 'optional' ? [{}, { ApiKeyHeader: [] }, { BearerAuth: [] }] : [],
     };
     (paths[path] ??= {})[r.method.toLowerCase()] = op;
+    if (opts.cors === true && r.auth === 'none' && r.method === 'GET') paths[path]!['options'] = preflightOperation(`options${(op['operationId'] as string).slice(3)}`, s.tags);
   }
   return {
     openapi: '3.1.0',

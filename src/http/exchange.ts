@@ -82,6 +82,8 @@ export class Exchange implements RequestContext {
   // Rate limit outcome, written as headers with the response.
   rl: RateLimitResult | undefined;
   rlName = 'ip';
+  /** CORS head lines of a public route's answer (cors.ts), or ''. */
+  cors = '';
   // The reply being written (kept for the corked write after an await).
   private reply: Reply | undefined;
   private status = 200;
@@ -157,7 +159,7 @@ export class Exchange implements RequestContext {
     }
     // The status line and every header in one native call (head.ts).
     let head = statusLine(status);
-    if (status !== 304) head += reply.contentType === undefined || reply.contentType === JSON_TYPE ? JSON_TYPE_LINE : fieldLine('Content-Type', reply.contentType);
+    if (status !== 304 && status !== 204) head += reply.contentType === undefined || reply.contentType === JSON_TYPE ? JSON_TYPE_LINE : fieldLine('Content-Type', reply.contentType);
     head += '\r\nX-Request-Id: ' + this.requestId;
     const rl = this.rl;
     if (rl) {
@@ -168,13 +170,15 @@ export class Exchange implements RequestContext {
         '\r\nRateLimit: ' + rateLimitField(this.rlName, rl.remaining, rl.resetAt, now);
       if (!rl.allowed) head += '\r\nRetry-After: ' + retryAfterSeconds(rl.resetAt, now);
     }
+    if (this.cors !== '') head += this.cors;
     if (this.extraHeaders) head += headerLines(this.extraHeaders);
     if (reply.headLines !== undefined) head += reply.headLines;
     else if (reply.headers) head += headerLines(reply.headers);
     const close = this.server.closing || this.closeAfter;
-    const bodiless = status === 304 || this.head;
+    // RFC 9110 §15.3.5, §15.4.5: 204 and 304 have no content.
+    const bodiless = status === 304 || status === 204 || this.head;
     // A HEAD answer states the GET body's length itself (see below), unless the connection closes.
-    if (this.head && status !== 304 && !close) head += '\r\nContent-Length: ' + (typeof reply.body === 'string' ? Buffer.byteLength(reply.body) : reply.body.byteLength);
+    if (this.head && !bodilessStatus(status) && !close) head += '\r\nContent-Length: ' + (typeof reply.body === 'string' ? Buffer.byteLength(reply.body) : reply.body.byteLength);
     res.writeStatus(head);
     // This uWS build aborts the process on endWithoutBody(n > 0) and on endWithoutBody(undefined,
     // true): a HEAD answer writes its own Content-Length; with the connection closing (shutdown)
@@ -192,6 +196,10 @@ export class Exchange implements RequestContext {
     if (e.code === 'INTERNAL') this.server.log.error({ err: (e.cause ?? err) as Error, reqId: this.requestId, path: this.path }, 'unhandled error');
     this.send({ status: e.status, body: errorBody(e, this.style), contentType: JSON_TYPE, ...(e.headers ? { headers: e.headers } : {}) });
   }
+}
+
+function bodilessStatus(status: number): boolean {
+  return status === 304 || status === 204;
 }
 
 /** RFC 9110 §13.1.2: If-None-Match is a list of entity tags (weak comparison) or `*`. */

@@ -20,6 +20,8 @@ import { retryAfterSeconds, type RateLimitResult, type RateLimitStore } from '..
 import type { AuthThrottle } from '../pipeline/auth-throttle.js';
 import { rateLimitSubject } from '../pipeline/cidr.js';
 import { ClientAddress } from '../pipeline/client-address.js';
+import { CorsPolicy } from '../pipeline/cors.js';
+import { headerLines } from './head.js';
 import { clip } from '../log.js';
 import { readBody, mediaType } from './body.js';
 import { socketClosed } from './refusal.js';
@@ -55,6 +57,10 @@ export interface HttpServerOptions {
   maxHeaders: number;
   /** Which requests get an access-log line. */
   requestLog: 'all' | 'errors' | 'none';
+  /** Origins whose pages may read the public routes and open the push WebSockets (cors.ts). */
+  corsOrigins: readonly string[];
+  /** Push WebSocket connections open at once per client IP (IPv6 by /64). */
+  wsConnectionsPerIp: number;
 }
 
 export interface TopicRoute {
@@ -90,6 +96,7 @@ let hClientName: string | undefined;
 let hContentType: string | undefined;
 /** Every X-Forwarded-For line, joined: a proxy may add its own line rather than extend the client's. */
 let hForwardedFor: string | undefined;
+let hOrigin: string | undefined;
 /** Framing headers seen in the same pass: request smuggling hides in their repeats (RFC 9112 §6.3). */
 let contentLengths = 0;
 let firstContentLength = '';
@@ -127,6 +134,9 @@ const countHeader = (k: string, v: string): void => {
     case 'content-type':
       hContentType ??= v;
       break;
+    case 'origin':
+      hOrigin ??= v;
+      break;
     case 'x-forwarded-for':
       hForwardedFor = hForwardedFor === undefined ? v : `${hForwardedFor},${v}`;
       break;
@@ -141,7 +151,7 @@ function scanHeaders(req: HttpRequest): void {
   firstContentLength = '';
   conflictingLength = false;
   transferEncoding = '';
-  hRequestId = hIfNoneMatch = hApiKey = hAuthorization = hClientId = hClientName = hContentType = hForwardedFor = undefined;
+  hRequestId = hIfNoneMatch = hApiKey = hAuthorization = hClientId = hClientName = hContentType = hForwardedFor = hOrigin = undefined;
   req.forEach(countHeader);
 }
 
@@ -179,11 +189,15 @@ export class HttpServer {
   private drainWaiters: Array<() => void> = [];
   private readonly wsSockets = new Set<WebSocket<unknown>>();
   private readonly clientAddress: ClientAddress;
+  private readonly cors: CorsPolicy;
+  /** Open push WebSockets per client (rate-limit subject); entries leave at zero. */
+  private readonly wsPerClient = new Map<string, number>();
 
   constructor(private readonly opts: HttpServerOptions) {
     this.app = opts.uws.App();
     this.log = opts.logger;
     this.clientAddress = new ClientAddress(opts.trustedProxies);
+    this.cors = new CorsPolicy(opts.corsOrigins);
   }
 
   /** Register a route record. Routes must all be added before `listen`. */
@@ -195,6 +209,10 @@ export class HttpServer {
       // RFC 9110 §9.3.2: HEAD is GET without the body (monitors probe /health with it).
       this.app.head(route.url, (res, req) => this.handle(route, res, req, true));
       methods.add('HEAD');
+      if (route.auth === 'none' && this.cors.enabled) {
+        this.app.options(route.url, (res, req) => this.preflight(res, req, route));
+        methods.add('OPTIONS');
+      }
     } else {
       this.app.post(route.url, handler);
     }
@@ -205,7 +223,7 @@ export class HttpServer {
   /** A WebSocket endpoint whose clients subscribe to one pub/sub topic (e.g. a network's summary). */
   addTopic(t: TopicRoute): void {
     const names = paramNames(t.url);
-    this.app.ws<{ topic: string }>(t.url, {
+    this.app.ws<{ topic: string; client: string }>(t.url, {
       maxPayloadLength: 1024,
       idleTimeout: 120,
       maxBackpressure: 1 << 20,
@@ -219,12 +237,22 @@ export class HttpServer {
         const params: Record<string, string> = {};
         names.forEach((n, i) => (params[n] = req.getParameter(i) ?? ''));
         const topic = t.topicFor(params);
-        if (this.closing || topic === undefined) {
-          const err = new GatewayError(this.closing ? 'SHUTTING_DOWN' : 'NOT_FOUND');
-          res.writeStatus(statusLine(err.status)).writeHeader('Content-Type', JSON_TYPE).end(errorBody(err, 'stats'));
+        scanHeaders(req);
+        const client = rateLimitSubject(this.clientIp(res.getRemoteAddress()));
+        // RFC 6455 §10.2: a browser says which page opens the socket; pages of other origins may
+        // not (a client that is no browser sends no Origin). At most wsConnectionsPerIp per client.
+        const refusal = this.closing ? 'SHUTTING_DOWN'
+          : topic === undefined ? 'NOT_FOUND'
+          : hOrigin !== undefined && !this.cors.allows(hOrigin) ? 'ORIGIN_NOT_ALLOWED'
+          : (this.wsPerClient.get(client) ?? 0) >= this.opts.wsConnectionsPerIp ? 'TOO_MANY_CONNECTIONS'
+          : undefined;
+        if (refusal !== undefined || topic === undefined) {
+          const err = new GatewayError(refusal ?? 'NOT_FOUND', undefined, refusal === 'TOO_MANY_CONNECTIONS' ? { headers: { 'Retry-After': '10' } } : undefined);
+          res.writeStatus(statusLine(err.status) + headerLines({ 'Content-Type': JSON_TYPE, ...err.headers })).end(errorBody(err, 'stats'));
           return;
         }
-        res.upgrade({ topic }, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'), req.getHeader('sec-websocket-extensions'), context);
+        this.wsPerClient.set(client, (this.wsPerClient.get(client) ?? 0) + 1);
+        res.upgrade({ topic, client }, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'), req.getHeader('sec-websocket-extensions'), context);
       },
       open: (ws) => {
         this.wsSockets.add(ws as WebSocket<unknown>);
@@ -235,6 +263,10 @@ export class HttpServer {
       },
       close: (ws) => {
         this.wsSockets.delete(ws as WebSocket<unknown>);
+        const { client } = ws.getUserData();
+        const n = (this.wsPerClient.get(client) ?? 1) - 1;
+        if (n > 0) this.wsPerClient.set(client, n);
+        else this.wsPerClient.delete(client);
       },
     });
   }
@@ -356,20 +388,39 @@ export class HttpServer {
    * its log than real ones.
    */
   private reject(res: HttpResponse, req: HttpRequest, err: GatewayError, style: ErrorStyle): void {
-    const ex = this.newExchange(res, req, UNMATCHED, style, req.getMethod().toUpperCase() as Method);
+    this.unrouted(res, req, UNMATCHED, style, () => (ex) => ex.fail(err));
+  }
+
+  /** An OPTIONS request to a public route: the CORS preflight (Fetch §3.2.2), 204. */
+  private preflight(res: HttpResponse, req: HttpRequest, route: RouteDef): void {
+    this.unrouted(res, req, route, route.style, () => {
+      const headers = this.cors.preflight(hOrigin);
+      return (ex) => ex.send({ status: 204, body: '', headers });
+    });
+  }
+
+  /**
+   * An answer that runs no route handler (404, 405, preflight). It goes through the same door as a
+   * route — shutdown, header limits, framing — and spends the client's per-IP quota, so these are
+   * no cheaper way to flood the server or its log than real routes. `answer` is called while the
+   * request is valid and returns what to send once admitted.
+   */
+  private unrouted(res: HttpResponse, req: HttpRequest, route: RouteDef, style: ErrorStyle, answer: () => (ex: Exchange) => void): void {
+    const ex = this.newExchange(res, req, route, style, req.getMethod().toUpperCase() as Method);
     if (!ex) return;
     if (this.opts.requestLog !== 'none') keepClient(ex);
     try {
       if (this.refusedAtTheDoor(ex)) return;
+      const send = answer();
       const rl = this.opts.rateLimit;
       const now = this.opts.clock.now();
       ex.receivedAt = now;
       const limited = rl.publicEnabled ? rl.store.hit('ip', rateLimitSubject(ex.ip), rl.publicLimit, rl.windowMs, now) : undefined;
       if (limited instanceof Promise) {
         ex.watchAbort();
-        limited.then((r) => this.rejectAdmitted(ex, err, r), (e: unknown) => ex.fail(e));
+        limited.then((r) => this.unroutedAdmitted(ex, send, r), (e: unknown) => ex.fail(e));
       } else {
-        this.rejectAdmitted(ex, err, limited);
+        this.unroutedAdmitted(ex, send, limited);
       }
     } catch (e) {
       ex.fail(e);
@@ -378,12 +429,12 @@ export class HttpServer {
     }
   }
 
-  private rejectAdmitted(ex: Exchange, err: GatewayError, result: RateLimitResult | undefined): void {
+  private unroutedAdmitted(ex: Exchange, send: (ex: Exchange) => void, result: RateLimitResult | undefined): void {
     if (result) {
       ex.rl = result;
       if (!result.allowed) return ex.fail(new GatewayError('RATE_LIMITED', `Rate limit of ${result.limit} requests per ${Math.round(result.windowMs / 1000)} s exceeded`));
     }
-    ex.fail(err);
+    send(ex);
   }
 
   /** Shutdown, oversized header sections and ambiguous framing: answered before anything else. */
@@ -422,6 +473,7 @@ export class HttpServer {
 
   private pipeline(ex: Exchange, route: RouteDef, res: HttpResponse, req: HttpRequest): void {
     if (this.refusedAtTheDoor(ex)) return;
+    if (route.auth === 'none') ex.cors = this.cors.headLines(hOrigin);
     // Copy everything the handler may need while the HttpRequest is still valid.
     if (route.auth !== 'none') {
       keep(ex, 'x-api-key', hApiKey);

@@ -56,8 +56,12 @@ const serves = (r: RouteDef, method: string): boolean => r.method === method || 
 function documented(method: string, path: string): Set<number> {
   const allowed = new Set(GENERIC);
   for (const r of routes) if (serves(r, method) && matches(r.url, path)) for (const code of Object.keys(r.schema.response)) allowed.add(Number(code));
+  if (method === 'OPTIONS' && preflighted(path)) allowed.add(204);
   return allowed;
 }
+
+/** Public GET routes answer a CORS preflight (server.corsOrigins, default any): 204 without a body. */
+const preflighted = (path: string): boolean => routes.some((r) => r.auth === 'none' && r.method === 'GET' && matches(r.url, path));
 
 function routeOf(method: string, path: string): RouteDef | undefined {
   return routes.find((r) => serves(r, method) && matches(r.url, path));
@@ -138,8 +142,12 @@ function check(sent: Req, r: Answer): void {
   if (!allowed.has(r.status)) throw new Error(`${where}: ${r.status} is not documented (${[...allowed].join(' ')}): ${r.text.slice(0, 200)}`);
   const route = routeOf(req.method, req.path);
   const type = String(r.headers['content-type'] ?? '');
-  // A HEAD answer has no body to check (RFC 9110 §9.3.2).
+  // A HEAD answer has no body to check (RFC 9110 §9.3.2), nor has a preflight's 204.
   if (req.method === 'HEAD') return;
+  if (req.method === 'OPTIONS' && r.status === 204) {
+    if (r.text !== '') throw new Error(`${where}: a preflight answer with a body`);
+    return;
+  }
   if (r.status >= 400) {
     if (!type.startsWith('application/json')) throw new Error(`${where}: error ${r.status} is not JSON`);
     const schema: TSchema = req.path.startsWith('/api') ? StatsErrorSchema : ProverErrorSchema;
