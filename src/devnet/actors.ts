@@ -5,6 +5,7 @@
 // fees from one shared devnet DUST wallet; users 0 and 1 also hold shielded coins.
 import { L } from './ledger-kit.js';
 import { deriveSeed, hexToBytes } from './keys.js';
+import { nightSecretOf } from '../dust/wallet-keys.js';
 import { devnetTestAccount } from './test-accounts.js';
 import { Actor, DustWallet, ShieldedWallet } from './wallet.js';
 
@@ -45,8 +46,10 @@ export function createActors(networkName: string, seed: string, sponsorDustSeeds
       dustPublicKey: L.DustSecretKey.fromSeed(hexToBytes(test.dustSeed)).publicKey,
       zswap: L.ZswapSecretKeys.fromSeed(hexToBytes(test.zswapSeed)),
     },
-    sponsors: sponsorDustSeeds.map((dustSeed, i) => ({
-      owner: new Actor(deriveSeed(seed, `sponsor-${i}/night`)),
+    // The NIGHT that backs a server wallet is owned by the key its seed derives (src/dust/wallet-keys.ts),
+    // so nightgate can split it into more DUST-generating UTXOs when its pool runs low.
+    sponsors: sponsorDustSeeds.map((dustSeed) => ({
+      owner: new Actor(nightSecretOf(dustSeed)),
       dustPublicKey: L.DustSecretKey.fromSeed(hexToBytes(dustSeed)).publicKey,
     })),
   };

@@ -10,6 +10,7 @@ import { sourceOf } from '../indexer/source.js';
 import { PROVER_COMPONENT, WORKER_POOL, type ProverComponent, type WorkerPoolComponent } from '../prover/index.js';
 import { DustAllocatorTable } from './allocator.js';
 import { MIDNIGHT_BLOCK_TIME_MS } from './fee-margin.js';
+import { PoolKeeper } from './pool-keeper.js';
 import { MemoryBudgetStore, SponsorshipPolicy } from './budget.js';
 import { ReservationJournal } from './reservation-journal.js';
 import { sponsorshipRoutes } from './routes.js';
@@ -81,6 +82,16 @@ export const mountSponsorship: Module = (ctx: AppContext) => {
     feeTtlMs: config.dust.feeTtlMs, maxReservationsPerKey: config.dust.maxReservationsPerKey,
     dedupeWindowMs: config.dust.dedupeWindowMs, maxInFlight: config.dust.maxInFlight, ...(journal ? { journal } : {}),
   });
+  for (const n of networks) {
+    const source = sourceOf(ctx, n.name)!;
+    service.addKeeper(
+      new PoolKeeper({
+        net: n, target: config.dust.targetUtxos, submitUrl: ctx.devnet.get(n.name)?.submitUrl, indexerWsUrl: source.wsUrl,
+        service, pool, clock: ctx.clock, logger: log, maxSplits: config.dust.maxReservationsPerKey, timeoutMs: config.stats.upstreamTimeoutMs,
+        stateDir: config.dust.stateDir || undefined,
+      }),
+    );
+  }
   if (networks.length > 0) sync.start();
   else log.warn('balancing enabled but no network has server DUST wallets: set NIGHTGATE_DUST_WALLET_SEEDS');
   ctx.addRoutes(sponsorshipRoutes({ ...routeDeps, service }));

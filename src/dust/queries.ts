@@ -7,4 +7,12 @@ export const LEDGER_PARAMETERS = gql('NightgateLedgerParameters', `query Nightga
 /** Every DUST ledger event from `id` on (the very start when omitted), each with its serialized bytes. */
 export const DUST_EVENTS = gql('NightgateDustEvents', `subscription NightgateDustEvents($id: Int) { dustLedgerEvents(id: $id) { __typename id raw maxId } }`);
 
-export const DOCUMENTS: readonly GqlDocument[] = [LEDGER_PARAMETERS, DUST_EVENTS];
+/** Every transaction touching an unshielded address, then a progress marker (the pool keeper's NIGHT UTXOs). */
+export const NIGHT_UTXOS = gql(
+  'NightgateNightUtxos',
+  `subscription NightgateNightUtxos($address: UnshieldedAddress!) { unshieldedTransactions(address: $address) { __typename
+    ... on UnshieldedTransaction { createdUtxos { tokenType value intentHash outputIndex } spentUtxos { tokenType value intentHash outputIndex } }
+    ... on UnshieldedTransactionsProgress { highestTransactionId } } }`,
+);
+
+export const DOCUMENTS: readonly GqlDocument[] = [LEDGER_PARAMETERS, DUST_EVENTS, NIGHT_UTXOS];

@@ -30,6 +30,22 @@ const WalletStatusSchema = Type.Record(Type.String(), Type.Object({
   reclaimTimers: Type.Integer(),
   walletStateBytes: Type.Integer({ description: "Size of the server wallets' serialized DUST state, which every worker decodes; it grows with the network's DUST commitments" }),
   prover: Type.String(),
+  pool: Type.Union([
+    Type.Null(),
+    Type.Object({
+      target: Type.Integer({ description: 'dust.targetUtxos: DUST UTXOs the keeper keeps on this network' }),
+      live: Type.Integer({ description: 'DUST UTXOs held now, free or reserved' }),
+      maintenance: Type.Object({
+        state: Type.Union(['idle', 'splitting', 'waiting', 'unavailable', 'failing'].map((s) => Type.Literal(s)), { description: 'splitting: a round is building and submitting splits; waiting: splits submitted, not yet landed or expired' }),
+        reason: Type.Union([Type.String(), Type.Null()]),
+        pendingSplits: Type.Integer(),
+        splitsSubmitted: Type.Integer(),
+        splitsFailed: Type.Integer(),
+        lastRoundAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+      }),
+      sustainableTxPerSecond: Type.Number({ description: 'At best: each UTXO pays once per two blocks (inclusion, then the sync of that block)' }),
+    }, { description: 'The pool keeper: splits the wallets\' NIGHT into more DUST-generating UTXOs while fewer than target are held (embedded devnet)' }),
+  ]),
 }));
 
 const QUERY = Type.Object({ network: Type.Optional(Type.Union(NETWORKS.map((n) => Type.Literal(n)), { description: 'Network (or header X-Midnight-Network); default prover.defaultNetwork' })) });

@@ -27,6 +27,7 @@ import type { ReservationJournal } from './reservation-journal.js';
 import { reclaimAt, ReservationReclaimer } from './reservations.js';
 import { SharedSnapshot } from './shared-snapshot.js';
 import type { DustSyncHost } from './sync-host.js';
+import type { PoolKeeper } from './pool-keeper.js';
 import { startTimerWheel, TimerWheel, type TimerWheelDriver } from './timer-wheel.js';
 
 export interface SponsoredNetwork {
@@ -63,6 +64,10 @@ export interface SponsorshipOptions {
   journal?: ReservationJournal;
 }
 
+export const POOL_KEY_ID = 'nightgate-pool';
+/** The server's own key for its pool maintenance: the global fee cap, no budget of its own. */
+const POOL_KEY: AuthenticatedKey = { id: POOL_KEY_ID, source: 'generated', dustBudget: 10n ** 40n };
+
 /** A fee intent's life when `dust.feeTtlMs` is 0: a minute at Midnight's 6 s blocks. */
 export const FEE_TTL_BLOCKS = 10;
 
@@ -89,6 +94,8 @@ export class SponsorshipService {
   private readonly inFlight: InFlightReservations;
   private readonly flights = new SingleFlight<string>();
   private readonly answers: ResultCache;
+  /** Per network, the keeper that grows its pool (src/dust/pool-keeper.ts). */
+  private readonly keepers = new Map<NetworkName, PoolKeeper>();
   /** `${network}|${keyId}` → what the key holds there (the per-key share of the pool, issue 17). */
   private readonly holds = new Map<string, KeyHold>();
   private sponsored = 0;
@@ -116,6 +123,18 @@ export class SponsorshipService {
         if (opts.networks.every((n) => journal.pending(n.name).length === 0)) off();
       });
     }
+  }
+
+  /** Attaches a network's pool keeper: poked after every synced block, shown in status(), closed with the service. */
+  addKeeper(keeper: PoolKeeper): void {
+    this.keepers.set(keeper.network, keeper);
+    this.opts.sync.onStatus((s) => {
+      if (s.network === keeper.network && s.phase === 'synced') keeper.poke();
+    });
+  }
+
+  keeper(name: NetworkName): PoolKeeper | undefined {
+    return this.keepers.get(name);
   }
 
   network(name: NetworkName): SponsoredNetwork | undefined {
@@ -175,7 +194,19 @@ export class SponsorshipService {
     if (hold.computing === 0 && hold.answered.length === 0) this.holds.delete(`${net.name}|${key.id}`);
   }
 
-  private async compute(kind: SponsorKind, net: SponsoredNetwork, key: AuthenticatedKey, body: Buffer, signal: AbortSignal, dedupeKey: string): Promise<string> {
+  /**
+   * Sponsors one of the server's own transactions (the pool keeper's splits) through the same
+   * path as a user's: same checks, same reservation and reclaim. It counts as the key
+   * POOL_KEY_ID, whose share of the pool (`maxReservationsPerKey`) bounds the splits in flight.
+   */
+  async sponsorOwn(name: NetworkName, body: Buffer, signal: AbortSignal): Promise<{ tx: Buffer; txHash: string; expiresAt: number }> {
+    const net = this.byName.get(name);
+    if (!net) throw new GatewayError('BALANCING_DISABLED', `sponsorship is not configured for ${name}`);
+    const json = JSON.parse(await this.compute('prove-and-balance', net, POOL_KEY, body, signal, undefined)) as { tx: string; txHash: string; expiresAt: string };
+    return { tx: Buffer.from(json.tx, 'hex'), txHash: json.txHash, expiresAt: Date.parse(json.expiresAt) };
+  }
+
+  private async compute(kind: SponsorKind, net: SponsoredNetwork, key: AuthenticatedKey, body: Buffer, signal: AbortSignal, dedupeKey: string | undefined): Promise<string> {
     const now = this.opts.clock.now();
     const policy = this.opts.policy;
     const budgetLeft = policy.budgetFor(key) - policy.spent(key.id, now);
@@ -227,7 +258,7 @@ export class SponsorshipService {
         expiresAt: new Date(res.expiresAt).toISOString(),
         dustUtxo: { wallet: res.walletIndex, slot: res.slot },
       });
-      this.answers.set(dedupeKey, Buffer.from(json));
+      if (dedupeKey) this.answers.set(dedupeKey, Buffer.from(json));
       return json;
     } catch (err) {
       this.failed++;
@@ -321,6 +352,7 @@ export class SponsorshipService {
         reclaimTimers: this.reclaimers.get(n.name)!.tracked,
         walletStateBytes: n.snapshot.length,
         prover: n.prover.backend,
+        pool: this.keepers.get(n.name)?.status() ?? null,
       };
     }
     return out;
@@ -349,6 +381,7 @@ export class SponsorshipService {
   }
 
   close(): void {
+    for (const k of this.keepers.values()) k.close();
     this.driver.stop();
   }
 }

@@ -1,0 +1,253 @@
+/**
+ * A pool that grows with demand (issue 17; DESIGN.md "Sponsorship at volume"). A DUST UTXO pays
+ * one sponsored transaction per block at best, so sustained throughput is the number of UTXOs over
+ * the time one takes to come back (inclusion, then the sync of that block). Per network the keeper
+ * keeps `dust.targetUtxos` DUST UTXOs: after each synced block, if the wallets hold fewer, it
+ * splits the wallets' NIGHT — each split spends one NIGHT UTXO of a server wallet into
+ * SPLIT_OUTPUTS UTXOs back to the same registered address, each generating DUST of its own — the
+ * way bundlers refill their executor wallets from a utility wallet.
+ *
+ * Safety: splits are ordinary transactions sponsored through the ordinary path (checked, fee from
+ * a reserved UTXO, never a reserved one), counted as the key `nightgate-pool` whose share of the
+ * pool bounds the splits in flight. A NIGHT UTXO being split is not offered again until its
+ * split's fee intent has expired; with `dust.stateDir` those NIGHT UTXOs are journaled
+ * (write, fsync, rename), so a restart does not build a second split of the same UTXO — which the
+ * chain would refuse anyway, at the cost of a wasted reservation.
+ *
+ * Where: only networks whose transactions nightgate can submit (the embedded devnet's /submit).
+ * On a network behind an indexer the keeper reports itself unavailable and the operator grows the
+ * pool with a wallet (README, "Sponsorship at volume").
+ */
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { request } from 'undici';
+import type { Clock } from '../clock.js';
+import type { NetworkName } from '../config.js';
+import type { WorkerPoolComponent } from '../prover/worker-pool.js';
+import { readNightUtxos } from './night-utxos.js';
+import type { NightUtxo, WalletAddress } from './pool-task.js';
+import type { SponsoredNetwork, SponsorshipService } from './sponsorship.js';
+
+/** DUST-generating outputs per split: the ledger allows about three per transaction (LEDGER.md). */
+export const SPLIT_OUTPUTS = 3;
+/** A NIGHT UTXO smaller than this (STAR) is not split: its shares would generate too little DUST to pay fees soon. */
+export const MIN_SPLIT_STAR = 3_000n * 1_000_000n;
+/** How long a split's intent may wait to land (its fee intent has the ordinary, shorter TTL). */
+const SPLIT_TTL_MS = 10 * 60_000;
+const JOURNAL_FILE = 'pool-splits.json';
+
+export interface PoolKeeperOptions {
+  net: SponsoredNetwork;
+  target: number;
+  /** Where the network takes transactions; undefined: the keeper is unavailable. */
+  submitUrl: string | undefined;
+  indexerWsUrl: string;
+  service: SponsorshipService;
+  pool: WorkerPoolComponent;
+  clock: Clock;
+  logger: Logger;
+  /** Splits at once (the pool key's share). */
+  maxSplits: number;
+  timeoutMs: number;
+  /** `dust.stateDir`: NIGHT UTXOs being split survive a restart there. */
+  stateDir?: string | undefined;
+}
+
+export type KeeperState = 'idle' | 'splitting' | 'waiting' | 'unavailable' | 'failing';
+
+export interface PoolStatus {
+  target: number;
+  /** DUST UTXOs the wallets hold now, free or reserved. */
+  live: number;
+  maintenance: {
+    state: KeeperState;
+    reason: string | null;
+    /** NIGHT UTXOs split and not offered again until their split's fee intent has expired. */
+    pendingSplits: number;
+    splitsSubmitted: number;
+    splitsFailed: number;
+    lastRoundAt: string | null;
+  };
+  /**
+   * What the pool sustains at best, tx/s: each UTXO pays once per cycle of about two blocks
+   * (its transaction lands in the next block, its change is back once that block is synced).
+   */
+  sustainableTxPerSecond: number;
+}
+
+export class PoolKeeper {
+  private state: KeeperState;
+  private reason: string | null = null;
+  private addresses: { nightToken: string; wallets: WalletAddress[] } | undefined;
+  /** `${intentHash}#${outputIndex}` → until when (ms) it is not offered again. */
+  private readonly pending = new Map<string, number>();
+  private running: Promise<void> | undefined;
+  /** When each split of the last rounds was submitted (ms). */
+  private recent: number[] = [];
+  private submitted = 0;
+  private failed = 0;
+  private lastRoundAt: number | undefined;
+  private closed = false;
+  private readonly abort = new AbortController();
+
+  constructor(private readonly opts: PoolKeeperOptions) {
+    this.state = opts.submitUrl === undefined ? 'unavailable' : 'idle';
+    if (opts.submitUrl === undefined) this.reason = 'nightgate submits only to its embedded devnet; grow the pool by splitting the wallets\' NIGHT with a wallet';
+    else if (opts.target === 0) this.reason = 'dust.targetUtxos is 0';
+    this.loadJournal();
+  }
+
+  get network(): NetworkName {
+    return this.opts.net.name;
+  }
+
+  /**
+   * After each synced block: starts a round when the pool, counting the splits submitted within
+   * the last two blocks (they land in the next block and are synced after it), is below target.
+   */
+  poke(): void {
+    if (this.closed || this.running || this.state === 'unavailable' || this.opts.target === 0) return;
+    const now = this.opts.clock.now();
+    for (const [utxo, until] of this.pending) if (until <= now) this.pending.delete(utxo);
+    this.recent = this.recent.filter((at) => at > now - 2 * this.opts.net.blockTimeMs);
+    const missing = this.opts.target - this.live() - SPLIT_OUTPUTS * this.recent.length;
+    if (missing <= 0) {
+      this.state = this.recent.length > 0 ? 'waiting' : 'idle';
+      if (this.state === 'idle') this.reason = null;
+      return;
+    }
+    this.running = this.round(missing)
+      .catch((err: unknown) => {
+        this.state = 'failing';
+        this.reason = (err as Error).message;
+        this.opts.logger.warn({ network: this.network, err: (err as Error).message, code: 'POOL_SPLIT_FAILED' }, 'growing the DUST pool failed; retrying after the next block');
+      })
+      .finally(() => {
+        this.running = undefined;
+      });
+  }
+
+  /** Resolves when the round under way (if any) has ended (tests). */
+  async settled(): Promise<void> {
+    await this.running;
+  }
+
+  private live(): number {
+    const c = this.opts.net.table.counts();
+    return c.free + c.reserved;
+  }
+
+  private async round(missing: number): Promise<void> {
+    const { net, pool } = this.opts;
+    this.state = 'splitting';
+    this.lastRoundAt = this.opts.clock.now();
+    this.addresses ??= await pool.run('poolAddresses', { args: { networkId: net.networkId, seeds: [...net.seeds] } }, { signal: this.abort.signal, work: 'deriving the server wallets\' NIGHT addresses' });
+    const { nightToken, wallets } = this.addresses;
+    const candidates: Array<{ wallet: number; utxo: NightUtxo }[]> = [];
+    for (const [wallet, address] of wallets.entries()) {
+      const utxos = await readNightUtxos(this.opts.indexerWsUrl, address.bech32, nightToken, this.opts.timeoutMs);
+      candidates.push(
+        utxos
+          .filter((u) => BigInt(u.value) >= MIN_SPLIT_STAR && !this.pending.has(`${u.intentHash}#${u.outputIndex}`))
+          .sort((a, b) => (BigInt(b.value) > BigInt(a.value) ? 1 : BigInt(b.value) < BigInt(a.value) ? -1 : 0))
+          .map((utxo) => ({ wallet, utxo })),
+      );
+    }
+    // Largest UTXOs first, taken round robin over the wallets so each wallet's pool grows.
+    const wanted = Math.min(Math.ceil(missing / SPLIT_OUTPUTS), this.opts.maxSplits);
+    const splits: Array<{ wallet: number; utxo: NightUtxo }> = [];
+    for (let i = 0; splits.length < wanted && candidates.some((c) => c.length > i); i++) {
+      for (const c of candidates) if (c[i] && splits.length < wanted) splits.push(c[i]!);
+    }
+    if (splits.length === 0) {
+      this.state = 'failing';
+      this.reason = `no NIGHT UTXO of at least ${MIN_SPLIT_STAR / 1_000_000n} NIGHT left to split: fund the wallets' NIGHT addresses`;
+      return;
+    }
+    const now = this.opts.clock.now();
+    const bodies = await pool.run('poolSplit', { args: { networkId: net.networkId, seeds: [...net.seeds], splits, outputs: SPLIT_OUTPUTS, ttl: now + SPLIT_TTL_MS } }, { signal: this.abort.signal, work: 'building the pool splits' });
+    const results = await Promise.allSettled(bodies.map((body, i) => this.submitOne(Buffer.from(body), splits[i]!.utxo)));
+    const failures = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    this.failed += failures.length;
+    if (failures.length > 0) this.saveJournal();
+    const landed = results.length - failures.length;
+    this.opts.logger.info({ network: this.network, target: this.opts.target, live: this.live(), splits: landed, failed: failures.length, firstError: failures[0] ? String((failures[0].reason as Error).message) : undefined }, 'growing the DUST pool: NIGHT split into more DUST-generating UTXOs');
+    this.state = landed > 0 ? 'waiting' : 'failing';
+    this.reason = failures.length > 0 ? String((failures[0]!.reason as Error).message) : null;
+  }
+
+  private async submitOne(body: Buffer, utxo: NightUtxo): Promise<void> {
+    const answer = await this.opts.service.sponsorOwn(this.network, body, this.abort.signal);
+    // Journaled before it leaves: not offered again until the split's fee intent has expired,
+    // plus a block to land in.
+    const id = `${utxo.intentHash}#${utxo.outputIndex}`;
+    this.pending.set(id, answer.expiresAt + this.opts.net.blockTimeMs);
+    this.saveJournal();
+    const res = await request(this.opts.submitUrl!, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: answer.tx, signal: this.abort.signal, headersTimeout: this.opts.timeoutMs, bodyTimeout: this.opts.timeoutMs });
+    const text = await res.body.text();
+    if (res.statusCode !== 202 && res.statusCode !== 200) {
+      this.pending.delete(id);
+      throw new Error(`the network refused a pool split (${res.statusCode}): ${text.slice(0, 200)}`);
+    }
+    this.submitted++;
+    this.recent.push(this.opts.clock.now());
+  }
+
+  status(): PoolStatus {
+    const live = this.live();
+    return {
+      target: this.opts.target,
+      live,
+      maintenance: {
+        state: this.state,
+        reason: this.reason,
+        pendingSplits: this.pending.size,
+        splitsSubmitted: this.submitted,
+        splitsFailed: this.failed,
+        lastRoundAt: this.lastRoundAt === undefined ? null : new Date(this.lastRoundAt).toISOString(),
+      },
+      sustainableTxPerSecond: Math.round((live / ((2 * this.opts.net.blockTimeMs) / 1000)) * 100) / 100,
+    };
+  }
+
+  close(): void {
+    this.closed = true;
+    this.abort.abort();
+  }
+
+  private journalPath(): string | undefined {
+    return this.opts.stateDir ? join(this.opts.stateDir, this.network, JOURNAL_FILE) : undefined;
+  }
+
+  private loadJournal(): void {
+    const path = this.journalPath();
+    if (!path) return;
+    let entries: unknown;
+    try {
+      entries = JSON.parse(readFileSync(path, 'utf8'));
+    } catch {
+      return;
+    }
+    if (!Array.isArray(entries)) return;
+    const now = this.opts.clock.now();
+    for (const e of entries as Array<{ utxo?: unknown; until?: unknown }>) {
+      if (typeof e.utxo === 'string' && typeof e.until === 'number' && e.until > now) this.pending.set(e.utxo, e.until);
+    }
+  }
+
+  private saveJournal(): void {
+    const path = this.journalPath();
+    if (!path) return;
+    mkdirSync(join(this.opts.stateDir!, this.network), { recursive: true });
+    const tmp = `${path}.tmp`;
+    const fd = openSync(tmp, 'w', 0o600);
+    try {
+      writeSync(fd, JSON.stringify([...this.pending].map(([utxo, until]) => ({ utxo, until }))));
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+  }
+}

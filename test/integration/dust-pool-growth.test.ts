@@ -1,0 +1,102 @@
+/**
+ * Issue 17, "A pool that grows with demand": below `dust.targetUtxos` the keeper splits the server
+ * wallets' NIGHT into more DUST-generating UTXOs through the ordinary sponsorship path, never
+ * touching a reserved UTXO, journaled with `dust.stateDir`, shown in /wallet-status; and a spent
+ * UTXO's change is back in the pool once the block that spent it is synced.
+ */
+import t from 'tap';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { startSponsorApp, type SponsorApp } from '../fixtures/dust/sponsor-app.js';
+import { freshUser, fundViaFaucet, transferFrom } from '../fixtures/dust/user-tx.js';
+import { TEST_KEY } from '../helpers/app.js';
+import { SPLIT_OUTPUTS } from '../../src/dust/pool-keeper.js';
+import type { SyncStatus } from '../../src/dust/wallet-sync.js';
+
+/** Resolves at the first synced status for which `done()` holds (checked at each one). */
+function until(app: SponsorApp, done: () => boolean): Promise<void> {
+  if (done()) return Promise.resolve();
+  return new Promise((resolve) => {
+    const sync = (app.service as unknown as { opts: { sync: { onStatus(l: (s: SyncStatus) => void): () => void } } }).opts.sync;
+    const off = sync.onStatus((s) => {
+      if (s.phase === 'synced' && done()) {
+        off();
+        resolve();
+      }
+    });
+  });
+}
+
+async function submit(app: SponsorApp, hex: string): Promise<number> {
+  const res = await request(app.devnet.submitUrl, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: Buffer.from(hex, 'hex') });
+  await res.body.dump();
+  return res.statusCode;
+}
+
+t.test('below target the keeper splits NIGHT until the pool holds the target, leaving reserved UTXOs alone', async (t) => {
+  const stateDir = mkdtempSync(join(tmpdir(), 'nightgate-pool-'));
+  t.teardown(() => rmSync(stateDir, { recursive: true, force: true }));
+  const target = 84;
+  const app = await startSponsorApp({ dust: { targetUtxos: target, stateDir } });
+  t.teardown(() => app.close());
+  await app.service.whenSynced('preview');
+  const table = app.service.network('preview')!.table;
+  const live = (): number => table.counts().free + table.counts().reserved;
+  t.equal(live(), 66, 'genesis: 2 wallets × 33 DUST UTXOs');
+
+  // A user's answered reservations, taken while the keeper works.
+  const client = app.ws();
+  const user = freshUser(91);
+  const utxo = await fundViaFaucet(app.devnet.faucetUrl, client, user, 500_000_000n);
+  await client.dispose();
+  const held = await app.post('/prove-and-balance', transferFrom(user, utxo, freshUser(92).address, 1_234n).serialize());
+  t.equal(held.status, 200);
+  const heldSlot = (held.json['dustUtxo'] as { slot: number }).slot;
+
+  // Once the keeper has submitted splits, the user's reservation is still the user's, and lands.
+  const keeper = app.service.keeper('preview')!;
+  await until(app, () => keeper.status().maintenance.splitsSubmitted > 0);
+  t.equal(table.slotEntry(heldSlot)?.state, 'reserved', "the user's reserved UTXO was never touched");
+  t.equal(await submit(app, held.json['tx'] as string), 202, "and the user's transaction still lands");
+
+  await until(app, () => live() >= target && table.counts().reserved === 0 && table.slotEntry(heldSlot)?.state === 'spent');
+  await keeper.settled();
+  const status = keeper.status();
+  t.ok(status.live >= target, `the pool grew to ${status.live} DUST UTXOs (target ${target})`);
+  t.ok(status.maintenance.splitsSubmitted >= Math.ceil((target - 66) / SPLIT_OUTPUTS), `${status.maintenance.splitsSubmitted} splits of ${SPLIT_OUTPUTS} outputs`);
+  t.equal(status.maintenance.splitsFailed, 0, `no split was refused (${String(status.maintenance.reason)})`);
+  t.equal(table.counts().reserved, 0, 'every split spent its fee UTXO: nothing stays reserved');
+
+  const journal = join(stateDir, 'preview', 'pool-splits.json');
+  t.ok(existsSync(journal), 'the split NIGHT UTXOs are journaled');
+  t.equal((JSON.parse(readFileSync(journal, 'utf8')) as unknown[]).length, status.maintenance.pendingSplits);
+
+  const res = await request(`${app.url}/wallet-status`, { headers: { 'x-api-key': TEST_KEY } });
+  const body = (await res.body.json()) as Record<string, { pool: { target: number; live: number; maintenance: { state: string }; sustainableTxPerSecond: number } }>;
+  t.equal(body['preview']!.pool.target, target, '/wallet-status shows the target');
+  t.ok(body['preview']!.pool.live >= target, '… the UTXOs held');
+  t.match(body['preview']!.pool.maintenance.state, /^(idle|waiting)$/, '… the keeper at rest');
+  t.equal(body['preview']!.pool.sustainableTxPerSecond, Math.round((body['preview']!.pool.live / 2) * 100) / 100, '… and the rate it sustains (UTXOs per two 1 s blocks)');
+});
+
+t.test("a spent UTXO's change is back in the pool once the block that spent it is synced", async (t) => {
+  const app = await startSponsorApp({ dust: { targetUtxos: 0 } });
+  t.teardown(() => app.close());
+  await app.service.whenSynced('preview');
+  const table = app.service.network('preview')!.table;
+  const client = app.ws();
+  const user = freshUser(93);
+  const utxo = await fundViaFaucet(app.devnet.faucetUrl, client, user, 500_000_000n);
+  await client.dispose();
+  const freeBefore = table.counts().free;
+  const res = await app.post('/prove-and-balance', transferFrom(user, utxo, freshUser(94).address, 4_000n).serialize());
+  t.equal(res.status, 200);
+  t.equal(table.counts().free, freeBefore - 1);
+  const slot = (res.json['dustUtxo'] as { slot: number }).slot;
+  t.equal(await submit(app, res.json['tx'] as string), 202);
+  await until(app, () => table.slotEntry(slot)?.state === 'spent');
+  t.equal(table.counts().free, freeBefore, 'in the same sync that marked it spent, its change is FREE: the pool is whole again');
+  t.equal(app.service.keeper('preview')!.status().maintenance.state, 'idle', 'target 0: the keeper never splits');
+});
