@@ -93,10 +93,10 @@ function settingsFor(args: BenchArgs): Settings & { microMs: number; pipelinedRo
   };
 }
 
-/** Embedded devnet endpoints from GET /health (`components.devnet.networks`). */
-async function devnetFromHealth(baseUrl: string): Promise<Map<string, DevnetNetwork>> {
+/** Embedded devnet endpoints from GET /health (`components.devnet.networks`: shown with a key only). */
+async function devnetFromHealth(baseUrl: string, apiKey: string | undefined): Promise<Map<string, DevnetNetwork>> {
   const out = new Map<string, DevnetNetwork>();
-  const { json } = await getJson(`${baseUrl}/health`).catch(() => ({ json: undefined }));
+  const { json } = await getJson(`${baseUrl}/health`, 10_000, apiKey ? { 'x-api-key': apiKey } : undefined).catch(() => ({ json: undefined }));
   const networks = (json as { components?: { devnet?: { networks?: Record<string, Partial<DevnetNetwork>> } } } | undefined)?.components?.devnet?.networks ?? {};
   for (const [name, n] of Object.entries(networks)) {
     if (typeof n.graphqlUrl === 'string' && typeof n.graphqlWsUrl === 'string' && typeof n.networkId === 'string') {
@@ -225,7 +225,7 @@ async function main(): Promise<number> {
     if (args.url) {
       const health = await getJson(`${args.url}/health`).catch((err: Error) => ({ status: 0, json: err.message }));
       if (health.status === 0) throw new Error(`cannot reach ${args.url}/health: ${String(health.json)}`);
-      target = { kind: 'remote', baseUrl: args.url, ...(args.key ? { apiKey: args.key } : {}), network: args.network, devnet: await devnetFromHealth(args.url) };
+      target = { kind: 'remote', baseUrl: args.url, ...(args.key ? { apiKey: args.key } : {}), network: args.network, devnet: await devnetFromHealth(args.url, args.key) };
       log(`target: ${args.url} (deployment)`);
     } else {
       const apiKey = benchKey();
@@ -235,7 +235,7 @@ async function main(): Promise<number> {
       mainServer = local.server;
       serverSettings = local.settings;
       runNotes.push(...local.notes);
-      const devnet = await devnetFromHealth(`http://127.0.0.1:${mainServer.port}`);
+      const devnet = await devnetFromHealth(`http://127.0.0.1:${mainServer.port}`, apiKey);
       target = {
         kind: 'local',
         baseUrl: `http://127.0.0.1:${mainServer.port}`,

@@ -306,7 +306,8 @@ async function soak(args: Args, group: ProcessGroup): Promise<number> {
   const server = await startNightgate(group, 'nightgate', env, { probe: false, ...(nodeFlags.length > 0 ? { nodeFlags } : {}) });
   const majorGcs = args.traceGc && server.child.stdout ? watchMajorGcs(server.child.stdout) : undefined;
   const base = `http://127.0.0.1:${server.port}`;
-  const health = async (): Promise<Record<string, unknown>> => (await getJson(`${base}/health`)).json as Record<string, unknown>;
+  // The details (devnet endpoints, sync) are shown to a key only.
+  const health = async (): Promise<Record<string, unknown>> => (await getJson(`${base}/health`, 10_000, { 'x-api-key': key })).json as Record<string, unknown>;
 
   // The devnets' endpoints, and the sponsor wallets synced, before any traffic.
   const devnet: Record<string, DevnetNetwork> = external?.networks ?? ((await health())['components'] as Record<string, { networks?: Record<string, DevnetNetwork> }>)['devnet']?.networks ?? {};

@@ -19,8 +19,8 @@ export async function request(
   return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
 }
 
-export async function getJson(url: string, timeoutMs = 10_000): Promise<{ status: number; json: unknown }> {
-  const r = await request(url, { timeoutMs });
+export async function getJson(url: string, timeoutMs = 10_000, headers?: Record<string, string>): Promise<{ status: number; json: unknown }> {
+  const r = await request(url, { timeoutMs, ...(headers ? { headers } : {}) });
   let json: unknown;
   try {
     json = JSON.parse(r.body.toString('utf8'));
