@@ -27,6 +27,7 @@ import { freshWallet, ledger, walletFromSeed, type NightWallet } from './lib/nig
 import { ROOT, RESULTS_DIR } from './lib/paths.js';
 import { PoolPoller, readPool } from './lib/pool-poller.js';
 import { ProcessGroup, eachLine } from './lib/processes.js';
+import { ServerWarnings } from './lib/server-warnings.js';
 import { SustainedArgsError, SUSTAINED_USAGE, parseSustainedArgs, type SustainedArgs } from './lib/sustained-args.js';
 import { runClient, type Client, type RunEnv } from './lib/sustained-client.js';
 import { renderSustainedSection, type SustainedResult } from './lib/sustained-report.js';
@@ -152,6 +153,7 @@ async function main(): Promise<number> {
   try {
     const L = await ledger();
     const drops = new DevnetDrops();
+    const serverWarnings = new ServerWarnings();
     let keys: string[];
     let ep: Endpoints;
     if (args.url) {
@@ -172,7 +174,12 @@ async function main(): Promise<number> {
       log('▶ starting nightgate (src/cli serve) …');
       const t0 = performance.now();
       const server = await startNightgate(group, 'nightgate', await localEnv(args, configFile), { probe: false });
-      for (const stream of [server.child.stdout, server.child.stderr]) if (stream) eachLine(stream, (line) => drops.line(line));
+      for (const stream of [server.child.stdout, server.child.stderr]) {
+        if (stream) eachLine(stream, (line) => {
+          drops.line(line);
+          serverWarnings.line(line);
+        });
+      }
       const baseUrl = `http://127.0.0.1:${server.port}`;
       const found = await devnetOf(baseUrl, keys[0] as string, args.network);
       if (!found.graphqlWsUrl || !found.submitUrl || !found.faucetUrl) throw new Error(`nightgate's /health lists no embedded devnet for ${args.network}`);
@@ -281,6 +288,10 @@ async function main(): Promise<number> {
     writeFileSync(file, JSON.stringify(result, null, 2) + '\n');
     const section = renderSustainedSection(result);
     writeFileSync(file.replace(/\.json$/, '.md'), section);
+    if (serverWarnings.count > 0) {
+      writeFileSync(file.replace(/\.json$/, '-server.log'), serverWarnings.text());
+      log(`server warnings and errors: ${serverWarnings.count} (${relative(ROOT, file.replace(/\.json$/, '-server.log'))}); most frequent: ${serverWarnings.top(3)}`);
+    }
     log(`\n${section}`);
     log(`results: ${relative(ROOT, file)} (and .md beside it: the RESULTS.md section)`);
     return 0;

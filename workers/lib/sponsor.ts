@@ -291,7 +291,9 @@ async function sponsorDeserialized(user: AnyTx, args: SponsorArgs, tableBuffer: 
       feePartCost.set(args.networkId, charged - built.userFee);
       if (attempt >= 2) throw new GatewayError('INTERNAL', `the fee did not converge: ${charged} SPECK charged for ${built.fee} SPECK paid`);
       measure = true;
-      floor = charged;
+      // 2 % above what the proven transaction was charged: the mock-proven estimate runs about 1 %
+      // low (LEDGER.md), and without headroom a rebuild can fall short again by that much.
+      floor = charged + charged / 50n;
       continue;
     }
     const entry = table.slotEntry(built.reservation.slot)!;
