@@ -129,12 +129,12 @@ export const SETTINGS: readonly Setting[] = [
   { path: 'dust.feeTtlMs', env: 'NIGHTGATE_DUST_FEE_TTL_MS', schema: NonNegInt, default: 0, doc: "Life of a sponsored transaction's fee intent (submit before `expiresAt`); 0 = 10 blocks (60 s at 6 s blocks). The fee covers the largest price rise of every block until then (×1.046 a block), so a longer life costs more DUST" },
   { path: 'dust.feeMargin', env: 'NIGHTGATE_DUST_FEE_MARGIN', schema: Type.Integer({ minimum: 0, maximum: 20 }), default: 1, doc: "Extra blocks of price rise a fee covers beyond those until its intent's TTL" },
   { path: 'dust.maxReservationsPerKey', env: 'NIGHTGATE_DUST_MAX_RESERVATIONS_PER_KEY', schema: PositiveInt, default: 16, doc: 'DUST UTXOs one API key may hold reserved at once per network (in flight or answered and not yet spent or reclaimed); beyond → 429 with Retry-After' },
-  { path: 'dust.targetUtxos', env: 'NIGHTGATE_DUST_TARGET_UTXOS', schema: NonNegInt, default: 256, doc: 'DUST UTXOs to keep per network: when free ones run low the server splits its NIGHT into more DUST-generating UTXOs (embedded devnet; 0 = never)' },
+  { path: 'dust.targetUtxos', env: 'NIGHTGATE_DUST_TARGET_UTXOS', schema: NonNegInt, default: 256, doc: 'DUST UTXOs to keep per network: while fewer are held the server splits its wallets\' NIGHT into more DUST-generating UTXOs (embedded devnet only; 0 = never)' },
   { path: 'dust.maxFee', env: 'NIGHTGATE_DUST_MAX_FEE', schema: Speck, default: '5000000000000000', doc: 'Per-transaction fee cap in SPECK (a key may set a lower one); over → 403' },
   { path: 'dust.budget', env: 'NIGHTGATE_DUST_BUDGET', schema: Speck, default: '500000000000000000', doc: 'DUST (SPECK) one API key may spend per budget window; over → 429' },
   { path: 'dust.budgetWindowMs', env: 'NIGHTGATE_DUST_BUDGET_WINDOW_MS', schema: PositiveInt, default: 3_600_000, doc: 'Budget window in ms' },
   { path: 'dust.stateDir', env: 'NIGHTGATE_DUST_STATE_DIR', schema: Type.String(), default: '', doc: 'Directory for the DUST reservation journal, so answered fee intents keep their UTXO reserved across a restart (empty = not persisted; set it in production)' },
-  { path: 'dust.dedupeWindowMs', env: 'NIGHTGATE_DUST_DEDUPE_WINDOW_MS', schema: PositiveInt, default: 300_000, doc: 'Same transaction bytes within this window get the same answer, no second UTXO' },
+  { path: 'dust.dedupeWindowMs', env: 'NIGHTGATE_DUST_DEDUPE_WINDOW_MS', schema: PositiveInt, default: 300_000, doc: 'Same transaction bytes from the same key within this window get the same answer, no second UTXO' },
   ...NETWORKS.flatMap(networkSettings),
 ];
 

@@ -9,7 +9,7 @@ import t from 'tap';
 import { request } from 'undici';
 import { startSponsorApp } from '../fixtures/dust/sponsor-app.js';
 import { freshUser, fundViaFaucet, transferFrom } from '../fixtures/dust/user-tx.js';
-import { OTHER_KEY, TEST_KEY } from '../helpers/app.js';
+import { OTHER_KEY } from '../helpers/app.js';
 import { ManualClock } from '../../src/clock.js';
 
 const SHARE = 4;
