@@ -7,10 +7,9 @@
  * plus `extra` for the block being built when the parameters were read and clock skew.
  * No ledger import: the main thread reports this too (/wallet-status).
  */
-export function marginBlocks(ttlMs: number, paramsAtMs: number, blockTimeMs: number, extra: number): number {
+export function marginBlocks(lifeMs: number, stalenessMs: number, blockTimeMs: number, extra: number): number {
   if (!(blockTimeMs > 0)) throw new RangeError(`blockTimeMs must be positive, got ${blockTimeMs}`);
-  const span = Math.max(0, ttlMs - paramsAtMs);
-  return Math.ceil(span / blockTimeMs) + Math.max(0, Math.floor(extra));
+  return Math.ceil((Math.max(0, lifeMs) + Math.max(0, stalenessMs)) / blockTimeMs) + Math.max(0, Math.floor(extra));
 }
 
 /** Midnight's block time (LEDGER.md "Units"): the margin's block length for networks behind an indexer. */

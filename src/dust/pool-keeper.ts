@@ -2,8 +2,8 @@
  * A pool that grows with demand (issue 17; DESIGN.md "Sponsorship at volume"). A DUST UTXO pays
  * one sponsored transaction per block at best, so sustained throughput is the number of UTXOs over
  * the time one takes to come back (inclusion, then the sync of that block). Per network the keeper
- * keeps `dust.targetUtxos` DUST UTXOs: after each synced block, if the wallets hold fewer, it
- * splits the wallets' NIGHT — each split spends one NIGHT UTXO of a server wallet into
+ * keeps up to `dust.targetUtxos` DUST UTXOs: after each synced block, if the wallets hold fewer and
+ * fewer than a quarter of them are free (demand), it splits the wallets' NIGHT — each split spends one NIGHT UTXO of a server wallet into
  * SPLIT_OUTPUTS UTXOs back to the same registered address, each generating DUST of its own — the
  * way bundlers refill their executor wallets from a utility wallet.
  *
@@ -36,6 +36,11 @@ export const MIN_SPLIT_STAR = 3_000n * 1_000_000n;
 /** How long a split's intent may wait to land (its fee intent has the ordinary, shorter TTL). */
 const SPLIT_TTL_MS = 10 * 60_000;
 const JOURNAL_FILE = 'pool-splits.json';
+
+/** Free DUST UTXOs below which the keeper grows the pool: a quarter of those held. */
+export function lowWater(live: number): number {
+  return Math.ceil(live / 4);
+}
 
 export interface PoolKeeperOptions {
   net: SponsoredNetwork;
@@ -103,16 +108,20 @@ export class PoolKeeper {
   }
 
   /**
-   * After each synced block: starts a round when the pool, counting the splits submitted within
-   * the last two blocks (they land in the next block and are synced after it), is below target.
+   * After each synced block: starts a round when fewer than a quarter of the pool's UTXOs are free
+   * and the pool, counting the splits submitted within the last two blocks (they land in the next
+   * block and are synced after it), is below target.
    */
   poke(): void {
     if (this.closed || this.running || this.state === 'unavailable' || this.opts.target === 0) return;
     const now = this.opts.clock.now();
     for (const [utxo, until] of this.pending) if (until <= now) this.pending.delete(utxo);
     this.recent = this.recent.filter((at) => at > now - 2 * this.opts.net.blockTimeMs);
-    const missing = this.opts.target - this.live() - SPLIT_OUTPUTS * this.recent.length;
-    if (missing <= 0) {
+    const { free, reserved } = this.opts.net.table.counts();
+    const live = free + reserved;
+    const missing = this.opts.target - live - SPLIT_OUTPUTS * this.recent.length;
+    // Grows with demand: only once free capacity runs low, so an idle server leaves its NIGHT be.
+    if (missing <= 0 || free >= lowWater(live)) {
       this.state = this.recent.length > 0 ? 'waiting' : 'idle';
       if (this.state === 'idle') this.reason = null;
       return;

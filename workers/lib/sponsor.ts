@@ -130,7 +130,7 @@ function buildFee(user: AnyTx, args: SponsorArgs, snapshotBuffer: SharedArrayBuf
   const ttl = feeTtlOf(args);
   // The fee must hold at the prices of any block the transaction can land in before its TTL:
   // prices rise at most `maxPriceAdjustment()` per block, counted from the block they were read at.
-  const margin = marginBlocks(ttl.getTime(), pricedAt, args.blockTimeMs, args.margin);
+  const margin = marginBlocks(ttl.getTime() - args.now, Date.now() - pricedAt, args.blockTimeMs, args.margin);
   const seg = firstFreeSegment(user);
   const limit = BigInt(args.maxFee) < BigInt(args.budgetLeft) ? BigInt(args.maxFee) : BigInt(args.budgetLeft);
   const userFee = userFault('the fee of the transaction cannot be computed', () => user.feesWithMargin(replica.params, margin));
