@@ -22,6 +22,7 @@ import { BENCH_DIR, RESULTS_DIR } from './lib/paths.js';
 import { ProcessGroup, type Started } from './lib/processes.js';
 import { renderMarkdown } from './lib/report-markdown.js';
 import { renderSvg } from './lib/report-svg.js';
+import { writeFullReport } from './lib/results-section.js';
 import { writeResults } from './lib/results-file.js';
 import { createContext, headline, type DevnetNetwork, type Scenario, type ScenarioContext, type Settings, type Target } from './lib/scenario.js';
 import { PIPELINED, ROUND, TARGETS, WRK, evaluateTargets, isPipelined } from './lib/targets.js';
@@ -385,7 +386,9 @@ async function main(): Promise<number> {
   // check never replaces the report the targets are read from.
   const complete = !args.url && !args.only && !args.quick;
   const report = complete ? join(BENCH_DIR, 'RESULTS.md') : jsonFile.replace(/\.json$/, '.md');
-  writeFileSync(report, renderMarkdown(results, relative(dirname(report), jsonFile), complete ? 'results/latest.svg' : undefined));
+  const markdown = renderMarkdown(results, relative(dirname(report), jsonFile), complete ? 'results/latest.svg' : undefined);
+  if (complete) writeFullReport(report, markdown);
+  else writeFileSync(report, markdown);
   if (complete) writeFileSync(join(RESULTS_DIR, 'latest.svg'), renderSvg(results));
 
   log('\nTargets:');
