@@ -83,6 +83,10 @@ async function localEnv(args: SustainedArgs, configFile: string): Promise<Record
   };
   if (args.blockTimeMs !== undefined) env['NIGHTGATE_DEVNET_BLOCK_TIME_MS'] = String(args.blockTimeMs);
   if (args.sponsorWallets !== undefined) env['NIGHTGATE_DUST_WALLET_SEEDS'] = sponsorSeeds(args.sponsorWallets).join(',');
+  if (args.maxFee !== undefined) {
+    env['NIGHTGATE_DUST_MAX_FEE'] = args.maxFee;
+    env['NIGHTGATE_DUST_BUDGET'] = (10n ** 40n).toString();
+  }
   if (!args.allDevnets) {
     // The other networks point at a port where nothing listens: no devnet of theirs competes for the 2 cores.
     const port = await closedPort();
@@ -258,7 +262,8 @@ async function main(): Promise<number> {
     const finalPool = await readPool(ep.baseUrl, keys[0] as string, args.network);
     const endMs = env.endAt;
     for (const s of env.stopped.slice(0, 5)) notes.push(`client ${s.client} stopped: ${s.reason}`);
-    if (!args.url) notes.push('local run: the server started with its defaults (pool, per-key caps, fee margin) and one API key per client from a config file; only the benched network ran an embedded devnet unless --all-devnets');
+    if (!args.url) notes.push(`local run: the server started with its defaults (pool, per-key caps, fee margin${args.maxFee === undefined ? ', fee cap' : ''}) and one API key per client from a config file; only the benched network ran an embedded devnet unless --all-devnets`);
+    if (args.maxFee !== undefined) notes.push(`--max-fee: NIGHTGATE_DUST_MAX_FEE=${args.maxFee} SPECK and a budget that does not bind, instead of the default 5 DUST cap and 500 DUST an hour per key`);
 
     const blocks = watch.blocks.filter((b) => b.timestamp >= startMs && b.timestamp < env.drainUntil);
     const result: SustainedResult = {

@@ -226,4 +226,7 @@ t.test('sustained command line: defaults, deployment options, exact messages', a
   t.throws(() => parseSustainedArgs(['--indexer-ws', 'http://x']), { message: /only apply with --url/ });
   t.throws(() => parseSustainedArgs(['--url', 'http://gw', '--key', 'k', '--indexer-ws', 'http://x']), { message: "--indexer-ws must be a ws or wss URL, got 'http://x'" });
   t.throws(() => parseSustainedArgs(['--amount', '1e6']), { message: "--amount must be a whole number of STAR, got '1e6'" });
+  t.equal(parseSustainedArgs(['--max-fee', '100000000000000000000']).maxFee, '100000000000000000000');
+  t.throws(() => parseSustainedArgs(['--max-fee', '5 DUST']), { message: "--max-fee must be a whole number of SPECK, got '5 DUST'" });
+  t.throws(() => parseSustainedArgs(['--url', 'http://gw', '--key', 'k', '--max-fee', '1']), { message: '--max-fee only apply to a local run (without --url)' });
 });
