@@ -167,6 +167,9 @@ export interface Config {
   networks: Record<NetworkName, NetworkConfig>;
 }
 
+/** The shortest block time with all three networks on the embedded devnet (README, "The embedded devnet"). */
+export const MIN_BLOCK_TIME_ALL_DEVNETS_MS = 3_000;
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
@@ -323,6 +326,12 @@ function crossCheck(config: Config): void {
     if (backend === 'wasm' && !config.prover.keyDir) {
       throw new ConfigError(`invalid setting prover.keyDir (NIGHTGATE_PROVER_KEY_DIR): the wasm backend of ${n} needs a key material directory`);
     }
+  }
+  // Measured 2026-11-24 (31fe7f4, 2 cores, three networks with the DUST sync): at 1 000 and 2 000 ms
+  // blocks the embedded devnets fell behind (a block every 2-3 s); at 3 000 ms they kept up.
+  const embedded = NETWORKS.filter((n) => config.networks[n].indexer === 'embedded').length;
+  if (embedded === NETWORKS.length && config.devnet.blockTimeMs < MIN_BLOCK_TIME_ALL_DEVNETS_MS) {
+    throw new ConfigError(`invalid setting devnet.blockTimeMs (NIGHTGATE_DEVNET_BLOCK_TIME_MS): ${config.devnet.blockTimeMs} ms is too short for three embedded networks (they fall behind below ${MIN_BLOCK_TIME_ALL_DEVNETS_MS} ms on 2 cores); use at least ${MIN_BLOCK_TIME_ALL_DEVNETS_MS}, or serve fewer networks from the devnet`);
   }
   if (config.dust.feeTtlMs > 0 && config.dust.feeTtlMs + config.dust.ttlSafetyMs > config.dust.reservationTtlMs) {
     throw new ConfigError('invalid setting dust.feeTtlMs (NIGHTGATE_DUST_FEE_TTL_MS): with dust.ttlSafetyMs it must fit within dust.reservationTtlMs, so the fee intent expires before its UTXO can be reclaimed');

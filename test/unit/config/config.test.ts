@@ -68,3 +68,16 @@ t.test('the devnet keeps 1000 blocks in memory unless told otherwise', async (t)
   t.equal(loadConfig({ env: { NIGHTGATE_DEVNET_RETAIN_BLOCKS: '50' } }).devnet.retainBlocks, 50);
   t.throws(() => loadConfig({ env: { NIGHTGATE_DEVNET_RETAIN_BLOCKS: '0' } }), ConfigError);
 });
+
+t.test('three embedded networks need blocks of 3 s or more; fewer may go faster', async (t) => {
+  t.throws(() => loadConfig({ env: { NIGHTGATE_DEVNET_BLOCK_TIME_MS: '1000' } }), /devnet\.blockTimeMs \(NIGHTGATE_DEVNET_BLOCK_TIME_MS\): 1000 ms is too short for three embedded networks/);
+  t.equal(loadConfig({ env: { NIGHTGATE_DEVNET_BLOCK_TIME_MS: '3000' } }).devnet.blockTimeMs, 3000);
+  const one = loadConfig({ env: { NIGHTGATE_DEVNET_BLOCK_TIME_MS: '250', NIGHTGATE_MAINNET_INDEXER: 'http://127.0.0.1:9/graphql', NIGHTGATE_PREPROD_INDEXER: 'http://127.0.0.1:9/graphql', NIGHTGATE_PROVER_URL: 'http://127.0.0.1:9' } });
+  t.equal(one.devnet.blockTimeMs, 250, 'one embedded network at 250 ms');
+});
+
+t.test('a fee intent life that does not fit within the reservation is refused', async (t) => {
+  t.throws(() => loadConfig({ env: { NIGHTGATE_DUST_FEE_TTL_MS: '250000' } }), /dust\.feeTtlMs \(NIGHTGATE_DUST_FEE_TTL_MS\)/);
+  t.equal(loadConfig({ env: { NIGHTGATE_DUST_FEE_TTL_MS: '240000' } }).dust.feeTtlMs, 240_000);
+  t.equal(loadConfig({}).dust.feeTtlMs, 0, 'default: 10 blocks of the network');
+});
