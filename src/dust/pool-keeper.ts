@@ -3,7 +3,7 @@
  * one sponsored transaction per block at best, so sustained throughput is the number of UTXOs over
  * the time one takes to come back (inclusion, then the sync of that block). Per network the keeper
  * keeps up to `dust.targetUtxos` DUST UTXOs: after each synced block, if the wallets hold fewer and
- * fewer than a quarter of them are free (demand), it splits the wallets' NIGHT — each split spends one NIGHT UTXO of a server wallet into
+ * fewer than half of them are free (demand), it splits the wallets' NIGHT — each split spends one NIGHT UTXO of a server wallet into
  * SPLIT_OUTPUTS UTXOs back to the same registered address, each generating DUST of its own — the
  * way bundlers refill their executor wallets from a utility wallet.
  *
@@ -27,7 +27,7 @@ import type { NetworkName } from '../config.js';
 import type { WorkerPoolComponent } from '../prover/worker-pool.js';
 import { readNightUtxos } from './night-utxos.js';
 import type { NightUtxo, WalletAddress } from './pool-task.js';
-import type { SponsoredNetwork, SponsorshipService } from './sponsorship.js';
+import { POOL_KEY_ID, type SponsoredNetwork, type SponsorshipService } from './sponsorship.js';
 
 /** DUST-generating outputs per split: the ledger allows about three per transaction (LEDGER.md). */
 export const SPLIT_OUTPUTS = 3;
@@ -37,10 +37,18 @@ export const MIN_SPLIT_STAR = 3_000n * 1_000_000n;
 const SPLIT_TTL_MS = 10 * 60_000;
 const JOURNAL_FILE = 'pool-splits.json';
 
-/** Free DUST UTXOs below which the keeper grows the pool: a quarter of those held. */
+/** Free DUST UTXOs below which the keeper grows the pool: half of those held. */
 export function lowWater(live: number): number {
-  return Math.ceil(live / 4);
+  return Math.ceil(live / 2);
 }
+
+/**
+ * Free DUST UTXOs kept for the keeper's own splits while the pool is below target: users are
+ * answered 503 NO_DUST_AVAILABLE rather than take the last ones, or the pool could never grow
+ * under the very demand that needs it to (measured: 334 of 336 splits refused when users took
+ * every free UTXO first).
+ */
+export const KEEPER_RESERVE = 8;
 
 export interface PoolKeeperOptions {
   net: SponsoredNetwork;
@@ -108,7 +116,7 @@ export class PoolKeeper {
   }
 
   /**
-   * After each synced block: starts a round when fewer than a quarter of the pool's UTXOs are free
+   * After each synced block: starts a round when fewer than half of the pool's UTXOs are free
    * and the pool, counting the splits submitted within the last two blocks (they land in the next
    * block and are synced after it), is below target.
    */
@@ -135,6 +143,11 @@ export class PoolKeeper {
       .finally(() => {
         this.running = undefined;
       });
+  }
+
+  /** True while the pool is below target: the last KEEPER_RESERVE free UTXOs are the keeper's. */
+  wantsReserve(): boolean {
+    return this.state !== 'unavailable' && this.opts.target > 0 && this.live() < this.opts.target;
   }
 
   /** Resolves when the round under way (if any) has ended (tests). */
@@ -164,7 +177,13 @@ export class PoolKeeper {
       );
     }
     // Largest UTXOs first, taken round robin over the wallets so each wallet's pool grows.
-    const wanted = Math.min(Math.ceil(missing / SPLIT_OUTPUTS), this.opts.maxSplits);
+    // Within the pool key's share, less what its splits still hold (unlanded splits of full blocks).
+    const room = this.opts.maxSplits - this.opts.service.held(this.network, POOL_KEY_ID);
+    const wanted = Math.min(Math.ceil(missing / SPLIT_OUTPUTS), room);
+    if (wanted <= 0) {
+      this.state = 'waiting';
+      return;
+    }
     const splits: Array<{ wallet: number; utxo: NightUtxo }> = [];
     for (let i = 0; splits.length < wanted && candidates.some((c) => c.length > i); i++) {
       for (const c of candidates) if (c[i] && splits.length < wanted) splits.push(c[i]!);

@@ -27,7 +27,7 @@ import type { ReservationJournal } from './reservation-journal.js';
 import { reclaimAt, ReservationReclaimer } from './reservations.js';
 import { SharedSnapshot } from './shared-snapshot.js';
 import type { DustSyncHost } from './sync-host.js';
-import type { PoolKeeper } from './pool-keeper.js';
+import { KEEPER_RESERVE, type PoolKeeper } from './pool-keeper.js';
 import { startTimerWheel, TimerWheel, type TimerWheelDriver } from './timer-wheel.js';
 
 export interface SponsoredNetwork {
@@ -65,6 +65,7 @@ export interface SponsorshipOptions {
 }
 
 export const POOL_KEY_ID = 'nightgate-pool';
+const POOL_FEE_CAP_FACTOR = 10n;
 /** The server's own key for its pool maintenance: the global fee cap, no budget of its own. */
 const POOL_KEY: AuthenticatedKey = { id: POOL_KEY_ID, source: 'generated', dustBudget: 10n ** 40n };
 
@@ -211,6 +212,12 @@ export class SponsorshipService {
     const policy = this.opts.policy;
     const budgetLeft = policy.budgetFor(key) - policy.spent(key.id, now);
     if (budgetLeft <= 0n) throw new GatewayError('DUST_BUDGET_EXCEEDED', `the DUST budget of this key is spent for this window`, { headers: { 'Retry-After': '60' } });
+    // The last few free UTXOs are the pool keeper's while it grows the pool (pool-keeper.ts).
+    if (key.id !== POOL_KEY_ID && this.keepers.get(net.name)?.wantsReserve() && net.table.counts().free <= KEEPER_RESERVE) {
+      throw new GatewayError('NO_DUST_AVAILABLE', 'the DUST pool is growing: no free UTXO for now; retry after the next block', {
+        headers: { 'Retry-After': String(Math.max(1, Math.ceil(net.blockTimeMs / 1000))) },
+      });
+    }
     const hold = this.hold(net, key);
     const entry = this.inFlight.acquire();
     if (entry === undefined) {
@@ -221,7 +228,9 @@ export class SponsorshipService {
     const args: BalanceArgs = {
       sponsor: {
         kind, networkId: net.networkId, seeds: [...net.seeds], margin: this.opts.margin,
-        maxFee: policy.capFor(key).toString(), budgetLeft: budgetLeft.toString(), now,
+        // The server's own splits may pay up to POOL_FEE_CAP_FACTOR × the cap: a pool that cannot
+        // grow while prices are high would fail the demand that raised them.
+        maxFee: (key.id === POOL_KEY_ID ? policy.capFor(key) * POOL_FEE_CAP_FACTOR : policy.capFor(key)).toString(), budgetLeft: budgetLeft.toString(), now,
         reservationTtlMs: this.opts.reservationTtlMs, ttlSafetyMs: this.opts.ttlSafetyMs, reclaimAt: deadline,
         blockTimeMs: net.blockTimeMs, feeTtlMs: this.opts.feeTtlMs || FEE_TTL_BLOCKS * net.blockTimeMs,
       },
