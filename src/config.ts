@@ -63,6 +63,7 @@ const networkSettings = (n: NetworkName): Setting[] => {
     { path: `networks.${n}.nodeRpc`, env: `NIGHTGATE_${N}_NODE_RPC`, schema: Type.String(), default: '', doc: `Optional node JSON-RPC URL for ${n} (epoch/D-parameter fallback)` },
     { path: `networks.${n}.prover`, env: `NIGHTGATE_${N}_PROVER`, schema: Type.Union([Type.Literal(''), ...PROVER_BACKENDS.map((b) => Type.Literal(b))]), default: '', doc: `Prover backend for ${n}: dev, upstream, native, wasm; empty = \`dev\` on the embedded devnet, \`upstream\` otherwise` },
     { path: `networks.${n}.proverUrl`, env: `NIGHTGATE_${N}_PROVER_URL`, schema: Type.String(), default: '', doc: `Proof server URL for ${n} (upstream backend); empty = \`prover.upstreamUrl\`` },
+    { path: `networks.${n}.submitUrl`, env: `NIGHTGATE_${N}_SUBMIT_URL`, schema: Type.String(), default: '', doc: `Where the DUST pool keeper submits its splits on ${n}: an http(s) endpoint taking a finalized transaction's bytes by POST (the embedded devnet's \`/submit\` contract: 202 or 200 when accepted), e.g. the operator's relay to a node; empty: the devnet's own on an embedded network, else the pool does not grow by itself` },
   ];
 };
 
@@ -145,6 +146,7 @@ export interface NetworkConfig {
   nodeRpc: string;
   prover: '' | ProverBackendName;
   proverUrl: string;
+  submitUrl: string;
 }
 
 export interface Config {
@@ -315,6 +317,9 @@ function crossCheck(config: Config): void {
     // embedded devnet, never in front of a public network (DESIGN.md, "Prover backends").
     if (net.prover === 'dev' && net.indexer !== 'embedded') {
       throw new ConfigError(`invalid setting networks.${n}.prover (NIGHTGATE_${n.toUpperCase()}_PROVER): the dev backend is only allowed on a network served by the embedded devnet`);
+    }
+    if (net.submitUrl !== '' && !/^https?:\/\//.test(net.submitUrl)) {
+      throw new ConfigError(`invalid setting networks.${n}.submitUrl (NIGHTGATE_${n.toUpperCase()}_SUBMIT_URL): "${net.submitUrl}" — expected an http(s) URL`);
     }
     const backend = proverBackendOf(config, n);
     if (backend === 'upstream' && !proverUrlOf(config, n)) {

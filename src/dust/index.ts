@@ -86,7 +86,7 @@ export const mountSponsorship: Module = (ctx: AppContext) => {
     const source = sourceOf(ctx, n.name)!;
     service.addKeeper(
       new PoolKeeper({
-        net: n, target: config.dust.targetUtxos, submitUrl: ctx.devnet.get(n.name)?.submitUrl, indexerWsUrl: source.wsUrl,
+        net: n, target: config.dust.targetUtxos, submitUrl: config.networks[n.name].submitUrl || ctx.devnet.get(n.name)?.submitUrl, indexerWsUrl: source.wsUrl,
         service, pool, clock: ctx.clock, logger: log, maxSplits: config.dust.maxReservationsPerKey, timeoutMs: config.stats.upstreamTimeoutMs,
         stateDir: config.dust.stateDir || undefined,
       }),

@@ -14,9 +14,9 @@
  * (write, fsync, rename), so a restart does not build a second split of the same UTXO — which the
  * chain would refuse anyway, at the cost of a wasted reservation.
  *
- * Where: only networks whose transactions nightgate can submit (the embedded devnet's /submit).
- * On a network behind an indexer the keeper reports itself unavailable and the operator grows the
- * pool with a wallet (README, "Sponsorship at volume").
+ * Where: networks nightgate can submit to: the embedded devnet's /submit, or
+ * `networks.<n>.submitUrl` (an endpoint of the same contract in front of a node). Without one the
+ * keeper reports itself unavailable and the operator grows the pool with a wallet.
  */
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -106,7 +106,7 @@ export class PoolKeeper {
 
   constructor(private readonly opts: PoolKeeperOptions) {
     this.state = opts.submitUrl === undefined ? 'unavailable' : 'idle';
-    if (opts.submitUrl === undefined) this.reason = 'nightgate submits only to its embedded devnet; grow the pool by splitting the wallets\' NIGHT with a wallet';
+    if (opts.submitUrl === undefined) this.reason = `no submit endpoint for ${opts.net.name}: set networks.${opts.net.name}.submitUrl, or grow the pool by splitting the wallets' NIGHT with a wallet`;
     else if (opts.target === 0) this.reason = 'dust.targetUtxos is 0';
     this.loadJournal();
   }
