@@ -98,7 +98,7 @@ export function sponsorshipRoutes(deps: SponsorshipRouteDeps): RouteDef[] {
         200: { description: 'Sponsored: submit `tx`', schema: SponsoredSchema, headers: { 'X-Dedupe': 'HIT when this answer was given before for the same bytes, else MISS' } },
         400: { description: `The body is ${DESCRIPTIONS[kind].wrong} (WRONG_TRANSACTION_KIND), does not deserialize (INVALID_BODY), is refused by the ledger — built for another network, badly signed, expired or expiring within a block, TTL too far ahead, no effect, already paying its own DUST fee, unbalanced — (TRANSACTION_REJECTED, with the ledger's reason; nothing is reserved), or the network is unknown (INVALID_NETWORK)` },
         401: { description: 'Missing or invalid API key' },
-        403: { description: 'The fee exceeds the per-transaction cap (FEE_CAP_EXCEEDED)' },
+        403: { description: 'The fee exceeds the per-transaction cap (FEE_CAP_EXCEEDED). Fee prices rise with full blocks and fall with empty ones, so the answer carries Retry-After (one block): the same transaction may fit later' },
         404: { description: 'Balancing is disabled on this server, or not configured for this network (BALANCING_DISABLED)' },
         413: { description: 'Body over the limit' },
         415: { description: 'Content-Type is not application/octet-stream' },

@@ -59,6 +59,8 @@ interface Wallet {
 
 const SAFETY_SWEEP_MS = 10_000;
 const PARAMS_REFRESH_MS = 1_000;
+/** Values are refreshed at every block and every sweep: twice the sweep bounds the time to the next refresh. */
+const VALUE_HORIZON_MS = 2 * SAFETY_SWEEP_MS;
 
 export class NetworkDustSync {
   private readonly table: DustAllocatorTable;
@@ -261,12 +263,17 @@ export class NetworkDustSync {
     if (!dustParams) return;
     const now = this.now();
     const date = new Date(now);
+    const horizon = new Date(now + VALUE_HORIZON_MS);
     const seen = new Set<string>();
     this.wallets.forEach((w, walletIndex) => {
       for (const qdo of w.state.utxos) {
         const id = `${walletIndex}:${qdo.nonce.toString(16)}`;
         seen.add(id);
-        const value = valueToTableUnits(utxoValue(w.state, qdo, date, dustParams));
+        // The lower of now's value and the value at the next refresh: a UTXO whose backing NIGHT
+        // was spent (split) decays, and the table must never promise more than it will hold.
+        const now0 = utxoValue(w.state, qdo, date, dustParams);
+        const later = utxoValue(w.state, qdo, horizon, dustParams);
+        const value = valueToTableUnits(later < now0 ? later : now0);
         const slot = this.slots.get(id);
         if (slot === undefined) this.track(id, walletIndex, qdo.nonce, value);
         else if (this.table.slotEntry(slot)?.value !== value) this.table.updateValue(slot, value);

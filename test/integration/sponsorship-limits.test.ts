@@ -81,6 +81,7 @@ t.test('on the devnet: wrong kinds, cap, budget, and 200 concurrent requests ove
   const cap = await app.post('/prove-and-balance', unproven.serialize(), { 'x-api-key': capped });
   t.equal(cap.status, 403);
   t.equal(cap.json['code'], 'FEE_CAP_EXCEEDED');
+  t.equal(cap.headers['retry-after'], '1', 'prices move every block: ask again after one (1 s blocks here)');
   const budget = await app.post('/prove-and-balance', unproven.serialize(), { 'x-api-key': poor });
   t.equal(budget.status, 429);
   t.equal(budget.json['code'], 'DUST_BUDGET_EXCEEDED');

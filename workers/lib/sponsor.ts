@@ -140,11 +140,13 @@ function buildFee(user: AnyTx, args: SponsorArgs, snapshotBuffer: SharedArrayBuf
   if (fee < floor) fee = floor;
   const shaped = estimated ? proofShaped(user) : undefined;
   let reservation: Reservation | null = null;
+  /** At least this many table units: raised past a UTXO that turned out to hold less than listed. */
+  let minUnits = 0n;
   let built = false;
   try {
     for (let round = 0; round < MAX_FEE_ROUNDS; round++) {
       if (fee > limit) break;
-      const units = feeToTableUnits(fee);
+      const units = feeToTableUnits(fee) > minUnits ? feeToTableUnits(fee) : minUnits;
       if (!reservation || reservation.value < units) {
         if (reservation) release(table, reservation, holder);
         reservation = table.reserve(units, reclaimAt);
@@ -163,7 +165,19 @@ function buildFee(user: AnyTx, args: SponsorArgs, snapshotBuffer: SharedArrayBuf
       }
       // The replica is never advanced here (the chain sync does that), so the wallet state the
       // spend returns is not kept; it is a whole copy of the wallet.
-      const [spent, spend] = wallet.spend(secretKeyOf(seed), qdo, fee, now);
+      let spent: L.DustLocalState;
+      let spend: L.DustSpend<L.PreProof>;
+      try {
+        [spent, spend] = wallet.spend(secretKeyOf(seed), qdo, fee, now);
+      } catch (err) {
+        // The UTXO holds less than the table says (it decays once its backing NIGHT is spent, and
+        // the sync refreshes values only per block): skip it and every smaller one, and reserve again.
+        if (!/only \d+ are available/.test((err as Error).message)) throw err;
+        release(table, reservation, holder);
+        minUnits = entry.value + 1n;
+        reservation = null;
+        continue;
+      }
       let intent: L.UnprovenIntent | undefined;
       let actions: L.DustActions<L.SignatureEnabled, L.PreProof> | undefined;
       let empty: L.UnprovenTransaction | undefined;
@@ -217,7 +231,13 @@ function buildFee(user: AnyTx, args: SponsorArgs, snapshotBuffer: SharedArrayBuf
 function overLimitOrStuck(fee: bigint, limit: bigint, args: SponsorArgs): GatewayError {
   if (fee > limit) {
     const cap = BigInt(args.maxFee);
-    if (fee > cap) return new GatewayError('FEE_CAP_EXCEEDED', `fee ${fee} SPECK exceeds the per-transaction cap of ${cap} SPECK`);
+    // Fee prices move every block with its fullness: the same transaction may fit the cap a few
+    // blocks later, so say when it is worth asking again.
+    if (fee > cap) {
+      return new GatewayError('FEE_CAP_EXCEEDED', `fee ${fee} SPECK (at the tip's prices, covering the blocks until expiresAt) exceeds the per-transaction cap of ${cap} SPECK`, {
+        headers: { 'Retry-After': String(Math.max(1, Math.ceil(args.blockTimeMs / 1000))) },
+      });
+    }
     return new GatewayError('DUST_BUDGET_EXCEEDED', `fee ${fee} SPECK exceeds what is left of this key's DUST budget (${args.budgetLeft} SPECK)`);
   }
   return new GatewayError('INTERNAL', `the fee did not converge in ${MAX_FEE_ROUNDS} rounds`);
