@@ -85,7 +85,7 @@ async function localEnv(args: SustainedArgs, configFile: string): Promise<Record
   if (args.sponsorWallets !== undefined) env['NIGHTGATE_DUST_WALLET_SEEDS'] = sponsorSeeds(args.sponsorWallets).join(',');
   if (args.maxFee !== undefined) {
     env['NIGHTGATE_DUST_MAX_FEE'] = args.maxFee;
-    env['NIGHTGATE_DUST_BUDGET'] = (10n ** 40n).toString();
+    env['NIGHTGATE_DUST_BUDGET'] = (10n ** 39n).toString();
   }
   if (!args.allDevnets) {
     // The other networks point at a port where nothing listens: no devnet of theirs competes for the 2 cores.

@@ -13,20 +13,10 @@ import { startSponsorApp, type SponsorApp } from '../fixtures/dust/sponsor-app.j
 import { freshUser, fundViaFaucet, transferFrom } from '../fixtures/dust/user-tx.js';
 import { TEST_KEY } from '../helpers/app.js';
 import { SPLIT_OUTPUTS } from '../../src/dust/pool-keeper.js';
-import type { SyncStatus } from '../../src/dust/wallet-sync.js';
 
-/** Resolves at the first synced status for which `done()` holds (checked at each one). */
+/** Resolves at the first status of the DUST sync for which `done()` holds. */
 function until(app: SponsorApp, done: () => boolean): Promise<void> {
-  if (done()) return Promise.resolve();
-  return new Promise((resolve) => {
-    const sync = (app.service as unknown as { opts: { sync: { onStatus(l: (s: SyncStatus) => void): () => void } } }).opts.sync;
-    const off = sync.onStatus((s) => {
-      if (s.phase === 'synced' && done()) {
-        off();
-        resolve();
-      }
-    });
-  });
+  return app.untilSync(done);
 }
 
 async function submit(app: SponsorApp, hex: string): Promise<number> {

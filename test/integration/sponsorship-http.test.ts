@@ -34,17 +34,9 @@ async function included(app: SponsorApp, hash: string, height: number): Promise<
 }
 
 /** Resolve when the slot's DUST UTXO is marked spent by the sync. */
-async function spent(app: SponsorApp, slot: number): Promise<void> {
+function spent(app: SponsorApp, slot: number): Promise<void> {
   const table = app.service.network('preview')!.table;
-  if (table.slotEntry(slot)?.state === 'spent') return;
-  await new Promise<void>((resolve) => {
-    const off = (app.service as unknown as { opts: { sync: { onStatus(l: () => void): () => void } } }).opts.sync.onStatus(() => {
-      if (table.slotEntry(slot)?.state === 'spent') {
-        off();
-        resolve();
-      }
-    });
-  });
+  return app.untilSync(() => table.slotEntry(slot)?.state === 'spent');
 }
 
 async function submit(app: SponsorApp, hex: string): Promise<number> {
