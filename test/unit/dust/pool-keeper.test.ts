@@ -40,6 +40,7 @@ t.test('no demand, no round; below target with half the pool in use, a round sta
   t.same(runs, ['poolAddresses'], 'a round started (it failed here: no worker), and says so');
   t.equal(k.status().maintenance.state, 'failing');
   t.match(k.status().maintenance.reason, /no worker here/);
+  t.equal(k.wantsReserve(), false, 'a failing keeper keeps no UTXO from users');
   t.equal(KEEPER_RESERVE, 8);
 });
 
