@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { startSponsorApp, type SponsorApp } from '../fixtures/dust/sponsor-app.js';
-import { freshUser, fundViaFaucet, transferFrom } from '../fixtures/dust/user-tx.js';
+import { freshUser, transferFrom } from '../fixtures/dust/user-tx.js';
 import { TEST_KEY } from '../helpers/app.js';
 import { SPLIT_OUTPUTS } from '../../src/dust/pool-keeper.js';
 
@@ -39,10 +39,7 @@ t.test('under demand the keeper splits NIGHT until the pool holds the target, le
   t.equal(keeper.status().maintenance.state, 'idle', 'no demand, no growth: an idle server leaves its NIGHT be');
 
   // Demand: a user's answered reservations take more than three quarters of the pool.
-  const client = app.ws();
-  const user = freshUser(91);
-  const utxo = await fundViaFaucet(app.devnet.faucetUrl, client, user, 500_000_000n);
-  await client.dispose();
+  const { user, utxo } = await app.fundedUser(91, 500_000_000n);
   const answers = await Promise.all(Array.from({ length: 52 }, (_, i) => app.post('/prove-and-balance', transferFrom(user, utxo, freshUser(92).address, 1_000n + BigInt(i)).serialize())));
   t.equal(answers.filter((a) => a.status === 200).length, 52, '52 sponsored: 14 of 66 left free');
   const held = answers[0]!;
@@ -79,10 +76,7 @@ t.test("a spent UTXO's change is back in the pool once the block that spent it i
   t.teardown(() => app.close());
   await app.service.whenSynced('preview');
   const table = app.service.network('preview')!.table;
-  const client = app.ws();
-  const user = freshUser(93);
-  const utxo = await fundViaFaucet(app.devnet.faucetUrl, client, user, 500_000_000n);
-  await client.dispose();
+  const { user, utxo } = await app.fundedUser(93, 500_000_000n);
   const freeBefore = table.counts().free;
   const res = await app.post('/prove-and-balance', transferFrom(user, utxo, freshUser(94).address, 4_000n).serialize());
   t.equal(res.status, 200);

@@ -8,7 +8,7 @@ import t, { type Test } from 'tap';
 import fc from 'fast-check';
 import * as L from '@midnight-ntwrk/ledger-v8';
 import { startSponsorApp, type SponsorApp } from '../fixtures/dust/sponsor-app.js';
-import { freshUser, fundViaFaucet, transferFrom, type User } from '../fixtures/dust/user-tx.js';
+import { freshUser, transferFrom, type User } from '../fixtures/dust/user-tx.js';
 
 const noProofs: L.ProvingProvider = {
   check: async () => [],
@@ -51,10 +51,7 @@ t.test('transactions the ledger would refuse are answered 400 before any DUST UT
   const app = await startSponsorApp({ rateLimit: { limit: 10_000 } });
   t.teardown(() => app.close());
   await app.service.whenSynced('preview');
-  const client = app.ws();
-  const user = freshUser(81);
-  const utxo = await fundViaFaucet(app.devnet.faucetUrl, client, user, 500_000_000n);
-  await client.dispose();
+  const { user, utxo } = await app.fundedUser(81, 500_000_000n);
   const to = freshUser(82).address;
 
   const empty = L.Transaction.fromParts('undeployed', undefined, undefined, L.Intent.new(new Date(Date.now() + 120_000)));
@@ -92,10 +89,7 @@ t.test('property: byte flips in the signed part of real transfers never get a sp
   const app = await startSponsorApp({ rateLimit: { limit: 100_000 } });
   t.teardown(() => app.close());
   await app.service.whenSynced('preview');
-  const client = app.ws();
-  const user = freshUser(84);
-  const utxo = await fundViaFaucet(app.devnet.faucetUrl, client, user, 500_000_000n);
-  await client.dispose();
+  const { user, utxo } = await app.fundedUser(84, 500_000_000n);
   const unproven = transferFrom(user, utxo, freshUser(85).address, 2_000n);
   const samples = [
     { path: '/prove-and-balance', bytes: unproven.serialize() },

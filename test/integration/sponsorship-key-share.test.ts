@@ -8,7 +8,7 @@
 import t from 'tap';
 import { request } from 'undici';
 import { startSponsorApp } from '../fixtures/dust/sponsor-app.js';
-import { freshUser, fundViaFaucet, transferFrom } from '../fixtures/dust/user-tx.js';
+import { freshUser, transferFrom } from '../fixtures/dust/user-tx.js';
 import { OTHER_KEY } from '../helpers/app.js';
 import { ManualClock } from '../../src/clock.js';
 
@@ -19,10 +19,7 @@ t.test('one key cannot hold more than its share; others still get UTXOs; landing
   const app = await startSponsorApp({ dust: { maxReservationsPerKey: SHARE }, rateLimit: { limit: 10_000 } }, clock);
   t.teardown(() => app.close());
   await app.service.whenSynced('preview');
-  const client = app.ws();
-  const user = freshUser(71);
-  const utxo = await fundViaFaucet(app.devnet.faucetUrl, client, user, 1_000_000_000n);
-  await client.dispose();
+  const { user, utxo } = await app.fundedUser(71, 1_000_000_000n);
   const to = freshUser(72).address;
   const table = app.service.network('preview')!.table;
   const free = table.counts().free;
