@@ -44,7 +44,7 @@ const WalletStatusSchema = Type.Record(Type.String(), Type.Object({
         lastRoundAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
       }),
       sustainableTxPerSecond: Type.Number({ description: 'At best: each UTXO pays once per two blocks (inclusion, then the sync of that block)' }),
-    }, { description: 'The pool keeper: when fewer than a quarter of the UTXOs are free and fewer than target are held, splits the wallets\' NIGHT into more DUST-generating UTXOs (embedded devnet)' }),
+    }, { description: 'The pool keeper: when fewer than half of the UTXOs are free and fewer than target are held, splits the wallets\' NIGHT into more DUST-generating UTXOs (embedded devnet)' }),
   ]),
 }));
 
