@@ -148,10 +148,11 @@ export class PoolKeeper {
   /**
    * True while the pool is below target and the keeper can grow it: the last KEEPER_RESERVE free
    * UTXOs are then the keeper's. Not while its last round failed (no NIGHT left to split, the
-   * indexer unreachable): users keep every UTXO until a round works again.
+   * indexer unreachable): users keep every UTXO until a round works again. `live`: the UTXOs held,
+   * when the caller has just counted them (the count scans the table).
    */
-  wantsReserve(): boolean {
-    return this.state !== 'unavailable' && this.state !== 'failing' && this.opts.target > 0 && this.live() < this.opts.target;
+  wantsReserve(live: number = this.live()): boolean {
+    return this.state !== 'unavailable' && this.state !== 'failing' && this.opts.target > 0 && live < this.opts.target;
   }
 
   /** Resolves when the round under way (if any) has ended (tests). */

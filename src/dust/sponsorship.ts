@@ -66,7 +66,7 @@ export interface SponsorshipOptions {
 
 export const POOL_KEY_ID = 'nightgate-pool';
 const POOL_FEE_CAP_FACTOR = 10n;
-/** The server's own key for its pool maintenance: the global fee cap, no budget of its own. */
+/** The server's own key for its pool maintenance: POOL_FEE_CAP_FACTOR × the fee cap, a budget that never binds. */
 const POOL_KEY: AuthenticatedKey = { id: POOL_KEY_ID, source: 'generated', dustBudget: 10n ** 40n };
 
 /** A fee intent's life when `dust.feeTtlMs` is 0: a minute at Midnight's 6 s blocks. */
@@ -164,13 +164,11 @@ export class SponsorshipService {
    * at most `maxReservationsPerKey` entries).
    */
   private hold(net: SponsoredNetwork, key: AuthenticatedKey): KeyHold {
-    const id = `${net.name}|${key.id}`;
-    let hold = this.holds.get(id);
+    let hold = this.liveHold(net, key.id);
     if (!hold) {
       hold = { computing: 0, answered: [] };
-      this.holds.set(id, hold);
+      this.holds.set(`${net.name}|${key.id}`, hold);
     }
-    hold.answered = hold.answered.filter((r) => net.table.isLive(r));
     const cap = this.opts.maxReservationsPerKey;
     if (hold.computing + hold.answered.length >= cap) {
       throw new GatewayError('RESERVATION_LIMIT', `this key holds ${cap} DUST UTXO(s) of ${net.name} reserved, its share of the pool; one is freed when its transaction lands or its reservation expires`, {
@@ -184,10 +182,15 @@ export class SponsorshipService {
   /** DUST UTXOs the key holds on the network now: tasks in flight plus live answered reservations. */
   held(name: NetworkName, keyId: string): number {
     const net = this.byName.get(name);
-    const hold = this.holds.get(`${name}|${keyId}`);
-    if (!net || !hold) return 0;
-    hold.answered = hold.answered.filter((r) => net.table.isLive(r));
-    return hold.computing + hold.answered.length;
+    const hold = net && this.liveHold(net, keyId);
+    return hold ? hold.computing + hold.answered.length : 0;
+  }
+
+  /** The key's hold on the network with its settled answers dropped (spent or reclaimed since). */
+  private liveHold(net: SponsoredNetwork, keyId: string): KeyHold | undefined {
+    const hold = this.holds.get(`${net.name}|${keyId}`);
+    if (hold) hold.answered = hold.answered.filter((r) => net.table.isLive(r));
+    return hold;
   }
 
   private unhold(net: SponsoredNetwork, key: AuthenticatedKey, hold: KeyHold): void {
@@ -213,7 +216,9 @@ export class SponsorshipService {
     const budgetLeft = policy.budgetFor(key) - policy.spent(key.id, now);
     if (budgetLeft <= 0n) throw new GatewayError('DUST_BUDGET_EXCEEDED', `the DUST budget of this key is spent for this window`, { headers: { 'Retry-After': '60' } });
     // The last few free UTXOs are the pool keeper's while it grows the pool (pool-keeper.ts).
-    if (key.id !== POOL_KEY_ID && this.keepers.get(net.name)?.wantsReserve() && net.table.counts().free <= KEEPER_RESERVE) {
+    const keeper = key.id === POOL_KEY_ID ? undefined : this.keepers.get(net.name);
+    const counts = keeper ? net.table.counts() : undefined;
+    if (keeper && counts && counts.free <= KEEPER_RESERVE && keeper.wantsReserve(counts.free + counts.reserved)) {
       throw new GatewayError('NO_DUST_AVAILABLE', 'the DUST pool is growing: no free UTXO for now; retry after the next block', {
         headers: { 'Retry-After': String(Math.max(1, Math.ceil(net.blockTimeMs / 1000))) },
       });
