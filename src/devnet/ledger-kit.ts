@@ -3,6 +3,7 @@
 // (ledger-v8 costs ≈ 85 MB per thread that loads it).
 import * as L from '@midnight-ntwrk/ledger-v8';
 import { DevnetError, DevnetErrorCode, reasonOf } from './errors.js';
+import { strictness } from '../ledger-checks.js';
 
 export { L };
 
@@ -12,17 +13,6 @@ export type AnyTransaction = L.Transaction<L.Signaturish, L.Proofish, L.Bindingi
 export const NIGHT_TOKEN = L.nativeToken().raw;
 export const SHIELDED_TOKEN = L.shieldedToken().raw;
 export const STAR_PER_NIGHT = 1_000_000n;
-
-function strictness(checks: { balancing: boolean; limits: boolean; signatures: boolean }): L.WellFormedStrictness {
-  const s = new L.WellFormedStrictness();
-  s.enforceBalancing = checks.balancing;
-  s.enforceLimits = checks.limits;
-  s.verifySignatures = checks.signatures;
-  // Proofs are mock-shaped on the devnet (the dev prover), so proof checks stay off.
-  s.verifyNativeProofs = false;
-  s.verifyContractProofs = false;
-  return s;
-}
 
 // Made once per thread: `wellFormed` only reads its strictness, and a new one per block would be
 // one more WASM object to free.

@@ -14,22 +14,13 @@
 import * as L from '@midnight-ntwrk/ledger-v8';
 import { GatewayError } from '../../src/errors.js';
 import { release as freeLedger } from '../../src/ledger-release.js';
+import { strictness, verifyIntentSignatures } from '../../src/ledger-checks.js';
 
 type AnyTx = L.Transaction<L.Signaturish, L.Proofish, L.Bindingish>;
 
-function strictness(balancing: boolean): L.WellFormedStrictness {
-  const s = new L.WellFormedStrictness();
-  s.enforceBalancing = balancing;
-  s.enforceLimits = true;
-  s.verifySignatures = true;
-  s.verifyNativeProofs = false;
-  s.verifyContractProofs = false;
-  return s;
-}
-
 // Made once per thread: `wellFormed` only reads them.
-const unbalanced = strictness(false);
-const balanced = strictness(true);
+const unbalanced = strictness({ balancing: false, limits: true, signatures: true });
+const balanced = strictness({ balancing: true, limits: true, signatures: true });
 
 /**
  * A state that carries only the network id and the tip's parameters: what `wellFormed` reads for
@@ -88,7 +79,6 @@ export function admit(tx: AnyTx, unproven: boolean, networkId: string, params: L
         for (const offer of offers) {
           if (!offer) continue;
           if (offer.inputs.length > 0 || offer.outputs.length > 0) effect = true;
-          if (unproven) verifyOfferSignatures(offer as L.UnshieldedOffer<L.SignatureEnabled>, intent, segment);
         }
       } finally {
         freeLedger(...offers, dust, ...actions);
@@ -97,27 +87,18 @@ export function admit(tx: AnyTx, unproven: boolean, networkId: string, params: L
   } finally {
     freeLedger(...(intents?.values() ?? []), ...zswap);
   }
+  if (unproven) {
+    try {
+      verifyIntentSignatures(tx);
+    } catch (err) {
+      throw rejected((err as Error).message);
+    }
+  }
   if (!effect) throw rejected('the transaction has no effect (no offer, contract action or DUST registration): there is nothing to sponsor');
   if (earliestTtl < now + minLifeMs) {
     throw rejected(`an intent of the transaction expires at ${new Date(earliestTtl).toISOString()}, too soon to land (it needs at least ${Math.ceil(minLifeMs / 1000)} s)`);
   }
   return { earliestTtl };
-}
-
-function verifyOfferSignatures(offer: L.UnshieldedOffer<L.SignatureEnabled>, intent: L.Intent<L.Signaturish, L.Proofish, L.Bindingish>, segment: number): void {
-  const inputs = offer.inputs;
-  if (inputs.length === 0) return;
-  const signatures = offer.signatures;
-  // One signature per input, in input order, over the intent's signature data.
-  if (signatures.length !== inputs.length) {
-    throw rejected(`signature verification failed: segment ${segment} spends ${inputs.length} UTXO(s) with ${signatures.length} signature(s)`);
-  }
-  const data = intent.signatureData(segment);
-  inputs.forEach((input, i) => {
-    if (!L.verifySignature(input.owner, data, signatures[i]!)) {
-      throw rejected(`signature verification failed for input ${i} of segment ${segment}`);
-    }
-  });
 }
 
 /**
