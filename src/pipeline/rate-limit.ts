@@ -107,6 +107,16 @@ export class MemoryRateLimitStore implements RateLimitStore {
     return this.decide(e, limit, windowMs, now, false);
   }
 
+  /**
+   * Reconciliation hook for a shared store (src/state/rate-limit.ts): adds `count` hits made on
+   * other instances to a tracked client's counter of the window starting at `windowStart`. A
+   * client not tracked, or tracked in another window, is left alone.
+   */
+  absorb(scope: RateLimitScope, id: string, windowStart: number, count: number): void {
+    const e = this.scopes[scope].entries.get(id);
+    if (e !== undefined && e.windowStart === windowStart) e.curr += count;
+  }
+
   /** Admit or deny one more request of an entry in the current window; `count` records it. */
   private decide(e: Entry, limit: number, windowMs: number, now: number, count: boolean): RateLimitResult {
     const windowEnd = e.windowStart + windowMs;
