@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { redactDeep } from './url-redaction.js';
+import { redactDeep, redactUrl } from './url-redaction.js';
 import { CidrList } from './pipeline/cidr.js';
 
 export const NETWORKS = ['mainnet', 'preprod', 'preview'] as const;
@@ -136,6 +136,8 @@ export const SETTINGS: readonly Setting[] = [
   { path: 'dust.budgetWindowMs', env: 'NIGHTGATE_DUST_BUDGET_WINDOW_MS', schema: PositiveInt, default: 3_600_000, doc: 'Budget window in ms' },
   { path: 'dust.stateDir', env: 'NIGHTGATE_DUST_STATE_DIR', schema: Type.String(), default: '', doc: 'Directory for the DUST reservation journal, so answered fee intents keep their UTXO reserved across a restart (empty = not persisted; set it in production)' },
   { path: 'dust.dedupeWindowMs', env: 'NIGHTGATE_DUST_DEDUPE_WINDOW_MS', schema: PositiveInt, default: 300_000, doc: 'Same transaction bytes from the same key within this window get the same answer, no second UTXO' },
+  { path: 'state.redisUrl', env: 'NIGHTGATE_REDIS_URL', schema: Type.String(), default: '', doc: 'Redis shared by several instances (`redis://[user:password@]host:port[/db]`, `rediss://` for TLS): per-key rate limits, DUST budgets and reservation shares, failed-login counts and sponsorship dedupe are then shared, and each instance leases its DUST wallets (deploy/SCALE-OUT.md). Empty = this process alone, in memory. Credentials are redacted wherever it is printed' },
+  { path: 'state.leaseTtlMs', env: 'NIGHTGATE_WALLET_LEASE_TTL_MS', schema: Type.Integer({ minimum: 1_000 }), default: 15_000, doc: 'With state.redisUrl: expiry of an instance\'s lease on each of its DUST wallets, renewed every third of it; a lease not renewed in time stops sponsorship on that network (503 WALLET_LEASE_LOST), and a stopped instance\'s wallets are free again this long after it stopped renewing' },
   ...NETWORKS.flatMap(networkSettings),
 ];
 
@@ -166,6 +168,7 @@ export interface Config {
     spentRetentionMs: number; maxInFlight: number; feeTtlMs: number; feeMargin: number; maxReservationsPerKey: number; targetUtxos: number; maxFee: string; budget: string;
     budgetWindowMs: number; stateDir: string; dedupeWindowMs: number;
   };
+  state: { redisUrl: string; leaseTtlMs: number };
   networks: Record<NetworkName, NetworkConfig>;
 }
 
@@ -343,6 +346,9 @@ function crossCheck(config: Config): void {
   }
   if (config.dust.reservationTtlMs <= config.dust.ttlSafetyMs + 1_000) {
     throw new ConfigError('invalid setting dust.ttlSafetyMs (NIGHTGATE_DUST_TTL_SAFETY_MS): must be more than a second shorter than dust.reservationTtlMs, so the fee intent expires before its UTXO can be reclaimed');
+  }
+  if (config.state.redisUrl !== '' && !/^rediss?:\/\/[^\s]+$/.test(config.state.redisUrl)) {
+    throw new ConfigError(`invalid setting state.redisUrl (NIGHTGATE_REDIS_URL): "${redactUrl(config.state.redisUrl)}" — expected redis://host:port or rediss://host:port`);
   }
   for (const cidr of config.auth.trustedNetworks) {
     if (!/^[0-9a-fA-F:.]+\/\d{1,3}$/.test(cidr)) throw new ConfigError(`invalid setting auth.trustedNetworks (NIGHTGATE_TRUSTED_NETWORKS): "${cidr}" is not a CIDR`);

@@ -79,6 +79,10 @@ export const ERRORS = {
   DUST_BUDGET_EXCEEDED: { status: 429, title: 'Too Many Requests', message: 'The DUST budget of this key is spent for this window' },
   TRANSACTION_REJECTED: { status: 400, title: 'Bad Request', message: 'The ledger rejects this transaction' },
   RESERVATION_LIMIT: { status: 429, title: 'Too Many Requests', message: 'This key holds its share of the DUST pool; retry when one of its transactions has landed' },
+  // Several instances (issue 22): the shared state (Redis) cannot charge the key's budget exactly now.
+  BUDGET_UNAVAILABLE: { status: 503, title: 'Service Unavailable', message: 'The DUST budget cannot be charged exactly now; retry shortly' },
+  // Several instances: another instance holds (or took) the lease on this network's server DUST wallets.
+  WALLET_LEASE_LOST: { status: 503, title: 'Service Unavailable', message: 'This instance does not hold the lease on its DUST wallets' },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERRORS;
