@@ -81,6 +81,10 @@ export const SETTINGS: readonly Setting[] = [
   { path: 'log.level', env: 'NIGHTGATE_LOG_LEVEL', schema: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))), default: 'info', doc: 'pino log level' },
   { path: 'log.requests', env: 'NIGHTGATE_LOG_REQUESTS', schema: Type.Union([Type.Literal('all'), Type.Literal('errors'), Type.Literal('none')]), default: 'all', doc: 'Access log: a line for every request, only for errors (status ≥ 400), or none' },
   { path: 'log.bufferBytes', env: 'NIGHTGATE_LOG_BUFFER_BYTES', schema: Type.Integer({ minimum: 65_536 }), default: 4_194_304, doc: 'Log bytes held while stdout is slow; beyond, lines are dropped and counted (`/health` components.log; one warning once stdout catches up)' },
+  { path: 'metrics.enabled', env: 'NIGHTGATE_METRICS_ENABLED', schema: Type.Boolean(), default: true, doc: 'Serve Prometheus metrics at `/metrics` (README, "Operating nightgate")' },
+  { path: 'metrics.listen', env: 'NIGHTGATE_METRICS_LISTEN', schema: Type.String(), default: '', doc: 'Empty: `/metrics` on the main port, for `metrics.allow` and `metrics.keyIds` only. `host:port` (e.g. `10.0.0.5:9464`): `/metrics` only there, to anyone who reaches it' },
+  { path: 'metrics.allow', env: 'NIGHTGATE_METRICS_ALLOW', schema: Type.Array(Type.String({ minLength: 1 })), default: ['127.0.0.1/32', '::1/128'], doc: 'CIDR list that may read `/metrics` on the main port without a key (behind a proxy on the same host, set `server.trustedProxies`)' },
+  { path: 'metrics.keyIds', env: 'NIGHTGATE_METRICS_KEY_IDS', schema: Type.Array(Type.String({ minLength: 1 })), default: [], doc: 'Ids of API keys (`auth.keys`) that may read `/metrics` on the main port from anywhere' },
   { path: 'auth.keys', schema: Type.Array(ApiKeyRecord), default: [], doc: 'API keys as `{id, sha256, name?, revoked?, rateLimit?, dustBudget?, maxFee?}` (config file only; mint with `nightgate keys create`)' },
   { path: 'auth.apiKeys', env: 'NIGHTGATE_API_KEYS', schema: Type.Array(Type.String({ minLength: 8 })), default: [], secret: true, doc: 'Development only: comma-separated raw API keys' },
   { path: 'auth.failureLimit', env: 'NIGHTGATE_AUTH_FAILURE_LIMIT', schema: NonNegInt, default: 100, doc: 'Failed authentications per window per client IP (an IPv6 client by its /64); beyond → 429 with Retry-After for every keyed request from that IP, the key unread, until the window admits it. Valid keys never count. 0 = no limit' },
@@ -154,6 +158,7 @@ export interface NetworkConfig {
 export interface Config {
   server: { host: string; port: number; bodyLimit: number; proverBodyLimit: number; maxHeaderBytes: number; maxHeaders: number; shutdownTimeoutMs: number; trustedProxies: string[]; corsOrigins: string[]; wsConnectionsPerIp: number };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; requests: 'all' | 'errors' | 'none'; bufferBytes: number };
+  metrics: { enabled: boolean; listen: string; allow: string[]; keyIds: string[] };
   auth: { keys: ApiKeyRecord[]; apiKeys: string[]; failureLimit: number; failureWindowMs: number; trustedNetworks: string[] };
   rateLimit: { enabled: boolean; algorithm: 'fixed' | 'sliding'; limit: number; windowMs: number; publicEnabled: boolean; publicLimit: number; maxEntries: number };
   devnet: { blockTimeMs: number; stateDir: string; retainBlocks: number; threadNice: number };
@@ -352,6 +357,12 @@ function crossCheck(config: Config): void {
   }
   for (const cidr of config.auth.trustedNetworks) {
     if (!/^[0-9a-fA-F:.]+\/\d{1,3}$/.test(cidr)) throw new ConfigError(`invalid setting auth.trustedNetworks (NIGHTGATE_TRUSTED_NETWORKS): "${cidr}" is not a CIDR`);
+  }
+  for (const cidr of config.metrics.allow) {
+    if (!isCidr(cidr)) throw new ConfigError(`invalid setting metrics.allow (NIGHTGATE_METRICS_ALLOW): "${cidr}" is not a CIDR (e.g. 10.0.0.0/8)`);
+  }
+  if (config.metrics.listen !== '' && !/^(\[[0-9a-fA-F:.]+\]|[^:\s]+):\d{1,5}$/.test(config.metrics.listen)) {
+    throw new ConfigError(`invalid setting metrics.listen (NIGHTGATE_METRICS_LISTEN): "${config.metrics.listen}" is not host:port (e.g. 127.0.0.1:9464)`);
   }
   for (const cidr of config.server.trustedProxies) {
     if (!isCidr(cidr)) throw new ConfigError(`invalid setting server.trustedProxies (NIGHTGATE_TRUSTED_PROXIES): "${cidr}" is not a CIDR (a proxy's own address is e.g. 127.0.0.1/32)`);
