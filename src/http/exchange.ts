@@ -63,6 +63,8 @@ export class Exchange implements RequestContext {
   controller: AbortController | undefined;
   extraHeaders: Record<string, string> | undefined;
   keyId: string | undefined;
+  /** The stable code of an error answer (access log level, /metrics), else undefined. */
+  code: string | undefined;
   /** A HEAD request: headers as for GET, no body. */
   head = false;
   /**
@@ -193,6 +195,7 @@ export class Exchange implements RequestContext {
 
   fail(err: unknown): void {
     const e = toGatewayError(err);
+    this.code = e.code;
     if (e.code === 'INTERNAL') this.server.log.error({ err: (e.cause ?? err) as Error, reqId: this.requestId, path: this.path }, 'unhandled error');
     this.send({ status: e.status, body: errorBody(e, this.style), contentType: JSON_TYPE, ...(e.headers ? { headers: e.headers } : {}) });
   }

@@ -32,6 +32,7 @@ import type { Method, Reply, RouteDef } from './route.js';
 import { JSON_TYPE } from './route.js';
 import { LISTEN_EXCLUSIVE_PORT, type HttpRequest, type HttpResponse, type TemplatedApp, type Uws, type us_listen_socket, type WebSocket } from './uws.js';
 import { ListenError, listenFailureCode } from './listen-failure.js';
+import type { RequestMetrics } from '../metrics/request-metrics.js';
 
 export interface RateLimitOptions {
   enabled: boolean;
@@ -61,6 +62,8 @@ export interface HttpServerOptions {
   corsOrigins: readonly string[];
   /** Push WebSocket connections open at once per client IP (IPv6 by /64). */
   wsConnectionsPerIp: number;
+  /** Per-request counters for /metrics (src/metrics/request-metrics.ts); undefined: not counted. */
+  metrics?: RequestMetrics | undefined;
 }
 
 export interface TopicRoute {
@@ -337,6 +340,7 @@ export class HttpServer {
   finished(ex: Exchange, status: number): void {
     this.inFlight--;
     if (ex.controller) this.live.delete(ex);
+    this.opts.metrics?.observe(ex.route, status, performance.now() - ex.t0, ex.code);
     const mode = this.opts.requestLog;
     if (mode === 'all' || (mode === 'errors' && status >= 400)) {
       this.log.info(
@@ -377,7 +381,7 @@ export class HttpServer {
     scanHeaders(req);
     const given = hRequestId ?? '';
     const requestId = given !== '' && given.length <= 128 && /^[\x21-\x7e]+$/.test(given) ? given : `${bootId}-${(++requestSeq).toString(36)}`;
-    const ex = new Exchange(this, res, route, style, method, req.getUrl(), requestId, this.clientIp(remote), this.opts.requestLog !== 'none');
+    const ex = new Exchange(this, res, route, style, method, req.getUrl(), requestId, this.clientIp(remote), this.opts.requestLog !== 'none' || this.opts.metrics !== undefined);
     this.inFlight++;
     return ex;
   }

@@ -1,0 +1,97 @@
+/**
+ * Per-request counting for /metrics at the cost of a few array writes: requests by route and
+ * status class, and a latency histogram per route, kept in preallocated typed arrays indexed by
+ * route id and turned into Prometheus series only when /metrics is scraped (metrics.ts). The
+ * request path never touches prom-client, never builds a label object and never allocates.
+ *
+ * Routes get their id the first time they answer; the label set is bounded by the routes the
+ * server registers (the unmatched 404/405 catch-all is one route, `(unmatched)`), never by paths,
+ * keys or client addresses.
+ */
+import type { RouteDef } from '../http/route.js';
+
+export const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'] as const;
+/** Upper bounds of the latency buckets, seconds (the last bucket, +Inf, is implied). */
+export const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60] as const;
+const BOUNDS_MS = Float64Array.from(LATENCY_BUCKETS, (s) => s * 1000);
+const NB = LATENCY_BUCKETS.length;
+const CLASSES = STATUS_CLASSES.length;
+
+export interface RouteCounts {
+  route: string;
+  method: string;
+  /** Requests by status class, in STATUS_CLASSES order. */
+  byClass: number[];
+  /** Cumulative bucket counts (LATENCY_BUCKETS, then +Inf). */
+  buckets: number[];
+  count: number;
+  sumSeconds: number;
+}
+
+export class RequestMetrics {
+  readonly #ids = new Map<RouteDef, number>();
+  readonly #routes: Array<{ route: string; method: string }> = [];
+  #capacity = 0;
+  #classes = new Float64Array(0);
+  #buckets = new Float64Array(0);
+  #sumsMs = new Float64Array(0);
+  /** Error answers by stable code (bounded by the error catalogue). */
+  readonly #errors = new Map<string, number>();
+
+  constructor(initialRoutes = 64) {
+    this.#grow(initialRoutes);
+  }
+
+  /** One answered request (499 when the client left first); `ms` since it arrived; `code` for an error answer. */
+  observe(route: RouteDef, status: number, ms: number, code: string | undefined): void {
+    let id = this.#ids.get(route);
+    if (id === undefined) id = this.#register(route);
+    let c = (status / 100) | 0;
+    c = c < 1 ? 0 : c > 5 ? 4 : c - 1;
+    this.#classes[id * CLASSES + c]!++;
+    let b = 0;
+    while (b < NB && ms > BOUNDS_MS[b]!) b++;
+    this.#buckets[id * (NB + 1) + b]!++;
+    this.#sumsMs[id]! += ms;
+    if (code !== undefined) this.#errors.set(code, (this.#errors.get(code) ?? 0) + 1);
+  }
+
+  /** What has been counted so far, per route that answered at least once. */
+  routes(): RouteCounts[] {
+    const out: RouteCounts[] = [];
+    for (let id = 0; id < this.#routes.length; id++) {
+      const byClass = Array.from(this.#classes.subarray(id * CLASSES, (id + 1) * CLASSES));
+      const raw = this.#buckets.subarray(id * (NB + 1), (id + 1) * (NB + 1));
+      const buckets: number[] = [];
+      let acc = 0;
+      for (let b = 0; b <= NB; b++) buckets.push((acc += raw[b]!));
+      out.push({ ...this.#routes[id]!, byClass, buckets, count: acc, sumSeconds: this.#sumsMs[id]! / 1000 });
+    }
+    return out;
+  }
+
+  errors(): ReadonlyMap<string, number> {
+    return this.#errors;
+  }
+
+  #register(route: RouteDef): number {
+    const id = this.#routes.length;
+    if (id >= this.#capacity) this.#grow(this.#capacity * 2);
+    this.#routes.push({ route: route.url, method: route.method });
+    this.#ids.set(route, id);
+    return id;
+  }
+
+  #grow(capacity: number): void {
+    const classes = new Float64Array(capacity * CLASSES);
+    const buckets = new Float64Array(capacity * (NB + 1));
+    const sums = new Float64Array(capacity);
+    classes.set(this.#classes);
+    buckets.set(this.#buckets);
+    sums.set(this.#sumsMs);
+    this.#classes = classes;
+    this.#buckets = buckets;
+    this.#sumsMs = sums;
+    this.#capacity = capacity;
+  }
+}
