@@ -8,6 +8,7 @@ import type { Clock } from './clock.js';
 import type { Config, NetworkName } from './config.js';
 import type { RouteDef } from './http/route.js';
 import type { TopicRoute } from './http/server.js';
+import type { Metrics } from './metrics/metrics.js';
 
 // Type-only: the app context names the devnet's endpoint record without loading the devnet.
 import type { DevnetNetworkInfo } from './devnet/index.js';
@@ -47,6 +48,8 @@ export interface AppContext {
   readonly devnet: ReadonlyMap<NetworkName, DevnetNetworkInfo>;
   /** Hex seeds of the server DUST wallets, per network. */
   readonly dustSeeds: ReadonlyMap<NetworkName, readonly string[]>;
+  /** The app's Prometheus metrics: counters for the modules' operations, `onScrape` for their state gauges. */
+  readonly metrics: Metrics;
   addRoutes(routes: readonly RouteDef[]): void;
   addTopic(topic: TopicRoute): void;
   publish(topic: string, message: string): void;

@@ -21,6 +21,10 @@ import { openApiDocument } from './openapi.js';
 import { PACKAGE } from './version.js';
 import { redactDeep } from './url-redaction.js';
 import { missingForReadiness } from './readiness.js';
+import { Metrics } from './metrics/metrics.js';
+import { installCollectors } from './metrics/collect.js';
+import { metricsRoute } from './metrics/route.js';
+import { metricsListener, type MetricsListener } from './metrics/listener.js';
 
 export interface BuildOptions {
   logger?: Logger;
@@ -46,6 +50,10 @@ export interface App {
   close(): Promise<void>;
   health(): Record<string, unknown>;
   readonly server: HttpServer;
+  /** The API keys; replaced whole on a reload (src/config-reload.ts). */
+  readonly keys: KeyStore;
+  /** This app's Prometheus registry and counters (src/metrics/). */
+  readonly metrics: Metrics;
 }
 
 async function defaultModules(): Promise<Module[]> {
@@ -64,6 +72,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   const log = logger.child({ module: 'app' });
   const uws = loadUws();
   log.info({ config: redactedConfig(config), uws: uws.source }, 'configuration');
+  const metrics = new Metrics();
 
   const keys = new KeyStore(config.auth.keys, config.auth.apiKeys, config.auth.trustedNetworks);
   if (keys.size === 0 && config.auth.trustedNetworks.length === 0) {
@@ -88,6 +97,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     requestLog: config.log.requests,
     corsOrigins: config.server.corsOrigins,
     wsConnectionsPerIp: config.server.wsConnectionsPerIp,
+    metrics: config.metrics.enabled ? metrics.requests : undefined,
     rateLimit: {
       ...config.rateLimit,
       store: opts.rateLimitStore ?? new MemoryRateLimitStore(config.rateLimit.algorithm, config.rateLimit.maxEntries),
@@ -135,6 +145,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     clock,
     devnet: devnetInfo,
     dustSeeds,
+    metrics,
     addRoutes: (defs) => {
       for (const r of defs) {
         routes.push(r);
@@ -181,12 +192,19 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     for (const c of [...components].reverse()) await c.close?.().catch(() => undefined);
     throw err;
   }
+  let scrapes: MetricsListener | undefined;
+  if (config.metrics.enabled) {
+    installCollectors(metrics, { ctx: context, inFlight: () => server.inFlight, keys: () => keys.counts() });
+    if (config.metrics.listen === '') context.addRoutes([metricsRoute(metrics, { allow: config.metrics.allow, keyIds: config.metrics.keyIds })]);
+    else scrapes = metricsListener({ uws: uws.uws, logger: logger.child({ module: 'metrics' }), clock, keys, metrics, listen: config.metrics.listen, maxHeaderBytes: config.server.maxHeaderBytes, maxHeaders: config.server.maxHeaders });
+  }
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
     (closing ??= (async () => {
       log.info({ inFlight: server.inFlight }, 'shutting down: no longer accepting connections');
       server.beginShutdown();
+      scrapes?.close();
       // Queued work is refused now rather than started during the drain: what has not begun
       // would only push the exit towards the deadline, and its client can retry elsewhere.
       for (const c of [...components].reverse()) {
@@ -222,8 +240,14 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     context,
     routes,
     server,
+    keys,
+    metrics,
     health,
     close,
-    listen: () => server.listen(config.server.host, config.server.port),
+    listen: async () => {
+      const port = await server.listen(config.server.host, config.server.port);
+      await scrapes?.listen();
+      return port;
+    },
   };
 }

@@ -43,27 +43,77 @@ interface StoredKey {
   revoked: boolean;
 }
 
+function storedOf(r: ApiKeyRecord): StoredKey {
+  return {
+    digest: Buffer.from(r.sha256, 'hex'),
+    revoked: r.revoked === true,
+    key: {
+      id: r.id,
+      name: r.name,
+      rateLimit: r.rateLimit,
+      dustBudget: r.dustBudget === undefined ? undefined : BigInt(r.dustBudget),
+      maxFee: r.maxFee === undefined ? undefined : BigInt(r.maxFee),
+      source: 'config',
+    },
+  };
+}
+
+/** What a reload changed, by key id (never a key or digest). */
+export interface KeyChanges {
+  added: string[];
+  removed: string[];
+  revoked: string[];
+  restored: string[];
+  /** Name, rate limit, DUST budget or fee cap changed. */
+  changed: string[];
+}
+
 export class KeyStore {
-  private readonly byDigest = new Map<string, StoredKey>();
-  private readonly trusted: CidrList;
+  private byDigest = new Map<string, StoredKey>();
+  private trusted: CidrList;
 
   constructor(records: readonly ApiKeyRecord[], rawKeys: readonly string[], trustedNetworks: readonly string[] = []) {
-    for (const r of records) {
-      this.byDigest.set(r.sha256, {
-        digest: Buffer.from(r.sha256, 'hex'),
-        revoked: r.revoked === true,
-        key: {
-          id: r.id,
-          name: r.name,
-          rateLimit: r.rateLimit,
-          dustBudget: r.dustBudget === undefined ? undefined : BigInt(r.dustBudget),
-          maxFee: r.maxFee === undefined ? undefined : BigInt(r.maxFee),
-          source: 'config',
-        },
-      });
-    }
+    for (const r of records) this.byDigest.set(r.sha256, storedOf(r));
     rawKeys.forEach((raw, i) => this.addRaw(raw, `env-${i + 1}`, 'env'));
     this.trusted = new CidrList(trustedNetworks);
+  }
+
+  /**
+   * Live reload (SIGHUP): the config file's keys and trusted networks replace the current ones in
+   * one step; keys from NIGHTGATE_API_KEYS stay. Requests authenticated before keep
+   * the key record they got; the next request sees the new one (its limits, budget, fee cap).
+   */
+  replace(records: readonly ApiKeyRecord[], trustedNetworks: readonly string[]): KeyChanges {
+    const next = new Map<string, StoredKey>();
+    // The development key minted at start (nothing configured) lasts until keys are configured.
+    const keepGenerated = records.length === 0 && trustedNetworks.length === 0;
+    for (const [hex, s] of this.byDigest) if (s.key.source === 'env' || (s.key.source === 'generated' && keepGenerated)) next.set(hex, s);
+    for (const r of records) next.set(r.sha256, storedOf(r));
+    const before = new Map([...this.byDigest.values()].filter((s) => s.key.source === 'config').map((s) => [s.key.id, s]));
+    const after = new Map(records.map((r) => [r.id, next.get(r.sha256)!]));
+    const changes: KeyChanges = { added: [], removed: [], revoked: [], restored: [], changed: [] };
+    for (const [id, a] of after) {
+      const b = before.get(id);
+      if (!b) changes.added.push(id);
+      else if (!b.revoked && a.revoked) changes.revoked.push(id);
+      else if (b.revoked && !a.revoked) changes.restored.push(id);
+      else if (!b.digest.equals(a.digest) || JSON.stringify(limitsOf(b.key)) !== JSON.stringify(limitsOf(a.key))) changes.changed.push(id);
+    }
+    for (const id of before.keys()) if (!after.has(id)) changes.removed.push(id);
+    this.trusted = new CidrList(trustedNetworks);
+    this.byDigest = next;
+    return changes;
+  }
+
+  /** Keys known now, by state. */
+  counts(): { active: number; revoked: number } {
+    let active = 0;
+    let revoked = 0;
+    for (const s of this.byDigest.values()) {
+      if (s.revoked) revoked++;
+      else active++;
+    }
+    return { active, revoked };
   }
 
   /** Register a raw key (development keys); returns its id. */
@@ -91,4 +141,8 @@ export class KeyStore {
     const cidr = this.trusted.match(ip);
     return cidr === undefined ? undefined : { id: `trusted:${cidr}`, source: 'trusted-network' };
   }
+}
+
+function limitsOf(k: AuthenticatedKey): unknown {
+  return [k.name ?? null, k.rateLimit ?? null, k.dustBudget?.toString() ?? null, k.maxFee?.toString() ?? null];
 }
