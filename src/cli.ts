@@ -4,6 +4,10 @@
  *   nightgate [serve]               start the server (same as `npm start`)
  *   nightgate keys create [--id ID] [--name NAME]
  *                                   mint an API key: prints the key once and the config line to add
+ *   nightgate keys list [--config PATH] [--json]
+ *                                   the config file's keys: id, name, state, limits (never the key)
+ *   nightgate keys revoke ID [--config PATH]
+ *                                   mark a key revoked in the config file; SIGHUP applies it live
  *   nightgate config-doc            print the configuration table (Markdown)
  *   nightgate example-tx --network NET --kind unproven|proven|finalized|prove-payload [--url URL]
  *                                   write a sample request body for /prove-and-balance,
@@ -34,12 +38,31 @@ async function run(argv: string[]): Promise<number> {
     );
     return 0;
   }
+  if (cmd === 'keys' && (sub === 'list' || sub === 'revoke')) {
+    const { KeysCliError, configPath, listKeys, revokeKey } = await import('./keys-cli.js');
+    try {
+      if (sub === 'list') process.stdout.write(listKeys(configPath(rest, process.env), rest.includes('--json')));
+      else {
+        const id = rest.find((a, i) => !a.startsWith('--') && rest[i - 1] !== '--config');
+        if (!id) {
+          process.stderr.write('usage: nightgate keys revoke ID [--config PATH]\n');
+          return 2;
+        }
+        process.stdout.write(revokeKey(configPath(rest, process.env), id));
+      }
+      return 0;
+    } catch (err) {
+      if (!(err instanceof KeysCliError)) throw err;
+      process.stderr.write(`nightgate keys ${sub}: ${err.message}\n`);
+      return 1;
+    }
+  }
   if (cmd === 'config-doc') {
     process.stdout.write(settingsTable() + '\n');
     return 0;
   }
   if (cmd === 'example-tx') return exampleTx(argv.slice(1));
-  process.stderr.write(`usage: nightgate [serve] | nightgate keys create [--id ID] [--name NAME] | nightgate config-doc | ${EXAMPLE_USAGE}\n`);
+  process.stderr.write(`usage: nightgate [serve] | nightgate keys create [--id ID] [--name NAME] | nightgate keys list [--config PATH] [--json] | nightgate keys revoke ID [--config PATH] | nightgate config-doc | ${EXAMPLE_USAGE}\n`);
   return 2;
 }
 

@@ -1,6 +1,6 @@
 /**
  * Process entry: load config, build the app, listen, and shut down gracefully on SIGINT/SIGTERM
- * exactly once however many signals arrive. Exit codes: 0 clean, 1 start-up failure
+ * exactly once however many signals arrive; SIGHUP reloads the keys (src/config-reload.ts). Exit codes: 0 clean, 1 start-up failure
  * (bad config, port in use, no native uWS), 2 shutdown failure.
  */
 import { ConfigError, loadConfig } from './config.js';
@@ -8,6 +8,7 @@ import { createLogger } from './log.js';
 import { BoundedOutput } from './log-output.js';
 import { UwsLoadError } from './http/uws.js';
 import { ListenError } from './http/listen-failure.js';
+import { ConfigReloader } from './config-reload.js';
 
 export async function main(): Promise<void> {
   let config;
@@ -22,6 +23,16 @@ export async function main(): Promise<void> {
   }
   const logOutput = new BoundedOutput({ fd: 1, maxBytes: config.log.bufferBytes });
   const logger = createLogger(config.log.level, logOutput);
+  // SIGHUP: read the configuration again; API keys and trusted networks change live, connections
+  // stay open, and a file that does not load is refused with the running configuration kept.
+  // Installed first, so a SIGHUP during start-up does not end the process (its default action).
+  let reloader: ConfigReloader | undefined;
+  let stopping = false;
+  process.on('SIGHUP', () => {
+    if (stopping) return;
+    if (reloader) reloader.reload();
+    else logger.warn({ code: 'CONFIG_RELOAD_REFUSED' }, 'SIGHUP during start-up: ignored, send it again once listening');
+  });
   let app;
   try {
     const { buildApp } = await import('./app.js');
@@ -39,6 +50,7 @@ export async function main(): Promise<void> {
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals): void => {
     signals++;
+    stopping = true;
     if (signals > 1) {
       logger.warn({ signal }, 'shutdown already in progress');
       return;
@@ -58,4 +70,5 @@ export async function main(): Promise<void> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  reloader = new ConfigReloader({ config, keys: started.keys, metrics: started.metrics, logger: logger.child({ module: 'config' }) });
 }
