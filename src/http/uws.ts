@@ -8,10 +8,15 @@
  * The packages are found in the folders Node searches, not through `require.resolve`: the first
  * one's `exports` map hides its package.json (ERR_PACKAGE_PATH_NOT_EXPORTED), which once made it
  * look absent.
- * If neither loads, `loadUws` throws UwsLoadError naming Node, glibc, what each package said and
- * the supported combinations.
+ * If neither loads, `loadUws` throws UwsLoadError naming Node, glibc, what each package said, the
+ * supported combinations and what to change on this system.
+ *
+ * Before the binary is loaded, UWS_HTTP_MAX_HEADERS_SIZE (read once, when the binary loads) is set
+ * to HEADER_SECTION_BYTES unless the environment sets it: the 20.57 build refuses any header section
+ * over it with its own 431 page, 4 KiB by default, which would pre-empt server.maxHeaderBytes (JSON
+ * 431, 16 KiB by default). The 20.30 build has no such setting (README, "What uWS drops").
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type * as UwsTypes from '@trufflesuite/uws-js-unofficial';
@@ -27,10 +32,19 @@ export class UwsLoadError extends Error {
 
 export interface LoadedUws {
   uws: Uws;
-  /** Which package the native binary came from, and its file. */
+  /** Which package the native binary came from, that package's version, and the binary's file. */
   source: string;
+  version: string;
   file: string;
 }
+
+/**
+ * The largest request header section (request line and fields) the 20.57 build parses; above it,
+ * uWS answers 431 itself and closes. Well above server.maxHeaderBytes' default (16 KiB), so that
+ * nightgate's own limit answers first, and at most this much is buffered per connection while a
+ * header section is incomplete. An operator may set UWS_HTTP_MAX_HEADERS_SIZE instead.
+ */
+export const HEADER_SECTION_BYTES = 128 * 1024;
 
 function glibcVersion(): string {
   const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
@@ -55,7 +69,7 @@ const PACKAGES: ReadonlyArray<{ source: string; dirs: readonly string[] }> = [
   { source: '@trufflesuite/uws-js-unofficial', dirs: ['dist', 'binaries'] },
 ];
 
-type Candidate = { source: string; file: string } | { source: string; absent: string };
+type Candidate = { source: string; dir: string; file: string } | { source: string; absent: string };
 
 function candidates(find: (pkg: string) => string | undefined): Candidate[] {
   const name = binaryName();
@@ -63,7 +77,7 @@ function candidates(find: (pkg: string) => string | undefined): Candidate[] {
     const dir = find(source);
     if (!dir) return { source, absent: 'not installed (run `npm ci`)' };
     const file = dirs.map((d) => join(dir, d, name)).find((f) => existsSync(f));
-    return file ? { source, file } : { source, absent: `has no ${name} (no build for this Node ABI and platform)` };
+    return file ? { source, dir, file } : { source, absent: `has no ${name} (no build for this Node ABI and platform)` };
   });
 }
 
@@ -76,6 +90,7 @@ export function loadUws(): LoadedUws {
 /** `loadUws` with the package lookup given: for tests of the failure paths. */
 export function loadFrom(find: (pkg: string) => string | undefined): LoadedUws {
   const failures: string[] = [];
+  process.env['UWS_HTTP_MAX_HEADERS_SIZE'] ??= String(HEADER_SECTION_BYTES);
   for (const c of candidates(find)) {
     if ('absent' in c) {
       failures.push(`${c.source}: ${c.absent}`);
@@ -84,7 +99,7 @@ export function loadFrom(find: (pkg: string) => string | undefined): LoadedUws {
     try {
       const uws = require(c.file) as Uws;
       if (typeof uws.App !== 'function') throw new Error('not a uWS binary');
-      return { uws, source: c.source, file: c.file };
+      return { uws, source: c.source, version: packageVersion(c.dir), file: c.file };
     } catch (err) {
       failures.push(`${c.source}: ${c.file}: ${(err as Error).message.split('\n')[0]}`);
     }
@@ -92,8 +107,28 @@ export function loadFrom(find: (pkg: string) => string | undefined): LoadedUws {
   throw new UwsLoadError(
     `no native uWebSockets.js build loads on Node ${process.version} (ABI ${process.versions.modules}, ` +
       `${process.platform}-${process.arch}, glibc ${glibcVersion()}). Tried:\n  ${failures.join('\n  ')}\n` +
-      `Supported: ${SUPPORTED}. nightgate never runs on a JavaScript fallback.`,
+      `Supported: ${SUPPORTED}. ${remedy(failures)}nightgate never runs on a JavaScript fallback.`,
   );
+}
+
+function packageVersion(dir: string): string {
+  try {
+    return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version?: string }).version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** What to change here, from this process's Node and glibc (the supported combinations above). */
+export function remedy(failures: readonly string[], node = Number(process.versions.node.split('.')[0]), glibc = glibcVersion()): string {
+  if (failures.some((f) => f.endsWith('not installed (run `npm ci`)'))) return 'Run `npm ci` in the nightgate folder. ';
+  const m = /^(\d+)\.(\d+)/.exec(glibc);
+  if (!m) return 'Run it on Linux with glibc (this system reports none). ';
+  const atLeast = (major: number, minor: number): boolean => Number(m[1]) > major || (Number(m[1]) === major && Number(m[2]) >= minor);
+  if (node !== 20 && node !== 22 && node !== 24) return `Node ${node} is not supported: use Node ${atLeast(2, 38) ? '22 or 24' : '20'} on this system. `;
+  if (node === 20 && !atLeast(2, 36)) return `This system's glibc ${glibc} is older than every build needs (2.36). `;
+  if (node !== 20 && !atLeast(2, 38)) return `This system's glibc ${glibc} is older than the 2.38 Node ${node} needs: run Node 20 here, or Node ${node} on a system with glibc ≥ 2.38. `;
+  return '';
 }
 
 /** The support matrix (README, "Requirements"; package.json `engines`). */
