@@ -4,6 +4,10 @@
  * with ambiguous framing, what follows may be a request smuggled past a proxy. So the answer must
  * reach the client whole, and nothing already read behind it may be served.
  *
+ * Both uWS builds nightgate loads (src/http/uws.ts: 20.30 on Node 20, 20.57 on Node 22/24) behave
+ * the same here; each statement below is asserted on both by test/reliability/refusal-close.test.ts
+ * (the trixie CI lane runs it on 20.57).
+ *
  * uWS does not do both by itself. `end(body, true)` marks the connection and closes it only if, at
  * that moment, the socket is uncorked and nothing is left queued. Inside a request handler or an
  * onData callback the socket is corked: the answer waits in the event loop's 16 KiB cork buffer
@@ -19,29 +23,32 @@
  * insignificant after a value) to one byte over the cork buffer.
  *
  * After a request handler, uWS's parser sees the closed socket and stops. After an onData callback
- * (a chunked body growing over the limit) this build does not look: it dispatches the next request
- * read behind the refusal on the closed socket — to a handler that must not run, or to a WebSocket
- * upgrade that crashes the process. Every entry point therefore drops a request whose socket is
- * already closed (`socketClosed`).
+ * (a chunked body growing over the limit) it does not look: the chunk loop ignores what the data
+ * handler returns, and the next request read behind the refusal is dispatched on the closed
+ * socket — to a handler that must not run, or to a WebSocket upgrade that crashed the process
+ * (found on 20.30, fa4b05b; still dispatched on 20.57, 2026-11-24). Every entry point therefore
+ * drops a request whose socket is already closed (`socketClosed`).
  *
- * Limits of this build (test/reliability/refusal-close.test.ts): if the kernel cannot take the
- * whole write at once (the client stopped reading and the send buffer is full), uWS queues the
- * rest, keeps the socket open and keeps parsing, so a request read behind the refusal is served.
- * A HEAD answer has no body to pad, so a refused HEAD is dropped unanswered (`res.close()`), with
- * any answers to requests pipelined before it that are still corked.
+ * Open on both builds:
+ *  - if the kernel cannot take the whole write at once (the client stopped reading and the send
+ *    buffer is full), uWS queues the rest, keeps the socket open and keeps parsing, so a request
+ *    read behind the refusal is served (the refusal itself still arrives whole; a tap `todo`);
+ *  - a HEAD answer has no body to pad, so a refused HEAD is dropped unanswered (`res.close()`),
+ *    with any answers to requests pipelined before it that are still corked.
  *
- * Tried and dropped: sending the refusal as `write(first)` + `end(rest, true)`, so that a `write`
- * refused for backpressure could `close()` the still-open response before anything behind is
- * parsed. It closes and serves nothing behind, but `end(…, true)` then writes its
+ * Tried and dropped (4285572): sending the refusal as `write(first)` + `end(rest, true)`, so that a
+ * `write` refused for backpressure could `close()` the still-open response before anything behind
+ * is parsed. It closes and serves nothing behind, but `end(…, true)` then writes its
  * `Connection: close` header into the chunked body, which corrupts the answer. `tryEnd` for the
  * first part cannot be followed by `end`: the response never completes and uWS aborts.
- * Considered (session 6): remembering the refused connection until the event loop turns and
- * refusing whatever is dispatched from it meanwhile. A connection has no identity in this build's
- * JavaScript API: the response object is new per request and there is no `getRemotePort`, so the
+ * Not possible from JavaScript on either build (15d05e4; 20.57 checked 2026-11-24): remembering
+ * the refused connection until the event loop turns and refusing whatever is dispatched from it
+ * meanwhile. A response object is new per request and neither build has `getRemotePort`, so the
  * only key is the client address, which on loopback or behind a proxy is every client's: their
  * requests in the same turn would be refused too. Nor can a held request close the connection
  * once the refusal has drained: `onWritable` reports that the socket takes more, not that the
- * queue is empty, and this build exposes no buffered amount to wait for.
+ * queue is empty, and neither build exposes an HTTP response's buffered amount. (uWebSockets
+ * added a remote-port call in March 2026, after the source the 20.57 build was made from.)
  */
 
 /** uWS `LoopData::CORK_BUFFER_SIZE`: writes that fit are held until the socket is uncorked. */

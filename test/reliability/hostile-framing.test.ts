@@ -8,6 +8,7 @@
  */
 import { connect } from 'node:net';
 import t from 'tap';
+import { loadUws } from '../../src/http/uws.js';
 import { startApp, TEST_KEY } from '../helpers/app.js';
 import { testRoutes } from '../helpers/routes.js';
 import { rawRequest } from '../helpers/raw-http.js';
@@ -34,7 +35,13 @@ t.test('header section bounds: 431 and close, or dropped; never served', async (
     t.notMatch(r.data, /smuggled/, `${size} bytes: a request pipelined behind it is not served`);
   }
   const huge = await rawRequest(s.port, `GET /t/public HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(1_000_000)}\r\n\r\n`, QUICK);
-  t.same([huge.data, huge.closed], ['', true], '1 MB of header: uWS drops the connection unanswered');
+  if (loadUws().source === '@btc-vision/uwebsockets.js') {
+    // Past UWS_HTTP_MAX_HEADERS_SIZE (src/http/uws.ts): the 20.57 build's own 431 page, then it closes.
+    t.match(huge.data, /^HTTP\/1\.1 431 [^\r]+\r\nConnection: close\r\n/, '1 MB of header: uWS answers its own 431');
+    t.equal(huge.closed, true, '1 MB of header: and closes');
+  } else {
+    t.same([huge.data, huge.closed], ['', true], '1 MB of header: uWS drops the connection unanswered');
+  }
   const fields = Array.from({ length: 20 }, (_, i) => `X-F${i}: v`).join('\r\n');
   const many = await rawRequest(s.port, `GET /t/public HTTP/1.1\r\nHost: x\r\n${fields}\r\n\r\n`, QUICK);
   t.match(many.data, /^HTTP\/1\.1 431 /, '21 fields over server.maxHeaders = 16: 431');
