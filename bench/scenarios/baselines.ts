@@ -6,7 +6,7 @@
  * The local nightgate process keeps running, idle, while they are measured: its devnets produce
  * blocks and its DUST sync follows them exactly as while nightgate itself is loaded, so every
  * server meets the same background on these two cores (each run reports it as `backgroundCorePct`).
- * Until session 6 nightgate was paused (SIGSTOP) here instead, which gave the baselines a quieter
+ * Before 05c406e nightgate was paused (SIGSTOP) here instead, which gave the baselines a quieter
  * machine than the server they were compared with: ≈ 20 % of a core less background.
  */
 import { roundLoad, type Scenario } from '../lib/scenario.js';
