@@ -146,6 +146,35 @@ async function startLocal(group: ProcessGroup, args: BenchArgs, apiKey: string):
 }
 
 /**
+ * The shipped defaults beside the tuned server: a second nightgate with the access log on (its
+ * default) and the per-IP limit on, raised so nothing is refused, reading the main server's
+ * embedded devnets as its indexers (no devnet of its own, so the machine carries one chain, not
+ * two). Undefined, with a note, when there is no devnet to read.
+ */
+async function startDefaults(group: ProcessGroup, apiKey: string, devnet: ReadonlyMap<string, DevnetNetwork>, notes: string[]): Promise<{ started: Started; settings: Record<string, string> } | undefined> {
+  if (devnet.size === 0) {
+    notes.push('no devnet to read: the defaults configuration was not measured');
+    return undefined;
+  }
+  const { NIGHTGATE_LOG_REQUESTS: _tuned, ...env } = baseEnv(apiKey);
+  const prover = `http://127.0.0.1:${await closedPort()}`;
+  for (const n of devnet.values()) {
+    const N = n.name.toUpperCase();
+    Object.assign(env, { [`NIGHTGATE_${N}_INDEXER`]: n.graphqlUrl, [`NIGHTGATE_${N}_INDEXER_WS`]: n.graphqlWsUrl, [`NIGHTGATE_${N}_PROVER`]: 'upstream', [`NIGHTGATE_${N}_PROVER_URL`]: prover });
+  }
+  const started = await startNightgate(group, 'nightgate-defaults', env, { probe: false });
+  // Its follower reads the devnet over the network: wait (bounded) for its first summary.
+  const url = `http://127.0.0.1:${started.port}/api/v1/preview/summary`;
+  for (const t0 = Date.now(); Date.now() - t0 < 60_000;) {
+    const { status } = await getJson(url, 5000).catch(() => ({ status: 0 }));
+    if (status === 200) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const shown = { ...env, NIGHTGATE_API_KEYS: '<bench key>' };
+  return { started, settings: shown };
+}
+
+/**
  * The highest RSS the main server reached during any load run (its pid is sampled every 200 ms),
  * the pipelined round (ten times the requests in flight) aside.
  */
@@ -221,6 +250,7 @@ async function main(): Promise<number> {
   const runNotes: string[] = [];
   let serverSettings: Record<string, string> = {};
   let mainServer: Started | undefined;
+  let defaultsServer: Started | undefined;
   try {
     let target: Target;
     if (args.url) {
@@ -249,6 +279,16 @@ async function main(): Promise<number> {
         proverThreads: PROVER_THREADS,
       };
       log(`✓ nightgate pid ${mainServer.pid} on port ${mainServer.port} in ${((performance.now() - t0) / 1000).toFixed(1)} s; devnet networks: ${[...devnet.keys()].join(', ') || 'none'}`);
+      if (!args.only || args.only.has('cached-summary')) {
+        log('▶ starting nightgate on the defaults (access log on), reading the devnets above …');
+        const d = await startDefaults(group, apiKey, devnet, runNotes);
+        if (d) {
+          target.defaults = { baseUrl: `http://127.0.0.1:${d.started.port}`, pid: d.started.pid };
+          defaultsServer = d.started;
+          runNotes.push(`the \`nightgate, defaults\` rows: a second nightgate on the shipped defaults (access log \`all\` to a pipe the runner drains, per-IP limit on) but for the limits raised so nothing is refused, reading the first one's devnets as its indexers; settings: ${Object.entries(d.settings).map(([k, v]) => `\`${k}=${v}\``).join(', ')}`);
+          log(`✓ nightgate (defaults) pid ${d.started.pid} on port ${d.started.port}`);
+        }
+      }
     }
     fixtures = new SharedFixtures(target);
     const ctx = createContext({ target, settings, processes: group, fixtures, log });
@@ -260,6 +300,11 @@ async function main(): Promise<number> {
       if (variantOf) for (const m of measurements.slice(from)) m.variant = variantOf(m);
     };
     const runScenario = async (s: Scenario, c: ScenarioContext, label: string): Promise<void> => {
+      if (s.ownServer && defaultsServer) {
+        await defaultsServer.stop();
+        defaultsServer = undefined;
+        delete target.defaults;
+      }
       if (s.ownServer && mainServer) {
         await mainServer.stop();
         mainServer = undefined;
@@ -289,7 +334,7 @@ async function main(): Promise<number> {
         return true;
       });
       if ('interleaved' in step && chosen.length > 1) {
-        for (const level of settings.connectionLevels) {
+        for (const level of args.wrkOnly ? [] : settings.connectionLevels) {
           const atLevel = { ...ctx, settings: { ...settings, connectionLevels: [level] } };
           for (const s of chosen) await runOne(s, atLevel, `${s.id} c=${level}`);
         }
@@ -298,14 +343,14 @@ async function main(): Promise<number> {
         const level = TARGETS.cachedP99Connections;
         if (settings.connectionLevels.includes(level)) {
           const atLevel = { ...ctx, settings: { ...settings, connectionLevels: [level] } };
-          for (let round = 2; round <= settings.targetRounds; round++) {
+          for (let round = 2; round <= (args.wrkOnly ? 0 : settings.targetRounds); round++) {
             for (const s of chosen) await runOne(s, atLevel, `${s.id} c=${level} round ${round}`, (m) => `${m.variant} ${ROUND} ${round}`);
           }
           // Once more with pipelining, shown beside the targets, not judged: autocannon then spends
           // less per request, so the load generator caps the servers less (without it every server
           // here runs at about the rate one autocannon process drives on these two cores). At
           // depth 10 Fastify and node:http saturate their core; the uWS servers still do not.
-          const depth = settings.pipelinedRoundDepth;
+          const depth = args.wrkOnly ? 0 : settings.pipelinedRoundDepth;
           if (depth > 1) {
             const piped = { ...ctx, settings: { ...settings, connectionLevels: [level], pipelining: depth } };
             for (const s of chosen) await runOne(s, piped, `${s.id} c=${level} ${PIPELINED} ${depth}`, (m) => `${m.variant} ${PIPELINED} ${depth}`);
@@ -333,6 +378,7 @@ async function main(): Promise<number> {
         for (const s of chosen) await runOne(s, ctx, s.id);
       }
     }
+    if (defaultsServer) await defaultsServer.stop();
     if (mainServer) {
       await mainServer.stop();
       mainServer = undefined;

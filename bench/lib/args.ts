@@ -17,6 +17,8 @@ export const USAGE = `usage: npm run bench -- [options]    (or: npx tsx bench/ru
   --only IDS              run only these scenarios (comma-separated ids, e.g. cached-summary,baselines)
   --sponsor-wallets N     server DUST wallets per embedded network (default 6; more = more distinct
                           /balance-only requests before reservations run out)
+  --wrk-only              the cached summary and its baselines in the wrk rounds only (3 interleaved
+                          rounds at 100 connections, tuned and defaults), without autocannon's levels
   --no-devnet             start the local server without the embedded devnet
   --cpu-prof DIR          write V8 CPU profiles of the local nightgate (main thread and every
                           worker thread) into DIR, for chrome://inspect or speedscope
@@ -33,6 +35,8 @@ export interface BenchArgs {
   only?: ReadonlySet<string>;
   sponsorWallets: number;
   devnet: boolean;
+  /** Only the wrk rounds of the cached summary and its baselines. */
+  wrkOnly: boolean;
   cpuProfDir?: string;
   help: boolean;
 }
@@ -45,7 +49,7 @@ export class ArgsError extends Error {
 const DEFAULT_SPONSOR_WALLETS = 6;
 
 const VALUE_FLAGS = new Set(['--url', '--key', '--duration', '--connections', '--rate', '--network', '--only', '--sponsor-wallets', '--cpu-prof']);
-const BOOLEAN_FLAGS = new Set(['--quick', '--no-devnet', '--help']);
+const BOOLEAN_FLAGS = new Set(['--quick', '--no-devnet', '--wrk-only', '--help']);
 
 function positive(flag: string, text: string, integer: boolean): number {
   const n = Number(text);
@@ -105,6 +109,7 @@ export function parseArgs(argv: readonly string[]): BenchArgs {
     ...(only !== undefined ? { only: new Set(only.split(',').map((s) => s.trim()).filter(Boolean)) } : {}),
     sponsorWallets: sponsors !== undefined ? positive('--sponsor-wallets', sponsors, true) : DEFAULT_SPONSOR_WALLETS,
     devnet: !flags.has('--no-devnet'),
+    wrkOnly: flags.has('--wrk-only'),
     ...(values.has('--cpu-prof') ? { cpuProfDir: values.get('--cpu-prof') as string } : {}),
     help: flags.has('--help'),
   };

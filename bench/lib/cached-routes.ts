@@ -12,8 +12,11 @@ export function cachedPath(network: string, route: (typeof CACHED_ROUTES)[number
   return `/api/v1/${network}/${route}`;
 }
 
-/** Loads `paths` (in turn, one after the other on every connection) at each connection level. */
-export async function measureCachedRoutes(ctx: ScenarioContext, scenario: string, paths: readonly string[]): Promise<Measurement[]> {
+/**
+ * Loads `paths` (in turn, one after the other on every connection) at each connection level;
+ * `server` names another nightgate than the target's own (the defaults of the cached summary).
+ */
+export async function measureCachedRoutes(ctx: ScenarioContext, scenario: string, paths: readonly string[], server?: { target: string; baseUrl: string; pid: number }): Promise<Measurement[]> {
   const status = await ctx.fixtures.statsReady();
   const notes = status === 503 ? ['statistics still answered 503 (no data from the indexer) after the wait'] : [];
   const requests: RequestSpec[] | undefined = paths.length > 1 ? paths.map((path) => ({ method: 'GET', path })) : undefined;
@@ -21,15 +24,15 @@ export async function measureCachedRoutes(ctx: ScenarioContext, scenario: string
   for (const connections of ctx.settings.connectionLevels) {
     out.push(
       await ctx.measure(
-        { scenario, variant: `c=${connections}`, target: 'nightgate', ...(notes.length ? { notes: [...notes] } : {}) },
+        { scenario, variant: `c=${connections}`, target: server?.target ?? 'nightgate', ...(notes.length ? { notes: [...notes] } : {}) },
         {
-          url: `${ctx.target.baseUrl}${paths[0]}`,
+          url: `${server?.baseUrl ?? ctx.target.baseUrl}${paths[0]}`,
           connections,
           durationS: ctx.settings.durationS,
           ...(requests ? { requests } : {}),
           ...roundLoad(ctx.settings),
           background: true,
-          ...(ctx.target.pid !== undefined ? { pid: ctx.target.pid } : {}),
+          ...(server ? { pid: server.pid } : ctx.target.pid !== undefined ? { pid: ctx.target.pid } : {}),
         },
       ),
     );

@@ -32,10 +32,14 @@ export interface Started {
   stop(): Promise<void>;
 }
 
-/** Calls `fn` with every complete line a stream emits (UTF-8). */
-export function eachLine(stream: NodeJS.ReadableStream, fn: (line: string) => void): void {
+/** Calls `fn` with every complete line a stream emits (UTF-8), until `done()` says to stop: then it only drains. */
+export function eachLine(stream: NodeJS.ReadableStream, fn: (line: string) => void, done?: () => boolean): void {
   let buf = '';
   stream.on('data', (d: Buffer) => {
+    if (done?.()) {
+      buf = '';
+      return;
+    }
     buf += d.toString('utf8');
     for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
       fn(buf.slice(0, i));
@@ -82,7 +86,9 @@ export class ProcessGroup {
         clearTimeout(timer);
         resolve({ pid, port, child, stop: () => this.stop(pid) });
       };
-      for (const stream of [child.stdout, child.stderr]) if (stream) eachLine(stream, onLine);
+      // Once ready, the output is only drained, not split into lines: a server with its access log
+      // on writes tens of MB a second, and the runner shares the machine with it.
+      for (const stream of [child.stdout, child.stderr]) if (stream) eachLine(stream, onLine, () => settled);
       child.once('exit', (code, signal) => fail(`exited (code ${code}, signal ${signal}) before it was ready`));
       child.once('error', (err) => fail(`failed: ${err.message}`));
     });

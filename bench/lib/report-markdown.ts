@@ -57,14 +57,14 @@ function cachedTable(r: BenchResults): string[] {
       const ours = m.scenario === 'cached-summary';
       const ratio = (b: string): string => {
         if (!ours) return '';
-        const x = rs.find((y) => y.variant === m.variant && y.baseline === b);
+        const x = rs.find((y) => y.ours === m.target && y.variant === m.variant && y.baseline === b);
         if (x?.ratio === undefined) return '–';
         return `${n(x.ratio)}${x.cpuRatio === undefined ? '' : ` (${n(x.cpuRatio)})`}${x.why ? ` (${x.why})` : ''}`;
       };
       // What the variant adds to the connection count: a round (`round 2`), the pipelined round.
       const level = `c=${c}`;
       const qualifier = m.variant.startsWith(level) ? m.variant.slice(level.length).trim() : m.variant;
-      const server = `${m.scenario === 'baselines' ? BASELINE_NAMES[m.target] ?? m.target : 'nightgate'}${qualifier ? ` (${qualifier})` : ''}`;
+      const server = `${m.scenario === 'baselines' ? BASELINE_NAMES[m.target] ?? m.target : m.target === 'nightgate-defaults' ? 'nightgate, defaults' : 'nightgate'}${qualifier ? ` (${qualifier})` : ''}`;
       const route = m.scenario === 'cached-mix' ? 'all cached routes' : m.scenario === 'cached-latest-block' ? 'latest-block' : 'summary';
       const cpu = l.serverCpuUsPerRequest === undefined ? '–' : n(l.serverCpuUsPerRequest);
       const background = l.backgroundCorePct === undefined ? '–' : n(l.backgroundCorePct, 1);

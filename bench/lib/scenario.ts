@@ -32,6 +32,11 @@ export interface Target {
   sponsorWallets?: number;
   /** Prover worker threads (local runs: what the bench configured). */
   proverThreads?: number;
+  /**
+   * Local runs of the cached summary: a second nightgate on the shipped defaults (access log on,
+   * per-IP limit on but raised), reading the first one's devnets, measured beside it (run.ts).
+   */
+  defaults?: { baseUrl: string; pid: number };
 }
 
 export interface Settings {
