@@ -79,7 +79,7 @@ export const SETTINGS: readonly Setting[] = [
   { path: 'server.corsOrigins', env: 'NIGHTGATE_CORS_ORIGINS', schema: Type.Array(Type.String({ minLength: 1, pattern: '^(\\*|https?://[^\\s/,]+)$' })), default: ['*'], doc: 'Origins whose pages may read the public routes (CORS, OPTIONS preflight) and open the push WebSocket: `*` = any, a list of `https://host[:port]`, empty = none. Routes that need a key never get CORS' },
   { path: 'server.wsConnectionsPerIp', env: 'NIGHTGATE_WS_CONNECTIONS_PER_IP', schema: PositiveInt, default: 16, doc: 'Push WebSocket connections open at once per client IP (an IPv6 client by its /64); beyond → 429' },
   { path: 'log.level', env: 'NIGHTGATE_LOG_LEVEL', schema: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))), default: 'info', doc: 'pino log level' },
-  { path: 'log.requests', env: 'NIGHTGATE_LOG_REQUESTS', schema: Type.Union([Type.Literal('all'), Type.Literal('errors'), Type.Literal('none')]), default: 'all', doc: 'Access log: a line for every request, only for errors (status ≥ 400), or none' },
+  { path: 'log.requests', env: 'NIGHTGATE_LOG_REQUESTS', schema: Type.Union([Type.Literal('all'), Type.Literal('aggregate'), Type.Literal('errors'), Type.Literal('none')]), default: 'aggregate', doc: 'Access log: `aggregate` — a line for every keyed request and every error (status ≥ 400), the public routes\' other answers counted by route and status in one line a second; `all` — a line for every request; `errors` — only status ≥ 400; `none`' },
   { path: 'log.bufferBytes', env: 'NIGHTGATE_LOG_BUFFER_BYTES', schema: Type.Integer({ minimum: 65_536 }), default: 4_194_304, doc: 'Log bytes held while stdout is slow; beyond, lines are dropped and counted (`/health` components.log; one warning once stdout catches up)' },
   { path: 'metrics.enabled', env: 'NIGHTGATE_METRICS_ENABLED', schema: Type.Boolean(), default: true, doc: 'Serve Prometheus metrics at `/metrics` (README, "Operating nightgate")' },
   { path: 'metrics.listen', env: 'NIGHTGATE_METRICS_LISTEN', schema: Type.String(), default: '', doc: 'Empty: `/metrics` on the main port, for `metrics.allow` and `metrics.keyIds` only. `host:port` (e.g. `10.0.0.5:9464`): `/metrics` only there, to anyone who reaches it' },
@@ -157,7 +157,7 @@ export interface NetworkConfig {
 
 export interface Config {
   server: { host: string; port: number; bodyLimit: number; proverBodyLimit: number; maxHeaderBytes: number; maxHeaders: number; shutdownTimeoutMs: number; trustedProxies: string[]; corsOrigins: string[]; wsConnectionsPerIp: number };
-  log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; requests: 'all' | 'errors' | 'none'; bufferBytes: number };
+  log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; requests: 'all' | 'aggregate' | 'errors' | 'none'; bufferBytes: number };
   metrics: { enabled: boolean; listen: string; allow: string[]; keyIds: string[] };
   auth: { keys: ApiKeyRecord[]; apiKeys: string[]; failureLimit: number; failureWindowMs: number; trustedNetworks: string[] };
   rateLimit: { enabled: boolean; algorithm: 'fixed' | 'sliding'; limit: number; windowMs: number; publicEnabled: boolean; publicLimit: number; maxEntries: number };

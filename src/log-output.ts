@@ -52,14 +52,22 @@ export class BoundedOutput implements DestinationStream {
   }
 
   write(line: string): void {
-    const size = Buffer.byteLength(line);
+    this.writeLines(line, 1);
+  }
+
+  /**
+   * `lines` complete lines in one chunk (the access log's batches, http/access-log.ts): written
+   * whole, or dropped whole and every line in it counted.
+   */
+  writeLines(chunk: string, lines: number): void {
+    const size = Buffer.byteLength(chunk);
     if (this.bufferedBytes + size > this.maxBytes) {
-      this.dropped++;
-      this.unreported++;
+      this.dropped += lines;
+      this.unreported += lines;
       return;
     }
     this.bufferedBytes += size;
-    this.sonic.write(line);
+    this.sonic.write(chunk);
   }
 
   /** Called with the lines lost since the last call, each time stdout has caught up after a loss. */

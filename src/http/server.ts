@@ -23,6 +23,7 @@ import { ClientAddress } from '../pipeline/client-address.js';
 import { CorsPolicy } from '../pipeline/cors.js';
 import { headerLines } from './head.js';
 import { clip } from '../log.js';
+import { AccessLog } from './access-log.js';
 import { readBody, mediaType } from './body.js';
 import { socketClosed } from './refusal.js';
 import { addressText } from './remote-address.js';
@@ -56,8 +57,8 @@ export interface HttpServerOptions {
   /** RFC 6585 §5: refuse oversized header sections with 431. */
   maxHeaderBytes: number;
   maxHeaders: number;
-  /** Which requests get an access-log line. */
-  requestLog: 'all' | 'errors' | 'none';
+  /** Which requests get an access-log line; `aggregate`: keyed and errors, the public rest counted (access-log.ts). */
+  requestLog: 'all' | 'aggregate' | 'errors' | 'none';
   /** Origins whose pages may read the public routes and open the push WebSockets (cors.ts). */
   corsOrigins: readonly string[];
   /** Push WebSocket connections open at once per client IP (IPv6 by /64). */
@@ -196,9 +197,13 @@ export class HttpServer {
   /** Open push WebSockets per client (rate-limit subject); entries leave at zero. */
   private readonly wsPerClient = new Map<string, number>();
 
+  /** The access log's lines (built by hand, batched: access-log.ts). */
+  private readonly accessLog: AccessLog;
+
   constructor(private readonly opts: HttpServerOptions) {
     this.app = opts.uws.App();
     this.log = opts.logger;
+    this.accessLog = new AccessLog(opts.logger);
     this.clientAddress = new ClientAddress(opts.trustedProxies);
     this.cors = new CorsPolicy(opts.corsOrigins);
   }
@@ -309,6 +314,8 @@ export class HttpServer {
   beginShutdown(): void {
     if (this.closing) return;
     this.closing = true;
+    this.accessLog.writeCounts();
+    this.accessLog.flush();
     if (this.listenSocket) {
       this.opts.uws.us_listen_socket_close(this.listenSocket);
       this.listenSocket = undefined;
@@ -342,22 +349,24 @@ export class HttpServer {
     if (ex.controller) this.live.delete(ex);
     this.opts.metrics?.observe(ex.route, status, performance.now() - ex.t0, ex.code);
     const mode = this.opts.requestLog;
-    if (mode === 'all' || (mode === 'errors' && status >= 400)) {
-      this.log.info(
-        {
-          reqId: ex.requestId,
-          method: ex.method,
-          route: ex.route.url,
-          path: clip(ex.path, 256),
-          status,
-          ms: Math.round((performance.now() - ex.t0) * 100) / 100,
-          ip: ex.ip,
-          keyId: ex.keyId,
-          clientId: clip(ex.headers['x-client-id']),
-          clientName: clip(ex.headers['x-client-name']),
-        },
-        'request',
+    // aggregate: the public routes' answers below 400 are counted, one line a second (access-log.ts).
+    if (mode === 'none' || !this.accessLog.enabled) {
+      // no access log
+    } else if (mode === 'all' || status >= 400 || (mode === 'aggregate' && ex.route.auth !== 'none')) {
+      this.accessLog.write(
+        ex.requestId,
+        ex.method,
+        ex.route.url,
+        clip(ex.path, 256)!,
+        status,
+        Math.round((performance.now() - ex.t0) * 100) / 100,
+        ex.ip,
+        ex.keyId,
+        clip(ex.headers['x-client-id']),
+        clip(ex.headers['x-client-name']),
       );
+    } else if (mode === 'aggregate') {
+      this.accessLog.count(ex.route.url, status);
     }
     if (this.inFlight === 0 && this.drainWaiters.length > 0) {
       const w = this.drainWaiters;

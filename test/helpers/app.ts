@@ -48,6 +48,8 @@ export async function startApp(overrides: ConfigInput = {}, opts: BuildOptions =
     env,
     overrides: {
       ...overrides,
+      // A line per request, as tests read them (the default, `aggregate`, counts public answers).
+      log: { requests: 'all', ...overrides.log },
       server: { host: '127.0.0.1', port: 0, ...overrides.server },
       auth: { apiKeys: [TEST_KEY, OTHER_KEY], ...overrides.auth },
     },

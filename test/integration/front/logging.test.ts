@@ -44,3 +44,22 @@ t.test('log.requests=errors logs only failures', async (t) => {
   const access = s.logs.lines.filter((l) => l['msg'] === 'request');
   t.same(access.map((l) => l['status']), [401]);
 });
+
+t.test('log.requests=aggregate (the default): keyed requests and errors get lines, public answers are counted', async (t) => {
+  const routes = testRoutes();
+  const s = await startApp({ log: { requests: 'aggregate' } }, { modules: [routes.module] });
+  let closed = false;
+  t.teardown(() => (closed ? undefined : s.close()));
+  for (let i = 0; i < 3; i++) await (await request(`${s.url}/t/public`)).body.dump();
+  await (await request(`${s.url}/t/keyed`, { headers: { 'x-api-key': TEST_KEY } })).body.dump();
+  await (await request(`${s.url}/t/keyed`)).body.dump();
+  await (await request(`${s.url}/nope`)).body.dump();
+  const access = s.logs.lines.filter((l) => l['msg'] === 'request');
+  t.same(access.map((l) => [l['route'], l['status']]), [['/t/keyed', 200], ['/t/keyed', 401], ['(unmatched)', 404]], 'no line of its own for a public 200');
+  await s.close();
+  closed = true;
+  const counted = s.logs.lines.filter((l) => l['msg'] === 'requests');
+  t.equal(counted.length, 1, 'the counts are written at shutdown at the latest');
+  t.match(counted[0], { total: 3, routes: { '/t/public': { 200: 3 } }, module: 'http', level: 30 });
+  t.type(counted[0]!['windowMs'], 'number');
+});

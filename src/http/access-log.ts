@@ -1,0 +1,161 @@
+/**
+ * The access log: one JSON line per request, the same line pino would write for
+ * `log.info({reqId, method, route, path, status, ms, ip, keyId, clientId, clientName}, 'request')`
+ * on the http logger (its level, time format and bindings), built by hand and written in batches.
+ *
+ * Why not pino itself: at 50 k requests/s its path per line — serialize an object, an ISO time
+ * from a new Date, a byte count and a SonicBoom write per line — cost 40 % of the cached routes'
+ * throughput (bench/RESULTS.md, issue 21). Here the line is one string concatenation of fields
+ * whose shapes are known (numbers, constant route patterns, and client-supplied strings checked
+ * for characters JSON must escape, escaped only when they have one), the time string is reused
+ * within a millisecond, and the lines of one event-loop turn leave as one write.
+ *
+ * With `log.requests: aggregate` (the default) the public routes' answers below 400 get no line of
+ * their own: they are counted by route pattern and status, and once a second one line
+ * (`"msg":"requests"`) says how many each had, so a dashboard polling the cached statistics costs
+ * the log nothing per request. Keyed requests and every error keep their full lines.
+ *
+ * Batching applies on the bounded stdout output (log-output.ts) only: lines wait at most until the
+ * end of the event-loop turn that served them (`setImmediate`) or until 64 KiB are pending, and a
+ * batch that does not fit the bounded buffer is dropped whole and its lines counted, as single
+ * lines were. Any other destination (the tests' capture) gets each line at once.
+ */
+import { pino, type Logger, type DestinationStream } from 'pino';
+import { BoundedOutput } from '../log-output.js';
+
+/** Pending bytes that make a batch leave before the end of the event-loop turn. */
+export const ACCESS_BATCH_BYTES = 64 * 1024;
+
+/** How often the counted answers are written (`"msg":"requests"`). */
+export const COUNT_WINDOW_MS = 1000;
+
+/** Printable ASCII but `"` and `\`: a JSON string as is. Anything else goes through JSON.stringify. */
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+export function jsonString(s: string): string {
+  return PLAIN.test(s) ? `"${s}"` : JSON.stringify(s);
+}
+
+interface PinoInternals {
+  [k: symbol]: unknown;
+}
+
+export class AccessLog {
+  /** False when the logger's level hides `info`: nothing is built or written. */
+  readonly enabled: boolean;
+  private readonly dest: DestinationStream;
+  private readonly bounded: BoundedOutput | undefined;
+  /** `,"service":…,"module":"http"` — the logger's bindings as pino renders them. */
+  private readonly bindings: string;
+  /** pino's timestamp function: `,"time":…`. */
+  private readonly time: () => string;
+  private lastMs = -1;
+  private lastTime = '';
+  private pending = '';
+  private pendingLines = 0;
+  private scheduled = false;
+  private readonly flushNow = (): void => {
+    this.scheduled = false;
+    this.flush();
+  };
+  /** Counted answers since the last `"requests"` line: route pattern → status → count. */
+  private readonly counts = new Map<string, Map<number, number>>();
+  private counted = 0;
+  private countsSince = 0;
+  private countTimer: NodeJS.Timeout | undefined;
+  private readonly countTick = (): void => this.writeCounts();
+
+  constructor(logger: Logger, private readonly batchBytes = ACCESS_BATCH_BYTES) {
+    const l = logger as unknown as PinoInternals;
+    this.enabled = logger.isLevelEnabled('info');
+    this.dest = l[pino.symbols.streamSym] as DestinationStream;
+    this.bounded = this.dest instanceof BoundedOutput ? this.dest : undefined;
+    this.bindings = String(l[pino.symbols.chindingsSym] ?? '');
+    this.time = l[pino.symbols.timeSym] as () => string;
+  }
+
+  /** One request's line. `route` is a constant pattern; the other strings may come from the client. */
+  write(reqId: string, method: string, route: string, path: string, status: number, ms: number, ip: string, keyId: string | undefined, clientId: string | undefined, clientName: string | undefined): void {
+    const now = Date.now();
+    if (now !== this.lastMs) {
+      this.lastMs = now;
+      this.lastTime = this.time();
+    }
+    let line = '{"level":30' + this.lastTime + this.bindings +
+      ',"reqId":' + jsonString(reqId) +
+      ',"method":"' + method +
+      '","route":' + jsonString(route) +
+      ',"path":' + jsonString(path) +
+      ',"status":' + status +
+      ',"ms":' + ms +
+      ',"ip":' + jsonString(ip);
+    if (keyId !== undefined) line += ',"keyId":' + jsonString(keyId);
+    if (clientId !== undefined) line += ',"clientId":' + jsonString(clientId);
+    if (clientName !== undefined) line += ',"clientName":' + jsonString(clientName);
+    line += ',"msg":"request"}\n';
+    this.emit(line);
+  }
+
+  private emit(line: string): void {
+    if (this.bounded === undefined) {
+      this.dest.write(line);
+      return;
+    }
+    this.pending += line;
+    this.pendingLines++;
+    if (this.pending.length >= this.batchBytes) this.flush();
+    else if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.flushNow);
+    }
+  }
+
+  /** One answer counted instead of logged (aggregate mode): it appears in the next `"requests"` line. */
+  count(route: string, status: number): void {
+    let byStatus = this.counts.get(route);
+    if (byStatus === undefined) {
+      byStatus = new Map();
+      this.counts.set(route, byStatus);
+    }
+    byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
+    if (this.counted++ === 0 && this.countTimer === undefined) {
+      this.countsSince = Date.now();
+      this.countTimer = setInterval(this.countTick, COUNT_WINDOW_MS);
+      this.countTimer.unref();
+    }
+  }
+
+  /**
+   * The `"requests"` line for what was counted since the last one (every COUNT_WINDOW_MS, and at
+   * shutdown); a window without answers writes nothing and stops the timer until the next one.
+   */
+  writeCounts(): void {
+    if (this.counted === 0) {
+      if (this.countTimer !== undefined) clearInterval(this.countTimer);
+      this.countTimer = undefined;
+      return;
+    }
+    const now = Date.now();
+    let routes = '';
+    for (const [route, byStatus] of this.counts) {
+      let statuses = '';
+      for (const [status, n] of byStatus) statuses += `${statuses === '' ? '' : ','}"${status}":${n}`;
+      routes += `${routes === '' ? '' : ','}${jsonString(route)}:{${statuses}}`;
+    }
+    const line = `{"level":30${this.time()}${this.bindings},"windowMs":${now - this.countsSince},"total":${this.counted},"routes":{${routes}},"msg":"requests"}\n`;
+    this.counts.clear();
+    this.counted = 0;
+    this.countsSince = now;
+    this.emit(line);
+  }
+
+  /** Hand the pending lines to the output now (the end of an event-loop turn, a full batch, shutdown). */
+  flush(): void {
+    if (this.pendingLines === 0) return;
+    const chunk = this.pending;
+    const lines = this.pendingLines;
+    this.pending = '';
+    this.pendingLines = 0;
+    this.bounded!.writeLines(chunk, lines);
+  }
+}
