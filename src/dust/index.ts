@@ -27,7 +27,7 @@ export interface SponsorshipComponent extends Component {
 
 export const mountSponsorship: Module = (ctx: AppContext) => {
   const { config } = ctx;
-  const routeDeps = { defaultNetwork: config.prover.defaultNetwork, bodyLimit: config.server.bodyLimit };
+  const routeDeps = { defaultNetwork: config.prover.defaultNetwork, bodyLimit: config.server.bodyLimit, metrics: ctx.metrics, audit: ctx.logger.child({ module: 'audit' }) };
   if (!config.dust.enabled) {
     ctx.addRoutes(sponsorshipRoutes({ ...routeDeps, service: undefined }));
     const off: SponsorshipComponent = { name: SPONSORSHIP_COMPONENT, service: undefined, health: () => ({ status: 'disabled' }) };

@@ -2,9 +2,13 @@
  * POST /prove-and-balance, POST /balance-only (API key, octet-stream in, JSON out) and
  * GET /wallet-status. Every status they answer is documented here and so in the OpenAPI document.
  */
+import { performance } from 'node:perf_hooks';
 import { Type } from '@sinclair/typebox';
+import type { Logger } from 'pino';
 import { NETWORKS, type NetworkName } from '../config.js';
-import { GatewayError } from '../errors.js';
+import { GatewayError, toGatewayError } from '../errors.js';
+import type { Metrics } from '../metrics/metrics.js';
+import { sponsoredSummary } from '../metrics/audit.js';
 import { json, OCTET, JSON_TYPE, type RequestContext, type RouteDef } from '../http/route.js';
 import { networkOf } from '../prover/routes.js';
 import type { SponsorKind } from './balance-task.js';
@@ -68,6 +72,10 @@ export interface SponsorshipRouteDeps {
   service: SponsorshipService | undefined;
   defaultNetwork: NetworkName;
   bodyLimit: number;
+  /** Sponsorships by outcome, fees paid, durations (/metrics). */
+  metrics?: Metrics | undefined;
+  /** One audit line per sponsorship: key id, network, txHash, fee, UTXO, outcome. */
+  audit?: Logger | undefined;
 }
 
 function disabled(): never {
@@ -111,7 +119,26 @@ export function sponsorshipRoutes(deps: SponsorshipRouteDeps): RouteDef[] {
     handler: async (ctx: RequestContext) => {
       const service = deps.service ?? disabled();
       const network = networkOf(ctx, deps.defaultNetwork);
-      const answer = await service.sponsor(kind, network, ctx.key!, ctx.body!, ctx.signal);
+      const t0 = performance.now();
+      let answer;
+      try {
+        answer = await service.sponsor(kind, network, ctx.key!, ctx.body!, ctx.signal);
+      } catch (err) {
+        const code = toGatewayError(err).code;
+        deps.metrics?.sponsorships.inc({ network, kind, outcome: code });
+        deps.audit?.info({ audit: 'sponsorship', keyId: ctx.key!.id, kind, network, outcome: code, ms: Math.round(performance.now() - t0) }, 'sponsorship');
+        throw err;
+      }
+      const summary = sponsoredSummary(answer.body);
+      const outcome = answer.deduplicated ? 'deduplicated' : 'sponsored';
+      deps.metrics?.sponsorships.inc({ network, kind, outcome });
+      deps.metrics?.sponsorshipSeconds.observe({ network, kind }, (performance.now() - t0) / 1000);
+      // A repeat pays nothing more: the fee was paid (and counted) once.
+      if (summary && !answer.deduplicated) deps.metrics?.sponsorshipFees.inc({ network }, Number(summary.fee));
+      deps.audit?.info({
+        audit: 'sponsorship', keyId: ctx.key!.id, kind, network, outcome, txHash: summary?.txHash, fee: summary?.fee, feeUnit: 'SPECK',
+        dustUtxo: summary?.dustUtxo, ms: Math.round(performance.now() - t0),
+      }, 'sponsorship');
       return { body: answer.body, contentType: JSON_TYPE, headers: { 'X-Dedupe': answer.deduplicated ? 'HIT' : 'MISS', 'X-Midnight-Network': network, 'Cache-Control': 'no-store' } };
     },
   });

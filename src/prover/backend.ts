@@ -29,6 +29,8 @@ export interface CallOptions {
    * request can complete.
    */
   taskStarted?: boolean;
+  /** Called once when the work starts (a worker thread or proof-server connection is its): the wait ends there (/metrics). */
+  onStart?: () => void;
 }
 
 export interface ProverBackend {

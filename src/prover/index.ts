@@ -132,7 +132,10 @@ export function createProverModule(opts: ProverModuleOptions = {}): Module {
       },
     };
     ctx.addComponent(component);
-    ctx.addRoutes(proverRoutes({ backendOf: component.backend, results, defaultNetwork: config.prover.defaultNetwork, bodyLimit: config.server.proverBodyLimit }));
+    ctx.addRoutes(proverRoutes({
+      backendOf: component.backend, results, defaultNetwork: config.prover.defaultNetwork, bodyLimit: config.server.proverBodyLimit,
+      metrics: ctx.metrics, audit: ctx.logger.child({ module: 'audit' }),
+    }));
   };
 }
 

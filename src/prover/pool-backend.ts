@@ -9,7 +9,7 @@
 import type { ComponentHealth } from '../app-context.js';
 import type { Clock } from '../clock.js';
 import { PACKAGE } from '../version.js';
-import { TEXT_TYPE, readyBody, type ProverBackend, type Relayed } from './backend.js';
+import { TEXT_TYPE, readyBody, type CallOptions, type ProverBackend, type Relayed } from './backend.js';
 import { GatewayError } from '../errors.js';
 import { transferListFor, type InProcessBackend, type TaskArgs, type TaskResult } from './tasks.js';
 import { PROOF_VERSIONS } from './wire.js';
@@ -52,22 +52,22 @@ export class PoolBackend implements ProverBackend {
    * replaced) and the answer is 504. dev answers in about a millisecond, so it carries no
    * per-task timer (a 10-minute timer per request would pile up at high request rates).
    */
-  async #run<K extends 'prove' | 'check' | 'k'>(task: K, args: TaskArgs<K>, data: Uint8Array, signal: AbortSignal): Promise<TaskResult<K>> {
+  async #run<K extends 'prove' | 'check' | 'k'>(task: K, args: TaskArgs<K>, data: Uint8Array, signal: AbortSignal, onStart?: () => void): Promise<TaskResult<K>> {
     const deadline = this.name === 'wasm' ? AbortSignal.timeout(this.#timeoutMs) : undefined;
     try {
-      return await this.#pool.run(task, { args, data }, { signal: deadline ? AbortSignal.any([signal, deadline]) : signal, transferList: transferListFor(data), work: WORK[task] });
+      return await this.#pool.run(task, { args, data }, { signal: deadline ? AbortSignal.any([signal, deadline]) : signal, transferList: transferListFor(data), work: WORK[task], ...(onStart ? { onStart } : {}) });
     } catch (err) {
       if (deadline?.aborted && !signal.aborted) throw new GatewayError('PROVER_TIMEOUT', `The ${this.name} prover did not finish within ${this.#timeoutMs} ms`);
       throw err;
     }
   }
 
-  prove(body: Uint8Array, signal: AbortSignal): Promise<Uint8Array> {
-    return this.#run('prove', { backend: this.name, keyDir: this.#keyDir }, body, signal);
+  prove(body: Uint8Array, signal: AbortSignal, opts?: CallOptions): Promise<Uint8Array> {
+    return this.#run('prove', { backend: this.name, keyDir: this.#keyDir }, body, signal, opts?.onStart);
   }
 
-  check(body: Uint8Array, signal: AbortSignal): Promise<Uint8Array> {
-    return this.#run('check', { backend: this.name, keyDir: this.#keyDir }, body, signal);
+  check(body: Uint8Array, signal: AbortSignal, opts?: CallOptions): Promise<Uint8Array> {
+    return this.#run('check', { backend: this.name, keyDir: this.#keyDir }, body, signal, opts?.onStart);
   }
 
   async k(ir: Uint8Array, signal: AbortSignal): Promise<string> {

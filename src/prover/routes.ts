@@ -9,19 +9,27 @@
  * that is not one gets 400 naming what is wrong. The network is `X-Midnight-Network` or
  * `?network=`, else `prover.defaultNetwork`; its configured backend answers.
  */
+import { performance } from 'node:perf_hooks';
 import { Type } from '@sinclair/typebox';
+import type { Logger } from 'pino';
 import { NETWORKS, type NetworkName } from '../config.js';
 import { GatewayError, isGatewayError, toGatewayError } from '../errors.js';
 import { OCTET, type RequestContext, type Reply, type ResponseDoc, type RouteDef, type RouteSchema } from '../http/route.js';
 import type { ProverBackend, Relayed } from './backend.js';
 import type { ProofResults } from './proof-results.js';
-import { WireError, checkIrSource, parseCheckRequest, parseProveRequest } from './wire.js';
+import { WireError, checkIrSource, parseCheckRequest, parseProveRequest, type PreimageInfo } from './wire.js';
+import { clip } from '../log.js';
+import type { Metrics } from '../metrics/metrics.js';
 
 export interface ProverRoutesDeps {
   backendOf(network: NetworkName): ProverBackend;
   results: ProofResults;
   defaultNetwork: NetworkName;
   bodyLimit: number;
+  /** Proofs by outcome, wait and run time (/metrics). */
+  metrics?: Metrics | undefined;
+  /** One audit line per computed /prove and /verify: key id, circuit, backend, duration, cache. */
+  audit?: Logger | undefined;
 }
 
 /** Routes that call `networkOf` list it in `readHeaders`. */
@@ -75,9 +83,9 @@ function labelled(err: unknown, headers: Record<string, string>): GatewayError {
   return new GatewayError(e.code, e.message, { headers: { ...e.headers, ...headers }, ...(cause === undefined ? {} : { cause }) });
 }
 
-function validate(parse: (b: Uint8Array) => unknown, body: Uint8Array): void {
+function validate<T>(parse: (b: Uint8Array) => T, body: Uint8Array): T {
   try {
-    parse(body);
+    return parse(body);
   } catch (err) {
     if (err instanceof WireError) throw new GatewayError('INVALID_BODY', err.message);
     throw err;
@@ -99,10 +107,34 @@ export function proverRoutes(deps: ProverRoutesDeps): RouteDef[] {
     }
   };
 
-  const computed = (kind: 'prove' | 'check', parse: (b: Uint8Array) => unknown): Handler => async (ctx, backend, network) => {
+  const computed = (kind: 'prove' | 'check', parse: (b: Uint8Array) => PreimageInfo): Handler => async (ctx, backend, network) => {
     const body = ctx.body!;
-    validate(parse, body);
-    const r = await deps.results.get(kind, network, backend.name, body, ctx.signal, (signal) => (kind === 'prove' ? backend.prove(body, signal) : backend.check(body, signal)));
+    const circuit = validate(parse, body).keyLocation;
+    const t0 = performance.now();
+    let started = 0;
+    const onStart = (): void => {
+      started = performance.now();
+    };
+    // One line and one count per proof (issue 19): no body, no key, the circuit clipped.
+    const account = (outcome: string, cache: 'HIT' | 'MISS' | undefined): void => {
+      const end = performance.now();
+      const decision = cache === 'HIT' ? 'HIT' : started > 0 ? 'MISS' : cache === 'MISS' ? 'SHARED' : 'NONE';
+      const labels = { kind, backend: backend.name, network };
+      deps.metrics?.proofs.inc({ ...labels, cache: decision, outcome });
+      if (started > 0) {
+        deps.metrics?.provingWait.observe(labels, (started - t0) / 1000);
+        deps.metrics?.provingRun.observe(labels, (end - started) / 1000);
+      }
+      deps.audit?.info({ audit: 'proof', keyId: ctx.key?.id, kind, circuit: clip(circuit, 128), network, backend: backend.name, cache: decision, ms: Math.round((end - t0) * 100) / 100, outcome }, 'proof');
+    };
+    let r;
+    try {
+      r = await deps.results.get(kind, network, backend.name, body, ctx.signal, (signal) => (kind === 'prove' ? backend.prove(body, signal, { onStart }) : backend.check(body, signal, { onStart })));
+    } catch (err) {
+      account(toGatewayError(err).code, undefined);
+      throw err;
+    }
+    account('ok', r.cache);
     return { body: r.bytes, contentType: OCTET, headers: { 'X-Cache': r.cache } };
   };
 

@@ -123,6 +123,7 @@ export class UpstreamBackend implements ProverBackend {
       // Queue full, shutting down, or the caller left while waiting: nothing reached the proof server.
       throw signal.aborted ? this.#aborted(signal) : err;
     }
+    opts.onStart?.();
     this.#calls++;
     const t0 = performance.now();
     try {
@@ -234,7 +235,7 @@ export class UpstreamBackend implements ProverBackend {
 
   health(): ComponentHealth {
     const pending = this.#slots.busy + this.#slots.waiting;
-    return { status: this.#lastFailure ? 'degraded' : 'ok', url: this.url, calls: this.#calls, pending, ...(this.#lastFailure ? { lastError: this.#lastFailure } : {}) };
+    return { status: this.#lastFailure ? 'degraded' : 'ok', url: this.url, calls: this.#calls, pending, waiting: this.#slots.waiting, maxQueue: this.#slots.maxQueue, ...(this.#lastFailure ? { lastError: this.#lastFailure } : {}) };
   }
 
   /**

@@ -40,6 +40,8 @@ export interface RunOptions {
   work?: string;
   /** ArrayBuffers to move to the worker instead of copying (see `transferListFor`); the payload's port is added. */
   transferList?: ArrayBuffer[];
+  /** Called once when the task gets its thread (the queue wait ends; /metrics). */
+  onStart?: () => void;
 }
 
 export interface WorkerPoolHealth extends ComponentHealth {
@@ -208,6 +210,7 @@ export class WorkerPool implements WorkerPoolComponent {
     } catch (err) {
       throw this.#translate(err, task, opts.signal);
     }
+    opts.onStart?.();
     try {
       return await this.#start(task, payload, opts);
     } finally {
