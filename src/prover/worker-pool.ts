@@ -8,8 +8,9 @@
  *  - abort: the caller's signal (the client leaving) removes a queued task at once. A running one
  *    gets `abortGraceMs` to finish (its result is then discarded, and the caller sees
  *    CLIENT_ABORTED); past that, its thread is ended and piscina starts a fresh one. Ending a
- *    thread costs a ledger-v8 load in its successor and leaves native memory behind (soak runs
- *    7–9 in test/RELIABILITY.md), while most tasks here end within milliseconds — and a sponsorship
+ *    thread costs a ledger-v8 load in its successor and leaves native memory behind (soak before
+ *    the grace period, 1d5d2cf: ≈ 90 MiB more with aborting clients), while most tasks here end
+ *    within milliseconds — and a sponsorship
  *    on an upstream prover ends by itself once its proving port is closed. The task's slot (and
  *    whatever shared state it holds, e.g. a DUST reservation) is freed when the task has ended;
  *  - crash: a thread that dies mid-task rejects that task with 500 WORKER_CRASHED and is replaced;
