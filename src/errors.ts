@@ -1,12 +1,13 @@
 /**
  * The one error catalogue. Every error a response carries comes from here: a stable machine
  * `code`, its HTTP status, and a default human message. Modules throw `GatewayError(code, detail)`;
- * the HTTP layer renders it in the shape of the route group (statistics: `{error, message, code}`,
- * proving: `{error, code}` — the shapes the seed documents give).
+ * the HTTP layer renders it in one shape everywhere — every route of both APIs, the 404/405
+ * catch-all, refused WebSocket upgrades: `{error, message, code}` (the `Error` schema of the
+ * OpenAPI document, src/openapi.ts).
  */
 export interface ErrorSpec {
   readonly status: number;
-  /** Short title; the statistics API sends it as `error`. */
+  /** Short title, sent as `error`. */
   readonly title: string;
   /** Default detail when the thrower gives none. */
   readonly message: string;
@@ -107,14 +108,15 @@ export function isGatewayError(err: unknown): err is GatewayError {
   return err instanceof GatewayError;
 }
 
-/** How errors are rendered: the statistics API and the proving API have different shapes. */
+/**
+ * Which API a route belongs to. Both render errors alike now (errorBody); kept on route records
+ * as the group the catch-all picks for a path.
+ */
 export type ErrorStyle = 'stats' | 'prover';
 
-export function errorBody(err: GatewayError, style: ErrorStyle): string {
-  const spec: ErrorSpec = ERRORS[err.code];
-  return style === 'stats'
-    ? JSON.stringify({ error: spec.title, message: err.message, code: err.code })
-    : JSON.stringify({ error: err.message, code: err.code });
+/** `{error: title, message: detail, code}`: the one error body (OpenAPI `Error`). */
+export function errorBody(err: GatewayError, _style?: ErrorStyle): string {
+  return JSON.stringify({ error: ERRORS[err.code].title, message: err.message, code: err.code });
 }
 
 /** Wrap anything thrown into a catalogued error; unknown errors become INTERNAL without leaking internals. */

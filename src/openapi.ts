@@ -1,19 +1,28 @@
 /**
  * The OpenAPI 3.1.0 document, generated from the same route records (and typebox schemas) that
  * the server validates with. OpenAPI 3.1 schemas are JSON Schema 2020-12, which typebox emits.
+ *
+ * Every body is a named schema: a typebox schema carrying an `$id` (at any depth) is hoisted to
+ * `components.schemas[$id]` and referenced with `$ref`; a response or request body without one is
+ * named after its operation (`PostProveAndBalanceResponse`). Clients generated from the document
+ * (openapi-typescript, test/integration/openapi-client.test.ts) so get named types.
  */
 import { Type, type TSchema, type TObject } from '@sinclair/typebox';
-import type { RouteDef } from './http/route.js';
+import { ERRORS, type ErrorCode } from './errors.js';
+import type { ResponseDoc, RouteDef } from './http/route.js';
 
 export const API_VERSION = '1.0.0';
 
-export const StatsErrorSchema = Type.Object(
-  { error: Type.String({ description: 'Short title' }), message: Type.String({ description: 'What was wrong' }), code: Type.String({ description: 'Stable machine code from the error catalogue' }) },
-  { $id: 'StatsError' },
-);
-export const ProverErrorSchema = Type.Object(
-  { error: Type.String({ description: 'What was wrong' }), code: Type.String({ description: 'Stable machine code from the error catalogue' }) },
-  { $id: 'ProverError' },
+const CODES = Object.keys(ERRORS) as ErrorCode[];
+
+/** The one error body of every route, the 404/405 catch-all and refused WebSocket upgrades (errors.ts, errorBody). */
+export const ErrorSchema = Type.Object(
+  {
+    error: Type.String({ description: 'Short title of the status, e.g. `Not Found`' }),
+    message: Type.String({ description: 'What was wrong, for people: names the parameter, the limit, the reason' }),
+    code: Type.Union(CODES.map((c) => Type.Literal(c)), { description: 'Stable machine code from the error catalogue (src/errors.ts); branch on this, not on the texts' }),
+  },
+  { $id: 'Error', description: 'Every error: `{error, message, code}`, plus details some errors add (GET /readyz: `status`, `missing`)' },
 );
 
 const RATE_HEADERS = {
@@ -24,18 +33,50 @@ const RATE_HEADERS = {
   'RateLimit-Policy': 'IETF draft structured field: "policy";q=<quota>;w=<window seconds>',
 };
 
-/** Strip typebox's symbols and our $id so the schema embeds cleanly. */
-function plain(schema: TSchema): Record<string, unknown> {
-  const out = JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
-  delete out['$id'];
-  return out;
+const ref = (name: string): { $ref: string } => ({ $ref: `#/components/schemas/${name}` });
+
+/**
+ * The named schemas of one document. `use` returns a schema to embed: typebox's symbols dropped,
+ * every sub-schema with an `$id` moved to `components.schemas` and replaced by a `$ref`, and the
+ * schema itself too when it has an `$id` or a `name` is given.
+ */
+class Components {
+  readonly schemas: Record<string, unknown> = {};
+  private readonly texts = new Map<string, string>();
+
+  use(schema: TSchema, name?: string): Record<string, unknown> {
+    const out = this.hoist(JSON.parse(JSON.stringify(schema)) as unknown) as Record<string, unknown>;
+    if (name === undefined || '$ref' in out) return out;
+    this.define(name, out);
+    return ref(name);
+  }
+
+  private hoist(node: unknown): unknown {
+    if (Array.isArray(node)) return node.map((n) => this.hoist(n));
+    if (node === null || typeof node !== 'object') return node;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(node)) out[k] = k === 'examples' || k === 'default' || k === 'const' ? v : this.hoist(v);
+    const id = out['$id'];
+    if (typeof id !== 'string') return out;
+    delete out['$id'];
+    this.define(id, out);
+    return ref(id);
+  }
+
+  private define(name: string, schema: Record<string, unknown>): void {
+    const text = JSON.stringify(schema);
+    const known = this.texts.get(name);
+    if (known !== undefined && known !== text) throw new Error(`OpenAPI: two different schemas are named ${name}`);
+    this.texts.set(name, text);
+    this.schemas[name] = schema;
+  }
 }
 
-function parameters(obj: TObject | undefined, where: 'path' | 'query'): unknown[] {
+function parameters(c: Components, obj: TObject | undefined, where: 'path' | 'query'): unknown[] {
   if (!obj) return [];
   const required = new Set(obj.required ?? []);
   return Object.entries(obj.properties).map(([name, s]) => {
-    const schema = plain(s);
+    const schema = c.use(s);
     const description = schema['description'];
     delete schema['description'];
     return { name, in: where, required: where === 'path' || required.has(name), ...(description ? { description } : {}), schema };
@@ -61,15 +102,51 @@ function preflightOperation(operationId: string, tags: string[]): Record<string,
   };
 }
 
-/** `cors`: the public GET routes carry CORS headers and answer OPTIONS preflights. */
-export function openApiDocument(routes: readonly RouteDef[], info: { title: string; description: string }, opts: { cors?: boolean } = {}): Record<string, unknown> {
+/**
+ * A WebSocket channel, for the document. OpenAPI 3.1 has no WebSocket object: the channel is
+ * described as the GET that upgrades (RFC 6455 §4), answered 101, with the messages both ways in
+ * the `x-websocket` extension as `$ref`s to named schemas.
+ */
+export interface TopicDoc {
+  summary: string;
+  description: string;
+  tags: string[];
+  params: TObject;
+  /** What the server sends: the welcome and every push. */
+  serverMessage: TSchema;
+  /** What the client may send (the server may ignore it). */
+  clientMessage: TSchema;
+  /** Refusals of the upgrade (their bodies are the Error schema). */
+  refusals: Record<number, ResponseDoc>;
+  /** Anything else for `x-websocket`: keep-alive, close codes, limits. */
+  extension: Record<string, unknown>;
+}
+
+const WS_REQUEST_HEADERS: Array<[string, string, boolean]> = [
+  ['Upgrade', '`websocket`', true],
+  ['Connection', '`Upgrade`', true],
+  ['Sec-WebSocket-Key', 'RFC 6455 §4.1: a random 16-byte nonce, base64', true],
+  ['Sec-WebSocket-Version', '`13`', true],
+  ['Origin', 'Sent by browsers: the page must be of an origin in server.corsOrigins (else 403 ORIGIN_NOT_ALLOWED); clients that are not browsers send none', false],
+];
+
+const pascal = (s: string): string => s.replace(/(^|[^A-Za-z0-9]+)([A-Za-z0-9])/g, (_, _sep: string, ch: string) => ch.toUpperCase());
+
+/** `cors`: the public GET routes carry CORS headers and answer OPTIONS preflights. `topics`: WebSocket channels. */
+export function openApiDocument(
+  routes: readonly RouteDef[],
+  info: { title: string; description: string },
+  opts: { cors?: boolean; topics?: ReadonlyArray<{ url: string; doc?: TopicDoc }> } = {},
+): Record<string, unknown> {
+  const c = new Components();
+  const errorRef = c.use(ErrorSchema);
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
     if (r.hidden) continue;
     const path = r.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+    const operationId = `${r.method.toLowerCase()}${pascal(path.replace(/[{}]/g, ''))}`;
     const s = r.schema;
     const responses: Record<string, unknown> = {};
-    const errorRef = { $ref: r.style === 'stats' ? '#/components/schemas/StatsError' : '#/components/schemas/ProverError' };
     for (const [code, doc] of Object.entries(s.response)) {
       const status = Number(code);
       const headers: Record<string, unknown> = {};
@@ -79,7 +156,8 @@ export function openApiDocument(routes: readonly RouteDef[], info: { title: stri
       const cors = opts.cors === true && r.auth === 'none' && r.method === 'GET';
       if (cors) for (const [h, d] of Object.entries(CORS_HEADERS)) headers[h] = { description: d, schema: { type: 'string' } };
       const contentType = doc.contentType ?? 'application/json';
-      const schema = doc.schema ? plain(doc.schema) : status >= 400 ? errorRef : undefined;
+      const suffix = status === 200 ? '' : String(status);
+      const schema = doc.schema ? c.use(doc.schema, `${pascal(operationId)}Response${suffix}`) : status >= 400 ? errorRef : undefined;
       responses[code] = {
         description: doc.description,
         ...(Object.keys(headers).length ? { headers } : {}),
@@ -88,22 +166,69 @@ export function openApiDocument(routes: readonly RouteDef[], info: { title: stri
     }
     const headerParams = Object.entries(s.headers ?? {}).map(([name, description]) => ({ name, in: 'header', required: false, description, schema: { type: 'string' } }));
     const op: Record<string, unknown> = {
-      operationId: `${r.method.toLowerCase()}${path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+      operationId,
       summary: s.summary,
       ...(s.description ? { description: s.description } : {}),
       tags: s.tags,
-      parameters: [...parameters(s.params, 'path'), ...parameters(s.querystring, 'query'), ...headerParams],
-      ...(s.body ? { requestBody: { required: true, description: s.body.description, content: { [s.body.contentType]: s.body.schema ? { schema: plain(s.body.schema) } : { schema: { type: 'string', format: 'binary' } } } } } : {}),
+      parameters: [...parameters(c, s.params, 'path'), ...parameters(c, s.querystring, 'query'), ...headerParams],
+      ...(s.body
+        ? { requestBody: { required: true, description: s.body.description, content: { [s.body.contentType]: s.body.schema ? { schema: c.use(s.body.schema, `${pascal(operationId)}Request`) } : { schema: { type: 'string', format: 'binary' } } } } }
+        : {}),
       responses,
       // OpenAPI 3.1 §4.8.10: an empty requirement object makes authentication optional.
       security: r.auth === 'key' ? [{ ApiKeyHeader: [] }, { BearerAuth: [] }] : r.auth === 'optional' ? [{}, { ApiKeyHeader: [] }, { BearerAuth: [] }] : [],
     };
     (paths[path] ??= {})[r.method.toLowerCase()] = op;
-    if (opts.cors === true && r.auth === 'none' && r.method === 'GET') paths[path]!['options'] = preflightOperation(`options${(op['operationId'] as string).slice(3)}`, s.tags);
+    if (opts.cors === true && r.auth === 'none' && r.method === 'GET') paths[path]!['options'] = preflightOperation(`options${operationId.slice(3)}`, s.tags);
+  }
+  for (const t of opts.topics ?? []) {
+    if (!t.doc) continue;
+    const d = t.doc;
+    const path = t.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+    const operationId = `get${pascal(path.replace(/[{}]/g, ''))}`;
+    const refusals = Object.fromEntries(
+      Object.entries(d.refusals).map(([code, doc]) => [
+        code,
+        { description: doc.description, ...(doc.headers ? { headers: Object.fromEntries(Object.entries(doc.headers).map(([h, hd]) => [h, { description: hd, schema: { type: 'string' } }])) } : {}), content: { 'application/json': { schema: errorRef } } },
+      ]),
+    );
+    (paths[path] ??= {})['get'] = {
+      operationId,
+      summary: d.summary,
+      description: d.description,
+      tags: d.tags,
+      parameters: [
+        ...parameters(c, d.params, 'path'),
+        ...WS_REQUEST_HEADERS.map(([name, description, required]) => ({ name, in: 'header', required, description, schema: { type: 'string' } })),
+      ],
+      responses: {
+        101: {
+          description: 'Switching Protocols: the WebSocket is open; see `x-websocket` for the messages',
+          headers: { Upgrade: { schema: { type: 'string', const: 'websocket' } }, 'Sec-WebSocket-Accept': { description: 'RFC 6455 §4.2.2', schema: { type: 'string' } } },
+        },
+        ...refusals,
+      },
+      security: [],
+      'x-websocket': {
+        protocol: 'RFC 6455 WebSocket, no subprotocol; text frames of JSON',
+        serverMessages: c.use(d.serverMessage),
+        clientMessages: c.use(d.clientMessage),
+        ...d.extension,
+      },
+    };
   }
   return {
     openapi: '3.1.0',
-    info: { title: info.title, version: API_VERSION, description: info.description, license: { name: 'Apache-2.0', identifier: 'Apache-2.0' } },
+    info: {
+      title: info.title,
+      version: API_VERSION,
+      description: `${info.description}\n\n` +
+        'Every error, on every route, is one shape: the `Error` schema, `{"error", "message", "code"}`. ' +
+        'A path with a trailing `/` is answered as the path without it (`/health/` as `/health`). ' +
+        'Times are ISO 8601 (UTC); fees are DUST amounts in SPECK, labelled with their unit. ' +
+        'The push channel `GET /api/v1/{network}/ws` is a WebSocket: OpenAPI 3.1 has no WebSocket object, so it is described as the upgrading GET with its 101 answer and an `x-websocket` extension naming the messages.',
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+    },
     servers: [{ url: '/', description: 'This nightgate instance' }],
     tags: [
       { name: 'statistics', description: 'Public, read-only, cached network statistics' },
@@ -113,7 +238,7 @@ export function openApiDocument(routes: readonly RouteDef[], info: { title: stri
     ],
     paths,
     components: {
-      schemas: { StatsError: plain(StatsErrorSchema), ProverError: plain(ProverErrorSchema) },
+      schemas: c.schemas,
       securitySchemes: {
         ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
         BearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <key>' },

@@ -5,8 +5,9 @@
  * balancers and service managers: the process answers; the server can serve what it is configured for.
  */
 import { Type } from '@sinclair/typebox';
-import { GatewayError } from '../errors.js';
+import { ERRORS, GatewayError } from '../errors.js';
 import { json, type RouteDef, type Reply } from '../http/route.js';
+import { servedMany } from '../http/compression.js';
 import { apiPage, docsPage } from './pages.js';
 
 export const HealthSchema = Type.Object({
@@ -15,16 +16,26 @@ export const HealthSchema = Type.Object({
   startedAt: Type.Optional(Type.String({ format: 'date-time', description: 'With a key or from a trusted network' })),
   uptimeSeconds: Type.Optional(Type.Number({ description: 'With a key or from a trusted network' })),
   components: Type.Optional(Type.Record(Type.String(), Type.Object({ status: Type.String() }, { additionalProperties: true }), { description: 'With a key or from a trusted network' })),
-});
+}, { $id: 'Health' });
 
-export const LiveSchema = Type.Object({ status: Type.Literal('alive') });
-export const ReadySchema = Type.Object({ status: Type.Literal('ready') });
-export const NotReadySchema = Type.Object({
-  status: Type.Literal('not-ready'),
-  missing: Type.Array(Type.String(), { description: 'What is not usable yet, e.g. `dust:preview: server DUST wallets not synced (replaying)`' }),
-  error: Type.String(),
-  code: Type.Literal('SERVER_NOT_READY'),
-});
+export const LiveSchema = Type.Object({ status: Type.Literal('alive') }, { $id: 'Live' });
+export const ReadySchema = Type.Object({ status: Type.Literal('ready') }, { $id: 'Ready' });
+/** The Error shape (openapi.ts) with the readiness details. */
+export const NotReadySchema = Type.Object(
+  {
+    error: Type.String({ description: 'Short title: `Service Unavailable`' }),
+    message: Type.String(),
+    code: Type.Literal('SERVER_NOT_READY'),
+    status: Type.Literal('not-ready'),
+    missing: Type.Array(Type.String(), { description: 'What is not usable yet, e.g. `dust:preview: server DUST wallets not synced (replaying)`' }),
+  },
+  { $id: 'NotReady', description: 'The Error shape with the readiness details `status` and `missing`' },
+);
+/** Just enough of OpenAPI 3.1 for a generated client to type the document route. */
+export const OpenApiDocumentSchema = Type.Object(
+  { openapi: Type.String({ examples: ['3.1.0'] }), info: Type.Object({ title: Type.String(), version: Type.String() }, { additionalProperties: true }), paths: Type.Record(Type.String(), Type.Unknown()) },
+  { $id: 'OpenApiDocument', additionalProperties: true, description: 'This OpenAPI 3.1.0 document (spec.openapis.org/oas/v3.1.0)' },
+);
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
@@ -41,6 +52,10 @@ export function metaRoutes(deps: MetaDeps): RouteDef[] {
   let apiHtml: string | undefined;
   let docsHtml: string | undefined;
   const spec = (): string => (specBytes ??= JSON.stringify(deps.openapi()));
+  // Served as they are to every request: compressed once (http/compression.ts).
+  let specReply: Reply | undefined;
+  let apiReply: Reply | undefined;
+  let docsReply: Reply | undefined;
   const html = (body: string): Reply => ({ body, contentType: 'text/html; charset=utf-8', headers: { 'Cache-Control': 'public, max-age=300' } });
   return [
     {
@@ -71,23 +86,23 @@ export function metaRoutes(deps: MetaDeps): RouteDef[] {
         const missing = await deps.missing();
         if (missing.length === 0) return json({ status: 'ready' }, 200, NO_STORE);
         const err = new GatewayError('SERVER_NOT_READY');
-        return json({ status: 'not-ready', missing, error: err.message, code: err.code }, err.status, NO_STORE);
+        return json({ error: ERRORS[err.code].title, message: err.message, code: err.code, status: 'not-ready', missing }, err.status, NO_STORE);
       },
     },
     {
       method: 'GET', url: '/api/openapi.json', style: 'stats', auth: 'none', rateLimit: 'none',
-      schema: { summary: 'This OpenAPI 3.1 description', tags: ['meta'], response: { 200: { description: 'OpenAPI 3.1.0 document' } } },
-      handler: () => ({ body: spec(), headers: { 'Cache-Control': 'public, max-age=300' } }),
+      schema: { summary: 'This OpenAPI 3.1 description', tags: ['meta'], response: { 200: { description: 'OpenAPI 3.1.0 document', schema: OpenApiDocumentSchema } } },
+      handler: () => (specReply ??= servedMany({ body: spec(), headers: { 'Cache-Control': 'public, max-age=300' } })),
     },
     {
       method: 'GET', url: '/api', style: 'stats', auth: 'none', rateLimit: 'none',
       schema: { summary: 'Readable page of the API description', tags: ['meta'], response: { 200: { description: 'HTML', contentType: 'text/html' } } },
-      handler: () => html((apiHtml ??= apiPage(deps.openapi()))),
+      handler: () => (apiReply ??= servedMany(html((apiHtml ??= apiPage(deps.openapi()))))),
     },
     {
       method: 'GET', url: '/docs', style: 'prover', auth: 'none', rateLimit: 'none',
       schema: { summary: 'Proving and sponsorship API guide', tags: ['meta'], response: { 200: { description: 'HTML', contentType: 'text/html' } } },
-      handler: () => html((docsHtml ??= docsPage(deps.openapi()))),
+      handler: () => (docsReply ??= servedMany(html((docsHtml ??= docsPage(deps.openapi()))))),
     },
   ];
 }

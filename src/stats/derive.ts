@@ -111,6 +111,7 @@ export function recentTransactions(window: BlockWindow, limit: number): RecentTr
         kind: t.__typename === 'RegularTransaction' ? 'regular' : 'system',
         status: t.transactionResult?.status ?? null,
         paidFees: t.fees?.paidFees ?? null,
+        paidFeesUnit: 'SPECK',
         blockHeight: b.height,
         blockHash: b.hash,
         timestamp: iso(b.timestamp),

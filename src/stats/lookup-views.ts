@@ -1,11 +1,12 @@
 /**
  * Indexer answers → response bodies of the lookup routes (schemas.ts). Pure functions: the
- * indexer's names and units in, the API's out (ms timestamps → ISO, typenames → short kinds).
+ * indexer's names and units in, the API's out (ms timestamps and Unix-second ctimes → ISO,
+ * typenames → short kinds, fees labelled with their unit).
  */
 import type { AddressTransactionEvent } from './address-activity.js';
 import { iso } from './derive.js';
 import type { UnshieldedAddress } from './params.js';
-import type { AddressActivity, AddressUtxo, BlockDetail, ContractDetail, TransactionDetail } from './schemas.js';
+import { ctimeIso, type AddressActivity, type AddressUtxo, type BlockDetail, type ContractDetail, type TransactionDetail } from './schemas.js';
 import type { BlockDetailData, ContractDetailData, TransactionDetailData } from './upstream-types.js';
 
 type ActionTypename = 'ContractDeploy' | 'ContractCall' | 'ContractUpdate';
@@ -34,7 +35,7 @@ export function toBlockDetail(b: NonNullable<BlockDetailData['block']>): BlockDe
       protocolVersion: t.protocolVersion,
       status: t.transactionResult?.status ?? null,
       identifiers: t.identifiers ?? [],
-      fees: t.fees ? { paid: t.fees.paidFees, estimated: t.fees.estimatedFees } : null,
+      fees: t.fees ? { paid: t.fees.paidFees, estimated: t.fees.estimatedFees, unit: 'SPECK' } : null,
       contractActions: t.contractActions.map((a) => ({ type: ACTION[a.__typename], address: a.address })),
       unshieldedOutputsCreated: t.unshieldedCreatedOutputs.length,
       unshieldedOutputsSpent: t.unshieldedSpentOutputs.length,
@@ -52,7 +53,7 @@ export function toTransactionDetail(t: TransactionDetailData['transactions'][num
     segments: t.transactionResult?.segments?.map((s) => ({ id: s.id, success: s.success })) ?? null,
     block: { height: t.block.height, hash: t.block.hash, timestamp: iso(t.block.timestamp) },
     identifiers: t.identifiers ?? [],
-    fees: t.fees ? { paid: t.fees.paidFees, estimated: t.fees.estimatedFees } : null,
+    fees: t.fees ? { paid: t.fees.paidFees, estimated: t.fees.estimatedFees, unit: 'SPECK' } : null,
     zswap:
       t.zswapMerkleTreeRoot !== undefined && t.zswapStartIndex !== undefined && t.zswapEndIndex !== undefined
         ? { merkleTreeRoot: t.zswapMerkleTreeRoot, startIndex: t.zswapStartIndex, endIndex: t.zswapEndIndex }
@@ -65,11 +66,11 @@ export function toTransactionDetail(t: TransactionDetailData['transactions'][num
     })),
     utxos: {
       created: t.unshieldedCreatedOutputs.map((u) => ({
-        owner: u.owner, tokenType: u.tokenType, value: u.value, intentHash: u.intentHash, outputIndex: u.outputIndex, ctime: u.ctime ?? null,
+        owner: u.owner, tokenType: u.tokenType, value: u.value, intentHash: u.intentHash, outputIndex: u.outputIndex, createdAt: ctimeIso(u.ctime), ctime: u.ctime ?? null,
         registeredForDustGeneration: u.registeredForDustGeneration,
       })),
       spent: t.unshieldedSpentOutputs.map((u) => ({
-        owner: u.owner, tokenType: u.tokenType, value: u.value, intentHash: u.intentHash, outputIndex: u.outputIndex, ctime: u.ctime ?? null,
+        owner: u.owner, tokenType: u.tokenType, value: u.value, intentHash: u.intentHash, outputIndex: u.outputIndex, createdAt: ctimeIso(u.ctime), ctime: u.ctime ?? null,
         createdAtTransaction: u.createdAtTransaction.hash,
       })),
     },
@@ -96,6 +97,7 @@ export function toContractDetail(a: NonNullable<ContractDetailData['contractActi
         status: tx.transactionResult?.status ?? null,
         identifiers: tx.identifiers ?? [],
         paidFees: tx.fees?.paidFees ?? null,
+        paidFeesUnit: 'SPECK',
         block: { height: tx.block.height, hash: tx.block.hash, timestamp: iso(tx.block.timestamp) },
       },
     },
@@ -117,7 +119,7 @@ export function toAddressActivity(address: UnshieldedAddress, events: readonly A
     for (const u of ev.createdUtxos) {
       const spentBy = u.spentAtTransaction?.hash ?? null;
       utxos.set(`${u.intentHash}:${u.outputIndex}`, {
-        owner: u.owner, tokenType: u.tokenType, value: u.value, intentHash: u.intentHash, outputIndex: u.outputIndex, ctime: u.ctime ?? null,
+        owner: u.owner, tokenType: u.tokenType, value: u.value, intentHash: u.intentHash, outputIndex: u.outputIndex, createdAt: ctimeIso(u.ctime), ctime: u.ctime ?? null,
         registeredForDustGeneration: u.registeredForDustGeneration, spent: spentBy !== null, spentAtTransaction: spentBy,
         createdAtTransaction: t.hash, createdAtHeight: t.block.height, txId: t.id,
       });

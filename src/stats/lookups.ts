@@ -105,7 +105,7 @@ export class Lookups {
   addressActivity(address: UnshieldedAddress, limit: number, signal?: () => AbortSignal): Reply | Promise<Reply> {
     return this.d.cache.get(`address:${address.hex}:${limit}`, async (s) => {
       const { events, highest } = await this.#addressReads.run(address.hex, (shared) => this.readAddress(address, shared), s).result;
-      if (events.length === 0) throw new GatewayError('IDENTIFIER_NOT_FOUND', `No unshielded activity for ${address.bech32}`);
+      // An address that never received anything is a valid address with no activity: empty lists, not 404.
       return { value: toAddressActivity(address, events, highest, limit), ...TIP };
     }, signal);
   }

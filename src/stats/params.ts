@@ -13,6 +13,8 @@ const HEX = /^(?:[0-9a-f]{2})+$/;
 /** Contract addresses and transaction identifiers are serialized values: 32 bytes or a little more. */
 const MAX_SERIALIZED_HEX = 256;
 const ADDRESS_BYTES = 32;
+/** Integers as written in a query: decimal digits with no sign, no leading zero and no space around. */
+const CANONICAL_INT = /^(?:0|[1-9][0-9]*)$/;
 
 function invalid(message: string): GatewayError {
   return new GatewayError('INVALID_PARAMETER', message);
@@ -27,9 +29,10 @@ function stripHexPrefix(v: string): string {
   return v.startsWith('0x') || v.startsWith('0X') ? v.slice(2).toLowerCase() : v.toLowerCase();
 }
 
+/** A height is written canonically: `01`, `+1`, ` 1` or `1.0` are refused, not read as 1. */
 export function parseHeight(value: string | null, name = 'height'): number {
   const v = required(value, name);
-  if (!/^[0-9]+$/.test(v)) throw invalid(`${name} must be a non-negative integer`);
+  if (v !== value || !CANONICAL_INT.test(v)) throw invalid(`${name} must be a non-negative integer: decimal digits, no sign, leading zero or space`);
   const n = Number(v);
   if (n > MAX_HEIGHT) throw invalid(`${name} must be at most ${MAX_HEIGHT}`);
   return n;
@@ -37,8 +40,7 @@ export function parseHeight(value: string | null, name = 'height'): number {
 
 export function parseLimit(value: string | null, fallback: number): number {
   if (value === null) return fallback;
-  const v = value.trim();
-  const n = /^[0-9]{1,3}$/.test(v) ? Number(v) : NaN;
+  const n = value.length <= 3 && CANONICAL_INT.test(value) ? Number(value) : NaN;
   if (!(n >= 1 && n <= MAX_LIMIT)) throw invalid(`limit must be an integer from 1 to ${MAX_LIMIT}`);
   return n;
 }

@@ -7,6 +7,7 @@ import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import { NETWORKS } from '../config.js';
 import { GatewayError } from '../errors.js';
 import type { RequestContext, ResponseDoc, RouteDef } from '../http/route.js';
+import type { TopicDoc } from '../openapi.js';
 import type { NetworkStats } from './network-stats.js';
 import { MAX_LIMIT, parseHash, parseHeight, parseIdentifier, parseLimit, parseSearch, parseSerializedHex } from './params.js';
 import * as S from './schemas.js';
@@ -47,6 +48,39 @@ const BUSY_503: ResponseDoc = {
   headers: { 'Retry-After': 'Seconds to wait before retrying' },
 };
 const UNKNOWN_NETWORK = 'UNKNOWN_NETWORK: not one of mainnet, preprod, preview, or not served by this instance';
+
+/** What a client may send on the push channel: nothing is read. */
+const PushClientMessage = Type.String({
+  $id: 'PushClientMessage',
+  description: 'The server reads nothing from the client: any message up to 1024 bytes is discarded; a larger one closes the connection. Keep-alive is the protocol\'s ping/pong, which the server sends itself.',
+});
+
+/** The push channel of `/api/v1/{network}/ws`, for the OpenAPI document (openapi.ts, TopicDoc). */
+export const PUSH_CHANNEL_DOC: TopicDoc = {
+  summary: 'Push channel (WebSocket): the summary on connect and on every new block',
+  description:
+    'A WebSocket (RFC 6455), opened by this GET with `Upgrade: websocket`. The server sends the current summary at once (when the network has data), ' +
+    'then the summary again on every new block: each message is a text frame holding exactly the body of `GET /api/v1/{network}/summary` (the `Summary` schema). ' +
+    'OpenAPI 3.1 has no WebSocket object: the messages are described in the `x-websocket` extension of this operation (`serverMessages`, `clientMessages`). ' +
+    'Browsers may open it only from an origin in `server.corsOrigins`; at most `server.wsConnectionsPerIp` sockets per client IP (IPv6 by /64).',
+  tags: ['statistics'],
+  params: NetworkParam,
+  serverMessage: S.Summary,
+  clientMessage: PushClientMessage,
+  refusals: {
+    403: { description: 'ORIGIN_NOT_ALLOWED: the page\'s Origin is not in server.corsOrigins' },
+    404: { description: UNKNOWN_NETWORK },
+    429: { description: 'TOO_MANY_CONNECTIONS: this client IP holds server.wsConnectionsPerIp sockets already', headers: { 'Retry-After': 'Seconds to wait before retrying' } },
+    503: { description: 'SHUTTING_DOWN' },
+  },
+  extension: {
+    welcome: 'The current summary, sent on open (none while the network has no data yet)',
+    pushedOn: 'Every new block the follower receives',
+    keepAlive: 'The server pings; a socket idle for 120 s is closed',
+    closeCodes: { 1001: 'The server is shutting down' },
+    maxClientMessageBytes: 1024,
+  },
+};
 
 interface RouteSpec {
   path: string;
@@ -91,7 +125,7 @@ export function statsRoutes(nets: ReadonlyMap<string, NetworkStats>): RouteDef[]
     {
       path: 'recent-transactions', summary: 'Latest transactions', ok: S.RecentTransactions, headers: DERIVED_HEADERS, extra: [400, 500],
       description: `Newest first, from the recent-block window. Rendered once per block. \`public, max-age=1..6\`.`,
-      query: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_RECENT_LIMIT, description: `1..${MAX_LIMIT}, default ${DEFAULT_RECENT_LIMIT}` })) }),
+      query: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_RECENT_LIMIT, description: `1..${MAX_LIMIT}, default ${DEFAULT_RECENT_LIMIT}; decimal digits, no sign, leading zero or space` })) }),
       handler: (ctx, net) => net.views.recentTransactions(ctx.query === '' ? DEFAULT_RECENT_LIMIT : parseLimit(ctx.searchParams.get('limit'), DEFAULT_RECENT_LIMIT), ctx.receivedAt),
     },
     {
@@ -108,7 +142,7 @@ export function statsRoutes(nets: ReadonlyMap<string, NetworkStats>): RouteDef[]
       path: 'block', summary: 'A block with its transactions', ok: S.BlockDetail, headers: LOOKUP_HEADERS, extra: [400, 500], notFound: 'BLOCK_NOT_FOUND',
       description: 'By `height` or by `hash` (one of them). By hash the body can never change: `public, max-age=31536000, immutable`. By height below the tip: `public, max-age=3600` (testnets get reset); the tip: `public, max-age=6`.',
       query: Type.Object({
-        height: Type.Optional(Type.Integer({ minimum: 0, description: 'Block height' })),
+        height: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'Block height, written as decimal digits with no sign, leading zero or space (`01` is 400 INVALID_PARAMETER)' })),
         hash: Type.Optional(Type.String({ pattern: '^(0x)?[0-9a-fA-F]{64}$', description: 'Block hash (64 hex)' })),
       }),
       handler: (ctx, net) => {
@@ -133,12 +167,12 @@ export function statsRoutes(nets: ReadonlyMap<string, NetworkStats>): RouteDef[]
       handler: (ctx, net) => net.lookups.contract(parseSerializedHex(ctx.searchParams.get('address'), 'address'), () => ctx.signal),
     },
     {
-      path: 'address-activity', summary: 'Transactions and UTXOs of an unshielded address', ok: S.AddressActivity, headers: LOOKUP_HEADERS, extra: [400, 500], notFound: 'IDENTIFIER_NOT_FOUND', addressStreams: true,
-      description: 'Every unspent UTXO (value, token type, intent hash, output index: what a wallet needs to build a spend) and the newest `limit` transactions. Reading an address takes one of the network\'s `stats.maxAddressStreams` indexer streams: with none free, an expired cached answer (X-Cache: STALE) or else 503 INDEXER_BUSY (Retry-After). `public, max-age=6`.',
+      path: 'address-activity', summary: 'Transactions and UTXOs of an unshielded address', ok: S.AddressActivity, headers: LOOKUP_HEADERS, extra: [400, 500], addressStreams: true,
+      description: 'Every unspent UTXO (value, token type, intent hash, output index: what a wallet needs to build a spend) and the newest `limit` transactions. An address with no activity is no error: 200 with empty lists (`transactionCount: 0`); a malformed one is 400 INVALID_PARAMETER. Reading an address takes one of the network\'s `stats.maxAddressStreams` indexer streams: with none free, an expired cached answer (X-Cache: STALE) or else 503 INDEXER_BUSY (Retry-After). `public, max-age=6`.',
       query: Type.Object(
         {
           identifier: Type.String({ description: '64-hex address or Bech32m mn_addr… address of this network' }),
-          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_ACTIVITY_LIMIT, description: `1..${MAX_LIMIT}, default ${DEFAULT_ACTIVITY_LIMIT}` })),
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_ACTIVITY_LIMIT, description: `1..${MAX_LIMIT}, default ${DEFAULT_ACTIVITY_LIMIT}; decimal digits, no sign, leading zero or space` })),
         },
         { required: ['identifier'] },
       ),

@@ -83,7 +83,7 @@ t.test('an answered reservation is restored after a restart, and its transaction
   const a = await start(t);
   t.notOk(restoredLine(a), 'nothing to restore on the first start');
   const first = await a.post('/prove-and-balance', await userTransfer(a, 71));
-  t.equal(first.status, 200, `prove-and-balance answered ${first.status} ${String(first.json['error'] ?? '')}`);
+  t.equal(first.status, 200, `prove-and-balance answered ${first.status} ${String(first.json['message'] ?? '')}`);
   const paid = a.service.network('preview')!.table.slotEntry((first.json['dustUtxo'] as { slot: number }).slot)!;
   t.equal(paid.state, 'reserved');
   t.ok(paid.deadline !== null && paid.deadline > Date.now(), 'the reservation has its reclaim deadline');
@@ -106,7 +106,7 @@ t.test('an answered reservation is restored after a restart, and its transaction
 
   // A new sponsorship gets another UTXO.
   const second = await b.post('/prove-and-balance', await userTransfer(b, 81));
-  t.equal(second.status, 200, `prove-and-balance answered ${second.status} ${String(second.json['error'] ?? '')}`);
+  t.equal(second.status, 200, `prove-and-balance answered ${second.status} ${String(second.json['message'] ?? '')}`);
   t.not((second.json['dustUtxo'] as { slot: number }).slot, slot, 'not the restored UTXO');
 
   // The transaction answered before the restart lands, and spends the restored UTXO.

@@ -20,7 +20,7 @@ t.test('no API key → 401', async (t) => {
   for (const [method, path] of [['POST', '/prove'], ['POST', '/verify'], ['POST', '/check'], ['POST', '/k'], ['GET', '/version'], ['GET', '/ready'], ['GET', '/proof-versions']] as const) {
     const res = await request(`${s.url}${path}`, { method, ...(method === 'POST' ? { body: proveBody(), headers: { 'content-type': 'application/octet-stream' } } : {}) });
     t.equal(res.statusCode, 401, `${method} ${path}`);
-    t.same(await res.body.json(), { error: 'Missing or invalid API key', code: 'UNAUTHORIZED' });
+    t.same(await res.body.json(), { error: 'Unauthorized', message: 'Missing or invalid API key', code: 'UNAUTHORIZED' });
   }
 });
 
@@ -39,7 +39,7 @@ t.test('a body that is not the route\'s format → 400 naming what is wrong, bef
   for (const [path, body, error] of cases) {
     const res = await request(`${s.url}${path}`, { method: 'POST', body, headers: HEADERS });
     t.equal(res.statusCode, 400, error);
-    t.same(await res.body.json(), { error, code: 'INVALID_BODY' });
+    t.same(await res.body.json(), { error: 'Invalid Body', message: error, code: 'INVALID_BODY' });
   }
   t.equal((await standIn.calls())['/prove'] ?? 0, before, 'nothing reached the proof server');
 });
@@ -52,7 +52,7 @@ t.test('bodies above server.proverBodyLimit → 413; unknown network → 400; wr
   t.match(await res.body.json(), { code: 'PAYLOAD_TOO_LARGE' });
   res = await request(`${s.url}/prove?network=testnet`, { method: 'POST', body: proveBody(), headers: HEADERS });
   t.equal(res.statusCode, 400);
-  t.same(await res.body.json(), { error: 'Unknown network "testnet": X-Midnight-Network (or ?network=) must be one of mainnet, preprod, preview', code: 'INVALID_NETWORK' });
+  t.same(await res.body.json(), { error: 'Bad Request', message: 'Unknown network "testnet": X-Midnight-Network (or ?network=) must be one of mainnet, preprod, preview', code: 'INVALID_NETWORK' });
   res = await request(`${s.url}/prove`, { method: 'POST', body: proveBody(), headers: { ...HEADERS, 'x-midnight-network': 'Devnet' } });
   t.equal(res.statusCode, 400);
   await res.body.dump();

@@ -75,7 +75,7 @@ t.test('app.close(): a /prove waiting for the pool is answered 503 at once; the 
   const closing = s.app.close().then(() => (closed = true));
   const refused = await queued;
   t.equal(refused.status, 503);
-  t.same(JSON.parse(refused.text), { error: 'The server is shutting down; the proof was not started', code: 'SHUTTING_DOWN' }, 'the queued proof is refused with the reason');
+  t.same(JSON.parse(refused.text), { error: 'Service Unavailable', message: 'The server is shutting down; the proof was not started', code: 'SHUTTING_DOWN' }, 'the queued proof is refused with the reason');
   t.equal(closed, false, 'while the running proof is still awaited');
   t.equal(s.app.server.inFlight, 1);
   client.abort();

@@ -64,7 +64,7 @@ t.test('a full queue answers 503 QUEUE_FULL with Retry-After', async (t) => {
   const res = await prove(s.url, proveBody(preimageAt('test/hang'), 3n));
   t.equal(res.statusCode, 503);
   t.match(res.headers['retry-after'], /^\d+$/);
-  t.same(await res.body.json(), { error: 'All 1 workers are busy and 1 tasks are waiting', code: 'QUEUE_FULL' });
+  t.same(await res.body.json(), { error: 'Service Unavailable', message: 'All 1 workers are busy and 1 tasks are waiting', code: 'QUEUE_FULL' });
   clients.abort();
   await Promise.all([running, queued]);
   // The server has seen both clients go (their tasks left piscina in that same callback) once nothing is in flight.
@@ -95,7 +95,7 @@ t.test('a worker crash fails that request with 500 WORKER_CRASHED and the pool c
   await warm(3n);
   const res = await prove(s.url, proveBody(preimageAt('test/crash')));
   t.equal(res.statusCode, 500);
-  t.same(await res.body.json(), { error: 'A worker crashed while running prove; it has been replaced, retry the request', code: 'WORKER_CRASHED' });
+  t.same(await res.body.json(), { error: 'Internal Server Error', message: 'A worker crashed while running prove; it has been replaced, retry the request', code: 'WORKER_CRASHED' });
   const next = await prove(s.url, proveBody(undefined, 12n));
   t.equal(next.statusCode, 200);
   t.equal(next.headers['x-cache'], 'MISS', 'computed by the replacement thread');

@@ -44,7 +44,7 @@ t.test('the proof server busy → 503 with Retry-After (its own, else 5)', async
   let res = await post(s.url, '/prove', proveBody());
   t.equal(res.statusCode, 503);
   t.equal(res.headers['retry-after'], '7');
-  t.same(await res.body.json(), { error: 'The proof server is busy (503): job queue full', code: 'PROVER_BUSY' });
+  t.same(await res.body.json(), { error: 'Service Unavailable', message: 'The proof server is busy (503): job queue full', code: 'PROVER_BUSY' });
   await standIn.setMode('busy429');
   res = await post(s.url, '/prove', proveBody());
   t.equal(res.statusCode, 503);
@@ -56,7 +56,7 @@ t.test('its 400 keeps its reason, its 500 is 500, a 200 that is not a proof is 5
   const { standIn, s } = await setup(t, ['--mode', 'reject']);
   let res = await post(s.url, '/prove', proveBody());
   t.equal(res.statusCode, 400);
-  t.same(await res.body.json(), { error: 'The proof server rejected the request: bad input: stand-in rejects this request', code: 'PROVER_REJECTED' });
+  t.same(await res.body.json(), { error: 'Bad Request', message: 'The proof server rejected the request: bad input: stand-in rejects this request', code: 'PROVER_REJECTED' });
   await standIn.setMode('fail');
   res = await post(s.url, '/prove', proveBody());
   t.equal(res.statusCode, 500);
@@ -64,7 +64,7 @@ t.test('its 400 keeps its reason, its 500 is 500, a 200 that is not a proof is 5
   await standIn.setMode('junk');
   res = await post(s.url, '/prove', proveBody());
   t.equal(res.statusCode, 502);
-  t.same(await res.body.json(), { error: "The proof server's /prove answer is not a versioned proof", code: 'PROVER_BAD_RESPONSE' });
+  t.same(await res.body.json(), { error: 'Bad Gateway', message: "The proof server's /prove answer is not a versioned proof", code: 'PROVER_BAD_RESPONSE' });
   res = await post(s.url, '/prove', proveBody());
   t.equal(res.headers['x-cache'], undefined, 'errors are never cached');
   await res.body.dump();
@@ -82,7 +82,7 @@ t.test('the proof server down → 502 {error}', async (t) => {
   t.teardown(() => s.close());
   const res = await post(s.url, '/prove', proveBody());
   t.equal(res.statusCode, 502);
-  t.same(await res.body.json(), { error: `The proof server at http://127.0.0.1:${port} could not be reached (ECONNREFUSED)`, code: 'PROVER_UNREACHABLE' });
+  t.same(await res.body.json(), { error: 'Bad Gateway', message: `The proof server at http://127.0.0.1:${port} could not be reached (ECONNREFUSED)`, code: 'PROVER_UNREACHABLE' });
   const health = s.app.health() as { components: Record<string, { networks: Record<string, { status: string }> }> };
   t.equal(health.components['prover']!.networks['preview']!.status, 'degraded');
 });
@@ -94,7 +94,7 @@ t.test('no answer within prover.timeoutMs → 504', async (t) => {
   t.teardown(() => s.close());
   const res = await post(s.url, '/prove', proveBody());
   t.equal(res.statusCode, 504);
-  t.same(await res.body.json(), { error: `The proof server at ${standIn.url} did not answer within 300 ms`, code: 'PROVER_TIMEOUT' });
+  t.same(await res.body.json(), { error: 'Gateway Timeout', message: `The proof server at ${standIn.url} did not answer within 300 ms`, code: 'PROVER_TIMEOUT' });
 });
 
 t.test('identical concurrent requests share one proof-server call', async (t) => {

@@ -41,9 +41,9 @@ function transferWithTtl(user: User, utxo: L.Utxo, to: L.UserAddress, ttl: Date)
 
 async function expectRejected(t: Test, app: SponsorApp, path: string, body: Uint8Array, reason: RegExp, what: string): Promise<void> {
   const res = await app.post(path, body);
-  t.equal(res.status, 400, `${what}: 400 (${String(res.json['error'])})`);
+  t.equal(res.status, 400, `${what}: 400 (${String(res.json['message'])})`);
   t.equal(res.json['code'], 'TRANSACTION_REJECTED', `${what}: TRANSACTION_REJECTED`);
-  t.match(String(res.json['error']), reason, `${what}: the reason`);
+  t.match(String(res.json['message']), reason, `${what}: the reason`);
   t.equal(app.service.network('preview')!.table.counts().reserved, 0, `${what}: nothing reserved`);
 }
 
@@ -80,7 +80,7 @@ t.test('transactions the ledger would refuse are answered 400 before any DUST UT
   const again = await app.post('/balance-only', Buffer.from(good.json['tx'] as string, 'hex'));
   t.equal(again.status, 400);
   t.equal(again.json['code'], 'TRANSACTION_REJECTED');
-  t.match(String(again.json['error']), /already pays a fee with DUST/);
+  t.match(String(again.json['message']), /already pays a fee with DUST/);
   t.equal(app.service.network('preview')!.table.counts().reserved, reserved, 'an already sponsored transaction reserves nothing more');
   t.ok(Date.parse(good.json['expiresAt'] as string) <= Date.now() + 10 * 1000 + 1000 + 20_000, 'expiresAt is the fee intent TTL (dust.feeTtlMs here)');
 });

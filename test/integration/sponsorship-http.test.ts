@@ -64,7 +64,7 @@ t.test('sponsored transfers land on the devnet and their DUST UTXOs are marked S
   // 1. /prove-and-balance with an unproven transfer.
   const unproven = transferFrom(alice, utxo, bob.address, 3_000_000n);
   const res = await app.post('/prove-and-balance', unproven.serialize());
-  t.equal(res.status, 200, `prove-and-balance answered ${res.status} ${String(res.json['error'] ?? '')}`);
+  t.equal(res.status, 200, `prove-and-balance answered ${res.status} ${String(res.json['message'] ?? '')}`);
   t.equal(res.headers['x-dedupe'], 'MISS');
   const tx = L.Transaction.deserialize('signature', 'proof', 'binding', Buffer.from(res.json['tx'] as string, 'hex'));
   t.equal(tx.transactionHash(), res.json['txHash'], 'the returned tx hashes to txHash');
@@ -89,7 +89,7 @@ t.test('sponsored transfers land on the devnet and their DUST UTXOs are marked S
   await c2.dispose();
   const proven = await transferFrom(carol, carolUtxo, bob.address, 1_000_000n).prove(devProvingProvider({}), L.CostModel.initialCostModel());
   const res2 = await app.post('/balance-only', proven.bind().serialize());
-  t.equal(res2.status, 200, `balance-only answered ${res2.status} ${String(res2.json['error'] ?? '')}`);
+  t.equal(res2.status, 200, `balance-only answered ${res2.status} ${String(res2.json['message'] ?? '')}`);
   const tx2 = L.Transaction.deserialize('signature', 'proof', 'binding', Buffer.from(res2.json['tx'] as string, 'hex'));
   t.equal(tx2.transactionHash(), res2.json['txHash']);
   const from2 = await tipHeight(app);

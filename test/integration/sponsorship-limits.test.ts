@@ -23,7 +23,7 @@ t.test('balancing disabled: both routes 404, wallet-status 404', async (t) => {
   for (const path of ['/prove-and-balance', '/balance-only']) {
     const r = await request(`${s.url}${path}`, { method: 'POST', headers: OCTET, body: Buffer.from('x') });
     t.equal(r.statusCode, 404, path);
-    t.same(await r.body.json(), { error: 'Balancing is disabled on this server', code: 'BALANCING_DISABLED' });
+    t.same(await r.body.json(), { error: 'Not Found', message: 'Balancing is disabled on this server', code: 'BALANCING_DISABLED' });
   }
   const w = await request(`${s.url}/wallet-status`, { headers: { 'x-api-key': TEST_KEY } });
   t.equal(w.statusCode, 404);
@@ -37,7 +37,7 @@ t.test('wallet still syncing: 503 with Retry-After 30', async (t) => {
   const r = await request(`${s.url}/prove-and-balance?network=mainnet`, { method: 'POST', headers: OCTET, body: Buffer.from('midnight:transaction[v9](signature[v1],proof-preimage,embedded-fr[v1]):') });
   t.equal(r.statusCode, 503);
   t.equal(r.headers['retry-after'], '30');
-  t.same(await r.body.json(), { error: 'the server DUST wallets of mainnet are still syncing', code: 'WALLET_SYNCING' });
+  t.same(await r.body.json(), { error: 'Service Unavailable', message: 'the server DUST wallets of mainnet are still syncing', code: 'WALLET_SYNCING' });
   const bad = await request(`${s.url}/balance-only?network=moonnet`, { method: 'POST', headers: OCTET, body: Buffer.from('x') });
   t.equal(bad.statusCode, 400);
   t.match(await bad.body.json(), { code: 'INVALID_NETWORK' });
@@ -67,10 +67,10 @@ t.test('on the devnet: wrong kinds, cap, budget, and 200 concurrent requests ove
 
   const kind = await app.post('/prove-and-balance', finalized.serialize());
   t.equal(kind.status, 400);
-  t.same(kind.json, { error: 'expected an unproven transaction, got a finalized one', code: 'WRONG_TRANSACTION_KIND' });
+  t.same(kind.json, { error: 'Bad Request', message: 'expected an unproven transaction, got a finalized one', code: 'WRONG_TRANSACTION_KIND' });
   const kind2 = await app.post('/balance-only', unproven.serialize());
   t.equal(kind2.status, 400);
-  t.equal(kind2.json['error'], 'expected a proven transaction or a finalized transaction, got an unproven one');
+  t.equal(kind2.json['message'], 'expected a proven transaction or a finalized transaction, got an unproven one');
   const junk = await app.post('/prove-and-balance', Buffer.from('hello'));
   t.equal(junk.status, 400);
   t.equal(junk.json['code'], 'WRONG_TRANSACTION_KIND');

@@ -90,8 +90,8 @@ t.test('a new block re-renders the chain-derived routes', async (t) => {
     limit: 2,
     count: 2,
     transactions: [
-      { hash: tx.hash, id: tx.id, kind: 'regular', status: 'PARTIAL_SUCCESS', paidFees: '777', blockHeight: 3, blockHash: b.hash, timestamp: iso(T0 + 21_000) },
-      { hash: fake.blocks[2]!.transactions[0]!.hash, id: 3, kind: 'regular', status: 'SUCCESS', paidFees: '1000', blockHeight: 2, blockHash: fake.blocks[2]!.hash, timestamp: iso(T0 + 12_000) },
+      { hash: tx.hash, id: tx.id, kind: 'regular', status: 'PARTIAL_SUCCESS', paidFees: '777', paidFeesUnit: 'SPECK', blockHeight: 3, blockHash: b.hash, timestamp: iso(T0 + 21_000) },
+      { hash: fake.blocks[2]!.transactions[0]!.hash, id: 3, kind: 'regular', status: 'SUCCESS', paidFees: '1000', paidFeesUnit: 'SPECK', blockHeight: 2, blockHash: fake.blocks[2]!.hash, timestamp: iso(T0 + 12_000) },
     ],
   });
   t.equal(recent.headers['cache-control'], 'public, max-age=5');

@@ -49,7 +49,7 @@ t.test('block by height and by hash', async (t) => {
     systemParameters: { dParameter: { numPermissionedCandidates: 10, numRegisteredCandidates: 0 }, termsAndConditions: null },
     transactionCount: 1,
     transactions: [{
-      id: tx2.id, hash: tx2.hash, kind: 'regular', protocolVersion: 1, status: 'SUCCESS', identifiers: tx2.identifiers, fees: { paid: '2500', estimated: '3000' },
+      id: tx2.id, hash: tx2.hash, kind: 'regular', protocolVersion: 1, status: 'SUCCESS', identifiers: tx2.identifiers, fees: { paid: '2500', estimated: '3000', unit: 'SPECK' },
       contractActions: [{ type: 'call', address: C }], unshieldedOutputsCreated: 2, unshieldedOutputsSpent: 1,
     }],
   };
@@ -79,15 +79,15 @@ t.test('transaction: fees, status, identifiers, contract actions, UTXOs, ledger 
     id: tx2.id, hash: tx2.hash, kind: 'regular', protocolVersion: 1, status: 'SUCCESS', segments: null,
     block: { height: 2, hash: fake.blocks[2]!.hash, timestamp: iso(T0 + 12_000) },
     identifiers: tx2.identifiers,
-    fees: { paid: '2500', estimated: '3000' },
+    fees: { paid: '2500', estimated: '3000', unit: 'SPECK' },
     zswap: { merkleTreeRoot: hashOf(`txroot-${tx2.id}`), startIndex: tx2.id, endIndex: tx2.id + 1 },
     contractActions: [{ type: 'call', address: C, entryPoint: 'increment', balances: [{ tokenType: NIGHT, amount: '5' }] }],
     utxos: {
       created: [
-        { owner: A.bech32, tokenType: NIGHT, value: '300', intentHash: hashOf('i2'), outputIndex: 0, ctime: 1_700_000_012, registeredForDustGeneration: false },
-        { owner: B.bech32, tokenType: NIGHT, value: '700', intentHash: hashOf('i2'), outputIndex: 1, ctime: 1_700_000_012, registeredForDustGeneration: false },
+        { owner: A.bech32, tokenType: NIGHT, value: '300', intentHash: hashOf('i2'), outputIndex: 0, createdAt: iso(1_700_000_012_000), ctime: 1_700_000_012, registeredForDustGeneration: false },
+        { owner: B.bech32, tokenType: NIGHT, value: '700', intentHash: hashOf('i2'), outputIndex: 1, createdAt: iso(1_700_000_012_000), ctime: 1_700_000_012, registeredForDustGeneration: false },
       ],
-      spent: [{ owner: A.bech32, tokenType: NIGHT, value: '1000', intentHash: hashOf('i1'), outputIndex: 0, ctime: 1_700_000_006, createdAtTransaction: tx1.hash }],
+      spent: [{ owner: A.bech32, tokenType: NIGHT, value: '1000', intentHash: hashOf('i1'), outputIndex: 0, createdAt: iso(1_700_000_006_000), ctime: 1_700_000_006, createdAtTransaction: tx1.hash }],
     },
     ledgerEvents: { zswap: 0, dust: 1 },
   });
@@ -103,7 +103,7 @@ t.test('contract: latest action, balances, state root, deploy', async (t) => {
     address: C,
     latestAction: {
       type: 'call', entryPoint: 'increment',
-      transaction: { id: tx2.id, hash: tx2.hash, status: 'SUCCESS', identifiers: tx2.identifiers, paidFees: '2500', block: { height: 2, hash: fake.blocks[2]!.hash, timestamp: iso(T0 + 12_000) } },
+      transaction: { id: tx2.id, hash: tx2.hash, status: 'SUCCESS', identifiers: tx2.identifiers, paidFees: '2500', paidFeesUnit: 'SPECK', block: { height: 2, hash: fake.blocks[2]!.hash, timestamp: iso(T0 + 12_000) } },
     },
     balances: [{ tokenType: NIGHT, amount: '5' }],
     stateRoots: { zswapMerkleTreeRoot: hashOf(`txroot-${tx2.id}`) },
@@ -114,9 +114,9 @@ t.test('contract: latest action, balances, state root, deploy', async (t) => {
 t.test('address activity: transactions and the UTXOs a wallet spends from', async (t) => {
   const { fake, tx1, tx2 } = await chain();
   const { get } = await statsApp(t, { fake, blocks: 0 });
-  const u1 = { owner: A.bech32, tokenType: NIGHT, value: '1000', intentHash: hashOf('i1'), outputIndex: 0, ctime: 1_700_000_006, registeredForDustGeneration: true, spent: true, spentAtTransaction: tx2.hash, createdAtTransaction: tx1.hash, createdAtHeight: 1 };
-  const u2 = { owner: A.bech32, tokenType: NIGHT, value: '500', intentHash: hashOf('i1'), outputIndex: 1, ctime: 1_700_000_006, registeredForDustGeneration: false, spent: false, spentAtTransaction: null, createdAtTransaction: tx1.hash, createdAtHeight: 1 };
-  const u3 = { owner: A.bech32, tokenType: NIGHT, value: '300', intentHash: hashOf('i2'), outputIndex: 0, ctime: 1_700_000_012, registeredForDustGeneration: false, spent: false, spentAtTransaction: null, createdAtTransaction: tx2.hash, createdAtHeight: 2 };
+  const u1 = { owner: A.bech32, tokenType: NIGHT, value: '1000', intentHash: hashOf('i1'), outputIndex: 0, createdAt: iso(1_700_000_006_000), ctime: 1_700_000_006, registeredForDustGeneration: true, spent: true, spentAtTransaction: tx2.hash, createdAtTransaction: tx1.hash, createdAtHeight: 1 };
+  const u2 = { owner: A.bech32, tokenType: NIGHT, value: '500', intentHash: hashOf('i1'), outputIndex: 1, createdAt: iso(1_700_000_006_000), ctime: 1_700_000_006, registeredForDustGeneration: false, spent: false, spentAtTransaction: null, createdAtTransaction: tx1.hash, createdAtHeight: 1 };
+  const u3 = { owner: A.bech32, tokenType: NIGHT, value: '300', intentHash: hashOf('i2'), outputIndex: 0, createdAt: iso(1_700_000_012_000), ctime: 1_700_000_012, registeredForDustGeneration: false, spent: false, spentAtTransaction: null, createdAtTransaction: tx2.hash, createdAtHeight: 2 };
   const t2 = { id: tx2.id, hash: tx2.hash, blockHeight: 2, timestamp: iso(T0 + 12_000), status: 'SUCCESS', utxosCreated: 1, utxosSpent: 1 };
   const t1 = { id: tx1.id, hash: tx1.hash, blockHeight: 1, timestamp: iso(T0 + 6000), status: 'SUCCESS', utxosCreated: 2, utxosSpent: 0 };
   const base = { address: A.bech32, addressHex: A.hex, highestTransactionId: tx2.id, transactionCount: 2, balances: [{ tokenType: NIGHT, unspent: '800' }] };
@@ -128,6 +128,19 @@ t.test('address activity: transactions and the UTXOs a wallet spends from', asyn
   const one = await get(`/api/v1/mainnet/address-activity?identifier=${A.bech32}&limit=1`);
   t.strictSame(one.json, { ...base, limit: 1, transactions: [t2], utxos: [u3, u2] }, 'unspent UTXOs of older transactions stay listed');
   t.strictSame(fake.subscriptions.filter((s) => s.operationName === 'AddressActivity').map((s) => s.variables), [{ address: A.bech32 }, { address: A.bech32 }]);
+});
+
+t.test('an address with no activity: 200 with empty lists, not 404; a malformed one stays 400', async (t) => {
+  const { fake } = await chain();
+  const { get } = await statsApp(t, { fake, blocks: 0 });
+  const nobody = hexToAddress(hashOf('nobody'), 'mainnet');
+  for (const identifier of [nobody.hex, nobody.bech32]) {
+    const r = await get(`/api/v1/mainnet/address-activity?identifier=${identifier}`);
+    t.equal(r.status, 200, identifier);
+    t.strictSame(r.json, { address: nobody.bech32, addressHex: nobody.hex, highestTransactionId: 0, transactionCount: 0, limit: 20, transactions: [], balances: [], utxos: [] }, identifier);
+  }
+  const bad = await get('/api/v1/mainnet/address-activity?identifier=mn_addr1nope');
+  t.strictSame([bad.status, (bad.json as { code: string }).code], [400, 'INVALID_PARAMETER']);
 });
 
 t.test('search resolves heights, hashes, identifiers, contracts and addresses', async (t) => {

@@ -21,7 +21,7 @@ t.test('OpenAPI: statuses, parameters, headers', async (t) => {
     t.ok(op(p).responses['200']!.content!['application/json']!.schema, `${p} documents its body`);
     t.strictSame(op(p).parameters[0], { name: 'network', in: 'path', required: true, description: 'mainnet, preprod or preview', schema: { anyOf: [{ const: 'mainnet', type: 'string' }, { const: 'preprod', type: 'string' }, { const: 'preview', type: 'string' }] } });
   }
-  t.strictSame(op('recent-transactions').parameters[1], { name: 'limit', in: 'query', required: false, description: '1..100, default 20', schema: { minimum: 1, maximum: 100, default: 20, type: 'integer' } });
+  t.strictSame(op('recent-transactions').parameters[1], { name: 'limit', in: 'query', required: false, description: '1..100, default 20; decimal digits, no sign, leading zero or space', schema: { minimum: 1, maximum: 100, default: 20, type: 'integer' } });
   t.strictSame(op('address-activity').parameters.map((p) => [p.name, p.required]), [['network', true], ['identifier', true], ['limit', false]]);
   t.strictSame(op('block').parameters.map((p) => [p.name, p.required]), [['network', true], ['height', false], ['hash', false]]);
   t.match(JSON.stringify(op('epoch').responses['404']), /EPOCH_UNAVAILABLE/);
@@ -33,3 +33,34 @@ t.test('OpenAPI: statuses, parameters, headers', async (t) => {
   for (const p of ['block', 'transaction', 'contract']) t.notMatch(JSON.stringify(op(p).responses['503']), /INDEXER_BUSY/, `${p} reads no address`);
   t.ok(doc.paths['/api/v1/{network}/summary'], 'summary documented');
 });
+
+type Doc = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema?: Record<string, unknown> }> }>; 'x-websocket'?: Record<string, unknown> }>>; components: { schemas: Record<string, Record<string, unknown>> } };
+
+t.test('OpenAPI: every body is a named schema, referenced with $ref', async (t) => {
+  const { get } = await statsApp(t, { blocks: 1 });
+  const doc = (await get('/api/openapi.json')).json as Doc;
+  const schemas = doc.components.schemas;
+  let bodies = 0;
+  for (const [path, methods] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(methods)) {
+      for (const [status, r] of Object.entries(op.responses)) {
+        for (const [type, c] of Object.entries(r.content ?? {})) {
+          if (!type.startsWith('application/json')) continue;
+          bodies++;
+          const $ref = String(c.schema?.['$ref'] ?? '');
+          t.match($ref, /^#\/components\/schemas\/[A-Za-z0-9]+$/, `${method} ${path} ${status}: a $ref`);
+          t.ok(schemas[$ref.split('/').pop()!], `${method} ${path} ${status}: ${$ref} is defined`);
+        }
+      }
+    }
+  }
+  t.ok(bodies > 50, `${bodies} JSON bodies checked`);
+  const summary = doc.paths['/api/v1/{network}/summary']!['get']!;
+  t.strictSame(summary.responses['200']!.content!['application/json']!.schema, { $ref: '#/components/schemas/Summary' });
+  t.strictSame(summary.responses['404']!.content!['application/json']!.schema, { $ref: '#/components/schemas/Error' }, 'errors are the one Error schema');
+  t.strictSame((schemas['Summary']!['properties'] as Record<string, unknown>)['latestBlock'], { $ref: '#/components/schemas/LatestBlock' }, 'nested parts are named too');
+  for (const name of ['Error', 'Summary', 'LatestBlock', 'BlockDetail', 'TransactionDetail', 'ContractDetail', 'AddressActivity', 'SearchResult', 'RecentTransactions', 'Fees', 'Health', 'NotReady']) t.ok(schemas[name], `${name} is named`);
+  t.strictSame(schemas['Error']!['required'], ['error', 'message', 'code']);
+  t.notOk(JSON.stringify(doc).includes('"$id"'), 'no $id left inline');
+});
+

@@ -58,7 +58,7 @@ function judge(path: string, r: Answer): void {
     return;
   }
   const code = r.json?.['code'] as ErrorCode | undefined;
-  const reason = r.json?.['error'];
+  const reason = r.json?.['message'];
   if (r.status !== 400 || code === undefined || !BODY_FAULTS.has(code)) throw new Error(`${path}: ${r.status} ${r.text.slice(0, 300)}`);
   if (ERRORS[code].status !== 400) throw new Error(`${path}: ${code} with status ${r.status}`);
   if (typeof reason !== 'string' || reason.length < 10) throw new Error(`${path}: no reason given: ${r.text}`);
@@ -90,7 +90,7 @@ t.test('found by the fuzzer: a transaction built for another network is a 400 wi
   const unprovenAnswer = await rig.post('/prove-and-balance', foreign.serialize());
   t.equal(unprovenAnswer.status, 400);
   t.equal(unprovenAnswer.json?.['code'], 'TRANSACTION_REJECTED');
-  t.match(unprovenAnswer.json?.['error'], /the ledger rejects the transaction: invalid network ID/, 'refused by the check before any reservation');
+  t.match(unprovenAnswer.json?.['message'], /the ledger rejects the transaction: invalid network ID/, 'refused by the check before any reservation');
   const provenForeign = (await foreign.prove(devProvingProvider({}), L.CostModel.initialCostModel())).bind();
   const provenAnswer = await rig.post('/balance-only', provenForeign.serialize());
   t.equal(provenAnswer.status, 400);

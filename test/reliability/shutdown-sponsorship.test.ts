@@ -35,14 +35,14 @@ t.test('shutdown: the queued sponsorship is refused at once holding nothing; tho
   const closing = rig.s.app.close();
   const refused = await waiting;
   t.equal(refused.status, 503);
-  t.same(refused.json, { error: 'The server is shutting down; the sponsorship was not started', code: 'SHUTTING_DOWN' }, 'the queued one is refused as shutdown begins, with a reason');
+  t.same(refused.json, { error: 'Service Unavailable', message: 'The server is shutting down; the sponsorship was not started', code: 'SHUTTING_DOWN' }, 'the queued one is refused as shutdown begins, with a reason');
   t.equal(rig.table.counts().reserved, 2, 'it reserved nothing; the two proving still hold theirs');
   await closing;
   const took = performance.now() - started;
   const answers = await Promise.all(running);
   for (const a of answers) {
     t.equal(a.status, 503);
-    t.same(a.json, { error: 'Server shut down before the request finished', code: 'SHUTTING_DOWN' }, 'with a reason');
+    t.same(a.json, { error: 'Service Unavailable', message: 'Server shut down before the request finished', code: 'SHUTTING_DOWN' }, 'with a reason');
   }
   t.equal(rig.table.counts().reserved, 0, 'every reservation released by the time close() resolved');
   t.ok(took >= DEADLINE_MS && took < DEADLINE_MS + 5_000, `close took ${Math.round(took)} ms: the deadline, then the components`);

@@ -73,7 +73,7 @@ t.test('SIGTERM twice under load: waiting proofs refused at once with a reason, 
   t.same(late.map((d) => d.status), Array(QUEUED).fill(503), 'waiting proofs are refused at once');
   t.same(
     late.map((d) => JSON.parse(d.body) as unknown),
-    Array(QUEUED).fill({ error: 'The server is shutting down; the proof was not started', code: 'SHUTTING_DOWN' }),
+    Array(QUEUED).fill({ error: 'Service Unavailable', message: 'The server is shutting down; the proof was not started', code: 'SHUTTING_DOWN' }),
     'each with the reason',
   );
   t.match(await p.waitFor(/refused the proof-server calls not yet sent/), new RegExp(`"refused":${QUEUED},"atProofServer":${UPSTREAM_CONNECTIONS}`), 'logged: how many were refused and how many were at the proof server');

@@ -40,7 +40,7 @@ t.test('every upstream fault during a sponsorship: documented status, reservatio
     const r = await sponsor();
     t.equal(r.status, status, `${mode} → ${status}`);
     t.equal(r.json?.['code'], code, `${mode} → ${code}`);
-    t.ok(String(r.json?.['error'] ?? '').length > 10, `${mode}: with a reason`);
+    t.ok(String(r.json?.['message'] ?? '').length > 10, `${mode}: with a reason`);
     t.equal(r.headers['retry-after'], retryAfter, `${mode}: Retry-After ${retryAfter ?? 'absent'}`);
     t.equal(rig.table.counts().reserved, reserved, `${mode}: the reservation was released before the answer`);
     if (mode === 'down') await stub.restart();

@@ -37,7 +37,7 @@ t.test('every proof-server fault, then recovery without a restart', async (t) =>
   const down = await prove();
   t.equal(down.status, 502);
   t.equal(down.json?.['code'], 'PROVER_UNREACHABLE');
-  t.match(down.json?.['error'], /could not be reached \(ECONNREFUSED\)/);
+  t.match(down.json?.['message'], /could not be reached \(ECONNREFUSED\)/);
   const relay = await call(`${s.url}/version`, { headers: OCTET_KEYED });
   t.equal(relay.status, 502, '/version relays the outage as 502');
   t.equal(status(), 'degraded');
@@ -57,7 +57,7 @@ t.test('every proof-server fault, then recovery without a restart', async (t) =>
     const r = await prove();
     t.equal(r.status, code, `${mode} → ${code}`);
     t.equal(r.json?.['code'], name, `${mode} → ${name}`);
-    t.ok(typeof r.json?.['error'] === 'string' && (r.json['error'] as string).length > 10, `${mode}: a reason is given`);
+    t.ok(typeof r.json?.['message'] === 'string' && (r.json['message'] as string).length > 10, `${mode}: a reason is given`);
     t.equal(r.headers['retry-after'], retryAfter, `${mode}: Retry-After ${retryAfter ?? 'absent'}`);
     t.equal(r.headers['x-prover'], 'upstream', `${mode}: labelled with the backend`);
     stub.mode = 'ok';

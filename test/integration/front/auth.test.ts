@@ -29,7 +29,7 @@ t.test('API key: X-API-Key and Bearer accepted; missing, wrong, wrong-length and
     t.equal(r.headers['x-ratelimit-limit'], undefined, 'rejected auth counts against no quota');
     bodies.add(await r.body.text());
   }
-  t.same([...bodies], ['{"error":"Missing or invalid API key","code":"UNAUTHORIZED"}'], 'one identical body for every failure');
+  t.same([...bodies], ['{"error":"Unauthorized","message":"Missing or invalid API key","code":"UNAUTHORIZED"}'], 'one identical body for every failure');
 
   const pub = await request(`${s.url}/t/public`);
   t.equal(pub.statusCode, 200, 'public routes need no key');

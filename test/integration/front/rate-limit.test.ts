@@ -29,7 +29,7 @@ t.test('per-key limit: headers on every response, 429 with Retry-After, reset un
   t.equal(denied.headers['retry-after'], '38');
   t.equal(denied.headers['x-ratelimit-remaining'], '0');
   t.ok(Number(denied.headers['retry-after']) >= Number(denied.headers['x-ratelimit-reset']) - Math.floor(clock.now() / 1000), 'Retry-After never before the reset');
-  t.same(await denied.body.json(), { error: 'Rate limit of 3 requests per 60 s exceeded', code: 'RATE_LIMITED' });
+  t.same(await denied.body.json(), { error: 'Too Many Requests', message: 'Rate limit of 3 requests per 60 s exceeded', code: 'RATE_LIMITED' });
 
   const other = await get(OTHER_KEY);
   t.equal(other.statusCode, 200, "another key's quota is its own");

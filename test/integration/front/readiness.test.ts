@@ -58,7 +58,7 @@ t.test('/readyz: 503 naming the networks whose DUST wallets have not synced', as
   t.teardown(() => s.close());
   const r = await get(`${s.url}/readyz`);
   t.equal(r.status, 503);
-  t.strictSame(r.body, { status: 'not-ready', missing: ['dust:preview: server DUST wallets not synced (replaying)'], error: 'Not ready to serve what this server is configured for', code: 'SERVER_NOT_READY' });
+  t.strictSame(r.body, { error: 'Service Unavailable', message: 'Not ready to serve what this server is configured for', code: 'SERVER_NOT_READY', status: 'not-ready', missing: ['dust:preview: server DUST wallets not synced (replaying)'] });
   phases['preview'] = 'synced';
   t.strictSame(await get(`${s.url}/readyz`), { status: 200, body: { status: 'ready' }, cacheControl: 'no-store' });
 });

@@ -12,7 +12,7 @@ t.test('404, 405, 413, 415 and errors are JSON in the route group shape', async 
   const nf = await request(`${s.url}/nope/at/all`);
   t.equal(nf.statusCode, 404);
   t.match(nf.headers['content-type'], /application\/json/);
-  t.same(await nf.body.json(), { error: 'No route for GET /nope/at/all', code: 'NOT_FOUND' });
+  t.same(await nf.body.json(), { error: 'Not Found', message: 'No route for GET /nope/at/all', code: 'NOT_FOUND' });
 
   const nfApi = await request(`${s.url}/api/v1/mainnet/nothing-here`);
   t.equal(nfApi.statusCode, 404);
@@ -21,7 +21,7 @@ t.test('404, 405, 413, 415 and errors are JSON in the route group shape', async 
   const na = await request(`${s.url}/t/echo`, { method: 'PUT', headers: key, body: 'x' });
   t.equal(na.statusCode, 405);
   t.equal(na.headers['allow'], 'POST');
-  t.same(await na.body.json(), { error: 'PUT is not allowed here; use POST', code: 'METHOD_NOT_ALLOWED' });
+  t.same(await na.body.json(), { error: 'Method Not Allowed', message: 'PUT is not allowed here; use POST', code: 'METHOD_NOT_ALLOWED' });
 
   const naGet = await request(`${s.url}/t/echo`, { headers: key });
   t.equal(naGet.statusCode, 405);
@@ -29,7 +29,7 @@ t.test('404, 405, 413, 415 and errors are JSON in the route group shape', async 
 
   const wrongType = await request(`${s.url}/t/echo`, { method: 'POST', headers: { ...key, 'content-type': 'application/json' }, body: '{}' });
   t.equal(wrongType.statusCode, 415);
-  t.same(await wrongType.body.json(), { error: 'Content-Type must be application/octet-stream, got application/json', code: 'UNSUPPORTED_MEDIA_TYPE' });
+  t.same(await wrongType.body.json(), { error: 'Unsupported Media Type', message: 'Content-Type must be application/octet-stream, got application/json', code: 'UNSUPPORTED_MEDIA_TYPE' });
 
   const ok = await request(`${s.url}/t/echo`, { method: 'POST', headers: { ...key, 'content-type': 'application/octet-stream' }, body: Buffer.from([1, 2, 3]) });
   t.equal(ok.statusCode, 200);
@@ -37,7 +37,7 @@ t.test('404, 405, 413, 415 and errors are JSON in the route group shape', async 
 
   const big = await request(`${s.url}/t/echo`, { method: 'POST', headers: { ...key, 'content-type': 'application/octet-stream' }, body: Buffer.alloc(2048) });
   t.equal(big.statusCode, 413);
-  t.same(await big.body.json(), { error: 'Request body exceeds 1024 bytes', code: 'PAYLOAD_TOO_LARGE' });
+  t.same(await big.body.json(), { error: 'Payload Too Large', message: 'Request body exceeds 1024 bytes', code: 'PAYLOAD_TOO_LARGE' });
 
   const boom = await request(`${s.url}/t/boom`);
   t.equal(boom.statusCode, 500);

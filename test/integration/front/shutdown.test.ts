@@ -52,7 +52,7 @@ t.test('shutdown deadline aborts what is still running', async (t) => {
   await s.app.close();
   const res = await inflight;
   t.equal(res.statusCode, 503);
-  t.same(await res.body.json(), { error: 'Server shut down before the request finished', code: 'SHUTTING_DOWN' });
+  t.same(await res.body.json(), { error: 'Service Unavailable', message: 'Server shut down before the request finished', code: 'SHUTTING_DOWN' });
   t.match(await routes.aborted.promise, { code: 'SHUTTING_DOWN' }, 'the handler saw its signal abort');
 });
 
