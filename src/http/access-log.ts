@@ -40,9 +40,21 @@ interface PinoInternals {
   [k: symbol]: unknown;
 }
 
+/**
+ * The level of a request's line (issue 19): 5xx at error (50), but 503 which with 429 is a warn
+ * (40) — the server turned work away, by design; everything else info (30). An error line carries
+ * the answer's stable `code`, so an operator can alert on both.
+ */
+export function accessLevel(status: number): 30 | 40 | 50 {
+  if (status === 429 || status === 503) return 40;
+  return status >= 500 ? 50 : 30;
+}
+
 export class AccessLog {
-  /** False when the logger's level hides `info`: nothing is built or written. */
+  /** False when the logger's level hides `warn`: nothing is built or written. */
   readonly enabled: boolean;
+  /** Whether info lines (answers below 500 but 429) are written; warn and error ones are while `enabled`. */
+  readonly infoEnabled: boolean;
   private readonly dest: DestinationStream;
   private readonly bounded: BoundedOutput | undefined;
   /** `,"service":…,"module":"http"` — the logger's bindings as pino renders them. */
@@ -67,7 +79,8 @@ export class AccessLog {
 
   constructor(logger: Logger, private readonly batchBytes = ACCESS_BATCH_BYTES) {
     const l = logger as unknown as PinoInternals;
-    this.enabled = logger.isLevelEnabled('info');
+    this.infoEnabled = logger.isLevelEnabled('info');
+    this.enabled = logger.isLevelEnabled('warn');
     this.dest = l[pino.symbols.streamSym] as DestinationStream;
     this.bounded = this.dest instanceof BoundedOutput ? this.dest : undefined;
     this.bindings = String(l[pino.symbols.chindingsSym] ?? '');
@@ -75,13 +88,15 @@ export class AccessLog {
   }
 
   /** One request's line. `route` is a constant pattern; the other strings may come from the client. */
-  write(reqId: string, method: string, route: string, path: string, status: number, ms: number, ip: string, keyId: string | undefined, clientId: string | undefined, clientName: string | undefined): void {
+  write(reqId: string, method: string, route: string, path: string, status: number, ms: number, ip: string, keyId: string | undefined, clientId: string | undefined, clientName: string | undefined, code?: string): void {
+    const level = accessLevel(status);
+    if (level === 30 && !this.infoEnabled) return;
     const now = Date.now();
     if (now !== this.lastMs) {
       this.lastMs = now;
       this.lastTime = this.time();
     }
-    let line = '{"level":30' + this.lastTime + this.bindings +
+    let line = '{"level":' + level + this.lastTime + this.bindings +
       ',"reqId":' + jsonString(reqId) +
       ',"method":"' + method +
       '","route":' + jsonString(route) +
@@ -92,6 +107,7 @@ export class AccessLog {
     if (keyId !== undefined) line += ',"keyId":' + jsonString(keyId);
     if (clientId !== undefined) line += ',"clientId":' + jsonString(clientId);
     if (clientName !== undefined) line += ',"clientName":' + jsonString(clientName);
+    if (code !== undefined) line += ',"code":"' + code + '"';
     line += ',"msg":"request"}\n';
     this.emit(line);
   }
@@ -112,6 +128,7 @@ export class AccessLog {
 
   /** One answer counted instead of logged (aggregate mode): it appears in the next `"requests"` line. */
   count(route: string, status: number): void {
+    if (!this.infoEnabled) return;
     let byStatus = this.counts.get(route);
     if (byStatus === undefined) {
       byStatus = new Map();

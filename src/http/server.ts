@@ -364,6 +364,7 @@ export class HttpServer {
         ex.keyId,
         clip(ex.headers['x-client-id']),
         clip(ex.headers['x-client-name']),
+        ex.code,
       );
     } else if (mode === 'aggregate') {
       this.accessLog.count(ex.route.url, status);

@@ -63,9 +63,17 @@ t.test('absent key and client fields are left out; present ones kept', async (t)
   t.same(Object.keys(JSON.parse(lines[1]!) as object).filter((k) => /^(keyId|clientId|clientName)$/.test(k)), []);
 });
 
-t.test('a logger above info writes no access line', async (t) => {
-  const { logger } = capture('warn');
-  t.equal(new AccessLog(logger).enabled, false);
+t.test('a logger at warn writes only the warn and error lines (429, 5xx); above warn none', async (t) => {
+  const { logger, lines } = capture('warn');
+  const access = new AccessLog(logger);
+  t.equal(access.enabled, true);
+  access.write('r-1', 'GET', '/ok', '/ok', 200, 1, '::1', undefined, undefined, undefined);
+  access.count('/ok', 200);
+  access.write('r-2', 'POST', '/prove', '/prove', 503, 1, '::1', 'env-1', undefined, undefined, 'QUEUE_FULL');
+  access.write('r-3', 'POST', '/prove', '/prove', 502, 1, '::1', 'env-1', undefined, undefined, 'PROVER_UNREACHABLE');
+  t.match(lines.map((l) => JSON.parse(l)), [{ level: 40, status: 503, code: 'QUEUE_FULL' }, { level: 50, status: 502, code: 'PROVER_UNREACHABLE' }]);
+  t.equal(lines.length, 2);
+  t.equal(new AccessLog(capture('error').logger).enabled, false);
   t.equal(new AccessLog(capture('info').logger).enabled, true);
 });
 
