@@ -9,6 +9,7 @@ import { GatewayError, errorBody, toGatewayError, type ErrorStyle } from '../err
 import type { AuthenticatedKey } from '../pipeline/auth.js';
 import { policyField, rateLimitField, resetSeconds, retryAfterSeconds, type RateLimitResult } from '../pipeline/rate-limit.js';
 import { fieldLine, headerLines } from './head.js';
+import { negotiate, type Coding } from './compression.js';
 import { refusalBody } from './refusal.js';
 import { statusLine } from './status.js';
 import { JSON_TYPE, type Method, type RequestContext, type Reply, type RouteDef } from './route.js';
@@ -25,6 +26,7 @@ export interface ExchangeHost {
 }
 
 const JSON_TYPE_LINE = fieldLine('Content-Type', JSON_TYPE);
+const VARY_LINE = '\r\nVary: Accept-Encoding';
 const EMPTY_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 /** The headers of a request that sent none the route reads (most GETs): shared, never written. */
 export const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
@@ -86,6 +88,10 @@ export class Exchange implements RequestContext {
   rlName = 'ip';
   /** CORS head lines of a public route's answer (cors.ts), or ''. */
   cors = '';
+  /** The request's Accept-Encoding (GET routes), for replies with compressed forms (compression.ts). */
+  acceptEncoding: string | undefined;
+  /** The coding chosen for a reply with compressed forms. */
+  private coding: Coding = 'identity';
   // The reply being written (kept for the corked write after an await).
   private reply: Reply | undefined;
   private status = 200;
@@ -140,7 +146,13 @@ export class Exchange implements RequestContext {
     if (this.done || this.aborted) return;
     this.done = true;
     let status = reply.status ?? 200;
-    const etag = reply.headers?.['ETag'];
+    let etag = reply.headers?.['ETag'];
+    const encoded = reply.encoded;
+    if (encoded !== undefined && status === 200) {
+      // The representation this client gets, and its own tag (compression.ts).
+      this.coding = encoded.choose(negotiate(this.acceptEncoding));
+      etag = encoded.etagFor(this.coding);
+    }
     if (status === 200 && etag !== undefined && ifNoneMatch !== undefined && etagMatches(ifNoneMatch, etag)) status = 304;
     this.reply = reply;
     this.status = status;
@@ -176,11 +188,20 @@ export class Exchange implements RequestContext {
     if (this.extraHeaders) head += headerLines(this.extraHeaders);
     if (reply.headLines !== undefined) head += reply.headLines;
     else if (reply.headers) head += headerLines(reply.headers);
+    let body = reply.body;
+    const encoded = reply.encoded;
+    if (encoded !== undefined && (status === 200 || status === 304)) {
+      // Its head lines leave these to the exchange: they depend on the coding chosen in send().
+      head += '\r\nETag: ' + encoded.etagFor(this.coding);
+      if (encoded.compressible) head += VARY_LINE;
+      if (this.coding !== 'identity') head += '\r\nContent-Encoding: ' + this.coding;
+      body = encoded.bodyFor(this.coding);
+    }
     const close = this.server.closing || this.closeAfter;
     // RFC 9110 §15.3.5, §15.4.5: 204 and 304 have no content.
     const bodiless = status === 304 || status === 204 || this.head;
     // A HEAD answer states the GET body's length itself (see below), unless the connection closes.
-    if (this.head && !bodilessStatus(status) && !close) head += '\r\nContent-Length: ' + (typeof reply.body === 'string' ? Buffer.byteLength(reply.body) : reply.body.byteLength);
+    if (this.head && !bodilessStatus(status) && !close) head += '\r\nContent-Length: ' + (typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
     res.writeStatus(head);
     // This uWS build aborts the process on endWithoutBody(n > 0) and on endWithoutBody(undefined,
     // true): a HEAD answer writes its own Content-Length; with the connection closing (shutdown)
@@ -189,7 +210,7 @@ export class Exchange implements RequestContext {
       if (close) res.endWithoutBody(0, true);
       else res.endWithoutBody();
     } else {
-      res.end(this.closeAfter ? refusalBody(reply.body) : reply.body, close);
+      res.end(this.closeAfter ? refusalBody(body) : body, close);
     }
   }
 

@@ -6,6 +6,7 @@ import type { TSchema, TObject } from '@sinclair/typebox';
 import type { Logger } from 'pino';
 import type { ErrorStyle } from '../errors.js';
 import type { AuthenticatedKey } from '../pipeline/auth.js';
+import type { Encoded } from './compression.js';
 
 export type Method = 'GET' | 'POST';
 
@@ -42,6 +43,12 @@ export interface Reply {
    * owner keeps it in step with `headers`, which stays the record the exchange reads (ETag).
    */
   headLines?: string;
+  /**
+   * A body served many times, with its gzip and brotli forms made once (compression.ts): the
+   * exchange picks one per request and writes ETag (tagged per coding), Vary and Content-Encoding
+   * itself, so `headLines` must leave ETag out; `body` is its identity form.
+   */
+  encoded?: Encoded;
 }
 
 export interface RequestContext {

@@ -101,6 +101,8 @@ let hContentType: string | undefined;
 /** Every X-Forwarded-For line, joined: a proxy may add its own line rather than extend the client's. */
 let hForwardedFor: string | undefined;
 let hOrigin: string | undefined;
+/** Every Accept-Encoding line, joined (compression.ts negotiates on it). */
+let hAcceptEncoding: string | undefined;
 /** Framing headers seen in the same pass: request smuggling hides in their repeats (RFC 9112 §6.3). */
 let contentLengths = 0;
 let firstContentLength = '';
@@ -138,6 +140,9 @@ const countHeader = (k: string, v: string): void => {
     case 'content-type':
       hContentType ??= v;
       break;
+    case 'accept-encoding':
+      hAcceptEncoding = hAcceptEncoding === undefined ? v : `${hAcceptEncoding},${v}`;
+      break;
     case 'origin':
       hOrigin ??= v;
       break;
@@ -155,7 +160,7 @@ function scanHeaders(req: HttpRequest): void {
   firstContentLength = '';
   conflictingLength = false;
   transferEncoding = '';
-  hRequestId = hIfNoneMatch = hApiKey = hAuthorization = hClientId = hClientName = hContentType = hForwardedFor = hOrigin = undefined;
+  hRequestId = hIfNoneMatch = hApiKey = hAuthorization = hClientId = hClientName = hContentType = hForwardedFor = hOrigin = hAcceptEncoding = undefined;
   req.forEach(countHeader);
 }
 
@@ -498,7 +503,10 @@ export class HttpServer {
       keep(ex, 'content-type', hContentType);
       if (contentLengths > 0) keep(ex, 'content-length', firstContentLength);
     }
-    if (route.method === 'GET') keep(ex, 'if-none-match', hIfNoneMatch);
+    if (route.method === 'GET') {
+      keep(ex, 'if-none-match', hIfNoneMatch);
+      ex.acceptEncoding = hAcceptEncoding;
+    }
     if (route.readHeaders) copyHeaders(req, ex, route.readHeaders);
     const headers = ex.headers;
     const names = paramNamesCached(route);

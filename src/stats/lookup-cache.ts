@@ -11,6 +11,7 @@
 import QuickLRU from 'quick-lru';
 import type { Clock } from '../clock.js';
 import { isGatewayError } from '../errors.js';
+import { Encoded } from '../http/compression.js';
 import { headerLines } from '../http/head.js';
 import { JSON_TYPE, type Reply } from '../http/route.js';
 import { etagOf } from './rendered-reply.js';
@@ -84,21 +85,26 @@ export class LookupCache {
     const { value, ttlMs, cacheControl } = await fetch(signal);
     const body = Buffer.from(JSON.stringify(value));
     const etag = etagOf(body);
+    // One set of compressed forms per entry, shared by its HIT and MISS replies.
+    const encoded = new Encoded(body, etag);
     const now = this.clock.now();
     const entry: Entry = {
       body,
       etag,
       fetchedAt: now,
       expiresAt: now + ttlMs,
-      hit: servedMany(body, { ETag: etag, 'Cache-Control': cacheControl, 'X-Cache': 'HIT' }),
-      miss: servedMany(body, { ETag: etag, 'Cache-Control': cacheControl, 'X-Cache': 'MISS' }),
+      hit: servedMany(encoded, { 'Cache-Control': cacheControl, 'X-Cache': 'HIT' }),
+      miss: servedMany(encoded, { 'Cache-Control': cacheControl, 'X-Cache': 'MISS' }),
     };
     this.lru.set(key, entry);
     return entry;
   }
 }
 
-/** A reply kept with its entry and served until it expires: its headers rendered once (http/head.ts). */
-function servedMany(body: Buffer, headers: Record<string, string>): Reply {
-  return { status: 200, body, contentType: JSON_TYPE, headers, headLines: headerLines(headers) };
+/**
+ * A reply kept with its entry and served until it expires: its headers rendered once (http/head.ts),
+ * ETag left to the exchange, which writes the tag of the coding it sends (http/compression.ts).
+ */
+function servedMany(encoded: Encoded, headers: Record<string, string>): Reply {
+  return { status: 200, body: encoded.body, contentType: JSON_TYPE, headers: { ETag: encoded.etag, ...headers }, headLines: headerLines(headers), encoded };
 }

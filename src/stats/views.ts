@@ -149,7 +149,9 @@ export class DerivedViews {
     this.replies['latest-block'].set(lb, TIMED_CACHE, stale);
     this.replies.uptime.set(up, TIMED_CACHE, stale);
     if (this.ep) this.replies.epoch.set(this.ep, TIMED_CACHE, stale);
-    this.replies.summary.set(summary, TIMED_CACHE, stale);
+    // Its weak ETag follows the data (the version, the status, the epoch, staleness), not the clock
+    // fields that change every second: a polling dashboard gets 304 until something happened.
+    this.replies.summary.set(summary, TIMED_CACHE, stale, { v: this.version, status: up.status, epoch: this.ep?.number ?? null, stale: stale !== undefined });
     // The chain-only bodies keep their bytes; their freshness lifetime shrinks as the next block nears.
     const cache = this.perBlockCache(now);
     this.replies['block-time'].setCacheControl(cache, stale);
