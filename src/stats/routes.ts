@@ -19,7 +19,9 @@ const NetworkParam = Type.Object({ network: Type.Union(NETWORKS.map((n) => Type.
 
 const CACHE_HEADERS = {
   'Cache-Control': 'How long the answer stays fresh (see the route description)',
-  ETag: 'Validator of the body; send it back in If-None-Match for a 304',
+  ETag: 'Validator of the body, one per Content-Encoding; send it back in If-None-Match for a 304 (the summary\'s is weak: it follows the data, not the clock fields that change every second)',
+  'Content-Encoding': 'gzip or br when Accept-Encoding allows it and the body is 1 KiB or more',
+  Vary: 'Accept-Encoding, on answers whose body is 1 KiB or more',
 };
 const AGE_HEADER = { Age: 'Only with X-Cache: STALE: seconds since the served data was fetched' };
 /** Rendered from the block window the follower keeps current, never fetched per request. */
