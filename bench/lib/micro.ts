@@ -1,6 +1,6 @@
 /**
- * The micro-benchmarks that live beside the scenarios — `bench/allocator.ts` (DUST UTXO allocator)
- * and `bench/timer-wheel.ts` — each exporting `run(options)` that resolves to its figures. They are
+ * The micro-benchmarks that live beside the scenarios — `bench/allocator.ts` (DUST UTXO allocator),
+ * `bench/timer-wheel.ts` and `bench/compression.ts` (bytes and cost of the compressed forms) — each exporting `run(options)` that resolves to its figures. They are
  * imported at run time so the harness works before they exist: a missing or failing one becomes a
  * "not available" row, never a failed run. They run in this process after every server has stopped.
  */
@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { modulePath } from './paths.js';
 import type { Measurement } from './types.js';
 
-export const MICRO_BENCHES = ['allocator', 'timer-wheel'] as const;
+export const MICRO_BENCHES = ['allocator', 'timer-wheel', 'compression'] as const;
 
 export interface MicroOptions {
   quick: boolean;
