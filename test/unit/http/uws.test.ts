@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -67,4 +68,26 @@ t.test('the error says what to change on this system, for each unsupported combi
   t.equal(remedy(['a', 'b'], 22, 'unknown (not glibc?)'), 'Run it on Linux with glibc (this system reports none). ');
   t.equal(remedy(['@btc-vision/uwebsockets.js: not installed (run `npm ci`)', noAbi], 22, '2.41'), 'Run `npm ci` in the nightgate folder. ');
   t.equal(remedy(['a', 'b'], 22, '2.41'), '', 'a supported combination that still fails: the per-package lines say why');
+});
+
+t.test('app.close() ends kept-alive connections at once, not only the listening socket (both builds)', async (t) => {
+  const { uws } = loadUws();
+  const app = uws.App();
+  app.get('/*', (res) => void res.end('ok'));
+  const listen = await new Promise<unknown>((resolve) => app.listen('127.0.0.1', 0, resolve));
+  t.ok(listen, 'listening');
+  const sock = connect(uws.us_socket_local_port(listen as never), '127.0.0.1');
+  const answered = new Promise<void>((resolve) => sock.once('data', () => resolve()));
+  const closed = new Promise<string>((resolve) => sock.once('close', () => resolve('closed by the server')));
+  sock.on('error', () => undefined);
+  sock.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+  await answered;
+  // Both builds have it; the typings (from the 20.30 package) do not declare it.
+  (app as typeof app & { close(): void }).close();
+  // uWS's idle timeout would end it after about 10 s; the bound is only for a failure.
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<string>((resolve) => (timer = setTimeout(() => resolve('still open after 5 s'), 5_000)));
+  t.equal(await Promise.race([closed, bound]), 'closed by the server');
+  clearTimeout(timer);
+  sock.destroy();
 });
