@@ -38,6 +38,9 @@ export const OpenApiDocumentSchema = Type.Object(
 );
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
+/** The documents are rendered once and carry an ETag (compression.ts, servedMany). */
+const VALIDATED = { ETag: 'Validator of the body (its coding named in it); send it back in If-None-Match for a 304', 'Cache-Control': '`public, max-age=300`' };
+const NOT_MODIFIED = { description: 'Not Modified: If-None-Match matched the ETag' };
 
 export interface MetaDeps {
   health(): Record<string, unknown>;
@@ -91,17 +94,17 @@ export function metaRoutes(deps: MetaDeps): RouteDef[] {
     },
     {
       method: 'GET', url: '/api/openapi.json', style: 'stats', auth: 'none', rateLimit: 'none',
-      schema: { summary: 'This OpenAPI 3.1 description', tags: ['meta'], response: { 200: { description: 'OpenAPI 3.1.0 document', schema: OpenApiDocumentSchema } } },
+      schema: { summary: 'This OpenAPI 3.1 description', tags: ['meta'], response: { 200: { description: 'OpenAPI 3.1.0 document', schema: OpenApiDocumentSchema, headers: VALIDATED }, 304: NOT_MODIFIED } },
       handler: () => (specReply ??= servedMany({ body: spec(), headers: { 'Cache-Control': 'public, max-age=300' } })),
     },
     {
       method: 'GET', url: '/api', style: 'stats', auth: 'none', rateLimit: 'none',
-      schema: { summary: 'Readable page of the API description', tags: ['meta'], response: { 200: { description: 'HTML', contentType: 'text/html' } } },
+      schema: { summary: 'Readable page of the API description', tags: ['meta'], response: { 200: { description: 'HTML', contentType: 'text/html', headers: VALIDATED }, 304: NOT_MODIFIED } },
       handler: () => (apiReply ??= servedMany(html((apiHtml ??= apiPage(deps.openapi()))))),
     },
     {
       method: 'GET', url: '/docs', style: 'prover', auth: 'none', rateLimit: 'none',
-      schema: { summary: 'Proving and sponsorship API guide', tags: ['meta'], response: { 200: { description: 'HTML', contentType: 'text/html' } } },
+      schema: { summary: 'Proving and sponsorship API guide', tags: ['meta'], response: { 200: { description: 'HTML', contentType: 'text/html', headers: VALIDATED }, 304: NOT_MODIFIED } },
       handler: () => (docsReply ??= servedMany(html((docsHtml ??= docsPage(deps.openapi()))))),
     },
   ];

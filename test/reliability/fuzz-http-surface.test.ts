@@ -44,7 +44,8 @@ const routes: readonly RouteDef[] = s.app.routes;
 /** uWS patterns: a `:param` segment matches any one segment. */
 function matches(pattern: string, path: string): boolean {
   const p = pattern.split('/');
-  const q = path.split('/');
+  // One trailing `/` names the same resource (server.ts, add): `/health/` is `/health`.
+  const q = (path.length > 1 && path.endsWith('/') && !path.endsWith('//') ? path.slice(0, -1) : path).split('/');
   return p.length === q.length && p.every((seg, i) => seg.startsWith(':') || seg === q[i]);
 }
 
