@@ -72,7 +72,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   const log = logger.child({ module: 'app' });
   const uws = loadUws();
   log.info({ config: redactedConfig(config), uws: uws.source }, 'configuration');
-  const metrics = new Metrics();
+  const metrics = new Metrics({ requestsTimedByLog: config.log.requests !== 'none' });
 
   const keys = new KeyStore(config.auth.keys, config.auth.apiKeys, config.auth.trustedNetworks);
   if (keys.size === 0 && config.auth.trustedNetworks.length === 0) {

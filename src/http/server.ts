@@ -352,7 +352,7 @@ export class HttpServer {
   finished(ex: Exchange, status: number): void {
     this.inFlight--;
     if (ex.controller) this.live.delete(ex);
-    this.opts.metrics?.observe(ex.route, status, performance.now() - ex.t0, ex.code);
+    this.opts.metrics?.observe(ex.route, status, ex.t0, ex.code);
     const mode = this.opts.requestLog;
     // aggregate: the public routes' answers below 400 are counted, one line a second (access-log.ts).
     if (mode === 'none' || !this.accessLog.enabled) {
@@ -396,7 +396,7 @@ export class HttpServer {
     scanHeaders(req);
     const given = hRequestId ?? '';
     const requestId = given !== '' && given.length <= 128 && /^[\x21-\x7e]+$/.test(given) ? given : `${bootId}-${(++requestSeq).toString(36)}`;
-    const ex = new Exchange(this, res, route, style, method, req.getUrl(), requestId, this.clientIp(remote), this.opts.requestLog !== 'none' || this.opts.metrics !== undefined);
+    const ex = new Exchange(this, res, route, style, method, req.getUrl(), requestId, this.clientIp(remote), this.opts.requestLog !== 'none' || (this.opts.metrics !== undefined && this.opts.metrics.timeNext(route)));
     this.inFlight++;
     return ex;
   }

@@ -42,7 +42,7 @@ export type ScrapeCollector = () => void | Promise<void>;
 
 export class Metrics {
   readonly registry = new Registry();
-  readonly requests = new RequestMetrics();
+  readonly requests: RequestMetrics;
   /** Sponsorships answered or refused, by outcome: `sponsored`, `deduplicated`, or the error code. */
   readonly sponsorships: Counter<'network' | 'kind' | 'outcome'>;
   /** DUST fees paid by the server wallets for answered sponsorships, SPECK. */
@@ -57,7 +57,9 @@ export class Metrics {
   readonly configReloads: Counter<'outcome'>;
   readonly #collectors: ScrapeCollector[] = [];
 
-  constructor(opts: { defaultMetrics?: boolean } = {}) {
+  /** `requestsTimedByLog`: the access log reads the clock at every request's start (log.requests is not `none`). */
+  constructor(opts: { defaultMetrics?: boolean; requestsTimedByLog?: boolean } = {}) {
+    this.requests = new RequestMetrics(opts.requestsTimedByLog ?? true);
     const registers = [this.registry];
     this.sponsorships = new Counter({ name: 'nightgate_sponsorships_total', help: 'Sponsorship requests by outcome: sponsored, deduplicated (the same answer again), or the error code', labelNames: ['network', 'kind', 'outcome'], registers });
     this.sponsorshipFees = new Counter({ name: 'nightgate_sponsorship_fees_speck_total', help: 'DUST fees paid by the server wallets for answered sponsorships, SPECK', labelNames: ['network'], registers });
@@ -93,7 +95,7 @@ export class Metrics {
     this.registry.registerMetric(new ScrapedMetric('nightgate_http_requests_total', 'HTTP requests answered, by route pattern, method and status class (499: the client left first, counted as 4xx)', 'counter', () =>
       req.routes().flatMap((r) => STATUS_CLASSES.map((c, i) => ({ labels: { route: r.route, method: r.method, status_class: c }, value: r.byClass[i]! })).filter((s) => s.value > 0)),
     ) as unknown as Metric);
-    this.registry.registerMetric(new ScrapedMetric('nightgate_http_request_duration_seconds', 'Time from arrival to the answer written, by route pattern and method', 'histogram', () =>
+    this.registry.registerMetric(new ScrapedMetric('nightgate_http_request_duration_seconds', 'Time from arrival to the answer written, by route pattern and method; a sample of one answer in 8 per route (the request counts are exact)', 'histogram', () =>
       req.routes().flatMap((r) => {
         const labels = { route: r.route, method: r.method };
         return [
