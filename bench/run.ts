@@ -90,7 +90,7 @@ function settingsFor(args: BenchArgs): Settings & { microMs: number; pipelinedRo
     // Against a deployment every run is as long as the operator said: no repeats.
     targetRounds: args.url ? 1 : base.targetRounds,
     pipelinedRoundDepth: args.url ? 0 : base.pipelinedRoundDepth,
-    wrkRounds: args.url ? 0 : base.wrkRounds,
+    wrkRounds: args.url ? 0 : args.rounds ?? base.wrkRounds,
   };
 }
 

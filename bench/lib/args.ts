@@ -19,6 +19,7 @@ export const USAGE = `usage: npm run bench -- [options]    (or: npx tsx bench/ru
                           /balance-only requests before reservations run out)
   --wrk-only              the cached summary and its baselines in the wrk rounds only (3 interleaved
                           rounds at 100 connections, tuned and defaults), without autocannon's levels
+  --rounds N              interleaved wrk rounds (default 3; more for steadier medians on a busy machine)
   --no-devnet             start the local server without the embedded devnet
   --cpu-prof DIR          write V8 CPU profiles of the local nightgate (main thread and every
                           worker thread) into DIR, for chrome://inspect or speedscope
@@ -37,6 +38,8 @@ export interface BenchArgs {
   devnet: boolean;
   /** Only the wrk rounds of the cached summary and its baselines. */
   wrkOnly: boolean;
+  /** wrk rounds (default: 3 in a full run). */
+  rounds?: number;
   cpuProfDir?: string;
   help: boolean;
 }
@@ -48,7 +51,7 @@ export class ArgsError extends Error {
 /** Enough DUST UTXOs (33 each) for ~300 distinct sponsorships per scenario over the three devnets. */
 const DEFAULT_SPONSOR_WALLETS = 6;
 
-const VALUE_FLAGS = new Set(['--url', '--key', '--duration', '--connections', '--rate', '--network', '--only', '--sponsor-wallets', '--cpu-prof']);
+const VALUE_FLAGS = new Set(['--url', '--key', '--duration', '--connections', '--rate', '--network', '--only', '--sponsor-wallets', '--cpu-prof', '--rounds']);
 const BOOLEAN_FLAGS = new Set(['--quick', '--no-devnet', '--wrk-only', '--help']);
 
 function positive(flag: string, text: string, integer: boolean): number {
@@ -110,6 +113,7 @@ export function parseArgs(argv: readonly string[]): BenchArgs {
     sponsorWallets: sponsors !== undefined ? positive('--sponsor-wallets', sponsors, true) : DEFAULT_SPONSOR_WALLETS,
     devnet: !flags.has('--no-devnet'),
     wrkOnly: flags.has('--wrk-only'),
+    ...(values.has('--rounds') ? { rounds: positive('--rounds', values.get('--rounds') as string, true) } : {}),
     ...(values.has('--cpu-prof') ? { cpuProfDir: values.get('--cpu-prof') as string } : {}),
     help: flags.has('--help'),
   };

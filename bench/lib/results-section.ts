@@ -1,6 +1,7 @@
 /**
  * bench/RESULTS.md holds the newest full run of `npm run bench` and, in a block of its own, the
- * newest sustained-sponsorship run (`npm run bench:sustained`). Each writer replaces only its
+ * newest sustained-sponsorship run (`npm run bench:sustained`); a hand-written notes block under
+ * the title (runs of `--only`/`--wrk-only`, before/after a default changed) is kept as it is. Each writer replaces only its
  * part: the full run keeps the sustained block, a sustained run replaces only that block.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -15,10 +16,30 @@ export function sustainedBlock(report: string): string {
   return start >= 0 && end > start ? report.slice(start, end + END.length) : '';
 }
 
-/** Writes a full run's report, carrying over the sustained block of the file it replaces. */
+const NOTES_BEGIN = '<!-- notes:begin -->';
+const NOTES_END = '<!-- notes:end -->';
+
+/**
+ * The hand-written block of an existing report, markers included ('' if none): measurements made
+ * outside a full run (what a default costs, before and after a change), dated by their commits.
+ */
+export function notesBlock(report: string): string {
+  const start = report.indexOf(NOTES_BEGIN);
+  const end = report.indexOf(NOTES_END);
+  return start >= 0 && end > start ? report.slice(start, end + NOTES_END.length) : '';
+}
+
+/** Writes a full run's report, carrying over the notes (after the title) and the sustained block of the file it replaces. */
 export function writeFullReport(path: string, markdown: string): void {
-  const kept = existsSync(path) ? sustainedBlock(readFileSync(path, 'utf8')) : '';
-  writeFileSync(path, kept ? `${markdown.trimEnd()}\n\n${kept}\n` : markdown);
+  const old = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  const kept = sustainedBlock(old);
+  const notes = notesBlock(old);
+  let out = kept ? `${markdown.trimEnd()}\n\n${kept}\n` : markdown;
+  if (notes) {
+    const nl = out.indexOf('\n');
+    out = nl < 0 ? `${out}\n\n${notes}\n` : `${out.slice(0, nl + 1)}\n${notes}\n${out.slice(nl + 1)}`;
+  }
+  writeFileSync(path, out);
 }
 
 /** Puts a sustained run's section into the report, replacing the previous one or appending it. */

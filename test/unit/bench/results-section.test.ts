@@ -2,7 +2,7 @@ import t from 'tap';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sustainedBlock, writeFullReport, writeSustainedSection } from '../../../bench/lib/results-section.js';
+import { notesBlock, sustainedBlock, writeFullReport, writeSustainedSection } from '../../../bench/lib/results-section.js';
 
 t.test('RESULTS.md: a full run keeps the sustained block, a sustained run replaces only its block', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'results-section-'));
@@ -26,4 +26,16 @@ t.test('RESULTS.md: a full run keeps the sustained block, a sustained run replac
   writeFileSync(path, '# old report without a block\n');
   writeFullReport(path, '# new\n');
   t.equal(readFileSync(path, 'utf8'), '# new\n', 'nothing to carry over');
+});
+
+t.test('RESULTS.md: a full run keeps the hand-written notes under its title', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'results-notes-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'RESULTS.md');
+  writeFileSync(path, '# old\n\n<!-- notes:begin -->\n## What the defaults cost\n\nmeasured\n<!-- notes:end -->\n\nold run\n');
+  writeFullReport(path, '# nightgate benchmark results\n\nfull run B\n');
+  const out = readFileSync(path, 'utf8');
+  t.match(out, /^# nightgate benchmark results\n\n<!-- notes:begin -->\n## What the defaults cost\n\nmeasured\n<!-- notes:end -->\n\nfull run B\n$/);
+  t.notMatch(out, /old run/);
+  t.equal(notesBlock(out).split('notes:begin').length, 2, 'one block');
 });
