@@ -51,11 +51,13 @@ class Components {
     return ref(name);
   }
 
-  private hoist(node: unknown): unknown {
+  /** `names`: the node maps names to schemas (`properties`), so none of its keys is a keyword. */
+  private hoist(node: unknown, names = false): unknown {
     if (Array.isArray(node)) return node.map((n) => this.hoist(n));
     if (node === null || typeof node !== 'object') return node;
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(node)) out[k] = k === 'examples' || k === 'default' || k === 'const' ? v : this.hoist(v);
+    // Values, not schemas: an example or a default that happens to carry an `$id` stays as it is.
+    for (const [k, v] of Object.entries(node)) out[k] = !names && (k === 'examples' || k === 'default' || k === 'const') ? v : this.hoist(v, !names && (k === 'properties' || k === 'patternProperties' || k === '$defs'));
     const id = out['$id'];
     if (typeof id !== 'string') return out;
     delete out['$id'];
