@@ -4,7 +4,8 @@
  *    loopback only) or presenting an API key whose id is in `metrics.keyIds`; anyone else gets
  *    403 FORBIDDEN. Behind a reverse proxy on the same host set `server.trustedProxies`, or the
  *    proxy's loopback address would let every client in (the shipped nginx.conf and haproxy.cfg
- *    do not forward /metrics);
+ *    set X-Forwarded-For and tell nightgate to trust them: a client through them is judged by its
+ *    own address);
  *  - `metrics.listen` = host:port: only there, to anyone who reaches it (bind it to a private
  *    interface), and not on the main port.
  */

@@ -55,6 +55,17 @@ t.test('outside metrics.allow: 403 unless the key is one of metrics.keyIds', asy
   t.match(await listed.body.text(), /nightgate_http_requests_total/);
 });
 
+t.test('through a trusted proxy on loopback, the forwarded client is judged, not the proxy', async (t) => {
+  const s = await startApp({ server: { trustedProxies: ['127.0.0.1/32'] } });
+  t.teardown(() => s.close());
+  const outside = await request(`${s.url}/metrics`, { headers: { 'x-forwarded-for': '203.0.113.9' } });
+  t.equal(outside.statusCode, 403);
+  await outside.body.dump();
+  const local = await request(`${s.url}/metrics`);
+  t.equal(local.statusCode, 200, 'the proxy host itself may scrape');
+  await local.body.dump();
+});
+
 t.test('metrics.listen: /metrics on its own port only; metrics.enabled=false: none', async (t) => {
   const s = await startApp({ metrics: { listen: '127.0.0.1:0' } });
   t.teardown(() => s.close());
