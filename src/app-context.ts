@@ -9,6 +9,7 @@ import type { Config, NetworkName } from './config.js';
 import type { RouteDef } from './http/route.js';
 import type { TopicRoute } from './http/server.js';
 import type { Metrics } from './metrics/metrics.js';
+import type { SharedState } from './state/index.js';
 
 // Type-only: the app context names the devnet's endpoint record without loading the devnet.
 import type { DevnetNetworkInfo } from './devnet/index.js';
@@ -50,6 +51,8 @@ export interface AppContext {
   readonly dustSeeds: ReadonlyMap<NetworkName, readonly string[]>;
   /** The app's Prometheus metrics: counters for the modules' operations, `onScrape` for their state gauges. */
   readonly metrics: Metrics;
+  /** The state shared with other instances through Redis (`state.redisUrl`); undefined: this process alone. */
+  readonly state?: SharedState | undefined;
   addRoutes(routes: readonly RouteDef[]): void;
   addTopic(topic: TopicRoute): void;
   publish(topic: string, message: string): void;

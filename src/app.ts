@@ -74,6 +74,9 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   log.info({ config: redactedConfig(config), uws: uws.source }, 'configuration');
   const metrics = new Metrics({ requestsTimedByLog: config.log.requests !== 'none' });
 
+  // Several instances (issue 22): limits, budgets, dedupe and wallet leases shared through Redis.
+  const shared = config.state.redisUrl !== '' ? await (await import('./state/index.js')).startSharedState(config, logger, clock) : undefined;
+
   const keys = new KeyStore(config.auth.keys, config.auth.apiKeys, config.auth.trustedNetworks);
   if (keys.size === 0 && config.auth.trustedNetworks.length === 0) {
     // Nothing configured: mint a development key so the proving API is usable at once.
@@ -90,7 +93,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     keys,
     trustedProxies: config.server.trustedProxies,
     authFailures: config.auth.failureLimit > 0
-      ? new AuthThrottle({ limit: config.auth.failureLimit, windowMs: config.auth.failureWindowMs, algorithm: config.rateLimit.algorithm, maxEntries: config.rateLimit.maxEntries })
+      ? new AuthThrottle({ limit: config.auth.failureLimit, windowMs: config.auth.failureWindowMs, algorithm: config.rateLimit.algorithm, maxEntries: config.rateLimit.maxEntries, shared: shared?.authFailures })
       : undefined,
     maxHeaderBytes: config.server.maxHeaderBytes,
     maxHeaders: config.server.maxHeaders,
@@ -100,14 +103,19 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     metrics: config.metrics.enabled ? metrics.requests : undefined,
     rateLimit: {
       ...config.rateLimit,
-      store: opts.rateLimitStore ?? new MemoryRateLimitStore(config.rateLimit.algorithm, config.rateLimit.maxEntries),
+      store: opts.rateLimitStore ?? shared?.rateLimit ?? new MemoryRateLimitStore(config.rateLimit.algorithm, config.rateLimit.maxEntries),
     },
   });
 
   // A taken port fails here, in a second, not after the devnets have started (issue 18).
-  await server.checkPort(config.server.host, config.server.port);
+  await server.checkPort(config.server.host, config.server.port).catch(async (err: unknown) => {
+    await shared?.close();
+    throw err;
+  });
 
   const components: Component[] = [];
+  // Registered first, closed last: the other components give back their leases through it.
+  if (shared) components.push({ name: 'state', health: () => shared.redis.health(), close: () => shared.close() });
   if (logOutput) components.push({ name: 'log', health: () => logOutput.health() });
   const routes: RouteDef[] = [];
   const startedAt = clock.now();
@@ -146,6 +154,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     devnet: devnetInfo,
     dustSeeds,
     metrics,
+    state: shared,
     addRoutes: (defs) => {
       for (const r of defs) {
         routes.push(r);

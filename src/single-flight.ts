@@ -18,6 +18,11 @@ export class SingleFlight<T> {
     return this.#flights.size;
   }
 
+  /** A computation for `key` is under way. */
+  has(key: string): boolean {
+    return this.#flights.has(key);
+  }
+
   /** Join the flight for `key`, or start it with `compute`. `shared` tells which happened. */
   run(key: string, compute: (signal: AbortSignal) => Promise<T>, signal?: AbortSignal): { shared: boolean; result: Promise<T> } {
     let flight = this.#flights.get(key);

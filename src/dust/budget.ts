@@ -2,15 +2,19 @@
  * Sponsorship policy (paymaster practice, DESIGN.md "Abuse limits"): a per-transaction fee cap
  * and a per-API-key DUST budget per window. The budget is charged when a fee is reserved and
  * refunded if the request fails, so only fees of transactions handed back to the client count.
- * The store sits behind an interface (memory here; a shared store for several instances);
- * anything that spends DUST fails closed: a store error refuses the sponsorship.
+ * The store sits behind an interface (memory here; Redis for several instances, src/state/budget.ts);
+ * anything that spends DUST fails closed: a store error refuses the sponsorship (a shared store
+ * refuses with its own 503 BUDGET_UNAVAILABLE).
  */
-import { GatewayError } from '../errors.js';
+import { GatewayError, isGatewayError } from '../errors.js';
 
 export interface BudgetCharge {
   readonly keyId: string;
   readonly amount: bigint;
   readonly windowStart: number;
+  /** Idempotency token of a shared charge (src/state/budget.ts): a refund of it counts once. */
+  readonly token?: string;
+  readonly windowMs?: number;
 }
 
 export interface BudgetStore {
@@ -91,6 +95,7 @@ export class SponsorshipPolicy {
     try {
       charge = await this.store.charge(key.id, fee, this.budgetFor(key), this.limits.windowMs, now);
     } catch (err) {
+      if (isGatewayError(err)) throw err;
       throw new GatewayError('INTERNAL', 'sponsorship budget store unavailable', { cause: err });
     }
     if (!charge) {

@@ -5,7 +5,7 @@
  * worker pool (mount it first). With balancing disabled the routes exist and answer 404.
  */
 import type { AppContext, Component, Module } from '../app-context.js';
-import { NETWORKS, proverBackendOf } from '../config.js';
+import { ConfigError, NETWORKS, proverBackendOf } from '../config.js';
 import { sourceOf } from '../indexer/source.js';
 import { PROVER_COMPONENT, WORKER_POOL, type ProverComponent, type WorkerPoolComponent } from '../prover/index.js';
 import { DustAllocatorTable } from './allocator.js';
@@ -15,7 +15,7 @@ import { MemoryBudgetStore, SponsorshipPolicy } from './budget.js';
 import { ReservationJournal } from './reservation-journal.js';
 import { sponsorshipRoutes } from './routes.js';
 import { SharedSnapshot } from './shared-snapshot.js';
-import { SponsorshipService, type SponsoredNetwork } from './sponsorship.js';
+import { POOL_KEY_ID, SponsorshipService, type SponsoredNetwork } from './sponsorship.js';
 import { DustSyncHost } from './sync-host.js';
 
 export const SPONSORSHIP_COMPONENT = 'sponsorship';
@@ -25,7 +25,7 @@ export interface SponsorshipComponent extends Component {
   readonly service: SponsorshipService | undefined;
 }
 
-export const mountSponsorship: Module = (ctx: AppContext) => {
+export const mountSponsorship: Module = async (ctx: AppContext) => {
   const { config } = ctx;
   const routeDeps = { defaultNetwork: config.prover.defaultNetwork, bodyLimit: config.server.bodyLimit, metrics: ctx.metrics, audit: ctx.logger.child({ module: 'audit' }) };
   if (!config.dust.enabled) {
@@ -75,12 +75,16 @@ export const mountSponsorship: Module = (ctx: AppContext) => {
   } else if (networks.some((n) => config.networks[n.name].indexer !== 'embedded')) {
     log.warn({ networks: networks.filter((n) => config.networks[n.name].indexer !== 'embedded').map((n) => n.name) }, 'dust.stateDir is not set: DUST reservations of answered sponsorships do not survive a restart, so a fee intent answered just before one can share its UTXO with a new one');
   }
-  const policy = new SponsorshipPolicy({ maxFee: BigInt(config.dust.maxFee), budget: BigInt(config.dust.budget), windowMs: config.dust.budgetWindowMs }, new MemoryBudgetStore());
+  // Several instances (issue 22): budgets, dedupe and shares in Redis; each wallet leased to one instance.
+  const state = ctx.state ? await sharedSponsorship(ctx, networks, log) : undefined;
+  const budgets = state ? new state.RedisBudgetStore(ctx.state!.redis, { local: (id) => id === POOL_KEY_ID }) : new MemoryBudgetStore();
+  const policy = new SponsorshipPolicy({ maxFee: BigInt(config.dust.maxFee), budget: BigInt(config.dust.budget), windowMs: config.dust.budgetWindowMs }, budgets);
   const service = new SponsorshipService({
     networks, pool, sync, policy, clock: ctx.clock, logger: log,
     margin: config.dust.feeMargin, reservationTtlMs: config.dust.reservationTtlMs, ttlSafetyMs: config.dust.ttlSafetyMs,
     feeTtlMs: config.dust.feeTtlMs, maxReservationsPerKey: config.dust.maxReservationsPerKey,
     dedupeWindowMs: config.dust.dedupeWindowMs, maxInFlight: config.dust.maxInFlight, ...(journal ? { journal } : {}),
+    ...(state ? { sharing: state.sharing } : {}),
   });
   for (const n of networks) {
     const source = sourceOf(ctx, n.name)!;
@@ -101,13 +105,34 @@ export const mountSponsorship: Module = (ctx: AppContext) => {
     health: () => {
       const status = service.status();
       const syncing = networks.some((n) => !sync.isSynced(n.name));
-      return { status: networks.length === 0 ? 'disabled' : syncing ? 'starting' : 'ok', ...service.stats(), journal: journal?.stats() ?? null, networks: status };
+      return { status: networks.length === 0 ? 'disabled' : syncing ? 'starting' : 'ok', ...service.stats(), journal: journal?.stats() ?? null, networks: status, ...(state ? { walletLeases: state.leases.status() } : {}) };
     },
     close: async () => {
       service.close();
       await sync.close();
       journal?.close();
+      await state?.leases.release();
     },
   };
   ctx.addComponent(component);
 };
+
+/** The shared side of sponsorship: wallet leases taken (or the start refused), dedupe and shares in Redis. */
+async function sharedSponsorship(ctx: AppContext, networks: readonly SponsoredNetwork[], log: AppContext['logger']) {
+  const [{ WalletLeases, WalletLeaseError }, { RedisSponsorshipSharing }, { RedisBudgetStore }] = await Promise.all([
+    import('../state/wallet-leases.js'),
+    import('../state/sponsorship.js'),
+    import('../state/budget.js'),
+  ]);
+  const redis = ctx.state!.redis;
+  const leases = new WalletLeases({ redis, clock: ctx.clock, logger: log, ttlMs: ctx.config.state.leaseTtlMs, wallets: new Map(networks.map((n) => [n.name, n.seeds])) });
+  try {
+    await leases.start();
+  } catch (err) {
+    // Two instances on the same wallets is a configuration error: stated as one, without a stack.
+    if (err instanceof WalletLeaseError) throw new ConfigError(err.message);
+    throw err;
+  }
+  const sharing = new RedisSponsorshipSharing({ redis, leases, clock: ctx.clock, logger: log, dedupeWindowMs: ctx.config.dust.dedupeWindowMs });
+  return { leases, sharing, RedisBudgetStore };
+}

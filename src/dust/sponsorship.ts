@@ -29,6 +29,7 @@ import { SharedSnapshot } from './shared-snapshot.js';
 import type { DustSyncHost } from './sync-host.js';
 import { KEEPER_RESERVE, type PoolKeeper } from './pool-keeper.js';
 import { startTimerWheel, TimerWheel, type TimerWheelDriver } from './timer-wheel.js';
+import type { SponsorshipSharing } from '../state/sponsorship.js';
 
 export interface SponsoredNetwork {
   name: NetworkName;
@@ -62,6 +63,8 @@ export interface SponsorshipOptions {
   maxInFlight: number;
   /** Answered reservations are written here and restored after a restart (`dust.stateDir`). */
   journal?: ReservationJournal;
+  /** Several instances (`state.redisUrl`): dedupe, the per-key share and the wallet leases over all of them (src/state/sponsorship.ts). */
+  sharing?: SponsorshipSharing;
 }
 
 export const POOL_KEY_ID = 'nightgate-pool';
@@ -78,13 +81,19 @@ const UNRECORDED_RECHECK_MS = 2_000;
 /** What one key holds on one network: tasks running, and answered reservations not yet settled. */
 interface KeyHold {
   computing: number;
-  answered: Array<{ slot: number; generation: number }>;
+  answered: Array<{ slot: number; generation: number; member?: string | undefined }>;
 }
 
 export interface SponsorAnswer {
   /** The JSON body, pre-serialized (the same bytes for a deduplicated repeat). */
   body: string;
   deduplicated: boolean;
+}
+
+function reservationLimit(net: SponsoredNetwork, cap: number): GatewayError {
+  return new GatewayError('RESERVATION_LIMIT', `this key holds ${cap} DUST UTXO(s) of ${net.name} reserved, its share of the pool; one is freed when its transaction lands or its reservation expires`, {
+    headers: { 'Retry-After': String(Math.max(1, Math.ceil(net.blockTimeMs / 1000))) },
+  });
 }
 
 export class SponsorshipService {
@@ -112,6 +121,15 @@ export class SponsorshipService {
     for (const n of opts.networks) {
       this.byName.set(n.name, n);
       this.reclaimers.set(n.name, new ReservationReclaimer(n.table, this.wheel, { reservationTtlMs: opts.reservationTtlMs }));
+    }
+    if (opts.sharing) {
+      // Each synced block may have spent answered reservations: their places in the key's share
+      // over all instances are given back then, not only when the key comes back here.
+      opts.sync.onStatus((s) => {
+        const net = this.byName.get(s.network as NetworkName);
+        if (s.phase !== 'synced' || !net) return;
+        for (const id of this.holds.keys()) if (id.startsWith(`${net.name}|`)) this.liveHold(net, id.slice(net.name.length + 1));
+      });
     }
     const journal = opts.journal;
     if (journal) {
@@ -150,12 +168,23 @@ export class SponsorshipService {
     const net = this.byName.get(name);
     if (!net) throw new GatewayError('BALANCING_DISABLED', `sponsorship is not configured for ${name} (no server DUST wallets)`);
     if (!this.opts.sync.isSynced(name)) throw new GatewayError('WALLET_SYNCING', `the server DUST wallets of ${name} are still syncing`, { headers: { 'Retry-After': '30' } });
+    const sharing = this.opts.sharing;
+    sharing?.admit(name);
     // Per key: each key's budget pays for what it gets, and one key's answer is never another's.
     const dedupeKey = `${key.id}|${kind}|${name}|${createHash('sha256').update(body).digest('hex')}`;
     const cached = this.answers.get(dedupeKey);
     if (cached) return { body: Buffer.from(cached).toString('utf8'), deduplicated: true };
+    if (sharing && !this.flights.has(dedupeKey)) {
+      const remote = await sharing.lookup(dedupeKey, signal);
+      if (remote !== undefined) return { body: remote, deduplicated: true };
+    }
     const { shared, result } = this.flights.run(dedupeKey, (s) => this.compute(kind, net, key, body, s, dedupeKey), signal);
-    return { body: await result, deduplicated: shared };
+    try {
+      return { body: await result, deduplicated: shared };
+    } catch (err) {
+      sharing?.abandoned(dedupeKey);
+      throw err;
+    }
   }
 
   /**
@@ -169,12 +198,7 @@ export class SponsorshipService {
       hold = { computing: 0, answered: [] };
       this.holds.set(`${net.name}|${key.id}`, hold);
     }
-    const cap = this.opts.maxReservationsPerKey;
-    if (hold.computing + hold.answered.length >= cap) {
-      throw new GatewayError('RESERVATION_LIMIT', `this key holds ${cap} DUST UTXO(s) of ${net.name} reserved, its share of the pool; one is freed when its transaction lands or its reservation expires`, {
-        headers: { 'Retry-After': String(Math.max(1, Math.ceil(net.blockTimeMs / 1000))) },
-      });
-    }
+    if (hold.computing + hold.answered.length >= this.opts.maxReservationsPerKey) throw reservationLimit(net, this.opts.maxReservationsPerKey);
     hold.computing++;
     return hold;
   }
@@ -189,7 +213,13 @@ export class SponsorshipService {
   /** The key's hold on the network with its settled answers dropped (spent or reclaimed since). */
   private liveHold(net: SponsoredNetwork, keyId: string): KeyHold | undefined {
     const hold = this.holds.get(`${net.name}|${keyId}`);
-    if (hold) hold.answered = hold.answered.filter((r) => net.table.isLive(r));
+    if (hold) {
+      hold.answered = hold.answered.filter((r) => {
+        if (net.table.isLive(r)) return true;
+        if (r.member !== undefined) this.opts.sharing?.release(net.name, keyId, r.member);
+        return false;
+      });
+    }
     return hold;
   }
 
@@ -224,12 +254,23 @@ export class SponsorshipService {
       });
     }
     const hold = this.hold(net, key);
+    const deadline = this.nextReclaimAt(now);
+    // The key's share over every instance: a place held until the reservation ends (or its deadline).
+    let member: string | undefined;
+    if (this.opts.sharing && key.id !== POOL_KEY_ID) {
+      const held = await this.opts.sharing.hold(net.name, key.id, this.opts.maxReservationsPerKey, deadline).catch(() => undefined);
+      if (held === false) {
+        this.unhold(net, key, hold);
+        throw reservationLimit(net, this.opts.maxReservationsPerKey);
+      }
+      member = held;
+    }
     const entry = this.inFlight.acquire();
     if (entry === undefined) {
       this.unhold(net, key, hold);
+      if (member !== undefined) this.opts.sharing!.release(net.name, key.id, member);
       throw new GatewayError('QUEUE_FULL', 'too many sponsorships in flight', { headers: { 'Retry-After': '1' } });
     }
-    const deadline = this.nextReclaimAt(now);
     const args: BalanceArgs = {
       sponsor: {
         kind, networkId: net.networkId, seeds: [...net.seeds], margin: this.opts.margin,
@@ -259,7 +300,7 @@ export class SponsorshipService {
       }
       const refund = (): void => void policy.refund(charge).catch(() => undefined);
       if (this.reclaimers.get(net.name)!.track(reservation, now, refund)) this.journalAnswer(net, reservation, deadline);
-      hold.answered.push(reservation);
+      hold.answered.push({ ...reservation, member });
       answered = true;
       this.sponsored++;
       const json = JSON.stringify({
@@ -272,13 +313,17 @@ export class SponsorshipService {
         expiresAt: new Date(res.expiresAt).toISOString(),
         dustUtxo: { wallet: res.walletIndex, slot: res.slot },
       });
-      if (dedupeKey) this.answers.set(dedupeKey, Buffer.from(json));
+      if (dedupeKey) {
+        this.answers.set(dedupeKey, Buffer.from(json));
+        this.opts.sharing?.answered(dedupeKey, json);
+      }
       return json;
     } catch (err) {
       this.failed++;
       throw isGatewayError(err) ? err : new GatewayError('INTERNAL', undefined, { cause: err });
     } finally {
       this.unhold(net, key, hold);
+      if (!answered && member !== undefined) this.opts.sharing!.release(net.name, key.id, member);
       remote?.close();
       // Whatever the task still held when it ended without an answer goes back at once.
       const held = this.inFlight.finish(entry);

@@ -1,0 +1,56 @@
+/**
+ * Shared state for several instances (issue 22): with `state.redisUrl` set, the stores that must
+ * agree across instances live in Redis, each behind the interface its in-memory store already
+ * has (the memory stores stay the default and are unchanged without it):
+ *
+ * | concern                          | interface (memory default)                 | Redis                      |
+ * |----------------------------------|--------------------------------------------|----------------------------|
+ * | per-key / per-IP rate limits     | RateLimitStore (pipeline/rate-limit.ts)    | state/rate-limit.ts        |
+ * | failed-login throttling          | AuthThrottle (pipeline/auth-throttle.ts)   | state/auth-throttle.ts     |
+ * | per-key DUST budgets             | BudgetStore (dust/budget.ts)               | state/budget.ts            |
+ * | dedupe, per-key reservation cap  | SponsorshipSharing (state/sponsorship.ts)  | state/sponsorship.ts       |
+ * | one owner per DUST wallet        | —                                          | state/wallet-leases.ts     |
+ *
+ * The counters of what was done without Redis (`SharedState.counters()`, also in /health under
+ * components.state) are what the metrics read.
+ */
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import { SharedAuthFailures } from './auth-throttle.js';
+import { RedisRateLimitStore } from './rate-limit.js';
+import { RedisState, type SharedStateCounters } from './redis.js';
+// Every store's scripts are registered before the client is created (they are sent by EVALSHA).
+import './budget.js';
+import './sponsorship.js';
+import './wallet-leases.js';
+
+export { RedisState, type SharedStateCounters };
+
+export const STATE_COMPONENT = 'state';
+
+export interface SharedState {
+  readonly redis: RedisState;
+  readonly rateLimit: RedisRateLimitStore;
+  readonly authFailures: SharedAuthFailures;
+  /** What the shared stores did without Redis since start (a plain getter for the metrics). */
+  counters(): Readonly<SharedStateCounters>;
+  close(): Promise<void>;
+}
+
+/** Connects (waiting up to `waitMs` for Redis; an instance starts without it and keeps trying). */
+export async function startSharedState(config: Readonly<Config>, logger: Logger, _clock: Clock, waitMs = 3_000): Promise<SharedState> {
+  const redis = new RedisState({ url: config.state.redisUrl, logger });
+  await redis.start(waitMs);
+  const rateLimit = new RedisRateLimitStore(redis, { algorithm: config.rateLimit.algorithm, maxEntries: config.rateLimit.maxEntries, logger });
+  return {
+    redis,
+    rateLimit,
+    authFailures: new SharedAuthFailures(redis),
+    counters: () => redis.counters(),
+    close: async () => {
+      rateLimit.close();
+      await redis.close();
+    },
+  };
+}

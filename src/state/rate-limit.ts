@@ -1,0 +1,194 @@
+/**
+ * Rate limits shared through Redis (issue 22).
+ *
+ * Per API key (scope `key`): exact. Every hit is one Lua script that reads the key's counters of
+ * the current and previous window, decides as the in-memory store does (fixed or sliding window
+ * counter) and counts the hit only if it is admitted, so the (limit+1)th request of a window is
+ * refused whichever instance gets it. While Redis is unavailable the decision is taken on this
+ * instance's own counters (the in-memory store), counted in `localFallbacks` and logged once.
+ *
+ * Per client IP (scope `ip`, the public routes): approximate, so the cached routes keep their
+ * speed. Hits are counted locally (the in-memory store, synchronous as before); at least once a
+ * second each instance adds its new hits to Redis and takes back the other instances' hits of
+ * the same addresses, which it folds into its local counters (`MemoryRateLimitStore.absorb`).
+ */
+import type { Logger } from 'pino';
+import { MemoryRateLimitStore, type RateLimitResult, type RateLimitScope, type RateLimitStore } from '../pipeline/rate-limit.js';
+import { registerScript, type RedisState } from './redis.js';
+
+/**
+ * KEYS: current window, previous window. ARGV: limit, windowMs, now, windowStart, sliding (1/0).
+ * → {admitted 1/0, current count after, previous count}.
+ */
+const HIT = registerScript('nightgateRateHit', 2, `
+local limit = tonumber(ARGV[1])
+local w = tonumber(ARGV[2])
+local now = tonumber(ARGV[3])
+local ws = tonumber(ARGV[4])
+local curr = tonumber(redis.call('GET', KEYS[1]) or '0')
+local prev = 0
+local estimate = curr
+if ARGV[5] == '1' then
+  prev = tonumber(redis.call('GET', KEYS[2]) or '0')
+  estimate = prev * (1 - (now - ws) / w) + curr
+end
+if estimate + 1 <= limit then
+  curr = redis.call('INCR', KEYS[1])
+  if curr == 1 then redis.call('PEXPIRE', KEYS[1], 2 * w + 1000) end
+  return {1, curr, prev}
+end
+return {0, curr, prev}
+`);
+
+/** KEYS: the address's window counter. ARGV: this instance's new hits, ttl ms. → the window's total over all instances. */
+const ADD = registerScript('nightgateRateAdd', 1, `
+local total = redis.call('INCRBY', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return total
+`);
+
+interface IpWindow {
+  windowStart: number;
+  windowMs: number;
+  /** Hits on this instance not yet added to Redis. */
+  unsent: number;
+  /** Hits on this instance added to Redis in this window. */
+  sent: number;
+  /** Other instances' hits already folded into the local counter. */
+  absorbed: number;
+}
+
+export interface RedisRateLimitOptions {
+  algorithm: 'fixed' | 'sliding';
+  maxEntries: number;
+  logger: Logger;
+  /** How often per-IP counts are reconciled (≤ 1000 ms). */
+  reconcileMs?: number;
+}
+
+export class RedisRateLimitStore implements RateLimitStore {
+  /** This instance's own counters: the per-IP fast path, and per-key decisions while Redis is away. */
+  readonly local: MemoryRateLimitStore;
+  private readonly ipWindows = new Map<string, IpWindow>();
+  private readonly timer: NodeJS.Timeout;
+  private reconciling = false;
+  private lastNow = 0;
+
+  constructor(
+    private readonly redis: RedisState,
+    private readonly opts: RedisRateLimitOptions,
+  ) {
+    this.local = new MemoryRateLimitStore(opts.algorithm, opts.maxEntries);
+    this.timer = setInterval(() => void this.reconcile(), Math.min(1_000, opts.reconcileMs ?? 1_000));
+    this.timer.unref();
+  }
+
+  get size(): number {
+    return this.local.size;
+  }
+
+  hit(scope: RateLimitScope, id: string, limit: number, windowMs: number, now: number): RateLimitResult | Promise<RateLimitResult> {
+    if (scope === 'ip') {
+      const r = this.local.hit('ip', id, limit, windowMs, now);
+      if (r.allowed) this.noteIpHit(id, windowMs, now);
+      return r;
+    }
+    if (!this.redis.available) return this.fallback(id, limit, windowMs, now);
+    return this.shared(id, limit, windowMs, now);
+  }
+
+  private fallback(id: string, limit: number, windowMs: number, now: number): RateLimitResult {
+    this.redis.countFallback();
+    return this.local.hit('key', id, limit, windowMs, now);
+  }
+
+  private async shared(id: string, limit: number, windowMs: number, now: number): Promise<RateLimitResult> {
+    const windowStart = now - (now % windowMs);
+    const sliding = this.opts.algorithm === 'sliding';
+    let reply: [number, number, number];
+    try {
+      reply = (await this.redis.run(HIT, [`rl:key:{${id}}:${windowStart}`, `rl:key:{${id}}:${windowStart - windowMs}`], [limit, windowMs, now, windowStart, sliding ? 1 : 0])) as [number, number, number];
+    } catch {
+      return this.fallback(id, limit, windowMs, now);
+    }
+    const [admitted, curr, prev] = reply;
+    return decide(sliding, admitted === 1, curr, prev, limit, windowStart, windowMs, now);
+  }
+
+  private noteIpHit(id: string, windowMs: number, now: number): void {
+    this.lastNow = now;
+    const windowStart = now - (now % windowMs);
+    let w = this.ipWindows.get(id);
+    if (w === undefined || w.windowStart !== windowStart) {
+      if (w === undefined && this.ipWindows.size >= this.opts.maxEntries) return;
+      w = { windowStart, windowMs, unsent: 0, sent: 0, absorbed: 0 };
+      this.ipWindows.set(id, w);
+    }
+    w.unsent++;
+  }
+
+  /** Adds this instance's new per-IP hits to Redis and folds the other instances' into the local counters. */
+  async reconcile(): Promise<void> {
+    if (this.reconciling || this.ipWindows.size === 0) return;
+    // Local only meanwhile; the hits kept are added once Redis is back.
+    if (!this.redis.available) return;
+    this.reconciling = true;
+    try {
+      const batch: Array<[string, IpWindow, number]> = [];
+      for (const [id, w] of this.ipWindows) {
+        if (w.windowStart + w.windowMs <= this.lastNow) {
+          this.ipWindows.delete(id);
+          continue;
+        }
+        // Also with nothing new to add: the other instances' hits are taken back.
+        batch.push([id, w, w.unsent]);
+        w.unsent = 0;
+      }
+      await Promise.all(
+        batch.map(async ([id, w, delta]) => {
+          const total = Number(await this.redis.run(ADD, [`rl:ip:{${id}}:${w.windowStart}`], [delta, 2 * w.windowMs + 1_000]));
+          w.sent += delta;
+          const others = total - w.sent - w.absorbed;
+          if (others > 0) {
+            // A no-op if the window rolled meanwhile.
+            this.local.absorb('ip', id, w.windowStart, others);
+            w.absorbed += others;
+          }
+        }),
+      );
+    } catch {
+      // Redis went away mid-way: those hits stay unknown to the other instances (approximate by design).
+    } finally {
+      this.reconciling = false;
+    }
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+  }
+}
+
+/** The in-memory store's answer for the counts Redis returned (see MemoryRateLimitStore.decide). */
+export function decide(sliding: boolean, admitted: boolean, curr: number, prev: number, limit: number, windowStart: number, windowMs: number, now: number): RateLimitResult {
+  const windowEnd = windowStart + windowMs;
+  if (!sliding) {
+    return admitted ? { allowed: true, limit, remaining: Math.max(0, limit - curr), windowMs, resetAt: windowEnd } : { allowed: false, limit, remaining: 0, windowMs, resetAt: windowEnd };
+  }
+  const weight = 1 - (now - windowStart) / windowMs;
+  if (admitted) {
+    // `curr` counts this hit: the estimate before it was prev*weight + curr - 1.
+    const before = prev * weight + curr - 1;
+    return { allowed: true, limit, remaining: Math.max(0, Math.floor(limit - before - 1)), windowMs, resetAt: windowEnd };
+  }
+  // Earliest time one more fits, assuming nothing else arrives.
+  const room = limit - 1;
+  let resetAt: number;
+  if (curr <= room && prev > 0) {
+    const x = 1 - (room - curr) / prev;
+    resetAt = Math.max(now + 1, Math.ceil(windowStart + x * windowMs));
+  } else {
+    const x = curr === 0 ? 0 : Math.max(0, 1 - room / curr);
+    resetAt = Math.ceil(windowStart + windowMs + x * windowMs);
+  }
+  return { allowed: false, limit, remaining: 0, windowMs, resetAt };
+}

@@ -1,0 +1,177 @@
+/**
+ * Issue 22: the shared stores against a real redis-server, two "instances" (two clients, two
+ * stores each) in one process: a key's rate limit and DUST budget hold over both, per-IP counts
+ * are reconciled, failed logins are counted over both, a wallet's lease is held by one instance
+ * only, and Redis trouble (paused, killed, restarted) is handled: local limits counted, budget
+ * charges refused with 503 BUDGET_UNAVAILABLE, nothing charged twice or lost.
+ */
+import t from 'tap';
+import { pino } from 'pino';
+import { ManualClock } from '../../src/clock.js';
+import { startRedis, until } from '../helpers/redis-server.js';
+import { startSharedState, type SharedState } from '../../src/state/index.js';
+import { RedisBudgetStore } from '../../src/state/budget.js';
+import { WalletLeases, walletId } from '../../src/state/wallet-leases.js';
+import { AuthThrottle } from '../../src/pipeline/auth-throttle.js';
+import { loadConfig } from '../../src/config.js';
+import { GatewayError } from '../../src/errors.js';
+import { captureLogs } from '../helpers/app.js';
+
+const silent = pino({ level: 'silent' });
+
+t.test('shared stores over two instances', async (t) => {
+  const redis = await startRedis();
+  t.teardown(() => redis.stop());
+  const config = loadConfig({ env: {}, overrides: { state: { redisUrl: redis.url }, rateLimit: { algorithm: 'sliding' } } });
+  const clock = new ManualClock(1_800_000_000_000);
+  const a = await startSharedState(config, silent, clock);
+  const b = await startSharedState(config, silent, clock);
+  t.teardown(async () => {
+    await a.close();
+    await b.close();
+  });
+  t.ok(a.redis.available && b.redis.available, 'both connected');
+
+  await t.test('a key limit holds across instances: the (limit+1)th is refused on either', async (t) => {
+    const now = clock.now();
+    const results = [];
+    for (let i = 0; i < 6; i++) results.push(await (i % 2 === 0 ? a : b).rateLimit.hit('key', 'k1', 6, 60_000, now + i));
+    t.same(results.map((r) => r.allowed), [true, true, true, true, true, true]);
+    t.equal(results[5]!.remaining, 0);
+    t.equal((await a.rateLimit.hit('key', 'k1', 6, 60_000, now + 10)).allowed, false, 'the 7th on A');
+    t.equal((await b.rateLimit.hit('key', 'k1', 6, 60_000, now + 11)).allowed, false, 'and on B');
+    t.equal((await b.rateLimit.hit('key', 'k2', 6, 60_000, now + 12)).allowed, true, 'another key has its own');
+    // 40 hits at once, half on each: exactly 10 admitted of a limit of 10 (no read-modify-write race).
+    const burst = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).rateLimit.hit('key', 'k3', 10, 60_000, now)));
+    t.equal(burst.filter((r) => r.allowed).length, 10);
+  });
+
+  await t.test('per-IP counts are local and reconciled: each instance learns the other\'s hits', async (t) => {
+    const now = clock.now();
+    for (let i = 0; i < 5; i++) t.ok(a.rateLimit.hit('ip', '203.0.113.7', 8, 60_000, now).valueOf());
+    const first = b.rateLimit.hit('ip', '203.0.113.7', 8, 60_000, now);
+    t.notOk(first instanceof Promise, 'the per-IP path stays synchronous');
+    await a.rateLimit.reconcile();
+    await b.rateLimit.reconcile();
+    // B has seen 1 hit and absorbed A's 5: two more fit of 8.
+    const r1 = b.rateLimit.local.peek('ip', '203.0.113.7', 8, 60_000, now);
+    t.equal(r1?.remaining, 1, 'B counts 6 of 8 after reconciling (its 1, A\'s 5)');
+    await a.rateLimit.reconcile();
+    t.equal(a.rateLimit.local.peek('ip', '203.0.113.7', 8, 60_000, now)?.remaining, 1, 'A counts B\'s hit too');
+  });
+
+  await t.test('budgets: exact over both, decimal amounts past 2^64, refunds once', async (t) => {
+    const now = clock.now();
+    const sa = new RedisBudgetStore(a.redis);
+    const sb = new RedisBudgetStore(b.redis);
+    const budget = 10n ** 39n;
+    const fee = 3n * 10n ** 38n;
+    const c1 = await sa.charge('rich', fee, budget, 3_600_000, now);
+    const c2 = await sb.charge('rich', fee, budget, 3_600_000, now);
+    const c3 = await sa.charge('rich', fee, budget, 3_600_000, now);
+    t.ok(c1 && c2 && c3, 'three fit');
+    t.equal(await sb.charge('rich', fee, budget, 3_600_000, now), undefined, 'the fourth is refused on the other instance');
+    t.equal(sb.spent('rich', 3_600_000, now), 9n * 10n ** 38n, 'the spend Redis reported, exact past 2^64');
+    await sb.refund(c1!);
+    await sa.refund(c1!);
+    t.equal(sa.spent('rich', 3_600_000, now), 6n * 10n ** 38n, 'a refund counts once, whichever instance sends it again');
+    // 30 concurrent charges of 1 against a budget of 7, over both instances.
+    const many = await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? sa : sb).charge('seven', 1n, 7n, 3_600_000, now)));
+    t.equal(many.filter(Boolean).length, 7);
+    // The pool key stays local: Redis never sees it.
+    const local = new RedisBudgetStore(a.redis, { local: (id) => id === 'pool' });
+    t.ok(local.charge('pool', 5n, 10n, 3_600_000, now) !== undefined);
+    t.equal(await a.redis.command(['EXISTS', `nightgate:budget:{pool}:${now - (now % 3_600_000)}`]), 0);
+  });
+
+  await t.test('failed logins are counted over both instances', async (t) => {
+    const now = clock.now();
+    const mk = (s: SharedState) => new AuthThrottle({ limit: 4, windowMs: 60_000, algorithm: 'fixed', maxEntries: 100, shared: s.authFailures });
+    const ta = mk(a);
+    const tb = mk(b);
+    ta.failed('198.51.100.9', now);
+    ta.failed('198.51.100.9', now);
+    tb.failed('198.51.100.9', now);
+    t.equal(ta.refused('198.51.100.9', now), undefined);
+    tb.failed('198.51.100.9', now);
+    // B's fourth failure makes the shared count 4: B refuses the address now, though it saw 2.
+    await until('B learns the shared count', () => tb.refused('198.51.100.9', now) !== undefined);
+    t.equal(tb.refused('198.51.100.9', now)!.allowed, false);
+    ta.failed('198.51.100.9', now);
+    await until('A learns it at its next failure', () => ta.refused('198.51.100.9', now) !== undefined);
+    t.equal(ta.refused('198.51.100.9', now + 60_000), undefined, 'until the window ends');
+  });
+
+  await t.test('a wallet is leased to one instance; the second start is refused with a clear message', async (t) => {
+    const seeds = ['a1'.repeat(32), 'b2'.repeat(32)];
+    const wallets = new Map([['preview', seeds]]);
+    const logs = captureLogs();
+    const la = new WalletLeases({ redis: a.redis, clock, logger: logs.logger, ttlMs: 5_000, wallets });
+    await la.start();
+    t.doesNotThrow(() => la.check('preview'));
+    const lb = new WalletLeases({ redis: b.redis, clock, logger: silent, ttlMs: 5_000, wallets: new Map([['preview', [seeds[1]!]]]) });
+    await t.rejects(lb.start(), { name: 'WalletLeaseError', message: new RegExp(`DUST wallet ${walletId(seeds[1]!).slice(0, 16)}… of preview is in use by another live instance \\(${a.redis.instanceId}\\).*own NIGHTGATE_DUST_WALLET_SEEDS`) });
+    t.notMatch(logs.text(), seeds[0]!, 'the seed is never logged');
+    t.notMatch(String(await a.redis.command(['KEYS', 'nightgate:lease:*'])), seeds[0]!, 'nor a lease key');
+    // Another instance takes the lease at run time (it expired and was taken): A stops sponsoring.
+    await a.redis.command(['SET', `nightgate:lease:preview:${walletId(seeds[0]!)}`, 'intruder']);
+    await la.renew();
+    t.throws(() => la.check('preview'), { code: 'WALLET_LEASE_LOST' });
+    t.match(logs.lines.find((l) => l['level'] === 50), { msg: /wallet lease lost/, holder: 'intruder' });
+    await la.release();
+    // A lease given back at shutdown is free at once for a new instance.
+    const lc = new WalletLeases({ redis: b.redis, clock, logger: silent, ttlMs: 5_000, wallets: new Map([['preview', [seeds[1]!]]]) });
+    await lc.start();
+    t.doesNotThrow(() => lc.check('preview'));
+    await lc.release();
+  });
+
+  await t.test('Redis paused then back: a charge whose answer was lost is refunded once, never doubled', async (t) => {
+    const now = clock.now();
+    const sa = new RedisBudgetStore(a.redis, { attempts: 2 });
+    t.ok(await sa.charge('pause', 100n, 1_000n, 3_600_000, now));
+    redis.pause();
+    const err = await sa.charge('pause', 100n, 1_000n, 3_600_000, now).catch((e: unknown) => e);
+    t.ok(err instanceof GatewayError && err.code === 'BUDGET_UNAVAILABLE' && err.status === 503, 'refused with 503 BUDGET_UNAVAILABLE');
+    t.equal(a.redis.available, false, 'a timed-out command makes Redis unavailable at once for the next callers');
+    t.equal(a.counters().budgetUnavailable, 1);
+    t.ok(a.counters().pendingRefunds >= 1, 'the refund of that charge waits for Redis');
+    // Per-key limits meanwhile: local, counted.
+    const before = a.counters().localFallbacks;
+    const local = await a.rateLimit.hit('key', 'while-paused', 2, 60_000, now);
+    t.equal(local.allowed, true);
+    t.equal(a.counters().localFallbacks, before + 1, 'a local decision is counted');
+    redis.resume();
+    // Redis now runs the charge it had queued (it counts once: same token), then our refund of it.
+    await until('A sees Redis again and sends its refunds', () => a.redis.available && a.counters().pendingRefunds === 0);
+    const spent = await a.redis.command(['GET', `nightgate:budget:{pause}:${now - (now % 3_600_000)}`]);
+    t.equal(String(spent), '100', 'only the answered charge is counted: the lost one landed once and was refunded');
+  });
+
+  await t.test('Redis killed and restarted: local limits meanwhile, 503 for budgets, back by itself', async (t) => {
+    const now = clock.now();
+    await redis.kill();
+    await until('both see Redis gone', () => !a.redis.available && !b.redis.available);
+    const r = a.rateLimit.hit('key', 'outage', 1, 60_000, now);
+    t.notOk(r instanceof Promise, 'decided locally, at once');
+    t.equal((r as { allowed: boolean }).allowed, true);
+    t.equal((a.rateLimit.hit('key', 'outage', 1, 60_000, now) as { allowed: boolean }).allowed, false, 'the local limit still holds');
+    const sa = new RedisBudgetStore(a.redis);
+    await t.rejects(sa.charge('outage', 1n, 10n, 3_600_000, now), { code: 'BUDGET_UNAVAILABLE' });
+    await redis.restart();
+    await until('both reconnect (backoff)', () => a.redis.available && b.redis.available);
+    t.ok(a.counters().reconnects >= 1);
+    t.ok(await sa.charge('outage', 1n, 10n, 3_600_000, now), 'charges work again');
+    t.equal((await a.rateLimit.hit('key', 'outage2', 1, 60_000, now)).allowed, true);
+    t.equal((await b.rateLimit.hit('key', 'outage2', 1, 60_000, now)).allowed, false, 'shared again');
+  });
+});
+
+t.test('config: the Redis URL is checked and printed without its credentials', async (t) => {
+  t.throws(() => loadConfig({ env: { NIGHTGATE_REDIS_URL: 'http://:hunter2@cache:6379' } }), { message: /state\.redisUrl \(NIGHTGATE_REDIS_URL\): "http:\/\/redacted@cache:6379" — expected redis:/ });
+  const c = loadConfig({ env: { NIGHTGATE_REDIS_URL: 'redis://app:hunter2@cache:6379/2' } });
+  t.equal(c.state.redisUrl, 'redis://app:hunter2@cache:6379/2');
+  const { redactedConfig } = await import('../../src/config.js');
+  t.notMatch(JSON.stringify(redactedConfig(c)), 'hunter2');
+  t.match(JSON.stringify(redactedConfig(c)), 'redis://redacted@cache:6379/2');
+});
