@@ -83,6 +83,6 @@ t.test('recent transactions newest first, across blocks, up to limit', async (t)
     [3, 'system', null, null, 3],
     [2, 'regular', 'SUCCESS', '20', 1],
   ]);
-  t.strictSame(r.transactions[0], { hash: 't4', id: 4, kind: 'regular', status: 'FAILURE', paidFees: '40', blockHeight: 3, blockHash: 'b3', timestamp: '2023-11-14T22:13:32.000Z' });
+  t.strictSame(r.transactions[0], { hash: 't4', id: 4, kind: 'regular', status: 'FAILURE', paidFees: '40', paidFeesUnit: 'SPECK', blockHeight: 3, blockHash: 'b3', timestamp: '2023-11-14T22:13:32.000Z' });
   t.equal(recentTransactions(w, 100).count, 4);
 });
