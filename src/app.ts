@@ -118,6 +118,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   if (shared) components.push({ name: 'state', health: () => shared.redis.health(), close: () => shared.close() });
   if (logOutput) components.push({ name: 'log', health: () => logOutput.health() });
   const routes: RouteDef[] = [];
+  const topics: TopicRoute[] = [];
   const startedAt = clock.now();
 
   // Embedded devnets for networks without an indexer; each has its own genesis and DUST wallets.
@@ -161,7 +162,10 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
         server.add(r);
       }
     },
-    addTopic: (t: TopicRoute) => server.addTopic(t),
+    addTopic: (t: TopicRoute) => {
+      topics.push(t);
+      server.addTopic(t);
+    },
     publish: (topic, message) => server.publish(topic, message),
     addComponent: (c) => components.push(c),
     component: <T extends Component>(name: string) => components.find((c) => c.name === name) as T | undefined,
@@ -191,7 +195,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     metaRoutes({
       health,
       missing: () => missingForReadiness(components),
-      openapi: () => openApiDocument(routes, { title: 'nightgate', description: 'Midnight network statistics, proving and DUST sponsorship gateway.' }, { cors: config.server.corsOrigins.length > 0 }),
+      openapi: () => openApiDocument(routes, { title: 'nightgate', description: 'Midnight network statistics, proving and DUST sponsorship gateway.' }, { cors: config.server.corsOrigins.length > 0, topics }),
     }),
   );
   try {
