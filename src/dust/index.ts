@@ -92,7 +92,7 @@ export const mountSponsorship: Module = async (ctx: AppContext) => {
       new PoolKeeper({
         net: n, target: config.dust.targetUtxos, submitUrl: config.networks[n.name].submitUrl || ctx.devnet.get(n.name)?.submitUrl, indexerWsUrl: source.wsUrl,
         service, pool, clock: ctx.clock, logger: log, maxSplits: config.dust.maxReservationsPerKey, timeoutMs: config.stats.upstreamTimeoutMs,
-        stateDir: config.dust.stateDir || undefined,
+        stateDir: config.dust.stateDir || undefined, metrics: ctx.metrics,
       }),
     );
   }

@@ -28,6 +28,7 @@ import type { WorkerPoolComponent } from '../prover/worker-pool.js';
 import { readNightUtxos } from './night-utxos.js';
 import type { NightUtxo, WalletAddress } from './pool-task.js';
 import { POOL_KEY_ID, type SponsoredNetwork, type SponsorshipService } from './sponsorship.js';
+import type { Metrics } from '../metrics/metrics.js';
 
 /** DUST-generating outputs per split: the ledger allows about three per transaction (LEDGER.md). */
 export const SPLIT_OUTPUTS = 3;
@@ -65,6 +66,8 @@ export interface PoolKeeperOptions {
   timeoutMs: number;
   /** `dust.stateDir`: NIGHT UTXOs being split survive a restart there. */
   stateDir?: string | undefined;
+  /** Splits counted as sponsorships of kind `pool-split`, their fees with the users' (/metrics). */
+  metrics?: Metrics | undefined;
 }
 
 export type KeeperState = 'idle' | 'splitting' | 'waiting' | 'unavailable' | 'failing';
@@ -212,6 +215,10 @@ export class PoolKeeper {
 
   private async submitOne(body: Buffer, utxo: NightUtxo): Promise<void> {
     const answer = await this.opts.service.sponsorOwn(this.network, body, this.abort.signal);
+    // The server's own fee is DUST spent too: counted and audited like a user's.
+    this.opts.metrics?.sponsorships.inc({ network: this.network, kind: 'pool-split', outcome: 'sponsored' });
+    if (/^\d+$/.test(answer.fee ?? '')) this.opts.metrics?.sponsorshipFees.inc({ network: this.network }, Number(answer.fee));
+    this.opts.logger.info({ audit: 'sponsorship', keyId: POOL_KEY_ID, kind: 'pool-split', network: this.network, outcome: 'sponsored', txHash: answer.txHash, fee: answer.fee, feeUnit: 'SPECK', dustUtxo: answer.dustUtxo }, 'sponsorship');
     // Journaled before it leaves: not offered again until the split's fee intent has expired,
     // plus a block to land in.
     const id = `${utxo.intentHash}#${utxo.outputIndex}`;

@@ -69,6 +69,13 @@ t.test('under demand the keeper splits NIGHT until the pool holds the target, le
   t.ok(body['preview']!.pool.live >= target, '… the UTXOs held');
   t.match(body['preview']!.pool.maintenance.state, /^(idle|waiting)$/, '… the keeper at rest');
   t.equal(body['preview']!.pool.sustainableTxPerSecond, Math.round((body['preview']!.pool.live / 2) * 100) / 100, '… and the rate it sustains (UTXOs per two 1 s blocks)');
+
+  // The server's own fees count as DUST spent (issue 19): one audit line and one count per split.
+  const splitLines = app.logs.lines.filter((l) => l['audit'] === 'sponsorship' && l['kind'] === 'pool-split');
+  t.equal(splitLines.length, status.maintenance.splitsSubmitted, 'an audit line per split');
+  t.match(splitLines[0], { keyId: 'nightgate-pool', network: 'preview', outcome: 'sponsored', txHash: /^[0-9a-f]{64}$/, fee: /^\d+$/ });
+  const metrics = await (await request(`${app.url}/metrics`)).body.text();
+  t.match(metrics, new RegExp(`nightgate_sponsorships_total\\{network="preview",kind="pool-split",outcome="sponsored"\\} ${splitLines.length}\\n`));
 });
 
 t.test("a spent UTXO's change is back in the pool once the block that spent it is synced", async (t) => {
