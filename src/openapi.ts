@@ -91,7 +91,7 @@ const CORS_HEADERS = {
 };
 
 /** The CORS preflight a public GET route answers (Fetch standard §3.2.2). */
-function preflightOperation(operationId: string, tags: string[]): Record<string, unknown> {
+function preflightOperation(operationId: string, tags: string[], pathParameters: unknown[]): Record<string, unknown> {
   const headers = Object.fromEntries(
     ['Access-Control-Allow-Origin', 'Access-Control-Allow-Methods', 'Access-Control-Allow-Headers', 'Access-Control-Max-Age', 'Allow'].map((h) => [h, { schema: { type: 'string' } }]),
   );
@@ -99,6 +99,8 @@ function preflightOperation(operationId: string, tags: string[]): Record<string,
     operationId,
     summary: 'CORS preflight',
     tags,
+    // Every operation of a templated path declares its path parameters (OpenAPI 3.1 §4.8.12.1).
+    ...(pathParameters.length > 0 ? { parameters: pathParameters } : {}),
     responses: { 204: { description: 'Allowed methods and headers; the Access-Control-Allow-* headers only for an allowed Origin', headers } },
     security: [],
   };
@@ -166,13 +168,14 @@ export function openApiDocument(
         ...(schema ? { content: { [contentType]: { schema } } } : doc.contentType ? { content: { [contentType]: {} } } : {}),
       };
     }
+    const pathParams = parameters(c, s.params, 'path');
     const headerParams = Object.entries(s.headers ?? {}).map(([name, description]) => ({ name, in: 'header', required: false, description, schema: { type: 'string' } }));
     const op: Record<string, unknown> = {
       operationId,
       summary: s.summary,
       ...(s.description ? { description: s.description } : {}),
       tags: s.tags,
-      parameters: [...parameters(c, s.params, 'path'), ...parameters(c, s.querystring, 'query'), ...headerParams],
+      parameters: [...pathParams, ...parameters(c, s.querystring, 'query'), ...headerParams],
       ...(s.body
         ? { requestBody: { required: true, description: s.body.description, content: { [s.body.contentType]: s.body.schema ? { schema: c.use(s.body.schema, `${pascal(operationId)}Request`) } : { schema: { type: 'string', format: 'binary' } } } } }
         : {}),
@@ -181,7 +184,7 @@ export function openApiDocument(
       security: r.auth === 'key' ? [{ ApiKeyHeader: [] }, { BearerAuth: [] }] : r.auth === 'optional' ? [{}, { ApiKeyHeader: [] }, { BearerAuth: [] }] : [],
     };
     (paths[path] ??= {})[r.method.toLowerCase()] = op;
-    if (opts.cors === true && r.auth === 'none' && r.method === 'GET') paths[path]!['options'] = preflightOperation(`options${operationId.slice(3)}`, s.tags);
+    if (opts.cors === true && r.auth === 'none' && r.method === 'GET') paths[path]!['options'] = preflightOperation(`options${operationId.slice(3)}`, s.tags, pathParams);
   }
   for (const t of opts.topics ?? []) {
     if (!t.doc) continue;
