@@ -88,9 +88,14 @@ export function installCollectors(metrics: Metrics, src: CollectorSources): void
   const inFlightSponsor = gauge('nightgate_sponsorships_in_flight', 'Sponsorships being computed now');
 
   metrics.onScrape(async () => {
+    const { ctx } = src;
+    const prover = ctx.component<ProverComponent>('prover');
+    // The one wait (the proof servers' readiness probes, reused for 3 s) comes first: from the
+    // reset on, everything is set in one synchronous pass, so a concurrent scrape never sees (or
+    // doubles) half-set series.
+    const missing = prover ? await Promise.resolve(prover.ready?.() ?? []).catch(() => NETWORKS.map((n) => `prover:${n}: probe failed`)) : [];
     for (const g of gauges) g.reset();
     for (const c of counters) c.reset();
-    const { ctx } = src;
     inFlight.set(src.inFlight());
     const k = src.keys();
     keys.set({ state: 'active' }, k.active);
@@ -131,9 +136,7 @@ export function installCollectors(metrics: Metrics, src: CollectorSources): void
       setCount(poolEnded, {}, ph.threadsEnded);
     }
 
-    const prover = ctx.component<ProverComponent>('prover');
     if (prover) {
-      const missing = await Promise.resolve(prover.ready?.() ?? []).catch(() => NETWORKS.map((n) => `prover:${n}: probe failed`));
       const seen = new Set<string>();
       for (const n of NETWORKS) {
         const b = prover.backend(n);

@@ -85,3 +85,15 @@ t.test('metrics.listen: /metrics on its own port only; metrics.enabled=false: no
   t.equal(none.statusCode, 404);
   await none.body.dump();
 });
+
+t.test('concurrent scrapes agree: no series is doubled or half-set', async (t) => {
+  const routes = testRoutes();
+  const s = await startApp({}, { modules: [routes.module] });
+  t.teardown(() => s.close());
+  for (let i = 0; i < 4; i++) await (await request(`${s.url}/livez`)).body.dump();
+  const texts = await Promise.all(Array.from({ length: 4 }, async () => (await request(`${s.url}/metrics`)).body.text()));
+  for (const text of texts) {
+    t.equal(sample(text, 'nightgate_http_requests_total', { route: '/livez', status_class: '2xx' }), 4);
+    t.equal(sample(text, 'nightgate_api_keys', { state: 'active' }), 2);
+  }
+});
