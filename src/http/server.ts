@@ -553,6 +553,9 @@ export class HttpServer {
     if (limited instanceof Promise) {
       // A shared store answers asynchronously: from here on the response may outlive this call.
       ex.watchAbort();
+      // uWS hands the body only to a reader attached before this call returns: it is read now,
+      // while the store decides, and the handler runs once both are done.
+      if (route.body) return this.withBody(ex, route, res, limited);
       limited.then((r) => this.admitted(ex, route, res, r), (err: unknown) => ex.fail(err));
     } else {
       this.admitted(ex, route, res, limited);
@@ -568,7 +571,7 @@ export class HttpServer {
     this.run(ex, route);
   }
 
-  private withBody(ex: Exchange, route: RouteDef, res: HttpResponse): void {
+  private withBody(ex: Exchange, route: RouteDef, res: HttpResponse, limited?: Promise<RateLimitResult>): void {
     const spec = route.body!;
     const type = mediaType(ex.headers['content-type']);
     if (!spec.contentTypes.includes(type)) {
