@@ -594,7 +594,13 @@ export class HttpServer {
         return;
       }
       ex.body = outcome.body;
-      this.run(ex, route);
+      if (limited === undefined) return this.run(ex, route);
+      limited.then((r) => {
+        if (ex.aborted) return;
+        ex.rl = r;
+        if (!r.allowed) return ex.fail(new GatewayError('RATE_LIMITED', `Rate limit of ${r.limit} requests per ${Math.round(r.windowMs / 1000)} s exceeded`));
+        this.run(ex, route);
+      }, (err: unknown) => ex.fail(err));
     });
   }
 
