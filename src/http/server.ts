@@ -33,6 +33,7 @@ import type { Method, Reply, RouteDef } from './route.js';
 import { JSON_TYPE } from './route.js';
 import { LISTEN_EXCLUSIVE_PORT, type HttpRequest, type HttpResponse, type TemplatedApp, type Uws, type us_listen_socket, type WebSocket } from './uws.js';
 import { ListenError, listenFailureCode } from './listen-failure.js';
+import type { TopicDoc } from '../openapi.js';
 import type { RequestMetrics } from '../metrics/request-metrics.js';
 
 export interface RateLimitOptions {
@@ -69,8 +70,10 @@ export interface HttpServerOptions {
 
 export interface TopicRoute {
   url: string;
-  /** The pub/sub topic for these path parameters, or undefined for 404. */
-  topicFor(params: Record<string, string>): string | undefined;
+  /** The pub/sub topic for these path parameters, or the error to refuse the upgrade with (e.g. UNKNOWN_NETWORK). */
+  topicFor(params: Record<string, string>): string | GatewayError;
+  /** Its description in the OpenAPI document (openapi.ts). */
+  doc?: TopicDoc;
   /** Message sent to a new subscriber (the current state), if any. */
   welcome?(topic: string): string | undefined;
 }
@@ -213,24 +216,32 @@ export class HttpServer {
     this.cors = new CorsPolicy(opts.corsOrigins);
   }
 
-  /** Register a route record. Routes must all be added before `listen`. */
+  /**
+   * Register a route record. Routes must all be added before `listen`. A trailing `/` names the
+   * same resource: `/health/` is answered exactly as `/health` (no redirect; documented in openapi.ts).
+   */
   add(route: RouteDef): void {
+    this.addAt(route.url, route);
+    if (!route.url.endsWith('/')) this.addAt(`${route.url}/`, route);
+  }
+
+  private addAt(url: string, route: RouteDef): void {
     const handler = (res: HttpResponse, req: HttpRequest): void => this.handle(route, res, req, false);
-    const methods = this.byUrl.get(route.url) ?? new Set<string>();
+    const methods = this.byUrl.get(url) ?? new Set<string>();
     if (route.method === 'GET') {
-      this.app.get(route.url, handler);
+      this.app.get(url, handler);
       // RFC 9110 §9.3.2: HEAD is GET without the body (monitors probe /health with it).
-      this.app.head(route.url, (res, req) => this.handle(route, res, req, true));
+      this.app.head(url, (res, req) => this.handle(route, res, req, true));
       methods.add('HEAD');
       if (route.auth === 'none' && this.cors.enabled) {
-        this.app.options(route.url, (res, req) => this.preflight(res, req, route));
+        this.app.options(url, (res, req) => this.preflight(res, req, route));
         methods.add('OPTIONS');
       }
     } else {
-      this.app.post(route.url, handler);
+      this.app.post(url, handler);
     }
     methods.add(route.method);
-    this.byUrl.set(route.url, methods);
+    this.byUrl.set(url, methods);
   }
 
   /** A WebSocket endpoint whose clients subscribe to one pub/sub topic (e.g. a network's summary). */
@@ -249,18 +260,19 @@ export class HttpServer {
         }
         const params: Record<string, string> = {};
         names.forEach((n, i) => (params[n] = req.getParameter(i) ?? ''));
-        const topic = t.topicFor(params);
+        const found = t.topicFor(params);
+        const topic = typeof found === 'string' ? found : undefined;
         scanHeaders(req);
         const client = rateLimitSubject(this.clientIp(res.getRemoteAddress()));
         // RFC 6455 §10.2: a browser says which page opens the socket; pages of other origins may
         // not (a client that is no browser sends no Origin). At most wsConnectionsPerIp per client.
         const refusal = this.closing ? 'SHUTTING_DOWN'
-          : topic === undefined ? 'NOT_FOUND'
+          : typeof found !== 'string' ? found
           : hOrigin !== undefined && !this.cors.allows(hOrigin) ? 'ORIGIN_NOT_ALLOWED'
           : (this.wsPerClient.get(client) ?? 0) >= this.opts.wsConnectionsPerIp ? 'TOO_MANY_CONNECTIONS'
           : undefined;
         if (refusal !== undefined || topic === undefined) {
-          const err = new GatewayError(refusal ?? 'NOT_FOUND', undefined, refusal === 'TOO_MANY_CONNECTIONS' ? { headers: { 'Retry-After': '10' } } : undefined);
+          const err = refusal instanceof GatewayError ? refusal : new GatewayError(refusal ?? 'NOT_FOUND', undefined, refusal === 'TOO_MANY_CONNECTIONS' ? { headers: { 'Retry-After': '10' } } : undefined);
           res.writeStatus(statusLine(err.status) + headerLines({ 'Content-Type': JSON_TYPE, ...err.headers })).end(errorBody(err, 'stats'));
           return;
         }

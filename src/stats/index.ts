@@ -7,7 +7,8 @@ import type { Module } from '../app-context.js';
 import { NETWORKS } from '../config.js';
 import { NetworkStats, summaryTopic } from './network-stats.js';
 import { sourceOf } from '../indexer/source.js';
-import { statsRoutes } from './routes.js';
+import { GatewayError } from '../errors.js';
+import { PUSH_CHANNEL_DOC, statsRoutes } from './routes.js';
 
 export const mountStats: Module = (ctx) => {
   const log = ctx.logger.child({ module: 'stats' });
@@ -27,7 +28,13 @@ export const mountStats: Module = (ctx) => {
   ctx.addRoutes(statsRoutes(nets));
   ctx.addTopic({
     url: '/api/v1/:network/ws',
-    topicFor: (params) => (nets.has(params['network']!) ? summaryTopic(params['network']!) : undefined),
+    // Refused as the routes refuse it: UNKNOWN_NETWORK, saying when the network exists but is not served here.
+    topicFor: (params) => {
+      const name = params['network']!;
+      if (nets.has(name)) return summaryTopic(name);
+      return new GatewayError('UNKNOWN_NETWORK', (NETWORKS as readonly string[]).includes(name) ? `Network ${name} is not served by this instance` : undefined);
+    },
+    doc: PUSH_CHANNEL_DOC,
     welcome: (topic) => {
       const network = [...nets.keys()].find((n) => summaryTopic(n) === topic);
       return network === undefined ? undefined : nets.get(network)!.views.summaryText(ctx.clock.now());

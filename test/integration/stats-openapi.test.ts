@@ -21,6 +21,8 @@ t.test('OpenAPI: statuses, parameters, headers', async (t) => {
     t.ok(op(p).responses['200']!.content!['application/json']!.schema, `${p} documents its body`);
     t.strictSame(op(p).parameters[0], { name: 'network', in: 'path', required: true, description: 'mainnet, preprod or preview', schema: { anyOf: [{ const: 'mainnet', type: 'string' }, { const: 'preprod', type: 'string' }, { const: 'preview', type: 'string' }] } });
   }
+  const preflight = (doc.paths['/api/v1/{network}/summary'] as unknown as { options: Op }).options;
+  t.strictSame(preflight.parameters, [op('summary').parameters[0]], 'the CORS preflight declares the path parameter too');
   t.strictSame(op('recent-transactions').parameters[1], { name: 'limit', in: 'query', required: false, description: '1..100, default 20; decimal digits, no sign, leading zero or space', schema: { minimum: 1, maximum: 100, default: 20, type: 'integer' } });
   t.strictSame(op('address-activity').parameters.map((p) => [p.name, p.required]), [['network', true], ['identifier', true], ['limit', false]]);
   t.strictSame(op('block').parameters.map((p) => [p.name, p.required]), [['network', true], ['height', false], ['hash', false]]);
@@ -59,8 +61,17 @@ t.test('OpenAPI: every body is a named schema, referenced with $ref', async (t) 
   t.strictSame(summary.responses['200']!.content!['application/json']!.schema, { $ref: '#/components/schemas/Summary' });
   t.strictSame(summary.responses['404']!.content!['application/json']!.schema, { $ref: '#/components/schemas/Error' }, 'errors are the one Error schema');
   t.strictSame((schemas['Summary']!['properties'] as Record<string, unknown>)['latestBlock'], { $ref: '#/components/schemas/LatestBlock' }, 'nested parts are named too');
-  for (const name of ['Error', 'Summary', 'LatestBlock', 'BlockDetail', 'TransactionDetail', 'ContractDetail', 'AddressActivity', 'SearchResult', 'RecentTransactions', 'Fees', 'Health', 'NotReady']) t.ok(schemas[name], `${name} is named`);
+  for (const name of ['Error', 'Summary', 'LatestBlock', 'BlockDetail', 'TransactionDetail', 'ContractDetail', 'AddressActivity', 'SearchResult', 'RecentTransactions', 'Fees', 'Health', 'NotReady', 'PushClientMessage']) t.ok(schemas[name], `${name} is named`);
   t.strictSame(schemas['Error']!['required'], ['error', 'message', 'code']);
   t.notOk(JSON.stringify(doc).includes('"$id"'), 'no $id left inline');
 });
 
+t.test('OpenAPI: the push channel is described as the upgrading GET, 101 and x-websocket', async (t) => {
+  const { get } = await statsApp(t, { blocks: 1 });
+  const doc = (await get('/api/openapi.json')).json as Doc;
+  const ws = doc.paths['/api/v1/{network}/ws']!['get']! as Doc['paths'][string][string] & { parameters: Array<{ name: string; in: string; required: boolean }> };
+  t.strictSame(Object.keys(ws.responses), ['101', '403', '404', '429', '503']);
+  t.strictSame(ws.parameters.filter((p) => p.required).map((p) => `${p.in}:${p.name}`), ['path:network', 'header:Upgrade', 'header:Connection', 'header:Sec-WebSocket-Key', 'header:Sec-WebSocket-Version']);
+  t.match(ws['x-websocket'], { serverMessages: { $ref: '#/components/schemas/Summary' }, clientMessages: { $ref: '#/components/schemas/PushClientMessage' } });
+  t.match(JSON.stringify(ws.responses['404']), /UNKNOWN_NETWORK/);
+});

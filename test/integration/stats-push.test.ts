@@ -33,15 +33,23 @@ t.test('welcome with the current summary, then one per new block', async (t) => 
   t.strictSame(http, pushed as unknown, 'the pushed bytes are the summary route body');
 });
 
-t.test('a network that is not served cannot be subscribed', async (t) => {
-  const { s } = await statsApp(t, { blocks: 1 });
-  for (const network of ['preprod', 'nope']) {
+t.test('a network that is not served cannot be subscribed: 404 UNKNOWN_NETWORK, as the routes answer', async (t) => {
+  const { s, get } = await statsApp(t, { blocks: 1 });
+  const cases: Array<[string, string]> = [
+    ['preprod', 'Network preprod is not served by this instance'],
+    ['nope', 'Network must be one of mainnet, preprod, preview'],
+  ];
+  for (const [network, message] of cases) {
     const ws = new WebSocket(`ws://127.0.0.1:${s.port}/api/v1/${network}/ws`);
     // Closing a socket still in its handshake reports an error; that is expected here.
     ws.on('error', () => undefined);
-    const [, res] = (await once(ws, 'unexpected-response')) as [unknown, { statusCode: number; resume(): void }];
-    t.equal(res.statusCode, 404, network);
-    res.resume();
+    const [, res] = (await once(ws, 'unexpected-response')) as [unknown, NodeJS.ReadableStream & { statusCode: number }];
+    let body = '';
+    for await (const chunk of res) body += String(chunk);
     ws.terminate();
+    const refused = { error: 'Unknown Network', message, code: 'UNKNOWN_NETWORK' };
+    t.strictSame([res.statusCode, JSON.parse(body)], [404, refused], network);
+    const route = await get(`/api/v1/${network}/summary`);
+    t.strictSame([route.status, route.json], [404, refused], `${network}: the same answer as the summary route`);
   }
 });
