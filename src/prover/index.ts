@@ -99,7 +99,9 @@ export function createProverModule(opts: ProverModuleOptions = {}): Module {
     });
     ctx.addComponent(pool);
     const backends = await buildBackends(ctx, pool, opts);
-    const results = new ProofResults(ctx.clock, config.prover.cacheTtlMs, config.prover.cacheMaxBytes);
+    // Several instances (issue 22): results shared through Redis, within the same byte cap.
+    const shared = ctx.state ? new (await import('../state/proof-cache.js')).SharedProofCache(ctx.state.redis, { ttlMs: config.prover.cacheTtlMs, maxBytes: config.prover.cacheMaxBytes, now: () => ctx.clock.now() }) : undefined;
+    const results = new ProofResults(ctx.clock, config.prover.cacheTtlMs, config.prover.cacheMaxBytes, shared);
     const probes = new ProbeCache(ctx.clock);
 
     const component: ProverComponent = {

@@ -13,6 +13,12 @@ import type { NetworkName } from '../config.js';
 import { ResultCache, type ResultCacheStats } from './result-cache.js';
 import { SingleFlight } from '../single-flight.js';
 
+/** A cache shared with other instances (src/state/proof-cache.ts): asked on a local miss, written after a proof. */
+export interface SharedResults {
+  get(key: string): Promise<Uint8Array | undefined>;
+  set(key: string, bytes: Uint8Array): void;
+}
+
 export type ResultKind = 'prove' | 'check';
 export type CacheOutcome = 'HIT' | 'MISS' | 'SHARED';
 
@@ -45,7 +51,7 @@ export class ProofResults extends EventEmitter<{ result: [ResultEvent] }> {
   #misses = 0;
   #shared = 0;
 
-  constructor(clock: Clock, ttlMs: number, maxBytes: number) {
+  constructor(clock: Clock, ttlMs: number, maxBytes: number, private readonly shared?: SharedResults) {
     super();
     this.#cache = new ResultCache(clock, ttlMs, maxBytes);
   }
@@ -65,9 +71,18 @@ export class ProofResults extends EventEmitter<{ result: [ResultEvent] }> {
       this.emit('result', { kind, network, backend, cache: 'HIT' });
       return { bytes: hit, cache: 'HIT' };
     }
+    // Several instances (issue 22): another one may have proved it (a retry that landed here).
+    const remote = this.shared && !this.#flights.has(key) ? await this.shared.get(key) : undefined;
+    if (remote) {
+      this.#cache.set(key, remote);
+      this.#hits++;
+      this.emit('result', { kind, network, backend, cache: 'HIT' });
+      return { bytes: remote, cache: 'HIT' };
+    }
     const { shared, result } = this.#flights.run(key, async (s) => {
       const bytes = await compute(s);
       this.#cache.set(key, bytes);
+      this.shared?.set(key, bytes);
       return bytes;
     }, signal);
     if (shared) this.#shared++;

@@ -24,6 +24,7 @@ import { RedisState, type SharedStateCounters } from './redis.js';
 import './budget.js';
 import './sponsorship.js';
 import './wallet-leases.js';
+import './proof-cache.js';
 
 export { RedisState, type SharedStateCounters };
 

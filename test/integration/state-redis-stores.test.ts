@@ -16,6 +16,9 @@ import { AuthThrottle } from '../../src/pipeline/auth-throttle.js';
 import { loadConfig } from '../../src/config.js';
 import { GatewayError } from '../../src/errors.js';
 import { captureLogs } from '../helpers/app.js';
+import { createHash } from 'node:crypto';
+import { ProofResults } from '../../src/prover/proof-results.js';
+import { SharedProofCache } from '../../src/state/proof-cache.js';
 
 const silent = pino({ level: 'silent' });
 
@@ -124,6 +127,29 @@ t.test('shared stores over two instances', async (t) => {
     await lc.start();
     t.doesNotThrow(() => lc.check('preview'));
     await lc.release();
+  });
+
+  await t.test('proof results shared: a retry on the other instance is a HIT; the shared bytes are capped', async (t) => {
+    const mk = (s: SharedState, maxBytes: number) => new ProofResults(clock, 30_000, 1 << 20, new SharedProofCache(s.redis, { ttlMs: 30_000, maxBytes, now: () => clock.now() }));
+    const pa = mk(a, 4_000);
+    const pb = mk(b, 4_000);
+    let proofs = 0;
+    const prove = async (): Promise<Uint8Array> => {
+      proofs++;
+      return new Uint8Array(1_000).fill(proofs);
+    };
+    const body = new Uint8Array([1, 2, 3]);
+    const first = await pa.get('prove', 'preview', 'dev', body, new AbortController().signal, prove);
+    t.equal(first.cache, 'MISS');
+    await until('the proof reaches Redis', async () => Number(await a.redis.command(['EXISTS', `nightgate:proof:prove|preview|dev|${createHash('sha256').update(body).digest('hex')}`])) === 1);
+    const retry = await pb.get('prove', 'preview', 'dev', body, new AbortController().signal, prove);
+    t.equal(retry.cache, 'HIT', 'answered on B from A\'s proof');
+    t.same(retry.bytes, first.bytes);
+    t.equal(proofs, 1, 'proved once');
+    // 1 000 bytes are 1 336 in base64: at most two fit under 4 000; the oldest leave first.
+    for (let i = 0; i < 4; i++) await pa.get('prove', 'preview', 'dev', new Uint8Array([9, i]), new AbortController().signal, prove);
+    await until('the writes land', async () => Number(await a.redis.command(['ZCARD', 'nightgate:proofcache:index'])) <= 2 && proofs === 5);
+    t.ok(Number(await a.redis.command(['GET', 'nightgate:proofcache:bytes'])) <= 4_000, 'the shared bytes stay under the cap');
   });
 
   await t.test('Redis paused then back: a charge whose answer was lost is refunded once, never doubled', async (t) => {
