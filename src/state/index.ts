@@ -10,6 +10,7 @@
  * | per-key DUST budgets             | BudgetStore (dust/budget.ts)               | state/budget.ts            |
  * | dedupe, per-key reservation cap  | SponsorshipSharing (state/sponsorship.ts)  | state/sponsorship.ts       |
  * | one owner per DUST wallet        | —                                          | state/wallet-leases.ts     |
+ * | /prove and /verify results       | ProofResults (prover/proof-results.ts)     | state/proof-cache.ts       |
  *
  * The counters of what was done without Redis (`SharedState.counters()`, also in /health under
  * components.state) are what the metrics read.
