@@ -386,6 +386,11 @@ export class HttpServer {
     } else if (mode === 'aggregate') {
       this.accessLog.count(ex.route.url, status);
     }
+    // Shutting down: what the last requests logged or counted leaves now, before the process may exit.
+    if (this.closing) {
+      if (this.inFlight === 0) this.accessLog.writeCounts();
+      this.accessLog.flush();
+    }
     if (this.inFlight === 0 && this.drainWaiters.length > 0) {
       const w = this.drainWaiters;
       this.drainWaiters = [];
