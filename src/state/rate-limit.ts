@@ -14,7 +14,7 @@
  */
 import type { Logger } from 'pino';
 import { MemoryRateLimitStore, type RateLimitResult, type RateLimitScope, type RateLimitStore } from '../pipeline/rate-limit.js';
-import { registerScript, type RedisState } from './redis.js';
+import { KEY_PREFIX, registerScript, type RedisState } from './redis.js';
 
 /**
  * KEYS: current window, previous window. ARGV: limit, windowMs, now, windowStart, sliding (1/0).
@@ -40,12 +40,23 @@ end
 return {0, curr, prev}
 `);
 
-/** KEYS: the address's window counter. ARGV: this instance's new hits, ttl ms. → the window's total over all instances. */
-const ADD = registerScript('nightgateRateAdd', 1, `
-local total = redis.call('INCRBY', KEYS[1], ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return total
+/**
+ * Many addresses in one call (a second's worth of client IPs). ARGV: ttl ms, then per address its
+ * window counter's key and this instance's new hits. → each window's total over all instances.
+ * (The keys travel in ARGV, so this script is not for Redis Cluster; nightgate's is one Redis.)
+ */
+const ADD = registerScript('nightgateRateAddMany', 0, `
+local out = {}
+for i = 2, #ARGV, 2 do
+  local total = redis.call('INCRBY', ARGV[i], ARGV[i + 1])
+  redis.call('PEXPIRE', ARGV[i], ARGV[1])
+  out[#out + 1] = total
+end
+return out
 `);
+
+/** Addresses per reconciliation call. */
+const RECONCILE_BATCH = 500;
 
 interface IpWindow {
   windowStart: number;
@@ -144,18 +155,27 @@ export class RedisRateLimitStore implements RateLimitStore {
         batch.push([id, w, w.unsent]);
         w.unsent = 0;
       }
-      await Promise.all(
-        batch.map(async ([id, w, delta]) => {
-          const total = Number(await this.redis.run(ADD, [`rl:ip:{${id}}:${w.windowStart}`], [delta, 2 * w.windowMs + 1_000]));
-          w.sent += delta;
-          const others = total - w.sent - w.absorbed;
-          if (others > 0) {
-            // A no-op if the window rolled meanwhile.
-            this.local.absorb('ip', id, w.windowStart, others);
-            w.absorbed += others;
-          }
-        }),
-      );
+      const calls: Array<Promise<void>> = [];
+      for (let i = 0; i < batch.length; i += RECONCILE_BATCH) {
+        const part = batch.slice(i, i + RECONCILE_BATCH);
+        const ttl = 2 * Math.max(...part.map(([, w]) => w.windowMs)) + 1_000;
+        const args: Array<string | number> = [ttl];
+        for (const [id, w, delta] of part) args.push(`${KEY_PREFIX}rl:ip:{${id}}:${w.windowStart}`, delta);
+        calls.push(
+          this.redis.run(ADD, [], args).then((totals) => {
+            part.forEach(([id, w, delta], j) => {
+              w.sent += delta;
+              const others = Number((totals as unknown[])[j]) - w.sent - w.absorbed;
+              if (others > 0) {
+                // A no-op if the window rolled meanwhile.
+                this.local.absorb('ip', id, w.windowStart, others);
+                w.absorbed += others;
+              }
+            });
+          }),
+        );
+      }
+      await Promise.all(calls);
     } catch {
       // Redis went away mid-way: those hits stay unknown to the other instances (approximate by design).
     } finally {
