@@ -83,6 +83,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   private readonly ipWindows = new Map<string, IpWindow>();
   private readonly timer: NodeJS.Timeout;
   private reconciling = false;
+  private round: Promise<void> = Promise.resolve();
   private lastNow = 0;
 
   constructor(
@@ -140,7 +141,14 @@ export class RedisRateLimitStore implements RateLimitStore {
 
   /** Adds this instance's new per-IP hits to Redis and folds the other instances' into the local counters. */
   async reconcile(): Promise<void> {
-    if (this.reconciling || this.ipWindows.size === 0) return;
+    // One round at a time; a call during a round waits for it and then runs its own.
+    while (this.reconciling) await this.round;
+    this.round = this.reconcileOnce();
+    await this.round;
+  }
+
+  private async reconcileOnce(): Promise<void> {
+    if (this.ipWindows.size === 0) return;
     // Local only meanwhile; the hits kept are added once Redis is back.
     if (!this.redis.available) return;
     this.reconciling = true;

@@ -26,7 +26,7 @@ export interface TestRedis {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const srv = createServer();
   await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
   const port = (srv.address() as { port: number }).port;
@@ -58,9 +58,10 @@ function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
-export async function startRedis(): Promise<TestRedis> {
+/** On `port` if given (a Redis the code under test was told about before it runs), else a free one. */
+export async function startRedis(port?: number): Promise<TestRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'nightgate-redis-'));
-  const port = await freePort();
+  port ??= await freePort();
   let child = await launch(port, dir);
   return {
     url: `redis://127.0.0.1:${port}`,

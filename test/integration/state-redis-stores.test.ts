@@ -8,7 +8,7 @@
 import t from 'tap';
 import { pino } from 'pino';
 import { ManualClock } from '../../src/clock.js';
-import { startRedis, until } from '../helpers/redis-server.js';
+import { freePort, startRedis, until } from '../helpers/redis-server.js';
 import { startSharedState, type SharedState } from '../../src/state/index.js';
 import { RedisBudgetStore } from '../../src/state/budget.js';
 import { WalletLeases, walletId } from '../../src/state/wallet-leases.js';
@@ -191,6 +191,23 @@ t.test('shared stores over two instances', async (t) => {
     t.equal((await a.rateLimit.hit('key', 'outage2', 1, 60_000, now)).allowed, true);
     t.equal((await b.rateLimit.hit('key', 'outage2', 1, 60_000, now)).allowed, false, 'shared again');
   });
+});
+
+t.test('Redis unreachable at start: the instance starts on local limits and connects once Redis answers', async (t) => {
+  const port = await freePort();
+  const logs = captureLogs();
+  const config = loadConfig({ env: {}, overrides: { state: { redisUrl: `redis://127.0.0.1:${port}` } } });
+  const s = await startSharedState(config, logs.logger, new ManualClock(1_800_000_000_000), 300);
+  t.teardown(() => s.close());
+  t.equal(s.redis.available, false);
+  t.match(logs.lines.find((l) => l['level'] === 40 && /unreachable at start/.test(String(l['msg']))), { waitedMs: 300 });
+  const local = s.rateLimit.hit('key', 'early', 1, 60_000, 1_800_000_000_000);
+  t.notOk(local instanceof Promise, 'decided locally');
+  t.equal(s.counters().localFallbacks, 1);
+  const redis = await startRedis(port);
+  t.teardown(() => redis.stop());
+  await until('it connects (reconnect backoff)', () => s.redis.available);
+  t.equal(await s.redis.command(['PING']), 'PONG');
 });
 
 t.test('config: the Redis URL is checked and printed without its credentials', async (t) => {
