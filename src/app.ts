@@ -72,7 +72,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   const log = logger.child({ module: 'app' });
   const uws = loadUws();
   log.info({ config: redactedConfig(config), uws: uws.source }, 'configuration');
-  const metrics = new Metrics({ requestsTimedByLog: config.log.requests !== 'none' });
+  const metrics = new Metrics({ requestsTimedByLog: config.log.requests !== 'none', defaultMetrics: config.metrics.enabled });
 
   // Several instances (issue 22): limits, budgets, dedupe and wallet leases shared through Redis.
   const shared = config.state.redisUrl !== '' ? await (await import('./state/index.js')).startSharedState(config, logger, clock) : undefined;
