@@ -53,6 +53,7 @@ export function installCollectors(metrics: Metrics, src: CollectorSources): void
   const dataAge = gauge('nightgate_indexer_data_age_seconds', 'Seconds since the indexer last answered the follower', ['network']);
   const subscribed = gauge('nightgate_indexer_subscription_connected', '1 while the follower\'s block subscription is connected', ['network']);
   const statsUp = gauge('nightgate_stats_up', '1 when the network\'s statistics are served from a healthy follower (0: starting, degraded or down)', ['network']);
+  const stale = gauge('nightgate_stats_stale', '1 while the derived statistics routes answer X-Cache: STALE (the follower holds blocks but the indexer is failing)', ['network']);
   const reconnects = counter('nightgate_indexer_reconnects_total', 'Times the follower\'s subscription was lost and reopened', ['network']);
   const upstreamErrors = counter('nightgate_indexer_errors_total', 'Failed exchanges of the follower with the indexer', ['network']);
   const cacheLookups = counter('nightgate_cache_lookups_total', 'Lookup cache decisions (block, transaction, contract, search, address routes): hit, miss, stale (an expired answer served because the indexer failed)', ['network', 'result']);
@@ -115,6 +116,7 @@ export function installCollectors(metrics: Metrics, src: CollectorSources): void
       setGauge(dataAge, { network: n }, h['dataAgeSeconds'] as number | null);
       subscribed.set({ network: n }, h['subscription'] === 'connected' ? 1 : 0);
       statsUp.set({ network: n }, h['status'] === 'ok' ? 1 : 0);
+      stale.set({ network: n }, h['status'] === 'degraded' ? 1 : 0);
       setCount(reconnects, { network: n }, h['reconnects'] as number);
       setCount(upstreamErrors, { network: n }, h['upstreamErrors'] as number);
       setCount(cacheLookups, { network: n, result: 'hit' }, h.cache.hits);
