@@ -55,6 +55,8 @@ return 1
 export interface SponsorshipSharing {
   /** Throws the 503 to answer when this instance cannot sponsor on `network` now. */
   admit(network: string): void;
+  /** Throws 503 WALLET_LEASE_LOST unless this instance holds the leases on `network`'s wallets (the pool keeper's own splits). */
+  owns(network: string): void;
   /** A previous answer to the same key and bytes from any instance (waits while another instance computes it); undefined: compute it here. */
   lookup(dedupeKey: string, signal: AbortSignal): Promise<string | undefined>;
   /** The answer computed here, for the other instances' retries. */
@@ -93,6 +95,10 @@ export class RedisSponsorshipSharing implements SponsorshipSharing {
       this.opts.redis.countBudgetUnavailable();
       throw new GatewayError('BUDGET_UNAVAILABLE', 'the DUST budget of this key cannot be charged exactly now (shared state unavailable); nothing was reserved or charged, retry shortly', { headers: { 'Retry-After': '5' } });
     }
+    this.opts.leases.check(network);
+  }
+
+  owns(network: string): void {
     this.opts.leases.check(network);
   }
 

@@ -19,6 +19,7 @@ import { captureLogs } from '../helpers/app.js';
 import { createHash } from 'node:crypto';
 import { ProofResults } from '../../src/prover/proof-results.js';
 import { SharedProofCache } from '../../src/state/proof-cache.js';
+import { RedisSponsorshipSharing } from '../../src/state/sponsorship.js';
 
 const silent = pino({ level: 'silent' });
 
@@ -96,6 +97,9 @@ t.test('shared stores over two instances', async (t) => {
     ta.failed('198.51.100.9', now);
     tb.failed('198.51.100.9', now);
     t.equal(ta.refused('198.51.100.9', now), undefined);
+    // The two instances' counts travel on two connections: wait until Redis holds all three.
+    const counter = `nightgate:auth:{198.51.100.9}:${now - (now % 60_000)}`;
+    await until('three failures counted', async () => Number(await a.redis.command(['GET', counter])) === 3);
     tb.failed('198.51.100.9', now);
     // B's fourth failure makes the shared count 4: B refuses the address now, though it saw 2.
     await until('B learns the shared count', () => tb.refused('198.51.100.9', now) !== undefined);
@@ -120,6 +124,9 @@ t.test('shared stores over two instances', async (t) => {
     await a.redis.command(['SET', `nightgate:lease:preview:${walletId(seeds[0]!)}`, 'intruder']);
     await la.renew();
     t.throws(() => la.check('preview'), { code: 'WALLET_LEASE_LOST' });
+    const sharing = new RedisSponsorshipSharing({ redis: a.redis, leases: la, clock, logger: silent, dedupeWindowMs: 60_000 });
+    t.throws(() => sharing.admit('preview'), { code: 'WALLET_LEASE_LOST' }, 'users are refused');
+    t.throws(() => sharing.owns('preview'), { code: 'WALLET_LEASE_LOST' }, 'and so are the pool keeper\'s splits of that wallet\'s NIGHT');
     t.match(logs.lines.find((l) => l['level'] === 50), { msg: /wallet lease lost/, holder: 'intruder' });
     await la.release();
     // A lease given back at shutdown is free at once for a new instance.
