@@ -43,7 +43,7 @@ t.test('dev backend', async (t) => {
     await bad.body.dump();
     const contract = await request(`${s.url}/prove`, { method: 'POST', body: proveBody(preimageAt('counter/increment')), headers: HEADERS });
     t.equal(contract.statusCode, 400);
-    t.match(await contract.body.json(), { code: 'DEV_PROVER_UNSUPPORTED_CIRCUIT', error: /counter\/increment needs a real prover/ });
+    t.match(await contract.body.json(), { code: 'DEV_PROVER_UNSUPPORTED_CIRCUIT', error: 'Bad Request', message: /counter\/increment needs a real prover/ });
     const health = s.app.health() as { components: Record<string, Record<string, unknown>> };
     t.equal(health.components['worker-pool']!['devProver'], true);
     t.equal(health.components['prover']!['devProver'], true);

@@ -24,7 +24,8 @@ t.test('wasm without key material fails at once, naming the circuit and the miss
   t.equal(res.statusCode, 503);
   t.equal(res.headers['x-prover'], 'wasm');
   t.same(await res.body.json(), {
-    error: `prover key material not provisioned for midnight/zswap/output: prover key ${join(keyDir, 'zswap/9/output.prover')} is missing`,
+    error: 'Service Unavailable',
+    message: `prover key material not provisioned for midnight/zswap/output: prover key ${join(keyDir, 'zswap/9/output.prover')} is missing`,
     code: 'PROVER_KEYS_MISSING',
   });
   t.ok(performance.now() - t0 < 15_000, 'no hang, no download (the first request includes the worker start)');
@@ -33,7 +34,7 @@ t.test('wasm without key material fails at once, naming the circuit and the miss
   writeFileSync(join(keyDir, 'zswap/9/output.prover'), 'not the official key');
   res = await request(`${s.url}/prove`, { method: 'POST', body: proveBody(), headers: HEADERS });
   t.equal(res.statusCode, 503);
-  t.match(await res.body.json(), { code: 'PROVER_KEYS_INVALID', error: /^prover key material for midnight\/zswap\/output failed its SHA-256 check: .*output\.prover hashes to [0-9a-f]{64}, expected d992b04f/ });
+  t.match(await res.body.json(), { code: 'PROVER_KEYS_INVALID', error: 'Service Unavailable', message: /^prover key material for midnight\/zswap\/output failed its SHA-256 check: .*output\.prover hashes to [0-9a-f]{64}, expected d992b04f/ });
   rmSync(join(keyDir, 'zswap'), { recursive: true });
 });
 

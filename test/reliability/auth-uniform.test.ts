@@ -67,7 +67,7 @@ t.test('one 401 for every credential failure on every keyed route', async (t) =>
   }
   t.equal(seen.size, 1, `${n} refusals, one identical answer: ${[...seen.keys()].join('\n')}`);
   const [only] = [...seen.keys()];
-  t.match(only, /"body":"\{\\"error\\":\\"Missing or invalid API key\\",\\"code\\":\\"UNAUTHORIZED\\"\}"/);
+  t.match(only, /"body":"\{\\"error\\":\\"Unauthorized\\",\\"message\\":\\"Missing or invalid API key\\",\\"code\\":\\"UNAUTHORIZED\\"\}"/);
   t.match(only, /"www-authenticate","Bearer realm=\\"nightgate\\""/);
   t.notMatch(only, /ratelimit/i, 'no rate-limit header: a bad key is counted against no quota');
 });
