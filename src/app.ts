@@ -238,6 +238,8 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
         log.warn({ inFlight: server.inFlight }, 'shutdown deadline passed: aborting in-flight requests');
         server.abortAll(new GatewayError('SHUTTING_DOWN', 'Server shut down before the request finished'));
       }
+      // Nothing is in flight now: idle kept-alive connections are ended rather than left to time out.
+      server.closeConnections();
       for (const c of [...components].reverse()) {
         try {
           await c.close?.();

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { connect } from 'node:net';
 import { Client, request } from 'undici';
 import { startApp, TEST_KEY } from '../../helpers/app.js';
 import { testRoutes } from '../../helpers/routes.js';
@@ -40,6 +41,26 @@ t.test('graceful shutdown: in-flight request completes, kept-alive connection ge
   t.same(await res.body.json(), { done: true });
   await closing;
   t.equal(s.app.server.inFlight, 0);
+});
+
+t.test('once drained, shutdown ends idle kept-alive connections instead of leaving them to time out', async (t) => {
+  const s = await startApp({}, {});
+  const port = Number(new URL(s.url).port);
+  const socket = connect(port, '127.0.0.1');
+  t.teardown(() => socket.destroy());
+  socket.on('error', () => undefined); // a write racing the server's close may see EPIPE/ECONNRESET
+  const received: Buffer[] = [];
+  socket.on('data', (d: Buffer) => received.push(d));
+  const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+  socket.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
+  while (!Buffer.concat(received).toString().includes('\r\n\r\n')) await new Promise((r) => socket.once('data', r));
+  t.match(Buffer.concat(received).toString(), /^HTTP\/1\.1 200/, 'kept alive after its answer');
+  received.length = 0;
+  await s.app.close();
+  // Still open, the connection would answer this request with 503 (shutting down); ended, it gets nothing.
+  if (!socket.destroyed) socket.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n', () => undefined);
+  await ended;
+  t.equal(Buffer.concat(received).length, 0, 'ended by the server, with no answer to a later request');
 });
 
 t.test('shutdown deadline aborts what is still running', async (t) => {
