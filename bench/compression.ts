@@ -17,6 +17,7 @@ import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/log.js';
 import { closedPort, withoutDevnet } from './lib/nightgate.js';
 import { builtInSummary } from './lib/summary-fixture.js';
+import { medianOf as median } from './lib/script.js';
 
 export interface CompressionBenchOptions {
   quick?: boolean;
@@ -31,10 +32,6 @@ interface BodyFigures {
   brMs: number;
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[s.length >> 1]!;
-}
 
 function timeOnce(body: Buffer, coding: 'gzip' | 'br'): { ms: number; bytes: number } {
   const e = new Encoded(body, '"x"');

@@ -18,17 +18,9 @@ import { getJson, pollUntil } from './lib/http.js';
 import { baseEnv, benchKey, startNightgate } from './lib/nightgate.js';
 import { behindExternalDevnet, startExternalDevnet } from './lib/external-devnet.js';
 import { ProcessGroup, cpuMicros } from './lib/processes.js';
+import { arg, medianOf as median } from './lib/script.js';
 import { runWrk, wrkVersion } from './lib/wrk.js';
 
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : fallback;
-}
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 
 async function main(): Promise<void> {
   const rounds = Number(arg('rounds', '7'));

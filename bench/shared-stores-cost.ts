@@ -20,16 +20,8 @@ import { pollUntil } from './lib/http.js';
 import { baseEnv, benchKey, closedPort, sponsorSeeds, startNightgate } from './lib/nightgate.js';
 import { behindExternalDevnet, startExternalDevnet } from './lib/external-devnet.js';
 import { ProcessGroup, cpuMicros } from './lib/processes.js';
+import { arg, medianOf as median } from './lib/script.js';
 
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : fallback;
-}
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 
 /** A redis-server on a free loopback port, no persistence; resolves once it accepts connections. */
 async function startRedis(): Promise<{ url: string; stop(): Promise<void> }> {
