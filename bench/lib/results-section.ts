@@ -8,25 +8,27 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 const BEGIN = '<!-- sustained:begin -->';
 const END = '<!-- sustained:end -->';
+const NOTES_BEGIN = '<!-- notes:begin -->';
+const NOTES_END = '<!-- notes:end -->';
+
+/** The text from `begin` to `end` in a report, markers included ('' if either is missing). */
+function markedBlock(report: string, begin: string, end: string): string {
+  const start = report.indexOf(begin);
+  const stop = report.indexOf(end);
+  return start >= 0 && stop > start ? report.slice(start, stop + end.length) : '';
+}
 
 /** The sustained block of an existing report, markers included ('' if none). */
 export function sustainedBlock(report: string): string {
-  const start = report.indexOf(BEGIN);
-  const end = report.indexOf(END);
-  return start >= 0 && end > start ? report.slice(start, end + END.length) : '';
+  return markedBlock(report, BEGIN, END);
 }
-
-const NOTES_BEGIN = '<!-- notes:begin -->';
-const NOTES_END = '<!-- notes:end -->';
 
 /**
  * The hand-written block of an existing report, markers included ('' if none): measurements made
  * outside a full run (what a default costs, before and after a change), dated by their commits.
  */
 export function notesBlock(report: string): string {
-  const start = report.indexOf(NOTES_BEGIN);
-  const end = report.indexOf(NOTES_END);
-  return start >= 0 && end > start ? report.slice(start, end + NOTES_END.length) : '';
+  return markedBlock(report, NOTES_BEGIN, NOTES_END);
 }
 
 /** Writes a full run's report, carrying over the notes (after the title) and the sustained block of the file it replaces. */

@@ -28,6 +28,11 @@ local function dcmp(a, b)
   if a == b then return 0 end
   return (a < b) and -1 or 1
 end
+local function digits(out)
+  local r = string.gsub(table.concat(out), '^0+', '')
+  if r == '' then return '0' end
+  return r
+end
 local function dadd(a, b)
   local out, carry, i, j = {}, 0, #a, #b
   while i > 0 or j > 0 or carry > 0 do
@@ -37,9 +42,7 @@ local function dadd(a, b)
     i = i - 1
     j = j - 1
   end
-  local r = string.gsub(table.concat(out), '^0+', '')
-  if r == '' then return '0' end
-  return r
+  return digits(out)
 end
 local function dsub(a, b)
   if dcmp(a, b) <= 0 then return '0' end
@@ -51,9 +54,7 @@ local function dsub(a, b)
     i = i - 1
     j = j - 1
   end
-  local r = string.gsub(table.concat(out), '^0+', '')
-  if r == '' then return '0' end
-  return r
+  return digits(out)
 end
 `;
 
