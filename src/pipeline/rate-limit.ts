@@ -84,12 +84,14 @@ export class MemoryRateLimitStore implements RateLimitStore {
       e.seq = ++counters.seq;
     }
     if (e.windowStart !== windowStart) {
-      // Roll the window: the old current becomes previous only if it was the adjacent window.
-      e.prev = e.windowStart === windowStart - windowMs ? e.curr : 0;
+      // Roll the window.
+      e.prev = rolledPrev(e.windowStart, e.curr, windowStart, windowMs);
       e.curr = 0;
       e.windowStart = windowStart;
     }
-    return this.decide(e, limit, windowMs, now, true);
+    const result = decideWindow(this.algorithm, e.windowStart, e.prev, e.curr, limit, windowMs, now);
+    if (result.allowed) e.curr++;
+    return result;
   }
 
   /**
@@ -101,10 +103,9 @@ export class MemoryRateLimitStore implements RateLimitStore {
     if (e === undefined) return undefined;
     const windowStart = now - (now % windowMs);
     if (e.windowStart !== windowStart) {
-      const prev = e.windowStart === windowStart - windowMs ? e.curr : 0;
-      return this.decide({ windowStart, prev, curr: 0, seq: e.seq }, limit, windowMs, now, false);
+      return decideWindow(this.algorithm, windowStart, rolledPrev(e.windowStart, e.curr, windowStart, windowMs), 0, limit, windowMs, now);
     }
-    return this.decide(e, limit, windowMs, now, false);
+    return decideWindow(this.algorithm, e.windowStart, e.prev, e.curr, limit, windowMs, now);
   }
 
   /**
@@ -117,40 +118,6 @@ export class MemoryRateLimitStore implements RateLimitStore {
     if (e !== undefined && e.windowStart === windowStart) e.curr += count;
   }
 
-  /** Admit or deny one more request of an entry in the current window; `count` records it. */
-  private decide(e: Entry, limit: number, windowMs: number, now: number, count: boolean): RateLimitResult {
-    const windowEnd = e.windowStart + windowMs;
-    if (this.algorithm === 'fixed') {
-      if (e.curr < limit) {
-        if (count) e.curr++;
-        return { allowed: true, limit, remaining: limit - e.curr - (count ? 0 : 1), windowMs, resetAt: windowEnd };
-      }
-      return { allowed: false, limit, remaining: 0, windowMs, resetAt: windowEnd };
-    }
-    // Sliding window counter: the previous window's count weighted by how much of it still
-    // overlaps the sliding window, plus the current window's count.
-    const weight = 1 - (now - e.windowStart) / windowMs;
-    const estimate = e.prev * weight + e.curr;
-    if (estimate + 1 <= limit) {
-      if (count) e.curr++;
-      return { allowed: true, limit, remaining: Math.max(0, Math.floor(limit - estimate - 1)), windowMs, resetAt: windowEnd };
-    }
-    return { allowed: false, limit, remaining: 0, windowMs, resetAt: this.admitAt(e, limit, windowMs, now) };
-  }
-
-  /** Earliest time at which one more request fits, assuming no other request arrives meanwhile. */
-  private admitAt(e: Entry, limit: number, windowMs: number, now: number): number {
-    const room = limit - 1;
-    if (e.curr <= room && e.prev > 0) {
-      // Within this window, once prev's weight has decayed enough: prev*(1 - x) + curr <= room.
-      const x = 1 - (room - e.curr) / e.prev;
-      return Math.max(now + 1, Math.ceil(e.windowStart + x * windowMs));
-    }
-    // Next window: curr becomes prev: curr*(1 - x) <= room.
-    const x = e.curr === 0 ? 0 : Math.max(0, 1 - room / e.curr);
-    return Math.ceil(e.windowStart + windowMs + x * windowMs);
-  }
-
   /** Drop entries that no longer influence any decision (older than two windows). At most once per window. */
   private sweep(counters: Counters, now: number, windowMs: number): void {
     if (now - counters.lastSweep < windowMs) return;
@@ -158,6 +125,56 @@ export class MemoryRateLimitStore implements RateLimitStore {
     const horizon = now - (now % windowMs) - windowMs;
     for (const [k, e] of counters.entries) if (e.windowStart < horizon) counters.entries.delete(k);
   }
+}
+
+/**
+ * The previous window's count once a counter moves to the window starting at `windowStart`: the
+ * old current count if it was the adjacent window, else nothing.
+ */
+export function rolledPrev(counterStart: number, curr: number, windowStart: number, windowMs: number): number {
+  return counterStart === windowStart - windowMs ? curr : 0;
+}
+
+/**
+ * Admit or deny one more request of a counter already in the current window (`windowStart`,
+ * with `prev` and `curr` hits). Counts nothing: a store that records the hit adds one to `curr`
+ * when the answer is allowed.
+ */
+export function decideWindow(
+  algorithm: 'fixed' | 'sliding',
+  windowStart: number,
+  prev: number,
+  curr: number,
+  limit: number,
+  windowMs: number,
+  now: number,
+): RateLimitResult {
+  const windowEnd = windowStart + windowMs;
+  if (algorithm === 'fixed') {
+    if (curr < limit) return { allowed: true, limit, remaining: limit - curr - 1, windowMs, resetAt: windowEnd };
+    return { allowed: false, limit, remaining: 0, windowMs, resetAt: windowEnd };
+  }
+  // Sliding window counter: the previous window's count weighted by how much of it still
+  // overlaps the sliding window, plus the current window's count.
+  const weight = 1 - (now - windowStart) / windowMs;
+  const estimate = prev * weight + curr;
+  if (estimate + 1 <= limit) {
+    return { allowed: true, limit, remaining: Math.max(0, Math.floor(limit - estimate - 1)), windowMs, resetAt: windowEnd };
+  }
+  return { allowed: false, limit, remaining: 0, windowMs, resetAt: admitAt(windowStart, prev, curr, limit, windowMs, now) };
+}
+
+/** Sliding window: earliest time at which one more request fits, assuming no other request arrives meanwhile. */
+export function admitAt(windowStart: number, prev: number, curr: number, limit: number, windowMs: number, now: number): number {
+  const room = limit - 1;
+  if (curr <= room && prev > 0) {
+    // Within this window, once prev's weight has decayed enough: prev*(1 - x) + curr <= room.
+    const x = 1 - (room - curr) / prev;
+    return Math.max(now + 1, Math.ceil(windowStart + x * windowMs));
+  }
+  // Next window: curr becomes prev: curr*(1 - x) <= room.
+  const x = curr === 0 ? 0 : Math.max(0, 1 - room / curr);
+  return Math.ceil(windowStart + windowMs + x * windowMs);
 }
 
 /** `RateLimit-Policy: "<name>";q=<quota>;w=<window s>` (draft-ietf-httpapi-ratelimit-headers-09 §5). */
