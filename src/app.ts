@@ -25,6 +25,8 @@ import { Metrics } from './metrics/metrics.js';
 import { installCollectors } from './metrics/collect.js';
 import { metricsRoute } from './metrics/route.js';
 import { metricsListener, type MetricsListener } from './metrics/listener.js';
+import { SharedRateLimitStore } from './pipeline/shared-rate-limit.js';
+import { HttpThreads, ScopedRateLimitStore, childAppsSupported, destinationOf } from './http/threads/main.js';
 
 export interface BuildOptions {
   logger?: Logger;
@@ -86,6 +88,14 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     log.warn({ keyId: 'dev-generated' }, 'no API key configured: minted a development key (printed once on stdout)');
   }
 
+  // server.threads > 1: the per-IP limiter is one table every HTTP thread shares (http/threads/).
+  const threadCount = config.server.threads;
+  if (threadCount > 1 && !childAppsSupported(uws.uws)) {
+    await shared?.close();
+    throw new Error(`server.threads = ${threadCount} needs the uWS 20.57 build (@btc-vision/uwebsockets.js: Node 22 or 24 on glibc ≥ 2.38), which hands connections to other threads; this system loaded ${uws.source}. Set server.threads to 1 (NIGHTGATE_SERVER_THREADS=1) or move to Node 22/24 on such a system`);
+  }
+  const limiter = threadCount > 1 ? new SharedRateLimitStore(config.rateLimit.algorithm, config.rateLimit.maxEntries) : undefined;
+  const store = opts.rateLimitStore ?? shared?.rateLimit ?? new MemoryRateLimitStore(config.rateLimit.algorithm, config.rateLimit.maxEntries);
   const server = new HttpServer({
     uws: uws.uws,
     logger: logger.child({ module: 'http' }),
@@ -103,7 +113,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     metrics: config.metrics.enabled ? metrics.requests : undefined,
     rateLimit: {
       ...config.rateLimit,
-      store: opts.rateLimitStore ?? shared?.rateLimit ?? new MemoryRateLimitStore(config.rateLimit.algorithm, config.rateLimit.maxEntries),
+      store: limiter === undefined ? store : new ScopedRateLimitStore(limiter, store),
     },
   });
 
@@ -120,6 +130,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   const routes: RouteDef[] = [];
   const topics: TopicRoute[] = [];
   const startedAt = clock.now();
+  let threads: HttpThreads | undefined;
 
   // Embedded devnets for networks without an indexer; each has its own genesis and DUST wallets.
   const devnetInfo = new Map<NetworkName, DevnetNetworkInfo>();
@@ -166,7 +177,10 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
       topics.push(t);
       server.addTopic(t);
     },
-    publish: (topic, message) => server.publish(topic, message),
+    publish: (topic, message) => {
+      server.publish(topic, message);
+      threads?.publish(topic, message);
+    },
     addComponent: (c) => components.push(c),
     component: <T extends Component>(name: string) => components.find((c) => c.name === name) as T | undefined,
   };
@@ -217,6 +231,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     (closing ??= (async () => {
       log.info({ inFlight: server.inFlight }, 'shutting down: no longer accepting connections');
       server.beginShutdown();
+      threads?.beginShutdown();
       scrapes?.close();
       // Queued work is refused now rather than started during the drain: what has not begun
       // would only push the exit towards the deadline, and its client can retry elsewhere.
@@ -240,6 +255,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
       }
       // Nothing is in flight now: idle kept-alive connections are ended rather than left to time out.
       server.closeConnections();
+      await threads?.close();
       for (const c of [...components].reverse()) {
         try {
           await c.close?.();
@@ -260,7 +276,29 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     health,
     close,
     listen: async () => {
-      const port = await server.listen(config.server.host, config.server.port);
+      if (limiter !== undefined && threads === undefined) {
+        threads = await HttpThreads.start({
+          count: threadCount,
+          server,
+          uws: uws.uws,
+          topics,
+          logger: log,
+          write: destinationOf(logger),
+          metrics: config.metrics.enabled ? metrics.requests : undefined,
+          setup: {
+            limiter: limiter.buffer,
+            server: { trustedProxies: [...config.server.trustedProxies], maxHeaderBytes: config.server.maxHeaderBytes, maxHeaders: config.server.maxHeaders, corsOrigins: [...config.server.corsOrigins], wsConnectionsPerIp: config.server.wsConnectionsPerIp },
+            rateLimit: { enabled: config.rateLimit.enabled, limit: config.rateLimit.limit, windowMs: config.rateLimit.windowMs, publicEnabled: config.rateLimit.publicEnabled, publicLimit: config.rateLimit.publicLimit, algorithm: config.rateLimit.algorithm, maxEntries: config.rateLimit.maxEntries },
+            log: { level: config.log.level, requests: config.log.requests },
+            metrics: config.metrics.enabled,
+          },
+        });
+      }
+      const port = await server.listen(config.server.host, config.server.port, threads?.acceptor).catch(async (err: unknown) => {
+        await threads?.close();
+        threads = undefined;
+        throw err;
+      });
       await scrapes?.listen();
       return port;
     },

@@ -78,6 +78,7 @@ export const SETTINGS: readonly Setting[] = [
   { path: 'server.trustedProxies', env: 'NIGHTGATE_TRUSTED_PROXIES', schema: Type.Array(Type.String({ minLength: 1 })), default: [], doc: 'CIDR list of your reverse proxies: from a peer inside it, the client IP is the first X-Forwarded-For hop from the right outside it (IP literals only); empty = X-Forwarded-For ignored' },
   { path: 'server.corsOrigins', env: 'NIGHTGATE_CORS_ORIGINS', schema: Type.Array(Type.String({ minLength: 1, pattern: '^(\\*|https?://[^\\s/,]+)$' })), default: ['*'], doc: 'Origins whose pages may read the public routes (CORS, OPTIONS preflight) and open the push WebSocket: `*` = any, a list of `https://host[:port]`, empty = none. Routes that need a key never get CORS' },
   { path: 'server.wsConnectionsPerIp', env: 'NIGHTGATE_WS_CONNECTIONS_PER_IP', schema: PositiveInt, default: 16, doc: 'Push WebSocket connections open at once per client IP (an IPv6 client by its /64); beyond → 429' },
+  { path: 'server.threads', env: 'NIGHTGATE_SERVER_THREADS', schema: Type.Integer({ minimum: 1, maximum: 64 }), default: 1, doc: 'HTTP threads: above 1, one port is served by this many uWS apps (the main thread\'s and N−1 worker threads\'), connections spread round-robin; the cached statistics are answered in every thread, everything else in the main thread (README, "Several HTTP threads"). Needs the uWS 20.57 build (Node 22/24, glibc ≥ 2.38)' },
   { path: 'log.level', env: 'NIGHTGATE_LOG_LEVEL', schema: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))), default: 'info', doc: 'pino log level' },
   { path: 'log.requests', env: 'NIGHTGATE_LOG_REQUESTS', schema: Type.Union([Type.Literal('all'), Type.Literal('aggregate'), Type.Literal('errors'), Type.Literal('none')]), default: 'aggregate', doc: 'Access log: `aggregate` — a line for every keyed request and every error (status ≥ 400), the public routes\' other answers counted by route and status in one line a second; `all` — a line for every request; `errors` — only status ≥ 400; `none`' },
   { path: 'log.bufferBytes', env: 'NIGHTGATE_LOG_BUFFER_BYTES', schema: Type.Integer({ minimum: 65_536 }), default: 4_194_304, doc: 'Log bytes held while stdout is slow; beyond, lines are dropped and counted (`/health` components.log; one warning once stdout catches up)' },
@@ -156,7 +157,7 @@ export interface NetworkConfig {
 }
 
 export interface Config {
-  server: { host: string; port: number; bodyLimit: number; proverBodyLimit: number; maxHeaderBytes: number; maxHeaders: number; shutdownTimeoutMs: number; trustedProxies: string[]; corsOrigins: string[]; wsConnectionsPerIp: number };
+  server: { host: string; port: number; bodyLimit: number; proverBodyLimit: number; maxHeaderBytes: number; maxHeaders: number; shutdownTimeoutMs: number; trustedProxies: string[]; corsOrigins: string[]; wsConnectionsPerIp: number; threads: number };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; requests: 'all' | 'aggregate' | 'errors' | 'none'; bufferBytes: number };
   metrics: { enabled: boolean; listen: string; allow: string[]; keyIds: string[] };
   auth: { keys: ApiKeyRecord[]; apiKeys: string[]; failureLimit: number; failureWindowMs: number; trustedNetworks: string[] };

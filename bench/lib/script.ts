@@ -1,4 +1,4 @@
-// Helpers shared by the standalone measurement scripts (bench/metrics-cost.ts,
+// Helpers shared by the standalone measurement scripts (bench/setting-cost.ts,
 // bench/shared-stores-cost.ts, bench/compression.ts), which run outside `npm run bench`.
 import { median } from './targets.js';
 

@@ -128,5 +128,5 @@ export function servedMany(reply: Reply): Reply {
   const etag = `"${createHash('sha1').update(body).digest('base64url').slice(0, 22)}"`;
   const headers = { ...reply.headers };
   delete headers['ETag'];
-  return { ...reply, body, headers: { ...headers, ETag: etag }, headLines: headerLines(headers), encoded: new Encoded(body, etag) };
+  return { ...reply, body, headers: { ...headers, ETag: etag }, headLines: headerLines(headers), encoded: new Encoded(body, etag), live: true };
 }

@@ -90,6 +90,8 @@ export class Exchange implements RequestContext {
   cors = '';
   /** The request's Accept-Encoding (GET routes), for replies with compressed forms (compression.ts). */
   acceptEncoding: string | undefined;
+  /** Told of the reply before it is written (a request forwarded from an HTTP worker thread: threads/). */
+  onReply: ((reply: Reply) => void) | undefined;
   /** The coding chosen for a reply with compressed forms. */
   private coding: Coding = 'identity';
   // The reply being written (kept for the corked write after an await).
@@ -145,6 +147,7 @@ export class Exchange implements RequestContext {
   send(reply: Reply, ifNoneMatch?: string): void {
     if (this.done || this.aborted) return;
     this.done = true;
+    if (this.onReply !== undefined) this.onReply(reply);
     let status = reply.status ?? 200;
     let etag = reply.headers?.['ETag'];
     const encoded = reply.encoded;

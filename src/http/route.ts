@@ -49,6 +49,8 @@ export interface Reply {
    * itself, so `headLines` must leave ETag out; `body` is its identity form.
    */
   encoded?: Encoded;
+  /** Rendered ahead and re-rendered in place, each re-render reported to `liveReplies.changed`. */
+  readonly live?: boolean;
 }
 
 export interface RequestContext {
@@ -94,6 +96,19 @@ export interface RouteDef {
   /** Hidden from the OpenAPI document (e.g. proof-server compatibility aliases documented on /docs). */
   hidden?: boolean;
 }
+
+/**
+ * A reply rendered ahead of requests and re-rendered in place (src/stats/rendered-reply.ts) says
+ * so with `live: true` and reports every re-render to `liveReplies.changed`: with `server.threads` above 1 the main
+ * thread copies such replies to the HTTP worker threads and keeps their copies current
+ * (src/http/threads/), so that those threads answer them without asking the main thread.
+ */
+export const liveReplies = {
+  listeners: new Set<(reply: Reply) => void>(),
+  changed(reply: Reply): void {
+    for (const f of this.listeners) f(reply);
+  },
+};
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 export const OCTET = 'application/octet-stream';

@@ -66,6 +66,11 @@ export interface HttpServerOptions {
   wsConnectionsPerIp: number;
   /** Per-request counters for /metrics (src/metrics/request-metrics.ts); undefined: not counted. */
   metrics?: RequestMetrics | undefined;
+  /**
+   * In an HTTP worker thread (server.threads > 1, threads/): offered every routed request first;
+   * true when it took the request (forwarded it to the main thread), false to serve it here.
+   */
+  front?: { take(route: RouteDef, index: number, res: HttpResponse, req: HttpRequest, head: boolean): boolean } | undefined;
 }
 
 export interface TopicRoute {
@@ -74,8 +79,10 @@ export interface TopicRoute {
   topicFor(params: Record<string, string>): string | GatewayError;
   /** Its description in the OpenAPI document (openapi.ts). */
   doc?: TopicDoc;
-  /** Message sent to a new subscriber (the current state), if any. */
-  welcome?(topic: string): string | undefined;
+  /** The parameter sets worth knowing in advance (e.g. each network): HTTP worker threads get their topics from these (threads/). */
+  known?: ReadonlyArray<Record<string, string>>;
+  /** Message sent to a new subscriber (the current state), if any; asked of the main thread from a worker thread. */
+  welcome?(topic: string): string | undefined | Promise<string | undefined>;
 }
 
 let requestSeq = 0;
@@ -198,6 +205,8 @@ export class HttpServer {
   inFlight = 0;
   private listenSocket: us_listen_socket | undefined;
   private readonly byUrl = new Map<string, Set<string>>();
+  /** Every route in the order added: a worker thread names a forwarded request's route by its index here. */
+  readonly routeList: RouteDef[] = [];
   private drainWaiters: Array<() => void> = [];
   private readonly wsSockets = new Set<WebSocket<unknown>>();
   private readonly clientAddress: ClientAddress;
@@ -221,17 +230,21 @@ export class HttpServer {
    * same resource: `/health/` is answered exactly as `/health` (no redirect; documented in openapi.ts).
    */
   add(route: RouteDef): void {
-    this.addAt(route.url, route);
-    if (!route.url.endsWith('/')) this.addAt(`${route.url}/`, route);
+    const index = this.routeList.push(route) - 1;
+    this.addAt(route.url, route, index);
+    if (!route.url.endsWith('/')) this.addAt(`${route.url}/`, route, index);
   }
 
-  private addAt(url: string, route: RouteDef): void {
-    const handler = (res: HttpResponse, req: HttpRequest): void => this.handle(route, res, req, false);
+  private addAt(url: string, route: RouteDef, index: number): void {
+    const front = this.opts.front;
+    const handler = front === undefined
+      ? (res: HttpResponse, req: HttpRequest): void => this.handle(route, res, req, false)
+      : (res: HttpResponse, req: HttpRequest): void => void (front.take(route, index, res, req, false) || this.handle(route, res, req, false));
     const methods = this.byUrl.get(url) ?? new Set<string>();
     if (route.method === 'GET') {
       this.app.get(url, handler);
       // RFC 9110 §9.3.2: HEAD is GET without the body (monitors probe /health with it).
-      this.app.head(url, (res, req) => this.handle(route, res, req, true));
+      this.app.head(url, front === undefined ? (res, req) => this.handle(route, res, req, true) : (res, req) => void (front.take(route, index, res, req, true) || this.handle(route, res, req, true)));
       methods.add('HEAD');
       if (route.auth === 'none' && this.cors.enabled) {
         this.app.options(url, (res, req) => this.preflight(res, req, route));
@@ -284,7 +297,11 @@ export class HttpServer {
         const { topic } = ws.getUserData();
         ws.subscribe(topic);
         const hello = t.welcome?.(topic);
-        if (hello !== undefined) ws.send(hello, false);
+        if (hello instanceof Promise) {
+          hello.then((text) => {
+            if (text !== undefined && this.wsSockets.has(ws as WebSocket<unknown>)) ws.send(text, false);
+          }, () => undefined);
+        } else if (hello !== undefined) ws.send(hello, false);
       },
       close: (ws) => {
         this.wsSockets.delete(ws as WebSocket<unknown>);
@@ -300,8 +317,26 @@ export class HttpServer {
     this.app.publish(topic, message, false);
   }
 
-  /** Register 405s for known paths and the JSON 404 catch-all; then listen. */
-  listen(host: string, port: number): Promise<number> {
+  /**
+   * Register 405s for known paths and the JSON 404 catch-all; then listen. With `acceptor`
+   * (server.threads > 1) that app holds the port and hands each new connection, round-robin, to
+   * this app and the worker threads' apps (threads/).
+   */
+  listen(host: string, port: number, acceptor?: TemplatedApp): Promise<number> {
+    this.addFallbacks();
+    if (acceptor !== undefined) (acceptor as unknown as ChildApps).addChildAppDescriptor((this.app as unknown as ChildApps).getDescriptor());
+    return listenExclusive(acceptor ?? this.app, host, port).then((socket) => {
+      this.listenSocket = socket;
+      return this.opts.uws.us_socket_local_port(socket as never);
+    });
+  }
+
+  private fallbacksAdded = false;
+
+  /** The 405s for known paths and the JSON 404 catch-all, once all routes are added (listen, or an HTTP worker thread's app). */
+  addFallbacks(): void {
+    if (this.fallbacksAdded) return;
+    this.fallbacksAdded = true;
     for (const [url, methods] of this.byUrl) {
       const allow = [...methods].sort().join(', ');
       const style = url.startsWith('/api') ? 'stats' : 'prover';
@@ -310,10 +345,6 @@ export class HttpServer {
     this.app.any('/*', (res, req) => {
       const url = req.getUrl();
       this.reject(res, req, new GatewayError('NOT_FOUND', `No route for ${req.getMethod().toUpperCase()} ${clip(url, 256)}`), url.startsWith('/api') ? 'stats' : 'prover');
-    });
-    return listenExclusive(this.app, host, port).then((socket) => {
-      this.listenSocket = socket;
-      return this.opts.uws.us_socket_local_port(socket as never);
     });
   }
 
@@ -507,10 +538,21 @@ export class HttpServer {
     return false;
   }
 
-  private handle(route: RouteDef, res: HttpResponse, req: HttpRequest, head: boolean): void {
+  /**
+   * A request an HTTP worker thread forwarded (threads/): `res` and `req` stand in for uWS's and
+   * carry its answer back; it goes through the whole pipeline here, as if it had arrived here.
+   */
+  serveForwarded(index: number, res: HttpResponse, req: HttpRequest, head: boolean, onReply: (reply: Reply) => void): void {
+    const route = this.routeList[index];
+    if (route === undefined) return void res.close();
+    this.handle(route, res, req, head, onReply);
+  }
+
+  private handle(route: RouteDef, res: HttpResponse, req: HttpRequest, head: boolean, onReply?: (reply: Reply) => void): void {
     const ex = this.newExchange(res, req, route, route.style, route.method);
     if (!ex) return;
     ex.head = head;
+    ex.onReply = onReply;
     try {
       this.pipeline(ex, route, res, req);
     } catch (err) {
@@ -648,6 +690,13 @@ export class HttpServer {
       ex.send(out, inm);
     }
   }
+}
+
+/** What the 20.57 build adds to an app for several threads on one port (not in the typings; the 20.30 build lacks it). */
+export interface ChildApps {
+  getDescriptor(): number;
+  addChildAppDescriptor(descriptor: number): void;
+  removeChildAppDescriptor(descriptor: number): void;
 }
 
 /** An exclusive listen socket on host:port (uws.ts, LISTEN_EXCLUSIVE_PORT), or a ListenError saying why not. */

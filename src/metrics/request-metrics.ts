@@ -80,8 +80,36 @@ export class RequestMetrics {
     this.#sumsMs[id]! += ms;
   }
 
-  /** What has been counted so far, per route that answered at least once. */
+  /** The latest totals of each HTTP worker thread (server.threads > 1), added to this thread's. */
+  readonly #threads = new Map<number, { routes: RouteCounts[]; errors: Array<[string, number]> }>();
+
+  /** An HTTP worker thread's totals so far (it sends them every second); they replace its previous ones. */
+  absorbThread(thread: number, routes: RouteCounts[], errors: Array<[string, number]>): void {
+    this.#threads.set(thread, { routes, errors });
+  }
+
+  /** What has been counted so far, per route that answered at least once, in every thread. */
   routes(): RouteCounts[] {
+    const own = this.#ownRoutes();
+    if (this.#threads.size === 0) return own;
+    const byKey = new Map(own.map((r) => [`${r.method} ${r.route}`, r]));
+    for (const t of this.#threads.values()) {
+      for (const r of t.routes) {
+        const k = `${r.method} ${r.route}`;
+        const mine = byKey.get(k);
+        if (mine === undefined) byKey.set(k, { ...r, byClass: [...r.byClass], buckets: [...r.buckets] });
+        else {
+          r.byClass.forEach((v, i) => (mine.byClass[i]! += v));
+          r.buckets.forEach((v, i) => (mine.buckets[i]! += v));
+          mine.count += r.count;
+          mine.sumSeconds += r.sumSeconds;
+        }
+      }
+    }
+    return [...byKey.values()];
+  }
+
+  #ownRoutes(): RouteCounts[] {
     const out: RouteCounts[] = [];
     for (let id = 0; id < this.#routes.length; id++) {
       const byClass = Array.from(this.#classes.subarray(id * CLASSES, (id + 1) * CLASSES));
@@ -95,7 +123,10 @@ export class RequestMetrics {
   }
 
   errors(): ReadonlyMap<string, number> {
-    return this.#errors;
+    if (this.#threads.size === 0) return this.#errors;
+    const all = new Map(this.#errors);
+    for (const t of this.#threads.values()) for (const [code, n] of t.errors) all.set(code, (all.get(code) ?? 0) + n);
+    return all;
   }
 
   #register(route: RouteDef): number {

@@ -35,6 +35,7 @@ export const mountStats: Module = (ctx) => {
       return new GatewayError('UNKNOWN_NETWORK', (NETWORKS as readonly string[]).includes(name) ? `Network ${name} is not served by this instance` : undefined);
     },
     doc: PUSH_CHANNEL_DOC,
+    known: NETWORKS.map((network) => ({ network })),
     welcome: (topic) => {
       const network = [...nets.keys()].find((n) => summaryTopic(n) === topic);
       return network === undefined ? undefined : nets.get(network)!.views.summaryText(ctx.clock.now());

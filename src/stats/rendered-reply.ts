@@ -15,7 +15,7 @@
 import { createHash } from 'node:crypto';
 import { Encoded } from '../http/compression.js';
 import { headerLines } from '../http/head.js';
-import { JSON_TYPE, type Reply } from '../http/route.js';
+import { JSON_TYPE, liveReplies, type Reply } from '../http/route.js';
 
 /** A strong validator (RFC 9110 §8.8.3) derived from the bytes: equal bodies, equal tags. */
 export function etagOf(body: Uint8Array | string): string {
@@ -32,6 +32,7 @@ type Headers = Readonly<{ 'Cache-Control': string; ETag: string; 'X-Cache': 'HIT
 export class RenderedReply implements Reply {
   readonly status = 200;
   readonly contentType = JSON_TYPE;
+  readonly live = true;
   body: Buffer = Buffer.alloc(0);
   /** The body as text, for pushing over WebSocket. */
   text = '';
@@ -71,6 +72,7 @@ export class RenderedReply implements Reply {
       ? { 'Cache-Control': cacheControl, ETag, 'X-Cache': 'HIT' }
       : { 'Cache-Control': cacheControl, ETag, 'X-Cache': 'STALE', Age: String(staleSeconds) };
     this.headLines = linesWithoutEtag(this.headers);
+    if (liveReplies.listeners.size > 0) liveReplies.changed(this);
   }
 }
 

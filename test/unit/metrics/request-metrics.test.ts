@@ -37,3 +37,21 @@ t.test('access log off: the server asks timeNext, and observe times exactly thos
   t.equal(m.routes()[0]!.count, 2);
   t.equal(m.routes()[0]!.byClass[1], 16);
 });
+
+t.test('server.threads: an HTTP worker thread\'s totals are added to this thread\'s, the latest of each thread replacing its previous ones', async (t) => {
+  const m = new RequestMetrics(true);
+  const a = route('/a');
+  m.observe(a, 200, 0, undefined);
+  m.observe(a, 404, 0, 'NOT_FOUND');
+  const worker = new RequestMetrics(true);
+  worker.observe(a, 200, 0, undefined);
+  worker.observe(route('/only-there'), 429, 0, 'RATE_LIMITED');
+  m.absorbThread(1, worker.routes(), [...worker.errors()]);
+  worker.observe(a, 200, 0, undefined);
+  m.absorbThread(1, worker.routes(), [...worker.errors()]);
+  const [ra, rOnly] = m.routes();
+  t.same(ra!.byClass, [0, 3, 0, 1, 0], 'own 2xx + the worker\'s latest 2, not 1 + 2');
+  t.same(rOnly!.byClass, [0, 0, 0, 1, 0], 'a route only the worker answered');
+  t.same([...m.errors()].sort(), [['NOT_FOUND', 1], ['RATE_LIMITED', 1]]);
+  t.same(m.routes()[0]!.byClass, [0, 3, 0, 1, 0], 'reading twice adds nothing');
+});
