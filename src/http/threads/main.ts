@@ -6,7 +6,9 @@
  * A worker answers on its own what the main thread copied to it: live replies (the cached
  * statistics, the API description), each copied the first time a worker forwards a request the
  * main thread answers with one, and again on every re-render, so a copy is never more than one
- * message behind. Every other routed request is forwarded here and runs through this thread's
+ * message behind a re-render; replies rendered on demand are renewed by a request the worker
+ * forwards once its copy is a second old (worker.ts, REPLICA_FRESH_MS). Every other routed
+ * request is forwarded here and runs through this thread's
  * pipeline as if it had arrived here (auth, limits, budgets, proving, sponsorship, access log,
  * metrics); its answer goes back as the bytes that pipeline wrote. The per-IP limiter is one
  * table in shared memory for all threads; workers' log lines and request counts come here (the

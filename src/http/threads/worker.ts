@@ -6,6 +6,7 @@
  * paths (404/405) and CORS preflights; every other routed request is forwarded to the main
  * thread (protocol.ts) and its answer written back here.
  */
+import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { DestinationStream } from 'pino';
 import { systemClock } from '../../clock.js';
@@ -22,6 +23,15 @@ import { ownBytes, replicaKey, type ReplicaState, type ToMain, type ToWorker, ty
 
 /** Paths with a copy kept, at most (clients choose query strings: the rest is forwarded). */
 const MAX_REPLICA_KEYS = 4096;
+/**
+ * How long a copy is served without word from the main thread. The statistics are re-rendered on
+ * demand, when a request reaches their handler (stats/views.ts: at most once a second, and after
+ * a new block); requests answered here reach no handler, so a copy the main thread has not renewed
+ * for this long sends the next request for it there (one at a time; the others meanwhile still get
+ * the copy): its answer renews the copy, or drops it when the main thread answers with something
+ * else (an error, or no reply kept ahead any more).
+ */
+const REPLICA_FRESH_MS = 1_000;
 /** Log text waiting for the end of the event-loop turn, at most, before it leaves. */
 const LOG_BATCH_BYTES = 64 * 1024;
 
@@ -55,6 +65,10 @@ class PortDestination implements DestinationStream {
 /** A live reply as this thread keeps it: re-rendered in place when the main thread sends a new state. */
 class Replica implements Reply {
   readonly status = 200;
+  /** When the main thread last renewed it, or a request went there to renew it (performance.now()). */
+  renewedAt = 0;
+  /** Keys (ridByKey) filed under it: at none it is dropped. */
+  keys = 0;
   body: Uint8Array = new Uint8Array(0);
   contentType: string | undefined;
   headers: Record<string, string> = {};
@@ -67,6 +81,7 @@ class Replica implements Reply {
     this.headers = s.headers;
     this.headLines = s.headLines;
     this.encoded = s.etag === undefined ? undefined : new Encoded(body, s.etag);
+    this.renewedAt = performance.now();
   }
 }
 
@@ -78,6 +93,8 @@ interface Forwarded {
   aborted: boolean;
 }
 const pending = new Map<number, Forwarded>();
+/** Forwarded requests that went to renew a copy (REPLICA_FRESH_MS): their key. */
+const renewing = new Map<number, string>();
 let nextId = 1;
 const welcomes = new Map<number, (text: string | undefined) => void>();
 
@@ -85,7 +102,18 @@ const front = {
   take(route: RouteDef, index: number, res: HttpResponse, req: HttpRequest, head: boolean): boolean {
     const url = req.getUrl();
     const query = req.getQuery() ?? '';
-    if (route.auth === 'none' && route.method === 'GET' && ridByKey.has(replicaKey(url, query))) return false;
+    let renew: string | undefined;
+    if (route.auth === 'none' && route.method === 'GET') {
+      const key = replicaKey(url, query);
+      const rid = ridByKey.get(key);
+      const copy = rid === undefined ? undefined : byRid.get(rid);
+      if (copy !== undefined) {
+        const now = performance.now();
+        if (now - copy.renewedAt < REPLICA_FRESH_MS) return false;
+        copy.renewedAt = now;
+        renew = key;
+      }
+    }
     const remote = res.getRemoteAddress();
     if (remote.byteLength === 0) {
       // Read behind a refusal that closed its socket (refusal.ts): nothing to answer.
@@ -95,8 +123,10 @@ const front = {
     const id = nextId++;
     const f: Forwarded = { res, aborted: false };
     pending.set(id, f);
+    if (renew !== undefined) renewing.set(id, renew);
     res.onAborted(() => {
       f.aborted = true;
+      renewing.delete(id);
       if (pending.delete(id)) post({ t: 'abort', id });
     });
     const headers: string[] = [];
@@ -135,7 +165,10 @@ function paramCount(route: RouteDef): number {
 }
 
 function written(m: ToWorker & { t: 'res' }): void {
+  const renewed = renewing.get(m.id);
+  renewing.delete(m.id);
   if (m.replica) remember(m.replica.key, m.replica.rid, m.replica.state);
+  else if (renewed !== undefined) forget(renewed);
   const f = pending.get(m.id);
   if (f === undefined || f.aborted) return;
   pending.delete(m.id);
@@ -150,14 +183,32 @@ function written(m: ToWorker & { t: 'res' }): void {
   });
 }
 
+/**
+ * File `state` under `key`. A key moves to the newest reply the main thread answered it with (a
+ * reply made anew, as recent-transactions is for other limits on every block, has a new rid); a
+ * copy no key refers to any more is dropped, so new rids cannot pile up.
+ */
 function remember(key: string, rid: number, state: ReplicaState): void {
+  const filed = ridByKey.get(key);
+  if (filed !== rid) {
+    if (filed !== undefined) forget(key);
+    else if (ridByKey.size >= MAX_REPLICA_KEYS) forget(ridByKey.keys().next().value!);
+  }
   let r = byRid.get(rid);
   if (r === undefined) byRid.set(rid, (r = new Replica()));
   r.set(state);
-  if (!ridByKey.has(key)) {
-    if (ridByKey.size >= MAX_REPLICA_KEYS) ridByKey.delete(ridByKey.keys().next().value!);
+  if (filed !== rid) {
     ridByKey.set(key, rid);
+    r.keys++;
   }
+}
+
+function forget(key: string): void {
+  const rid = ridByKey.get(key);
+  if (rid === undefined) return;
+  ridByKey.delete(key);
+  const r = byRid.get(rid);
+  if (r !== undefined && --r.keys <= 0) byRid.delete(rid);
 }
 
 const destination = new PortDestination();
