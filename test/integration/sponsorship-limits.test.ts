@@ -54,7 +54,11 @@ t.test('on the devnet: wrong kinds, cap, budget, and 200 concurrent requests ove
       prover: { queueSize: 512 },
       rateLimit: { limit: 10_000 },
       // The pool's exhaustion, not the per-key share (sponsorship-key-share.test.ts), is tested here.
-      dust: { maxReservationsPerKey: 1_000 },
+      // Nor the global fee cap and budget (the keys above have their own): a fee covers one block of
+      // price rise (x1.046) per second its prices are stale, and with 200 requests queued on a busy
+      // machine that staleness grew past the default cap (5e15 SPECK, under 2x the fee here) and a
+      // late one got 403 FEE_CAP_EXCEEDED. 1e18 is ~330x the fee: prices 2 minutes stale.
+      dust: { maxReservationsPerKey: 1_000, maxFee: '1000000000000000000', budget: '100000000000000000000' },
     },
     clock,
   );
