@@ -45,6 +45,11 @@ t.test('shutdown: the queued sponsorship is refused at once holding nothing; tho
     t.same(a.json, { error: 'Service Unavailable', message: 'Server shut down before the request finished', code: 'SHUTTING_DOWN' }, 'with a reason');
   }
   t.equal(rig.table.counts().reserved, 0, 'every reservation released by the time close() resolved');
-  t.ok(took >= DEADLINE_MS && took < DEADLINE_MS + 5_000, `close took ${Math.round(took)} ms: the deadline, then the components`);
+  // The deadline is real time (it is what is under test): close() cannot end before it. What the
+  // components take to close after it depends on the machine (0.4-2 s after it on a loaded 2-core
+  // machine, 6.2 s once, which failed a 5 s bound), so that is not timed; a close that never ended would
+  // fail at tap's timeout. That it ended by the deadline, aborting the two, is read from its log.
+  t.ok(took >= DEADLINE_MS, `close took ${Math.round(took)} ms: not before the deadline`);
+  t.equal(rig.logs.lines.filter((l) => l['msg'] === 'shutdown deadline passed: aborting in-flight requests').length, 1, 'the deadline passed and the two still proving were aborted');
   t.equal(rig.s.app.server.inFlight, 0);
 });
