@@ -146,23 +146,24 @@ async function startLocal(group: ProcessGroup, args: BenchArgs, apiKey: string):
 }
 
 /**
- * The shipped defaults beside the tuned server: a second nightgate with the access log on (its
- * default) and the per-IP limit on, raised so nothing is refused, reading the main server's
- * embedded devnets as its indexers (no devnet of its own, so the machine carries one chain, not
- * two). Undefined, with a note, when there is no devnet to read.
+ * A nightgate apart from the main server, reading its embedded devnets as its indexers (no devnet
+ * or DUST sync of its own, so the machine carries one chain, not two): the shipped defaults (access
+ * log on, per-IP limit on, raised so nothing is refused), or with `tuned` the bench's tuned
+ * settings (access log off). Undefined, with a note, when there is no devnet to read.
  */
-async function startDefaults(group: ProcessGroup, apiKey: string, devnet: ReadonlyMap<string, DevnetNetwork>, notes: string[]): Promise<{ started: Started; settings: Record<string, string> } | undefined> {
+async function startApart(group: ProcessGroup, apiKey: string, devnet: ReadonlyMap<string, DevnetNetwork>, notes: string[], tuned = false): Promise<{ started: Started; settings: Record<string, string> } | undefined> {
   if (devnet.size === 0) {
-    notes.push('no devnet to read: the defaults configuration was not measured');
+    notes.push(`no devnet to read: the ${tuned ? 'tuned' : 'defaults'} configuration was not measured apart`);
     return undefined;
   }
-  const { NIGHTGATE_LOG_REQUESTS: _tuned, ...env } = baseEnv(apiKey);
+  const { NIGHTGATE_LOG_REQUESTS: logRequests, ...env } = baseEnv(apiKey);
+  if (tuned) Object.assign(env, { NIGHTGATE_LOG_REQUESTS: logRequests });
   const prover = `http://127.0.0.1:${await closedPort()}`;
   for (const n of devnet.values()) {
     const N = n.name.toUpperCase();
     Object.assign(env, { [`NIGHTGATE_${N}_INDEXER`]: n.graphqlUrl, [`NIGHTGATE_${N}_INDEXER_WS`]: n.graphqlWsUrl, [`NIGHTGATE_${N}_PROVER`]: 'upstream', [`NIGHTGATE_${N}_PROVER_URL`]: prover });
   }
-  const started = await startNightgate(group, 'nightgate-defaults', env, { probe: false });
+  const started = await startNightgate(group, tuned ? 'nightgate-tuned' : 'nightgate-defaults', env, { probe: false });
   // Its follower reads the devnet over the network: wait (bounded) for its first summary.
   const url = `http://127.0.0.1:${started.port}/api/v1/preview/summary`;
   for (const t0 = Date.now(); Date.now() - t0 < 60_000;) {
@@ -251,6 +252,7 @@ async function main(): Promise<number> {
   let serverSettings: Record<string, string> = {};
   let mainServer: Started | undefined;
   let defaultsServer: Started | undefined;
+  let tunedServer: Started | undefined;
   try {
     let target: Target;
     if (args.url) {
@@ -280,8 +282,16 @@ async function main(): Promise<number> {
       };
       log(`✓ nightgate pid ${mainServer.pid} on port ${mainServer.port} in ${((performance.now() - t0) / 1000).toFixed(1)} s; devnet networks: ${[...devnet.keys()].join(', ') || 'none'}`);
       if (!args.only || args.only.has('cached-summary')) {
+        log('▶ starting nightgate on the tuned settings apart from the devnets, reading them …');
+        const tuned = await startApart(group, apiKey, devnet, runNotes, true);
+        if (tuned) {
+          target.tuned = { baseUrl: `http://127.0.0.1:${tuned.started.port}`, pid: tuned.started.pid };
+          tunedServer = tuned.started;
+          runNotes.push(`the \`nightgate\` rows of the cached summary: a nightgate on the tuned settings apart from the one hosting the devnets and the DUST sync (whose CPU every server here shares), reading its devnets as its indexers, as the defaults server does; settings: ${Object.entries(tuned.settings).map(([k, v]) => `\`${k}=${v}\``).join(', ')}`);
+          log(`✓ nightgate (tuned, apart) pid ${tuned.started.pid} on port ${tuned.started.port}`);
+        }
         log('▶ starting nightgate on the defaults (access log on), reading the devnets above …');
-        const d = await startDefaults(group, apiKey, devnet, runNotes);
+        const d = await startApart(group, apiKey, devnet, runNotes);
         if (d) {
           target.defaults = { baseUrl: `http://127.0.0.1:${d.started.port}`, pid: d.started.pid };
           defaultsServer = d.started;
@@ -304,6 +314,11 @@ async function main(): Promise<number> {
         await defaultsServer.stop();
         defaultsServer = undefined;
         delete target.defaults;
+      }
+      if (s.ownServer && tunedServer) {
+        await tunedServer.stop();
+        tunedServer = undefined;
+        delete target.tuned;
       }
       if (s.ownServer && mainServer) {
         await mainServer.stop();
@@ -369,7 +384,8 @@ async function main(): Promise<number> {
               const viaWrk = { ...ctx, settings: { ...settings, connectionLevels: [level], durationS: settings.shortDurationS, generator: 'wrk' as const } };
               for (let round = 1; round <= settings.wrkRounds; round++) {
                 // A run that failed is named for its round too, so the wrk targets can say why.
-                for (const s of chosen) await runOne(s, viaWrk, `${s.id} c=${level} ${WRK} round ${round}`, (m) => `${m.skipped ? `c=${level}` : m.variant} ${WRK}${round > 1 ? ` ${ROUND} ${round}` : ''}`);
+                // Every other round the other order, so what the order does falls on both sides.
+                for (const s of round % 2 === 0 ? [...chosen].reverse() : chosen) await runOne(s, viaWrk, `${s.id} c=${level} ${WRK} round ${round}`, (m) => `${m.skipped ? `c=${level}` : m.variant} ${WRK}${round > 1 ? ` ${ROUND} ${round}` : ''}`);
               }
             }
           }
@@ -379,6 +395,7 @@ async function main(): Promise<number> {
       }
     }
     if (defaultsServer) await defaultsServer.stop();
+    if (tunedServer) await tunedServer.stop();
     if (mainServer) {
       await mainServer.stop();
       mainServer = undefined;

@@ -37,6 +37,12 @@ export interface Target {
    * per-IP limit on but raised), reading the first one's devnets, measured beside it (run.ts).
    */
   defaults?: { baseUrl: string; pid: number };
+  /**
+   * Local runs of the cached summary: a nightgate on the tuned settings, apart from the one that
+   * hosts the devnets and the DUST sync, reading them as the defaults server does: the
+   * `nightgate` rows of the cached summary, so both configurations are measured alike (run.ts).
+   */
+  tuned?: { baseUrl: string; pid: number };
 }
 
 export interface Settings {
