@@ -35,7 +35,8 @@ export function closedPort(): Promise<number> {
 /**
  * Settings every bench server gets: port 0, the bench key, no access log (pino at `info` only so the
  * "listening" line — logged at info — is printed; request lines are off), rate limits far above
- * what a load run sends so they never answer 429, and a DUST budget that never runs out.
+ * what a load run sends so they never answer 429, a DUST budget that never runs out and no cap on
+ * the DUST UTXOs one key holds reserved (dust.maxReservationsPerKey, 16 a network by default).
  */
 export function baseEnv(apiKey: string): Record<string, string> {
   return {
@@ -47,6 +48,8 @@ export function baseEnv(apiKey: string): Record<string, string> {
     NIGHTGATE_RATE_LIMIT: '100000000',
     NIGHTGATE_PUBLIC_RATE_LIMIT: '100000000',
     NIGHTGATE_DUST_BUDGET: '1' + '0'.repeat(39),
+    // One key holds every reservation of a run (the runs answer and never submit): no per-key cap.
+    NIGHTGATE_DUST_MAX_RESERVATIONS_PER_KEY: '1000000',
   };
 }
 
