@@ -285,13 +285,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
           logger: log,
           write: destinationOf(logger),
           metrics: config.metrics.enabled ? metrics.requests : undefined,
-          setup: {
-            limiter: limiter.buffer,
-            server: { trustedProxies: [...config.server.trustedProxies], maxHeaderBytes: config.server.maxHeaderBytes, maxHeaders: config.server.maxHeaders, corsOrigins: [...config.server.corsOrigins], wsConnectionsPerIp: config.server.wsConnectionsPerIp },
-            rateLimit: { enabled: config.rateLimit.enabled, limit: config.rateLimit.limit, windowMs: config.rateLimit.windowMs, publicEnabled: config.rateLimit.publicEnabled, publicLimit: config.rateLimit.publicLimit, algorithm: config.rateLimit.algorithm, maxEntries: config.rateLimit.maxEntries },
-            log: { level: config.log.level, requests: config.log.requests },
-            metrics: config.metrics.enabled,
-          },
+          setup: { limiter: limiter.buffer, server: config.server, rateLimit: config.rateLimit, log: config.log, metrics: config.metrics.enabled },
         });
       }
       const port = await server.listen(config.server.host, config.server.port, threads?.acceptor).catch(async (err: unknown) => {

@@ -237,21 +237,22 @@ export class HttpServer {
 
   private addAt(url: string, route: RouteDef, index: number): void {
     const front = this.opts.front;
-    const handler = front === undefined
-      ? (res: HttpResponse, req: HttpRequest): void => this.handle(route, res, req, false)
-      : (res: HttpResponse, req: HttpRequest): void => void (front.take(route, index, res, req, false) || this.handle(route, res, req, false));
+    // In an HTTP worker thread the front is offered each request first (it forwards what it takes).
+    const on = (head: boolean) => front === undefined
+      ? (res: HttpResponse, req: HttpRequest): void => this.handle(route, res, req, head)
+      : (res: HttpResponse, req: HttpRequest): void => void (front.take(route, index, res, req, head) || this.handle(route, res, req, head));
     const methods = this.byUrl.get(url) ?? new Set<string>();
     if (route.method === 'GET') {
-      this.app.get(url, handler);
+      this.app.get(url, on(false));
       // RFC 9110 §9.3.2: HEAD is GET without the body (monitors probe /health with it).
-      this.app.head(url, front === undefined ? (res, req) => this.handle(route, res, req, true) : (res, req) => void (front.take(route, index, res, req, true) || this.handle(route, res, req, true)));
+      this.app.head(url, on(true));
       methods.add('HEAD');
       if (route.auth === 'none' && this.cors.enabled) {
         this.app.options(url, (res, req) => this.preflight(res, req, route));
         methods.add('OPTIONS');
       }
     } else {
-      this.app.post(url, handler);
+      this.app.post(url, on(false));
     }
     methods.add(route.method);
     this.byUrl.set(url, methods);
@@ -273,19 +274,18 @@ export class HttpServer {
         }
         const params: Record<string, string> = {};
         names.forEach((n, i) => (params[n] = req.getParameter(i) ?? ''));
-        const found = t.topicFor(params);
-        const topic = typeof found === 'string' ? found : undefined;
+        const topic = t.topicFor(params);
         scanHeaders(req);
         const client = rateLimitSubject(this.clientIp(res.getRemoteAddress()));
         // RFC 6455 §10.2: a browser says which page opens the socket; pages of other origins may
         // not (a client that is no browser sends no Origin). At most wsConnectionsPerIp per client.
         const refusal = this.closing ? 'SHUTTING_DOWN'
-          : typeof found !== 'string' ? found
+          : typeof topic !== 'string' ? topic
           : hOrigin !== undefined && !this.cors.allows(hOrigin) ? 'ORIGIN_NOT_ALLOWED'
           : (this.wsPerClient.get(client) ?? 0) >= this.opts.wsConnectionsPerIp ? 'TOO_MANY_CONNECTIONS'
           : undefined;
-        if (refusal !== undefined || topic === undefined) {
-          const err = refusal instanceof GatewayError ? refusal : new GatewayError(refusal ?? 'NOT_FOUND', undefined, refusal === 'TOO_MANY_CONNECTIONS' ? { headers: { 'Retry-After': '10' } } : undefined);
+        if (refusal !== undefined || typeof topic !== 'string') {
+          const err = refusal instanceof GatewayError ? refusal : new GatewayError(refusal!, undefined, refusal === 'TOO_MANY_CONNECTIONS' ? { headers: { 'Retry-After': '10' } } : undefined);
           res.writeStatus(statusLine(err.status) + headerLines({ 'Content-Type': JSON_TYPE, ...err.headers })).end(errorBody(err, 'stats'));
           return;
         }
@@ -728,7 +728,8 @@ function paramNames(url: string): string[] {
 }
 
 const namesCache = new WeakMap<RouteDef, string[]>();
-function paramNamesCached(route: RouteDef): string[] {
+/** A route's path parameter names, in order (computed once per route). */
+export function paramNamesCached(route: RouteDef): string[] {
   let n = namesCache.get(route);
   if (!n) {
     n = paramNames(route.url);

@@ -171,6 +171,8 @@ export class HttpThreads {
   private readonly rids = new WeakMap<Reply, number>();
   private nextRid = 1;
   private readonly log: Logger;
+  /** Each topic route's shape (its topics for the known parameters), made once at start. */
+  private shapes: TopicShape[] = [];
 
   private constructor(private readonly opts: ThreadsOptions) {
     this.acceptor = opts.uws.App();
@@ -187,7 +189,7 @@ export class HttpThreads {
   private async spawn(): Promise<void> {
     const { server, topics } = this.opts;
     const routes: RouteShape[] = server.routeList.map((r) => ({ method: r.method, url: r.url, style: r.style, auth: r.auth, rateLimit: r.rateLimit, body: r.body, readHeaders: r.readHeaders }));
-    const topicShapes = topics.map(topicShape);
+    const topicShapes = (this.shapes = topics.map(topicShape));
     liveReplies.listeners.add(this.onChanged);
     const ready: Array<Promise<void>> = [];
     for (let thread = 1; thread < this.opts.count; thread++) {
@@ -241,7 +243,7 @@ export class HttpThreads {
         return;
       }
       case 'welcome': {
-        const topic = this.opts.topics.find((t) => t.welcome !== undefined && Object.values(topicShape(t).table).includes(m.topic));
+        const topic = this.opts.topics.find((t, i) => t.welcome !== undefined && Object.values(this.shapes[i]!.table).includes(m.topic));
         Promise.resolve(topic?.welcome?.(m.topic)).then(
           (text) => link.post({ t: 'welcome', id: m.id, text }),
           () => link.post({ t: 'welcome', id: m.id, text: undefined }),

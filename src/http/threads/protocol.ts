@@ -8,6 +8,7 @@
  */
 import type { RouteDef } from '../route.js';
 import type { RouteCounts } from '../../metrics/request-metrics.js';
+import type { Config } from '../../config.js';
 
 /** A route as a worker thread registers it: everything of RouteDef but the handler and the schema. */
 export interface RouteShape {
@@ -63,9 +64,10 @@ export interface WorkerSetup {
   topics: TopicShape[];
   /** The per-IP limiter table every thread shares (pipeline/shared-rate-limit.ts). */
   limiter: SharedArrayBuffer;
-  server: { trustedProxies: string[]; maxHeaderBytes: number; maxHeaders: number; corsOrigins: string[]; wsConnectionsPerIp: number };
-  rateLimit: { enabled: boolean; limit: number; windowMs: number; publicEnabled: boolean; publicLimit: number; algorithm: 'fixed' | 'sliding'; maxEntries: number };
-  log: { level: string; requests: 'all' | 'aggregate' | 'errors' | 'none' };
+  /** The main thread's settings, as they are (plain data: cloned into the worker). */
+  server: Config['server'];
+  rateLimit: Config['rateLimit'];
+  log: Config['log'];
   metrics: boolean;
 }
 

@@ -17,7 +17,8 @@ import { SharedRateLimitStore } from '../../pipeline/shared-rate-limit.js';
 import { RequestMetrics } from '../../metrics/request-metrics.js';
 import { Encoded } from '../compression.js';
 import type { Reply, RouteDef } from '../route.js';
-import { HttpServer, type ChildApps } from '../server.js';
+import { HttpServer, paramNamesCached, type ChildApps } from '../server.js';
+import { socketClosed } from '../refusal.js';
 import { loadUws, type HttpRequest, type HttpResponse } from '../uws.js';
 import { ownBytes, replicaKey, type ReplicaState, type ToMain, type ToWorker, type WorkerSetup } from './protocol.js';
 
@@ -115,7 +116,7 @@ const front = {
       }
     }
     const remote = res.getRemoteAddress();
-    if (remote.byteLength === 0) {
+    if (socketClosed(remote)) {
       // Read behind a refusal that closed its socket (refusal.ts): nothing to answer.
       res.close();
       return true;
@@ -132,7 +133,7 @@ const front = {
     const headers: string[] = [];
     req.forEach((k, v) => void headers.push(k, v));
     const params: string[] = [];
-    const n = paramCount(route);
+    const n = paramNamesCached(route).length;
     for (let i = 0; i < n; i++) params.push(req.getParameter(i) ?? '');
     const peer = ownBytes(remote).buffer as ArrayBuffer;
     post({ t: 'req', id, index, head, method: req.getMethod(), url, query, headers, params, remote: peer, body: route.body !== undefined }, [peer]);
@@ -156,13 +157,6 @@ const front = {
     return true;
   },
 };
-
-const names = new Map<RouteDef, number>();
-function paramCount(route: RouteDef): number {
-  let n = names.get(route);
-  if (n === undefined) names.set(route, (n = route.url.split('/').filter((s) => s.startsWith(':')).length));
-  return n;
-}
 
 function written(m: ToWorker & { t: 'res' }): void {
   const renewed = renewing.get(m.id);
