@@ -13,7 +13,7 @@
  * the same addresses, which it folds into its local counters (`MemoryRateLimitStore.absorb`).
  */
 import type { Logger } from 'pino';
-import { MemoryRateLimitStore, type RateLimitResult, type RateLimitScope, type RateLimitStore } from '../pipeline/rate-limit.js';
+import { MemoryRateLimitStore, admitAt, type RateLimitResult, type RateLimitScope, type RateLimitStore } from '../pipeline/rate-limit.js';
 import { KEY_PREFIX, registerScript, type RedisState } from './redis.js';
 
 /**
@@ -196,7 +196,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 }
 
-/** The in-memory store's answer for the counts Redis returned (see MemoryRateLimitStore.decide). */
+/** The in-memory store's answer for the counts Redis returned (pipeline/rate-limit.ts, decideWindow). */
 export function decide(sliding: boolean, admitted: boolean, curr: number, prev: number, limit: number, windowStart: number, windowMs: number, now: number): RateLimitResult {
   const windowEnd = windowStart + windowMs;
   if (!sliding) {
@@ -208,15 +208,5 @@ export function decide(sliding: boolean, admitted: boolean, curr: number, prev: 
     const before = prev * weight + curr - 1;
     return { allowed: true, limit, remaining: Math.max(0, Math.floor(limit - before - 1)), windowMs, resetAt: windowEnd };
   }
-  // Earliest time one more fits, assuming nothing else arrives.
-  const room = limit - 1;
-  let resetAt: number;
-  if (curr <= room && prev > 0) {
-    const x = 1 - (room - curr) / prev;
-    resetAt = Math.max(now + 1, Math.ceil(windowStart + x * windowMs));
-  } else {
-    const x = curr === 0 ? 0 : Math.max(0, 1 - room / curr);
-    resetAt = Math.ceil(windowStart + windowMs + x * windowMs);
-  }
-  return { allowed: false, limit, remaining: 0, windowMs, resetAt };
+  return { allowed: false, limit, remaining: 0, windowMs, resetAt: admitAt(windowStart, prev, curr, limit, windowMs, now) };
 }
