@@ -63,6 +63,8 @@ const networkSettings = (n: NetworkName): Setting[] => {
     { path: `networks.${n}.nodeRpc`, env: `NIGHTGATE_${N}_NODE_RPC`, schema: Type.String(), default: '', doc: `Optional node JSON-RPC URL for ${n} (epoch/D-parameter fallback)` },
     { path: `networks.${n}.prover`, env: `NIGHTGATE_${N}_PROVER`, schema: Type.Union([Type.Literal(''), ...PROVER_BACKENDS.map((b) => Type.Literal(b))]), default: '', doc: `Prover backend for ${n}: dev, upstream, native, wasm; empty = \`dev\` on the embedded devnet, \`upstream\` otherwise` },
     { path: `networks.${n}.proverUrl`, env: `NIGHTGATE_${N}_PROVER_URL`, schema: Type.String(), default: '', doc: `Proof server URL for ${n} (upstream backend); empty = \`prover.upstreamUrl\`` },
+    { path: `networks.${n}.devnet.ledger`, env: `NIGHTGATE_${N}_DEVNET_LEDGER`, schema: Type.Integer({ minimum: 8, maximum: 9 }), default: 9, doc: `Ledger era the embedded devnet runs for ${n} (9, as every public network; 8 for the previous era). Ignored when ${n} is served by another indexer: its era is read from the chain` },
+    { path: `networks.${n}.devnet.ledger9AtHeight`, env: `NIGHTGATE_${N}_DEVNET_LEDGER9_AT_HEIGHT`, schema: NonNegInt, default: 0, doc: `With \`devnet.ledger\` 8: the block height at which the embedded ${n} devnet switches to ledger 9, from a fresh ledger-9 state that re-funds the same accounts and server wallets (no state migration exists); 0 = never` },
     { path: `networks.${n}.submitUrl`, env: `NIGHTGATE_${N}_SUBMIT_URL`, schema: Type.String(), default: '', doc: `Where the DUST pool keeper submits its splits on ${n}: an http(s) endpoint taking a finalized transaction's bytes by POST (the embedded devnet's \`/submit\` contract: 202 or 200 when accepted), e.g. the operator's relay to a node; empty: the devnet's own on an embedded network, else the pool does not grow by itself` },
   ];
 };
@@ -154,6 +156,7 @@ export interface NetworkConfig {
   prover: '' | ProverBackendName;
   proverUrl: string;
   submitUrl: string;
+  devnet: { ledger: 8 | 9; ledger9AtHeight: number };
 }
 
 export interface Config {

@@ -79,6 +79,10 @@ export const ERRORS = {
   FEE_CAP_EXCEEDED: { status: 403, title: 'Forbidden', message: 'The fee exceeds the per-transaction cap' },
   DUST_BUDGET_EXCEEDED: { status: 429, title: 'Too Many Requests', message: 'The DUST budget of this key is spent for this window' },
   TRANSACTION_REJECTED: { status: 400, title: 'Bad Request', message: 'The ledger rejects this transaction' },
+  // The body's ledger era (from its header tag) is not the one its network runs: nothing is reserved.
+  LEDGER_ERA_MISMATCH: { status: 400, title: 'Bad Request', message: "The transaction is of another ledger era than its network's" },
+  // The network changed ledger era while the transaction was being sponsored: its reservation is released.
+  LEDGER_ERA_CHANGED: { status: 409, title: 'Conflict', message: 'The network changed ledger era during this request; rebuild the transaction for the new era' },
   RESERVATION_LIMIT: { status: 429, title: 'Too Many Requests', message: 'This key holds its share of the DUST pool; retry when one of its transactions has landed' },
   // Several instances (issue 22): the shared state (Redis) cannot charge the key's budget exactly now.
   BUDGET_UNAVAILABLE: { status: 503, title: 'Service Unavailable', message: 'The DUST budget cannot be charged exactly now; retry shortly' },

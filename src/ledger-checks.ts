@@ -10,7 +10,7 @@
  * A Zswap offer itself carries no signature (its proofs authorise it).
  */
 import * as L from '@midnight-ntwrk/ledger-v8';
-import { release } from './ledger-release.js';
+import { release } from './infra/ledger/release.js';
 
 /** `wellFormed` strictness with proof verification off (dev proofs are mock-shaped; the chain verifies real ones). */
 export function strictness(checks: { balancing: boolean; limits: boolean; signatures: boolean }): L.WellFormedStrictness {

@@ -1,6 +1,6 @@
 /** Task `k`: a tagged ZKIR v2 source in, the circuit's k out (the proof server's `/k`). */
 import { GatewayError } from '../src/errors.js';
-import { release } from '../src/ledger-release.js';
+import { release } from '../src/infra/ledger/release.js';
 import { loadZkir } from './lib/ledger.js';
 import { defineTask, requireData } from './lib/task.js';
 

@@ -9,7 +9,7 @@
 import * as L from '@midnight-ntwrk/ledger-v8';
 import { GatewayError } from '../src/errors.js';
 import { nightSecretOf } from '../src/dust/wallet-keys.js';
-import { release as freeLedger } from '../src/ledger-release.js';
+import { release as freeLedger } from '../src/infra/ledger/release.js';
 import { defineTask } from './lib/task.js';
 
 /** The segment `Transaction.fromParts` puts its one intent in. */

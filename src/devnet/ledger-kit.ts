@@ -88,4 +88,4 @@ export function addCost(a: L.SyntheticCost, b: L.SyntheticCost): L.SyntheticCost
 }
 
 // Freeing ledger objects at once (issue #8): shared with the DUST sync and the workers.
-export { release } from '../ledger-release.js';
+export { release } from '../infra/ledger/release.js';

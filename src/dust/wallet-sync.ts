@@ -11,7 +11,7 @@
 import * as L from '@midnight-ntwrk/ledger-v8';
 import { GraphqlHttpClient } from '../indexer/graphql-http.js';
 import { GraphqlWsConnection } from '../indexer/graphql-ws.js';
-import { release } from '../ledger-release.js';
+import { release } from '../infra/ledger/release.js';
 import { DustAllocatorTable } from './allocator.js';
 import { SharedSnapshot } from './shared-snapshot.js';
 import { DUST_EVENTS, LEDGER_PARAMETERS } from './queries.js';

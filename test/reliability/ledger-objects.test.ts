@@ -12,7 +12,7 @@ import type { DevnetLogger } from '../../src/devnet/logger.js';
 import { freshUser, fund, unprovenTransfer } from '../fixtures/dust/user-tx.js';
 import { checkBody, proveBody, midnightFile } from '../fixtures/prover/samples.js';
 import { DustAllocatorTable } from '../../src/dust/allocator.js';
-import { release } from '../../src/ledger-release.js';
+import { release } from '../../src/infra/ledger/release.js';
 import { SharedSnapshot } from '../../src/dust/shared-snapshot.js';
 import { NetworkDustSync, type SyncStatus } from '../../src/dust/wallet-sync.js';
 import { pack, unpack, type TaskOutcome } from '../../src/prover/tasks.js';

@@ -13,7 +13,7 @@
  */
 import * as L from '@midnight-ntwrk/ledger-v8';
 import { GatewayError } from '../../src/errors.js';
-import { release as freeLedger } from '../../src/ledger-release.js';
+import { release as freeLedger } from '../../src/infra/ledger/release.js';
 import { strictness, verifyIntentSignatures } from '../../src/ledger-checks.js';
 
 type AnyTx = L.Transaction<L.Signaturish, L.Proofish, L.Bindingish>;

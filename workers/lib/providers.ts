@@ -16,7 +16,7 @@ import type { MessagePort } from 'node:worker_threads';
 import type { ProverBackendName } from '../../src/config.js';
 import { builtinCircuit, builtinIr, builtinProvingKeys, kzgParams, notProvisioned, type ProvingKeys } from '../../native/key-material.js';
 import { devProof } from './dev-proofs.js';
-import { release } from '../../src/ledger-release.js';
+import { release } from '../../src/infra/ledger/release.js';
 import { loadZkir } from './ledger.js';
 import { remoteProvingProvider } from './remote-prover.js';
 

@@ -5,7 +5,7 @@
  */
 import { GatewayError } from '../../src/errors.js';
 import { WireError, versionedPreimage, type PreimageInfo } from '../../src/prover/wire.js';
-import { release } from '../../src/ledger-release.js';
+import { release } from '../../src/infra/ledger/release.js';
 import { L } from './ledger.js';
 
 export function decode<T extends PreimageInfo>(body: Uint8Array, parse: (bytes: Uint8Array) => T): T {

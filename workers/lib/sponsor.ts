@@ -24,7 +24,7 @@ import type { InFlightReservations } from '../../src/dust/in-flight.js';
 import type { SponsorArgs, SponsorKind, SponsorResult } from '../../src/dust/balance-task.js';
 import { pricesAt, replicaOf, secretKeyOf, utxoOf, type WalletReplica } from './wallet-replica.js';
 import { admit, checkSponsored } from './admission.js';
-import { release as freeLedger } from '../../src/ledger-release.js';
+import { release as freeLedger } from '../../src/infra/ledger/release.js';
 
 export type { SponsorArgs, SponsorKind, SponsorResult } from '../../src/dust/balance-task.js';
 

@@ -6,7 +6,7 @@
  * delivers a new SharedArrayBuffer object over the same memory (a WeakMap on it never hits).
  */
 import * as L from '@midnight-ntwrk/ledger-v8';
-import { release } from '../../src/ledger-release.js';
+import { release } from '../../src/infra/ledger/release.js';
 import { SharedSnapshot } from '../../src/dust/shared-snapshot.js';
 import { decodeWalletState, dustSecretKey, utxoKey } from '../../src/dust/wallet-state.js';
 

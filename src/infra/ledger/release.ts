@@ -5,10 +5,10 @@ interface WasmObject {
 }
 
 /**
- * Frees ledger-v8 objects now rather than at the next major GC. A ledger object lives in WASM
+ * Frees ledger objects now rather than at the next major GC. A ledger object lives in WASM
  * memory behind a JS wrapper of a few bytes, so V8 feels no pressure to collect it; it is freed
  * (through a FinalizationRegistry) only after a major GC, which a small JS heap seldom runs, and
- * WASM memory never shrinks (issue #8). Pass only objects nothing will use again; one already
+ * WASM memory never shrinks. Pass only objects nothing will use again; one already
  * freed, or consumed by a call that took ownership of it, is skipped.
  */
 export function release(...objects: unknown[]): void {

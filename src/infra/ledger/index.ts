@@ -1,0 +1,60 @@
+/**
+ * The one boundary to the Midnight ledger packages. Nothing else imports `@midnight-ntwrk/ledger-v8`
+ * or `@midnightntwrk/ledger-v9`: code asks `ledger(era)` for the era's module and reads types from
+ * `L` (the shape both eras share, written against ledger 8's declarations). The few calls whose
+ * shape differs between the eras have an adapter here, so callers never branch on the era.
+ *
+ * Each era's package is loaded on first use (≈ 75 ms, ≈ 85 MB per thread), synchronously through
+ * `require` (both packages are ESM without top-level await), so a thread that only ever meets one
+ * era pays for one.
+ */
+import { createRequire } from 'node:module';
+import type * as V8 from '@midnight-ntwrk/ledger-v8';
+import type { Era } from './era.js';
+
+export * from './era.js';
+export { release } from './release.js';
+export type * as L from '@midnight-ntwrk/ledger-v8';
+
+/** A ledger package as the code sees it: ledger 8's declarations, which ledger 9 keeps but for the adapters below. */
+export type Ledger = typeof V8;
+
+const require = createRequire(import.meta.url);
+const PACKAGE: Record<Era, string> = { 8: '@midnight-ntwrk/ledger-v8', 9: '@midnightntwrk/ledger-v9' };
+const loaded: Partial<Record<Era, Ledger>> = {};
+
+/** The era's ledger package, loaded on first use on this thread. */
+export function ledger(era: Era): Ledger {
+  return (loaded[era] ??= require(PACKAGE[era]) as Ledger);
+}
+
+/** The eras this thread has loaded (for `/health` and tests). */
+export function loadedEras(): Era[] {
+  return (Object.keys(loaded) as unknown as string[]).map(Number) as Era[];
+}
+
+/**
+ * A signature as an unshielded offer or a DUST registration takes it: ledger 8 takes the
+ * signature itself, ledger 9 wraps it (`new SignatureEnabled(sig)`).
+ */
+export function offerSignature(era: Era, signature: V8.Signature): V8.Signature {
+  if (era === 8) return signature;
+  return new (ledger(9).SignatureEnabled)(signature) as unknown as V8.Signature;
+}
+
+/** The signature inside an offer's signature entry (the inverse of `offerSignature`). */
+export function signatureOfEntry(era: Era, entry: unknown): V8.Signature {
+  if (era === 8) return entry as V8.Signature;
+  return (entry as { value: V8.Signature }).value;
+}
+
+/** What `Transaction.prove` takes: ledger 9 also asks the provider for `lookupKey`. */
+export function provingProvider(provider: Pick<V8.ProvingProvider, 'check' | 'prove'>): V8.ProvingProvider {
+  return { check: provider.check.bind(provider), prove: provider.prove.bind(provider), lookupKey: async () => undefined } as V8.ProvingProvider;
+}
+
+/** `ZswapChainState.postBlockUpdate`: ledger 9 also takes how long past Merkle roots are kept. */
+export function zswapPostBlockUpdate(era: Era, state: V8.ZswapChainState, time: Date, retentionSeconds = 3600n): V8.ZswapChainState {
+  if (era === 8) return state.postBlockUpdate(time);
+  return (state as unknown as { postBlockUpdate(t: Date, r: bigint): V8.ZswapChainState }).postBlockUpdate(time, retentionSeconds);
+}
