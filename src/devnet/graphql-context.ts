@@ -1,7 +1,7 @@
 // What every resolver of one network sees. The executable schema is shared by all networks of the
 // worker; the context carries the network.
 import type { IndexerStore } from './indexer-store.js';
-import type { L } from './ledger-kit.js';
+import type { Era, L, Ledger } from './ledger-kit.js';
 
 export interface GraphQLContext {
   store: IndexerStore;
@@ -9,6 +9,11 @@ export interface GraphQLContext {
   now(): number;
   /** The chain's current Zswap state, for collapsed Merkle-tree updates. */
   zswapState(): L.ZswapChainState;
+  /** The ledger era the network runs now, and its package (the Zswap state above is of this era). */
+  era: Era;
+  ledger: Ledger;
+  /** What the network's current era reports as its protocol version. */
+  protocolVersion: number;
 }
 
 export type Resolver = (source: never, args: never, context: GraphQLContext) => unknown;

@@ -1,10 +1,47 @@
-// The Midnight indexer GraphQL schema, v4.3.7 (midnight-indexer repository, Apache-2.0), verbatim.
-// The devnet builds its executable schema from this text so that every type and field it serves
-// has the real name and type by construction. It lives in a module (not a .graphql file) because
-// the TypeScript build copies no assets into dist/.
-export const INDEXER_SCHEMA_VERSION = "4.3.7";
+// The Midnight indexer GraphQL schema of the 4.4 line (indexer 4.4.101 serves the public networks
+// since November 2026; midnight-indexer repository, Apache-2.0), verbatim. The devnet builds its
+// executable schema from this text so that every type and field it serves has the real name and
+// type by construction; the tests read the 4.4 schema from here too. It lives in a module (not a
+// .graphql file) because the TypeScript build copies no assets into dist/.
+export const INDEXER_SCHEMA_VERSION = "4.4";
 
 export const INDEXER_SDL = `"""
+Tagged-union helper for fields like \`Either<ZswapCoinPublicKey, ContractAddress>\`
+used in standard unshielded events.
+
+Exactly one of \`userAddress\` or \`contractAddress\` is non-null; the \`kind\`
+discriminator says which.
+"""
+type AddressOrContract @beta {
+	"""
+	Which of the two address fields is populated.
+	"""
+	kind: AddressOrContractKind!
+	"""
+	The hex-encoded user address; populated when kind is USER.
+	"""
+	userAddress: HexEncoded
+	"""
+	The hex-encoded contract address; populated when kind is CONTRACT.
+	"""
+	contractAddress: HexEncoded
+}
+
+"""
+Discriminator for \`AddressOrContract\`.
+"""
+enum AddressOrContractKind {
+	"""
+	The address is a user (zswap coin public key) address.
+	"""
+	USER
+	"""
+	The address is a contract address.
+	"""
+	CONTRACT
+}
+
+"""
 A block with its relevant data.
 """
 type Block {
@@ -49,6 +86,14 @@ type Block {
 	"""
 	dustGenerationEndIndex: Int! @beta
 	"""
+	The hex-encoded dust commitment Merkle tree root at this block.
+	"""
+	dustCommitmentMerkleTreeRoot: HexEncoded @beta
+	"""
+	The hex-encoded dust generation Merkle tree root at this block.
+	"""
+	dustGenerationMerkleTreeRoot: HexEncoded @beta
+	"""
 	The parent of this block.
 	"""
 	parent: Block
@@ -61,13 +106,14 @@ type Block {
 	"""
 	systemParameters: SystemParameters!
 	"""
-	The hex-encoded dust commitment Merkle tree root at the latest indexed state.
+	The zswap commitment tree filtered to the given contract address, resolved from this
+	block's ledger state; null if the contract does not exist at this block. Hex-encoded.
+	For building transactions, compose with \`ledgerParameters\` and \`contract { state }\` in
+	one request, anchored to the same block; use the latest block: older trees age out of
+	the ledger's root window, and blocks beyond the chain-indexer's ledger state retention
+	window no longer have a loadable ledger state and yield an error.
 	"""
-	dustCommitmentMerkleTreeRoot: HexEncoded
-	"""
-	The hex-encoded dust generation Merkle tree root at the latest indexed state.
-	"""
-	dustGenerationMerkleTreeRoot: HexEncoded
+	contractZswapState(address: HexEncoded!): HexEncoded @beta
 }
 
 """
@@ -82,6 +128,215 @@ input BlockOffset @oneOf {
 	A block height.
 	"""
 	height: Int
+}
+
+"""
+Per-address bridge balance.
+"""
+type BridgeBalance @beta {
+	"""
+	Sum of UserTransfer amounts for this address, gross/pre-fee (16-byte big-endian u128).
+	"""
+	deposited: HexEncoded!
+	"""
+	Sum of bridge claim amounts for this address, net/post-fee (16-byte big-endian u128).
+	"""
+	claimed: HexEncoded!
+	"""
+	Remaining claimable, read from the ledger's \`bridge_receiving\` map (net, zero once fully
+	claimed). 16-byte big-endian u128.
+	"""
+	balance: HexEncoded!
+}
+
+"""
+A claim of bridged NIGHT: a regular \`ClaimRewards\` transaction whose \`ClaimKind\` is
+\`CardanoBridge\`. Structurally a regular transaction, surfaced as its own type so consumers can
+tell it apart and read the bridged \`recipient\` and \`amount\` directly.
+"""
+type BridgeClaimTransaction implements Transaction @beta {
+	"""
+	The transaction ID.
+	"""
+	id: Int!
+	"""
+	The hex-encoded transaction hash.
+	"""
+	hash: HexEncoded!
+	"""
+	The protocol version.
+	"""
+	protocolVersion: Int!
+	"""
+	The hex-encoded serialized transaction content.
+	"""
+	raw: HexEncoded!
+	"""
+	The Midnight address the bridged NIGHT is claimed to.
+	"""
+	recipient: HexEncoded!
+	"""
+	The claimed amount as 16-byte big-endian u128.
+	"""
+	amount: HexEncoded!
+	"""
+	The block for this transaction.
+	"""
+	block: Block!
+	"""
+	The contract actions for this transaction.
+	"""
+	contractActions: [ContractAction!]!
+	"""
+	Unshielded UTXOs created by this transaction.
+	"""
+	unshieldedCreatedOutputs: [UnshieldedUtxo!]!
+	"""
+	Unshielded UTXOs spent (consumed) by this transaction.
+	"""
+	unshieldedSpentOutputs: [UnshieldedUtxo!]!
+	"""
+	Zswap ledger events of this transaction.
+	"""
+	zswapLedgerEvents: [ZswapLedgerEvent!]!
+	"""
+	Dust ledger events of this transaction.
+	"""
+	dustLedgerEvents: [DustLedgerEvent!]!
+}
+
+"""
+Polymorphic c2m-bridge event. Each concrete variant exposes its own additional fields.
+"""
+interface BridgeEvent {
+	id: Int!
+	blockHeight: Int!
+	midnightTxHash: HexEncoded!
+}
+
+"""
+GraphQL discriminator for bridge events.
+"""
+enum BridgeEventVariant {
+	USER_TRANSFER
+	RESERVE_TRANSFER
+	INVALID_TRANSFER
+	UNAPPROVED_TRANSFER
+	SUBMINIMAL_FLUSH_TRANSFER
+}
+
+"""
+Malformed bridge metadata. NIGHT redirected to treasury.
+"""
+type BridgeInvalidTransfer implements BridgeEvent @beta {
+	id: Int!
+	blockHeight: Int!
+	midnightTxHash: HexEncoded!
+	cardanoTxHash: HexEncoded!
+	amount: HexEncoded!
+}
+
+"""
+Aggregate bridge inflows snapshot.
+"""
+type BridgePoolSummary @beta {
+	"""
+	Cumulative ReserveTransfer amount (16-byte big-endian u128).
+	"""
+	reserveTotal: HexEncoded!
+	treasuryByReason: [BridgeTreasuryAggregate!]!
+	"""
+	Sum of \`count\` from SubminimalFlushTransfer events.
+	"""
+	subminimumTxCount: Int!
+	lastEventBlockHeight: Int
+}
+
+"""
+Pair of latest bridge event and refreshed pool summary, emitted by \`bridgePoolUpdates\`.
+"""
+type BridgePoolUpdate @beta {
+	"""
+	The triggering event, or None for the initial snapshot on subscribe.
+	"""
+	newEvent: BridgeEvent
+	pool: BridgePoolSummary!
+}
+
+"""
+Reserve top-up. NIGHT credited to the protocol Reserve pool.
+"""
+type BridgeReserveTransfer implements BridgeEvent @beta {
+	id: Int!
+	blockHeight: Int!
+	midnightTxHash: HexEncoded!
+	cardanoTxHash: HexEncoded!
+	amount: HexEncoded!
+}
+
+"""
+Aggregated subminimum transfers flushed to treasury.
+"""
+type BridgeSubminimalFlushTransfer implements BridgeEvent @beta {
+	id: Int!
+	blockHeight: Int!
+	midnightTxHash: HexEncoded!
+	amount: HexEncoded!
+	"""
+	Number of subminimum Cardano txs aggregated into this flush.
+	"""
+	count: Int!
+}
+
+"""
+Treasury inflow aggregate by reason.
+"""
+type BridgeTreasuryAggregate @beta {
+	reason: BridgeTreasuryReason!
+	"""
+	Cumulative amount (16-byte big-endian u128).
+	"""
+	total: HexEncoded!
+	count: Int!
+}
+
+"""
+GraphQL discriminator for treasury redirection reasons.
+"""
+enum BridgeTreasuryReason {
+	INVALID
+	UNAPPROVED
+	SUBMINIMAL_FLUSH
+}
+
+"""
+User deposit not in \`ApprovedTransactions\` at observation time. NIGHT redirected to treasury.
+"""
+type BridgeUnapprovedTransfer implements BridgeEvent @beta {
+	id: Int!
+	blockHeight: Int!
+	midnightTxHash: HexEncoded!
+	cardanoTxHash: HexEncoded!
+	amount: HexEncoded!
+	"""
+	The recipient parsed from metadata (would have received NIGHT if approved).
+	"""
+	recipient: HexEncoded!
+}
+
+"""
+Approved user deposit. NIGHT credited to \`recipient\`.
+"""
+type BridgeUserTransfer implements BridgeEvent @beta {
+	id: Int!
+	blockHeight: Int!
+	midnightTxHash: HexEncoded!
+	cardanoTxHash: HexEncoded!
+	"""
+	Amount as 8-byte big-endian u64 NIGHT (in stars).
+	"""
+	amount: HexEncoded!
+	recipient: HexEncoded!
 }
 
 scalar CardanoRewardAddress
@@ -132,6 +387,32 @@ input ConnectOptions {
 }
 
 """
+A contract, identified by address, resolved as of a given block (or the latest state if no
+offset is given). The topmost contract concept; its actions are a sub-query.
+"""
+type Contract @beta {
+	"""
+	The hex-encoded contract address.
+	"""
+	address: HexEncoded!
+	"""
+	The hex-encoded serialized contract state as of the queried block (the latest contract
+	action at or before it).
+	"""
+	state: HexEncoded!
+	"""
+	The contract's maintenance authority as of the queried block.
+	"""
+	maintenanceAuthority: ContractMaintenanceAuthority! @beta
+	"""
+	Recent contract actions for this contract, newest first, optionally filtered by type;
+	\`limit\` defaults to 100 and is capped at 500. Use the \`contractActions\` subscription to
+	enumerate all actions.
+	"""
+	actions(limit: Int, type: ContractActionType): [ContractAction!]! @beta
+}
+
+"""
 A contract action.
 """
 interface ContractAction {
@@ -154,6 +435,15 @@ input ContractActionOffset @oneOf {
 	Either a transaction hash or a transaction identifier.
 	"""
 	transactionOffset: TransactionOffset
+}
+
+"""
+Contract action variant, used to filter \`Contract.actions\`.
+"""
+enum ContractActionType {
+	DEPLOY
+	CALL
+	UPDATE
 }
 
 """
@@ -204,6 +494,18 @@ type ContractCall implements ContractAction {
 	Unshielded token balances held by this contract.
 	"""
 	unshieldedBalances: [ContractBalance!]!
+	"""
+	Contract events emitted by this contract call.
+	
+	Only \`ContractCall\` exposes this field — \`ContractDeploy\` and
+	\`ContractUpdate\` don't execute circuits with the \`emit\` expression.
+	
+	Events are attributed to a call by matching contract address and entry
+	point within the transaction; if several calls in one transaction share
+	both, their events are not attributed here and remain reachable via the
+	top-level \`contractEvents\` query.
+	"""
+	contractEvents: [ContractEvent!]! @beta
 }
 
 """
@@ -230,6 +532,145 @@ type ContractDeploy implements ContractAction {
 	Unshielded token balances held by this contract.
 	"""
 	unshieldedBalances: [ContractBalance!]!
+}
+
+"""
+Common interface implemented by every concrete contract event type.
+"""
+interface ContractEvent {
+	id: Int!
+	raw: HexEncoded!
+	maxId: Int!
+	protocolVersion: Int!
+	version: Int!
+	contractAddress: HexEncoded!
+	transactionId: Int!
+	transaction: Transaction!
+}
+
+"""
+Filter for contract events queries and subscriptions; block-range bounds live here so the
+same shape works for both.
+"""
+input ContractEventFilter {
+	"""
+	The hex-encoded contract address to filter events for.
+	"""
+	contractAddress: HexEncoded!
+	"""
+	Event types to narrow to; must be non-empty when given.
+	"""
+	types: [ContractEventType!]
+	"""
+	Prefix matches on indexed event fields, combined with AND semantics; standard events
+	only.
+	"""
+	fieldPrefixes: [FieldPrefixFilter!]
+	"""
+	Lower bound on the block height an event was emitted in; on subscription this acts as
+	a starting cursor alongside \`id\`.
+	"""
+	fromBlock: Int
+	"""
+	Upper bound on the block height an event was emitted in; on subscription, the stream
+	completes once the chain has reached this block.
+	"""
+	toBlock: Int
+	"""
+	The hex-encoded transaction hash to narrow to events emitted by that transaction.
+	"""
+	transactionHash: HexEncoded
+}
+
+"""
+Closed enum of contract event types the indexer surfaces. Used in filter
+input only, response discrimination is via \`__typename\`.
+"""
+enum ContractEventType {
+	"""
+	A contract spends a shielded coin.
+	"""
+	SHIELDED_SPEND
+	"""
+	A contract or user receives a shielded coin.
+	"""
+	SHIELDED_RECEIVE
+	"""
+	A contract mints a shielded coin.
+	"""
+	SHIELDED_MINT
+	"""
+	A contract burns a shielded coin.
+	"""
+	SHIELDED_BURN
+	"""
+	A contract spends an unshielded coin.
+	"""
+	UNSHIELDED_SPEND
+	"""
+	A contract or user receives an unshielded coin.
+	"""
+	UNSHIELDED_RECEIVE
+	"""
+	A contract mints an unshielded coin.
+	"""
+	UNSHIELDED_MINT
+	"""
+	A contract burns an unshielded coin.
+	"""
+	UNSHIELDED_BURN
+	"""
+	A contract is paused.
+	"""
+	PAUSED
+	"""
+	A contract is unpaused.
+	"""
+	UNPAUSED
+	"""
+	A custom event emitted by a contract.
+	"""
+	MISC
+}
+
+"""
+The maintenance authority of a contract.
+"""
+type ContractMaintenanceAuthority @beta {
+	"""
+	The committee of verifying keys authorised to maintain the contract.
+	"""
+	committee: [ContractMaintenanceVerifyingKey!]!
+	"""
+	The number of committee signatures required to authorise maintenance.
+	"""
+	threshold: Int!
+	"""
+	Monotonic counter guarding against replay of maintenance operations.
+	"""
+	counter: Int!
+}
+
+"""
+A verifying key in a contract maintenance authority committee.
+"""
+type ContractMaintenanceVerifyingKey @beta {
+	"""
+	The signature scheme of the key.
+	"""
+	kind: ContractMaintenanceVerifyingKeyKind!
+	"""
+	The hex-encoded tagged-serialized verifying key.
+	"""
+	key: HexEncoded!
+}
+
+"""
+The signature scheme of a maintenance authority verifying key.
+"""
+enum ContractMaintenanceVerifyingKeyKind {
+	SCHNORR
+	ECDSA
 }
 
 """
@@ -635,6 +1076,22 @@ type EpochPerf {
 }
 
 """
+Prefix filter on an indexed field of a standard event; not supported on Misc events.
+"""
+input FieldPrefixFilter {
+	"""
+	The indexed field name; one of \`nullifier\`, \`commitment\`, \`ciphertext\`, \`domainSep\`,
+	\`tokenType\`, \`sender\` or \`recipient\`.
+	"""
+	fieldName: String!
+	"""
+	The hex-encoded field value prefix. An empty string matches all values; otherwise
+	events whose field value starts with this prefix are returned.
+	"""
+	prefix: HexEncoded!
+}
+
+"""
 First valid epoch for an SPO identity.
 """
 type FirstValidEpoch {
@@ -666,6 +1123,50 @@ type MerkleTreeCollapsedUpdate {
 	protocolVersion: Int!
 }
 
+type MiscContractEvent implements ContractEvent @beta {
+	"""
+	The ID of this contract event.
+	"""
+	id: Int!
+	"""
+	The hex-encoded serialized event payload.
+	"""
+	raw: HexEncoded!
+	"""
+	The maximum ID of all contract events.
+	"""
+	maxId: Int!
+	"""
+	The protocol version.
+	"""
+	protocolVersion: Int!
+	"""
+	The event schema version, as declared by the emitting contract's compiler.
+	"""
+	version: Int!
+	"""
+	The hex-encoded address of the emitting contract.
+	"""
+	contractAddress: HexEncoded!
+	"""
+	The ID of the transaction this event was emitted from.
+	"""
+	transactionId: Int!
+	"""
+	The hex-encoded contract-defined event name (32 bytes).
+	"""
+	name: HexEncoded!
+	"""
+	The hex-encoded opaque event payload, up to 256 bytes; consumers decode it with their
+	contract's descriptor.
+	"""
+	payload: HexEncoded!
+	"""
+	The transaction this event was emitted from.
+	"""
+	transaction: Transaction!
+}
+
 type Mutation {
 	"""
 	Connect the wallet with the given viewing key and return a session ID.
@@ -694,6 +1195,41 @@ type ParamChange implements DustLedgerEvent {
 	The protocol version.
 	"""
 	protocolVersion: Int!
+}
+
+type PausedEvent implements ContractEvent @beta {
+	"""
+	The ID of this contract event.
+	"""
+	id: Int!
+	"""
+	The hex-encoded serialized event payload.
+	"""
+	raw: HexEncoded!
+	"""
+	The maximum ID of all contract events.
+	"""
+	maxId: Int!
+	"""
+	The protocol version.
+	"""
+	protocolVersion: Int!
+	"""
+	The event schema version, as declared by the emitting contract's compiler.
+	"""
+	version: Int!
+	"""
+	The hex-encoded address of the emitting contract.
+	"""
+	contractAddress: HexEncoded!
+	"""
+	The ID of the transaction this event was emitted from.
+	"""
+	transactionId: Int!
+	"""
+	The transaction this event was emitted from.
+	"""
+	transaction: Transaction!
 }
 
 """
@@ -736,6 +1272,11 @@ type Query {
 	"""
 	contractAction(address: HexEncoded!, offset: ContractActionOffset): ContractAction
 	"""
+	Find a contract by address, resolved as of the given block offset (or its latest state if no
+	offset is given). Returns null if the contract has no action at or before that block.
+	"""
+	contract(address: HexEncoded!, offset: BlockOffset): Contract @beta
+	"""
 	Get DUST generation status for specific Cardano reward addresses.
 	"""
 	dustGenerationStatus(cardanoRewardAddresses: [CardanoRewardAddress!]!): [DustGenerationStatus!]!
@@ -752,6 +1293,14 @@ type Query {
 	Get a collapsed Merkle tree update for the dust generation tree.
 	"""
 	dustGenerationMerkleTreeUpdate(startIndex: Int!, endIndex: Int!): MerkleTreeCollapsedUpdate! @beta
+	"""
+	Find contract events matching the filter, ordered by ID; \`limit\` defaults to 100 and is
+	capped at 500, \`offset\` defaults to 0.
+	
+	Block-range bounds (\`fromBlock\`, \`toBlock\`) live on \`ContractEventFilter\`
+	for symmetry with the subscription. \`limit\`/\`offset\` are top-level args.
+	"""
+	contractEvents(filter: ContractEventFilter!, limit: Int, offset: Int): [ContractEvent!]! @beta
 	"""
 	Get the full history of D-parameter changes for governance auditability.
 	"""
@@ -840,6 +1389,32 @@ type Query {
 	Get stake distribution with search and ordering.
 	"""
 	stakeDistribution(limit: Int, offset: Int, search: String, orderByStakeDesc: Boolean): [StakeShare!]!
+	"""
+	List c2m-bridge events with optional filters.
+	"""
+	bridgeEvents(recipient: HexEncoded, variant: BridgeEventVariant, blockHeightFrom: Int, blockHeightTo: Int, offset: Int, limit: Int): [BridgeEvent!]! @beta
+	"""
+	Get the c2m-bridge balance summary (deposited, claimed, balance) for an address.
+	"""
+	bridgeBalance(address: HexEncoded!): BridgeBalance! @beta
+	"""
+	Convenience query for a recipient's deposit history. By default returns only successful
+	\`UserTransfer\` events; pass \`includeUnapproved: true\` to also include \`UnapprovedTransfer\`.
+	"""
+	bridgeDeposits(recipient: HexEncoded!, includeUnapproved: Boolean, offset: Int, limit: Int): [BridgeEvent!]! @beta
+	"""
+	List Reserve top-up events (ReserveTransfer), optionally bounded by block height.
+	"""
+	bridgeReserveInflows(blockHeightFrom: Int, blockHeightTo: Int, offset: Int, limit: Int): [BridgeEvent!]! @beta
+	"""
+	List treasury-redirected events (Invalid, Unapproved, SubminimalFlush), optionally
+	filtered by reason and block range.
+	"""
+	bridgeTreasuryInflows(reason: BridgeTreasuryReason, blockHeightFrom: Int, blockHeightTo: Int, offset: Int, limit: Int): [BridgeEvent!]! @beta
+	"""
+	Aggregate snapshot of bridge inflows to protocol pools (Reserve and Treasury).
+	"""
+	bridgePoolSummary(atBlock: Int): BridgePoolSummary! @beta
 }
 
 """
@@ -1001,6 +1576,96 @@ type Segment {
 	success: Boolean!
 }
 
+type ShieldedBurnEvent implements ContractEvent @beta {
+	"""
+	The ID of this contract event.
+	"""
+	id: Int!
+	"""
+	The hex-encoded serialized event payload.
+	"""
+	raw: HexEncoded!
+	"""
+	The maximum ID of all contract events.
+	"""
+	maxId: Int!
+	"""
+	The protocol version.
+	"""
+	protocolVersion: Int!
+	"""
+	The event schema version, as declared by the emitting contract's compiler.
+	"""
+	version: Int!
+	"""
+	The hex-encoded address of the emitting contract.
+	"""
+	contractAddress: HexEncoded!
+	"""
+	The ID of the transaction this event was emitted from.
+	"""
+	transactionId: Int!
+	"""
+	The hex-encoded nullifier; filterable via \`fieldPrefixes\`.
+	"""
+	nullifier: HexEncoded!
+	"""
+	The optional amount as a decimal string; hidden in some shielded burns.
+	"""
+	amount: String
+	"""
+	The transaction this event was emitted from.
+	"""
+	transaction: Transaction!
+}
+
+type ShieldedMintEvent implements ContractEvent @beta {
+	"""
+	The ID of this contract event.
+	"""
+	id: Int!
+	"""
+	The hex-encoded serialized event payload.
+	"""
+	raw: HexEncoded!
+	"""
+	The maximum ID of all contract events.
+	"""
+	maxId: Int!
+	"""
+	The protocol version.
+	"""
+	protocolVersion: Int!
+	"""
+	The event schema version, as declared by the emitting contract's compiler.
+	"""
+	version: Int!
+	"""
+	The hex-encoded address of the emitting contract.
+	"""
+	contractAddress: HexEncoded!
+	"""
+	The ID of the transaction this event was emitted from.
+	"""
+	transactionId: Int!
+	"""
+	The hex-encoded commitment; filterable via \`fieldPrefixes\`.
+	"""
+	commitment: HexEncoded!
+	"""
+	The hex-encoded domain separator; filterable via \`fieldPrefixes\`.
+	"""
+	domainSep: HexEncoded!
+	"""
+	The optional amount as a decimal string; hidden in some shielded mints.
+	"""
+	amount: String
+	"""
+	The transaction this event was emitted from.
+	"""
+	transaction: Transaction!
+}
+
 """
 A transaction containing a shielded (zswap) nullifier match with block context.
 """
@@ -1029,6 +1694,94 @@ type ShieldedNullifierTransaction {
 	The transaction containing this nullifier match.
 	"""
 	transaction: Transaction! @beta
+}
+
+type ShieldedReceiveEvent implements ContractEvent @beta {
+	"""
+	The ID of this contract event.
+	"""
+	id: Int!
+	"""
+	The hex-encoded serialized event payload.
+	"""
+	raw: HexEncoded!
+	"""
+	The maximum ID of all contract events.
+	"""
+	maxId: Int!
+	"""
+	The protocol version.
+	"""
+	protocolVersion: Int!
+	"""
+	The event schema version, as declared by the emitting contract's compiler.
+	"""
+	version: Int!
+	"""
+	The hex-encoded address of the emitting contract.
+	"""
+	contractAddress: HexEncoded!
+	"""
+	The ID of the transaction this event was emitted from.
+	"""
+	transactionId: Int!
+	"""
+	The hex-encoded commitment; filterable via \`fieldPrefixes\`.
+	"""
+	commitment: HexEncoded!
+	"""
+	The hex-encoded optional ciphertext of the shielded coin receipt, up to 512 bytes;
+	filterable via \`fieldPrefixes\`.
+	"""
+	ciphertext: HexEncoded
+	"""
+	The hex-encoded receiving contract address; set when received by a contract, null for
+	user recipients. Named to avoid collision with the emitting \`contractAddress\`.
+	"""
+	receivingContractAddress: HexEncoded
+	"""
+	The transaction this event was emitted from.
+	"""
+	transaction: Transaction!
+}
+
+type ShieldedSpendEvent implements ContractEvent @beta {
+	"""
+	The ID of this contract event.
+	"""
+	id: Int!
+	"""
+	The hex-encoded serialized event payload.
+	"""
+	raw: HexEncoded!
+	"""
+	The maximum ID of all contract events.
+	"""
+	maxId: Int!
+	"""
+	The protocol version.
+	"""
+	protocolVersion: Int!
+	"""
+	The event schema version, as declared by the emitting contract's compiler.
+	"""
+	version: Int!
+	"""
+	The hex-encoded address of the emitting contract.
+	"""
+	contractAddress: HexEncoded!
+	"""
+	The ID of the transaction this event was emitted from.
+	"""
+	transactionId: Int!
+	"""
+	The hex-encoded nullifier; filterable via \`fieldPrefixes\`.
+	"""
+	nullifier: HexEncoded!
+	"""
+	The transaction this event was emitted from.
+	"""
+	transaction: Transaction!
 }
 
 """
@@ -1179,16 +1932,46 @@ type Subscription {
 	"""
 	blocks(offset: BlockOffset): Block!
 	"""
+	Subscribe to c2m-bridge events.
+	
+	Backfills events with id > \`from\` then live-tails new events. Filters apply across both
+	phases.
+	"""
+	bridgeEvents(from: Int, recipient: HexEncoded, variant: BridgeEventVariant): BridgeEvent! @beta
+	"""
+	Subscribe to bridge pool updates. Emits a snapshot of the pool summary alongside each
+	pool-affecting event (Reserve, Invalid, Unapproved, SubminimalFlush). Useful for
+	observability dashboards.
+	"""
+	bridgePoolUpdates: BridgePoolUpdate! @beta
+	"""
+	Subscribe to a recipient's bridge balance. Emits the current balance on subscribe and
+	re-emits whenever a bridge event for the recipient indexes or the recipient's unshielded
+	UTXOs change (a claim emits no bridge event, but it creates unshielded UTXOs for
+	the recipient).
+	"""
+	bridgeBalance(address: HexEncoded!): BridgeBalance! @beta
+	"""
 	Subscribe to contract actions with the given address starting at the given offset or at the
 	latest block if the offset is omitted.
 	"""
 	contractActions(address: HexEncoded!, offset: BlockOffset): ContractAction!
 	"""
-	Subscribe to dust generation entries for a dust address in \`[start_index, end_index]\`
-	inclusive. \`dustGenerationEndIndex\` is exclusive, pass \`dustGenerationEndIndex - 1\`.
-	Entries interleaved with collapsed Merkle tree updates and owned-entry dtime updates.
+	Subscribe to contract events matching the given filter, starting at the given event ID
+	(inclusive) and returning events in monotonic ID order; completes once the chain has
+	reached \`filter.toBlock\` if that is set.
 	"""
-	dustGenerations(dustAddress: DustAddress!, startIndex: Int!, endIndex: Int!): DustGenerationsEvent! @beta
+	contractEvents(filter: ContractEventFilter!, id: Int): ContractEvent! @beta
+	"""
+	Subscribe to a dust address's generations as a consistent snapshot at \`block_hash\`. The
+	wallet's owned generation entries, interleaved with collapsed Merkle tree updates for the
+	non-owned gaps, are served at that block's state (deterministic, independent of the tip).
+	The dtime updates for the wallet's own generations in \`(dtime_cutoff_height, block_hash]\`
+	are issued first, as a clean delta for the generations set rather than the tree (pass \`0\`
+	to replay all). The subscription completes once emitted; re-subscribe at a newer
+	\`block_hash\` to advance.
+	"""
+	dustGenerations(dustAddress: DustAddress!, blockHash: HexEncoded!, dtimeCutoffHeight: Int!): DustGenerationsEvent! @beta
 	"""
 	Subscribe to dust ledger events starting at the given ID or at the very start if omitted.
 	"""
@@ -1386,7 +2169,238 @@ enum TransactionResultStatus {
 
 scalar Unit
 
+type UnpausedEvent implements ContractEvent @beta {
+	"""
+	The ID of this contract event.
+	"""
+	id: Int!
+	"""
+	The hex-encoded serialized event payload.
+	"""
+	raw: HexEncoded!
+	"""
+	The maximum ID of all contract events.
+	"""
+	maxId: Int!
+	"""
+	The protocol version.
+	"""
+	protocolVersion: Int!
+	"""
+	The event schema version, as declared by the emitting contract's compiler.
+	"""
+	version: Int!
+	"""
+	The hex-encoded address of the emitting contract.
+	"""
+	contractAddress: HexEncoded!
+	"""
+	The ID of the transaction this event was emitted from.
+	"""
+	transactionId: Int!
+	"""
+	The transaction this event was emitted from.
+	"""
+	transaction: Transaction!
+}
+
 scalar UnshieldedAddress
+
+type UnshieldedBurnEvent implements ContractEvent @beta {
+	"""
+	The ID of this contract event.
+	"""
+	id: Int!
+	"""
+	The hex-encoded serialized event payload.
+	"""
+	raw: HexEncoded!
+	"""
+	The maximum ID of all contract events.
+	"""
+	maxId: Int!
+	"""
+	The protocol version.
+	"""
+	protocolVersion: Int!
+	"""
+	The event schema version, as declared by the emitting contract's compiler.
+	"""
+	version: Int!
+	"""
+	The hex-encoded address of the emitting contract.
+	"""
+	contractAddress: HexEncoded!
+	"""
+	The ID of the transaction this event was emitted from.
+	"""
+	transactionId: Int!
+	"""
+	The spending user or contract address; filterable via \`fieldPrefixes\`.
+	"""
+	sender: AddressOrContract!
+	"""
+	The hex-encoded token type; filterable via \`fieldPrefixes\`.
+	"""
+	tokenType: HexEncoded!
+	"""
+	The amount as a decimal string.
+	"""
+	amount: String!
+	"""
+	The transaction this event was emitted from.
+	"""
+	transaction: Transaction!
+}
+
+type UnshieldedMintEvent implements ContractEvent @beta {
+	"""
+	The ID of this contract event.
+	"""
+	id: Int!
+	"""
+	The hex-encoded serialized event payload.
+	"""
+	raw: HexEncoded!
+	"""
+	The maximum ID of all contract events.
+	"""
+	maxId: Int!
+	"""
+	The protocol version.
+	"""
+	protocolVersion: Int!
+	"""
+	The event schema version, as declared by the emitting contract's compiler.
+	"""
+	version: Int!
+	"""
+	The hex-encoded address of the emitting contract.
+	"""
+	contractAddress: HexEncoded!
+	"""
+	The ID of the transaction this event was emitted from.
+	"""
+	transactionId: Int!
+	"""
+	The hex-encoded domain separator; filterable via \`fieldPrefixes\`.
+	"""
+	domainSep: HexEncoded!
+	"""
+	The hex-encoded token type; filterable via \`fieldPrefixes\`.
+	"""
+	tokenType: HexEncoded!
+	"""
+	The amount as a decimal string.
+	"""
+	amount: String!
+	"""
+	The transaction this event was emitted from.
+	"""
+	transaction: Transaction!
+}
+
+type UnshieldedReceiveEvent implements ContractEvent @beta {
+	"""
+	The ID of this contract event.
+	"""
+	id: Int!
+	"""
+	The hex-encoded serialized event payload.
+	"""
+	raw: HexEncoded!
+	"""
+	The maximum ID of all contract events.
+	"""
+	maxId: Int!
+	"""
+	The protocol version.
+	"""
+	protocolVersion: Int!
+	"""
+	The event schema version, as declared by the emitting contract's compiler.
+	"""
+	version: Int!
+	"""
+	The hex-encoded address of the emitting contract.
+	"""
+	contractAddress: HexEncoded!
+	"""
+	The ID of the transaction this event was emitted from.
+	"""
+	transactionId: Int!
+	"""
+	The receiving user or contract address; filterable via \`fieldPrefixes\`.
+	"""
+	recipient: AddressOrContract!
+	"""
+	The hex-encoded domain separator; filterable via \`fieldPrefixes\`.
+	"""
+	domainSep: HexEncoded!
+	"""
+	The hex-encoded token type; filterable via \`fieldPrefixes\`.
+	"""
+	tokenType: HexEncoded!
+	"""
+	The amount as a decimal string.
+	"""
+	amount: String!
+	"""
+	The transaction this event was emitted from.
+	"""
+	transaction: Transaction!
+}
+
+type UnshieldedSpendEvent implements ContractEvent @beta {
+	"""
+	The ID of this contract event.
+	"""
+	id: Int!
+	"""
+	The hex-encoded serialized event payload.
+	"""
+	raw: HexEncoded!
+	"""
+	The maximum ID of all contract events.
+	"""
+	maxId: Int!
+	"""
+	The protocol version.
+	"""
+	protocolVersion: Int!
+	"""
+	The event schema version, as declared by the emitting contract's compiler.
+	"""
+	version: Int!
+	"""
+	The hex-encoded address of the emitting contract.
+	"""
+	contractAddress: HexEncoded!
+	"""
+	The ID of the transaction this event was emitted from.
+	"""
+	transactionId: Int!
+	"""
+	The spending user or contract address; filterable via \`fieldPrefixes\`.
+	"""
+	sender: AddressOrContract!
+	"""
+	The hex-encoded domain separator; filterable via \`fieldPrefixes\`.
+	"""
+	domainSep: HexEncoded!
+	"""
+	The hex-encoded token type; filterable via \`fieldPrefixes\`.
+	"""
+	tokenType: HexEncoded!
+	"""
+	The amount as a decimal string.
+	"""
+	amount: String!
+	"""
+	The transaction this event was emitted from.
+	"""
+	transaction: Transaction!
+}
 
 """
 A transaction that created and/or spent UTXOs alongside these and other information.

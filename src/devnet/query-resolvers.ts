@@ -3,9 +3,9 @@ import { epochAt, epochBoundsMs, D_PARAMETER, SLOT_SECONDS } from './epoch.js';
 import type { BlockOffsetInput, GraphQLContext, ResolverMap, TransactionOffsetInput } from './graphql-context.js';
 import type { BlockRecord, ContractActionRecord } from './indexer-records.js';
 import type { IndexerStore } from './indexer-store.js';
-import { PROTOCOL_VERSION } from './block-indexer.js';
 import { bytesToHex } from './keys.js';
-import { L, release } from './ledger-kit.js';
+import type { ContractView } from './type-resolvers.js';
+import { release, type L } from './ledger-kit.js';
 
 export function blockAt(store: IndexerStore, offset: BlockOffsetInput | null | undefined): BlockRecord | undefined {
   if (!offset) return store.latestBlock;
@@ -41,6 +41,15 @@ function latestAction(store: IndexerStore, address: string, bound: number): Cont
   return null;
 }
 
+/** `Query.contract`: the contract as of the block (the latest if none), null before its deploy. */
+function contractAt(store: IndexerStore, address: string, offset: BlockOffsetInput | null | undefined): ContractView | null {
+  const block = blockAt(store, offset);
+  const bound = block && store.lastTransactionIdAt(block.height);
+  if (bound === undefined) return null;
+  const action = latestAction(store, address, bound);
+  return action ? { address: action.address, state: action.state, transactionBound: bound } : null;
+}
+
 export const queryResolvers: ResolverMap = {
   Query: {
     block: (_: unknown, { offset }: { offset?: BlockOffsetInput | null }, ctx: GraphQLContext) => blockAt(ctx.store, offset) ?? null,
@@ -49,6 +58,7 @@ export const queryResolvers: ResolverMap = {
       const bound = transactionBound(ctx.store, args.offset);
       return bound === undefined ? null : latestAction(ctx.store, args.address, bound);
     },
+    contract: (_: unknown, args: { address: string; offset?: BlockOffsetInput | null }, ctx: GraphQLContext) => contractAt(ctx.store, args.address, args.offset),
     dParameterHistory: (_: unknown, __: unknown, ctx: GraphQLContext) => {
       const genesis = ctx.store.genesis;
       return genesis ? [{ blockHeight: 0, blockHash: genesis.hash, timestamp: genesis.timestamp, ...D_PARAMETER }] : [];
@@ -81,8 +91,8 @@ export const queryResolvers: ResolverMap = {
       const zswap = ctx.zswapState();
       let update: L.MerkleTreeCollapsedUpdate | undefined;
       try {
-        update = new L.MerkleTreeCollapsedUpdate(zswap, BigInt(startIndex), BigInt(endIndex));
-        return { startIndex, endIndex, update: bytesToHex(update.serialize()), protocolVersion: PROTOCOL_VERSION };
+        update = new ctx.ledger.MerkleTreeCollapsedUpdate(zswap, BigInt(startIndex), BigInt(endIndex));
+        return { startIndex, endIndex, update: bytesToHex(update.serialize()), protocolVersion: ctx.protocolVersion };
       } finally {
         release(zswap, update);
       }

@@ -5,7 +5,8 @@
 import type { BlockWindow } from './block-window.js';
 import type { DParameterChange } from './governance.js';
 import type { BlockTime, BlocksProduced, DParameter, LatestBlock, RecentTransactions, Uptime } from './schemas.js';
-import type { RingBlock } from './upstream-types.js';
+import { eraOfProtocolVersion, type Era } from '../infra/ledger/era.js';
+import type { FeeFields, RingBlock, TxTypename } from './upstream-types.js';
 
 /** Midnight's block time (LEDGER.md, "Units"). */
 export const TARGET_BLOCK_SECONDS = 6;
@@ -31,8 +32,28 @@ export function ageSeconds(block: RingBlock, now: number): number {
   return Math.max(0, Math.floor((now - block.timestamp) / 1000));
 }
 
+export type TransactionKind = 'regular' | 'system' | 'bridge-claim';
+const KIND: Record<TxTypename, TransactionKind> = { RegularTransaction: 'regular', SystemTransaction: 'system', BridgeClaimTransaction: 'bridge-claim' };
+
+/** The API's kind of a transaction, from the indexer's typename. */
+export const transactionKind = (typename: TxTypename): TransactionKind => KIND[typename];
+
+/** The ledger era a protocol version belongs to. */
+export const ledgerOf = (protocolVersion: number): Era => eraOfProtocolVersion(protocolVersion);
+
+/** The fee paid in SPECK: `fee`, else the deprecated `fees.paidFees` (indexers without `fee`); null when neither came. */
+export function paidFee(t: FeeFields): string | null {
+  return t.fee ?? t.fees?.paidFees ?? null;
+}
+
+/** The fees of a regular transaction: the deprecated estimate when the indexer still reports it, else the fee paid. */
+export function feesOf(t: FeeFields): { paid: string; estimated: string; unit: 'SPECK' } | null {
+  const paid = paidFee(t);
+  return paid === null ? null : { paid, estimated: t.fees?.estimatedFees ?? paid, unit: 'SPECK' };
+}
+
 export function latestBlock(tip: RingBlock, now: number): LatestBlock {
-  return { height: tip.height, hash: tip.hash, timestamp: iso(tip.timestamp), ageSeconds: ageSeconds(tip, now), protocolVersion: tip.protocolVersion };
+  return { height: tip.height, hash: tip.hash, timestamp: iso(tip.timestamp), ageSeconds: ageSeconds(tip, now), protocolVersion: tip.protocolVersion, ledger: ledgerOf(tip.protocolVersion) };
 }
 
 /**
@@ -108,9 +129,9 @@ export function recentTransactions(window: BlockWindow, limit: number): RecentTr
       out.push({
         hash: t.hash,
         id: t.id,
-        kind: t.__typename === 'RegularTransaction' ? 'regular' : 'system',
+        kind: transactionKind(t.__typename),
         status: t.transactionResult?.status ?? null,
-        paidFees: t.fees?.paidFees ?? null,
+        paidFees: paidFee(t),
         paidFeesUnit: 'SPECK',
         blockHeight: b.height,
         blockHash: b.hash,

@@ -18,7 +18,8 @@ import { GatewayError, toGatewayError } from '../errors.js';
 import type { BlockWindow } from './block-window.js';
 import type { GraphqlHttpClient } from '../indexer/graphql-http.js';
 import { GraphqlWsConnection } from '../indexer/graphql-ws.js';
-import { BACKFILL_BATCH, BLOCKS_SUBSCRIPTION, TIP, backfillQuery } from './queries.js';
+import type { IndexerFeatureProbe } from './indexer-features.js';
+import { BACKFILL_BATCH, BASELINE_FEATURES, documentsFor, type FeatureDocuments } from './queries.js';
 import { BackfillData, BlocksEvent, TipData, expectShape, type RingBlock } from './upstream-types.js';
 
 export type FollowerState = 'starting' | 'live' | 'polling' | 'stopped';
@@ -38,6 +39,8 @@ export interface FollowerOptions {
   /** Deadline for the subscription's connection_ack. */
   ackTimeoutMs: number;
   keepAliveMs?: number;
+  /** Chooses the documents by what the indexer supports; without one, the baseline documents (valid on every v4 indexer). */
+  features?: IndexerFeatureProbe;
 }
 
 export class ChainFollower extends EventEmitter<{ blocks: [number]; state: [] }> {
@@ -165,9 +168,14 @@ export class ChainFollower extends EventEmitter<{ blocks: [number]; state: [] }>
     } while (this.catchUpAgain && !this.stopped);
   }
 
+  private documents(): Promise<FeatureDocuments> {
+    return this.opts.features?.documents() ?? Promise.resolve(documentsFor(BASELINE_FEATURES));
+  }
+
   private async fetchMissing(exchange: number): Promise<void> {
     const { http, window } = this.opts;
-    const tip = expectShape(TipData, (await http.request(TIP)).data, TIP.name).block;
+    const docs = await this.documents();
+    const tip = expectShape(TipData, (await http.request(docs.tip)).data, docs.tip.name).block;
     if (!tip) return this.succeeded(exchange);
     const known = window.tip;
     if (known && exchange < this.tipExchange && tip.height <= known.height) {
@@ -186,7 +194,7 @@ export class ChainFollower extends EventEmitter<{ blocks: [number]; state: [] }>
     const missing = window.missingBelow(window.tip!.height, this.floor);
     for (let i = 0; i < missing.length && !this.stopped; i += BACKFILL_BATCH) {
       const heights = missing.slice(i, i + BACKFILL_BATCH);
-      const document = backfillQuery(heights.length);
+      const document = docs.backfill(heights.length);
       const variables: Record<string, number> = {};
       heights.forEach((h, k) => (variables[`h${k}`] = h));
       const got = expectShape(BackfillData, (await http.request(document, variables)).data, document.name);
@@ -227,9 +235,23 @@ export class ChainFollower extends EventEmitter<{ blocks: [number]; state: [] }>
     this.pollTimer.unref();
   }
 
+  /** Subscribe with the documents for the indexer's features, asking it for them first if they are not known. */
   private connect(): void {
+    if (this.stopped || !this.opts.wsUrl) return;
+    const probe = this.opts.features;
+    if (!probe || probe.current) return this.subscribe(documentsFor(probe?.current ?? BASELINE_FEATURES));
+    probe.documents().then(
+      (docs) => this.subscribe(docs),
+      (err) => {
+        if (!this.stopped && !this.ws) this.lostSubscription(toGatewayError(err));
+      },
+    );
+  }
+
+  private subscribe(docs: FeatureDocuments): void {
     const url = this.opts.wsUrl;
-    if (this.stopped || !url) return;
+    if (this.stopped || !url || this.ws) return;
+    const blocksDocument = docs.blocks;
     const from = this.opts.window.tip?.height ?? null;
     this.subscribedFrom.push(from);
     // One entry per reconnect: a flapping indexer must not grow it for the life of the process.
@@ -243,11 +265,11 @@ export class ChainFollower extends EventEmitter<{ blocks: [number]; state: [] }>
       },
     });
     this.ws = ws;
-    ws.subscribe(BLOCKS_SUBSCRIPTION, from === null ? {} : { offset: { height: from } }, {
+    ws.subscribe(blocksDocument, from === null ? {} : { offset: { height: from } }, {
       next: (data) => {
         let block: RingBlock;
         try {
-          block = expectShape(BlocksEvent, data, BLOCKS_SUBSCRIPTION.name).blocks;
+          block = expectShape(BlocksEvent, data, blocksDocument.name).blocks;
         } catch (err) {
           return this.dropSubscription(ws, toGatewayError(err));
         }
@@ -283,6 +305,8 @@ export class ChainFollower extends EventEmitter<{ blocks: [number]; state: [] }>
   private lostSubscription(err: GatewayError): void {
     this.ws = undefined;
     this.wsLive = false;
+    // The indexer may come back as another version: ask it again what it supports.
+    this.opts.features?.forget();
     this.upstreamErrors++;
     this.lastError = err;
     this.lastErrorAt = this.opts.clock.now();

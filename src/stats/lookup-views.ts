@@ -4,14 +4,19 @@
  * typenames → short kinds, fees labelled with their unit).
  */
 import type { AddressTransactionEvent } from './address-activity.js';
-import { iso } from './derive.js';
+import { feesOf, iso, ledgerOf, paidFee, transactionKind as kind } from './derive.js';
 import type { UnshieldedAddress } from './params.js';
 import { ctimeIso, type AddressActivity, type AddressUtxo, type BlockDetail, type ContractDetail, type TransactionDetail } from './schemas.js';
 import type { BlockDetailData, ContractDetailData, TransactionDetailData } from './upstream-types.js';
 
 type ActionTypename = 'ContractDeploy' | 'ContractCall' | 'ContractUpdate';
 const ACTION: Record<ActionTypename, 'deploy' | 'call' | 'update'> = { ContractDeploy: 'deploy', ContractCall: 'call', ContractUpdate: 'update' };
-const kind = (t: 'RegularTransaction' | 'SystemTransaction'): 'regular' | 'system' => (t === 'RegularTransaction' ? 'regular' : 'system');
+
+/** A bridge claim's recipient and amount; the amount comes as a 16-byte big-endian u128 in hex. */
+function bridgeClaim(t: { recipient?: string | undefined; amount?: string | undefined }): TransactionDetail['bridgeClaim'] {
+  if (t.recipient === undefined || t.amount === undefined) return null;
+  return { recipient: t.recipient, amount: BigInt(`0x${t.amount}`).toString() };
+}
 
 export function toBlockDetail(b: NonNullable<BlockDetailData['block']>): BlockDetail {
   return {
@@ -21,6 +26,7 @@ export function toBlockDetail(b: NonNullable<BlockDetailData['block']>): BlockDe
     author: b.author,
     timestamp: iso(b.timestamp),
     protocolVersion: b.protocolVersion,
+    ledger: ledgerOf(b.protocolVersion),
     zswapMerkleTreeRoot: b.zswapMerkleTreeRoot,
     zswapEndIndex: b.zswapEndIndex,
     systemParameters: {
@@ -35,7 +41,7 @@ export function toBlockDetail(b: NonNullable<BlockDetailData['block']>): BlockDe
       protocolVersion: t.protocolVersion,
       status: t.transactionResult?.status ?? null,
       identifiers: t.identifiers ?? [],
-      fees: t.fees ? { paid: t.fees.paidFees, estimated: t.fees.estimatedFees, unit: 'SPECK' } : null,
+      fees: feesOf(t),
       contractActions: t.contractActions.map((a) => ({ type: ACTION[a.__typename], address: a.address })),
       unshieldedOutputsCreated: t.unshieldedCreatedOutputs.length,
       unshieldedOutputsSpent: t.unshieldedSpentOutputs.length,
@@ -49,11 +55,13 @@ export function toTransactionDetail(t: TransactionDetailData['transactions'][num
     hash: t.hash,
     kind: kind(t.__typename),
     protocolVersion: t.protocolVersion,
+    ledger: ledgerOf(t.protocolVersion),
     status: t.transactionResult?.status ?? null,
     segments: t.transactionResult?.segments?.map((s) => ({ id: s.id, success: s.success })) ?? null,
     block: { height: t.block.height, hash: t.block.hash, timestamp: iso(t.block.timestamp) },
     identifiers: t.identifiers ?? [],
-    fees: t.fees ? { paid: t.fees.paidFees, estimated: t.fees.estimatedFees, unit: 'SPECK' } : null,
+    fees: feesOf(t),
+    bridgeClaim: bridgeClaim(t),
     zswap:
       t.zswapMerkleTreeRoot !== undefined && t.zswapStartIndex !== undefined && t.zswapEndIndex !== undefined
         ? { merkleTreeRoot: t.zswapMerkleTreeRoot, startIndex: t.zswapStartIndex, endIndex: t.zswapEndIndex }
@@ -96,7 +104,7 @@ export function toContractDetail(a: NonNullable<ContractDetailData['contractActi
         hash: tx.hash,
         status: tx.transactionResult?.status ?? null,
         identifiers: tx.identifiers ?? [],
-        paidFees: tx.fees?.paidFees ?? null,
+        paidFees: paidFee(tx),
         paidFeesUnit: 'SPECK',
         block: { height: tx.block.height, hash: tx.block.hash, timestamp: iso(tx.block.timestamp) },
       },

@@ -18,7 +18,8 @@ import { toAddressActivity, toBlockDetail, toContractDetail, toTransactionDetail
 import type { GraphqlHttpClient } from '../indexer/graphql-http.js';
 import type { Fetched, LookupCache } from './lookup-cache.js';
 import { hexToAddress, type SearchQuery, type UnshieldedAddress } from './params.js';
-import { BLOCK_DETAIL, CONTRACT_DETAIL, SEARCH_HEIGHT, SEARCH_HEX, TRANSACTION_DETAIL } from './queries.js';
+import type { IndexerFeatureProbe } from './indexer-features.js';
+import { BASELINE_FEATURES, SEARCH_HEIGHT, SEARCH_HEX, documentsFor, type FeatureDocuments } from './queries.js';
 import type { SearchHit, SearchResult } from './schemas.js';
 import { BlockDetailData, ContractDetailData, SearchHeightData, SearchHexData, TransactionDetailData, expectShape } from './upstream-types.js';
 import { iso } from './derive.js';
@@ -45,6 +46,8 @@ export interface LookupDeps {
   timeoutMs: number;
   /** Address streams (one indexer WebSocket each) open at once; one more → INDEXER_BUSY. */
   maxAddressStreams: number;
+  /** Chooses the documents by what the indexer supports; without one, the baseline documents. */
+  features?: IndexerFeatureProbe | undefined;
 }
 
 /** A client refused for want of an address stream retries after this many seconds. */
@@ -77,7 +80,8 @@ export class Lookups {
   block(by: { height: number } | { hash: string }, signal?: () => AbortSignal): Reply | Promise<Reply> {
     const key = 'height' in by ? `block:h:${by.height}` : `block:x:${by.hash}`;
     return this.d.cache.get(key, async (s) => {
-      const data = expectShape(BlockDetailData, (await this.d.http.request(BLOCK_DETAIL, { offset: by }, { signal: s })).data, BLOCK_DETAIL.name);
+      const { blockDetail } = await this.documents();
+      const data = expectShape(BlockDetailData, (await this.d.http.request(blockDetail, { offset: by }, { signal: s })).data, blockDetail.name);
       if (!data.block) throw new GatewayError('BLOCK_NOT_FOUND', 'height' in by ? `No block at height ${by.height}` : `No block with hash ${by.hash}`);
       const tier = 'hash' in by ? IMMUTABLE : this.belowTip(data.block.height) ? FINAL : TIP;
       return { value: toBlockDetail(data.block), ...tier };
@@ -86,7 +90,8 @@ export class Lookups {
 
   transaction(hash: string, signal?: () => AbortSignal): Reply | Promise<Reply> {
     return this.d.cache.get(`tx:${hash}`, async (s) => {
-      const data = expectShape(TransactionDetailData, (await this.d.http.request(TRANSACTION_DETAIL, { hash }, { signal: s })).data, TRANSACTION_DETAIL.name);
+      const { transactionDetail } = await this.documents();
+      const data = expectShape(TransactionDetailData, (await this.d.http.request(transactionDetail, { hash }, { signal: s })).data, transactionDetail.name);
       // A hash names one transaction; should the indexer list several, the latest is the one in force.
       const tx = data.transactions.reduce<(typeof data.transactions)[number] | undefined>((a, b) => (a && a.id > b.id ? a : b), undefined);
       if (!tx) throw new GatewayError('TRANSACTION_NOT_FOUND', `No transaction with hash ${hash}`);
@@ -96,7 +101,8 @@ export class Lookups {
 
   contract(address: string, signal?: () => AbortSignal): Reply | Promise<Reply> {
     return this.d.cache.get(`contract:${address}`, async (s) => {
-      const data = expectShape(ContractDetailData, (await this.d.http.request(CONTRACT_DETAIL, { address }, { signal: s })).data, CONTRACT_DETAIL.name);
+      const { contractDetail } = await this.documents();
+      const data = expectShape(ContractDetailData, (await this.d.http.request(contractDetail, { address }, { signal: s })).data, contractDetail.name);
       if (!data.contractAction) throw new GatewayError('CONTRACT_NOT_FOUND', `No contract at address ${address}`);
       return { value: toContractDetail(data.contractAction), ...TIP };
     }, signal);
@@ -182,6 +188,10 @@ export class Lookups {
     } finally {
       this.#addressStreams--;
     }
+  }
+
+  private documents(): Promise<FeatureDocuments> {
+    return this.d.features?.documents() ?? Promise.resolve(documentsFor(BASELINE_FEATURES));
   }
 
   /** Below the tip the follower holds; unknown tip → treated as the tip (short-lived). */

@@ -12,11 +12,13 @@ import { BlockWindow } from './block-window.js';
 import { CHAIN_SPEC_EPOCH_SECONDS, DEVNET_EPOCH_SECONDS } from './epoch.js';
 import { ChainFollower } from './follower.js';
 import { Governance } from './governance.js';
+import { IndexerFeatureProbe } from './indexer-features.js';
 import { GraphqlHttpClient } from '../indexer/graphql-http.js';
 import { LookupCache } from './lookup-cache.js';
 import { Lookups } from './lookups.js';
 import { DerivedViews } from './views.js';
 import { redactUrl } from '../url-redaction.js';
+import { eraOfProtocolVersion } from '../infra/ledger/era.js';
 
 /** Client pings on the block subscription; three silent periods mean a dead connection. */
 const KEEPALIVE_MS = 15_000;
@@ -31,6 +33,7 @@ export class NetworkStats implements Component {
   readonly window: BlockWindow;
   readonly follower: ChainFollower;
   readonly governance: Governance;
+  readonly features: IndexerFeatureProbe;
   readonly views: DerivedViews;
   readonly cache: LookupCache;
   readonly lookups: Lookups;
@@ -43,6 +46,7 @@ export class NetworkStats implements Component {
     this.log = ctx.logger.child({ module: 'stats', network });
     this.http = new GraphqlHttpClient(source.httpUrl, { timeoutMs: cfg.upstreamTimeoutMs, maxResponseBytes: cfg.maxResponseBytes });
     this.window = new BlockWindow(cfg.ringSize);
+    this.features = new IndexerFeatureProbe(this.http, this.log);
     this.follower = new ChainFollower({
       http: this.http,
       wsUrl: source.wsUrl,
@@ -54,6 +58,7 @@ export class NetworkStats implements Component {
       reconnectMaxMs: cfg.reconnectMaxMs,
       ackTimeoutMs: cfg.upstreamTimeoutMs,
       keepAliveMs: KEEPALIVE_MS,
+      features: this.features,
     });
     this.governance = new Governance(this.http, ctx.clock, this.log);
     this.views = new DerivedViews({
@@ -73,6 +78,7 @@ export class NetworkStats implements Component {
       window: this.window,
       timeoutMs: cfg.upstreamTimeoutMs,
       maxAddressStreams: cfg.maxAddressStreams,
+      features: this.features,
     });
     this.follower.on('blocks', () => this.onBlocks());
     this.follower.on('state', () => this.views.invalidate());
@@ -117,6 +123,8 @@ export class NetworkStats implements Component {
       cache: { entries: this.cache.size, inFlight: this.cache.inFlight, hits: this.cache.hits, misses: this.cache.misses, stale: this.cache.stale },
       addressStreams: { open: this.lookups.addressStreams, max: this.ctx.config.stats.maxAddressStreams, refused: this.lookups.addressStreamsRefused },
       governance: { refreshes: this.governance.refreshes, failures: this.governance.failures },
+      indexerFeatures: this.features.current ?? null,
+      ledger: tip ? eraOfProtocolVersion(tip.protocolVersion) : null,
     };
   }
 

@@ -10,8 +10,13 @@ const Nullable = <T extends TSchema>(t: T, options?: SchemaOptions) => Type.Unio
 const Hex = (description: string) => Type.String({ pattern: '^[0-9a-f]*$', description });
 const Iso = Type.String({ format: 'date-time', description: 'ISO 8601, UTC' });
 const Fraction = (description: string) => Type.Number({ minimum: 0, maximum: 1, description });
-const TxStatus = Nullable(Type.Union([Type.Literal('SUCCESS'), Type.Literal('PARTIAL_SUCCESS'), Type.Literal('FAILURE')], { $id: 'TransactionResult' }), { description: 'Ledger result; null for system transactions' });
-const TxKind = Type.Union([Type.Literal('regular'), Type.Literal('system')], { $id: 'TransactionKind' });
+const TxStatus = Nullable(Type.Union([Type.Literal('SUCCESS'), Type.Literal('PARTIAL_SUCCESS'), Type.Literal('FAILURE')], { $id: 'TransactionResult' }), { description: 'Ledger result; null for system transactions and bridge claims' });
+const TxKind = Type.Union([Type.Literal('regular'), Type.Literal('system'), Type.Literal('bridge-claim')], {
+  $id: 'TransactionKind',
+  description: '`bridge-claim`: a claim of NIGHT bridged from Cardano (indexer 4.4 and later)',
+});
+/** Midnight's ledger era, from the protocol version: 2 000 000 and above run ledger 9. */
+const LedgerEra = Type.Union([Type.Literal(8), Type.Literal(9)], { $id: 'LedgerEra', description: 'Ledger era of the protocol version: 9 from protocol version 2000000, else 8' });
 const ActionType = Type.Union([Type.Literal('deploy'), Type.Literal('call'), Type.Literal('update')], { $id: 'ContractActionType' });
 /** Fees are DUST amounts in SPECK, its smallest unit (LEDGER.md, "Units": 1 DUST = 10^15 SPECK). */
 const Speck = Type.String({ pattern: '^[0-9]+$', description: 'DUST in SPECK, its smallest unit (1 DUST = 10^15 SPECK), decimal string' });
@@ -38,8 +43,9 @@ export const LatestBlock = Type.Object(
     timestamp: Iso,
     ageSeconds: Type.Integer({ minimum: 0, description: 'Whole seconds since the block was produced' }),
     protocolVersion: Type.Integer(),
+    ledger: LedgerEra,
   },
-  { $id: 'LatestBlock', examples: [{ height: 1234567, hash: HASH_EXAMPLE, timestamp: '2026-01-02T03:04:05.000Z', ageSeconds: 3, protocolVersion: 1 }] },
+  { $id: 'LatestBlock', examples: [{ height: 1234567, hash: HASH_EXAMPLE, timestamp: '2026-01-02T03:04:05.000Z', ageSeconds: 3, protocolVersion: 2001000, ledger: 9 }] },
 );
 export type LatestBlock = Static<typeof LatestBlock>;
 
@@ -113,6 +119,7 @@ export const Summary = Type.Object({
   generatedAt: Iso,
   status: Type.Union([Type.Literal('healthy'), Type.Literal('degraded')], { description: 'degraded when the indexer fails (cached data is then served), the latest block is stale or the epoch under-produces' }),
   dataAgeSeconds: Nullable(Type.Integer({ minimum: 0, description: 'Seconds since the indexer last answered' })),
+  ledger: LedgerEra,
   latestBlock: LatestBlock,
   blockTime: BlockTime,
   blocksProduced: BlocksProduced,
@@ -128,7 +135,7 @@ const RecentTransaction = Type.Object({
   id: Type.Integer({ description: 'Indexer transaction id (a running counter)' }),
   kind: TxKind,
   status: TxStatus,
-  paidFees: Nullable(Speck),
+  paidFees: Nullable(Speck, { description: 'The fee paid; null for system transactions and bridge claims' }),
   paidFeesUnit: FeeUnit,
   blockHeight: Type.Integer(),
   blockHash: Hex('Block hash'),
@@ -141,7 +148,22 @@ export const RecentTransactions = Type.Object({
 }, { $id: 'RecentTransactions' });
 export type RecentTransactions = Static<typeof RecentTransactions>;
 
-const Fees = Nullable(Type.Object({ paid: Speck, estimated: Speck, unit: FeeUnit }, { $id: 'Fees' }), { description: 'null for system transactions' });
+const Fees = Nullable(
+  Type.Object({
+    paid: Speck,
+    estimated: Type.String({ pattern: '^[0-9]+$', deprecated: true, description: 'Deprecated by the indexer (its `fees.estimatedFees`): its estimate in SPECK while it still reports one, else the fee paid' }),
+    unit: FeeUnit,
+  }, { $id: 'Fees' }),
+  { description: 'null for system transactions and bridge claims' },
+);
+/** A claim of NIGHT bridged from Cardano (indexer 4.4's BridgeClaimTransaction). */
+const BridgeClaim = Nullable(
+  Type.Object({
+    recipient: Hex('The Midnight address the bridged NIGHT is claimed to'),
+    amount: Type.String({ pattern: '^[0-9]+$', description: 'NIGHT claimed, in STAR (1 NIGHT = 10^6 STAR), decimal string' }),
+  }, { $id: 'BridgeClaim' }),
+  { description: 'null unless the transaction is a bridge claim' },
+);
 const Balance = Type.Object({ tokenType: Hex('Token type'), amount: Type.String({ description: 'Decimal string (u128)' }) }, { $id: 'TokenBalance' });
 
 export const BlockDetail = Type.Object({
@@ -151,6 +173,7 @@ export const BlockDetail = Type.Object({
   author: Nullable(Hex('Block author')),
   timestamp: Iso,
   protocolVersion: Type.Integer(),
+  ledger: LedgerEra,
   zswapMerkleTreeRoot: Hex('Zswap state Merkle tree root after this block'),
   zswapEndIndex: Type.Integer(),
   systemParameters: Type.Object({
@@ -189,11 +212,13 @@ export const TransactionDetail = Type.Object({
   hash: Hex('Transaction hash'),
   kind: TxKind,
   protocolVersion: Type.Integer(),
+  ledger: LedgerEra,
   status: TxStatus,
   segments: Nullable(Type.Array(Type.Object({ id: Type.Integer(), success: Type.Boolean() }))),
   block: Type.Object({ height: Type.Integer(), hash: Hex('Block hash'), timestamp: Iso }),
   identifiers: Type.Array(Hex('Transaction identifier')),
   fees: Fees,
+  bridgeClaim: BridgeClaim,
   zswap: Nullable(Type.Object({ merkleTreeRoot: Hex('Zswap state root after this transaction'), startIndex: Type.Integer(), endIndex: Type.Integer() })),
   contractActions: Type.Array(Type.Object({ type: ActionType, address: Hex('Contract address'), entryPoint: Nullable(Type.String()), balances: Type.Array(Balance) })),
   utxos: Type.Object({

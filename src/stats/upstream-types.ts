@@ -1,7 +1,9 @@
 /**
  * The shapes the indexer answers our documents (src/stats/queries.ts) with, as typebox schemas
  * compiled once: a response that does not match is an indexer error (INDEXER_BAD_RESPONSE),
- * never a crash or a half-rendered page. Field meanings: indexer-schema-v4.3.7.graphql.
+ * never a crash or a half-rendered page. Field meanings: the indexer schemas v4.3.7 and 4.4
+ * (src/devnet/indexer-schema.ts). Which fee fields arrive depends on the indexer's features
+ * (queries.ts): `fee` from indexers that have it, else the deprecated `fees`.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
@@ -10,16 +12,27 @@ import { GatewayError } from '../errors.js';
 const Int = Type.Integer();
 const Hex = Type.String();
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
-const TxKind = Type.Union([Type.Literal('RegularTransaction'), Type.Literal('SystemTransaction')]);
+const TxKind = Type.Union([Type.Literal('RegularTransaction'), Type.Literal('SystemTransaction'), Type.Literal('BridgeClaimTransaction')]);
+export type TxTypename = Static<typeof TxKind>;
 const TxStatus = Type.Union([Type.Literal('SUCCESS'), Type.Literal('PARTIAL_SUCCESS'), Type.Literal('FAILURE')]);
 const DParameter = Type.Object({ numPermissionedCandidates: Int, numRegisteredCandidates: Int });
+/** SPECK, decimal (indexer 4.4's `fee`, and 4.3.7's where it has it). */
+const Fee = Type.Optional(Type.String());
+/** The deprecated fee object: whichever of its fields the document asked for. */
+const LegacyFees = Type.Optional(Type.Object({ paidFees: Type.Optional(Type.String()), estimatedFees: Type.Optional(Type.String()) }));
+/** The fee fields of a regular transaction, as the document for the indexer's features asked. */
+export interface FeeFields {
+  fee?: string | undefined;
+  fees?: { paidFees?: string | undefined; estimatedFees?: string | undefined } | undefined;
+}
 
 export const RingTransaction = Type.Object({
   __typename: TxKind,
   id: Int,
   hash: Hex,
   transactionResult: Type.Optional(Type.Object({ status: TxStatus })),
-  fees: Type.Optional(Type.Object({ paidFees: Type.String() })),
+  fee: Fee,
+  fees: LegacyFees,
 });
 export type RingTransaction = Static<typeof RingTransaction>;
 
@@ -64,7 +77,8 @@ export const BlockDetailData = Type.Object({
           unshieldedSpentOutputs: Type.Array(Type.Object({ outputIndex: Int })),
           identifiers: Type.Optional(Type.Array(Hex)),
           transactionResult: Type.Optional(Type.Object({ status: TxStatus })),
-          fees: Type.Optional(Type.Object({ paidFees: Type.String(), estimatedFees: Type.String() })),
+          fee: Fee,
+          fees: LegacyFees,
         }),
       ),
     }),
@@ -90,7 +104,11 @@ export const TransactionDetailData = Type.Object({
       zswapMerkleTreeRoot: Type.Optional(Hex),
       zswapStartIndex: Type.Optional(Int),
       zswapEndIndex: Type.Optional(Int),
-      fees: Type.Optional(Type.Object({ paidFees: Type.String(), estimatedFees: Type.String() })),
+      fee: Fee,
+      fees: LegacyFees,
+      /** Bridge claims (indexer 4.4): the recipient and the amount as a 16-byte big-endian u128. */
+      recipient: Type.Optional(Hex),
+      amount: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{1,64}$' })),
       transactionResult: Type.Optional(Type.Object({ status: TxStatus, segments: Nullable(Type.Array(Type.Object({ id: Int, success: Type.Boolean() }))) })),
     }),
   ),
@@ -107,7 +125,8 @@ export const ContractDetailData = Type.Object({
         identifiers: Type.Optional(Type.Array(Hex)),
         zswapMerkleTreeRoot: Type.Optional(Hex),
         transactionResult: Type.Optional(Type.Object({ status: TxStatus })),
-        fees: Type.Optional(Type.Object({ paidFees: Type.String() })),
+        fee: Fee,
+        fees: LegacyFees,
       }),
       entryPoint: Type.Optional(Type.String()),
       deploy: Type.Optional(Type.Object({ address: Hex, transaction: Type.Object({ hash: Hex, block: Type.Object({ height: Int, timestamp: Int }) }) })),

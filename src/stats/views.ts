@@ -138,6 +138,7 @@ export class DerivedViews {
       generatedAt: new Date(now).toISOString(),
       status: up.status,
       dataAgeSeconds: follower.dataAgeSeconds(now),
+      ledger: lb.ledger,
       latestBlock: lb,
       blockTime: this.bt!,
       blocksProduced: blocksProduced(tip, this.bt!),

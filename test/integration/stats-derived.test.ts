@@ -21,7 +21,7 @@ t.test('every derived route, exactly', async (t) => {
   fake.dParameterHistory = [{ blockHeight: 0, numPermissionedCandidates: 10, numRegisteredCandidates: 0 }];
   const { fake: f, get, clock } = await statsApp(t, { fake, blocks: 5 });
   const tip = f.blocks[4]!;
-  const latestBlock = { height: 4, hash: tip.hash, timestamp: iso(T0 + 24_000), ageSeconds: 3, protocolVersion: 1 };
+  const latestBlock = { height: 4, hash: tip.hash, timestamp: iso(T0 + 24_000), ageSeconds: 3, protocolVersion: 1, ledger: 8 };
   const blockTime = { averageSeconds: 6, sampleSize: 4, targetSeconds: 6 };
   const blocksProduced = { total: 5, estimatedHourly: 600, estimatedDaily: 14400 };
   const uptime = { status: 'healthy', score: 0.95, latestBlockAgeSeconds: 3, epochUtilization: 0.95 };
@@ -51,6 +51,7 @@ t.test('every derived route, exactly', async (t) => {
     generatedAt: iso(T0 + 27_000),
     status: 'healthy',
     dataAgeSeconds: 0,
+    ledger: 8,
     latestBlock, blockTime, blocksProduced, uptime, epoch, dParameter,
     nightSupply: SUPPLY,
   });

@@ -44,7 +44,7 @@ t.test('block by height and by hash', async (t) => {
   const { get } = await statsApp(t, { fake, blocks: 0 });
   const b2 = fake.blocks[2]!;
   const body = {
-    height: 2, hash: b2.hash, parent: { height: 1, hash: fake.blocks[1]!.hash }, author: b2.author, timestamp: iso(T0 + 12_000), protocolVersion: 1,
+    height: 2, hash: b2.hash, parent: { height: 1, hash: fake.blocks[1]!.hash }, author: b2.author, timestamp: iso(T0 + 12_000), protocolVersion: 1, ledger: 8,
     zswapMerkleTreeRoot: hashOf('zroot-2'), zswapEndIndex: 4,
     systemParameters: { dParameter: { numPermissionedCandidates: 10, numRegisteredCandidates: 0 }, termsAndConditions: null },
     transactionCount: 1,
@@ -76,10 +76,11 @@ t.test('transaction: fees, status, identifiers, contract actions, UTXOs, ledger 
   t.equal(r.status, 200);
   t.equal(r.headers['cache-control'], 'public, max-age=3600');
   t.strictSame(r.json, {
-    id: tx2.id, hash: tx2.hash, kind: 'regular', protocolVersion: 1, status: 'SUCCESS', segments: null,
+    id: tx2.id, hash: tx2.hash, kind: 'regular', protocolVersion: 1, ledger: 8, status: 'SUCCESS', segments: null,
     block: { height: 2, hash: fake.blocks[2]!.hash, timestamp: iso(T0 + 12_000) },
     identifiers: tx2.identifiers,
     fees: { paid: '2500', estimated: '3000', unit: 'SPECK' },
+    bridgeClaim: null,
     zswap: { merkleTreeRoot: hashOf(`txroot-${tx2.id}`), startIndex: tx2.id, endIndex: tx2.id + 1 },
     contractActions: [{ type: 'call', address: C, entryPoint: 'increment', balances: [{ tokenType: NIGHT, amount: '5' }] }],
     utxos: {

@@ -1,6 +1,8 @@
-// The served API is the real indexer's: the schema text is the v4.3.7 SDL verbatim, every type and
-// field the server reports through introspection exists with the same type in the reference
-// schema, and the reference example operations run without errors.
+// The served API is the real indexer's: the schema text is indexer 4.4's SDL verbatim (its digest is
+// the published file's), every type and field the server reports through introspection exists with
+// the same type in it, every v4.3.7 type and field is still there unchanged but for the one
+// argument list 4.4 changed, and the reference example operations run without errors.
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,10 +21,17 @@ import {
 import t from 'tap';
 import { INDEXER_SDL } from '../../../src/devnet/indexer-schema.js';
 import { startNetwork } from '../../fixtures/devnet/harness.js';
+import { DEVNET_PROTOCOL_VERSION } from '../../../src/infra/ledger/era.js';
+import { featuresFromProbe } from '../../../src/stats/indexer-features.js';
+import { FEATURES_PROBE, documentsFor } from '../../../src/stats/queries.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const reference = join(repoRoot, 'test', 'fixtures', 'midnight');
-const referenceSdl = readFileSync(join(reference, 'indexer-schema-v4.3.7.graphql'), 'utf8');
+const v437Sdl = readFileSync(join(reference, 'indexer-schema-v4.3.7.graphql'), 'utf8');
+/** SHA-256 of midnight-indexer's 4.4-line schema file (indexer-schema-v4-head.graphql), as published. */
+const PUBLISHED_4_4_SHA256 = '6c3058d26bcfd8d77cba59e54af73595d8cf888ea0187d6dd72a42f75f62ea20';
+/** What 4.4 changed in v4.3.7's types and fields: nothing else. */
+const CHANGED_SINCE_4_3_7 = ['Subscription.dustGenerations'];
 
 function fieldTypes(type: GraphQLNamedType): Map<string, string> {
   const out = new Map<string, string>();
@@ -35,8 +44,22 @@ function fieldTypes(type: GraphQLNamedType): Map<string, string> {
   return out;
 }
 
-t.test('the embedded SDL is the reference schema verbatim', async (t) => {
-  t.equal(INDEXER_SDL, referenceSdl);
+t.test('the embedded SDL is the published 4.4 schema verbatim', async (t) => {
+  t.equal(createHash('sha256').update(INDEXER_SDL).digest('hex'), PUBLISHED_4_4_SHA256);
+});
+
+t.test('4.4 keeps every v4.3.7 type and field, but for the changes it documents', async (t) => {
+  const v44 = buildSchema(INDEXER_SDL);
+  const changed: string[] = [];
+  for (const [name, type] of Object.entries(buildSchema(v437Sdl).getTypeMap())) {
+    if (name.startsWith('__')) continue;
+    const now = v44.getType(name);
+    t.ok(now, `type ${name} is still there`);
+    if (!now) continue;
+    const nowFields = fieldTypes(now);
+    for (const [field, signature] of fieldTypes(type)) if (nowFields.get(field) !== signature) changed.push(`${name}.${field}`);
+  }
+  t.strictSame(changed, CHANGED_SINCE_4_3_7);
 });
 
 t.test('every served type and field matches the reference schema', async (t) => {
@@ -44,7 +67,7 @@ t.test('every served type and field matches the reference schema', async (t) => 
   t.teardown(() => h.close());
   const { data } = await h.gql(getIntrospectionQuery());
   const served = buildClientSchema(data);
-  const reference = buildSchema(referenceSdl);
+  const reference = buildSchema(INDEXER_SDL);
   let compared = 0;
   for (const [name, type] of Object.entries(served.getTypeMap())) {
     if (name.startsWith('__')) continue;
@@ -86,5 +109,27 @@ t.test('the reference example operations run without errors', async (t) => {
     const result = await h.gql(print(op), variables[name] ?? {});
     t.equal(result.errors, undefined, `${name} runs without errors`);
     t.ok(result.data && Object.values(result.data).every((v) => v !== null), `${name} finds its data`);
+  }
+});
+
+t.test('the statistics documents for a 4.4 indexer run on the devnet, which reports each era\'s protocol version and the fee', async (t) => {
+  for (const ledger of [9, 8] as const) {
+    const h = await startNetwork({ sponsorDustSeeds: [], ledger });
+    t.teardown(() => h.close());
+    await h.network.produceBlock();
+    await h.network.produceBlock();
+    const docs = documentsFor(featuresFromProbe((await h.gql(FEATURES_PROBE.text)).data));
+    t.strictSame(docs.features, { fee: true, legacyFees: true, bridgeClaims: true }, `ledger ${ledger}: the devnet is a 4.4 indexer`);
+    const tip = await h.gql(docs.tip.text);
+    t.equal(tip.errors, undefined, `ledger ${ledger}: ${docs.tip.name}`);
+    t.equal(tip.data.block.protocolVersion, DEVNET_PROTOCOL_VERSION[ledger]);
+    const regular = tip.data.block.transactions.find((x: { __typename: string }) => x.__typename === 'RegularTransaction');
+    t.match(regular, { fee: /^[0-9]+$/ }, 'a regular transaction has its fee');
+    const detail = await h.gql(docs.transactionDetail.text, { hash: regular.hash });
+    t.equal(detail.errors, undefined, `ledger ${ledger}: ${docs.transactionDetail.name}`);
+    t.equal(detail.data.transactions[0].protocolVersion, DEVNET_PROTOCOL_VERSION[ledger]);
+    t.equal(detail.data.transactions[0].fee, regular.fee);
+    const block = await h.gql(docs.blockDetail.text, { offset: { height: tip.data.block.height } });
+    t.equal(block.errors, undefined, `ledger ${ledger}: ${docs.blockDetail.name}`);
   }
 });

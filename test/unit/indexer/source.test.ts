@@ -4,7 +4,7 @@ import type { AppContext, DevnetNetworkInfo } from '../../../src/app-context.js'
 import { loadConfig, type NetworkName } from '../../../src/config.js';
 import { sourceOf } from '../../../src/indexer/source.js';
 
-const devnetInfo: DevnetNetworkInfo = { name: 'preview', networkId: 'undeployed', graphqlUrl: 'http://127.0.0.1:1/api/v4/graphql', graphqlWsUrl: 'ws://127.0.0.1:1/api/v4/graphql/ws', submitUrl: '', faucetUrl: '' };
+const devnetInfo: DevnetNetworkInfo = { name: 'preview', networkId: 'undeployed', graphqlUrl: 'http://127.0.0.1:1/api/v4/graphql', graphqlWsUrl: 'ws://127.0.0.1:1/api/v4/graphql/ws', submitUrl: '', faucetUrl: '', ledger: 9, ledger9AtHeight: 0 };
 const ctxWith = (devnet: Array<[NetworkName, DevnetNetworkInfo]>) =>
   ({
     config: loadConfig({ env: {}, overrides: { networks: { mainnet: { indexer: 'public', prover: 'upstream', proverUrl: 'http://p' }, preprod: { indexer: 'https://idx.example/api/v4/graphql', indexerWs: 'wss://ws.example/x', prover: 'upstream', proverUrl: 'http://p' } } } }),

@@ -1,7 +1,8 @@
 /** The derived statistics are exact functions of blocks, time and health. */
 import t from 'tap';
 import { BlockWindow } from '../../../src/stats/block-window.js';
-import { blockTime, blocksProduced, dParameter, latestBlock, recentTransactions, uptime } from '../../../src/stats/derive.js';
+import { blockTime, blocksProduced, dParameter, feesOf, latestBlock, ledgerOf, paidFee, recentTransactions, transactionKind, uptime } from '../../../src/stats/derive.js';
+import { DEVNET_PROTOCOL_VERSION, LEDGER_9_PROTOCOL_VERSION } from '../../../src/infra/ledger/era.js';
 import type { RingBlock, RingTransaction } from '../../../src/stats/upstream-types.js';
 
 const T0 = 1_700_000_000_000;
@@ -44,7 +45,7 @@ t.test('block time covers the latest 100 intervals only', async (t) => {
 
 t.test('latest block age and uptime score', async (t) => {
   const tip = blk(7, T0);
-  t.strictSame(latestBlock(tip, T0 + 2999), { height: 7, hash: 'b7', timestamp: '2023-11-14T22:13:20.000Z', ageSeconds: 2, protocolVersion: 2 });
+  t.strictSame(latestBlock(tip, T0 + 2999), { height: 7, hash: 'b7', timestamp: '2023-11-14T22:13:20.000Z', ageSeconds: 2, protocolVersion: 2, ledger: 8 });
   t.equal(latestBlock(tip, T0 - 5000).ageSeconds, 0, 'a clock behind the chain is age 0');
   const six = { averageSeconds: 6, sampleSize: 10, targetSeconds: 6 } as const;
   t.strictSame(uptime(tip, T0 + 12_000, six, null, true), { status: 'healthy', score: 1, latestBlockAgeSeconds: 12, epochUtilization: null });
@@ -85,4 +86,31 @@ t.test('recent transactions newest first, across blocks, up to limit', async (t)
   ]);
   t.strictSame(r.transactions[0], { hash: 't4', id: 4, kind: 'regular', status: 'FAILURE', paidFees: '40', paidFeesUnit: 'SPECK', blockHeight: 3, blockHash: 'b3', timestamp: '2023-11-14T22:13:32.000Z' });
   t.equal(recentTransactions(w, 100).count, 4);
+});
+
+t.test('the ledger era of the latest block follows its protocol version', async (t) => {
+  t.strictSame(latestBlock(blk(9, T0, [], { protocolVersion: DEVNET_PROTOCOL_VERSION[9] }), T0), { height: 9, hash: 'b9', timestamp: '2023-11-14T22:13:20.000Z', ageSeconds: 0, protocolVersion: 2_001_000, ledger: 9 });
+  t.equal(latestBlock(blk(9, T0, [], { protocolVersion: DEVNET_PROTOCOL_VERSION[8] }), T0).ledger, 8);
+  t.strictSame([ledgerOf(LEDGER_9_PROTOCOL_VERSION - 1), ledgerOf(LEDGER_9_PROTOCOL_VERSION), ledgerOf(0)], [8, 9, 8], 'the boundary is 2 000 000');
+});
+
+t.test('bridge claims are their own kind; fees come from fee, else the deprecated fees', async (t) => {
+  t.strictSame(['RegularTransaction', 'SystemTransaction', 'BridgeClaimTransaction'].map((n) => transactionKind(n as RingTransaction['__typename'])), ['regular', 'system', 'bridge-claim']);
+  const w = new BlockWindow(10);
+  w.put(blk(1, T0, [
+    tx(1, { fees: undefined, fee: '123' }),
+    tx(2, { __typename: 'BridgeClaimTransaction', transactionResult: undefined, fees: undefined }),
+    tx(3, { fee: '999', fees: { paidFees: '1' } }),
+  ], { protocolVersion: 2_001_000 }));
+  t.strictSame(recentTransactions(w, 10).transactions.map((x) => [x.id, x.kind, x.status, x.paidFees]), [
+    [3, 'regular', 'SUCCESS', '999'],
+    [2, 'bridge-claim', null, null],
+    [1, 'regular', 'SUCCESS', '123'],
+  ], 'fee wins over the deprecated paid fee');
+  t.equal(paidFee({ fees: { paidFees: '7' } }), '7', 'an indexer without fee: the deprecated paid fee');
+  t.equal(paidFee({}), null);
+  t.strictSame(feesOf({ fee: '5', fees: { estimatedFees: '6' } }), { paid: '5', estimated: '6', unit: 'SPECK' }, 'the estimate while the indexer reports one');
+  t.strictSame(feesOf({ fee: '5' }), { paid: '5', estimated: '5', unit: 'SPECK' }, 'else the fee paid');
+  t.strictSame(feesOf({ fees: { paidFees: '8', estimatedFees: '9' } }), { paid: '8', estimated: '9', unit: 'SPECK' });
+  t.equal(feesOf({}), null, 'no fee: system transactions and bridge claims');
 });
