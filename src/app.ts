@@ -141,10 +141,16 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     else if (embedded.includes(n)) dustSeeds.set(n, devnetSponsorSeeds(config.devnet.stateDir, n));
   }
   if (opts.devnet !== false && embedded.length > 0) {
-    // Loaded only when needed: the devnet brings ledger-v8 and a worker thread.
+    // Loaded only when needed: the devnet brings a worker thread and the ledger packages of its eras.
     const { startDevnet } = await import('./devnet/index.js');
     const devnet = await startDevnet({
-      networks: embedded.map((n) => ({ name: n, seed: `nightgate-devnet-${n}`, sponsorDustSeeds: dustSeeds.get(n) ?? [] })),
+      networks: embedded.map((n) => ({
+        name: n,
+        seed: `nightgate-devnet-${n}`,
+        sponsorDustSeeds: dustSeeds.get(n) ?? [],
+        ledger: config.networks[n].devnet.ledger,
+        ledger9AtHeight: config.networks[n].devnet.ledger9AtHeight,
+      })),
       blockTimeMs: config.devnet.blockTimeMs,
       retainBlocks: config.devnet.retainBlocks,
       threadNice: config.devnet.threadNice,

@@ -3,7 +3,7 @@
 // sponsor DUST keys. All keys derive from the genesis seed (the test account's from its network
 // name, see test-accounts.ts; the sponsors' DUST keys are the caller's). Treasury and users pay
 // fees from one shared devnet DUST wallet; users 0 and 1 also hold shielded coins.
-import { L } from './ledger-kit.js';
+import type { L, LedgerKit } from './ledger-kit.js';
 import { deriveSeed, hexToBytes } from './keys.js';
 import { nightSecretOf } from '../dust/wallet-keys.js';
 import { devnetTestAccount } from './test-accounts.js';
@@ -34,22 +34,27 @@ export interface DevnetActors {
   sponsors: SponsorOwner[];
 }
 
-export function createActors(networkName: string, seed: string, sponsorDustSeeds: string[], params: L.DustParameters): DevnetActors {
+/**
+ * The actors of one era. Keys derive from seeds alone, so the actors of a network's ledger-9 era
+ * have the same addresses and DUST public keys as those of its ledger-8 era.
+ */
+export function createActors(kit: LedgerKit, networkName: string, seed: string, sponsorDustSeeds: string[], params: L.DustParameters): DevnetActors {
+  const { L } = kit;
   const test = devnetTestAccount(networkName);
   return {
-    treasury: new Actor(deriveSeed(seed, 'treasury/night')),
-    users: Array.from({ length: SIMULATED_USERS }, (_, i) => new Actor(deriveSeed(seed, `user-${i}/night`))),
-    shielded: Array.from({ length: SHIELDED_USERS }, (_, i) => new ShieldedWallet(deriveSeed(seed, `user-${i}/zswap`))),
-    dust: new DustWallet(deriveSeed(seed, 'devnet/dust'), params),
+    treasury: new Actor(deriveSeed(seed, 'treasury/night'), kit),
+    users: Array.from({ length: SIMULATED_USERS }, (_, i) => new Actor(deriveSeed(seed, `user-${i}/night`), kit)),
+    shielded: Array.from({ length: SHIELDED_USERS }, (_, i) => new ShieldedWallet(deriveSeed(seed, `user-${i}/zswap`), kit)),
+    dust: new DustWallet(deriveSeed(seed, 'devnet/dust'), params, kit),
     testAccount: {
-      owner: new Actor(hexToBytes(test.nightSeed)),
+      owner: new Actor(hexToBytes(test.nightSeed), kit),
       dustPublicKey: L.DustSecretKey.fromSeed(hexToBytes(test.dustSeed)).publicKey,
       zswap: L.ZswapSecretKeys.fromSeed(hexToBytes(test.zswapSeed)),
     },
     // The NIGHT that backs a server wallet is owned by the key its seed derives (src/dust/wallet-keys.ts),
     // so nightgate can split it into more DUST-generating UTXOs when its pool runs low.
     sponsors: sponsorDustSeeds.map((dustSeed) => ({
-      owner: new Actor(nightSecretOf(dustSeed)),
+      owner: new Actor(nightSecretOf(dustSeed), kit),
       dustPublicKey: L.DustSecretKey.fromSeed(hexToBytes(dustSeed)).publicKey,
     })),
   };

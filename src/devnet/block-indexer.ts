@@ -2,7 +2,8 @@
 // UTXOs from the ledger's UTXO-set delta, ledger events split into zswap and DUST streams (their
 // `raw` is the ledger's own serialization, so wallets can replay them), contract actions from the
 // intents, Merkle roots from an observer that replays the zswap events.
-import { L, release } from './ledger-kit.js';
+import { release, type L, type LedgerKit } from './ledger-kit.js';
+import { DEFAULT_ERA, DEVNET_PROTOCOL_VERSION } from '../infra/ledger/index.js';
 import { bytesToHex, deriveSeed } from './keys.js';
 import type { AppliedTx, ProducedBlock } from './chain.js';
 import type { IndexerStore } from './indexer-store.js';
@@ -17,8 +18,11 @@ import type {
   ZswapEventRecord,
 } from './indexer-records.js';
 
-/** The protocol version the devnet reports for its blocks and records (ledger v8 era). */
-export const PROTOCOL_VERSION = 22000;
+/**
+ * The protocol version of a devnet network of the default era. A block, transaction or event
+ * reports its own era's (`LedgerKit.protocolVersion`); a network's current one is in its context.
+ */
+export const PROTOCOL_VERSION = DEVNET_PROTOCOL_VERSION[DEFAULT_ERA];
 
 const DUST_EVENT_TYPES: Record<string, DustEventTypename> = {
   dustInitialUtxo: 'DustInitialUtxo',
@@ -29,7 +33,7 @@ const DUST_EVENT_TYPES: Record<string, DustEventTypename> = {
 const ZSWAP_EVENT_TAGS = new Set(['zswapInput', 'zswapOutput']);
 const EMPTY_ROOT = '0'.repeat(64);
 
-// ledger-v8 exposes a DUST output's nonce only in the event's rendering, not as a field.
+// The ledger exposes a DUST output's nonce only in the event's rendering, not as a field.
 const OUTPUT_NONCE = /output:\s*QualifiedDustOutput\s*\{[^}]*?nonce:\s*([0-9a-f]{64})/;
 
 const STATUS: Record<L.TransactionResult['type'], TransactionResultStatus> = {
@@ -59,13 +63,17 @@ function tokenTypeHex(token: L.TokenType): string {
   return token.tag === 'dust' ? EMPTY_ROOT : token.raw;
 }
 
+/** Indexes the blocks of one ledger era: its records carry that era's protocol version. */
 export class BlockIndexer {
+  readonly #kit: LedgerKit;
   readonly #store: IndexerStore;
   readonly #author: string;
   readonly #observerKeys: L.ZswapSecretKeys;
   #observer: L.ZswapLocalState;
 
-  constructor(store: IndexerStore, seed: string, observer?: Uint8Array) {
+  constructor(kit: LedgerKit, store: IndexerStore, seed: string, observer?: Uint8Array) {
+    const { L } = kit;
+    this.#kit = kit;
     this.#store = store;
     this.#author = bytesToHex(deriveSeed(seed, 'block-author'));
     this.#observerKeys = L.ZswapSecretKeys.fromSeed(deriveSeed(seed, 'indexer-observer'));
@@ -92,7 +100,7 @@ export class BlockIndexer {
         parentHash: block.parentHash,
         timestamp: block.timestampMs,
         author: this.#author,
-        protocolVersion: PROTOCOL_VERSION,
+        protocolVersion: this.#kit.protocolVersion,
         ledgerParameters: bytesToHex(params.serialize()),
         zswapMerkleTreeRoot: '',
         zswapEndIndex: Number(zswap.firstFree),
@@ -142,7 +150,7 @@ export class BlockIndexer {
           id: ids.dustEvent++,
           typename,
           raw,
-          protocolVersion: PROTOCOL_VERSION,
+          protocolVersion: this.#kit.protocolVersion,
           transactionId: id,
           outputNonce: typename === 'DustInitialUtxo' ? (OUTPUT_NONCE.exec(event.toString())?.[1] ?? null) : null,
         };
@@ -151,7 +159,7 @@ export class BlockIndexer {
         if ('generation' in content) generationNonces.add(content.generation.nonce);
         if ('vFee' in content) fee += content.vFee;
       } else if (ZSWAP_EVENT_TAGS.has(content.tag)) {
-        const record: ZswapEventRecord = { id: ids.zswapEvent++, raw, protocolVersion: PROTOCOL_VERSION, transactionId: id };
+        const record: ZswapEventRecord = { id: ids.zswapEvent++, raw, protocolVersion: this.#kit.protocolVersion, transactionId: id };
         bundle.zswapEvents.push(record);
         zswapEventIds.push(record.id);
         zswapRaws.push(raw);
@@ -169,7 +177,7 @@ export class BlockIndexer {
     const [created, spent] = utxosAfter.delta(utxosBefore);
     const createdUtxoKeys: string[] = [];
     for (const utxo of created) {
-      const initialNonce = L.dustInitialNonce(BigInt(utxo.outputNo), utxo.intentHash);
+      const initialNonce = this.#kit.L.dustInitialNonce(BigInt(utxo.outputNo), utxo.intentHash);
       const meta = utxosAfter.lookupMeta(utxo);
       const ctime = meta?.ctime;
       release(meta);
@@ -199,7 +207,7 @@ export class BlockIndexer {
     return {
       id,
       hash: candidate.hash,
-      protocolVersion: PROTOCOL_VERSION,
+      protocolVersion: this.#kit.protocolVersion,
       raw: candidate.raw,
       blockHeight: height,
       identifiers: candidate.tx.identifiers(),
@@ -218,6 +226,7 @@ export class BlockIndexer {
   }
 
   #contractActions(applied: AppliedTx, txId: number, bundle: BlockBundle, ids: ReturnType<IndexerStore['nextIds']>): number[] {
+    const { L } = this.#kit;
     const out: number[] = [];
     const intents = applied.candidate.tx.intents;
     if (!intents) return out;

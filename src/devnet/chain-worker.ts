@@ -1,12 +1,12 @@
-// The devnet worker: ONE thread hosts every embedded network, so ledger-v8 (≈ 85 MB) loads once,
-// and block production — 100–400 ms of WASM per block — never runs on the caller's event loop.
+// The devnet worker: ONE thread hosts every embedded network, so each ledger era's package (≈ 85 MB)
+// loads once, and only if a network runs that era; each network holds its own era's objects
+// (era-world.ts), so networks of both eras share the thread. Block production — 100–400 ms of WASM per block — never runs on the caller's event loop.
 // Each network keeps its own chain and loopback HTTP port; the main thread only gets their URLs.
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { lowerThreadPriority } from '../thread-priority.js';
 import { reasonOf } from './errors.js';
 import { buildExecutableSchema } from './executable-schema.js';
 import type { DevnetLogger, LogLevel } from './logger.js';
-import { MockProver } from './mock-prover.js';
 import { DevnetNetwork } from './network.js';
 import type { FromWorker, ToWorker, WorkerConfig } from './worker-protocol.js';
 
@@ -35,7 +35,7 @@ async function start(): Promise<void> {
     const network = new DevnetNetwork(
       { ...n, blockTimeMs: config.blockTimeMs, genesisAgeMs: config.genesisAgeMs, ...(config.retainBlocks !== undefined ? { retainBlocks: config.retainBlocks } : {}) },
       schema,
-      new MockProver(n.networkId),
+      undefined,
       log,
     );
     networks.push(network);

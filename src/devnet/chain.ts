@@ -1,16 +1,16 @@
-// The devnet's chain: a real ledger-v8 LedgerState advanced one block at a time. Every candidate is
+// The devnet's chain: a real LedgerState of the network's ledger era advanced one block at a time. Every candidate is
 // checked with `wellFormed` against the state it is applied to (so two transactions in one block
 // cannot spend the same input), packed while the block stays within the ledger's limits, applied,
 // and the block is closed with `postBlockUpdate` — a valid ledger history, proofs aside.
 //
-// `wellFormed` runs on the transaction as submitted. ledger-v8 skips signature verification on a
-// proof-erased transaction (measured 2026-11-24, docs/midnight/LEDGER.md), so erasing proofs first
+// `wellFormed` runs on the transaction as submitted. The ledger skips signature verification on a
+// proof-erased transaction (measured on ledger 8, docs/midnight/LEDGER.md), so erasing proofs first
 // would let a transfer with a forged signature land. The mock-shaped dev proofs pass because the
 // strictness turns proof verification off (ledger-kit.ts) — except Zswap proofs, which the ledger
 // verifies regardless: a transaction with a Zswap offer is checked proof-erased and its signatures
 // separately (signatures.ts). Genesis transactions, never proven (an unproven mint,
 // signature-erased reward claims), are checked proof-erased.
-import { addCost, blockContext, ledgerDate, L, release, zeroCost, type AnyTransaction } from './ledger-kit.js';
+import { addCost, blockContext, ledgerDate, release, zeroCost, type AnyTransaction, type L, type LedgerKit } from './ledger-kit.js';
 import { reasonOf } from './errors.js';
 import { sha256Hex } from './keys.js';
 import { hasZswapOffer, verifyIntentSignatures } from './signatures.js';
@@ -71,25 +71,37 @@ function fullness(cost: L.NormalizedCost): number {
 }
 
 export class Chain {
+  readonly kit: LedgerKit;
   state: L.LedgerState;
   height: number;
   hash: string;
   timestampMs: number | undefined;
 
-  constructor(networkId: string, head?: ChainHead) {
-    this.state = head?.state ?? L.LedgerState.blank(networkId);
+  /** Without a state, a blank one of the kit's era; a head without state continues another era's chain from it. */
+  constructor(kit: LedgerKit, networkId: string, head?: Partial<ChainHead>) {
+    this.kit = kit;
+    this.state = head?.state ?? kit.L.LedgerState.blank(networkId);
     this.height = head?.height ?? -1;
     this.hash = head?.hash ?? NO_PARENT;
     this.timestampMs = head?.timestampMs;
   }
 
-  /** Throws the ledger's reason when `tx` could not go into a block at `timeMs` on the current state. */
+  /**
+   * Throws the ledger's reason when `tx` could not go into a block at `timeMs` on the current state:
+   * well-formed, and applied without failure (a spent DUST nullifier shows only when applied).
+   */
   validate(tx: AnyTransaction, timeMs: number, strictness: L.WellFormedStrictness): void {
-    release(Chain.#wellFormed(tx, 'submitted', this.state, strictness, ledgerDate(timeMs)));
+    const verified = Chain.#wellFormed(this.kit, tx, 'submitted', this.state, strictness, ledgerDate(timeMs));
+    const context = new this.kit.L.TransactionContext(this.state, blockContext(timeMs, this.hash, this.timestampMs));
+    const [next, result] = this.state.apply(verified, context);
+    const failure = result.type === 'failure' ? (result.error ?? 'transaction failed') : undefined;
+    release(verified, context, next, result);
+    if (failure !== undefined) throw new Error(failure);
   }
 
   /** `wellFormed` with signatures checked whatever the transaction carries (see the top). */
   static #wellFormed(
+    kit: LedgerKit,
     tx: AnyTransaction,
     origin: CandidateOrigin,
     state: L.LedgerState,
@@ -97,7 +109,7 @@ export class Chain {
     time: Date,
   ): L.VerifiedTransaction {
     if (origin !== 'genesis' && !hasZswapOffer(tx)) return tx.wellFormed(state, strictness, time);
-    if (origin !== 'genesis' && strictness.verifySignatures) verifyIntentSignatures(tx);
+    if (origin !== 'genesis' && strictness.verifySignatures) verifyIntentSignatures(kit, tx);
     const erased = tx.eraseProofs();
     try {
       return erased.wellFormed(state, strictness, time);
@@ -138,7 +150,7 @@ export class Chain {
       }
       let verified: L.VerifiedTransaction;
       try {
-        verified = Chain.#wellFormed(candidate.tx, candidate.origin, state, strictness, time);
+        verified = Chain.#wellFormed(this.kit, candidate.tx, candidate.origin, state, strictness, time);
       } catch (err) {
         rejected.push({ candidate, reason: reasonOf(err) });
         hold(candidate);
@@ -156,7 +168,7 @@ export class Chain {
         hold(candidate);
         continue;
       }
-      const txContext = new L.TransactionContext(state, context);
+      const txContext = new this.kit.L.TransactionContext(state, context);
       const [next, result] = state.apply(verified, txContext);
       release(verified, txContext);
       if (result.type === 'failure') {

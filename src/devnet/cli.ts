@@ -6,6 +6,8 @@
 //                        from the state dir, or pruned without one
 //   --networks a,b,c     network names (default mainnet,preprod,preview)
 //   --sponsor-dust-seed  hex 32-byte DUST seed registered at genesis; repeatable
+//   --ledger 8|9         ledger era of every network (default 9)
+//   --ledger9-at-height N  with --ledger 8: switch to ledger 9 at block N, from a fresh state
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { reasonOf } from './errors.js';
@@ -28,6 +30,8 @@ async function main(): Promise<void> {
       'retain-blocks': { type: 'string' },
       networks: { type: 'string' },
       'sponsor-dust-seed': { type: 'string', multiple: true },
+      ledger: { type: 'string' },
+      'ledger9-at-height': { type: 'string' },
     },
     strict: true,
   });
@@ -35,7 +39,13 @@ async function main(): Promise<void> {
   const names = (values.networks ?? 'mainnet,preprod,preview').split(',').map((s) => s.trim()).filter(Boolean);
   const devnet = await launchDevnet(
     {
-      networks: names.map((name) => ({ name, seed: `nightgate-devnet-${name}`, sponsorDustSeeds: values['sponsor-dust-seed'] ?? [] })),
+      networks: names.map((name) => ({
+        name,
+        seed: `nightgate-devnet-${name}`,
+        sponsorDustSeeds: values['sponsor-dust-seed'] ?? [],
+        ledger: integer('ledger', values.ledger, 9) === 8 ? 8 : 9,
+        ledger9AtHeight: integer('ledger9-at-height', values['ledger9-at-height'], 0),
+      })),
       blockTimeMs: integer('block-time-ms', values['block-time-ms'], 6000),
       ...(values['state-dir'] ? { stateDir: values['state-dir'] } : {}),
       ...(values['retain-blocks'] !== undefined ? { retainBlocks: integer('retain-blocks', values['retain-blocks'], 0) } : {}),
@@ -47,7 +57,7 @@ async function main(): Promise<void> {
     const account = devnetTestAccount(n.name);
     process.stdout.write(
       [
-        `${n.name} (ledger network id ${n.networkId})`,
+        `${n.name} (ledger network id ${n.networkId}, ledger ${n.ledger}${n.ledger9AtHeight ? `, ledger 9 from height ${n.ledger9AtHeight}` : ''})`,
         `  graphql    ${n.graphqlUrl}`,
         `  websocket  ${n.graphqlWsUrl}`,
         `  submit     ${n.submitUrl}`,

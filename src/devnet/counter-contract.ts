@@ -2,7 +2,7 @@
 // of the state array and one entry point, `increment` — the transcript Compact generates for
 // `counter.increment(1)`. It has no circuit: its verifier key is a well-formed placeholder that is
 // never checked (contract-proof checks are off), and its proof is mock-shaped.
-import { L, release } from './ledger-kit.js';
+import { release, type L, type LedgerKit } from './ledger-kit.js';
 import type { MockProver } from './mock-prover.js';
 
 export const COUNTER_ENTRY_POINT = 'increment';
@@ -27,8 +27,8 @@ function placeholderVerifierKey(): Uint8Array {
   return new Uint8Array(Buffer.concat([Buffer.from('midnight:verifier-key[v6]:'), Buffer.from([body.length << 2]), body]));
 }
 
-function counterOperation(): L.ContractOperation {
-  const op = new L.ContractOperation();
+function counterOperation(kit: LedgerKit): L.ContractOperation {
+  const op = new kit.L.ContractOperation();
   op.verifierKey = placeholderVerifierKey();
   return op;
 }
@@ -37,7 +37,8 @@ export function registerCounterCircuit(prover: MockProver): void {
   prover.registerCircuit(COUNTER_KEY_LOCATION, INCREMENT.length);
 }
 
-export function counterDeploy(): L.ContractDeploy {
+export function counterDeploy(kit: LedgerKit): L.ContractDeploy {
+  const { L } = kit;
   const state = new L.ContractState();
   const zero: L.AlignedValue = { value: [new Uint8Array()], alignment: [{ tag: 'atom', value: { tag: 'bytes', length: 8 } }] };
   const array = L.StateValue.newArray();
@@ -45,7 +46,7 @@ export function counterDeploy(): L.ContractDeploy {
   const value = array.arrayPush(cell);
   const data = new L.ChargedState(value);
   state.data = data;
-  const op = counterOperation();
+  const op = counterOperation(kit);
   state.setOperation(COUNTER_ENTRY_POINT, op);
   // Setters and constructors copy: free the parts once the deploy holds them.
   const deploy = new L.ContractDeploy(state);
@@ -54,7 +55,8 @@ export function counterDeploy(): L.ContractDeploy {
 }
 
 /** A call of `increment` against the contract's current on-chain state. */
-export function counterIncrement(state: L.LedgerState, address: L.ContractAddress): L.ContractCallPrototype | undefined {
+export function counterIncrement(kit: LedgerKit, state: L.LedgerState, address: L.ContractAddress): L.ContractCallPrototype | undefined {
+  const { L } = kit;
   const contract = state.index(address);
   if (!contract) return undefined;
   const data = contract.data;
@@ -62,7 +64,7 @@ export function counterIncrement(state: L.LedgerState, address: L.ContractAddres
   const params = state.parameters;
   const transcript = new L.PreTranscript(context, INCREMENT);
   const [guaranteed, fallible] = L.partitionTranscripts([transcript], params)[0] ?? [];
-  const op = counterOperation();
+  const op = counterOperation(kit);
   release(contract, data, context, params, transcript);
   try {
     return new L.ContractCallPrototype(

@@ -7,6 +7,8 @@ export const DevnetErrorCode = {
   TX_NOT_FINALIZED: 'DEVNET_TX_NOT_FINALIZED',
   TX_REJECTED: 'DEVNET_TX_REJECTED',
   TX_DUPLICATE: 'DEVNET_TX_DUPLICATE',
+  /** A transaction of the other ledger era than the network runs at its tip. */
+  LEDGER_ERA_MISMATCH: 'DEVNET_LEDGER_ERA_MISMATCH',
   FAUCET_BAD_ADDRESS: 'DEVNET_FAUCET_BAD_ADDRESS',
   FAUCET_BAD_AMOUNT: 'DEVNET_FAUCET_BAD_AMOUNT',
   BAD_REQUEST: 'DEVNET_BAD_REQUEST',
@@ -26,12 +28,15 @@ export type DevnetErrorCode = (typeof DevnetErrorCode)[keyof typeof DevnetErrorC
 export class DevnetError extends Error {
   readonly code: DevnetErrorCode;
   readonly status: number;
+  /** Fields the error's JSON body carries beside `error` and `code` (e.g. a node's rejection code). */
+  readonly details: Record<string, unknown> | undefined;
 
-  constructor(code: DevnetErrorCode, status: number, message: string) {
+  constructor(code: DevnetErrorCode, status: number, message: string, details?: Record<string, unknown>) {
     super(message);
     this.name = 'DevnetError';
     this.code = code;
     this.status = status;
+    this.details = details;
   }
 }
 

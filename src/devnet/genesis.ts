@@ -8,7 +8,7 @@
 import { candidateOf, type Candidate } from './chain.js';
 import type { Chain } from './chain.js';
 import type { DevnetActors } from './actors.js';
-import { L, NIGHT_TOKEN, SHIELDED_TOKEN, STAR_PER_NIGHT } from './ledger-kit.js';
+import { NIGHT_TOKEN, SHIELDED_TOKEN, STAR_PER_NIGHT, type L } from './ledger-kit.js';
 import { bytesToHex, deriveSeed } from './keys.js';
 import type { MockProver } from './mock-prover.js';
 import { TEST_ACCOUNT_NIGHT_STAR } from './test-accounts.js';
@@ -44,6 +44,7 @@ function mints(actors: DevnetActors): Mint[] {
 
 /** Block 0's candidates. Mutates the chain's state: claims can only claim what was distributed. */
 export function genesisCandidates(chain: Chain, actors: DevnetActors, networkId: string, seed: string, timeMs: number): Candidate[] {
+  const { L } = chain.kit;
   const shielded = [...actors.shielded.map((w) => w.keys), actors.testAccount.zswap].flatMap((keys) =>
     Array.from({ length: SHIELDED_COINS }, () =>
       L.ZswapOffer.fromOutput(
@@ -87,7 +88,8 @@ export async function registrationCandidates(
     { actor: actors.testAccount.owner, dustPublicKey: actors.testAccount.dustPublicKey },
     ...actors.sponsors.map((s) => ({ actor: s.owner, dustPublicKey: s.dustPublicKey })),
   ];
-  const ctx = { networkId, params: state.parameters, time, prover };
+  const kit = prover.kit;
+  const ctx = { kit, networkId, params: state.parameters, time, prover };
   const candidates: Candidate[] = [];
   for (const { actor, dustPublicKey } of owners) {
     for (const utxo of actor.nightUtxos(state)) {
@@ -96,7 +98,7 @@ export async function registrationCandidates(
           signer: actor,
           inputs: [utxo],
           outputs: split(utxo.value, OUTPUTS_PER_REGISTRATION, actor.address),
-          registration: { dustPublicKey, allowFeePayment: registrationAllowance(state, utxo, dustPublicKey, time) },
+          registration: { dustPublicKey, allowFeePayment: registrationAllowance(kit, state, utxo, dustPublicKey, time) },
         },
         ctx,
       );

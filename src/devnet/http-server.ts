@@ -155,7 +155,7 @@ export class DevnetHttpServer {
       return;
     }
     if (err instanceof DevnetError) {
-      send(res, err.status, { error: err.message, code: err.code });
+      send(res, err.status, { error: err.message, code: err.code, ...err.details });
       return;
     }
     this.#log.error({ err: reasonOf(err) }, 'devnet request failed');

@@ -1,5 +1,5 @@
 // The embedded Midnight devnet (DESIGN.md, "Embedded default: the devnet"): per network a real
-// ledger-v8 chain with synthetic traffic, an indexer-compatible GraphQL endpoint (the real v4.3.7
+// ledger-9 (or ledger-8, or 8 switching to 9) chain with synthetic traffic, an indexer-compatible GraphQL endpoint (the real v4.3.7
 // schema), and loopback `/submit`, `/faucet` and `/health`. Every network runs in one worker
 // thread; this module only starts it and hands back URLs.
 import type { NetworkInfo } from './network.js';
@@ -13,6 +13,10 @@ export interface DevnetOptions {
     seed: string;
     /** Hex 32-byte seeds of the server's DUST secret keys (L.DustSecretKey.fromSeed). */
     sponsorDustSeeds: string[];
+    /** Ledger era of the genesis (default 9, as every public network). */
+    ledger?: 8 | 9;
+    /** With ledger 8: the height whose block starts ledger 9 from a fresh state (0 or absent: never). */
+    ledger9AtHeight?: number;
   }>;
   blockTimeMs: number;
   stateDir?: string;

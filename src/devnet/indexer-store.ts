@@ -206,6 +206,13 @@ export class IndexerStore {
     return this.#latestDeploy;
   }
 
+  /** Keys of every held UTXO not spent yet (the chain's current unshielded state). */
+  unspentUtxoKeys(): string[] {
+    const keys: string[] = [];
+    for (const [key, utxo] of this.#utxos) if (utxo.spentAtTransactionId === null) keys.push(key);
+    return keys;
+  }
+
   /** The next ids a new block's records take. */
   nextIds(): RecordIds {
     return {

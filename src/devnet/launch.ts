@@ -3,6 +3,7 @@
 // ledger; the main thread exchanges a few small messages per block at most.
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
+import { DEFAULT_ERA } from '../infra/ledger/era.js';
 import { startModuleWorker } from '../worker-thread.js';
 import { DevnetError, DevnetErrorCode } from './errors.js';
 import type { DevnetLogger } from './logger.js';
@@ -36,6 +37,10 @@ function validate(opts: DevnetOptions): void {
     if (names.has(n.name)) fail(`devnet: network '${n.name}' is listed twice`);
     if (n.seed.length === 0) fail(`devnet: network '${n.name}' needs a genesis seed`);
     if (seeds.has(n.seed)) fail(`devnet: networks must not share a genesis seed ('${n.name}')`);
+    if (n.ledger !== undefined && n.ledger !== 8 && n.ledger !== 9) fail(`devnet: network '${n.name}' ledger must be 8 or 9`);
+    const switchAt = n.ledger9AtHeight ?? 0;
+    if (!Number.isSafeInteger(switchAt) || switchAt < 0) fail(`devnet: network '${n.name}' ledger9AtHeight must be a non-negative integer`);
+    if (switchAt > 0 && n.ledger !== 8) fail(`devnet: network '${n.name}' switches to ledger 9 at height ${switchAt} only from ledger 8 (set ledger: 8)`);
     for (const s of n.sponsorDustSeeds) if (!HEX_SEED.test(s)) fail(`devnet: sponsor DUST seeds of '${n.name}' must be 32-byte hex`);
     names.add(n.name);
     seeds.add(n.seed);
@@ -60,6 +65,8 @@ export async function launchDevnet(opts: DevnetOptions, launch: LaunchOptions = 
       seed: n.seed,
       sponsorDustSeeds: [...n.sponsorDustSeeds],
       port: launch.portBase ? launch.portBase + i : 0,
+      ledger: n.ledger ?? DEFAULT_ERA,
+      ledger9AtHeight: n.ledger9AtHeight ?? 0,
       ...(opts.stateDir ? { stateDir: join(opts.stateDir, n.name) } : {}),
     })),
   };

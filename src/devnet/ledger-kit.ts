@@ -1,34 +1,103 @@
-// The slice of ledger-v8 the devnet builds on: strictness presets, block contexts, the transaction
-// type the chain handles, and decoding of submitted bytes. Only worker-side modules import this
-// (ledger-v8 costs ≈ 85 MB per thread that loads it).
-import * as L from '@midnight-ntwrk/ledger-v8';
+// What the devnet's chain side builds on, per ledger era: the era's package (from the ledger
+// boundary), its strictness presets, decoding of submitted bytes and the calls whose shape differs
+// between the eras. One worker thread may host networks of both eras (and a network changes era at
+// its switch height), so nothing here is thread-global: every chain-side object is given the kit of
+// its era. Only worker-side modules use this (a ledger package costs ≈ 85 MB per thread that loads it).
+import {
+  DEVNET_PROTOCOL_VERSION,
+  eraName,
+  eraOfBytes,
+  ledger,
+  offerSignature,
+  provingProvider,
+  signatureOfEntry,
+  type Era,
+  type L,
+  type Ledger,
+} from '../infra/ledger/index.js';
 import { DevnetError, DevnetErrorCode, reasonOf } from './errors.js';
-import { strictness } from '../ledger-checks.js';
 
-export { L };
+export type { Era, L, Ledger };
+export { release } from '../infra/ledger/release.js';
 
 /** Any transaction variant the chain applies (finalized submissions, genesis claims and mints). */
 export type AnyTransaction = L.Transaction<L.Signaturish, L.Proofish, L.Bindingish>;
 
-export const NIGHT_TOKEN = L.nativeToken().raw;
-export const SHIELDED_TOKEN = L.shieldedToken().raw;
+/** NIGHT and the shielded test token: the zero token type in both eras (measured, ledger 8 and 9). */
+export const NIGHT_TOKEN = '0'.repeat(64);
+export const SHIELDED_TOKEN = '0'.repeat(64);
 export const STAR_PER_NIGHT = 1_000_000n;
-
-// Made once per thread: `wellFormed` only reads its strictness, and a new one per block would be
-// one more WASM object to free.
-let full: L.WellFormedStrictness | undefined;
-let genesis: L.WellFormedStrictness | undefined;
 
 const LIVE_CHECKS = { signatures: true, balancing: true, limits: true } as const;
 
 /** What `/health` says a live block checks: the strictness below, and why proofs are not checked. */
 export const LIVE_CHECKS_REPORT = { ...LIVE_CHECKS, proofs: 'not verified (dev proofs)' } as const;
 
-/** Every live block: balancing, limits and signatures checked, proofs not. */
-export const fullChecks = (): L.WellFormedStrictness => (full ??= strictness(LIVE_CHECKS));
+/** `midnight:signature[v1]:` then the 64-byte BIP-340 signature (ledger 8's `SignatureEnabled.serialize()`). */
+const V8_SIGNATURE_BYTES = 64;
 
-/** Genesis only: reward claims and the shielded mint create value from nothing. */
-export const genesisChecks = (): L.WellFormedStrictness => (genesis ??= strictness({ balancing: false, limits: false, signatures: false }));
+/** One era's ledger, as every chain-side object of a network of that era takes it. */
+export interface LedgerKit {
+  readonly era: Era;
+  readonly L: Ledger;
+  /** What blocks, transactions and events of this era report. */
+  readonly protocolVersion: number;
+  /** Every live block: balancing, limits and signatures checked, proofs not. */
+  fullChecks(): L.WellFormedStrictness;
+  /** Genesis only: reward claims and the shielded mint create value from nothing. */
+  genesisChecks(): L.WellFormedStrictness;
+  /** A signature as `UnshieldedOffer.addSignatures` takes it. */
+  offerSignature(signature: L.Signature): L.Signature;
+  /** The signature inside an offer's signature entry. */
+  signatureOfEntry(entry: unknown): L.Signature;
+  /** The signature a DUST registration carries, if it is signed. */
+  registrationSignature(marker: L.Signaturish): L.Signature | undefined;
+  /** What `Transaction.prove` takes in this era. */
+  provingProvider(provider: Pick<L.ProvingProvider, 'check' | 'prove'>): L.ProvingProvider;
+}
+
+function strictness(L: Ledger, checks: { balancing: boolean; limits: boolean; signatures: boolean }): L.WellFormedStrictness {
+  const s = new L.WellFormedStrictness();
+  s.enforceBalancing = checks.balancing;
+  s.enforceLimits = checks.limits;
+  s.verifySignatures = checks.signatures;
+  // Dev proofs are mock-shaped; a real chain verifies real ones.
+  s.verifyNativeProofs = false;
+  s.verifyContractProofs = false;
+  return s;
+}
+
+function registrationSignature(era: Era, L: Ledger, marker: L.Signaturish): L.Signature | undefined {
+  if (!(marker instanceof L.SignatureEnabled)) return undefined;
+  if (era === 9) return (marker as unknown as { value: L.Signature }).value;
+  const bytes = marker.serialize();
+  return Buffer.from(bytes.subarray(bytes.length - V8_SIGNATURE_BYTES)).toString('hex');
+}
+
+function makeKit(era: Era): LedgerKit {
+  const L = ledger(era);
+  // Made once per era and thread: `wellFormed` only reads a strictness.
+  let full: L.WellFormedStrictness | undefined;
+  let genesis: L.WellFormedStrictness | undefined;
+  return {
+    era,
+    L,
+    protocolVersion: DEVNET_PROTOCOL_VERSION[era],
+    fullChecks: () => (full ??= strictness(L, LIVE_CHECKS)),
+    genesisChecks: () => (genesis ??= strictness(L, { balancing: false, limits: false, signatures: false })),
+    offerSignature: (signature) => offerSignature(era, signature),
+    signatureOfEntry: (entry) => signatureOfEntry(era, entry),
+    registrationSignature: (marker) => registrationSignature(era, L, marker),
+    provingProvider: (provider) => (era === 8 ? (provider as L.ProvingProvider) : provingProvider(provider)),
+  };
+}
+
+const kits: Partial<Record<Era, LedgerKit>> = {};
+
+/** The era's kit (its package is loaded on first use on this thread). */
+export function kitFor(era: Era): LedgerKit {
+  return (kits[era] ??= makeKit(era));
+}
 
 export function ledgerSeconds(timeMs: number): bigint {
   return BigInt(Math.floor(timeMs / 1000));
@@ -49,17 +118,27 @@ export function blockContext(timeMs: number, parentHash: string, parentTimeMs: n
   };
 }
 
-const FINALIZED_TAG = 'midnight:transaction[v9](signature[v1],proof,pedersen-schnorr[v1]):';
 const TAG_PATTERN = /^midnight:transaction\[v\d+\]\((.*?)\):/;
+/** The markers of a finalized transaction (signature, proof, binding) in each era's header tag. */
+const FINALIZED_MARKERS = /^(signature\[v\d+\]),proof,pedersen-schnorr\[v\d+\]$/;
 
 /**
- * Decodes a submitted transaction. A node accepts only finalized transactions (signed, proven,
- * bound), so other variants are named and refused rather than guessed at.
+ * Decodes a submitted transaction of `kit`'s era. A node accepts only finalized transactions
+ * (signed, proven, bound) of the era it runs, so other variants and the other era's bytes are
+ * named and refused rather than guessed at.
  */
-export function decodeFinalized(bytes: Uint8Array): L.FinalizedTransaction {
+export function decodeFinalized(kit: LedgerKit, bytes: Uint8Array, switchNote = ''): L.FinalizedTransaction {
+  const era = eraOfBytes(bytes);
+  if (era !== undefined && era !== kit.era) {
+    throw new DevnetError(
+      DevnetErrorCode.LEDGER_ERA_MISMATCH,
+      400,
+      `a ${eraName(era)} transaction cannot go into a ${eraName(kit.era)} block: this network runs ${eraName(kit.era)}${switchNote}`,
+    );
+  }
   const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 128)).toString('latin1');
   const match = TAG_PATTERN.exec(head);
-  if (match && !head.startsWith(FINALIZED_TAG)) {
+  if (match && !FINALIZED_MARKERS.test(match[1] ?? '')) {
     throw new DevnetError(
       DevnetErrorCode.TX_NOT_FINALIZED,
       400,
@@ -67,7 +146,7 @@ export function decodeFinalized(bytes: Uint8Array): L.FinalizedTransaction {
     );
   }
   try {
-    return L.Transaction.deserialize('signature', 'proof', 'binding', bytes);
+    return kit.L.Transaction.deserialize('signature', 'proof', 'binding', bytes);
   } catch (err) {
     throw new DevnetError(DevnetErrorCode.TX_MALFORMED, 400, reasonOf(err));
   }
@@ -86,6 +165,3 @@ export function addCost(a: L.SyntheticCost, b: L.SyntheticCost): L.SyntheticCost
     bytesChurned: a.bytesChurned + b.bytesChurned,
   };
 }
-
-// Freeing ledger objects at once (issue #8): shared with the DUST sync and the workers.
-export { release } from '../infra/ledger/release.js';

@@ -1,19 +1,24 @@
 // The devnet's proving provider. Proof checks are off on the devnet, but a transaction must still
 // be proven and bound to be finalized (and to have a transaction hash), and its fee depends on the
 // proofs' sizes. So proofs are the ledger's own mock shapes: the bytes `mockProve()` puts in each
-// place, learned from mock-proven samples. They never verify; they only have the right size.
-import { L } from './ledger-kit.js';
+// place, learned from mock-proven samples of its era. They never verify; they only have the right size.
+import { DEFAULT_ERA } from '../infra/ledger/era.js';
+import { kitFor, type L, type LedgerKit } from './ledger-kit.js';
 
 export const ZSWAP_SPEND = 'midnight/zswap/spend';
 export const ZSWAP_OUTPUT = 'midnight/zswap/output';
 export const DUST_SPEND = 'midnight/dust/spend';
 
 export class MockProver implements L.ProvingProvider {
+  readonly kit: LedgerKit;
   readonly #shapes = new Map<string, Uint8Array>();
   readonly #checkWidths = new Map<string, number>();
   readonly #contractShape: Uint8Array;
 
-  constructor(networkId: string) {
+  /** `kit`: the era whose proof shapes it answers (a network makes its own for each era it runs). */
+  constructor(networkId: string, kit: LedgerKit = kitFor(DEFAULT_ERA)) {
+    const { L } = kit;
+    this.kit = kit;
     // Zswap shapes need no chain: a coin inserted into a blank local state can be spent in a sample.
     const keys = L.ZswapSecretKeys.fromSeed(new Uint8Array(32).fill(7));
     const coin = L.createShieldedCoinInfo(L.shieldedToken().raw, 1n);
@@ -34,6 +39,7 @@ export class MockProver implements L.ProvingProvider {
 
   /** A DUST spend needs a live DUST UTXO, so its shape is learned from the first fee intent built. */
   learnDustSpend(networkId: string, spend: L.DustSpend<L.PreProof>, ctime: Date, ttl: Date): void {
+    const { L } = this.kit;
     const intent = L.Intent.new(ttl);
     intent.dustActions = new L.DustActions('signature', 'pre-proof', ctime, [spend], []);
     const proven = L.Transaction.fromParts(networkId).addIntent({ tag: 'specific', value: 1 }, intent).mockProve();

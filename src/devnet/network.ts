@@ -4,24 +4,31 @@
 // `produceBlock()` — the deterministic mode tests use. Block production is serialized. The
 // indexer keeps the newest `retainBlocks` blocks in memory; with a state directory, older ones
 // are served from its block log (indexer-store.ts).
+//
+// A network runs ledger 9 (as every public network), or ledger 8, and can switch from 8 to 9 at a
+// configured height. The packages hold no state migration, so the switch starts a fresh ledger-9
+// state: block H re-mints the genesis accounts and the server wallets' NIGHT (same seeds, same
+// addresses), the setup blocks after it register them for DUST again, and every ledger-8 UTXO
+// the indexer still shows unspent is shown spent by block H's first transaction. Blocks, hashes
+// and record ids continue; records before H keep their ledger-8 bytes and protocol version.
 import type { GraphQLSchema } from 'graphql';
-import { createActors, type DevnetActors } from './actors.js';
-import { BlockIndexer } from './block-indexer.js';
-import { candidateOf, Chain, type Candidate, type ProducedBlock } from './chain.js';
-import { registerCounterCircuit } from './counter-contract.js';
+import { DEFAULT_ERA, eraName, LEDGER_PACKAGES } from '../infra/ledger/index.js';
+import { candidateOf, type Candidate, type ProducedBlock } from './chain.js';
 import { DevnetError, DevnetErrorCode, reasonOf } from './errors.js';
+import { createWorld, retireWorld, type EraWorld } from './era-world.js';
 import { buildPayouts, FAUCET_PAYOUTS_PER_BLOCK, parseFaucetRequest, type FaucetRequest, type Payout } from './faucet.js';
 import { genesisCandidates, registrationCandidates, REGISTRATION_DELAY_MS, SETUP_BLOCK_MS } from './genesis.js';
 import type { GraphQLContext } from './graphql-context.js';
 import { DevnetHttpServer, FAUCET_PATH, GRAPHQL_PATH, GRAPHQL_WS_PATH, SUBMIT_PATH } from './http-server.js';
-import type { BlockRecord } from './indexer-records.js';
+import type { BlockBundle, BlockRecord } from './indexer-records.js';
 import { IndexerStore } from './indexer-store.js';
 import { sha256Hex } from './keys.js';
-import { decodeFinalized, fullChecks, genesisChecks, ledgerDate, L, LIVE_CHECKS_REPORT, release } from './ledger-kit.js';
+import { BlockIndexer } from './block-indexer.js';
+import { decodeFinalized, ledgerDate, LIVE_CHECKS_REPORT, release, type Era, type L, type Ledger } from './ledger-kit.js';
 import type { DevnetLogger } from './logger.js';
-import { MockProver } from './mock-prover.js';
+import type { MockProver } from './mock-prover.js';
+import { mempoolCheck, rejection } from './node-rejections.js';
 import { NetworkPersistence, SNAPSHOT_FORMAT, type ChainSnapshot } from './persistence.js';
-import { TrafficGenerator } from './traffic.js';
 
 export interface NetworkConfig {
   name: string;
@@ -37,6 +44,10 @@ export interface NetworkConfig {
   /** Blocks the indexer keeps in memory (default DEFAULT_RETAIN_BLOCKS). */
   retainBlocks?: number;
   genesisAgeMs: number;
+  /** Ledger era of the genesis (default 9). */
+  ledger?: Era;
+  /** With `ledger` 8: the height whose block starts ledger 9 from a fresh state (0 or absent: never). */
+  ledger9AtHeight?: number;
   now?: () => number;
 }
 
@@ -48,9 +59,27 @@ export interface NetworkInfo {
   graphqlWsUrl: string;
   submitUrl: string;
   faucetUrl: string;
+  /** The ledger era the network ran when it started. */
+  ledger: Era;
+  /** The height whose block runs ledger 9 first: 0 from genesis, the switch height, or null (never). */
+  ledger9AtHeight: number | null;
+}
+
+/** What the GraphQL layer needs of the network's current era beside the chain's Zswap state. */
+export interface EraContext {
+  era: Era;
+  ledger: Ledger;
+  protocolVersion: number;
 }
 
 export const MIN_GENESIS_AGE_MS = 60 * 60 * 1000;
+/**
+ * Between the blocks of the switch to ledger 9 (the fresh genesis and its DUST registrations): the
+ * registrations' fee allowance is the DUST their NIGHT generated meanwhile, a few DUST a second for
+ * the smallest genesis UTXO, so the chain runs only this little ahead of the clock.
+ */
+export const SWITCH_SETUP_BLOCK_MS = 2_000;
+
 /**
  * About 100 minutes at 6 s: the statistics ring's default backfill (1000 blocks) and more than
  * three 30-minute epochs (epoch utilization counts the blocks of the current one).
@@ -61,14 +90,14 @@ export class DevnetNetwork {
   readonly #config: NetworkConfig;
   readonly #now: () => number;
   readonly #log: DevnetLogger;
-  readonly #prover: MockProver;
   readonly #store: IndexerStore;
   readonly #http: DevnetHttpServer;
   readonly #persistence: NetworkPersistence | undefined;
-  readonly #chain: Chain;
-  readonly #actors: DevnetActors;
-  #indexer: BlockIndexer;
-  readonly #traffic: TrafficGenerator;
+  #world: EraWorld;
+  /** The height ledger 9 started at on this network, once it has (0: its genesis). */
+  #ledger9From: number | undefined;
+  /** Ledger-8 UTXO keys the next committed block shows spent (the switch's first block). */
+  #retiring: string[] = [];
   #pending: Candidate[] = [];
   #faucetQueue: FaucetRequest[] = [];
   #busy: Promise<unknown> = Promise.resolve();
@@ -77,25 +106,41 @@ export class DevnetNetwork {
   #closed = false;
   #info: NetworkInfo | undefined;
 
-  constructor(config: NetworkConfig, schema: GraphQLSchema, prover: MockProver, log: DevnetLogger) {
+  /** `prover` is used while the network runs its era; the network makes its own otherwise. */
+  constructor(config: NetworkConfig, schema: GraphQLSchema, prover: MockProver | undefined, log: DevnetLogger) {
     if (config.genesisAgeMs < MIN_GENESIS_AGE_MS) {
       throw new DevnetError(DevnetErrorCode.BAD_OPTIONS, 500, `genesisAgeMs must be at least ${MIN_GENESIS_AGE_MS}`);
     }
+    const era = config.ledger ?? DEFAULT_ERA;
+    const switchAt = config.ledger9AtHeight ?? 0;
+    if (!Number.isSafeInteger(switchAt) || switchAt < 0) throw new DevnetError(DevnetErrorCode.BAD_OPTIONS, 500, 'ledger9AtHeight must be a non-negative integer');
+    if (era === 9 && switchAt > 0) throw new DevnetError(DevnetErrorCode.BAD_OPTIONS, 500, 'ledger9AtHeight needs ledger 8: a ledger-9 network runs ledger 9 from genesis');
     this.#config = config;
     this.#now = config.now ?? Date.now;
     this.#log = log;
-    this.#prover = prover;
-    registerCounterCircuit(prover);
-    this.#chain = new Chain(config.networkId);
-    this.#actors = createActors(config.name, config.seed, config.sponsorDustSeeds, this.#chain.state.parameters.dust);
     this.#persistence = config.stateDir ? new NetworkPersistence(config.stateDir) : undefined;
     this.#store = new IndexerStore({
       retainBlocks: config.retainBlocks ?? DEFAULT_RETAIN_BLOCKS,
       ...(this.#persistence ? { archive: this.#persistence } : {}),
     });
-    this.#indexer = new BlockIndexer(this.#store, config.seed);
-    this.#traffic = new TrafficGenerator(this.#actors, config.networkId, prover, log);
+    this.#world = createWorld(era, this.#settings(), undefined, prover);
+    this.#ledger9From = era === 9 ? 0 : undefined;
     this.#http = new DevnetHttpServer(this, schema, log);
+  }
+
+  #settings(): Parameters<typeof createWorld>[1] {
+    const { name, networkId, seed, sponsorDustSeeds } = this.#config;
+    return { name, networkId, seed, sponsorDustSeeds, store: this.#store, log: this.#log };
+  }
+
+  /** The height configured for the switch to ledger 9 (0: none). */
+  get #plannedSwitch(): number {
+    return this.#config.ledger === 8 ? (this.#config.ledger9AtHeight ?? 0) : 0;
+  }
+
+  /** The era the network runs now. */
+  get era(): Era {
+    return this.#world.kit.era;
   }
 
   get info(): NetworkInfo {
@@ -108,17 +153,18 @@ export class DevnetNetwork {
   }
 
   get height(): number {
-    return this.#chain.height;
+    return this.#world.chain.height;
   }
 
   #fingerprint(): string {
-    return sha256Hex(this.#config.seed, ...this.#actors.sponsors.map((s) => s.dustPublicKey.toString(16)));
+    return sha256Hex(this.#config.seed, ...this.#world.actors.sponsors.map((s) => s.dustPublicKey.toString(16)));
   }
 
   async start(): Promise<NetworkInfo> {
     const saved = this.#persistence?.load(this.#config.networkId, this.#fingerprint(), (bundle) => this.#store.append(bundle));
     if (saved) this.#resume(saved);
     else await this.#genesis();
+    const startEra = this.era;
     this.#store.liveSinceMs = this.#now();
     const base = await this.#http.listen(this.#config.port);
     this.#info = {
@@ -128,8 +174,13 @@ export class DevnetNetwork {
       graphqlWsUrl: `${base.replace('http:', 'ws:')}${GRAPHQL_WS_PATH}`,
       submitUrl: `${base}${SUBMIT_PATH}`,
       faucetUrl: `${base}${FAUCET_PATH}`,
+      ledger: startEra,
+      ledger9AtHeight: this.#ledger9From ?? (this.#plannedSwitch || null),
     };
-    this.#log.info({ network: this.#config.name, height: this.#chain.height, resumed: saved !== undefined, url: base }, 'devnet network up');
+    this.#log.info(
+      { network: this.#config.name, height: this.height, ledger: startEra, ledger9AtHeight: this.#info.ledger9AtHeight, resumed: saved !== undefined, url: base },
+      'devnet network up',
+    );
     return this.#info;
   }
 
@@ -143,51 +194,84 @@ export class DevnetNetwork {
     this.#schedule();
   }
 
+  /** Resumes the saved era: a saved ledger-8 chain may still switch; a ledger-9 one must be expected. */
   #resume(snapshot: ChainSnapshot): void {
-    this.#chain.state = L.LedgerState.deserialize(snapshot.ledgerState);
-    this.#chain.height = snapshot.height;
-    this.#chain.hash = snapshot.hash;
-    this.#chain.timestampMs = snapshot.timestampMs;
-    this.#actors.dust.state = L.DustLocalState.deserialize(snapshot.dust);
-    this.#actors.shielded.forEach((wallet, i) => {
+    const era: Era = snapshot.era ?? 8;
+    const configured = this.#config.ledger ?? DEFAULT_ERA;
+    if (era !== configured && !(era === 9 && this.#plannedSwitch > 0)) {
+      throw new DevnetError(
+        DevnetErrorCode.STATE_MISMATCH,
+        500,
+        `${this.#config.stateDir} holds a ${eraName(era)} chain but the network is configured for ${eraName(configured)}${configured === 8 ? ' without a switch height' : ''}; remove the directory to start a new genesis, or configure ledger 8 (with ledger9AtHeight to switch it)`,
+      );
+    }
+    const head = { height: snapshot.height, hash: snapshot.hash, timestampMs: snapshot.timestampMs };
+    if (era !== this.era) {
+      retireWorld(this.#world);
+      this.#world = createWorld(era, this.#settings(), head);
+    }
+    const { chain, actors, kit } = this.#world;
+    const { L } = kit;
+    release(chain.state);
+    chain.state = L.LedgerState.deserialize(snapshot.ledgerState);
+    Object.assign(chain, head);
+    actors.dust.state = L.DustLocalState.deserialize(snapshot.dust);
+    actors.shielded.forEach((wallet, i) => {
       const saved = snapshot.shielded[i];
       if (saved) wallet.state = L.ZswapLocalState.deserialize(saved);
     });
-    this.#indexer = new BlockIndexer(this.#store, this.#config.seed, snapshot.observer);
+    this.#world.indexer = new BlockIndexer(kit, this.#store, this.#config.seed, snapshot.observer);
+    this.#ledger9From = era === 9 ? (snapshot.ledger9FromHeight ?? 0) : undefined;
   }
 
   async #genesis(): Promise<void> {
-    const t0 = this.#now() - this.#config.genesisAgeMs;
+    await this.#setup(this.#now() - this.#config.genesisAgeMs, REGISTRATION_DELAY_MS, SETUP_BLOCK_MS);
+  }
+
+  /**
+   * Mints the genesis accounts in one block at `t0` and registers their NIGHT for DUST in the
+   * blocks after it; answers the last block's record.
+   */
+  async #setup(t0: number, registrationDelayMs: number, blockMs: number): Promise<BlockRecord> {
+    const { chain, actors, prover, kit } = this.#world;
     const { networkId, seed } = this.#config;
-    this.#commit(this.#chain.produce(genesisCandidates(this.#chain, this.#actors, networkId, seed, t0), t0, genesisChecks()));
-    let time = t0 + REGISTRATION_DELAY_MS;
-    let queue = await registrationCandidates(this.#chain.state, this.#actors, networkId, this.#prover, time);
+    let record = this.#commit(chain.produce(genesisCandidates(chain, actors, networkId, seed, t0), t0, kit.genesisChecks()));
+    let time = t0 + registrationDelayMs;
+    let queue = await registrationCandidates(chain.state, actors, networkId, prover, time);
     while (queue.length > 0) {
-      const block = this.#chain.produce(queue, time, fullChecks());
+      const block = chain.produce(queue, time, kit.fullChecks());
       for (const { candidate, reason } of block.rejected) this.#log.error({ hash: candidate.hash, reason }, 'genesis registration rejected');
-      this.#commit(block);
+      record = this.#commit(block);
       queue = block.deferred;
-      time += SETUP_BLOCK_MS;
+      time += blockMs;
     }
+    return record;
   }
 
   #commit(block: ProducedBlock): BlockRecord {
-    const { bundle, dustEvents, zswapEvents } = this.#indexer.index(block, this.#chain.state);
-    this.#actors.dust.replay(dustEvents);
-    for (const wallet of this.#actors.shielded) wallet.replay(zswapEvents);
+    const { chain, actors, indexer, kit } = this.#world;
+    const { bundle, dustEvents, zswapEvents } = indexer.index(block, chain.state);
+    if (this.#retiring.length > 0) {
+      retireUtxos(bundle, this.#retiring);
+      this.#retiring = [];
+    }
+    actors.dust.replay(dustEvents);
+    for (const wallet of actors.shielded) wallet.replay(zswapEvents);
     if (this.#persistence) {
       this.#persistence.appendBlock(bundle, this.#store.nextIds());
       this.#persistence.saveSnapshot({
         format: SNAPSHOT_FORMAT,
         networkId: this.#config.networkId,
         genesisFingerprint: this.#fingerprint(),
-        height: this.#chain.height,
-        hash: this.#chain.hash,
-        timestampMs: this.#chain.timestampMs ?? block.timestampMs,
-        ledgerState: this.#chain.state.serialize(),
-        dust: this.#actors.dust.state.serialize(),
-        shielded: this.#actors.shielded.map((w) => w.state.serialize()),
-        observer: this.#indexer.snapshot(),
+        era: kit.era,
+        ...(this.#ledger9From !== undefined ? { ledger9FromHeight: this.#ledger9From } : {}),
+        height: chain.height,
+        hash: chain.hash,
+        timestampMs: chain.timestampMs ?? block.timestampMs,
+        ledgerState: chain.state.serialize(),
+        dust: actors.dust.state.serialize(),
+        shielded: actors.shielded.map((w) => w.state.serialize()),
+        observer: indexer.snapshot(),
       });
     }
     this.#store.append(bundle);
@@ -218,27 +302,29 @@ export class DevnetNetwork {
   async #produceLive(): Promise<BlockRecord> {
     if (this.#closed) throw new DevnetError(DevnetErrorCode.CLOSED, 503, 'the devnet is closed');
     const started = performance.now();
-    const timestampMs = Math.max(this.#now(), (this.#chain.timestampMs ?? 0) + 1);
+    const { chain, actors, prover, traffic, kit } = this.#world;
+    const timestampMs = Math.max(this.#now(), (chain.timestampMs ?? 0) + 1);
+    const height = chain.height + 1;
+    if (this.#switchDue(height)) return this.#switchToLedger9(timestampMs);
     const time = ledgerDate(timestampMs);
-    const state = this.#chain.state;
-    const height = this.#chain.height + 1;
+    const state = chain.state;
     const submitted = this.#pending.splice(0);
     const requests = this.#faucetQueue.slice(0, FAUCET_PAYOUTS_PER_BLOCK);
     const own: Candidate[] = [];
-    const ctx = { networkId: this.#config.networkId, params: state.parameters, time, prover: this.#prover };
+    const ctx = { kit, networkId: this.#config.networkId, params: state.parameters, time, prover };
     let payouts: Payout[] = [];
     if (requests.length > 0) {
       try {
-        payouts = await buildPayouts(this.#actors.treasury, this.#actors.dust, requests, state, ctx);
+        payouts = await buildPayouts(actors.treasury, actors.dust, requests, state, ctx);
         own.push(...payouts.map((p) => p.candidate));
         if (payouts.length === 0) this.#log.error({ network: this.#config.name, amount: String(requests[0]?.amount) }, 'the treasury cannot pay the next faucet request');
       } catch (err) {
         this.#log.error({ network: this.#config.name, err: reasonOf(err), requests: requests.length }, 'faucet payout failed');
       }
     }
-    own.push(...(await this.#traffic.build({ height, state, time, latestContract: this.#store.latestDeploy })));
+    own.push(...(await traffic.build({ height, state, time, latestContract: this.#latestContract(state) })));
     release(ctx.params);
-    const block = this.#chain.produce([...submitted, ...own], timestampMs, fullChecks());
+    const block = chain.produce([...submitted, ...own], timestampMs, kit.fullChecks());
     // Requests leave the queue only once paid; the chain keeps payouts in order, so the paid ones are
     // a prefix of the queue and the rest stay at its head for the next block.
     const paid = new Set(block.applied.filter((a) => a.candidate.origin === 'faucet' && a.result.type === 'success').map((a) => a.candidate));
@@ -257,29 +343,77 @@ export class DevnetNetwork {
     return record;
   }
 
-  context(): GraphQLContext {
+  /** The latest deployed contract when the current state holds it (not a ledger-8 one after the switch). */
+  #latestContract(state: L.LedgerState): string | undefined {
+    const address = this.#store.latestDeploy;
+    if (address === undefined) return undefined;
+    const contract = state.index(address);
+    release(contract);
+    return contract ? address : undefined;
+  }
+
+  #switchDue(height: number): boolean {
+    return this.era === 8 && this.#plannedSwitch > 0 && height >= this.#plannedSwitch;
+  }
+
+  /**
+   * Starts ledger 9 at the next height from a fresh state (see the top): its genesis block and
+   * setup blocks are produced together; answers the last one. Ledger-8 submissions still waiting
+   * are dropped: no ledger-9 block can hold them.
+   */
+  async #switchToLedger9(timestampMs: number): Promise<BlockRecord> {
+    const previous = this.#world;
+    const { height, hash, timestampMs: parentMs } = previous.chain;
+    const dropped = this.#pending.splice(0);
+    release(...dropped.map((c) => c.tx));
+    this.#world = createWorld(9, this.#settings(), { height, hash, timestampMs: parentMs ?? timestampMs });
+    retireWorld(previous);
+    this.#ledger9From = height + 1;
+    this.#retiring = this.#store.unspentUtxoKeys();
+    this.#log.info(
+      { network: this.#config.name, height: this.#ledger9From, droppedSubmissions: dropped.length, retiredUtxos: this.#retiring.length },
+      'devnet switched to ledger 9 from a fresh state',
+    );
+    return this.#setup(timestampMs, SWITCH_SETUP_BLOCK_MS, SWITCH_SETUP_BLOCK_MS);
+  }
+
+  context(): GraphQLContext & EraContext {
+    const { kit } = this.#world;
     return {
       store: this.#store,
       networkId: this.#config.networkId,
       now: this.#now,
-      zswapState: () => this.#chain.state.zswap,
+      zswapState: () => this.#world.chain.state.zswap,
+      era: kit.era,
+      ledger: kit.L,
+      protocolVersion: kit.protocolVersion,
     };
   }
 
   /** Checks a finalized transaction against the current state and queues it for the next block. */
   submit(bytes: Uint8Array): { accepted: true; hash: string; identifiers: string[]; expectedHeight: number } {
-    const tx = decodeFinalized(bytes);
+    const { chain, kit } = this.#world;
+    const tx = decodeFinalized(kit, bytes, this.#switchNote());
     const candidate: Candidate = { ...candidateOf(tx, 'submitted'), raw: bytes };
     if (this.#pending.some((c) => c.hash === candidate.hash) || this.#store.transactionsByHash(candidate.hash).length > 0) {
       throw new DevnetError(DevnetErrorCode.TX_DUPLICATE, 409, `transaction ${candidate.hash} was already submitted`);
     }
+    const now = this.#now();
     try {
-      this.#chain.validate(tx, Math.max(this.#now(), (this.#chain.timestampMs ?? 0) + 1), fullChecks());
+      chain.validate(tx, Math.max(now, (chain.timestampMs ?? 0) + 1), kit.fullChecks());
+      mempoolCheck(chain, tx, now);
     } catch (err) {
-      throw new DevnetError(DevnetErrorCode.TX_REJECTED, 400, reasonOf(err));
+      throw rejection(err);
     }
     this.#pending.push(candidate);
-    return { accepted: true, hash: candidate.hash, identifiers: tx.identifiers(), expectedHeight: this.#chain.height + 1 };
+    return { accepted: true, hash: candidate.hash, identifiers: tx.identifiers(), expectedHeight: chain.height + 1 };
+  }
+
+  /** Where ledger 9 starts on this network, for a refused submission's reason. */
+  #switchNote(): string {
+    if (this.#ledger9From !== undefined && this.#ledger9From > 0) return ` (ledger 9 from height ${this.#ledger9From} on)`;
+    if (this.#plannedSwitch > 0) return ` until height ${this.#plannedSwitch}, ledger 9 from there`;
+    return '';
   }
 
   faucet(body: unknown): { accepted: true; address: string; amount: string; queued: number } {
@@ -297,12 +431,32 @@ export class DevnetNetwork {
       networkId: this.#config.networkId,
       height: latest?.height ?? null,
       latestBlockTimestamp: latest?.timestamp ?? null,
+      ledger: this.#ledgerReport(),
       checks: LIVE_CHECKS_REPORT,
       pendingTransactions: this.#pending.length,
       pendingFaucetRequests: this.#faucetQueue.length,
       retainedBlocks: this.#store.retainBlocks,
       oldestRetainedHeight: this.#store.oldestRetainedHeight,
       olderBlocks: this.#store.hasArchive ? 'served from the state directory' : 'pruned',
+    };
+  }
+
+  #ledgerReport(): object {
+    const { era, protocolVersion } = this.#world.kit;
+    const pkg = LEDGER_PACKAGES[era];
+    const switched = this.#ledger9From !== undefined && this.#ledger9From > 0;
+    return {
+      era,
+      protocolVersion,
+      package: `${pkg.name}@${pkg.version}${pkg.prerelease ? ' (release candidate: the newest reachable)' : ''}`,
+      ledger9AtHeight: this.#ledger9From ?? (this.#plannedSwitch || null),
+      ...(switched || this.#plannedSwitch > 0
+        ? {
+            switch: switched ? 'done' : 'planned',
+            ledger9State:
+              'fresh: no state migration exists between the ledger packages, so ledger 9 starts from a new state that re-funds the genesis accounts and the server DUST wallets (same keys, same addresses); blocks before the switch keep their ledger-8 bytes',
+          }
+        : {}),
     };
   }
 
@@ -315,4 +469,15 @@ export class DevnetNetwork {
     await this.#http.close();
     this.#persistence?.close();
   }
+}
+
+/**
+ * Shows `keys` spent by the block's first transaction: the ledger-8 UTXOs a switch leaves behind,
+ * which the fresh ledger-9 state does not hold, so no wallet picks them to spend.
+ */
+function retireUtxos(bundle: BlockBundle, keys: string[]): void {
+  const first = bundle.transactions[0];
+  if (!first) return;
+  for (const key of keys) bundle.spentUtxos.push({ key, transactionId: first.id });
+  first.spentUtxoKeys.push(...keys);
 }

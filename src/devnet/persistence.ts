@@ -13,6 +13,7 @@
 import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { Packr } from 'msgpackr';
+import type { Era } from '../infra/ledger/index.js';
 import { DevnetError, DevnetErrorCode } from './errors.js';
 import type { BlockBundle, BlockRecord, ContractActionRecord, DustEventRecord, TransactionRecord, ZswapEventRecord } from './indexer-records.js';
 import type { BlockArchive, IndexerStore } from './indexer-store.js';
@@ -40,6 +41,10 @@ export interface ChainSnapshot {
   networkId: string;
   /** Seed and sponsor keys the genesis was made with: a state dir resumes only the same genesis. */
   genesisFingerprint: string;
+  /** The ledger era of `ledgerState` and the wallet states (absent: 8, the only era before). */
+  era?: Era;
+  /** With era 9: the height ledger 9 started at (0: genesis). */
+  ledger9FromHeight?: number;
   height: number;
   hash: string;
   timestampMs: number;

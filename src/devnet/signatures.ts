@@ -1,40 +1,68 @@
 // Signature checks for the one kind of transaction the ledger cannot check as submitted on the
-// devnet: one that carries a Zswap offer. ledger-v8's `wellFormed` verifies Zswap proofs whatever
-// the strictness says (measured 2026-11-24: "Invalid proof -- while verifying Zswap proof" with every
-// check off), and the devnet's proofs are mock-shaped; the proof-erased transaction passes but its
-// signatures are then not verified either (docs/midnight/LEDGER.md). So such a transaction is checked
-// proof-erased for everything else, and here for what its intents sign: every unshielded input
-// (guaranteed and fallible) and every DUST registration, over `signatureData(segment)` — the data
-// wallets sign. A Zswap offer itself carries no signature (its proofs authorise it).
-import { verifyIntentSignatures as verifySignatures } from '../ledger-checks.js';
-import { L, release } from './ledger-kit.js';
+// devnet: one that carries a Zswap offer. The ledger's `wellFormed` verifies Zswap proofs whatever
+// the strictness says (measured on ledger 8, 2026-11-24: "Invalid proof -- while verifying Zswap
+// proof" with every check off), and the devnet's proofs are mock-shaped; the proof-erased
+// transaction passes but its signatures are then not verified either (docs/midnight/LEDGER.md). So
+// such a transaction is checked proof-erased for everything else, and here for what its intents
+// sign: every unshielded input (guaranteed and fallible) and every DUST registration, over
+// `signatureData(segment)` — the data wallets sign. A Zswap offer itself carries no signature (its
+// proofs authorise it). Both eras are checked the same way.
+import { release, type AnyTransaction, type L, type LedgerKit } from './ledger-kit.js';
+
+function checkOffer(kit: LedgerKit, offer: L.UnshieldedOffer<L.Signaturish> | undefined, data: Uint8Array, where: string): void {
+  if (!offer) return;
+  const inputs = offer.inputs;
+  const signatures = offer.signatures as unknown[];
+  if (signatures.length !== inputs.length) {
+    throw new Error(`signature verification failed: ${where} has ${inputs.length} inputs and ${signatures.length} signatures`);
+  }
+  inputs.forEach((input, i) => {
+    if (!kit.L.verifySignature(input.owner, data, kit.signatureOfEntry(signatures[i]))) {
+      throw new Error(`signature verification failed for supplied intent: ${where} input ${i}`);
+    }
+  });
+}
+
+function checkIntent(kit: LedgerKit, segment: number, intent: L.Intent<L.Signaturish, L.Proofish, L.Bindingish>, made: unknown[]): void {
+  const actions = intent.actions;
+  made.push(...actions);
+  if (actions.some((a) => a instanceof kit.L.MaintenanceUpdate)) {
+    throw new Error(`segment ${segment}: a maintenance update beside a Zswap offer cannot be checked on the devnet (dev proofs); submit it separately`);
+  }
+  const data = intent.signatureData(segment);
+  const guaranteed = intent.guaranteedUnshieldedOffer;
+  const fallible = intent.fallibleUnshieldedOffer;
+  const dust = intent.dustActions;
+  const registrations = dust?.registrations ?? [];
+  made.push(guaranteed, fallible, dust, ...registrations);
+  checkOffer(kit, guaranteed, data, `segment ${segment} guaranteed unshielded offer`);
+  checkOffer(kit, fallible, data, `segment ${segment} fallible unshielded offer`);
+  registrations.forEach((registration, i) => {
+    const signature = kit.registrationSignature(registration.signature);
+    if (signature === undefined || !kit.L.verifySignature(registration.nightKey, data, signature)) {
+      throw new Error(`signature verification failed for supplied intent: segment ${segment} DUST registration ${i}`);
+    }
+  });
+}
 
 /**
- * Throws the reason when a signature in one of `tx`'s intents does not verify (src/ledger-checks.ts),
- * or when an intent beside the Zswap offer carries a maintenance update, which is signed by the
- * contract's committee that only the ledger knows.
+ * Throws the reason when a signature in one of `tx`'s intents does not verify, or when an intent
+ * beside the Zswap offer carries a maintenance update, which is signed by the contract's committee
+ * that only the ledger knows.
  */
-export function verifyIntentSignatures(tx: L.Transaction<L.Signaturish, L.Proofish, L.Bindingish>): void {
+export function verifyIntentSignatures(kit: LedgerKit, tx: AnyTransaction): void {
   const intents = tx.intents;
-  if (intents) {
-    const made: unknown[] = [...intents.values()];
-    try {
-      for (const [segment, intent] of intents) {
-        const actions = intent.actions;
-        made.push(...actions);
-        if (actions.some((a) => a instanceof L.MaintenanceUpdate)) {
-          throw new Error(`segment ${segment}: a maintenance update beside a Zswap offer cannot be checked on the devnet (dev proofs); submit it separately`);
-        }
-      }
-    } finally {
-      release(...made);
-    }
+  if (!intents) return;
+  const made: unknown[] = [...intents.values()];
+  try {
+    for (const [segment, intent] of intents) checkIntent(kit, segment, intent, made);
+  } finally {
+    release(...made);
   }
-  verifySignatures(tx);
 }
 
 /** Whether `tx` carries a Zswap offer (then `wellFormed` would verify its proofs, see the top). */
-export function hasZswapOffer(tx: L.Transaction<L.Signaturish, L.Proofish, L.Bindingish>): boolean {
+export function hasZswapOffer(tx: AnyTransaction): boolean {
   const guaranteed = tx.guaranteedOffer;
   const fallible = tx.fallibleOffer;
   const found = guaranteed !== undefined || (fallible !== undefined && fallible.size > 0);

@@ -10,7 +10,7 @@
 import type { DevnetActors } from './actors.js';
 import { candidateOf, type Candidate } from './chain.js';
 import { counterDeploy, counterIncrement } from './counter-contract.js';
-import { L, release, SHIELDED_TOKEN, STAR_PER_NIGHT } from './ledger-kit.js';
+import { release, SHIELDED_TOKEN, STAR_PER_NIGHT, type L } from './ledger-kit.js';
 import type { DevnetLogger } from './logger.js';
 import type { MockProver } from './mock-prover.js';
 import { buildFinalized, type BuildContext, type TxSpec } from './tx-builder.js';
@@ -50,6 +50,7 @@ function nightTransfer(sender: Actor, receiver: Actor, payer: DustWallet, state:
 }
 
 function shieldedTransfer(signer: Actor, sender: ShieldedWallet, receiver: ShieldedWallet, payer: DustWallet, time: Date): TxSpec | undefined {
+  const { L } = signer.kit;
   const coin = sender.richestCoin();
   if (!coin || coin.value < 2n) return undefined;
   const amount = coin.value / 100n + 1n;
@@ -109,12 +110,12 @@ export class TrafficGenerator {
     if (h % 10 === 5) plan.push({ kind: 'dust-registration', spec: () => reRegistration(this.#user(h + 2), dust, state) });
     const author = this.#user(h + 4);
     if (latestContract === undefined || h % 20 === 7) {
-      plan.push({ kind: 'contract-deploy', spec: () => ({ signer: author, payer: dust, deploy: counterDeploy() }) });
+      plan.push({ kind: 'contract-deploy', spec: () => ({ signer: author, payer: dust, deploy: counterDeploy(this.#prover.kit) }) });
     } else if (h % 4 === 1) {
       plan.push({
         kind: 'contract-call',
         spec: () => {
-          const call = counterIncrement(state, latestContract);
+          const call = counterIncrement(this.#prover.kit, state, latestContract);
           return call && { signer: author, payer: dust, call };
         },
       });
@@ -123,7 +124,7 @@ export class TrafficGenerator {
   }
 
   async build(input: TrafficInput): Promise<Candidate[]> {
-    const ctx: BuildContext = { networkId: this.#networkId, params: input.state.parameters, time: input.time, prover: this.#prover };
+    const ctx: BuildContext = { kit: this.#prover.kit, networkId: this.#networkId, params: input.state.parameters, time: input.time, prover: this.#prover };
     const out: Candidate[] = [];
     for (const { kind, spec } of this.#plan(input)) {
       let built: TxSpec | undefined;

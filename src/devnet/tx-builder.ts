@@ -2,7 +2,7 @@
 // from the payer's DUST (or, for a registration, from the allowance of the NIGHT it registers),
 // proven with mock-shaped proofs and bound — so every synthetic transaction is a finalized one,
 // with a real transaction hash and real serialized bytes.
-import { L, release } from './ledger-kit.js';
+import { release, type L, type LedgerKit } from './ledger-kit.js';
 import type { MockProver } from './mock-prover.js';
 import type { Actor, DustWallet } from './wallet.js';
 
@@ -29,10 +29,14 @@ export interface TxSpec {
 }
 
 export interface BuildContext {
+  /** The era everything below belongs to (the parameters, the actors, the prover). */
+  kit: LedgerKit;
   networkId: string;
   params: L.LedgerParameters;
   /** Block time (whole seconds are what the ledger sees). */
   time: Date;
+  /** The DUST spend's declared time (`ctime`), when not `time`: to test the validity window. */
+  dustTime?: Date;
   prover: MockProver;
 }
 
@@ -41,6 +45,7 @@ export interface BuildContext {
 // given, so every step below frees what it made or read once it has been copied in.
 
 function assemble(spec: TxSpec, ctx: BuildContext, spend: L.DustSpend<L.PreProof> | undefined): L.UnprovenTransaction {
+  const { L } = ctx.kit;
   const ttl = new Date(ctx.time.getTime() + TTL_MS);
   let intent = L.Intent.new(ttl);
   const made: unknown[] = [];
@@ -58,13 +63,13 @@ function assemble(spec: TxSpec, ctx: BuildContext, spend: L.DustSpend<L.PreProof
       : [];
     made.push(...registrations);
     if (spend || registrations.length) {
-      const actions = new L.DustActions<L.SignatureEnabled, L.PreProof>('signature', 'pre-proof', ctx.time, spend ? [spend] : [], registrations);
+      const actions = new L.DustActions<L.SignatureEnabled, L.PreProof>('signature', 'pre-proof', ctx.dustTime ?? ctx.time, spend ? [spend] : [], registrations);
       made.push(actions);
       intent.dustActions = actions;
     }
     const tx = L.Transaction.fromParts(ctx.networkId, spec.zswap, undefined, intent);
     try {
-      return sign(tx, spec.signer);
+      return sign(ctx.kit, tx, spec.signer);
     } catch (err) {
       release(tx);
       throw err;
@@ -81,7 +86,8 @@ function replaced<T>(previous: unknown, next: T): T {
 }
 
 /** Signs every unshielded input (either section) and registration of segment 1 (the only intent built here). */
-function sign(tx: L.UnprovenTransaction, signer: Actor): L.UnprovenTransaction {
+function sign(kit: LedgerKit, tx: L.UnprovenTransaction, signer: Actor): L.UnprovenTransaction {
+  const { L } = kit;
   const segment = 1;
   const intents = tx.intents;
   const intent = intents?.get(segment);
@@ -93,12 +99,12 @@ function sign(tx: L.UnprovenTransaction, signer: Actor): L.UnprovenTransaction {
     const fallible = intent.fallibleUnshieldedOffer;
     made.push(guaranteed, fallible);
     if (guaranteed && guaranteed.inputs.length > 0) {
-      const signedOffer = guaranteed.addSignatures(guaranteed.inputs.map(() => signature));
+      const signedOffer = guaranteed.addSignatures(guaranteed.inputs.map(() => kit.offerSignature(signature)));
       intent.guaranteedUnshieldedOffer = signedOffer;
       made.push(signedOffer);
     }
     if (fallible && fallible.inputs.length > 0) {
-      const signedOffer = fallible.addSignatures(fallible.inputs.map(() => signature));
+      const signedOffer = fallible.addSignatures(fallible.inputs.map(() => kit.offerSignature(signature)));
       intent.fallibleUnshieldedOffer = signedOffer;
       made.push(signedOffer);
     }
@@ -136,13 +142,13 @@ export async function buildFinalized(spec: TxSpec, ctx: BuildContext): Promise<L
       let proven: L.Transaction<L.SignatureEnabled, L.Proof, L.PreBinding> | undefined;
       try {
         if (payer && coin) {
-          spend = payer.spend(coin, fee, ctx.time);
+          spend = payer.spend(coin, fee, ctx.dustTime ?? ctx.time);
           if (!ctx.prover.knowsDustSpend) {
             ctx.prover.learnDustSpend(ctx.networkId, spend, ctx.time, new Date(ctx.time.getTime() + TTL_MS));
           }
         }
         unproven = assemble(spec, ctx, spend);
-        proven = await unproven.prove(ctx.prover, costModel);
+        proven = await unproven.prove(ctx.kit.provingProvider(ctx.prover), costModel);
         if (!payer) return proven.bind();
         const needed = proven.feesWithMargin(ctx.params, FEE_MARGIN);
         if (needed <= fee) return proven.bind();
@@ -162,7 +168,7 @@ export async function buildFinalized(spec: TxSpec, ctx: BuildContext): Promise<L
  * The allowance a registration may draw its fee from: the DUST its NIGHT input would have
  * generated since that UTXO was created (what wallets declare).
  */
-export function registrationAllowance(state: L.LedgerState, utxo: L.Utxo, dustPublicKey: L.DustPublicKey, time: Date): bigint {
+export function registrationAllowance(kit: LedgerKit, state: L.LedgerState, utxo: L.Utxo, dustPublicKey: L.DustPublicKey, time: Date): bigint {
   const utxos = state.utxo;
   const meta = utxos.lookupMeta(utxo);
   release(utxos);
@@ -173,7 +179,7 @@ export function registrationAllowance(state: L.LedgerState, utxo: L.Utxo, dustPu
   const params = state.parameters;
   const dust = params.dust;
   try {
-    return L.updatedValue(ctime, 0n, generation, time, dust);
+    return kit.L.updatedValue(ctime, 0n, generation, time, dust);
   } finally {
     release(dust, params);
   }

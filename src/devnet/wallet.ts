@@ -3,14 +3,18 @@
 // Zswap events into their local state and spend from it. Replays are the expensive part of a
 // block (every event updates a Merkle tree), so all devnet NIGHT is registered to ONE devnet DUST
 // key, and only the two users that make shielded transfers follow the Zswap events.
-import { L, NIGHT_TOKEN, release } from './ledger-kit.js';
+import { NIGHT_TOKEN, release, type L, type LedgerKit } from './ledger-kit.js';
 
+/** Keys are objects of the kit's era; the same seed gives the same address in both eras. */
 export class Actor {
+  readonly kit: LedgerKit;
   readonly signingKey: L.SigningKey;
   readonly verifyingKey: L.SignatureVerifyingKey;
   readonly address: L.UserAddress;
 
-  constructor(nightSeed: Uint8Array) {
+  constructor(nightSeed: Uint8Array, kit: LedgerKit) {
+    const { L } = kit;
+    this.kit = kit;
     this.signingKey = L.signingKeyFromBip340(nightSeed);
     this.verifyingKey = L.signatureVerifyingKey(this.signingKey);
     this.address = L.addressFromKey(this.verifyingKey);
@@ -38,14 +42,17 @@ export class Actor {
  * objects would consume them (ledger-v8 takes ownership of what it is passed).
  */
 export class DustWallet {
+  readonly kit: LedgerKit;
   readonly key: L.DustSecretKey;
   #state: L.DustLocalState;
   #unreplayed: Uint8Array[] = [];
   readonly #reserved = new Set<bigint>();
 
-  constructor(seed: Uint8Array, params: L.DustParameters) {
-    this.key = L.DustSecretKey.fromSeed(seed);
-    this.#state = new L.DustLocalState(params);
+  /** `params`: the chain's DUST parameters, an object of the kit's era. */
+  constructor(seed: Uint8Array, params: L.DustParameters, kit: LedgerKit) {
+    this.kit = kit;
+    this.key = kit.L.DustSecretKey.fromSeed(seed);
+    this.#state = new kit.L.DustLocalState(params);
   }
 
   get publicKey(): L.DustPublicKey {
@@ -88,7 +95,7 @@ export class DustWallet {
       if (this.#reserved.has(utxo.nonce)) continue;
       const generation = state.generationInfo(utxo);
       if (!generation) continue;
-      const value = L.updatedValue(utxo.ctime, utxo.initialValue, generation, time, params);
+      const value = this.kit.L.updatedValue(utxo.ctime, utxo.initialValue, generation, time, params);
       if (!best || value > best.value) best = { utxo, value };
     }
     release(params);
@@ -107,11 +114,12 @@ export class DustWallet {
 
 export class ShieldedWallet {
   readonly keys: L.ZswapSecretKeys;
-  #state = new L.ZswapLocalState();
+  #state: L.ZswapLocalState;
   #unreplayed: Uint8Array[] = [];
 
-  constructor(seed: Uint8Array) {
-    this.keys = L.ZswapSecretKeys.fromSeed(seed);
+  constructor(seed: Uint8Array, kit: LedgerKit) {
+    this.keys = kit.L.ZswapSecretKeys.fromSeed(seed);
+    this.#state = new kit.L.ZswapLocalState();
   }
 
   /** The local state with every block so far replayed (deferred like DustWallet's). */

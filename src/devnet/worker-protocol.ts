@@ -1,5 +1,6 @@
 // Messages between the main thread (launch.ts) and the devnet worker (chain-worker.ts). Only plain,
 // structured-cloneable data crosses: no ledger objects, no logger.
+import type { Era } from '../infra/ledger/era.js';
 import type { LogLevel } from './logger.js';
 import type { NetworkInfo } from './network.js';
 
@@ -10,6 +11,9 @@ export interface WorkerNetworkConfig {
   sponsorDustSeeds: string[];
   port: number;
   stateDir?: string;
+  ledger: Era;
+  /** With ledger 8: the height ledger 9 starts at (0: never). */
+  ledger9AtHeight: number;
 }
 
 export interface WorkerConfig {

@@ -8,13 +8,17 @@ import { encodeUnshieldedAddress } from '../../../src/devnet/address.js';
 import { hexToBytes } from '../../../src/devnet/keys.js';
 import { FAUCET_PAYOUTS_PER_BLOCK } from '../../../src/devnet/faucet.js';
 import { devnetTestAccount } from '../../../src/devnet/test-accounts.js';
+import { kitFor } from '../../../src/devnet/ledger-kit.js';
 import { Actor } from '../../../src/devnet/wallet.js';
+
+// Addresses are the same in both eras; the default era's keys make them.
+const kit = kitFor(9);
 import { startNetwork, type Harness } from '../../fixtures/devnet/harness.js';
 
 function freshAddress(n: number): string {
   const seed = new Uint8Array(32);
   new DataView(seed.buffer).setUint32(0, 0x5eed0000 + n);
-  return new Actor(seed).address;
+  return new Actor(seed, kit).address;
 }
 
 async function request(h: Harness, address: string, amount: string): Promise<void> {
@@ -56,7 +60,7 @@ t.test('120 fresh addresses are paid 60 per block, in arrival order', async (t) 
 t.test('a recipient registered for DUST generation is paid in the same batch as fresh ones', async (t) => {
   const h = await startNetwork();
   t.teardown(() => h.close());
-  const registered = new Actor(hexToBytes(devnetTestAccount('preview').nightSeed)).address;
+  const registered = new Actor(hexToBytes(devnetTestAccount('preview').nightSeed), kit).address;
   const batch = [freshAddress(1000), registered, freshAddress(1001), registered, freshAddress(1002)];
   for (const address of batch) await request(h, address, '4200000');
   const block = await h.network.produceBlock();

@@ -2,7 +2,11 @@
 // `unshieldedTransactions` subscription and GraphQL. Bad input is refused with 400.
 import t from 'tap';
 import { encodeUnshieldedAddress } from '../../../src/devnet/address.js';
+import { kitFor } from '../../../src/devnet/ledger-kit.js';
 import { Actor } from '../../../src/devnet/wallet.js';
+
+// Addresses are the same in both eras; the default era's keys make them.
+const kit = kitFor(9);
 import { startNetwork, subscribe, type Harness } from '../../fixtures/devnet/harness.js';
 
 async function faucet(h: Harness, body: unknown): Promise<{ status: number; body: any }> {
@@ -19,7 +23,7 @@ const UNSHIELDED = `subscription($address: UnshieldedAddress!) { unshieldedTrans
 t.test('a fresh Bech32m address is funded in the next block', async (t) => {
   const h = await startNetwork();
   t.teardown(() => h.close());
-  const fresh = new Actor(new Uint8Array(32).fill(9));
+  const fresh = new Actor(new Uint8Array(32).fill(9), kit);
   const bech32 = encodeUnshieldedAddress(fresh.address, 'undeployed');
   t.match(bech32, /^mn_addr_undeployed1/);
 
@@ -44,7 +48,7 @@ t.test('a fresh Bech32m address is funded in the next block', async (t) => {
 t.test('hex addresses work; bad addresses and amounts are refused', async (t) => {
   const h = await startNetwork();
   t.teardown(() => h.close());
-  const fresh = new Actor(new Uint8Array(32).fill(10));
+  const fresh = new Actor(new Uint8Array(32).fill(10), kit);
   t.equal((await faucet(h, { address: fresh.address, amount: 5 })).status, 202);
   const badAddress = await faucet(h, { address: 'mn_addr_undeployed1qqqq', amount: '1' });
   t.equal(badAddress.status, 400);

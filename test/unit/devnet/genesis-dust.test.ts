@@ -3,19 +3,23 @@
 // event stream continues, in order, with every new block.
 import t from 'tap';
 import { SPONSOR_DUST_UTXOS } from '../../../src/devnet/genesis.js';
-import { SPONSOR_SEEDS, startNetwork } from '../../fixtures/devnet/harness.js';
-import { allDustEvents, syncDust } from '../../fixtures/devnet/wallet-sync.js';
+import { kitFor } from '../../../src/devnet/ledger-kit.js';
+import { SPONSOR_SEEDS, take } from '../../fixtures/devnet/harness.js';
+import { ERAS, startEra, syncDust } from './eras.js';
 
-t.test('sponsor DUST keys are funded, registered and accruing from genesis', async (t) => {
-  const h = await startNetwork();
+const DUST_EVENTS = 'subscription($id: Int) { dustLedgerEvents(id: $id) { __typename id raw maxId } }';
+
+for (const era of ERAS) t.test(`ledger ${era}: sponsor DUST keys are funded, registered and accruing from genesis`, async (t) => {
+  const h = await startEra(era);
   t.teardown(() => h.close());
   const client = h.ws();
   for (const seed of SPONSOR_SEEDS) {
-    const wallet = await syncDust(client, seed);
+    const wallet = syncDust(h, kitFor(era), seed);
     t.equal(wallet.state.utxos.length, SPONSOR_DUST_UTXOS, 'one DUST UTXO per registered NIGHT output');
     t.ok(wallet.state.walletBalance(new Date()) > 0n, 'DUST has accrued since genesis');
   }
-  const events = await allDustEvents(client);
+  const [first] = await take<any>(client, DUST_EVENTS, { id: 1 }, 1);
+  const events = (await take<any>(client, DUST_EVENTS, { id: 1 }, first.dustLedgerEvents.maxId)).map((e) => e.dustLedgerEvents);
   t.same(
     events.map((e) => e.id),
     Array.from({ length: events.length }, (_, i) => i + 1),
