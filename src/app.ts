@@ -13,6 +13,7 @@ import type { RouteDef } from './http/route.js';
 import { KeyStore, mintKey } from './pipeline/auth.js';
 import { MemoryRateLimitStore, type RateLimitStore } from './pipeline/rate-limit.js';
 import { AuthThrottle } from './pipeline/auth-throttle.js';
+import { BodyBudget } from './pipeline/body-budget.js';
 import { createLogger } from './log.js';
 import { BoundedOutput } from './log-output.js';
 import { devnetSponsorSeeds } from './devnet/sponsor-seeds.js';
@@ -68,7 +69,7 @@ async function defaultModules(): Promise<Module[]> {
 }
 
 export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}): Promise<App> {
-  const logOutput = opts.logOutput ?? (opts.logger ? undefined : new BoundedOutput({ fd: 1, maxBytes: config.log.bufferBytes }));
+  const logOutput = opts.logOutput ?? (opts.logger ? undefined : new BoundedOutput({ fd: 1, maxBytes: config.log.bufferBytes, maxBytesPerSecond: config.log.maxBytesPerSecond }));
   const logger = opts.logger ?? createLogger(config.log.level, logOutput);
   const clock = opts.clock ?? systemClock;
   const log = logger.child({ module: 'app' });
@@ -96,7 +97,9 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   }
   const limiter = threadCount > 1 ? new SharedRateLimitStore(config.rateLimit.algorithm, config.rateLimit.maxEntries) : undefined;
   const store = opts.rateLimitStore ?? shared?.rateLimit ?? new MemoryRateLimitStore(config.rateLimit.algorithm, config.rateLimit.maxEntries);
+  const bodyBudget = new BodyBudget({ globalBytes: config.server.bodyBytesInFlight, clientBytes: config.server.bodyBytesPerClient });
   const server = new HttpServer({
+    bodyBudget,
     uws: uws.uws,
     logger: logger.child({ module: 'http' }),
     clock,
@@ -127,6 +130,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   // Registered first, closed last: the other components give back their leases through it.
   if (shared) components.push({ name: 'state', health: () => shared.redis.health(), close: () => shared.close() });
   if (logOutput) components.push({ name: 'log', health: () => logOutput.health() });
+  components.push({ name: 'bodies', health: () => ({ status: 'ok', ...bodyBudget.stats() }) });
   const routes: RouteDef[] = [];
   const topics: TopicRoute[] = [];
   const startedAt = clock.now();

@@ -9,12 +9,15 @@
  *   nightgate keys revoke ID [--config PATH]
  *                                   mark a key revoked in the config file; SIGHUP applies it live
  *   nightgate config-doc            print the configuration table (Markdown)
- *   nightgate example-tx --network NET --kind unproven|proven|finalized|prove-payload [--url URL]
+ *   nightgate <command> --help      that command's usage, and nothing else (cli-usage.ts)
+ *   nightgate example-tx --network NET --kind unproven|proven|finalized|prove-payload [--ledger 8|9] [--url URL]
  *                                   write a sample request body for /prove-and-balance,
  *                                   /balance-only or /prove to stdout (src/example-tx.ts)
  */
 import { mintKey, sha256Hex } from './pipeline/auth.js';
 import { settingsTable } from './config.js';
+import { USAGE, allUsage, commandOf, wantsHelp } from './cli-usage.js';
+import { keyIdProblem } from './pipeline/key-ids.js';
 
 function flag(args: string[], name: string): string | undefined {
   const i = args.indexOf(name);
@@ -23,14 +26,26 @@ function flag(args: string[], name: string): string | undefined {
 
 async function run(argv: string[]): Promise<number> {
   const [cmd, sub, ...rest] = argv;
+  if (wantsHelp(argv)) {
+    const command = commandOf(argv);
+    const text = command === undefined || cmd === '--help' || cmd === '-h' ? allUsage(EXAMPLE_USAGE) : command === 'example-tx' ? `usage: ${EXAMPLE_USAGE}\n` : USAGE[command];
+    process.stdout.write(text);
+    return 0;
+  }
   if (cmd === undefined || cmd === 'serve') {
     const { main } = await import('./server.js');
     await main();
     return -1;
   }
   if (cmd === 'keys' && sub === 'create') {
+    const given = flag(rest, '--id');
+    const problem = given === undefined ? undefined : keyIdProblem(given);
+    if (problem !== undefined) {
+      process.stderr.write(`nightgate keys create: key id "${given}" ${problem}\n`);
+      return 2;
+    }
     const key = mintKey();
-    const id = flag(rest, '--id') ?? `key-${sha256Hex(key).slice(0, 8)}`;
+    const id = given ?? `key-${sha256Hex(key).slice(0, 8)}`;
     const name = flag(rest, '--name');
     const record = { id, sha256: sha256Hex(key), ...(name ? { name } : {}) };
     process.stdout.write(

@@ -10,6 +10,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { redactDeep, redactUrl } from './url-redaction.js';
 import { CidrList } from './pipeline/cidr.js';
+import { reservedKeyId } from './pipeline/key-ids.js';
 
 export const NETWORKS = ['mainnet', 'preprod', 'preview'] as const;
 export type NetworkName = (typeof NETWORKS)[number];
@@ -74,7 +75,9 @@ export const SETTINGS: readonly Setting[] = [
   { path: 'server.port', env: 'NIGHTGATE_PORT', schema: Port, default: 8080, doc: 'Port to listen on (0 = any free port)' },
   { path: 'server.bodyLimit', env: 'NIGHTGATE_BODY_LIMIT', schema: PositiveInt, default: 1_048_576, doc: 'Body limit in bytes for transaction routes (/balance-only, /prove-and-balance)' },
   { path: 'server.proverBodyLimit', env: 'NIGHTGATE_PROVER_BODY_LIMIT', schema: PositiveInt, default: 67_108_864, doc: 'Body limit in bytes for proof-server routes (/prove, /verify, /check, /k); proof requests may carry prover keys' },
-  { path: 'server.maxHeaderBytes', env: 'NIGHTGATE_MAX_HEADER_BYTES', schema: Type.Integer({ minimum: 1024 }), default: 16_384, doc: 'Total size of request headers; above it → 431 and the connection is closed' },
+  { path: 'server.bodyBytesInFlight', env: 'NIGHTGATE_BODY_BYTES_IN_FLIGHT', schema: PositiveInt, default: 268_435_456, doc: 'Request-body bytes the whole server holds at once (bodies being read, and read but not yet answered), counted from Content-Length before a byte is read, or chunk by chunk; beyond → 503 BODY_BUDGET_FULL with Retry-After and the connection closed, the body unread. Default 256 MiB: four /prove bodies of the largest size, ≈ 0.8 GiB of process memory with their copies' },
+  { path: 'server.bodyBytesPerClient', env: 'NIGHTGATE_BODY_BYTES_PER_CLIENT', schema: PositiveInt, default: 134_217_728, doc: 'Request-body bytes one client holds at once: an API key, or the address (an IPv6 client by its /64) of a client without one (`auth.trustedNetworks`); beyond → 429 CLIENT_BODY_BUDGET_FULL with Retry-After, the body unread. At least the larger body limit. Default 128 MiB: two /prove bodies of the largest size' },
+  { path: 'server.maxHeaderBytes', env: 'NIGHTGATE_MAX_HEADER_BYTES', schema: Type.Integer({ minimum: 1024 }), default: 16_384, doc: 'Total size of the request line and headers; above it → 431, or 414 when the request line alone is longer, and the connection is closed' },
   { path: 'server.maxHeaders', env: 'NIGHTGATE_MAX_HEADERS', schema: Type.Integer({ minimum: 8 }), default: 64, doc: 'Number of request header fields; above it → 431 (uWS refuses first above 48 fields on Node 20, unanswered, and above 98 on Node 22/24, with its own 431: README, "What uWS drops")' },
   { path: 'server.shutdownTimeoutMs', env: 'NIGHTGATE_SHUTDOWN_TIMEOUT_MS', schema: PositiveInt, default: 15_000, doc: 'How long in-flight requests may run after SIGTERM/SIGINT' },
   { path: 'server.trustedProxies', env: 'NIGHTGATE_TRUSTED_PROXIES', schema: Type.Array(Type.String({ minLength: 1 })), default: [], doc: 'CIDR list of your reverse proxies: from a peer inside it, the client IP is the first X-Forwarded-For hop from the right outside it (IP literals only); empty = X-Forwarded-For ignored' },
@@ -82,13 +85,14 @@ export const SETTINGS: readonly Setting[] = [
   { path: 'server.wsConnectionsPerIp', env: 'NIGHTGATE_WS_CONNECTIONS_PER_IP', schema: PositiveInt, default: 16, doc: 'Push WebSocket connections open at once per client IP (an IPv6 client by its /64); beyond → 429' },
   { path: 'server.threads', env: 'NIGHTGATE_SERVER_THREADS', schema: Type.Integer({ minimum: 1, maximum: 64 }), default: 1, doc: 'HTTP threads: above 1, one port is served by this many uWS apps (the main thread\'s and N−1 worker threads\'), connections spread round-robin; the cached statistics are answered in every thread, everything else in the main thread (README, "Several HTTP threads"). Needs the uWS 20.57 build (Node 22/24, glibc ≥ 2.38)' },
   { path: 'log.level', env: 'NIGHTGATE_LOG_LEVEL', schema: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))), default: 'info', doc: 'pino log level' },
-  { path: 'log.requests', env: 'NIGHTGATE_LOG_REQUESTS', schema: Type.Union([Type.Literal('all'), Type.Literal('aggregate'), Type.Literal('errors'), Type.Literal('none')]), default: 'aggregate', doc: 'Access log: `aggregate` — a line for every keyed request and every error (status ≥ 400), the public routes\' other answers counted by route and status in one line a second; `all` — a line for every request; `errors` — only status ≥ 400; `none`' },
+  { path: 'log.requests', env: 'NIGHTGATE_LOG_REQUESTS', schema: Type.Union([Type.Literal('all'), Type.Literal('aggregate'), Type.Literal('errors'), Type.Literal('none')]), default: 'aggregate', doc: 'Access log: `aggregate` — a line for every keyed request and every error (status ≥ 400), the public routes\' other answers counted by route and status in one line a second, and so are an address\'s repeated refusals (its 429s after the first in a second, its 4xx of one code after the first five), by address and code; `all` — a line for every request; `errors` — only status ≥ 400; `none`' },
+  { path: 'log.maxBytesPerSecond', env: 'NIGHTGATE_LOG_MAX_BYTES_PER_SECOND', schema: Type.Integer({ minimum: 65_536 }), default: 4_194_304, doc: 'Log bytes written per second; beyond, lines are dropped until the next second, which begins with one warning saying how many were (a flood of requests can otherwise fill a disk and fire every alert on log level)' },
   { path: 'log.bufferBytes', env: 'NIGHTGATE_LOG_BUFFER_BYTES', schema: Type.Integer({ minimum: 65_536 }), default: 4_194_304, doc: 'Log bytes held while stdout is slow; beyond, lines are dropped and counted (`/health` components.log; one warning once stdout catches up)' },
   { path: 'metrics.enabled', env: 'NIGHTGATE_METRICS_ENABLED', schema: Type.Boolean(), default: true, doc: 'Serve Prometheus metrics at `/metrics` (README, "Operating nightgate")' },
   { path: 'metrics.listen', env: 'NIGHTGATE_METRICS_LISTEN', schema: Type.String(), default: '', doc: 'Empty: `/metrics` on the main port, for `metrics.allow` and `metrics.keyIds` only. `host:port` (e.g. `10.0.0.5:9464`): `/metrics` only there, to anyone who reaches it' },
   { path: 'metrics.allow', env: 'NIGHTGATE_METRICS_ALLOW', schema: Type.Array(Type.String({ minLength: 1 })), default: ['127.0.0.1/32', '::1/128'], doc: 'CIDR list that may read `/metrics` on the main port without a key (behind a proxy on the same host, set `server.trustedProxies`)' },
   { path: 'metrics.keyIds', env: 'NIGHTGATE_METRICS_KEY_IDS', schema: Type.Array(Type.String({ minLength: 1 })), default: [], doc: 'Ids of API keys (`auth.keys`) that may read `/metrics` on the main port from anywhere' },
-  { path: 'auth.keys', schema: Type.Array(ApiKeyRecord), default: [], doc: 'API keys as `{id, sha256, name?, revoked?, rateLimit?, dustBudget?, maxFee?}` (config file only; mint with `nightgate keys create`)' },
+  { path: 'auth.keys', schema: Type.Array(ApiKeyRecord), default: [], doc: 'API keys as `{id, sha256, name?, revoked?, rateLimit?, dustBudget?, maxFee?}` (config file only; mint with `nightgate keys create`). Ids of nightgate\'s own accounts are refused: `nightgate-*`, `env-<n>`, `dev-generated`' },
   { path: 'auth.apiKeys', env: 'NIGHTGATE_API_KEYS', schema: Type.Array(Type.String({ minLength: 8 })), default: [], secret: true, doc: 'Development only: comma-separated raw API keys' },
   { path: 'auth.failureLimit', env: 'NIGHTGATE_AUTH_FAILURE_LIMIT', schema: NonNegInt, default: 100, doc: 'Failed authentications per window per client IP (an IPv6 client by its /64); beyond → 429 with Retry-After for every keyed request from that IP, the key unread, until the window admits it. Valid keys never count. 0 = no limit' },
   { path: 'auth.failureWindowMs', env: 'NIGHTGATE_AUTH_FAILURE_WINDOW_MS', schema: PositiveInt, default: 60_000, doc: 'Window of auth.failureLimit in ms' },
@@ -160,8 +164,8 @@ export interface NetworkConfig {
 }
 
 export interface Config {
-  server: { host: string; port: number; bodyLimit: number; proverBodyLimit: number; maxHeaderBytes: number; maxHeaders: number; shutdownTimeoutMs: number; trustedProxies: string[]; corsOrigins: string[]; wsConnectionsPerIp: number; threads: number };
-  log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; requests: 'all' | 'aggregate' | 'errors' | 'none'; bufferBytes: number };
+  server: { host: string; port: number; bodyLimit: number; proverBodyLimit: number; bodyBytesInFlight: number; bodyBytesPerClient: number; maxHeaderBytes: number; maxHeaders: number; shutdownTimeoutMs: number; trustedProxies: string[]; corsOrigins: string[]; wsConnectionsPerIp: number; threads: number };
+  log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; requests: 'all' | 'aggregate' | 'errors' | 'none'; maxBytesPerSecond: number; bufferBytes: number };
   metrics: { enabled: boolean; listen: string; allow: string[]; keyIds: string[] };
   auth: { keys: ApiKeyRecord[]; apiKeys: string[]; failureLimit: number; failureWindowMs: number; trustedNetworks: string[] };
   rateLimit: { enabled: boolean; algorithm: 'fixed' | 'sliding'; limit: number; windowMs: number; publicEnabled: boolean; publicLimit: number; maxEntries: number };
@@ -249,14 +253,31 @@ function knownPaths(): Set<string> {
   return s;
 }
 
-/** Reject unknown keys in the JSON file: a typo must not silently fall back to a default. */
+/**
+ * Reject unknown keys in the JSON file: a typo must not silently fall back to a default. The file
+ * and every group in it (`auth`, `networks.mainnet`, …) must be objects: `null`, a list or a
+ * scalar in their place would otherwise read as "nothing set" — no keys, every default.
+ */
 function checkUnknown(obj: unknown, prefix: string, known: Set<string>, leafPaths: Set<string>): void {
-  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) return;
+  if (!isPlainObject(obj)) {
+    const what = prefix === '' ? 'the config file' : `setting group "${prefix}" in the config file`;
+    throw new ConfigError(`${what} must be a JSON object ({…}), got ${jsonKind(obj)}`);
+  }
   for (const [k, v] of Object.entries(obj)) {
     const path = prefix ? `${prefix}.${k}` : k;
     if (!known.has(path)) throw new ConfigError(`unknown setting "${path}" in the config file`);
     if (!leafPaths.has(path)) checkUnknown(v, path, known, leafPaths);
   }
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function jsonKind(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  return `${typeof v} ${JSON.stringify(v).slice(0, 40)}`;
 }
 
 export interface LoadOptions {
@@ -374,7 +395,16 @@ function crossCheck(config: Config): void {
   const ids = new Set<string>();
   for (const k of config.auth.keys) {
     if (ids.has(k.id)) throw new ConfigError(`invalid setting auth.keys: duplicate key id "${k.id}"`);
+    const reserved = reservedKeyId(k.id);
+    if (reserved !== undefined) throw new ConfigError(`invalid setting auth.keys: key id "${k.id}" ${reserved}; choose another id`);
     ids.add(k.id);
+  }
+  const largestBody = Math.max(config.server.bodyLimit, config.server.proverBodyLimit);
+  if (config.server.bodyBytesPerClient < largestBody) {
+    throw new ConfigError(`invalid setting server.bodyBytesPerClient (NIGHTGATE_BODY_BYTES_PER_CLIENT): ${config.server.bodyBytesPerClient} is less than the largest body a route accepts (${largestBody}, server.bodyLimit / server.proverBodyLimit), which could then never be sent`);
+  }
+  if (config.server.bodyBytesInFlight < config.server.bodyBytesPerClient) {
+    throw new ConfigError(`invalid setting server.bodyBytesInFlight (NIGHTGATE_BODY_BYTES_IN_FLIGHT): ${config.server.bodyBytesInFlight} is less than server.bodyBytesPerClient (${config.server.bodyBytesPerClient})`);
   }
 }
 

@@ -20,6 +20,7 @@ export const ERRORS = {
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload Too Large', message: 'Request body exceeds the limit for this route' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported Media Type', message: 'Content-Type must be application/octet-stream' },
   HEADERS_TOO_LARGE: { status: 431, title: 'Request Header Fields Too Large', message: 'Request headers exceed the limit' },
+  URI_TOO_LONG: { status: 414, title: 'URI Too Long', message: 'The request line exceeds the header limit' },
   BAD_REQUEST: { status: 400, title: 'Bad Request', message: 'The request is malformed' },
   INVALID_PARAMETER: { status: 400, title: 'Invalid Parameter', message: 'A parameter is missing or malformed' },
   INVALID_BODY: { status: 400, title: 'Invalid Body', message: 'The request body is not in the expected format' },
@@ -29,6 +30,9 @@ export const ERRORS = {
   ORIGIN_NOT_ALLOWED: { status: 403, title: 'Forbidden', message: 'Pages from this origin may not open this WebSocket' },
   TOO_MANY_CONNECTIONS: { status: 429, title: 'Too Many Requests', message: 'Too many WebSocket connections from this address' },
   TOO_MANY_AUTH_FAILURES: { status: 429, title: 'Too Many Requests', message: 'Too many failed authentications from this address; retry after the reset' },
+  // Request-body bytes in flight (pipeline/body-budget.ts): the whole server's, or one client's share.
+  BODY_BUDGET_FULL: { status: 503, title: 'Service Unavailable', message: 'The server holds as many request-body bytes as it may; retry shortly' },
+  CLIENT_BODY_BUDGET_FULL: { status: 429, title: 'Too Many Requests', message: 'This key (or address) has as many request-body bytes in flight as it may; retry when one of its requests has finished' },
   SHUTTING_DOWN: { status: 503, title: 'Service Unavailable', message: 'Server is shutting down' },
   // /readyz: what the configuration needs is not all usable yet (the answer lists what).
   SERVER_NOT_READY: { status: 503, title: 'Service Unavailable', message: 'Not ready to serve what this server is configured for' },

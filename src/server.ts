@@ -21,7 +21,7 @@ export async function main(): Promise<void> {
     }
     throw err;
   }
-  const logOutput = new BoundedOutput({ fd: 1, maxBytes: config.log.bufferBytes });
+  const logOutput = new BoundedOutput({ fd: 1, maxBytes: config.log.bufferBytes, maxBytesPerSecond: config.log.maxBytesPerSecond });
   const logger = createLogger(config.log.level, logOutput);
   // SIGHUP: read the configuration again; API keys and trusted networks change live, connections
   // stay open, and a file that does not load is refused with the running configuration kept.

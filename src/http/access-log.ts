@@ -13,7 +13,9 @@
  * With `log.requests: aggregate` (the default) the public routes' answers below 400 get no line of
  * their own: they are counted by route pattern and status, and once a second one line
  * (`"msg":"requests"`) says how many each had, so a dashboard polling the cached statistics costs
- * the log nothing per request. Keyed requests and every error keep their full lines.
+ * the log nothing per request. Keyed requests and every error keep their full lines, but an
+ * address's repeated refusals (refusal-fold.ts), which are counted by address and code in one warn
+ * line a second (`"msg":"refusals"`).
  *
  * Batching applies on the bounded stdout output (log-output.ts) only: lines wait at most until the
  * end of the event-loop turn that served them (`setImmediate`) or until 64 KiB are pending, and a
@@ -28,6 +30,9 @@ export const ACCESS_BATCH_BYTES = 64 * 1024;
 
 /** How often the counted answers are written (`"msg":"requests"`). */
 export const COUNT_WINDOW_MS = 1000;
+
+/** Addresses named in one `"refusals"` line; the rest are summed under `"other"`. */
+export const MAX_REFUSING_CLIENTS = 1000;
 
 /** Printable ASCII but `"` and `\`: a JSON string as is. Anything else goes through JSON.stringify. */
 const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
@@ -45,7 +50,9 @@ interface PinoInternals {
  * (40) — the server turned work away, by design; everything else info (30). An error line carries
  * the answer's stable `code`, so an operator can alert on both.
  */
-export function accessLevel(status: number): 30 | 40 | 50 {
+export function accessLevel(status: number, code?: string): 30 | 40 | 50 {
+  // A server still starting says so to its readiness probes: expected, not a warning.
+  if (code === 'SERVER_NOT_READY') return 30;
   if (status === 429 || status === 503) return 40;
   return status >= 500 ? 50 : 30;
 }
@@ -73,6 +80,9 @@ export class AccessLog {
   /** Counted answers since the last `"requests"` line: route pattern → status → count. */
   private readonly counts = new Map<string, Map<number, number>>();
   private counted = 0;
+  /** Refusals counted instead of logged (refusal-fold.ts): address → code → count. */
+  private readonly refusals = new Map<string, Map<string, number>>();
+  private refused = 0;
   private countsSince = 0;
   private countTimer: NodeJS.Timeout | undefined;
   private readonly countTick = (): void => this.writeCounts();
@@ -89,7 +99,7 @@ export class AccessLog {
 
   /** One request's line. `route` is a constant pattern; the other strings may come from the client. */
   write(reqId: string, method: string, route: string, path: string, status: number, ms: number, ip: string, keyId: string | undefined, clientId: string | undefined, clientName: string | undefined, code?: string): void {
-    const level = accessLevel(status);
+    const level = accessLevel(status, code);
     if (level === 30 && !this.infoEnabled) return;
     const now = Date.now();
     if (now !== this.lastMs) {
@@ -135,24 +145,50 @@ export class AccessLog {
       this.counts.set(route, byStatus);
     }
     byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
-    if (this.counted++ === 0 && this.countTimer === undefined) {
-      this.countsSince = Date.now();
-      this.countTimer = setInterval(this.countTick, COUNT_WINDOW_MS);
-      this.countTimer.unref();
-    }
+    this.counted++;
+    this.startCountTimer();
   }
 
   /**
-   * The `"requests"` line for what was counted since the last one (every COUNT_WINDOW_MS, and at
-   * shutdown); a window without answers writes nothing and stops the timer until the next one.
+   * One refusal counted instead of logged: it appears in the next `"refusals"` line, by address
+   * and code. Beyond MAX_REFUSING_CLIENTS addresses in one window, under `"other"`.
+   */
+  countRefusal(client: string, code: string): void {
+    const key = this.refusals.has(client) || this.refusals.size < MAX_REFUSING_CLIENTS ? client : 'other';
+    let byCode = this.refusals.get(key);
+    if (byCode === undefined) {
+      byCode = new Map();
+      this.refusals.set(key, byCode);
+    }
+    byCode.set(code, (byCode.get(code) ?? 0) + 1);
+    this.refused++;
+    this.startCountTimer();
+  }
+
+  private startCountTimer(): void {
+    if (this.countTimer !== undefined) return;
+    this.countsSince = Date.now();
+    this.countTimer = setInterval(this.countTick, COUNT_WINDOW_MS);
+    this.countTimer.unref();
+  }
+
+  /**
+   * The `"requests"` and `"refusals"` lines for what was counted since the last ones (every
+   * COUNT_WINDOW_MS, and at shutdown); a window without either writes nothing and stops the timer
+   * until the next one.
    */
   writeCounts(): void {
-    if (this.counted === 0) {
+    if (this.counted === 0 && this.refused === 0) {
       if (this.countTimer !== undefined) clearInterval(this.countTimer);
       this.countTimer = undefined;
       return;
     }
     const now = Date.now();
+    if (this.refused > 0) this.writeRefusals(now);
+    if (this.counted === 0) {
+      this.countsSince = now;
+      return;
+    }
     let routes = '';
     for (const [route, byStatus] of this.counts) {
       let statuses = '';
@@ -163,6 +199,20 @@ export class AccessLog {
     this.counts.clear();
     this.counted = 0;
     this.countsSince = now;
+    this.emit(line);
+  }
+
+  /** At warn, as the refusals it stands for would have been: one line a second at most. */
+  private writeRefusals(now: number): void {
+    let clients = '';
+    for (const [client, byCode] of this.refusals) {
+      let codes = '';
+      for (const [code, n] of byCode) codes += `${codes === '' ? '' : ','}${jsonString(code)}:${n}`;
+      clients += `${clients === '' ? '' : ','}${jsonString(client)}:{${codes}}`;
+    }
+    const line = `{"level":40${this.time()}${this.bindings},"windowMs":${now - this.countsSince},"total":${this.refused},"clients":{${clients}},"msg":"refusals"}\n`;
+    this.refusals.clear();
+    this.refused = 0;
     this.emit(line);
   }
 

@@ -4,14 +4,22 @@
  * Content-Length (answer 413 without reading anything), and while streaming for chunked bodies
  * (stop copying at the limit). Either way the caller answers 413 and closes the connection, so
  * the rest of an oversized body is never buffered.
+ *
+ * A body without Content-Length asks `take` for each chunk's bytes before copying it (the body
+ * budget, pipeline/body-budget.ts); a refusal ends the read like an oversized body, nothing kept.
+ * A declared body's bytes are taken by the caller before the read starts.
  */
+import type { GatewayError } from '../errors.js';
 import type { HttpResponse } from './uws.js';
 
 const PREALLOCATE_MAX = 64 * 1024;
 
-export type BodyOutcome = { ok: true; body: Buffer } | { ok: false; reason: 'too-large' };
+export type BodyOutcome = { ok: true; body: Buffer } | { ok: false; reason: 'too-large' } | { ok: false; reason: 'refused'; error: GatewayError };
 
-export function readBody(res: HttpResponse, limit: number, declaredLength: number | undefined, done: (outcome: BodyOutcome) => void): void {
+/** Takes a chunk's bytes from the body budget; the refusal to answer with when it cannot. */
+export type TakeBytes = (bytes: number) => GatewayError | undefined;
+
+export function readBody(res: HttpResponse, limit: number, declaredLength: number | undefined, done: (outcome: BodyOutcome) => void, take?: TakeBytes): void {
   if (declaredLength !== undefined && declaredLength > limit) {
     done({ ok: false, reason: 'too-large' });
     return;
@@ -31,8 +39,16 @@ export function readBody(res: HttpResponse, limit: number, declaredLength: numbe
       done({ ok: false, reason: 'too-large' });
       return;
     }
+    const refused = declaredLength === undefined && n > 0 ? take?.(n) : undefined;
+    if (refused !== undefined) {
+      finished = true;
+      chunks.length = 0;
+      done({ ok: false, reason: 'refused', error: refused });
+      return;
+    }
     if (pre !== undefined) pre.set(new Uint8Array(chunk), received);
-    else chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
+    // One copy: uWS neuters the chunk when this callback returns.
+    else chunks.push(Buffer.from(chunk.slice(0)));
     received += n;
     if (isLast) {
       finished = true;

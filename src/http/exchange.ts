@@ -90,6 +90,10 @@ export class Exchange implements RequestContext {
   cors = '';
   /** The request's Accept-Encoding (GET routes), for replies with compressed forms (compression.ts). */
   acceptEncoding: string | undefined;
+  /** Who the body's bytes are counted for in the body budget (pipeline/body-budget.ts). */
+  bodyClient = '';
+  /** Body bytes taken from the budget, given back when the request ends. */
+  bodyHeld = 0;
   /** Told of the reply before it is written (a request forwarded from an HTTP worker thread: threads/). */
   onReply: ((reply: Reply) => void) | undefined;
   /** The coding chosen for a reply with compressed forms. */
@@ -147,6 +151,7 @@ export class Exchange implements RequestContext {
   send(reply: Reply, ifNoneMatch?: string): void {
     if (this.done || this.aborted) return;
     this.done = true;
+    if (reply.code !== undefined) this.code = reply.code;
     if (this.onReply !== undefined) this.onReply(reply);
     let status = reply.status ?? 200;
     let etag = reply.headers?.['ETag'];

@@ -4,7 +4,7 @@
  */
 import type { TSchema, TObject } from '@sinclair/typebox';
 import type { Logger } from 'pino';
-import type { ErrorStyle } from '../errors.js';
+import type { ErrorStyle, GatewayError } from '../errors.js';
 import type { AuthenticatedKey } from '../pipeline/auth.js';
 import type { Encoded } from './compression.js';
 
@@ -49,6 +49,8 @@ export interface Reply {
    * itself, so `headLines` must leave ETag out; `body` is its identity form.
    */
   encoded?: Encoded;
+  /** The stable code of an error answer a route builds itself (access-log level, /metrics), as `GatewayError` carries it. */
+  code?: string;
   /** Rendered ahead and re-rendered in place, each re-render reported to `liveReplies.changed`. */
   readonly live?: boolean;
 }
@@ -88,6 +90,12 @@ export interface RouteDef {
   /** `key`: per API key; `ip`: per client IP (public routes); `none`. */
   rateLimit: 'key' | 'ip' | 'none';
   body?: { limit: number; contentTypes: readonly string[] };
+  /**
+   * Asked after auth and before the body is read: a refusal (e.g. the queue the handler would wait
+   * in is full) is answered at once, so a body that would only be turned away is never received.
+   * Sees the request's headers, parameters and query; not its body.
+   */
+  admit?(ctx: RequestContext): GatewayError | undefined;
   /** Extra request headers the handler reads (lower-case); copied before any await. */
   readHeaders?: readonly string[];
   schema: RouteSchema;

@@ -12,18 +12,20 @@
 import { performance } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { GatewayError, errorBody, type ErrorStyle } from '../errors.js';
+import { GatewayError, errorBody, toGatewayError, type ErrorStyle } from '../errors.js';
 import type { Clock } from '../clock.js';
 import type { KeyStore } from '../pipeline/auth.js';
 import { presentedKey } from '../pipeline/auth.js';
 import { retryAfterSeconds, type RateLimitResult, type RateLimitStore } from '../pipeline/rate-limit.js';
 import type { AuthThrottle } from '../pipeline/auth-throttle.js';
+import type { BodyBudget } from '../pipeline/body-budget.js';
 import { rateLimitSubject } from '../pipeline/cidr.js';
 import { ClientAddress } from '../pipeline/client-address.js';
 import { CorsPolicy } from '../pipeline/cors.js';
 import { headerLines } from './head.js';
 import { clip } from '../log.js';
 import { AccessLog } from './access-log.js';
+import { RefusalFold } from './refusal-fold.js';
 import { readBody, mediaType } from './body.js';
 import { socketClosed } from './refusal.js';
 import { addressText } from './remote-address.js';
@@ -64,6 +66,8 @@ export interface HttpServerOptions {
   corsOrigins: readonly string[];
   /** Push WebSocket connections open at once per client IP (IPv6 by /64). */
   wsConnectionsPerIp: number;
+  /** Request-body bytes in flight, for the whole server and per client; undefined: not bounded. */
+  bodyBudget?: BodyBudget | undefined;
   /** Per-request counters for /metrics (src/metrics/request-metrics.ts); undefined: not counted. */
   metrics?: RequestMetrics | undefined;
   /**
@@ -96,6 +100,8 @@ const bootId = randomBytes(4).toString('hex');
  */
 let countedBytes = 0;
 let countedFields = 0;
+/** The current request's line, counted with its headers against `maxHeaderBytes`. */
+let lineBytes = 0;
 /**
  * The headers the pipeline itself reads, captured in the same pass (the first of each, as
  * `getHeader` answers): one `getHeader` is a native call that scans the header section again
@@ -216,11 +222,14 @@ export class HttpServer {
 
   /** The access log's lines (built by hand, batched: access-log.ts). */
   private readonly accessLog: AccessLog;
+  /** Which refusals are counted rather than logged (`aggregate`: refusal-fold.ts). */
+  private readonly refusals: RefusalFold;
 
   constructor(private readonly opts: HttpServerOptions) {
     this.app = opts.uws.App();
     this.log = opts.logger;
     this.accessLog = new AccessLog(opts.logger);
+    this.refusals = new RefusalFold(() => opts.clock.now());
     this.clientAddress = new ClientAddress(opts.trustedProxies);
     this.cors = new CorsPolicy(opts.corsOrigins);
   }
@@ -406,12 +415,18 @@ export class HttpServer {
 
   finished(ex: Exchange, status: number): void {
     this.inFlight--;
+    if (ex.bodyHeld > 0) {
+      this.opts.bodyBudget?.give(ex.bodyClient, ex.bodyHeld);
+      ex.bodyHeld = 0;
+    }
     if (ex.controller) this.live.delete(ex);
     this.opts.metrics?.observe(ex.route, status, ex.t0, ex.code);
     const mode = this.opts.requestLog;
-    // aggregate: the public routes' answers below 400 are counted, one line a second (access-log.ts).
+    // aggregate: the public routes' answers below 400, and an address's repeated refusals, are counted: one line a second each (access-log.ts).
     if (mode === 'none' || !this.accessLog.enabled) {
       // no access log
+    } else if (mode === 'aggregate' && status >= 400 && status < 500 && this.refusals.fold(rateLimitSubject(ex.ip), status, ex.code)) {
+      this.accessLog.countRefusal(rateLimitSubject(ex.ip), ex.code ?? String(status));
     } else if (mode === 'all' || status >= 400 || (mode === 'aggregate' && ex.route.auth !== 'none')) {
       this.accessLog.write(
         ex.requestId,
@@ -456,7 +471,11 @@ export class HttpServer {
     scanHeaders(req);
     const given = hRequestId ?? '';
     const requestId = given !== '' && given.length <= 128 && /^[\x21-\x7e]+$/.test(given) ? given : `${bootId}-${(++requestSeq).toString(36)}`;
-    const ex = new Exchange(this, res, route, style, method, req.getUrl(), requestId, this.clientIp(remote), this.opts.requestLog !== 'none' || (this.opts.metrics !== undefined && this.opts.metrics.timeNext(route)));
+    const url = req.getUrl();
+    const ex = new Exchange(this, res, route, style, method, url, requestId, this.clientIp(remote), this.opts.requestLog !== 'none' || (this.opts.metrics !== undefined && this.opts.metrics.timeNext(route)));
+    ex.query = req.getQuery() ?? '';
+    // The request line as sent: method, target (path and query) and ` HTTP/1.1\r\n`.
+    lineBytes = method.length + url.length + (ex.query === '' ? 0 : ex.query.length + 1) + 11;
     this.inFlight++;
     return ex;
   }
@@ -522,9 +541,16 @@ export class HttpServer {
       ex.fail(new GatewayError('SHUTTING_DOWN', undefined, { headers: { 'Retry-After': '5' } }));
       return true;
     }
+    // uWS itself accepts very long request lines: the line counts towards the same bound as the
+    // header section, and a line alone beyond it is a URI too long (RFC 9112 §3, RFC 9110 §15.5.15).
+    if (lineBytes > this.opts.maxHeaderBytes) {
+      ex.closeAfter = true;
+      ex.fail(new GatewayError('URI_TOO_LONG', `The request line exceeds ${this.opts.maxHeaderBytes} bytes`));
+      return true;
+    }
     // uWS itself accepts very large header sections; bound them here (RFC 6585 §5). Counted by
     // the pass in newExchange.
-    if (countedBytes > this.opts.maxHeaderBytes || countedFields > this.opts.maxHeaders) {
+    if (lineBytes + countedBytes > this.opts.maxHeaderBytes || countedFields > this.opts.maxHeaders) {
       ex.closeAfter = true;
       ex.fail(new GatewayError('HEADERS_TOO_LARGE', `Request headers exceed ${this.opts.maxHeaderBytes} bytes or ${this.opts.maxHeaders} fields`));
       return true;
@@ -586,7 +612,6 @@ export class HttpServer {
       for (let i = 0; i < names.length; i++) params[names[i]!] = req.getParameter(i) ?? '';
       ex.params = params;
     }
-    ex.query = req.getQuery() ?? '';
     const now = this.opts.clock.now();
     ex.receivedAt = now;
 
@@ -655,13 +680,19 @@ export class HttpServer {
       return ex.fail(new GatewayError('BAD_REQUEST', 'Invalid Content-Length'));
     }
     const declared = cl === undefined ? undefined : Number(cl.trim());
+    // Refused before a byte is read: the connection closes with the answer, so the body never is.
+    const refused = declared !== undefined && declared > spec.limit ? undefined : admission(route, ex) ?? this.takeDeclared(ex, declared);
+    if (refused !== undefined) {
+      ex.closeAfter = true;
+      return ex.fail(refused);
+    }
     ex.watchAbort();
     readBody(res, spec.limit, declared, (outcome) => {
       if (ex.aborted) return;
       if (!outcome.ok) {
-        // Close the connection after the 413 so the rest of the body is never read.
+        // Close the connection after the refusal so the rest of the body is never read.
         ex.closeAfter = true;
-        ex.fail(new GatewayError('PAYLOAD_TOO_LARGE', `Request body exceeds ${spec.limit} bytes`));
+        ex.fail(outcome.reason === 'refused' ? outcome.error : new GatewayError('PAYLOAD_TOO_LARGE', `Request body exceeds ${spec.limit} bytes`));
         return;
       }
       ex.body = outcome.body;
@@ -672,7 +703,22 @@ export class HttpServer {
         if (!r.allowed) return ex.fail(new GatewayError('RATE_LIMITED', `Rate limit of ${r.limit} requests per ${Math.round(r.windowMs / 1000)} s exceeded`));
         this.run(ex, route);
       }, (err: unknown) => ex.fail(err));
-    });
+    }, this.opts.bodyBudget === undefined ? undefined : (n) => this.take(ex, n));
+  }
+
+  /** A declared body's bytes, taken from the budget before it is read; the refusal if they cannot be. */
+  private takeDeclared(ex: Exchange, declared: number | undefined): GatewayError | undefined {
+    if (this.opts.bodyBudget === undefined) return undefined;
+    ex.bodyClient = bodyClientOf(ex);
+    return declared === undefined || declared === 0 ? undefined : this.take(ex, declared);
+  }
+
+  private take(ex: Exchange, bytes: number): GatewayError | undefined {
+    const budget = this.opts.bodyBudget!;
+    const refusal = budget.take(ex.bodyClient, bytes);
+    if (refusal !== undefined) return budget.refusal(refusal);
+    ex.bodyHeld += bytes;
+    return undefined;
   }
 
   private run(ex: Exchange, route: RouteDef): void {
@@ -709,6 +755,24 @@ function listenExclusive(app: TemplatedApp, host: string, port: number): Promise
       void listenFailureCode(host, port).then((code) => reject(new ListenError(code, host, port)));
     });
   });
+}
+
+/** The route's own refusal before its body is read, if it has one (a throw is one too). */
+function admission(route: RouteDef, ex: Exchange): GatewayError | undefined {
+  try {
+    return route.admit?.(ex);
+  } catch (err) {
+    return toGatewayError(err);
+  }
+}
+
+/**
+ * Whose share of the body budget a request spends: its API key's, or its address's when it has no
+ * key of its own (a client of `auth.trustedNetworks` shares its network's id with every other).
+ */
+function bodyClientOf(ex: Exchange): string {
+  const key = ex.key;
+  return key !== undefined && key.source !== 'trusted-network' ? `key:${key.id}` : `ip:${rateLimitSubject(ex.ip)}`;
 }
 
 /** Copy the named headers that are present; the exchange gets its own record at the first one. */

@@ -1,5 +1,5 @@
 /**
- * /health, /livez, /readyz, /docs, /api, /api/openapi.json: public. /health answers an anonymous
+ * /health, /livez, /readyz, /api/openapi.json: public (the pages, /, /api and /docs: site.ts). /health answers an anonymous
  * client with its status and version only; the components' details (upstreams, sync, wallets,
  * counts) need a key or a client inside `auth.trustedNetworks`. /livez and /readyz are for load
  * balancers and service managers: the process answers; the server can serve what it is configured for.
@@ -8,7 +8,6 @@ import { Type } from '@sinclair/typebox';
 import { ERRORS, GatewayError } from '../errors.js';
 import { json, type RouteDef, type Reply } from '../http/route.js';
 import { servedMany } from '../http/compression.js';
-import { apiPage, docsPage } from './pages.js';
 
 export const HealthSchema = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('shutting-down')]),
@@ -52,14 +51,9 @@ export interface MetaDeps {
 
 export function metaRoutes(deps: MetaDeps): RouteDef[] {
   let specBytes: string | undefined;
-  let apiHtml: string | undefined;
-  let docsHtml: string | undefined;
   const spec = (): string => (specBytes ??= JSON.stringify(deps.openapi()));
   // Served as they are to every request: compressed once (http/compression.ts).
   let specReply: Reply | undefined;
-  let apiReply: Reply | undefined;
-  let docsReply: Reply | undefined;
-  const html = (body: string): Reply => ({ body, contentType: 'text/html; charset=utf-8', headers: { 'Cache-Control': 'public, max-age=300' } });
   return [
     {
       method: 'GET', url: '/health', style: 'prover', auth: 'optional', rateLimit: 'none',
@@ -89,23 +83,13 @@ export function metaRoutes(deps: MetaDeps): RouteDef[] {
         const missing = await deps.missing();
         if (missing.length === 0) return json({ status: 'ready' }, 200, NO_STORE);
         const err = new GatewayError('SERVER_NOT_READY');
-        return json({ error: ERRORS[err.code].title, message: err.message, code: err.code, status: 'not-ready', missing }, err.status, NO_STORE);
+        return { ...json({ error: ERRORS[err.code].title, message: err.message, code: err.code, status: 'not-ready', missing }, err.status, NO_STORE), code: err.code };
       },
     },
     {
       method: 'GET', url: '/api/openapi.json', style: 'stats', auth: 'none', rateLimit: 'none',
       schema: { summary: 'This OpenAPI 3.1 description', tags: ['meta'], response: { 200: { description: 'OpenAPI 3.1.0 document', schema: OpenApiDocumentSchema, headers: VALIDATED }, 304: NOT_MODIFIED } },
       handler: () => (specReply ??= servedMany({ body: spec(), headers: { 'Cache-Control': 'public, max-age=300' } })),
-    },
-    {
-      method: 'GET', url: '/api', style: 'stats', auth: 'none', rateLimit: 'none',
-      schema: { summary: 'Readable page of the API description', tags: ['meta'], response: { 200: { description: 'HTML', contentType: 'text/html', headers: VALIDATED }, 304: NOT_MODIFIED } },
-      handler: () => (apiReply ??= servedMany(html((apiHtml ??= apiPage(deps.openapi()))))),
-    },
-    {
-      method: 'GET', url: '/docs', style: 'prover', auth: 'none', rateLimit: 'none',
-      schema: { summary: 'Proving and sponsorship API guide', tags: ['meta'], response: { 200: { description: 'HTML', contentType: 'text/html', headers: VALIDATED }, 304: NOT_MODIFIED } },
-      handler: () => (docsReply ??= servedMany(html((docsHtml ??= docsPage(deps.openapi()))))),
     },
   ];
 }

@@ -1,0 +1,48 @@
+/**
+ * What `nightgate <command> --help` prints: one usage text per command. Asking for help is never
+ * also a request to act: `serve --help` starts nothing and `keys create --help` mints nothing.
+ */
+export const USAGE = {
+  serve: `usage: nightgate [serve]
+  Start the server with the configuration from NIGHTGATE_CONFIG and the environment
+  (README, "Configuration"). SIGTERM/SIGINT: graceful shutdown; SIGHUP: reload the API keys.
+`,
+  'keys create': `usage: nightgate keys create [--id ID] [--name NAME]
+  Mint an API key: prints the key once and the record to add to "auth": {"keys": [...]}.
+  ID: letters, digits, ".", "_", "-" (at most 64); not one nightgate uses itself
+  (nightgate-*, env-<n>, dev-generated). Default: key-<first 8 hex of its SHA-256>.
+`,
+  'keys list': `usage: nightgate keys list [--config PATH] [--json]
+  The config file's keys (--config, else NIGHTGATE_CONFIG): id, name, state, limits; never the key.
+`,
+  'keys revoke': `usage: nightgate keys revoke ID [--config PATH]
+  Mark the key revoked in the config file; a running server applies it on SIGHUP.
+`,
+  'config-doc': `usage: nightgate config-doc
+  Print the table of every setting (Markdown), as in the README.
+`,
+} as const;
+
+/** `example-tx`'s usage line is kept with its flags in cli.ts. */
+export type Command = keyof typeof USAGE | 'example-tx';
+
+/** Every command's usage line, for `nightgate --help`. */
+export function allUsage(exampleTx: string): string {
+  return [...Object.values(USAGE).map((u) => u.split('\n')[0]!), `usage: ${exampleTx}`].join('\n') + '\n  nightgate <command> --help: that command\'s usage\n';
+}
+
+/** The command `argv` names (`keys` takes its subcommand), or undefined when it names none known. */
+export function commandOf(argv: readonly string[]): Command | undefined {
+  const [cmd, sub] = argv;
+  if (cmd === undefined || cmd === 'serve' || cmd.startsWith('-')) return 'serve';
+  if (cmd === 'example-tx') return cmd;
+  if (cmd === 'keys') {
+    const c = `keys ${sub ?? ''}`;
+    return c in USAGE ? (c as Command) : undefined;
+  }
+  return cmd in USAGE ? (cmd as Command) : undefined;
+}
+
+export function wantsHelp(argv: readonly string[]): boolean {
+  return argv.includes('--help') || argv.includes('-h');
+}

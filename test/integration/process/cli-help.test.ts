@@ -1,0 +1,53 @@
+/**
+ * `nightgate <command> --help` prints that command's usage and exits 0, doing nothing else: no
+ * server started, no key minted, no config file written. `keys create` refuses ids nightgate uses
+ * itself.
+ */
+import t from 'tap';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli, NO_DEVNET_ENV } from '../../helpers/spawn.js';
+
+async function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; out: string }> {
+  const p = runCli(args, { ...NO_DEVNET_ENV, NIGHTGATE_PORT: '0', ...env });
+  const { code } = await p.exited;
+  return { code, out: p.out.join('\n') };
+}
+
+t.test('every command answers --help with its usage, exit 0, and no side effect', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'ng-help-'));
+  const config = join(dir, 'c.json');
+  const text = JSON.stringify({ auth: { keys: [{ id: 'a', sha256: 'a'.repeat(64) }] } });
+  writeFileSync(config, text);
+  const cases: Array<[string[], RegExp]> = [
+    [['--help'], /usage: nightgate \[serve\][^]*keys create[^]*example-tx/],
+    [['serve', '--help'], /^usage: nightgate \[serve\]/],
+    [['serve', '-h'], /^usage: nightgate \[serve\]/],
+    [['keys', 'create', '--help'], /^usage: nightgate keys create/],
+    [['keys', 'create', '--id', 'x', '--help'], /^usage: nightgate keys create/],
+    [['keys', 'list', '--help', '--config', config], /^usage: nightgate keys list/],
+    [['keys', 'revoke', 'a', '--config', config, '--help'], /^usage: nightgate keys revoke/],
+    [['config-doc', '--help'], /^usage: nightgate config-doc/],
+    [['example-tx', '--help'], /^usage: nightgate example-tx/],
+  ];
+  await Promise.all(cases.map(async ([args, usage]) => {
+    const r = await cli(args);
+    t.equal(r.code, 0, `${args.join(' ')}: exit 0`);
+    t.match(r.out, usage, `${args.join(' ')}: its usage`);
+    t.notMatch(r.out, /listening|API key \(shown once|ngk_|key "a" revoked/, `${args.join(' ')}: nothing started, minted or written`);
+  }));
+  t.equal(readFileSync(config, 'utf8'), text, 'the config file untouched');
+});
+
+t.test('keys create refuses an id nightgate uses itself, or one no config would accept', async (t) => {
+  for (const id of ['nightgate-pool', 'env-1', 'dev-generated', 'has space']) {
+    const r = await cli(['keys', 'create', '--id', id]);
+    t.equal(r.code, 2, `${id}: exit 2`);
+    t.match(r.out, new RegExp(`nightgate keys create: key id "${id}" `), id);
+    t.notMatch(r.out, /ngk_/, `${id}: no key minted`);
+  }
+  const ok = await cli(['keys', 'create', '--id', 'wallet-1']);
+  t.equal(ok.code, 0);
+  t.match(ok.out, /"id":"wallet-1"/);
+});
