@@ -13,6 +13,7 @@ import { dirname, join, relative } from 'node:path';
 import { ArgsError, USAGE, parseArgs, type BenchArgs } from './lib/args.js';
 import { SharedFixtures } from './lib/fixtures.js';
 import { getJson } from './lib/http.js';
+import { isEra } from '../src/infra/ledger/index.js';
 import { LoopDelayClient } from './lib/loop-delay-client.js';
 import { commitInfo, machineInfo } from './lib/machine.js';
 import { MICRO_BENCHES, runMicro } from './lib/micro.js';
@@ -94,14 +95,19 @@ function settingsFor(args: BenchArgs): Settings & { microMs: number; pipelinedRo
   };
 }
 
-/** Embedded devnet endpoints from GET /health (`components.devnet.networks`: shown with a key only). */
+/**
+ * Embedded devnet endpoints from GET /health (`components.devnet.networks`: shown with a key
+ * only), each with the ledger era it runs (`components.ledger.networks`).
+ */
 async function devnetFromHealth(baseUrl: string, apiKey: string | undefined): Promise<Map<string, DevnetNetwork>> {
   const out = new Map<string, DevnetNetwork>();
   const { json } = await getJson(`${baseUrl}/health`, 10_000, apiKey ? { 'x-api-key': apiKey } : undefined).catch(() => ({ json: undefined }));
-  const networks = (json as { components?: { devnet?: { networks?: Record<string, Partial<DevnetNetwork>> } } } | undefined)?.components?.devnet?.networks ?? {};
+  const components = (json as { components?: { devnet?: { networks?: Record<string, Partial<DevnetNetwork>> }; ledger?: { networks?: Record<string, { era?: unknown }> } } } | undefined)?.components;
+  const networks = components?.devnet?.networks ?? {};
   for (const [name, n] of Object.entries(networks)) {
     if (typeof n.graphqlUrl === 'string' && typeof n.graphqlWsUrl === 'string' && typeof n.networkId === 'string') {
-      out.set(name, { name, networkId: n.networkId, graphqlUrl: n.graphqlUrl, graphqlWsUrl: n.graphqlWsUrl });
+      const era = components?.ledger?.networks?.[name]?.era;
+      out.set(name, { name, networkId: n.networkId, graphqlUrl: n.graphqlUrl, graphqlWsUrl: n.graphqlWsUrl, ...(isEra(era) ? { era } : {}) });
     }
   }
   return out;

@@ -19,7 +19,7 @@ import { pathToFileURL } from 'node:url';
 export interface StandInOptions {
   port?: number;
   delayMs: number;
-  /** The /prove answer; default a minimal proof in the proof-versioned format ledger-v8 accepts. */
+  /** The /prove answer; default a minimal proof in the proof-versioned format the ledger accepts. */
   proof?: Buffer;
   version?: string;
 }
@@ -29,7 +29,7 @@ export interface StandIn {
   close(): Promise<void>;
 }
 
-/** `midnight:proof-versioned:` + version 1 + a 4-byte proof: the smallest answer ledger-v8 parses. */
+/** `midnight:proof-versioned:` + version 1 + a 4-byte proof: the smallest answer the ledger parses. */
 export const MINIMAL_PROOF = Buffer.concat([Buffer.from('midnight:proof-versioned:'), Buffer.from([1, 0x10, 1, 2, 3, 4])]);
 /** An empty check result: no public-input block was skipped. */
 const EMPTY_CHECK = Buffer.concat([Buffer.from('midnight:vec(option(u64)):'), Buffer.from([0])]);

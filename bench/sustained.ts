@@ -16,6 +16,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { NETWORKS } from '../src/config.js';
+import { DEFAULT_ERA, isEra, type Era } from '../src/infra/ledger/index.js';
 import { mintKey, sha256Hex } from '../src/pipeline/auth.js';
 import { ChainWatch } from './lib/chain-watch.js';
 import { DevnetDrops } from './lib/devnet-drops.js';
@@ -54,16 +55,19 @@ interface Endpoints {
   submitUrl: string;
   faucetUrl?: string;
   blockTimeMs: number | null;
+  /** The ledger era of the network (`/health` components.ledger), which the transfers are built for. */
+  era: Era;
 }
 
 /** The embedded devnet's endpoints for `network` from GET /health (with a key: `components.devnet.networks`). */
 async function devnetOf(baseUrl: string, apiKey: string, network: string): Promise<Partial<Endpoints>> {
   const r = await fetch(`${baseUrl}/health`, { headers: { 'x-api-key': apiKey }, signal: AbortSignal.timeout(10_000) });
-  const json = (await r.json().catch(() => ({}))) as { components?: { devnet?: { networks?: Record<string, Record<string, unknown>> } } };
+  const json = (await r.json().catch(() => ({}))) as { components?: { devnet?: { networks?: Record<string, Record<string, unknown>> }; ledger?: { networks?: Record<string, { era?: unknown }> } } };
+  const era = json.components?.ledger?.networks?.[network]?.era;
   const n = json.components?.devnet?.networks?.[network];
-  if (!n) return {};
+  if (!n) return isEra(era) ? { era } : {};
   const str = (k: string): string | undefined => (typeof n[k] === 'string' ? (n[k] as string) : undefined);
-  const out: Partial<Endpoints> = {};
+  const out: Partial<Endpoints> = isEra(era) ? { era } : {};
   for (const [key, field] of [['networkId', 'networkId'], ['graphqlWsUrl', 'graphqlWsUrl'], ['submitUrl', 'submitUrl'], ['faucetUrl', 'faucetUrl']] as const) {
     const v = str(field);
     if (v !== undefined) out[key] = v;
@@ -159,7 +163,6 @@ async function main(): Promise<number> {
   const notes: string[] = [];
   log(`nightgate sustained sponsorship · ${args.clients} clients · ${args.durationS} s · ${args.network} · commit ${commit}${dirty ? '+' : ''} · ${machine.cpuModel} ×${machine.cores}`);
   try {
-    const L = await ledger();
     const drops = new DevnetDrops();
     const serverWarnings = new ServerWarnings();
     let keys: string[];
@@ -171,7 +174,7 @@ async function main(): Promise<number> {
       const submitUrl = args.submitUrl ?? found.submitUrl;
       if (!graphqlWsUrl || !submitUrl) throw new Error(`${args.url}/health lists no embedded devnet for ${args.network}: give --indexer-ws and --submit-url`);
       const faucetUrl = args.faucetUrl ?? found.faucetUrl;
-      ep = { baseUrl: args.url, networkId: args.networkId ?? found.networkId ?? 'undeployed', graphqlWsUrl, submitUrl, ...(faucetUrl ? { faucetUrl } : {}), blockTimeMs: null };
+      ep = { baseUrl: args.url, networkId: args.networkId ?? found.networkId ?? 'undeployed', graphqlWsUrl, submitUrl, ...(faucetUrl ? { faucetUrl } : {}), blockTimeMs: null, era: found.era ?? DEFAULT_ERA };
       if (!seeds && !ep.faucetUrl) throw new Error('no faucet: give --faucet-url, or --seeds with pre-funded NIGHT seeds');
       log(`target: ${args.url} (deployment); indexer ${graphqlWsUrl}; submit ${submitUrl}`);
     } else {
@@ -191,11 +194,12 @@ async function main(): Promise<number> {
       const baseUrl = `http://127.0.0.1:${server.port}`;
       const found = await devnetOf(baseUrl, keys[0] as string, args.network);
       if (!found.graphqlWsUrl || !found.submitUrl || !found.faucetUrl) throw new Error(`nightgate's /health lists no embedded devnet for ${args.network}`);
-      ep = { baseUrl, networkId: found.networkId ?? 'undeployed', graphqlWsUrl: found.graphqlWsUrl, submitUrl: found.submitUrl, faucetUrl: found.faucetUrl, blockTimeMs: args.blockTimeMs ?? DEFAULT_BLOCK_MS };
+      ep = { baseUrl, networkId: found.networkId ?? 'undeployed', graphqlWsUrl: found.graphqlWsUrl, submitUrl: found.submitUrl, faucetUrl: found.faucetUrl, blockTimeMs: args.blockTimeMs ?? DEFAULT_BLOCK_MS, era: found.era ?? DEFAULT_ERA };
       log(`✓ nightgate pid ${server.pid} on port ${server.port} in ${((performance.now() - t0) / 1000).toFixed(1)} s; ${args.clients} API keys in ${configFile}`);
     }
 
-    log(`▶ waiting for the ${args.network} DUST wallet to sync and for a block …`);
+    const L = await ledger(ep.era);
+    log(`▶ waiting for the ${args.network} DUST wallet (ledger ${ep.era}) to sync and for a block …`);
     watch = new ChainWatch(ep.graphqlWsUrl, L.nativeToken().raw);
     watch.start();
     const synced = await pollUntil(async () => ((await readPool(ep.baseUrl, keys[0] as string, args.network))?.fields['sync.phase'] === 'synced' ? true : undefined), { timeoutMs: SYNC_TIMEOUT_MS, intervalMs: 1000 });

@@ -81,13 +81,14 @@ async function run(argv: string[]): Promise<number> {
   return 2;
 }
 
-const EXAMPLE_USAGE = 'nightgate example-tx --network NET --kind unproven|proven|finalized|prove-payload [--url http://127.0.0.1:8080] > file.bin';
+const EXAMPLE_USAGE = 'nightgate example-tx --network NET --kind unproven|proven|finalized|prove-payload [--ledger 8|9] [--url http://127.0.0.1:8080] > file.bin';
 
 async function exampleTx(args: string[]): Promise<number> {
-  const { ExampleTxError, exampleTransaction, isExampleKind } = await import('./example-tx.js');
+  const { ExampleTxError, exampleTransaction, isExampleKind, parseLedgerFlag } = await import('./example-tx.js');
   const network = flag(args, '--network');
   const kind = flag(args, '--kind');
-  if (!network || !isExampleKind(kind)) {
+  const era = parseLedgerFlag(flag(args, '--ledger'));
+  if (!network || !isExampleKind(kind) || era === undefined) {
     process.stderr.write(`usage: ${EXAMPLE_USAGE}\n`);
     return 2;
   }
@@ -96,7 +97,7 @@ async function exampleTx(args: string[]): Promise<number> {
     return 2;
   }
   try {
-    const bytes = await exampleTransaction({ url: flag(args, '--url') ?? 'http://127.0.0.1:8080', network, kind });
+    const bytes = await exampleTransaction({ url: flag(args, '--url') ?? 'http://127.0.0.1:8080', network, kind, era });
     await new Promise<void>((resolve, reject) => process.stdout.write(bytes, (err) => (err ? reject(err) : resolve())));
     return 0;
   } catch (err) {

@@ -1,7 +1,9 @@
 /**
  * `nightgate example-tx`: sample request bodies for the proving and sponsorship routes, built with
- * ledger-v8 from an embedded devnet's public test account (devnet/test-accounts.ts), so the README
- * tour and `/docs` run as written.
+ * the ledger of the era asked for (`--ledger 8|9`, default 9: the era of every public network and
+ * of the embedded devnet by default) from an embedded devnet's public test account
+ * (devnet/test-accounts.ts), so the README tour and `/docs` run as written. The era must be the
+ * network's: a transaction of the other era is refused (LEDGER_ERA_MISMATCH).
  *   unproven       a signed NIGHT transfer, not proven    → body of POST /prove-and-balance
  *   proven         the same, proven, not bound            → body of POST /balance-only
  *   finalized      the same, proven and bound             → body of POST /balance-only
@@ -10,10 +12,10 @@
  * The transfers spend one of the account's unspent NIGHT UTXOs, read from the running server's
  * public address-activity route, and send 1 STAR to the account itself with the rest as change:
  * once sponsored they can be submitted to the devnet. A NIGHT transfer needs no proof, so
- * "proving" it is ledger-v8's own `prove` with a provider that is never asked for one.
+ * "proving" it is the ledger's own `prove` with a provider that is never asked for one.
  */
-import type * as Ledger from '@midnight-ntwrk/ledger-v8';
 import { bech32mDecode } from './bech32m.js';
+import { DEFAULT_ERA, isEra, ledger, offerSignature, provingProvider, type Era, type Ledger } from './infra/ledger/index.js';
 import { devnetTestAccount } from './devnet/test-accounts.js';
 
 export const EXAMPLE_KINDS = ['unproven', 'proven', 'finalized', 'prove-payload'] as const;
@@ -33,6 +35,8 @@ export interface ExampleOptions {
   url: string;
   network: string;
   kind: ExampleKind;
+  /** The ledger era to build for (default 9). */
+  era?: Era;
   now?: () => number;
 }
 
@@ -48,6 +52,13 @@ export function isExampleKind(kind: string | undefined): kind is ExampleKind {
   return (EXAMPLE_KINDS as readonly string[]).includes(kind ?? '');
 }
 
+/** `--ledger` as given: absent → 9; anything but 8 or 9 → undefined (a usage error). */
+export function parseLedgerFlag(value: string | undefined): Era | undefined {
+  if (value === undefined) return DEFAULT_ERA;
+  const n = Number(value);
+  return isEra(n) ? n : undefined;
+}
+
 /** `localhost:8080` → `http://localhost:8080`, as curl reads it; no trailing slash. */
 export function baseUrl(url: string): string {
   const withScheme = /^https?:\/\//i.test(url) ? url : `http://${url}`;
@@ -55,9 +66,10 @@ export function baseUrl(url: string): string {
 }
 
 export async function exampleTransaction(opts: ExampleOptions): Promise<Uint8Array> {
-  const L: typeof Ledger = await import('@midnight-ntwrk/ledger-v8');
+  const era = opts.era ?? DEFAULT_ERA;
+  const L = ledger(era);
   const account = devnetTestAccount(opts.network);
-  if (opts.kind === 'prove-payload') return provePayload(L, account.zswapSeed);
+  if (opts.kind === 'prove-payload') return provePayload(L, era, account.zswapSeed);
 
   const signingKey = L.signingKeyFromBip340(hexBytes(account.nightSeed));
   const verifyingKey = L.signatureVerifyingKey(signingKey);
@@ -88,15 +100,15 @@ export async function exampleTransaction(opts: ExampleOptions): Promise<Uint8Arr
   const signed = tx.intents?.get(SEGMENT);
   const offer = signed?.guaranteedUnshieldedOffer;
   if (!signed || !offer) throw new Error('the example transfer lost its intent');
-  signed.guaranteedUnshieldedOffer = offer.addSignatures([L.signData(signingKey, signed.signatureData(SEGMENT))]);
+  signed.guaranteedUnshieldedOffer = offer.addSignatures([offerSignature(era, L.signData(signingKey, signed.signatureData(SEGMENT)))]);
   tx.intents = tx.intents?.set(SEGMENT, signed);
   if (opts.kind === 'unproven') return tx.serialize();
-  const noProof: Ledger.ProvingProvider = {
+  const noProof = provingProvider({
     check: async () => [],
     prove: async (_preimage, keyLocation) => {
       throw new Error(`a NIGHT transfer needs no proof, yet ${keyLocation} was asked for`);
     },
-  };
+  });
   const proven = await tx.prove(noProof, L.CostModel.initialCostModel());
   return opts.kind === 'proven' ? proven.serialize() : proven.bind().serialize();
 }
@@ -123,7 +135,7 @@ async function accountUtxos(base: string, network: string, addressHex: string): 
 }
 
 /** The preimage `tx.prove` hands a proving provider for one zswap output, as a /prove body. */
-async function provePayload(L: typeof Ledger, zswapSeed: string): Promise<Uint8Array> {
+async function provePayload(L: Ledger, era: Era, zswapSeed: string): Promise<Uint8Array> {
   const keys = L.ZswapSecretKeys.fromSeed(hexBytes(zswapSeed));
   const coin = L.createShieldedCoinInfo(L.shieldedToken().raw, SENT_STAR);
   const output = L.ZswapOutput.new(coin, 0, keys.coinPublicKey, keys.encryptionPublicKey);
@@ -131,15 +143,15 @@ async function provePayload(L: typeof Ledger, zswapSeed: string): Promise<Uint8A
   const tx = L.Transaction.fromParts('undeployed', L.ZswapOffer.fromOutput(output));
   let captured: { preimage: Uint8Array; binding: bigint | undefined } | undefined;
   await tx
-    .prove({
+    .prove(provingProvider({
       check: async () => [],
       prove: async (preimage, _keyLocation, binding) => {
         captured = { preimage, binding };
         throw new Error('captured');
       },
-    }, L.CostModel.initialCostModel())
+    }), L.CostModel.initialCostModel())
     .catch(() => undefined);
-  if (!captured) throw new Error('ledger-v8 asked for no zswap-output proof');
+  if (!captured) throw new Error(`ledger ${era} asked for no zswap-output proof`);
   return L.createProvingPayload(captured.preimage, captured.binding, undefined);
 }
 

@@ -1,4 +1,4 @@
-/** Task `check`: a proof-server `/check` body in, `midnight:vec(option(u64)):` bytes out (dev or wasm backend). */
+/** Task `check`: a proof-server `/check` body of a network of either ledger era in, `midnight:vec(option(u64)):` bytes out (dev or wasm backend). */
 import { encodeCheckResult, parseCheckRequest, slice, unversionedPreimage } from '../src/prover/wire.js';
 import { decode } from './lib/request.js';
 import { provingProviderFor } from './lib/providers.js';
@@ -6,7 +6,7 @@ import { defineTask, requireData } from './lib/task.js';
 
 export const check = defineTask<'check'>(async (args, data) => {
   const body = requireData(data);
-  const request = decode(body, parseCheckRequest);
-  const provider = provingProviderFor(args.backend, args.keyDir, request.ir ? { ir: slice(body, request.ir) } : {});
+  const request = decode(body, parseCheckRequest, args.era);
+  const provider = provingProviderFor(args.backend, args.keyDir, request.ir ? { ir: slice(body, request.ir) } : {}, undefined, args.era);
   return encodeCheckResult(await provider.check(unversionedPreimage(body, request), request.keyLocation));
 });

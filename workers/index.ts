@@ -1,7 +1,7 @@
 /**
  * The one worker entry of the pool. piscina picks a task by its export name (`run(…, { name })`),
- * so each task lives in its own file and is re-exported here. Importing this file loads ledger-v8
- * once per thread (lib/ledger.ts).
+ * so each task lives in its own file and is re-exported here. Importing this file loads the
+ * ledgers of the thread's eras once (lib/ledger.ts).
  *
  * To add a task: write `workers/<name>.ts` exporting `<name> = defineTask<'<name>'>(…)`, re-export
  * it below, and declare its arguments and result by augmenting `TaskMap` (see src/prover/tasks.ts).

@@ -1,6 +1,11 @@
-/** Task `k`: a tagged ZKIR v2 source in, the circuit's k out (the proof server's `/k`). */
+/**
+ * Task `k`: a tagged ZKIR v2 source in, the circuit's k out (the proof server's `/k`). The same for
+ * both ledger eras: zkir-v2 reads v2 sources whichever ledger built the circuit. A ZKIR v3 source
+ * (Compact 0.36 and later) has no in-process reader on the registry: it is answered 400 here and
+ * needs an upstream proof server 9.
+ */
 import { GatewayError } from '../src/errors.js';
-import { release } from '../src/infra/ledger/release.js';
+import { release } from '../src/infra/ledger/index.js';
 import { loadZkir } from './lib/ledger.js';
 import { defineTask, requireData } from './lib/task.js';
 

@@ -3,7 +3,7 @@
  * soak uses it to attribute an RSS slope without touching the server:
  *  - `wasm`: anonymous mappings of 1 GiB or more. V8 reserves several GiB of address space for
  *    each WebAssembly memory (bounds checks by guard pages), and nothing else in nightgate maps
- *    that much, so each is one ledger-v8 instance's linear memory (one per thread that loads it);
+ *    that much, so each is one ledger package instance's linear memory (one per era per thread that loads it);
  *  - `brk`: the main malloc heap (`[heap]`);
  *  - `anon`: every other anonymous mapping: V8 heap pages of every thread, malloc arenas of the
  *    other threads, thread stacks;

@@ -1,21 +1,21 @@
 /**
  * A wallet backend's user: a NIGHT key of its own and an unproven, signed NIGHT transfer from one
- * of its UTXOs (no DUST fee: that is what sponsorship adds). ledger-v8 is loaded once per process
- * and shared by every client (LEDGER.md: ≈ 85 MB and 100 ms per load).
+ * of its UTXOs (no DUST fee: that is what sponsorship adds), in the ledger era of the network
+ * the run targets. The era's ledger is loaded once per process and shared by every client
+ * (LEDGER.md: ≈ 85 MB and 100 ms per load).
  */
 import { randomBytes } from 'node:crypto';
-import type * as Ledger from '@midnight-ntwrk/ledger-v8';
+import { DEFAULT_ERA, ledger as ledgerOf, offerSignature, type Era, type L as Ledger, type Ledger as LedgerPackage } from '../../src/infra/ledger/index.js';
 import { encodeUnshieldedAddress } from '../../src/devnet/address.js';
 
-export type LedgerModule = typeof Ledger;
+/** An era's ledger package and the era it is (signatures are wrapped in ledger 9). */
+export type LedgerModule = LedgerPackage & { readonly era: Era };
 
 /** The segment `Transaction.fromParts` puts its one intent in. */
 const SEGMENT = 1;
 
-let loaded: Promise<LedgerModule> | undefined;
-
-export function ledger(): Promise<LedgerModule> {
-  return (loaded ??= import('@midnight-ntwrk/ledger-v8'));
+export async function ledger(era: Era = DEFAULT_ERA): Promise<LedgerModule> {
+  return { ...ledgerOf(era), era };
 }
 
 export interface NightWallet {
@@ -74,7 +74,7 @@ export function unprovenTransfer(L: LedgerModule, wallet: NightWallet, utxo: Nig
   const signed = tx.intents?.get(SEGMENT);
   const offer = signed?.guaranteedUnshieldedOffer;
   if (!signed || !offer) throw new Error('the transfer lost its intent');
-  signed.guaranteedUnshieldedOffer = offer.addSignatures([L.signData(wallet.sk, signed.signatureData(SEGMENT))]);
+  signed.guaranteedUnshieldedOffer = offer.addSignatures([offerSignature(L.era, L.signData(wallet.sk, signed.signatureData(SEGMENT)))]);
   tx.intents = tx.intents?.set(SEGMENT, signed);
   return tx.serialize();
 }

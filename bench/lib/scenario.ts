@@ -3,6 +3,7 @@
  * target (the local server the runner started, or a deployment given by --url) and returns
  * Measurements; it never decides pass/fail (bench/lib/targets.ts does, from all of them).
  */
+import type { Era } from '../../src/infra/ledger/index.js';
 import type { LoopDelayClient } from './loop-delay-client.js';
 import { dominantStatus, mostlyOk, runLoad, type LoadSpec } from './load.js';
 import type { ProcessGroup } from './processes.js';
@@ -14,6 +15,8 @@ export interface DevnetNetwork {
   networkId: string;
   graphqlUrl: string;
   graphqlWsUrl: string;
+  /** The ledger era it runs (`/health` components.ledger); absent: ledger 9. */
+  era?: Era;
 }
 
 export interface Target {

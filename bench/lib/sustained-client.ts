@@ -6,7 +6,7 @@
  * way then is waited for until `drainUntil`.
  */
 import { performance } from 'node:perf_hooks';
-import type * as Ledger from '@midnight-ntwrk/ledger-v8';
+import type { L as Ledger } from '../../src/infra/ledger/index.js';
 import type { ChainWatch } from './chain-watch.js';
 import type { DevnetDrops } from './devnet-drops.js';
 import { request, sleep } from './http.js';

@@ -7,7 +7,7 @@
  *   unproven:  signed, not proven        (the body of /prove-and-balance)
  *   finalized: signed, proven and bound  (the body of /balance-only; a NIGHT transfer needs no proof)
  */
-import type * as Ledger from '@midnight-ntwrk/ledger-v8';
+import { DEFAULT_ERA, ledger, offerSignature, provingProvider } from '../../src/infra/ledger/index.js';
 import { encodeUnshieldedAddress } from '../../src/devnet/address.js';
 import { devnetTestAccount } from '../../src/devnet/test-accounts.js';
 import { unspentUtxos } from './devnet-utxos.js';
@@ -21,7 +21,8 @@ const SEGMENT = 1;
 export type TransferKind = 'unproven' | 'finalized';
 
 export async function testAccountTransfers(net: DevnetNetwork, count: number, kind: TransferKind): Promise<Buffer[]> {
-  const L: typeof Ledger = await import('@midnight-ntwrk/ledger-v8');
+  const era = net.era ?? DEFAULT_ERA;
+  const L = ledger(era);
   const account = devnetTestAccount(net.name);
   const signingKey = L.signingKeyFromBip340(new Uint8Array(Buffer.from(account.nightSeed, 'hex')));
   const verifyingKey = L.signatureVerifyingKey(signingKey);
@@ -30,12 +31,12 @@ export async function testAccountTransfers(net: DevnetNetwork, count: number, ki
   const utxos = (await unspentUtxos(net.graphqlWsUrl, encodeUnshieldedAddress(address, net.networkId))).filter((u) => u.tokenType === night);
   if (utxos.length === 0) throw new Error(`the ${net.name} test account has no unspent NIGHT UTXO`);
 
-  const noProof: Ledger.ProvingProvider = {
+  const noProof = provingProvider({
     check: async () => [],
     prove: async (_preimage, keyLocation) => {
       throw new Error(`a NIGHT transfer needs no proof, yet ${keyLocation} was asked for`);
     },
-  };
+  });
   const ttl = new Date(Math.floor((Date.now() + TTL_MS) / 1000) * 1000);
   const out: Buffer[] = [];
   for (let i = 0; i < count; i++) {
@@ -55,7 +56,7 @@ export async function testAccountTransfers(net: DevnetNetwork, count: number, ki
     const signed = tx.intents?.get(SEGMENT);
     const offer = signed?.guaranteedUnshieldedOffer;
     if (!signed || !offer) throw new Error('the transfer lost its intent');
-    signed.guaranteedUnshieldedOffer = offer.addSignatures([L.signData(signingKey, signed.signatureData(SEGMENT))]);
+    signed.guaranteedUnshieldedOffer = offer.addSignatures([offerSignature(era, L.signData(signingKey, signed.signatureData(SEGMENT)))]);
     tx.intents = tx.intents?.set(SEGMENT, signed);
     const bytes = kind === 'unproven' ? tx.serialize() : (await tx.prove(noProof, L.CostModel.initialCostModel())).bind().serialize();
     out.push(Buffer.from(bytes));

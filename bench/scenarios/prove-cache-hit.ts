@@ -1,4 +1,4 @@
-/** POST /prove with one valid proving payload (ledger-v8 createProvingPayload), repeated: cache hits. */
+/** POST /prove with one valid proving payload (the ledger's createProvingPayload), repeated: cache hits. */
 import { measureCacheHits } from '../lib/proof-cache.js';
 import type { Scenario } from '../lib/scenario.js';
 

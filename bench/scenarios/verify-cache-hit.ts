@@ -1,4 +1,4 @@
-/** POST /verify with one valid check payload (ledger-v8 createCheckPayload), repeated: cache hits. */
+/** POST /verify with one valid check payload (the ledger's createCheckPayload), repeated: cache hits. */
 import { measureCacheHits } from '../lib/proof-cache.js';
 import type { Scenario } from '../lib/scenario.js';
 

@@ -12,6 +12,7 @@
  */
 import type { ComponentHealth } from '../app-context.js';
 import type { ProverBackendName } from '../config.js';
+import type { Era } from '../infra/ledger/era.js';
 
 /** A small GET answer relayed as is (status, body, type) — /version, /ready, /proof-versions. */
 export interface Relayed {
@@ -31,6 +32,11 @@ export interface CallOptions {
   taskStarted?: boolean;
   /** Called once when the work starts (a worker thread or proof-server connection is its): the wait ends there (/metrics). */
   onStart?: () => void;
+  /**
+   * The ledger era of the request's network. The in-process backends parse and mock-prove with
+   * that era's ledger; a proof server serves its own era whatever this says.
+   */
+  era?: Era;
 }
 
 export interface ProverBackend {
@@ -43,7 +49,8 @@ export interface ProverBackend {
   k(ir: Uint8Array, signal: AbortSignal): Promise<string>;
   version(signal: AbortSignal): Promise<Relayed>;
   ready(signal: AbortSignal): Promise<Relayed>;
-  proofVersions(signal: AbortSignal): Promise<Relayed>;
+  /** What the prover answers at `/proof-versions` for a network of ledger era `era` (a proof server answers for itself). */
+  proofVersions(signal: AbortSignal, era: Era): Promise<Relayed>;
   health(): ComponentHealth;
   /**
    * Readiness: why this backend cannot prove now (a short phrase, no URL), or undefined when it

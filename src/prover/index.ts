@@ -1,12 +1,15 @@
 /**
  * The proving module: the shared worker pool (component `worker-pool`), one prover backend per
  * network (`proverBackendOf`), the result cache, and the routes (/prove, /verify and the
- * proof-server compatibility routes). Component `prover` reports each network's backend.
+ * proof-server compatibility routes). Each request is served for the ledger era its network runs
+ * now (the `ledger` component, src/infra/ledger/network-eras.ts). Component `prover` reports each
+ * network's backend and the ledger package it is served with.
  */
 import { EventEmitter } from 'node:events';
 import type { AppContext, Component, ComponentHealth, Module } from '../app-context.js';
 import { NETWORKS, proverBackendOf, proverUrlOf, type NetworkName } from '../config.js';
 import { inspectKeyDir } from '../../native/key-material.js';
+import { DEFAULT_ERA, ledgerPackageReport, networkEras, type Era, type NetworkEras } from '../infra/ledger/index.js';
 import type { ProverBackend } from './backend.js';
 import { NativeBackend } from './native-backend.js';
 import { PoolBackend } from './pool-backend.js';
@@ -83,12 +86,22 @@ async function buildBackends(ctx: AppContext, pool: WorkerPool, opts: ProverModu
   return byNetwork;
 }
 
+/**
+ * The eras every worker thread loads when it starts: those the networks run now, and ledger 9
+ * always (every public network runs it, and an embedded network may switch to it).
+ */
+export function erasToPreload(eras: Pick<NetworkEras, 'eras'>): Era[] {
+  return [...new Set<Era>([...eras.eras(), DEFAULT_ERA])].sort();
+}
+
 export function createProverModule(opts: ProverModuleOptions = {}): Module {
   return async (ctx) => {
     const { config } = ctx;
     const kinds = NETWORKS.map((n) => proverBackendOf(config, n));
     const dev = kinds.includes('dev');
+    const eras = networkEras(ctx);
     const pool = new WorkerPool({
+      eras: erasToPreload(eras),
       threads: config.prover.threads,
       maxQueue: config.prover.queueSize,
       abortGraceMs: config.prover.abortGraceMs,
@@ -113,7 +126,7 @@ export function createProverModule(opts: ProverModuleOptions = {}): Module {
         let worst: ComponentHealth['status'] = 'ok';
         for (const [n, b] of backends) {
           const h = b.health();
-          networks[n] = { backend: b.name, ...h };
+          networks[n] = { backend: b.name, ...h, ledger: ledgerPackageReport(eras.of(n)) };
           if (h.status === 'down') worst = 'down';
           else if (h.status !== 'ok' && worst === 'ok') worst = 'degraded';
         }
@@ -135,7 +148,9 @@ export function createProverModule(opts: ProverModuleOptions = {}): Module {
     };
     ctx.addComponent(component);
     ctx.addRoutes(proverRoutes({
-      backendOf: component.backend, results, defaultNetwork: config.prover.defaultNetwork, bodyLimit: config.server.proverBodyLimit,
+      backendOf: component.backend, eraOf: (n) => eras.of(n), results, defaultNetwork: config.prover.defaultNetwork, bodyLimit: config.server.proverBodyLimit,
+      // The in-process backends wait in the worker pool: a full queue refuses before the body is read.
+      admit: (n) => (backends.get(n)!.name === 'dev' || backends.get(n)!.name === 'wasm' ? pool.refusalIfFull() : undefined),
       metrics: ctx.metrics, audit: ctx.logger.child({ module: 'audit' }),
     }));
   };

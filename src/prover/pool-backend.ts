@@ -11,8 +11,8 @@ import type { Clock } from '../clock.js';
 import { PACKAGE } from '../version.js';
 import { TEXT_TYPE, readyBody, type CallOptions, type ProverBackend, type Relayed } from './backend.js';
 import { GatewayError } from '../errors.js';
+import { DEFAULT_ERA, PROOF_VERSIONS, type Era } from '../infra/ledger/era.js';
 import { transferListFor, type InProcessBackend, type TaskArgs, type TaskResult } from './tasks.js';
-import { PROOF_VERSIONS } from './wire.js';
 import type { WorkerPool } from './worker-pool.js';
 
 export interface PoolBackendOptions {
@@ -63,11 +63,15 @@ export class PoolBackend implements ProverBackend {
   }
 
   prove(body: Uint8Array, signal: AbortSignal, opts?: CallOptions): Promise<Uint8Array> {
-    return this.#run('prove', { backend: this.name, keyDir: this.#keyDir }, body, signal, opts?.onStart);
+    return this.#run('prove', this.#args(opts), body, signal, opts?.onStart);
   }
 
   check(body: Uint8Array, signal: AbortSignal, opts?: CallOptions): Promise<Uint8Array> {
-    return this.#run('check', { backend: this.name, keyDir: this.#keyDir }, body, signal, opts?.onStart);
+    return this.#run('check', this.#args(opts), body, signal, opts?.onStart);
+  }
+
+  #args(opts: CallOptions | undefined): TaskArgs<'prove'> {
+    return { backend: this.name, keyDir: this.#keyDir, era: opts?.era ?? DEFAULT_ERA };
   }
 
   async k(ir: Uint8Array, signal: AbortSignal): Promise<string> {
@@ -84,8 +88,9 @@ export class PoolBackend implements ProverBackend {
     return readyBody(busy, h.running, h.queueSize, h.maxQueue, this.#clock.now(), { prover: this.name });
   }
 
-  async proofVersions(): Promise<Relayed> {
-    return { status: 200, contentType: TEXT_TYPE, body: PROOF_VERSIONS };
+  /** What a proof server of the network's era answers: the in-process backends stand in for it. */
+  async proofVersions(_signal: AbortSignal, era: Era): Promise<Relayed> {
+    return { status: 200, contentType: TEXT_TYPE, body: JSON.stringify(PROOF_VERSIONS[era]) };
   }
 
   health(): ComponentHealth {

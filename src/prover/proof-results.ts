@@ -10,6 +10,7 @@ import { createHash, webcrypto } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Clock } from '../clock.js';
 import type { NetworkName } from '../config.js';
+import type { Era } from '../infra/ledger/era.js';
 import { ResultCache, type ResultCacheStats } from './result-cache.js';
 import { SingleFlight } from '../single-flight.js';
 
@@ -58,13 +59,15 @@ export class ProofResults extends EventEmitter<{ result: [ResultEvent] }> {
 
   /**
    * The cached answer for this body, or the one being computed for it, or a new computation.
-   * `compute` must not use `body` after it resolves (the body may have moved to a worker).
+   * `compute` must not use `body` after it resolves (the body may have moved to a worker). `era`,
+   * the network's ledger era, keeps a network's answers of one era from serving the other after
+   * the network switches.
    */
   async get(
     kind: ResultKind, network: NetworkName, backend: string, body: Uint8Array, signal: AbortSignal,
-    compute: (signal: AbortSignal) => Promise<Uint8Array>,
+    compute: (signal: AbortSignal) => Promise<Uint8Array>, era?: Era,
   ): Promise<{ bytes: Uint8Array; cache: 'HIT' | 'MISS' }> {
-    const key = `${kind}|${network}|${backend}|${await sha256Hex(body)}`;
+    const key = `${kind}|${network}${era === undefined ? '' : `@${era}`}|${backend}|${await sha256Hex(body)}`;
     const hit = this.#cache.get(key);
     if (hit) {
       this.#hits++;

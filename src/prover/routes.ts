@@ -4,10 +4,12 @@
  * be pointed at it unchanged (midnight-js `httpClientProofProvider(url, zk, { headers })` appends
  * `/prove` and `/check` to its URL; wallet-sdk's client calls them at the root).
  *
- * Bodies are the proof server's own (application/octet-stream, built by ledger-v8's
+ * Bodies are the proof server's own (application/octet-stream, built by the ledger's
  * `createProvingPayload` / `createCheckPayload`) and are walked before anything else runs: a body
  * that is not one gets 400 naming what is wrong. The network is `X-Midnight-Network` or
- * `?network=`, else `prover.defaultNetwork`; its configured backend answers.
+ * `?network=`, else `prover.defaultNetwork`; its configured backend answers, for the ledger era
+ * the network runs now. Both eras build these bodies with the same tags and preimage version, so
+ * the era comes from the network, never from the body.
  */
 import { performance } from 'node:perf_hooks';
 import { Type } from '@sinclair/typebox';
@@ -15,6 +17,7 @@ import type { Logger } from 'pino';
 import { NETWORKS, type NetworkName } from '../config.js';
 import { GatewayError, isGatewayError, toGatewayError } from '../errors.js';
 import { OCTET, type RequestContext, type Reply, type ResponseDoc, type RouteDef, type RouteSchema } from '../http/route.js';
+import type { Era } from '../infra/ledger/era.js';
 import type { ProverBackend, Relayed } from './backend.js';
 import type { ProofResults } from './proof-results.js';
 import { WireError, checkIrSource, parseCheckRequest, parseProveRequest, type PreimageInfo } from './wire.js';
@@ -23,9 +26,13 @@ import type { Metrics } from '../metrics/metrics.js';
 
 export interface ProverRoutesDeps {
   backendOf(network: NetworkName): ProverBackend;
+  /** The ledger era a network runs now. */
+  eraOf(network: NetworkName): Era;
   results: ProofResults;
   defaultNetwork: NetworkName;
   bodyLimit: number;
+  /** Refuses a request for a network before its body is read (its backend's queue is full). */
+  admit?: ((network: NetworkName) => GatewayError | undefined) | undefined;
   /** Proofs by outcome, wait and run time (/metrics). */
   metrics?: Metrics | undefined;
   /** One audit line per computed /prove and /verify: key id, circuit, backend, duration, cache. */
@@ -37,6 +44,7 @@ export const NETWORK_HEADER = 'x-midnight-network';
 const PROVER_HEADERS = {
   'X-Prover': 'The backend that answered: upstream, native, wasm, or dev (mock-shaped proofs that never verify: embedded devnet only)',
   'X-Midnight-Network': 'The network whose prover answered',
+  'X-Midnight-Ledger': 'The ledger era (8 or 9) of that network the answer is for',
 };
 const CACHED_HEADERS = { ...PROVER_HEADERS, 'X-Cache': 'HIT when served from the 30 s result cache, MISS when computed (or shared with an identical request in flight)' };
 const RETRY = { 'Retry-After': 'Seconds to wait before retrying' };
@@ -92,22 +100,23 @@ function validate<T>(parse: (b: Uint8Array) => T, body: Uint8Array): T {
   }
 }
 
-type Handler = (ctx: RequestContext, backend: ProverBackend, network: NetworkName) => Promise<Reply>;
+type Handler = (ctx: RequestContext, backend: ProverBackend, network: NetworkName, era: Era) => Promise<Reply>;
 
 export function proverRoutes(deps: ProverRoutesDeps): RouteDef[] {
   const handle = (fn: Handler) => async (ctx: RequestContext): Promise<Reply> => {
     const network = networkOf(ctx, deps.defaultNetwork);
     const backend = deps.backendOf(network);
-    const labels = { 'X-Prover': backend.name, 'X-Midnight-Network': network };
+    const era = deps.eraOf(network);
+    const labels = { 'X-Prover': backend.name, 'X-Midnight-Network': network, 'X-Midnight-Ledger': String(era) };
     try {
-      const reply = await fn(ctx, backend, network);
+      const reply = await fn(ctx, backend, network, era);
       return { ...reply, headers: { ...reply.headers, ...labels } };
     } catch (err) {
       throw labelled(err, labels);
     }
   };
 
-  const computed = (kind: 'prove' | 'check', parse: (b: Uint8Array) => PreimageInfo): Handler => async (ctx, backend, network) => {
+  const computed = (kind: 'prove' | 'check', parse: (b: Uint8Array) => PreimageInfo): Handler => async (ctx, backend, network, era) => {
     const body = ctx.body!;
     const circuit = validate(parse, body).keyLocation;
     const t0 = performance.now();
@@ -129,7 +138,8 @@ export function proverRoutes(deps: ProverRoutesDeps): RouteDef[] {
     };
     let r;
     try {
-      r = await deps.results.get(kind, network, backend.name, body, ctx.signal, (signal) => (kind === 'prove' ? backend.prove(body, signal, { onStart }) : backend.check(body, signal, { onStart })));
+      const opts = { onStart, era };
+      r = await deps.results.get(kind, network, backend.name, body, ctx.signal, (signal) => (kind === 'prove' ? backend.prove(body, signal, opts) : backend.check(body, signal, opts)), era);
     } catch (err) {
       account(toGatewayError(err).code, undefined);
       throw err;
@@ -138,14 +148,15 @@ export function proverRoutes(deps: ProverRoutesDeps): RouteDef[] {
     return { body: r.bytes, contentType: OCTET, headers: { 'X-Cache': r.cache } };
   };
 
-  const relayed = (get: (b: ProverBackend, s: AbortSignal) => Promise<Relayed>): Handler => async (ctx, backend) => {
-    const r = await get(backend, ctx.signal);
+  const relayed = (get: (b: ProverBackend, s: AbortSignal, era: Era) => Promise<Relayed>): Handler => async (ctx, backend, _network, era) => {
+    const r = await get(backend, ctx.signal, era);
     return { status: r.status, body: r.body, contentType: r.contentType, ...(r.headers ? { headers: r.headers } : {}) };
   };
 
   const post = (url: string, schema: RouteSchema, fn: Handler): RouteDef => ({
     method: 'POST', url, style: 'prover', auth: 'key', rateLimit: 'key', readHeaders: [NETWORK_HEADER],
     body: { limit: deps.bodyLimit, contentTypes: [OCTET] }, schema, handler: handle(fn),
+    ...(deps.admit ? { admit: (ctx: RequestContext) => deps.admit!(networkOf(ctx, deps.defaultNetwork)) } : {}),
   });
   const get = (url: string, schema: RouteSchema, fn: Handler): RouteDef => ({
     method: 'GET', url, style: 'prover', auth: 'key', rateLimit: 'key', readHeaders: [NETWORK_HEADER], schema, handler: handle(fn),
@@ -153,14 +164,14 @@ export function proverRoutes(deps: ProverRoutesDeps): RouteDef[] {
 
   const proveSchema: RouteSchema = {
     summary: 'Prove one circuit (proof-server /prove)',
-    description: 'Body: a proof-server proving request, `midnight:(proof-preimage-versioned,option(proving-data),option(fr-bls)):` … as built by ledger-v8 `createProvingPayload(preimage, bindingInput, keyMaterial?)`. Answer: the proof, `midnight:proof-versioned:` …, byte for byte as the backend produced it. Identical bodies within 30 s are answered from the cache; identical bodies in flight share one computation.',
+    description: 'Body: a proof-server proving request, `midnight:(proof-preimage-versioned,option(proving-data),option(fr-bls)):` … as built by the ledger\'s `createProvingPayload(preimage, bindingInput, keyMaterial?)` (ledger-v8 on a ledger-8 network, ledger-v9 on a ledger-9 one: the same bytes). The network\'s ledger era decides how the in-process backends parse and mock-prove it. Answer: the proof, `midnight:proof-versioned:` …, byte for byte as the backend produced it. Identical bodies within 30 s are answered from the cache; identical bodies in flight share one computation.',
     tags: ['proving'], querystring, headers: headerDocs,
     body: { contentType: OCTET, description: 'Proving request (createProvingPayload)' },
     response: { 200: { description: 'The proof (`midnight:proof-versioned:` …)', contentType: OCTET, headers: CACHED_HEADERS }, ...errorDocs('compute') },
   };
   const checkSchema = (summary: string): RouteSchema => ({
     summary,
-    description: 'Body: a proof-server check request, `midnight:(proof-preimage-versioned,option(wrapped-ir)):` … as built by ledger-v8 `createCheckPayload(preimage, ir?)`. Answer: `midnight:vec(option(u64)):` …, readable with `parseCheckResult`. The circuit IR is the one in the request, else the built-in circuit\'s. Cached and shared like /prove.',
+    description: 'Body: a proof-server check request, `midnight:(proof-preimage-versioned,option(wrapped-ir)):` … as built by the ledger\'s `createCheckPayload(preimage, ir?)` (either era). Answer: `midnight:vec(option(u64)):` …, readable with `parseCheckResult`. The circuit IR is the one in the request, else the built-in circuit\'s. Cached and shared like /prove.',
     tags: ['proving'], querystring, headers: headerDocs,
     body: { contentType: OCTET, description: 'Check request (createCheckPayload)' },
     response: { 200: { description: 'The check result (`midnight:vec(option(u64)):` …)', contentType: OCTET, headers: CACHED_HEADERS }, ...errorDocs('compute') },
@@ -201,7 +212,8 @@ export function proverRoutes(deps: ProverRoutesDeps): RouteDef[] {
     get('/proof-versions', {
       summary: 'Proof versions the prover produces (proof-server /proof-versions)',
       tags: ['proving'], querystring, headers: headerDocs,
-      response: { 200: textDoc('e.g. ["V2"]'), ...errorDocs('relay') },
-    }, relayed((b, s) => b.proofVersions(s))),
+      description: 'The proof server\'s own answer (upstream, native); for the in-process backends, what a proof server of the network\'s ledger era answers: `["V2","V3"]` on a ledger-9 network, `["V2"]` on a ledger-8 one.',
+      response: { 200: textDoc('e.g. ["V2","V3"]'), ...errorDocs('relay') },
+    }, relayed((b, s, era) => b.proofVersions(s, era))),
   ];
 }

@@ -24,6 +24,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import { Packr } from 'msgpackr';
 import type { ErrorCode } from '../errors.js';
+import type { Era } from '../infra/ledger/era.js';
 
 /** Which in-process prover a proving task uses (`upstream`/`native` never reach a worker). */
 export type InProcessBackend = 'dev' | 'wasm';
@@ -32,11 +33,14 @@ export interface ProveArgs {
   backend: InProcessBackend;
   /** MIDNIGHT_PP-layout key directory (wasm); empty for dev. */
   keyDir: string;
+  /** The ledger era of the request's network: the ledger that parses the preimage and mock-proves (dev). */
+  era: Era;
 }
 
 export interface CheckArgs {
   backend: InProcessBackend;
   keyDir: string;
+  era: Era;
 }
 
 /** Task name → its arguments (msgpackr) and its result. `data` carries the request body. Augmentable. */
@@ -73,7 +77,7 @@ export interface TaskInput {
 
 /**
  * A worker asking the main thread's prover backend (upstream, native) for one proof or check,
- * over a proving port. The body is a proof-server request built by ledger-v8 in the worker.
+ * over a proving port. The body is a proof-server request built by the era's ledger in the worker.
  */
 export interface ProvingRequest {
   id: number;
@@ -84,11 +88,18 @@ export interface ProvingRequest {
 /** A failure keeps its response headers (Retry-After of a busy proof server) across the thread boundary. */
 export type ProvingReply = { id: number; ok: true; bytes: Uint8Array } | { id: number; ok: false; code: ErrorCode; message: string; headers?: Record<string, string> };
 
-/** Posted by each worker once ledger-v8 is loaded (workers/lib/ledger.ts). */
+/** What the pool tells each thread it starts (piscina's `workerData`). */
+export interface WorkerData {
+  /** The ledger eras to load before the first task (workers/lib/ledger.ts). */
+  eras: Era[];
+}
+
+/** Posted by each worker once its ledgers are loaded (workers/lib/ledger.ts). */
 export const WORKER_LOADED = 'nightgate:worker-loaded';
 export interface WorkerLoadedMessage {
   type: typeof WORKER_LOADED;
-  ledgerLoadMs: number;
+  /** Load time of each era's ledger package on that thread, ms. */
+  ledgerLoadMs: Partial<Record<Era, number>>;
 }
 
 export type TaskOutcome<T> = { ok: true; value: T } | { ok: false; code: ErrorCode; message: string; headers?: Record<string, string> };

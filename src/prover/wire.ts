@@ -26,10 +26,12 @@ export const TAG = {
   ir: 'midnight:ir-source[v2]:',
 } as const;
 
-/** `ProofPreimageVersioned::V2` — the only version the proof server (and zkir-v2) proves. */
+/**
+ * `ProofPreimageVersioned::V2` — the only preimage version either era's ledger package reads
+ * (ledger-v8 8.1.0 and ledger-v9 1.0.0-rc.3 both refuse discriminant 2) and zkir-v2 proves.
+ * Proof server 9 also lists V3 (ZKIR v3 circuits), which no reachable package builds.
+ */
 export const PREIMAGE_V2 = 1;
-/** `/proof-versions` of every backend that runs in-process (zkir-v2), as the proof server prints it. */
-export const PROOF_VERSIONS = '["V2"]';
 
 /** A byte range of the request body. */
 export interface Span {
@@ -104,7 +106,7 @@ function bytesField(r: Reader, what: string): Span {
 function readPreimage(r: Reader): PreimageInfo {
   const at = r.pos;
   const version = r.byte('preimage version');
-  if (version !== PREIMAGE_V2) throw new WireError(`unsupported proof preimage version ${version} at byte ${at}; this prover speaks ${PROOF_VERSIONS}`);
+  if (version !== PREIMAGE_V2) throw new WireError(`unsupported proof preimage version ${version} at byte ${at}; nightgate reads V2 preimages (version byte ${PREIMAGE_V2}), the version both ledger 8 and ledger 9 build`);
   const start = r.pos;
   skipFrVec(r, 'preimage inputs');
   skipFrVec(r, 'preimage private transcript');
@@ -130,7 +132,7 @@ function expectEnd(r: Reader, what: string): void {
   if (r.remaining !== 0) throw new WireError(`${r.remaining} unexpected bytes after the ${what} at byte ${r.pos}`);
 }
 
-/** Walk a `/prove` body (what ledger-v8's `createProvingPayload` builds). Throws WireError. */
+/** Walk a `/prove` body (what either era's `createProvingPayload` builds: the same bytes). Throws WireError. */
 export function parseProveRequest(bytes: Uint8Array): ProveRequest {
   expectTag(bytes, 'proveRequest', 'a /prove body');
   const r = new Reader(bytes, TAG_BYTES.proveRequest.length);
@@ -144,7 +146,7 @@ export function parseProveRequest(bytes: Uint8Array): ProveRequest {
   return { ...pre, keyMaterial, bindingInput };
 }
 
-/** Walk a `/check` body (what ledger-v8's `createCheckPayload` builds). Throws WireError. */
+/** Walk a `/check` body (what either era's `createCheckPayload` builds). Throws WireError. */
 export function parseCheckRequest(bytes: Uint8Array): CheckRequest {
   expectTag(bytes, 'checkRequest', 'a /check body');
   const r = new Reader(bytes, TAG_BYTES.checkRequest.length);
@@ -185,7 +187,7 @@ export function versionedPreimage(bytes: Uint8Array, info: PreimageInfo): Uint8A
 }
 
 /**
- * `/check` response: `tagged_serialize(Vec<Option<u64>>)`. ledger-v8 parses it
+ * `/check` response: `tagged_serialize(Vec<Option<u64>>)`. The ledger parses it
  * (`parseCheckResult`) but has no encoder, so this is the one hand-written serialization; the
  * tests hold it to `parseCheckResult` on arbitrary inputs.
  */

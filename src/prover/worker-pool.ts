@@ -1,14 +1,14 @@
 /**
  * The worker pool: piscina behind a small typed facade, registered as the app component
  * `worker-pool` so every module that needs CPU work off the uWS thread (proving here, sponsorship
- * later) shares the same threads, each of which loads ledger-v8 once.
+ * later) shares the same threads, each of which loads the ledger of each era it serves once.
  *
  *  - bounded queue: at most `threads` tasks are handed to piscina, the rest wait in our own FIFO
  *    (slots.ts) of `maxQueue`; a full queue → 503 QUEUE_FULL with Retry-After;
  *  - abort: the caller's signal (the client leaving) removes a queued task at once. A running one
  *    gets `abortGraceMs` to finish (its result is then discarded, and the caller sees
  *    CLIENT_ABORTED); past that, its thread is ended and piscina starts a fresh one. Ending a
- *    thread costs a ledger-v8 load in its successor and leaves native memory behind (soak before
+ *    thread costs the ledger loads in its successor and leaves native memory behind (soak before
  *    the grace period, 1d5d2cf: ≈ 90 MiB more with aborting clients), while most tasks here end
  *    within milliseconds — and a sponsorship
  *    on an upstream prover ends by itself once its proving port is closed. The task's slot (and
@@ -23,10 +23,11 @@ import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
 import type { Component, ComponentHealth } from '../app-context.js';
 import { GatewayError, isGatewayError } from '../errors.js';
+import { DEFAULT_ERA, type Era } from '../infra/ledger/era.js';
 import { Slots } from './slots.js';
 import {
   WORKER_LOADED, unpack, pack,
-  type TaskInput, type TaskName, type TaskOutcome, type TaskPayload, type TaskResult, type WorkerLoadedMessage,
+  type TaskInput, type TaskName, type TaskOutcome, type TaskPayload, type TaskResult, type WorkerData, type WorkerLoadedMessage,
 } from './tasks.js';
 
 export const WORKER_POOL = 'worker-pool';
@@ -68,8 +69,8 @@ export interface WorkerPoolHealth extends ComponentHealth {
    * thread ended from a task that left piscina's queue before it started.
    */
   threadsEnded: number;
-  /** ledger-v8 load time of the most recent and the slowest thread start, ms. */
-  ledgerLoadMs: { last: number; max: number } | null;
+  /** Per era, the ledger load time of the most recent and the slowest thread start, ms; null before a thread loaded. */
+  ledgerLoadMs: Partial<Record<Era, LoadTimes>> | null;
   /** Set when mock proofs are served: the dev backend is in use. */
   devProver: boolean;
 }
@@ -86,6 +87,8 @@ export interface WorkerPoolOptions {
   logger: Logger;
   /** The worker entry; tests may point it at a fixture that re-exports the real tasks. */
   filename?: URL;
+  /** The ledger eras each thread loads when it starts (default: ledger 9). */
+  eras?: readonly Era[];
   /** Shown in health: some network is served by the dev backend. */
   devProver?: boolean;
   /**
@@ -102,6 +105,11 @@ export interface WorkerPoolOptions {
 export interface GraceTimers {
   set(fn: () => void, ms: number): unknown;
   clear(handle: unknown): void;
+}
+
+export interface LoadTimes {
+  last: number;
+  max: number;
 }
 
 const realTimers: GraceTimers = {
@@ -133,8 +141,7 @@ export class WorkerPool implements WorkerPoolComponent {
   #abandonedCutShort = 0;
   #threadsEnded = 0;
   #closing = false;
-  #loadLast = 0;
-  #loadMax = 0;
+  readonly #loads: Partial<Record<Era, LoadTimes>> = {};
   /**
    * Task time, kept here: piscina's `histogram.runTime` builds a full percentile summary on every
    * read (≈ 30 ms of main-thread time after a few thousand tasks), which made each /health call a
@@ -163,30 +170,34 @@ export class WorkerPool implements WorkerPoolComponent {
       name: 'prove',
       minThreads: opts.eager === false ? 0 : opts.threads,
       maxThreads: opts.threads,
+      workerData: { eras: [...(opts.eras ?? [DEFAULT_ERA])] } satisfies WorkerData,
       // Unbounded here: piscina holds at most `threads` tasks (the slots), queued only while a
       // thread starts. Its own bound could not be relied on anyway: piscina 5 parks a task that
       // carries an AbortSignal in a side queue its `maxQueue` check does not count (index.js,
       // `_returnUndistributedTask`).
       maxQueue: Infinity,
-      // Never retire idle threads: each start costs a ledger-v8 load.
+      // Never retire idle threads: each start costs the ledger loads.
       idleTimeout: Infinity,
       // Task times are kept by this class (see #busyMs).
       recordTiming: false,
       closeTimeout: 5_000,
     });
     this.#pool.on('message', (m: unknown) => {
-      if (m && typeof m === 'object' && (m as WorkerLoadedMessage).type === WORKER_LOADED) {
-        const ms = (m as WorkerLoadedMessage).ledgerLoadMs;
-        this.#loadLast = ms;
-        this.#loadMax = Math.max(this.#loadMax, ms);
-        this.#log.debug({ ledgerLoadMs: Math.round(ms) }, 'worker loaded ledger-v8');
-      }
+      if (m && typeof m === 'object' && (m as WorkerLoadedMessage).type === WORKER_LOADED) this.#loaded((m as WorkerLoadedMessage).ledgerLoadMs);
     });
     this.#pool.on('workerDestroy', () => {
       if (!this.#closing) this.#threadsEnded++;
     });
     // An error with no task to blame (a thread failing between tasks); the thread is replaced.
     this.#pool.on('error', (err: Error) => this.#log.error({ err }, 'worker thread failed outside a task'));
+  }
+
+  #loaded(byEra: WorkerLoadedMessage['ledgerLoadMs']): void {
+    for (const [era, ms] of Object.entries(byEra) as unknown as [Era, number][]) {
+      const t = Math.round(ms);
+      this.#loads[era] = { last: t, max: Math.max(this.#loads[era]?.max ?? 0, t) };
+    }
+    this.#log.debug({ ledgerLoadMs: byEra }, 'worker loaded its ledgers');
   }
 
   /** The piscina worker threads (tests watch them end and be replaced). */
@@ -197,6 +208,11 @@ export class WorkerPool implements WorkerPoolComponent {
   /** Tasks waiting for a thread: in our queue, or handed to piscina while a thread starts. */
   #queued(): number {
     return this.#slots.waiting + this.#pool.queueSize;
+  }
+
+  /** The refusal a task would meet now, decided before its request's body is read; undefined while the queue has room. */
+  refusalIfFull(): GatewayError | undefined {
+    return this.#queued() >= this.#slots.maxQueue ? this.#queueFull() : undefined;
   }
 
   #queueFull(): GatewayError {
@@ -320,7 +336,7 @@ export class WorkerPool implements WorkerPoolComponent {
       crashed: this.#crashed,
       abandoned: { finished: this.#abandonedFinished, cutShort: this.#abandonedCutShort },
       threadsEnded: this.#threadsEnded,
-      ledgerLoadMs: this.#loadMax === 0 ? null : { last: Math.round(this.#loadLast), max: Math.round(this.#loadMax) },
+      ledgerLoadMs: Object.keys(this.#loads).length === 0 ? null : { ...this.#loads },
       devProver: this.#devProver,
     };
   }

@@ -11,7 +11,7 @@ import { preimageAt, proveBody } from '../fixtures/prover/samples.js';
 import { hanging as started } from '../fixtures/prover/hang-signal.js';
 
 const workerEntry = new URL('../fixtures/prover/worker-entry.ts', import.meta.url);
-const ARGS = { backend: 'dev' as const, keyDir: '' };
+const ARGS = { backend: 'dev' as const, keyDir: '', era: 9 as const };
 
 /** Timers that fire only when the test says so. */
 class HandTimers implements GraceTimers {

@@ -17,7 +17,7 @@ import { spyOnPool } from '../reliability/helpers/pool-spy.js';
 
 // Test-only worker entry: a `prove` task given a shared buffer waits on it until released.
 const filename = new URL('../fixtures/prover/held-worker-entry.ts', import.meta.url);
-const ARGS = { backend: 'dev', keyDir: '' } as const;
+const ARGS = { backend: 'dev', keyDir: '', era: 9 } as const;
 const REFUSED = { code: 'SHUTTING_DOWN', status: 503, message: 'The server is shutting down; the proof was not started' };
 const WORK = { work: 'the proof' };
 

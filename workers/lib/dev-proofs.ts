@@ -1,18 +1,18 @@
 /**
  * DEV BACKEND ONLY — mock-shaped proofs, so the whole flow runs offline on the embedded devnet.
  *
- * A dev proof is exactly what ledger-v8's `Transaction.mockProve()` puts in the proof's place for
+ * A dev proof is exactly what the era's `Transaction.mockProve()` puts in the proof's place for
  * the same circuit (`midnight:proof-versioned:` + a fixed pattern of the real proof's size). It is
- * never produced here by hand: each worker learns the bytes once per circuit by mock-proving a
- * small sample transaction. A transaction proven with these (`tx.prove(provider)`) deserializes,
+ * never produced here by hand: each worker learns the bytes once per era and circuit by
+ * mock-proving a small sample transaction with that era's ledger. A transaction proven with these (`tx.prove(provider)`) deserializes,
  * binds (`bind()`) and has the fees of a really proven one; it never verifies.
  *
  * The ledger can mock only its built-in circuits ("cannot mock prove non-builtin circuit"), so
  * neither can the dev backend: a contract circuit gets DEV_PROVER_UNSUPPORTED_CIRCUIT.
  */
-import type * as LT from '@midnight-ntwrk/ledger-v8';
 import { GatewayError } from '../../src/errors.js';
-import { L } from './ledger.js';
+import { DEFAULT_ERA, type Era, type L as LT } from '../../src/infra/ledger/index.js';
+import { L as ledgerOf } from './ledger.js';
 
 const NET = 'undeployed';
 export const ZSWAP_SPEND = 'midnight/zswap/spend';
@@ -22,7 +22,8 @@ export const DUST_SPEND = 'midnight/dust/spend';
 type Shapes = ReadonlyMap<string, Uint8Array>;
 
 /** One offer with a shielded input and output: the zswap spend and output shapes. */
-function zswapShapes(): Shapes {
+function zswapShapes(era: Era): Shapes {
+  const L = ledgerOf(era);
   const keys = L.ZswapSecretKeys.fromSeed(new Uint8Array(32).fill(7));
   const coin = L.createShieldedCoinInfo(L.shieldedToken().raw, 1n);
   const local = new L.ZswapLocalState().insertCoin(keys, coin);
@@ -31,7 +32,7 @@ function zswapShapes(): Shapes {
   const offer = L.Transaction.fromParts(NET, L.ZswapOffer.fromInput(input).merge(L.ZswapOffer.fromOutput(output))).mockProve().guaranteedOffer;
   const spend = offer?.inputs[0]?.proof.serialize();
   const out = offer?.outputs[0]?.proof.serialize();
-  if (!spend || !out) throw new Error('ledger-v8 produced no zswap mock proofs');
+  if (!spend || !out) throw new Error(`ledger ${era} produced no zswap mock proofs`);
   return new Map([[ZSWAP_SPEND, spend], [ZSWAP_OUTPUT, out]]);
 }
 
@@ -45,7 +46,8 @@ function blockContext(t: Date): LT.BlockContext {
  * NIGHT to a key, registers it for DUST, and an hour later the generated DUST is spent once.
  * All checks are off: this state only exists to be mock-proven.
  */
-function dustShape(): Shapes {
+function dustShape(era: Era): Shapes {
+  const L = ledgerOf(era);
   const lax = new L.WellFormedStrictness();
   lax.enforceBalancing = false;
   lax.enforceLimits = false;
@@ -84,23 +86,24 @@ function dustShape(): Shapes {
   feeIntent.dustActions = new L.DustActions('signature', 'pre-proof', t2, [spend], []);
   const proven = L.Transaction.fromParts(NET).addIntent({ tag: 'specific', value: 1 }, feeIntent).mockProve();
   const shape = [...(proven.intents?.values() ?? [])][0]?.dustActions?.spends[0]?.proof.serialize();
-  if (!shape) throw new Error('ledger-v8 produced no DUST mock proof');
+  if (!shape) throw new Error(`ledger ${era} produced no DUST mock proof`);
   return new Map([[DUST_SPEND, shape]]);
 }
 
-const learners: Record<string, () => Shapes> = { [ZSWAP_SPEND]: zswapShapes, [ZSWAP_OUTPUT]: zswapShapes, [DUST_SPEND]: dustShape };
-const learned = new Map<string, Uint8Array>();
+const learners: Record<string, (era: Era) => Shapes> = { [ZSWAP_SPEND]: zswapShapes, [ZSWAP_OUTPUT]: zswapShapes, [DUST_SPEND]: dustShape };
+const learned: Record<Era, Map<string, Uint8Array>> = { 8: new Map(), 9: new Map() };
 
-/** The mock-shaped proof (`midnight:proof-versioned:` …) of a built-in circuit; learned on first use. */
-export function devProof(keyLocation: string): Uint8Array {
-  let proof = learned.get(keyLocation);
+/** The mock-shaped proof (`midnight:proof-versioned:` …) of a built-in circuit in an era; learned on first use. */
+export function devProof(keyLocation: string, era: Era = DEFAULT_ERA): Uint8Array {
+  const known = learned[era];
+  let proof = known.get(keyLocation);
   if (!proof) {
     const learn = learners[keyLocation];
     if (!learn) {
       throw new GatewayError('DEV_PROVER_UNSUPPORTED_CIRCUIT', `the dev prover mock-proves only the ledger's built-in circuits (${Object.keys(learners).join(', ')}); ${keyLocation} needs a real prover (upstream, native or wasm backend)`);
     }
-    for (const [loc, bytes] of learn()) learned.set(loc, bytes);
-    proof = learned.get(keyLocation)!;
+    for (const [loc, bytes] of learn(era)) known.set(loc, bytes);
+    proof = known.get(keyLocation)!;
   }
   return proof;
 }

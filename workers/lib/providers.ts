@@ -1,22 +1,22 @@
 /**
  * The in-process prover backends, as the ledger's own `ProvingProvider` interface (`check`,
- * `prove`): the same object a `tx.prove(provider, costModel)` call takes, so a task that proves a
- * whole transaction (sponsorship) uses them unchanged.
+ * `prove`, and the `lookupKey` ledger 9 asks for): the same object a `tx.prove(provider,
+ * costModel)` call takes in either era, so a task that proves a whole transaction (sponsorship)
+ * uses them unchanged.
  *
  *  - `check` is real for both: zkir-v2 runs the circuit's IR over the preimage, with the IR the
  *    request carries or the built-in copy shipped in native/circuits/.
  *  - `wasm` proves with zkir-v2, prover keys and KZG parameters from a MIDNIGHT_PP directory, each
  *    file checked against its pinned SHA-256 first; anything missing fails before zkir starts.
- *  - `dev` answers `prove` with the ledger's mock-shaped proof of the circuit (dev-proofs.ts).
+ *  - `dev` answers `prove` with the era's mock-shaped proof of the circuit (dev-proofs.ts).
  *  - `upstream`/`native` answer through the main thread (remote-prover.ts).
  */
-import type * as LT from '@midnight-ntwrk/ledger-v8';
 import { GatewayError, isGatewayError } from '../../src/errors.js';
 import type { MessagePort } from 'node:worker_threads';
 import type { ProverBackendName } from '../../src/config.js';
 import { builtinCircuit, builtinIr, builtinProvingKeys, kzgParams, notProvisioned, type ProvingKeys } from '../../native/key-material.js';
 import { devProof } from './dev-proofs.js';
-import { release } from '../../src/infra/ledger/release.js';
+import { DEFAULT_ERA, provingProvider, release, type Era, type L as LT } from '../../src/infra/ledger/index.js';
 import { loadZkir } from './ledger.js';
 import { remoteProvingProvider } from './remote-prover.js';
 
@@ -58,15 +58,20 @@ async function check(preimage: Uint8Array, keyLocation: string, supplied: Suppli
   }
 }
 
-export function devProvingProvider(supplied: Supplied): ProvingProvider {
-  return {
+export function devProvingProvider(supplied: Supplied, era: Era = DEFAULT_ERA): ProvingProvider {
+  return provingProvider({
     check: (preimage, keyLocation) => check(preimage, keyLocation, supplied),
-    prove: async (_preimage, keyLocation) => devProof(keyLocation),
-  };
+    prove: async (_preimage, keyLocation) => devProof(keyLocation, era),
+  });
 }
 
+/**
+ * The same for both eras: zkir-v2 proves whatever V2 preimage it is given with the pinned key set
+ * (native/key-pins.ts, the ledger-8 proof server's). A ledger-9 circuit whose keys changed (the
+ * DUST spend of proof server 9.0.x) needs that key set, which is not pinned here.
+ */
 export function wasmProvingProvider(keyDir: string, supplied: Supplied): ProvingProvider {
-  return {
+  return provingProvider({
     check: (preimage, keyLocation) => check(preimage, keyLocation, supplied),
     async prove(preimage, keyLocation, bindingInput) {
       // Gather everything before zkir starts, so a missing file fails at once (never a hang, never a fetch).
@@ -97,21 +102,22 @@ export function wasmProvingProvider(keyDir: string, supplied: Supplied): Proving
         throw rejected(err, `proving ${keyLocation} failed`);
       }
     },
-  };
+  });
 }
 
 /**
- * The provider of a backend, inside a worker. `upstream` and `native` live on the main thread:
- * they need the proving port the caller passed with the task (src/prover/proving-port.ts).
+ * The provider of a backend, inside a worker, for a network of ledger era `era`. `upstream` and
+ * `native` live on the main thread: they need the proving port the caller passed with the task
+ * (src/prover/proving-port.ts).
  */
-export function provingProviderFor(backend: ProverBackendName, keyDir: string, supplied: Supplied, port?: MessagePort): ProvingProvider {
+export function provingProviderFor(backend: ProverBackendName, keyDir: string, supplied: Supplied, port?: MessagePort, era: Era = DEFAULT_ERA): ProvingProvider {
   switch (backend) {
     case 'dev':
-      return devProvingProvider(supplied);
+      return devProvingProvider(supplied, era);
     case 'wasm':
       return wasmProvingProvider(keyDir, supplied);
     default:
       if (!port) throw new GatewayError('INTERNAL', `the ${backend} backend proves on the main thread: the task needs a proving port`);
-      return remoteProvingProvider(port);
+      return remoteProvingProvider(port, era);
   }
 }

@@ -1,17 +1,19 @@
 /**
  * The worker half of a proving port (src/prover/proving-port.ts): a ledger `ProvingProvider` whose
  * proofs come from the main thread's `upstream` or `native` backend. Requests are the proof
- * server's own bodies, built here by ledger-v8 (`createProvingPayload`, `createCheckPayload`) and
- * moved, not copied. Built-in circuits only: no key material or IR is sent, the proof server
- * resolves its own.
+ * server's own bodies, built here by the network's ledger (`createProvingPayload`,
+ * `createCheckPayload`: both eras build the same bytes for the same preimage) and moved, not
+ * copied. Built-in circuits only: no key material or IR is sent, the proof server resolves its
+ * own (ledger 9 asks `lookupKey` for a contract circuit's keys, finds none, and refuses to prove it).
  */
 import type { MessagePort } from 'node:worker_threads';
-import type * as LT from '@midnight-ntwrk/ledger-v8';
 import { GatewayError } from '../../src/errors.js';
+import { provingProvider, type Era, type L as LT } from '../../src/infra/ledger/index.js';
 import { transferListFor, type ProvingReply, type ProvingRequest } from '../../src/prover/tasks.js';
-import { L } from './ledger.js';
+import { L as ledgerOf } from './ledger.js';
 
-export function remoteProvingProvider(port: MessagePort): LT.ProvingProvider {
+export function remoteProvingProvider(port: MessagePort, era: Era): LT.ProvingProvider {
+  const L = ledgerOf(era);
   let next = 0;
   const pending = new Map<number, { resolve(b: Uint8Array): void; reject(e: Error): void }>();
   // The port keeps its thread alive only while a call waits for an answer.
@@ -40,8 +42,8 @@ export function remoteProvingProvider(port: MessagePort): LT.ProvingProvider {
       port.postMessage({ id, op, body } satisfies ProvingRequest, transferListFor(body));
     });
 
-  return {
+  return provingProvider({
     check: async (preimage) => L.parseCheckResult(await call('check', L.createCheckPayload(preimage, undefined))),
     prove: (preimage, _keyLocation, bindingInput) => call('prove', L.createProvingPayload(preimage, bindingInput, undefined)),
-  };
+  });
 }

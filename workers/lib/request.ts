@@ -1,14 +1,16 @@
 /**
  * Decoding a proof-server request inside a worker: the same boundary walk as the main thread
  * (src/prover/wire.ts), then the ledger's own parse of the preimage, so nothing reaches a prover
- * that ledger-v8 would not accept as a `PreProof`.
+ * that the network's ledger would not accept as a `PreProof`. The body itself does not say its
+ * era: both eras build `/prove` and `/check` bodies with the same tags and preimage version, so
+ * the era is the network's, given with the task.
  */
 import { GatewayError } from '../../src/errors.js';
 import { WireError, versionedPreimage, type PreimageInfo } from '../../src/prover/wire.js';
-import { release } from '../../src/infra/ledger/release.js';
+import { release, type Era } from '../../src/infra/ledger/index.js';
 import { L } from './ledger.js';
 
-export function decode<T extends PreimageInfo>(body: Uint8Array, parse: (bytes: Uint8Array) => T): T {
+export function decode<T extends PreimageInfo>(body: Uint8Array, parse: (bytes: Uint8Array) => T, era: Era): T {
   let request: T;
   try {
     request = parse(body);
@@ -17,8 +19,8 @@ export function decode<T extends PreimageInfo>(body: Uint8Array, parse: (bytes: 
     throw err;
   }
   try {
-    // Only whether it parses matters: free the parsed copy now (src/ledger-release.ts).
-    release(L.PreProof.deserialize(versionedPreimage(body, request)));
+    // Only whether it parses matters: free the parsed copy now.
+    release(L(era).PreProof.deserialize(versionedPreimage(body, request)));
   } catch (err) {
     throw new GatewayError('INVALID_BODY', `the proof preimage does not deserialize: ${(err as Error).message}`);
   }

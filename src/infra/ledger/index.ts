@@ -14,6 +14,7 @@ import type { Era } from './era.js';
 
 export * from './era.js';
 export { release } from './release.js';
+export { NetworkEras, networkEras, configuredEra, ledgerPackageReport, NETWORK_ERAS, type EraChange } from './network-eras.js';
 export type * as L from '@midnight-ntwrk/ledger-v8';
 
 /** A ledger package as the code sees it: ledger 8's declarations, which ledger 9 keeps but for the adapters below. */
@@ -26,6 +27,18 @@ const loaded: Partial<Record<Era, Ledger>> = {};
 /** The era's ledger package, loaded on first use on this thread. */
 export function ledger(era: Era): Ledger {
   return (loaded[era] ??= require(PACKAGE[era]) as Ledger);
+}
+
+/**
+ * The era's package through `import()`, kept as the one `ledger(era)` answers from then on: the
+ * instance every ES module that imports the package shares. Plain Node gives `require` the same
+ * instance; a loader that compiles packages for `require` (tsx, under the tests) gives another,
+ * whose objects the clients' own copy (Midnight.js) refuses ("expected instance of …"). Call it
+ * before the first `ledger(era)` where ledger objects meet such a client.
+ */
+export async function importLedger(era: Era): Promise<Ledger> {
+  const imported = (await import(PACKAGE[era])) as Ledger;
+  return (loaded[era] ??= imported);
 }
 
 /** The eras this thread has loaded (for `/health` and tests). */

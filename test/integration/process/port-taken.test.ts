@@ -22,7 +22,7 @@ t.test('a port held by another program: exit 1 with a clear message, before any 
   const { server, port } = await holdPort();
   t.teardown(() => new Promise<void>((r) => server.close(() => r())));
   const t0 = performance.now();
-  // The embedded default: three devnets would start (seconds of ledger-v8) if the port were not checked first.
+  // The embedded default: three devnets would start (seconds of ledger loading) if the port were not checked first.
   const p = runCli(['serve'], { NIGHTGATE_PORT: String(port), NIGHTGATE_DEVNET_BLOCK_TIME_MS: '60000' });
   t.teardown(() => {
     if (p.child.exitCode === null) p.child.kill('SIGKILL');
