@@ -6,16 +6,16 @@
  * transaction create about three DUST-generating outputs (LEDGER.md "Limits met"). The fee is
  * added by the ordinary sponsorship path, like any user's.
  */
-import * as L from '@midnight-ntwrk/ledger-v8';
 import { GatewayError } from '../src/errors.js';
 import { nightSecretOf } from '../src/dust/wallet-keys.js';
-import { release as freeLedger } from '../src/infra/ledger/release.js';
+import { ledger, offerSignature, release as freeLedger } from '../src/infra/ledger/index.js';
 import { defineTask } from './lib/task.js';
 
 /** The segment `Transaction.fromParts` puts its one intent in. */
 const SEGMENT = 1;
 
 export const poolSplit = defineTask<'poolSplit'>(async (args): Promise<Uint8Array[]> => {
+  const L = ledger(args.era);
   const night = L.nativeToken().raw;
   const out: Uint8Array[] = [];
   for (const { wallet, utxo } of args.splits) {
@@ -35,7 +35,7 @@ export const poolSplit = defineTask<'poolSplit'>(async (args): Promise<Uint8Arra
     const signed = tx.intents?.get(SEGMENT);
     const offer = signed?.guaranteedUnshieldedOffer;
     if (!signed || !offer) throw new GatewayError('INTERNAL', 'the split lost its intent');
-    const withSignature = offer.addSignatures([L.signData(sk, signed.signatureData(SEGMENT))]);
+    const withSignature = offer.addSignatures([offerSignature(args.era, L.signData(sk, signed.signatureData(SEGMENT)))]);
     signed.guaranteedUnshieldedOffer = withSignature;
     tx.intents = tx.intents?.set(SEGMENT, signed);
     out.push(tx.serialize());

@@ -1,10 +1,13 @@
 /** The `balance` worker task's arguments and result (both threads import this; no ledger here). */
 import type { ProverBackendName } from '../config.js';
+import type { Era } from '../infra/ledger/era.js';
 
 export type SponsorKind = 'prove-and-balance' | 'balance-only';
 
 export interface SponsorArgs {
   kind: SponsorKind;
+  /** The ledger era the network runs, as the DUST sync last read it from the chain. */
+  era: Era;
   /** Ledger network id of the network served (the fee part is built for it). */
   networkId: string;
   /** Server DUST wallet seeds, in the sync's wallet-index order. */

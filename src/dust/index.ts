@@ -5,7 +5,8 @@
  * worker pool (mount it first). With balancing disabled the routes exist and answer 404.
  */
 import type { AppContext, Component, Module } from '../app-context.js';
-import { ConfigError, NETWORKS, proverBackendOf } from '../config.js';
+import { ConfigError, NETWORKS, proverBackendOf, type NetworkName } from '../config.js';
+import { networkEras } from '../infra/ledger/network-eras.js';
 import { sourceOf } from '../indexer/source.js';
 import { PROVER_COMPONENT, WORKER_POOL, type ProverComponent, type WorkerPoolComponent } from '../prover/index.js';
 import { DustAllocatorTable } from './allocator.js';
@@ -96,6 +97,11 @@ export const mountSponsorship: Module = async (ctx: AppContext) => {
       }),
     );
   }
+  // The chain the DUST sync follows says which era each sponsored network runs now.
+  const eras = networkEras(ctx);
+  sync.onStatus((s) => {
+    if (s.era !== undefined) eras.set(s.network as NetworkName, s.era);
+  });
   if (networks.length > 0) sync.start();
   else log.warn('balancing enabled but no network has server DUST wallets: set NIGHTGATE_DUST_WALLET_SEEDS');
   ctx.addRoutes(sponsorshipRoutes({ ...routeDeps, service }));

@@ -170,9 +170,12 @@ export class PoolKeeper {
 
   private async round(missing: number): Promise<void> {
     const { net, pool } = this.opts;
+    // The splits are built in the era the wallets are synced in; none while it is not known.
+    const era = this.opts.service.eraOf(this.network);
+    if (era === undefined) return;
     this.state = 'splitting';
     this.lastRoundAt = this.opts.clock.now();
-    this.addresses ??= await pool.run('poolAddresses', { args: { networkId: net.networkId, seeds: [...net.seeds] } }, { signal: this.abort.signal, work: 'deriving the server wallets\' NIGHT addresses' });
+    this.addresses ??= await pool.run('poolAddresses', { args: { era, networkId: net.networkId, seeds: [...net.seeds] } }, { signal: this.abort.signal, work: 'deriving the server wallets\' NIGHT addresses' });
     const { nightToken, wallets } = this.addresses;
     const candidates: Array<{ wallet: number; utxo: NightUtxo }[]> = [];
     for (const [wallet, address] of wallets.entries()) {
@@ -202,7 +205,7 @@ export class PoolKeeper {
       return;
     }
     const now = this.opts.clock.now();
-    const bodies = await pool.run('poolSplit', { args: { networkId: net.networkId, seeds: [...net.seeds], splits, outputs: SPLIT_OUTPUTS, ttl: now + SPLIT_TTL_MS } }, { signal: this.abort.signal, work: 'building the pool splits' });
+    const bodies = await pool.run('poolSplit', { args: { era, networkId: net.networkId, seeds: [...net.seeds], splits, outputs: SPLIT_OUTPUTS, ttl: now + SPLIT_TTL_MS } }, { signal: this.abort.signal, work: 'building the pool splits' });
     const results = await Promise.allSettled(bodies.map((body, i) => this.submitOne(Buffer.from(body), splits[i]!.utxo)));
     const failures = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     this.failed += failures.length;

@@ -1,6 +1,9 @@
 /** The pool keeper's worker tasks (`poolAddresses`, `poolSplit` in workers/): arguments and results, no ledger. */
+import type { Era } from '../infra/ledger/era.js';
 
 export interface PoolAddressesArgs {
+  /** The network's ledger era (a wallet's NIGHT address is the same in both). */
+  era: Era;
   networkId: string;
   /** Server wallet seeds, in wallet-index order. */
   seeds: string[];
@@ -21,6 +24,8 @@ export interface NightUtxo {
 }
 
 export interface PoolSplitArgs {
+  /** The network's ledger era: the splits are built, signed and serialized in it. */
+  era: Era;
   networkId: string;
   seeds: string[];
   /** One split per entry: the wallet's NIGHT UTXO to spend into `outputs` UTXOs back to itself. */

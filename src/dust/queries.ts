@@ -1,11 +1,11 @@
 /** GraphQL documents of the DUST wallet sync (validated against the v4.3.7 schema in tests). */
 import { gql, type GqlDocument } from '../indexer/document.js';
 
-/** The ledger parameters in force at the tip: DUST parameters and the fee model. */
-export const LEDGER_PARAMETERS = gql('NightgateLedgerParameters', `query NightgateLedgerParameters { block { height timestamp ledgerParameters } }`);
+/** The ledger parameters in force at the tip (DUST parameters and the fee model), the tip's time and its era. */
+export const LEDGER_PARAMETERS = gql('NightgateLedgerParameters', `query NightgateLedgerParameters { block { height timestamp protocolVersion ledgerParameters } }`);
 
-/** Every DUST ledger event from `id` on (the very start when omitted), each with its serialized bytes. */
-export const DUST_EVENTS = gql('NightgateDustEvents', `subscription NightgateDustEvents($id: Int) { dustLedgerEvents(id: $id) { __typename id raw maxId } }`);
+/** Every DUST ledger event from `id` on (the very start when omitted), each with its serialized bytes and the protocol version (era) they are of. */
+export const DUST_EVENTS = gql('NightgateDustEvents', `subscription NightgateDustEvents($id: Int) { dustLedgerEvents(id: $id) { __typename id raw maxId protocolVersion } }`);
 
 /** Every transaction touching an unshielded address, then a progress marker (the pool keeper's NIGHT UTXOs). */
 export const NIGHT_UTXOS = gql(

@@ -29,6 +29,7 @@ import { SharedSnapshot } from './shared-snapshot.js';
 import type { DustSyncHost } from './sync-host.js';
 import { KEEPER_RESERVE, type PoolKeeper } from './pool-keeper.js';
 import { startTimerWheel, TimerWheel, type TimerWheelDriver } from './timer-wheel.js';
+import { eraName, type Era } from '../infra/ledger/era.js';
 import type { SponsorshipSharing } from '../state/sponsorship.js';
 
 export interface SponsoredNetwork {
@@ -94,6 +95,10 @@ function reservationLimit(net: SponsoredNetwork, cap: number): GatewayError {
   return new GatewayError('RESERVATION_LIMIT', `this key holds ${cap} DUST UTXO(s) of ${net.name} reserved, its share of the pool; one is freed when its transaction lands or its reservation expires`, {
     headers: { 'Retry-After': String(Math.max(1, Math.ceil(net.blockTimeMs / 1000))) },
   });
+}
+
+function eraChanged(from: Era, to: Era): GatewayError {
+  return new GatewayError('LEDGER_ERA_CHANGED', `the network changed from ${eraName(from)} to ${eraName(to)} during this request; nothing stays reserved: rebuild the transaction for ${eraName(to)}`);
 }
 
 export class SponsorshipService {
@@ -164,10 +169,15 @@ export class SponsorshipService {
     return [...this.byName.values()];
   }
 
+  /** The era the network's DUST wallets are synced in (what the chain the sync follows runs). */
+  eraOf(name: NetworkName): Era | undefined {
+    return this.opts.sync.status(name)?.era;
+  }
+
   async sponsor(kind: SponsorKind, name: NetworkName, key: AuthenticatedKey, body: Buffer, signal: AbortSignal): Promise<SponsorAnswer> {
     const net = this.byName.get(name);
     if (!net) throw new GatewayError('BALANCING_DISABLED', `sponsorship is not configured for ${name} (no server DUST wallets)`);
-    if (!this.opts.sync.isSynced(name)) throw new GatewayError('WALLET_SYNCING', `the server DUST wallets of ${name} are still syncing`, { headers: { 'Retry-After': '30' } });
+    if (!this.opts.sync.isSynced(name) || this.eraOf(name) === undefined) throw new GatewayError('WALLET_SYNCING', `the server DUST wallets of ${name} are still syncing`, { headers: { 'Retry-After': '30' } });
     const sharing = this.opts.sharing;
     sharing?.admit(name);
     // Per key: each key's budget pays for what it gets, and one key's answer is never another's.
@@ -244,6 +254,9 @@ export class SponsorshipService {
 
   private async compute(kind: SponsorKind, net: SponsoredNetwork, key: AuthenticatedKey, body: Buffer, signal: AbortSignal, dedupeKey: string | undefined): Promise<string> {
     const now = this.opts.clock.now();
+    // The era the task builds in: the one the network's wallets are synced in as it starts.
+    const era = this.eraOf(net.name);
+    if (era === undefined) throw new GatewayError('WALLET_SYNCING', `the server DUST wallets of ${net.name} are still syncing`, { headers: { 'Retry-After': '30' } });
     const policy = this.opts.policy;
     const budgetLeft = policy.budgetFor(key) - policy.spent(key.id, now);
     if (budgetLeft <= 0n) throw new GatewayError('DUST_BUDGET_EXCEEDED', `the DUST budget of this key is spent for this window`, { headers: { 'Retry-After': '60' } });
@@ -275,7 +288,7 @@ export class SponsorshipService {
     }
     const args: BalanceArgs = {
       sponsor: {
-        kind, networkId: net.networkId, seeds: [...net.seeds], margin: this.opts.margin,
+        kind, era, networkId: net.networkId, seeds: [...net.seeds], margin: this.opts.margin,
         // The server's own splits may pay up to POOL_FEE_CAP_FACTOR × the cap: a pool that cannot
         // grow while prices are high would fail the demand that raised them.
         maxFee: (key.id === POOL_KEY_ID ? policy.capFor(key) * POOL_FEE_CAP_FACTOR : policy.capFor(key)).toString(), budgetLeft: budgetLeft.toString(), now,
@@ -291,6 +304,7 @@ export class SponsorshipService {
       // Refused at shutdown if it has not started: it then reserved nothing, and `finally` releases nothing.
       const res = await this.opts.pool.run('balance', { args, data: body, shared: [net.table.buffer, net.snapshot.buffer, this.inFlight.buffer], ...(remote ? { port: remote.port } : {}) }, { signal, work: 'the sponsorship' });
       const reservation = { slot: res.slot, generation: res.generation };
+      this.expectEra(net, era, reservation);
       // The budget is charged while the reservation lives, and refunded if it is reclaimed
       // unspent (the transaction never landed): a key pays for what lands or is still pending.
       let charge: BudgetCharge;
@@ -322,7 +336,7 @@ export class SponsorshipService {
       return json;
     } catch (err) {
       this.failed++;
-      throw isGatewayError(err) ? err : new GatewayError('INTERNAL', undefined, { cause: err });
+      throw this.eraChangedOr(net, era, err);
     } finally {
       this.unhold(net, key, hold);
       if (!answered && member !== undefined) this.opts.sharing!.release(net.name, key.id, member);
@@ -341,6 +355,26 @@ export class SponsorshipService {
         if (signal.aborted) this.wheel.schedule(UNRECORDED_RECHECK_MS, () => this.releaseUnrecorded(net, deadline));
       }
     }
+  }
+
+  /**
+   * The network changed era while the task ran (the worker saw the old wallets): the answer would
+   * spend a DUST UTXO the chain no longer has. Its reservation goes back (the sync has marked it
+   * SPENT already, so it is never handed out again) and the request gets 409.
+   */
+  private expectEra(net: SponsoredNetwork, era: Era, reservation: { slot: number; generation: number }): void {
+    const now = this.eraOf(net.name);
+    if (now === undefined || now === era) return;
+    net.table.release(reservation);
+    throw eraChanged(era, now);
+  }
+
+  /** A failure of a task that the network's change of era caused is that change (409), not a 5xx. */
+  private eraChangedOr(net: SponsoredNetwork, era: Era, err: unknown): GatewayError {
+    const failure = isGatewayError(err) ? err : new GatewayError('INTERNAL', undefined, { cause: err });
+    const now = this.eraOf(net.name);
+    if (now !== undefined && now !== era && failure.status >= 500) return eraChanged(era, now);
+    return failure;
   }
 
   /** A reservation deadline no earlier than `now + reservationTtlMs` and later than every one handed out before. */

@@ -1,6 +1,7 @@
 /**
  * What kind of transaction a body is, from its readable tag alone (LEDGER.md, "Transaction
- * bytes"): `midnight:transaction[v9](<signature>,<proof>,<binding>):`. Read before any
+ * bytes"): `midnight:transaction[v9](<signature>,<proof>,<binding>):` in ledger 8,
+ * `midnight:transaction[v12](…)` with `signature[v2]` in ledger 9. Read before any
  * deserialization so a wrong kind is answered 400 naming what was found.
  */
 import { GatewayError } from '../errors.js';
@@ -18,7 +19,7 @@ export interface TransactionTag {
   kind: TransactionKind;
 }
 
-const SIGNATURE: Record<string, SignatureMarker> = { 'signature[v1]': 'signature', '()': 'signature-erased' };
+const SIGNATURE: Record<string, SignatureMarker> = { 'signature[v1]': 'signature', 'signature[v2]': 'signature', '()': 'signature-erased' };
 const PROOF: Record<string, ProofMarker> = { 'proof-preimage': 'pre-proof', proof: 'proof', '()': 'no-proof' };
 const BINDING: Record<string, BindingMarker> = { 'embedded-fr[v1]': 'pre-binding', 'pedersen-schnorr[v1]': 'binding', 'pedersen[v1]': 'no-binding' };
 const TAG = /^midnight:transaction\[(v\d+)\]\(([^,()]*|\(\)),([^,]*),([^,)]*(?:\[v\d+\])?)\):/;
@@ -39,7 +40,7 @@ export function readTransactionTag(bytes: Uint8Array): TransactionTag {
   const m = TAG.exec(head);
   if (!m) {
     const shown = head.slice(0, 40).replace(/[^\x20-\x7e]/g, '.');
-    throw new GatewayError('WRONG_TRANSACTION_KIND', `the body is not a serialized Midnight transaction (it starts "${shown}", expected "midnight:transaction[v9](…):")`);
+    throw new GatewayError('WRONG_TRANSACTION_KIND', `the body is not a serialized Midnight transaction (it starts "${shown}", expected "midnight:transaction[v9](…):" or "midnight:transaction[v12](…):")`);
   }
   const sig = SIGNATURE[m[2]!];
   const proof = PROOF[m[3]!];

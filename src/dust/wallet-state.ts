@@ -1,12 +1,21 @@
 /**
  * The server DUST wallets of one network as a value that crosses threads: ledger parameters plus
- * each wallet's serialized `DustLocalState`. The sync thread encodes it into the shared snapshot;
- * balancing workers decode it into their replica (only when its version changed).
+ * each wallet's serialized `DustLocalState`, and the ledger era they belong to. The sync thread
+ * encodes it into the shared snapshot; balancing workers decode it into their replica (only when
+ * its version changed).
  */
-import * as L from '@midnight-ntwrk/ledger-v8';
+import { ledger, type Era, type L } from '../infra/ledger/index.js';
 import { pack, unpack } from '../prover/tasks.js';
 
 export interface WalletStateSnapshot {
+  /**
+   * The era of the wallets (from the protocol version of the events replayed into them). The
+   * parameters may still be the previous era's for a moment after a switch: workers then refuse
+   * to sponsor until both agree.
+   */
+  era: Era;
+  /** Timestamp (ms) of the latest block the wallets or parameters are known at: the DUST spends' ctime. */
+  chainTime: number;
   /** Serialized LedgerParameters at the tip the events were read up to. */
   params: Uint8Array;
   /** Timestamp (ms) of the block those parameters are the tip's of. */
@@ -49,11 +58,11 @@ export function utxoKey(nonce: bigint): bigint {
 }
 
 /** Current value of a UTXO (DUST generation grows it until the cap, and decays it after the backing NIGHT is spent). */
-export function utxoValue(state: L.DustLocalState, qdo: L.QualifiedDustOutput, now: Date, params: L.DustParameters): bigint {
+export function utxoValue(era: Era, state: L.DustLocalState, qdo: L.QualifiedDustOutput, now: Date, params: L.DustParameters): bigint {
   const gen = state.generationInfo(qdo);
-  return gen ? L.updatedValue(qdo.ctime, qdo.initialValue, gen, now, params) : qdo.initialValue;
+  return gen ? ledger(era).updatedValue(qdo.ctime, qdo.initialValue, gen, now, params) : qdo.initialValue;
 }
 
-export function dustSecretKey(seedHex: string): L.DustSecretKey {
-  return L.DustSecretKey.fromSeed(Buffer.from(seedHex, 'hex'));
+export function dustSecretKey(era: Era, seedHex: string): L.DustSecretKey {
+  return ledger(era).DustSecretKey.fromSeed(Buffer.from(seedHex, 'hex'));
 }

@@ -5,13 +5,19 @@
  * publish the wallets' state to the balancing workers through the shared snapshot.
  *
  * This runs on the sync thread, which is the allocator's single owner (add, updateValue,
- * markSpent, recycle, reclaimExpired); workers only reserve and release. ledger-v8 replays cost
+ * markSpent, recycle, reclaimExpired); workers only reserve and release. Ledger replays cost
  * milliseconds per event, which is why none of this runs on the uWS thread.
+ *
+ * Each event is replayed with the ledger of its era (its `protocolVersion`). When the chain
+ * changes era, the wallets start afresh in the new era: no ledger reads the other era's wallet
+ * state, and a chain that switches starts the new era from a fresh state that funds the same
+ * wallets again. Every UTXO of the old era is marked SPENT then: none can be spent on the new
+ * chain, so none may be handed out again, and a reservation held on one can no longer be returned
+ * to the free pool (its holder's release fails; the main thread answers 409 LEDGER_ERA_CHANGED).
  */
-import * as L from '@midnight-ntwrk/ledger-v8';
 import { GraphqlHttpClient } from '../indexer/graphql-http.js';
 import { GraphqlWsConnection } from '../indexer/graphql-ws.js';
-import { release } from '../infra/ledger/release.js';
+import { eraOfBytes, eraOfProtocolVersion, ledger, release, type Era, type L } from '../infra/ledger/index.js';
 import { DustAllocatorTable } from './allocator.js';
 import { SharedSnapshot } from './shared-snapshot.js';
 import { DUST_EVENTS, LEDGER_PARAMETERS } from './queries.js';
@@ -42,6 +48,10 @@ export type SyncPhase = 'starting' | 'syncing' | 'synced' | 'reconnecting';
 export interface SyncStatus {
   network: string;
   phase: SyncPhase;
+  /** The ledger era the wallets are replayed in (undefined before the chain has said). */
+  era: Era | undefined;
+  /** How many times the wallets started afresh because the chain changed era. */
+  eraSwitches: number;
   /** Last event replayed, and the indexer's latest event id when it was sent. */
   eventId: number;
   maxId: number;
@@ -57,6 +67,12 @@ interface Wallet {
   state: L.DustLocalState;
 }
 
+interface PendingEvent {
+  id: number;
+  raw: Uint8Array;
+  era: Era;
+}
+
 const SAFETY_SWEEP_MS = 10_000;
 const PARAMS_REFRESH_MS = 1_000;
 /** Values are refreshed at every block and every sweep: twice the sweep bounds the time to the next refresh. */
@@ -69,15 +85,22 @@ export class NetworkDustSync {
   /** The chain's DUST parameters, read once: every `LedgerParameters.dust` read is a new WASM object. */
   private dustParams: L.DustParameters | undefined;
   private paramsBytes: Uint8Array | undefined;
-  /** When (ms, this clock) the held parameters were read from the tip. */
+  /** The era of the held DUST parameters (those of another era cannot build its wallets). */
+  private dustParamsEra: Era | undefined;
+  /** Since when (ms) the held parameters are the tip's: the tip block's time, never after the read. */
   private paramsAt = 0;
+  /** The latest block time (ms) the indexer reported: no DUST spend may claim a later ctime. */
+  private chainTime = 0;
+  /** The era the wallets are replayed in. */
+  private era: Era | undefined;
+  private eraSwitches = 0;
   private paramsTimer: NodeJS.Timeout | undefined;
   private paramsInFlight: Promise<void> | undefined;
   private wallets: Wallet[] = [];
   /** `${wallet}:${nonce hex}` → allocator slot, for every UTXO the table holds. */
   private readonly slots = new Map<string, number>();
   private readonly spentAt = new Map<number, number>();
-  private pending: Uint8Array[] = [];
+  private pending: PendingEvent[] = [];
   private flushScheduled = false;
   private eventId = -1;
   private maxId = -1;
@@ -103,7 +126,8 @@ export class NetworkDustSync {
 
   async start(): Promise<void> {
     await this.loadParams();
-    this.wallets = this.init.seeds.map((seed) => ({ sk: dustSecretKey(seed), state: new L.DustLocalState(this.dustParams!) }));
+    this.era = this.dustParamsEra;
+    this.wallets = this.freshWallets(this.era!);
     this.connect();
     // Values grow between events, and a crashed worker may leave a reservation nobody tracks:
     // refresh values and reclaim expired reservations on a slow timer too.
@@ -127,25 +151,72 @@ export class NetworkDustSync {
     void this.http.close();
   }
 
-  /** Reads the tip's parameters; returns whether they differ from those held. */
+  /**
+   * Reads the tip's parameters; returns whether they differ from those held. `paramsAt` is the
+   * tip block's time, not the moment of the read: the prices may have moved at every block since
+   * that block, and an indexer a block behind the chain must not make the fee margin one short.
+   */
   private async loadParams(): Promise<boolean> {
     const res = await this.http.request(LEDGER_PARAMETERS);
-    const block = res.data['block'] as { height?: number; ledgerParameters?: string } | null;
+    const block = res.data['block'] as { height?: number; timestamp?: number; protocolVersion?: number; ledgerParameters?: string } | null;
     if (!block?.ledgerParameters) throw new Error(`the indexer of ${this.init.network} has no block with ledger parameters yet`);
     const readAt = this.now();
+    const tipAt = Math.min(readAt, typeof block.timestamp === 'number' ? block.timestamp : readAt);
+    this.chainTime = Math.max(this.chainTime, tipAt);
     const bytes = Buffer.from(block.ledgerParameters, 'hex');
     if (this.paramsBytes && Buffer.compare(bytes, this.paramsBytes) === 0) return false;
-    const first = this.paramsBytes === undefined;
+    const era = eraOfBytes(bytes) ?? (typeof block.protocolVersion === 'number' ? eraOfProtocolVersion(block.protocolVersion) : undefined);
+    if (era === undefined) throw new Error(`the ledger parameters of ${this.init.network} are of no known ledger era`);
     this.paramsBytes = bytes;
-    this.paramsAt = readAt;
-    // The DUST parameters are read once: wallets are built on them, and they change only by a
-    // governance update (a new wallet state then follows from the events).
-    if (first) {
-      const params = L.LedgerParameters.deserialize(bytes);
+    this.paramsAt = tipAt;
+    // The DUST parameters are read once per era: wallets are built on them, and they change only
+    // by a governance update (a new wallet state then follows from the events).
+    if (this.dustParamsEra !== era) {
+      const params = ledger(era).LedgerParameters.deserialize(bytes);
+      release(this.dustParams);
       this.dustParams = params.dust;
+      this.dustParamsEra = era;
       release(params);
     }
     return true;
+  }
+
+  /** Empty wallets of `era` (the era's DUST parameters, or its initial ones until the tip's are read). */
+  private freshWallets(era: Era): Wallet[] {
+    const L = ledger(era);
+    const params = this.dustParamsEra === era ? undefined : L.LedgerParameters.initialParameters();
+    const dust = params ? params.dust : this.dustParams!;
+    try {
+      return this.init.seeds.map((seed) => ({ sk: dustSecretKey(era, seed), state: new L.DustLocalState(dust) }));
+    } finally {
+      if (params) release(dust, params);
+    }
+  }
+
+  /**
+   * The chain changed era: wallets start afresh in the new era, and every UTXO of the old one is
+   * marked SPENT (SPENT wins over a reservation: it is never handed out again, its holder cannot
+   * release it into the free pool, and the slot is recycled after the retention).
+   */
+  private switchEra(to: Era): void {
+    const now = this.now();
+    for (const [id, slot] of this.slots) {
+      this.table.markSpent(slot);
+      this.spentAt.set(slot, now);
+      this.slots.delete(id);
+    }
+    for (const w of this.wallets) release(w.state, w.sk);
+    this.era = to;
+    this.eraSwitches++;
+    this.wallets = this.freshWallets(to);
+    // The old era's parameters price nothing now: until the tip's are read, nothing is published.
+    this.phase = 'syncing';
+    this.lastError = undefined;
+  }
+
+  /** Whether the held parameters are of the wallets' era (a snapshot is published only then). */
+  private paramsMatchEra(): boolean {
+    return this.paramsBytes !== undefined && this.era !== undefined && eraOfBytes(this.paramsBytes) === this.era;
   }
 
   /**
@@ -158,11 +229,16 @@ export class NetworkDustSync {
     if (this.closed || this.paramsInFlight) return;
     this.paramsInFlight = (async () => {
       try {
-        const readAt = this.now();
         const moved = await this.loadParams();
         if (this.closed || this.eventId < 0) return;
         if (moved) this.publish();
-        this.snapshot.confirm(readAt);
+        if (this.paramsMatchEra()) this.snapshot.confirm(this.paramsAt > this.chainTime ? this.paramsAt : this.chainTime);
+        if (moved && this.pending.length === 0 && this.eventId >= this.maxId && this.phase === 'syncing' && this.paramsMatchEra()) {
+          // The new era's parameters arrived after its events: the wallets are ready now.
+          this.phase = 'synced';
+          this.reconcile();
+          this.report();
+        }
       } catch (err) {
         this.lastError = `reading the ledger parameters failed: ${(err as Error).message}`;
       } finally {
@@ -173,8 +249,12 @@ export class NetworkDustSync {
   }
 
   private publish(): void {
+    if (!this.paramsMatchEra()) return;
+    let chainTime = this.chainTime;
+    for (const w of this.wallets) chainTime = Math.max(chainTime, w.state.syncTime.getTime());
+    this.chainTime = Math.min(chainTime, this.now());
     this.snapshot.publish(
-      encodeWalletState({ params: this.paramsBytes!, paramsAt: this.paramsAt, wallets: this.wallets.map((w) => w.state.serialize()), eventId: this.eventId }),
+      encodeWalletState({ era: this.era!, chainTime: this.chainTime, params: this.paramsBytes!, paramsAt: this.paramsAt, wallets: this.wallets.map((w) => w.state.serialize()), eventId: this.eventId }),
     );
   }
 
@@ -194,7 +274,7 @@ export class NetworkDustSync {
     this.ws = ws;
     const variables = this.eventId >= 0 ? { id: this.eventId + 1 } : {};
     this.unsubscribe = ws.subscribe(DUST_EVENTS, variables, {
-      next: (data) => this.onEvent(data['dustLedgerEvents'] as { id: number; raw: string; maxId: number }),
+      next: (data) => this.onEvent(data['dustLedgerEvents'] as DustEvent),
       error: (err) => this.retry(err.message),
       complete: () => this.retry('the indexer completed the DUST event subscription'),
     });
@@ -216,10 +296,12 @@ export class NetworkDustSync {
     this.retryTimer.unref();
   }
 
-  private onEvent(e: { id: number; raw: string; maxId: number } | undefined): void {
+  private onEvent(e: DustEvent | undefined): void {
     if (!e || typeof e.id !== 'number' || typeof e.raw !== 'string') return this.retry('the indexer sent a malformed DUST event');
     if (e.id <= this.eventId) return; // a replay after reconnect
-    this.pending.push(Buffer.from(e.raw, 'hex'));
+    // An indexer that does not say is on the era the wallets are in.
+    const era = typeof e.protocolVersion === 'number' ? eraOfProtocolVersion(e.protocolVersion) : this.era!;
+    this.pending.push({ id: e.id, raw: Buffer.from(e.raw, 'hex'), era });
     this.eventId = e.id;
     this.maxId = Math.max(this.maxId, e.maxId);
     if (!this.flushScheduled) {
@@ -232,22 +314,20 @@ export class NetworkDustSync {
   private flush(): void {
     this.flushScheduled = false;
     if (this.closed || this.pending.length === 0) return;
-    const raw = Buffer.concat(this.pending);
+    const pending = this.pending;
     this.pending = [];
-    try {
-      for (const w of this.wallets) {
-        const replayed = w.state.replayRawEvents(w.sk, raw);
-        const previous = w.state;
-        w.state = replayed.state;
-        // Each block leaves a whole wallet state behind: free it (and the replay's own copy) now.
-        release(previous, replayed);
+    for (const run of runsByEra(pending)) {
+      if (run.era !== this.era) this.switchEra(run.era);
+      try {
+        this.replay(Buffer.concat(run.events.map((e) => e.raw)));
+      } catch (err) {
+        // State is only replaced on success: resubscribe after the last event replayed.
+        this.eventId = run.events[0]!.id - 1;
+        this.lastError = `DUST event replay failed: ${(err as Error).message}`;
+        return this.retry(this.lastError);
       }
-    } catch (err) {
-      // State is only replaced on success, so resubscribing from the last good id is safe.
-      this.lastError = `DUST event replay failed: ${(err as Error).message}`;
-      return this.retry(this.lastError);
     }
-    if (this.eventId >= this.maxId) this.phase = 'synced';
+    if (this.eventId >= this.maxId && this.paramsMatchEra()) this.phase = 'synced';
     // Publish first: a UTXO the table offers is then always in the snapshot a worker can read
     // (a worker holding an older replica reads it again, workers/lib/sponsor.ts).
     this.publish();
@@ -257,10 +337,32 @@ export class NetworkDustSync {
     void this.refreshParams();
   }
 
+  /** Replays one era's events into every wallet, all or none. */
+  private replay(raw: Uint8Array): void {
+    const next: L.DustLocalState[] = [];
+    try {
+      for (const w of this.wallets) {
+        const replayed = w.state.replayRawEvents(w.sk, raw);
+        next.push(replayed.state);
+        // The replay's own wrapper holds a copy of the changes: free it now.
+        release(replayed);
+      }
+    } catch (err) {
+      release(...next);
+      throw err;
+    }
+    this.wallets.forEach((w, i) => {
+      // Each block leaves a whole wallet state behind: free it now.
+      release(w.state);
+      w.state = next[i]!;
+    });
+  }
+
   /** Bring the allocator table in line with the wallets' UTXOs. */
   private reconcile(): void {
     const dustParams = this.dustParams;
-    if (!dustParams) return;
+    const era = this.era;
+    if (!dustParams || era === undefined || this.dustParamsEra !== era) return;
     const now = this.now();
     const date = new Date(now);
     const horizon = new Date(now + VALUE_HORIZON_MS);
@@ -271,8 +373,8 @@ export class NetworkDustSync {
         seen.add(id);
         // The lower of now's value and the value at the next refresh: a UTXO whose backing NIGHT
         // was spent (split) decays, and the table must never promise more than it will hold.
-        const now0 = utxoValue(w.state, qdo, date, dustParams);
-        const later = utxoValue(w.state, qdo, horizon, dustParams);
+        const now0 = utxoValue(era, w.state, qdo, date, dustParams);
+        const later = utxoValue(era, w.state, qdo, horizon, dustParams);
         const value = valueToTableUnits(later < now0 ? later : now0);
         const slot = this.slots.get(id);
         if (slot === undefined) this.track(id, walletIndex, qdo.nonce, value);
@@ -308,6 +410,8 @@ export class NetworkDustSync {
     return {
       network: this.init.network,
       phase: this.phase,
+      era: this.era,
+      eraSwitches: this.eraSwitches,
       eventId: this.eventId,
       maxId: this.maxId,
       balance: wallets.reduce((s, w) => s + BigInt(w.balance), 0n).toString(),
@@ -320,4 +424,22 @@ export class NetworkDustSync {
   private report(): void {
     this.onStatus(this.status());
   }
+}
+
+interface DustEvent {
+  id: number;
+  raw: string;
+  maxId: number;
+  protocolVersion?: number;
+}
+
+/** Consecutive events of the same era, in order: each run is replayed with its era's ledger. */
+function runsByEra(events: readonly PendingEvent[]): Array<{ era: Era; events: PendingEvent[] }> {
+  const runs: Array<{ era: Era; events: PendingEvent[] }> = [];
+  for (const e of events) {
+    const last = runs[runs.length - 1];
+    if (last && last.era === e.era) last.events.push(e);
+    else runs.push({ era: e.era, events: [e] });
+  }
+  return runs;
 }

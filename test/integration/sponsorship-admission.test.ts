@@ -7,8 +7,9 @@
 import t, { type Test } from 'tap';
 import fc from 'fast-check';
 import * as L from '@midnight-ntwrk/ledger-v8';
-import { startSponsorApp, type SponsorApp } from '../fixtures/dust/sponsor-app.js';
+import { eraOverrides, startSponsorApp, type SponsorApp } from '../fixtures/dust/sponsor-app.js';
 import { freshUser, transferFrom, type User } from '../fixtures/dust/user-tx.js';
+
 
 const noProofs: L.ProvingProvider = {
   check: async () => [],
@@ -48,11 +49,11 @@ async function expectRejected(t: Test, app: SponsorApp, path: string, body: Uint
 }
 
 t.test('transactions the ledger would refuse are answered 400 before any DUST UTXO is reserved', async (t) => {
-  const app = await startSponsorApp({ rateLimit: { limit: 10_000 } });
+  const app = await startSponsorApp(eraOverrides(8, { rateLimit: { limit: 10_000 } }));
   t.teardown(() => app.close());
   await app.service.whenSynced('preview');
   const { user, utxo } = await app.fundedUser(81, 500_000_000n);
-  const to = freshUser(82).address;
+  const to = freshUser(82, 8).address;
 
   const empty = L.Transaction.fromParts('undeployed', undefined, undefined, L.Intent.new(new Date(Date.now() + 120_000)));
   await expectRejected(t, app, '/prove-and-balance', empty.serialize(), /no effect/, 'an empty intent');
@@ -68,7 +69,7 @@ t.test('transactions the ledger would refuse are answered 400 before any DUST UT
   await expectRejected(t, app, '/prove-and-balance', transferWithTtl(user, utxo, to, new Date(Math.floor(Date.now() / 1000) * 1000)).serialize(), /too soon to land|expired/, 'expiring before the next block');
 
   // A signature by the wrong key.
-  const mallory = freshUser(83);
+  const mallory = freshUser(83, 8);
   const forged = transferFrom({ ...user, sk: mallory.sk }, utxo, to, 1_000n);
   await expectRejected(t, app, '/prove-and-balance', forged.serialize(), /signature verification failed/, 'unproven, signed by another key');
   await expectRejected(t, app, '/balance-only', (await finalize(forged)).serialize(), /signature verification failed/, 'finalized, signed by another key');
@@ -86,11 +87,11 @@ t.test('transactions the ledger would refuse are answered 400 before any DUST UT
 });
 
 t.test('property: byte flips in the signed part of real transfers never get a sponsorship', async (t) => {
-  const app = await startSponsorApp({ rateLimit: { limit: 100_000 } });
+  const app = await startSponsorApp(eraOverrides(8, { rateLimit: { limit: 100_000 } }));
   t.teardown(() => app.close());
   await app.service.whenSynced('preview');
   const { user, utxo } = await app.fundedUser(84, 500_000_000n);
-  const unproven = transferFrom(user, utxo, freshUser(85).address, 2_000n);
+  const unproven = transferFrom(user, utxo, freshUser(85, 8).address, 2_000n);
   const samples = [
     { path: '/prove-and-balance', bytes: unproven.serialize() },
     { path: '/balance-only', bytes: (await finalize(unproven)).serialize() },

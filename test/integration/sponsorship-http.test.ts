@@ -7,10 +7,11 @@
 import t from 'tap';
 import * as L from '@midnight-ntwrk/ledger-v8';
 import { request } from 'undici';
-import { startSponsorApp, type SponsorApp } from '../fixtures/dust/sponsor-app.js';
+import { eraOverrides, startSponsorApp, type SponsorApp } from '../fixtures/dust/sponsor-app.js';
 import { freshUser, fundViaFaucet, transferFrom } from '../fixtures/dust/user-tx.js';
 import { TEST_KEY } from '../helpers/app.js';
 import { devProvingProvider } from '../../workers/lib/providers.js';
+
 
 const INCLUDED = `subscription($offset: BlockOffset) { blocks(offset: $offset) { height transactions { hash } } }`;
 
@@ -46,7 +47,7 @@ async function submit(app: SponsorApp, hex: string): Promise<number> {
 }
 
 t.test('sponsored transfers land on the devnet and their DUST UTXOs are marked SPENT', async (t) => {
-  const app = await startSponsorApp();
+  const app = await startSponsorApp(eraOverrides(8));
   t.teardown(() => app.close());
   const syncing = await app.post('/prove-and-balance', new Uint8Array([1]));
   if (syncing.status === 503) {
@@ -56,8 +57,8 @@ t.test('sponsored transfers land on the devnet and their DUST UTXOs are marked S
   await app.service.whenSynced('preview');
 
   const client = app.ws();
-  const alice = freshUser(51);
-  const bob = freshUser(52);
+  const alice = freshUser(51, 8);
+  const bob = freshUser(52, 8);
   const utxo = await fundViaFaucet(app.devnet.faucetUrl, client, alice, 100_000_000n);
   await client.dispose();
 
@@ -84,7 +85,7 @@ t.test('sponsored transfers land on the devnet and their DUST UTXOs are marked S
 
   // 2. /balance-only with a proven (and bound) transfer by another DUST-less user.
   const c2 = app.ws();
-  const carol = freshUser(53);
+  const carol = freshUser(53, 8);
   const carolUtxo = await fundViaFaucet(app.devnet.faucetUrl, c2, carol, 100_000_000n);
   await c2.dispose();
   const proven = await transferFrom(carol, carolUtxo, bob.address, 1_000_000n).prove(devProvingProvider({}), L.CostModel.initialCostModel());

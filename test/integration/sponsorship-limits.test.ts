@@ -6,13 +6,14 @@
 import t from 'tap';
 import * as L from '@midnight-ntwrk/ledger-v8';
 import { request } from 'undici';
-import { startSponsorApp } from '../fixtures/dust/sponsor-app.js';
+import { eraOverrides, startSponsorApp } from '../fixtures/dust/sponsor-app.js';
 import { freshUser, transferFrom } from '../fixtures/dust/user-tx.js';
 import { startApp, TEST_KEY } from '../helpers/app.js';
 import { mountProver } from '../../src/prover/index.js';
 import { mountSponsorship } from '../../src/dust/index.js';
 import { sha256Hex } from '../../src/pipeline/auth.js';
 import { ManualClock } from '../../src/clock.js';
+
 
 const OCTET = { 'x-api-key': TEST_KEY, 'content-type': 'application/octet-stream' };
 const CLOSED = { indexer: 'http://127.0.0.1:9/api/v4/graphql', prover: 'upstream' as const, proverUrl: 'http://127.0.0.1:9' };
@@ -49,7 +50,7 @@ t.test('on the devnet: wrong kinds, cap, budget, and 200 concurrent requests ove
   const capped = 'capped-key-0123456789';
   const poor = 'poor-key-0123456789abc';
   const app = await startSponsorApp(
-    {
+    eraOverrides(8, {
       auth: { keys: [{ id: 'capped', sha256: sha256Hex(capped), maxFee: '1000' }, { id: 'poor', sha256: sha256Hex(poor), dustBudget: '1000' }] },
       prover: { queueSize: 512 },
       rateLimit: { limit: 10_000 },
@@ -59,13 +60,13 @@ t.test('on the devnet: wrong kinds, cap, budget, and 200 concurrent requests ove
       // machine that staleness grew past the default cap (5e15 SPECK, under 2x the fee here) and a
       // late one got 403 FEE_CAP_EXCEEDED. 1e18 is ~330x the fee: prices 2 minutes stale.
       dust: { maxReservationsPerKey: 1_000, maxFee: '1000000000000000000', budget: '100000000000000000000' },
-    },
+    }),
     clock,
   );
   t.teardown(() => app.close());
   await app.service.whenSynced('preview');
   const { user, utxo } = await app.fundedUser(61, 1_000_000_000n);
-  const to = freshUser(62).address;
+  const to = freshUser(62, 8).address;
   const unproven = transferFrom(user, utxo, to, 1_000n);
   const finalized = (await unproven.prove({ check: async () => [], prove: async () => { throw new Error('no proofs needed for a NIGHT transfer'); } }, L.CostModel.initialCostModel())).bind();
 

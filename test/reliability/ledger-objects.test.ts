@@ -64,7 +64,8 @@ const recording: DevnetLogger = {
 };
 
 async function rig(t: Test): Promise<Rig> {
-  const h = await startNetwork({}, recording);
+  // The census counts ledger-v8 objects: the devnet and the sponsorship run ledger 8 here.
+  const h = await startNetwork({ ledger: 8 }, recording);
   t.teardown(() => h.close());
   const table = DustAllocatorTable.create(256);
   const snapshot = SharedSnapshot.create(8 * 1024 * 1024);
@@ -128,20 +129,20 @@ t.test('devnet blocks with their synthetic traffic, a DUST sync following them, 
 
 t.test('sponsoring (prove-and-balance, balance-only proven and finalized) leaves no ledger object behind', async (t) => {
   const r = await rig(t);
-  const alice = freshUser(41);
+  const alice = freshUser(41, 8);
   await fund(r.h, alice, 50_000_000n);
   const args = (kind: SponsorArgs['kind']): SponsorArgs => ({
-    kind, networkId: 'undeployed', seeds: SPONSOR_SEEDS, margin: 3, maxFee: (10n ** 18n).toString(), budgetLeft: (10n ** 19n).toString(), now: Date.now(), reservationTtlMs: 300_000, ttlSafetyMs: 60_000, blockTimeMs: 6_000, feeTtlMs: 60_000,
+    kind, era: 8, networkId: 'undeployed', seeds: SPONSOR_SEEDS, margin: 3, maxFee: (10n ** 18n).toString(), budgetLeft: (10n ** 19n).toString(), now: Date.now(), reservationTtlMs: 300_000, ttlSafetyMs: 60_000, blockTimeMs: 6_000, feeTtlMs: 60_000,
   });
-  const user = await unprovenTransfer(r.h, alice, freshUser(42).address, 1_000_000n);
-  const proven = await user.prove(devProvingProvider({}), L.CostModel.initialCostModel());
+  const user = await unprovenTransfer(r.h, alice, freshUser(42, 8).address, 1_000_000n);
+  const proven = await user.prove(devProvingProvider({}, 8), L.CostModel.initialCostModel());
   const bodies = [
     { kind: 'prove-and-balance' as const, bytes: user.serialize() },
     { kind: 'balance-only' as const, bytes: proven.serialize() },
     { kind: 'balance-only' as const, bytes: proven.bind().serialize() },
   ];
   const once = async (kind: SponsorArgs['kind'], bytes: Uint8Array): Promise<void> => {
-    const res = await sponsor(bytes, args(kind), r.table.buffer, r.snapshot.buffer, devProvingProvider({}));
+    const res = await sponsor(bytes, args(kind), r.table.buffer, r.snapshot.buffer, devProvingProvider({}, 8));
     r.table.release({ slot: res.slot, generation: res.generation });
   };
   // Warm-up: the replica is decoded, the fee part's cost learned, keys and cost model made once.
@@ -158,9 +159,9 @@ t.test('sponsoring (prove-and-balance, balance-only proven and finalized) leaves
     // cannot merge with the user's transaction, on the first-time path that estimates the fee on
     // mock-proven shapes (a network this thread has not learned a fee part for: the user's
     // transaction was built for `undeployed`).
-    await t.rejects(sponsor(bodies[0]!.bytes, { ...args('prove-and-balance'), maxFee: '1' }, r.table.buffer, r.snapshot.buffer, devProvingProvider({})), { code: 'FEE_CAP_EXCEEDED' });
+    await t.rejects(sponsor(bodies[0]!.bytes, { ...args('prove-and-balance'), maxFee: '1' }, r.table.buffer, r.snapshot.buffer, devProvingProvider({}, 8)), { code: 'FEE_CAP_EXCEEDED' });
     for (const networkId of ['other-net-a', 'other-net-b']) {
-      await t.rejects(sponsor(bodies[0]!.bytes, { ...args('prove-and-balance'), networkId }, r.table.buffer, r.snapshot.buffer, devProvingProvider({})), { code: 'TRANSACTION_REJECTED' });
+      await t.rejects(sponsor(bodies[0]!.bytes, { ...args('prove-and-balance'), networkId }, r.table.buffer, r.snapshot.buffer, devProvingProvider({}, 8)), { code: 'TRANSACTION_REJECTED' });
     }
   });
   t.equal(sponsored, 12);

@@ -6,29 +6,40 @@
  * transaction lacks exactly the fee that sponsorship adds. The sponsored result is then checked
  * whole, balancing included (`checkSponsored`), before it is answered.
  *
- * Why signatures are checked by hand for unproven bodies: ledger-v8 verifies signatures in
- * `wellFormed` only on proven, bound transactions (measured 2026-11-24: 69 of 125 byte flips in an
+ * Why signatures are checked by hand for unproven bodies: the ledger verifies signatures in
+ * `wellFormed` only on proven, bound transactions (measured on ledger 8: 69 of 125 byte flips in an
  * unproven transfer passed it, none of the finalized one). Proofs are not verified here: the dev
  * backend's are mock-shaped, and the chain verifies real ones.
+ *
+ * Every check runs with the ledger of the network's era: the transaction, the parameters and the
+ * state must all be of that era (the caller has refused a body of the other era already).
  */
-import * as L from '@midnight-ntwrk/ledger-v8';
 import { GatewayError } from '../../src/errors.js';
-import { release as freeLedger } from '../../src/infra/ledger/release.js';
-import { strictness, verifyIntentSignatures } from '../../src/ledger-checks.js';
+import { ledger, release as freeLedger, type Era, type L } from '../../src/infra/ledger/index.js';
+import { strictness, verifyIntentSignatures } from '../../src/infra/ledger/checks.js';
 
 type AnyTx = L.Transaction<L.Signaturish, L.Proofish, L.Bindingish>;
 
-// Made once per thread: `wellFormed` only reads them.
-const unbalanced = strictness({ balancing: false, limits: true, signatures: true });
-const balanced = strictness({ balancing: true, limits: true, signatures: true });
+// Made once per thread and era: `wellFormed` only reads them.
+const strictnesses = new Map<string, L.WellFormedStrictness>();
+
+function strictFor(era: Era, balancing: boolean): L.WellFormedStrictness {
+  const id = `${era}:${balancing}`;
+  let s = strictnesses.get(id);
+  if (!s) {
+    s = strictness(era, { balancing, limits: true, signatures: true });
+    strictnesses.set(id, s);
+  }
+  return s;
+}
 
 /**
  * A state that carries only the network id and the tip's parameters: what `wellFormed` reads for
  * the checks made here (it does not look up UTXOs or commitment roots; applying does). Made per
  * check and freed at once (≈ 0.1 ms), so no ledger object outlives the task.
  */
-function stateFor(networkId: string, params: L.LedgerParameters): L.LedgerState {
-  const state = L.LedgerState.blank(networkId);
+function stateFor(era: Era, networkId: string, params: L.LedgerParameters): L.LedgerState {
+  const state = ledger(era).LedgerState.blank(networkId);
   state.parameters = params;
   return state;
 }
@@ -37,9 +48,9 @@ function rejected(detail: string): GatewayError {
   return new GatewayError('TRANSACTION_REJECTED', detail.replace(/[^\x20-\x7e]/g, '?').slice(0, 300));
 }
 
-function ledgerCheck(tx: AnyTx, networkId: string, params: L.LedgerParameters, strict: L.WellFormedStrictness, now: number, what: string): void {
+function ledgerCheck(era: Era, tx: AnyTx, networkId: string, params: L.LedgerParameters, strict: L.WellFormedStrictness, now: number, what: string): void {
   let verified: L.VerifiedTransaction | undefined;
-  const state = stateFor(networkId, params);
+  const state = stateFor(era, networkId, params);
   try {
     verified = tx.wellFormed(state, strict, new Date(now));
   } catch (err) {
@@ -59,8 +70,8 @@ export interface Admitted {
  * body of /prove-and-balance (signatures checked by hand, see above). `minLifeMs`: the least time
  * every intent must still have (a transaction that expires before the next block cannot land).
  */
-export function admit(tx: AnyTx, unproven: boolean, networkId: string, params: L.LedgerParameters, now: number, minLifeMs: number): Admitted {
-  ledgerCheck(tx, networkId, params, unbalanced, now, 'the ledger rejects the transaction');
+export function admit(era: Era, tx: AnyTx, unproven: boolean, networkId: string, params: L.LedgerParameters, now: number, minLifeMs: number): Admitted {
+  ledgerCheck(era, tx, networkId, params, strictFor(era, false), now, 'the ledger rejects the transaction');
   const intents = tx.intents;
   const zswap = [tx.guaranteedOffer, ...(tx.fallibleOffer?.values() ?? [])].filter((o) => o !== undefined);
   let effect = zswap.length > 0;
@@ -89,7 +100,7 @@ export function admit(tx: AnyTx, unproven: boolean, networkId: string, params: L
   }
   if (unproven) {
     try {
-      verifyIntentSignatures(tx);
+      verifyIntentSignatures(era, tx);
     } catch (err) {
       throw rejected((err as Error).message);
     }
@@ -105,6 +116,6 @@ export function admit(tx: AnyTx, unproven: boolean, networkId: string, params: L
  * The sponsored transaction as the chain will see it: well-formed and balanced at the tip's prices.
  * A failure here is the request's fault when the user's part is at fault, which the caller decides.
  */
-export function checkSponsored(tx: L.FinalizedTransaction, networkId: string, params: L.LedgerParameters, now: number): void {
-  ledgerCheck(tx as AnyTx, networkId, params, balanced, now, 'the sponsored transaction does not pass the ledger');
+export function checkSponsored(era: Era, tx: L.FinalizedTransaction, networkId: string, params: L.LedgerParameters, now: number): void {
+  ledgerCheck(era, tx as AnyTx, networkId, params, strictFor(era, true), now, 'the sponsored transaction does not pass the ledger');
 }

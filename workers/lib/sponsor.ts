@@ -12,8 +12,12 @@
  *  5. any failure after step 2 releases the reservation at once.
  * The fee intent's TTL ends before the reservation can be reclaimed, so a reclaimed UTXO can never
  * be spent twice.
+ *
+ * Everything runs with the ledger of the network's era (`args.era`, which the main thread has from
+ * the chain the DUST sync follows). A body of the other era is refused before anything is
+ * reserved; a network that changes era during the task answers 409 LEDGER_ERA_CHANGED with the
+ * reservation released (the wallets it was made from no longer exist on the chain).
  */
-import * as L from '@midnight-ntwrk/ledger-v8';
 import { GatewayError, isGatewayError } from '../../src/errors.js';
 import { DustAllocatorTable, type Reservation } from '../../src/dust/allocator.js';
 import { expectKind, readTransactionTag, type TransactionKind } from '../../src/dust/transaction-tag.js';
@@ -22,9 +26,9 @@ import { feeIntentTtl, reclaimAt as reclaimTime } from '../../src/dust/reservati
 import { marginBlocks } from '../../src/dust/fee-margin.js';
 import type { InFlightReservations } from '../../src/dust/in-flight.js';
 import type { SponsorArgs, SponsorKind, SponsorResult } from '../../src/dust/balance-task.js';
-import { pricesAt, replicaOf, secretKeyOf, utxoOf, type WalletReplica } from './wallet-replica.js';
+import { feeWithin, pricesAt, pricesWithin, replicaOf, secretKeyOf, utxoOf, type WalletReplica } from './wallet-replica.js';
 import { admit, checkSponsored } from './admission.js';
-import { release as freeLedger } from '../../src/infra/ledger/release.js';
+import { eraName, eraOfBytes, ledger, release as freeLedger, type Era, type L } from '../../src/infra/ledger/index.js';
 
 export type { SponsorArgs, SponsorKind, SponsorResult } from '../../src/dust/balance-task.js';
 
@@ -36,12 +40,20 @@ const MAX_FEE_ROUNDS = 5;
 
 type AnyTx = L.Transaction<L.Signaturish, L.Proofish, L.Bindingish>;
 
-function deserialize(bytes: Uint8Array, kind: SponsorKind): AnyTx {
+/** A body of the other era than its network's: refused by its header tag, before anything else. */
+export function expectEra(bytes: Uint8Array, era: Era): void {
+  const found = eraOfBytes(bytes);
+  if (found === undefined || found === era) return;
+  throw new GatewayError('LEDGER_ERA_MISMATCH', `the transaction is a ${eraName(found)} transaction, but this network runs ${eraName(era)}: build it with the ${eraName(era)} packages`);
+}
+
+function deserialize(bytes: Uint8Array, kind: SponsorKind, era: Era): AnyTx {
+  expectEra(bytes, era);
   const tag = readTransactionTag(bytes);
   expectKind(tag, ACCEPTED[kind]);
   let tx: AnyTx;
   try {
-    tx = L.Transaction.deserialize(tag.markers[0], tag.markers[1], tag.markers[2], bytes) as AnyTx;
+    tx = ledger(era).Transaction.deserialize(tag.markers[0], tag.markers[1], tag.markers[2], bytes) as AnyTx;
   } catch (err) {
     throw new GatewayError('INVALID_BODY', `the transaction does not deserialize: ${(err as Error).message}`);
   }
@@ -102,9 +114,21 @@ interface Built {
   fee: bigint;
   userFee: bigint;
   params: L.LedgerParameters;
-  /** Blocks of price rise the fee covers (an exponent of the ledger's largest per-block rise). */
-  margin: number;
+  /** The prices the fee must hold at: those of the blocks the transaction may land in (wallet-replica.ts). */
+  prices: L.LedgerParameters[];
   reservation: Reservation;
+}
+
+/**
+ * The DUST spend's ctime: the latest block time the wallets are known at, never the wall clock.
+ * The ledger refuses a spend whose ctime is after its block's time (OutOfDustValidityWindow, 171);
+ * a node checks it in its pool against a block two slots ahead but again, unbumped, when it builds
+ * the block, whose time is its slot's start and may be before the request. A block already on
+ * chain is before every block still to come. Never before the UTXO's own ctime, never in the future.
+ */
+function spendTime(replica: WalletReplica, qdo: L.QualifiedDustOutput, now: number): Date {
+  const t = Math.min(now, Math.max(replica.chainTime, qdo.ctime.getTime()));
+  return new Date(Math.floor(t / 1000) * 1000);
 }
 
 /** The fee intent's TTL for this request: the configured life, never past the reservation's safety edge. */
@@ -125,16 +149,17 @@ export interface Holder {
  */
 function buildFee(user: AnyTx, args: SponsorArgs, snapshotBuffer: SharedArrayBuffer, replica: WalletReplica, pricedAt: number, table: DustAllocatorTable, holder: Holder | undefined, measure: boolean, floor: bigint): Built {
   const networkId = args.networkId;
-  const now = new Date(args.now);
+  const L = ledger(args.era);
   const reclaimAt = args.reclaimAt ?? reclaimTime(args.now, args.reservationTtlMs);
   const ttl = feeTtlOf(args);
   // The fee must hold at the prices of any block the transaction can land in before its TTL:
   // prices rise at most `maxPriceAdjustment()` per block, counted from the block they were read at.
   const margin = marginBlocks(ttl.getTime() - args.now, Date.now() - pricedAt, args.blockTimeMs, args.margin);
+  const prices = pricesWithin(replica, networkId, margin);
   const seg = firstFreeSegment(user);
   const limit = BigInt(args.maxFee) < BigInt(args.budgetLeft) ? BigInt(args.maxFee) : BigInt(args.budgetLeft);
-  const userFee = userFault('the fee of the transaction cannot be computed', () => user.feesWithMargin(replica.params, margin));
-  const learned = feePartCost.get(networkId);
+  const userFee = userFault('the fee of the transaction cannot be computed', () => feeWithin(user, prices));
+  const learned = feePartCost.get(costKey(args));
   const estimated = measure || learned === undefined;
   let fee = userFee + (learned ?? 0n);
   if (fee < floor) fee = floor;
@@ -167,8 +192,9 @@ function buildFee(user: AnyTx, args: SponsorArgs, snapshotBuffer: SharedArrayBuf
       // spend returns is not kept; it is a whole copy of the wallet.
       let spent: L.DustLocalState;
       let spend: L.DustSpend<L.PreProof>;
+      const ctime = spendTime(replica, qdo, args.now);
       try {
-        [spent, spend] = wallet.spend(secretKeyOf(seed), qdo, fee, now);
+        [spent, spend] = wallet.spend(secretKeyOf(args.era, seed), qdo, fee, ctime);
       } catch (err) {
         // The UTXO holds less than the table says (it decays once its backing NIGHT is spent, and
         // the sync refreshes values only per block): skip it and every smaller one, and reserve again.
@@ -184,7 +210,7 @@ function buildFee(user: AnyTx, args: SponsorArgs, snapshotBuffer: SharedArrayBuf
       let feeTx: L.UnprovenTransaction;
       try {
         intent = L.Intent.new(ttl);
-        actions = new L.DustActions<L.SignatureEnabled, L.PreProof>('signature', 'pre-proof', now, [spend], []);
+        actions = new L.DustActions<L.SignatureEnabled, L.PreProof>('signature', 'pre-proof', ctime, [spend], []);
         intent.dustActions = actions;
         empty = L.Transaction.fromParts(networkId);
         feeTx = empty.addIntent({ tag: 'specific', value: seg }, intent);
@@ -196,7 +222,7 @@ function buildFee(user: AnyTx, args: SponsorArgs, snapshotBuffer: SharedArrayBuf
       try {
         if (!shaped) {
           built = true;
-          return { feeTx, fee, userFee, params: replica.params, margin, reservation };
+          return { feeTx, fee, userFee, params: replica.params, prices, reservation };
         }
         let shapedFee: L.Transaction<L.Signaturish, L.Proof, L.Binding> | undefined;
         let merged: L.Transaction<L.Signaturish, L.Proof, L.Binding> | undefined;
@@ -205,15 +231,15 @@ function buildFee(user: AnyTx, args: SponsorArgs, snapshotBuffer: SharedArrayBuf
           shapedFee = feeTx.mockProve() as L.Transaction<L.Signaturish, L.Proof, L.Binding>;
           need = userFault('the transaction does not merge with a fee part', () => {
             merged = shaped.merge(shapedFee!);
-            return merged.feesWithMargin(replica.params, margin);
+            return feeWithin(merged, prices);
           });
         } finally {
           freeLedger(merged, shapedFee);
         }
         if (need <= fee) {
-          feePartCost.set(networkId, need - userFee);
+          feePartCost.set(costKey(args), need - userFee);
           built = true;
-          return { feeTx, fee, userFee, params: replica.params, margin, reservation };
+          return { feeTx, fee, userFee, params: replica.params, prices, reservation };
         }
         fee = need;
       } finally {
@@ -254,13 +280,37 @@ function tracked(provider: L.ProvingProvider): { provider: L.ProvingProvider; fa
     if (isGatewayError(err)) failure ??= err;
     throw err;
   };
+  // Ledger 9's `prove` also asks the provider for `lookupKey`: pass it on when there is one.
+  const lookupKey = (provider as Partial<Record<'lookupKey', (keyLocation: string) => Promise<unknown>>>).lookupKey;
   return {
     provider: {
       check: (preimage, keyLocation) => provider.check(preimage, keyLocation).catch(keep),
       prove: (preimage, keyLocation, bindingInput) => provider.prove(preimage, keyLocation, bindingInput).catch(keep),
-    },
+      ...(lookupKey ? { lookupKey: (keyLocation: string) => lookupKey.call(provider, keyLocation).catch(keep) } : {}),
+    } as L.ProvingProvider,
     failure: () => failure,
   };
+}
+
+/** What a fee part costs is learned per network and era (the eras price it differently). */
+function costKey(args: SponsorArgs): string {
+  return `${args.networkId}|${args.era}`;
+}
+
+function eraChanged(args: SponsorArgs, now: Era): GatewayError {
+  return new GatewayError('LEDGER_ERA_CHANGED', `the network changed from ${eraName(args.era)} to ${eraName(now)} during this request; nothing stays reserved: rebuild the transaction for ${eraName(now)}`);
+}
+
+/**
+ * The replica the task may sponsor from: of the era the main thread sent. A newer era means the
+ * chain switched since (409); an older one that the new era's wallets are not published yet (503).
+ */
+function replicaFor(args: SponsorArgs, snapshotBuffer: SharedArrayBuffer): WalletReplica {
+  const replica = replicaOf(snapshotBuffer);
+  if (!replica) throw new GatewayError('WALLET_SYNCING', undefined, { headers: { 'Retry-After': '30' } });
+  if (replica.era > args.era) throw eraChanged(args, replica.era);
+  if (replica.era < args.era) throw new GatewayError('WALLET_SYNCING', `the server DUST wallets of ${eraName(args.era)} are still syncing`, { headers: { 'Retry-After': '6' } });
+  return replica;
 }
 
 function release(table: DustAllocatorTable, reservation: Reservation, holder: Holder | undefined): void {
@@ -269,7 +319,7 @@ function release(table: DustAllocatorTable, reservation: Reservation, holder: Ho
 }
 
 export async function sponsor(bytes: Uint8Array, args: SponsorArgs, tableBuffer: SharedArrayBuffer, snapshotBuffer: SharedArrayBuffer, provider: L.ProvingProvider, holder?: Holder): Promise<SponsorResult> {
-  const user = deserialize(bytes, args.kind);
+  const user = deserialize(bytes, args.kind, args.era);
   try {
     return await sponsorDeserialized(user, args, tableBuffer, snapshotBuffer, provider, holder);
   } finally {
@@ -279,19 +329,18 @@ export async function sponsor(bytes: Uint8Array, args: SponsorArgs, tableBuffer:
 
 async function sponsorDeserialized(user: AnyTx, args: SponsorArgs, tableBuffer: SharedArrayBuffer, snapshotBuffer: SharedArrayBuffer, provider: L.ProvingProvider, holder: Holder | undefined): Promise<SponsorResult> {
   const table = DustAllocatorTable.fromShared(tableBuffer);
-  const replica = replicaOf(snapshotBuffer);
-  if (!replica) throw new GatewayError('WALLET_SYNCING', undefined, { headers: { 'Retry-After': '30' } });
+  const replica = replicaFor(args, snapshotBuffer);
   // Nothing is reserved for a transaction the ledger would refuse.
-  const { earliestTtl } = admit(user, args.kind === 'prove-and-balance', args.networkId, replica.params, args.now, args.blockTimeMs);
+  const { earliestTtl } = admit(args.era, user, args.kind === 'prove-and-balance', args.networkId, replica.params, args.now, args.blockTimeMs);
   let measure = false;
   let floor = 0n;
   for (let attempt = 0; ; attempt++) {
     // Each attempt takes the latest replica: one read during an attempt retires the one before.
-    const current = replicaOf(snapshotBuffer) ?? replica;
+    const current = replicaFor(args, snapshotBuffer);
     const built = buildFee(user, args, snapshotBuffer, current, pricesAt(current, snapshotBuffer), table, holder, measure, floor);
     let final: L.FinalizedTransaction;
     try {
-      final = await proveAndMerge(user, built, args.kind, provider, table, holder);
+      final = await proveAndMerge(args.era, user, built, args.kind, provider, table, holder);
     } finally {
       freeLedger(built.feeTx);
     }
@@ -299,7 +348,7 @@ async function sponsorDeserialized(user: AnyTx, args: SponsorArgs, tableBuffer: 
     // way it was estimated. Short (prices moved since the cost was learned): learn, rebuild.
     let charged: bigint;
     try {
-      charged = final.feesWithMargin(built.params, built.margin);
+      charged = feeWithin(final, built.prices);
     } catch (err) {
       freeLedger(final);
       release(table, built.reservation, holder);
@@ -308,7 +357,7 @@ async function sponsorDeserialized(user: AnyTx, args: SponsorArgs, tableBuffer: 
     if (charged > built.fee) {
       freeLedger(final);
       release(table, built.reservation, holder);
-      feePartCost.set(args.networkId, charged - built.userFee);
+      feePartCost.set(costKey(args), charged - built.userFee);
       if (attempt >= 2) throw new GatewayError('INTERNAL', `the fee did not converge: ${charged} SPECK charged for ${built.fee} SPECK paid`);
       measure = true;
       // 2 % above what the proven transaction was charged: the mock-proven estimate runs about 1 %
@@ -320,7 +369,9 @@ async function sponsorDeserialized(user: AnyTx, args: SponsorArgs, tableBuffer: 
     let answer: { tx: Uint8Array; txHash: string; identifiers: string[] };
     try {
       // The whole answer, as the chain will check it at the tip: never hand out what would be refused.
-      checkSponsored(final, args.networkId, built.params, args.now);
+      checkSponsored(args.era, final, args.networkId, built.params, args.now);
+      // The chain changed era while this was built: its DUST UTXO is gone with the old wallets.
+      if (!table.isLive(built.reservation)) throw eraChanged(args, replicaOf(snapshotBuffer)?.era ?? args.era);
       answer = { tx: final.serialize(), txHash: final.transactionHash(), identifiers: final.identifiers() };
     } catch (err) {
       release(table, built.reservation, holder);
@@ -340,14 +391,14 @@ async function sponsorDeserialized(user: AnyTx, args: SponsorArgs, tableBuffer: 
   }
 }
 
-/** The ledger's initial cost model, made once per thread: `prove` only reads it. */
-let initialCostModel: L.CostModel | undefined;
+/** Each era's initial cost model, made once per thread: `prove` only reads it. */
+const initialCostModels: Partial<Record<Era, L.CostModel>> = {};
 
 /** Prove (all of an unproven body, only the fee part of a proven one), bind, merge; any failure releases the reservation. */
-async function proveAndMerge(user: AnyTx, built: Built, kind: SponsorKind, provider: L.ProvingProvider, table: DustAllocatorTable, holder: Holder | undefined): Promise<L.FinalizedTransaction> {
+async function proveAndMerge(era: Era, user: AnyTx, built: Built, kind: SponsorKind, provider: L.ProvingProvider, table: DustAllocatorTable, holder: Holder | undefined): Promise<L.FinalizedTransaction> {
   const proving = tracked(provider);
   try {
-    const costModel = (initialCostModel ??= L.CostModel.initialCostModel());
+    const costModel = (initialCostModels[era] ??= ledger(era).CostModel.initialCostModel());
     if (kind === 'prove-and-balance') {
       const merged = userFault('the transaction does not merge with its fee part', () => (user as L.UnprovenTransaction).merge(built.feeTx));
       let proven: L.Transaction<L.SignatureEnabled, L.Proof, L.PreBinding>;

@@ -1,13 +1,14 @@
 import t from 'tap';
-import * as L from '@midnight-ntwrk/ledger-v8';
+import { ledger, type Era } from '../../../src/infra/ledger/index.js';
 import { SharedSnapshot } from '../../../src/dust/shared-snapshot.js';
 import { encodeWalletState } from '../../../src/dust/wallet-state.js';
 import { replicaDecodes, replicaOf } from '../../../workers/lib/wallet-replica.js';
 
-function publishWallets(s: SharedSnapshot, count: number, eventId: number): void {
+function publishWallets(s: SharedSnapshot, count: number, eventId: number, era: Era = 8): void {
+  const L = ledger(era);
   const params = L.LedgerParameters.initialParameters();
   const wallets = Array.from({ length: count }, () => new L.DustLocalState(params.dust).serialize());
-  s.publish(encodeWalletState({ params: params.serialize(), paramsAt: 0, wallets, eventId }));
+  s.publish(encodeWalletState({ era, chainTime: 0, params: params.serialize(), paramsAt: 0, wallets, eventId }));
 }
 
 t.test('a snapshot is decoded once per version, whichever SharedArrayBuffer object carries it', async (t) => {
@@ -49,4 +50,18 @@ t.test('two snapshots (two networks) keep separate replicas', async (t) => {
   t.equal(replicaOf(structuredClone(a.buffer))?.wallets.length, 1);
   t.equal(replicaOf(structuredClone(b.buffer))?.wallets.length, 2);
   t.equal(replicaDecodes() - before, 2, 'each decoded once');
+});
+
+t.test('a snapshot is read with the ledger of the era it names; a new era replaces the replica', async (t) => {
+  const s = SharedSnapshot.create(1 << 20);
+  publishWallets(s, 2, 1, 8);
+  const eight = replicaOf(s.buffer)!;
+  t.equal(eight.era, 8);
+  t.match(Buffer.from(eight.params.serialize().subarray(0, 40)).toString('latin1'), /^midnight:ledger-parameters\[v5\]/, 'ledger-8 parameters');
+  publishWallets(s, 2, 2, 9);
+  const nine = replicaOf(s.buffer)!;
+  t.equal(nine.era, 9, 'the wallets of the new era');
+  t.match(Buffer.from(nine.params.serialize().subarray(0, 40)).toString('latin1'), /^midnight:ledger-parameters\[v8\]/, 'ledger-9 parameters');
+  t.equal(nine.wallets.length, 2);
+  t.equal((eight.params as unknown as { __wbg_ptr: number }).__wbg_ptr, 0, 'the ledger-8 replica is freed');
 });

@@ -1,0 +1,78 @@
+/**
+ * The ledger checks made before a transaction is trusted with anything (worker-side only: this
+ * loads the era's ledger package, ≈ 85 MB per thread).
+ *
+ * Signatures by hand: the ledger's `wellFormed` verifies signatures only on proven, bound
+ * transactions, and skips them on proof-erased ones (in both eras). An unproven body
+ * (/prove-and-balance) therefore has its intents' signatures checked here: every unshielded input
+ * (guaranteed and fallible) and every DUST registration, over `signatureData(segment)`, the data
+ * wallets sign. A Zswap offer itself carries no signature (its proofs authorise it).
+ */
+import { ledger, signatureOfEntry, type L } from './index.js';
+import type { Era } from './era.js';
+import { release } from './release.js';
+
+/** `wellFormed` strictness with proof verification off (dev proofs are mock-shaped; the chain verifies real ones). */
+export function strictness(era: Era, checks: { balancing: boolean; limits: boolean; signatures: boolean }): L.WellFormedStrictness {
+  const s = new (ledger(era).WellFormedStrictness)();
+  s.enforceBalancing = checks.balancing;
+  s.enforceLimits = checks.limits;
+  s.verifySignatures = checks.signatures;
+  s.verifyNativeProofs = false;
+  s.verifyContractProofs = false;
+  return s;
+}
+
+/** Ledger 8 serializes a signature as `midnight:signature[v1]:` then the 64-byte BIP-340 signature. */
+const V8_SIGNATURE_BYTES = 64;
+
+/** The signature a DUST registration carries; ledger 9 exposes it, ledger 8 only in its bytes. */
+function registrationSignature(era: Era, marker: L.Signaturish): L.Signature | undefined {
+  if (!(marker instanceof ledger(era).SignatureEnabled)) return undefined;
+  if (era === 9) return (marker as unknown as { value: L.Signature }).value;
+  const bytes = marker.serialize();
+  return Buffer.from(bytes.subarray(bytes.length - V8_SIGNATURE_BYTES)).toString('hex');
+}
+
+function checkOffer(era: Era, offer: L.UnshieldedOffer<L.Signaturish> | undefined, data: Uint8Array, where: string): void {
+  if (!offer) return;
+  const inputs = offer.inputs;
+  const signatures = offer.signatures;
+  if (signatures.length !== inputs.length) {
+    throw new Error(`signature verification failed: ${where} has ${inputs.length} inputs and ${signatures.length} signatures`);
+  }
+  const verify = ledger(era).verifySignature;
+  inputs.forEach((input, i) => {
+    if (!verify(input.owner, data, signatureOfEntry(era, signatures[i]))) {
+      throw new Error(`signature verification failed for supplied intent: ${where} input ${i}`);
+    }
+  });
+}
+
+/** Throws the reason when a signature in one of `tx`'s intents does not verify. */
+export function verifyIntentSignatures(era: Era, tx: L.Transaction<L.Signaturish, L.Proofish, L.Bindingish>): void {
+  const intents = tx.intents;
+  if (!intents) return;
+  const verify = ledger(era).verifySignature;
+  const made: unknown[] = [...intents.values()];
+  try {
+    for (const [segment, intent] of intents) {
+      const data = intent.signatureData(segment);
+      const guaranteed = intent.guaranteedUnshieldedOffer;
+      const fallible = intent.fallibleUnshieldedOffer;
+      const dust = intent.dustActions;
+      const registrations = dust?.registrations ?? [];
+      made.push(guaranteed, fallible, dust, ...registrations);
+      checkOffer(era, guaranteed, data, `segment ${segment} guaranteed unshielded offer`);
+      checkOffer(era, fallible, data, `segment ${segment} fallible unshielded offer`);
+      registrations.forEach((registration, i) => {
+        const signature = registrationSignature(era, registration.signature);
+        if (signature === undefined || !verify(registration.nightKey, data, signature)) {
+          throw new Error(`signature verification failed for supplied intent: segment ${segment} DUST registration ${i}`);
+        }
+      });
+    }
+  } finally {
+    release(...made);
+  }
+}
