@@ -1,59 +1,65 @@
-// The devnet checks signatures on every live transaction: a finalized NIGHT transfer whose signature
-// (or the data it signs) has a flipped byte is refused by POST /submit with the ledger's reason and
-// never lands; one that also carries a Zswap offer (checked apart, dev proofs) likewise. The devnet's
-// own traffic still lands, and /health says which checks run.
+// The devnet checks signatures on every live transaction, on both ledger eras: a finalized NIGHT
+// transfer whose signature (or the data it signs) has a flipped byte is refused by POST /submit with
+// the ledger's reason and never lands; one that also carries a Zswap offer (checked apart, dev
+// proofs) likewise. The devnet's own traffic still lands, and /health says which checks run.
 import t from 'tap';
-import { L, SHIELDED_TOKEN } from '../../../src/devnet/ledger-kit.js';
+import { kitFor, SHIELDED_TOKEN } from '../../../src/devnet/ledger-kit.js';
 import { startNetwork } from '../../fixtures/devnet/harness.js';
 import { flipped, signedTransfer, submit } from '../../fixtures/devnet/signed-transfer.js';
+import { ERAS, startEra } from './eras.js';
 
-t.test('a transfer with a flipped byte in its signature is refused with the ledger reason', async (t) => {
-  const h = await startNetwork();
-  t.teardown(() => h.close());
-  const { tx, bytes, signedOffsets } = await signedTransfer(h);
-  const forged = flipped(bytes, signedOffsets[10] as number);
-  const refused = await submit(h, forged);
-  t.equal(refused.status, 400);
-  t.equal(refused.body.code, 'DEVNET_TX_REJECTED');
-  t.match(refused.body.error, /signature verification failed/);
+for (const era of ERAS) {
+  const kit = kitFor(era);
 
-  const accepted = await submit(h, bytes);
-  t.equal(accepted.status, 202, 'the untouched transfer is accepted');
-  const block = await h.network.produceBlock();
-  const { data } = await h.gql('query($hash: HexEncoded!) { transactions(offset: { hash: $hash }) { block { height } } }', { hash: tx.transactionHash() });
-  t.same(data.transactions, [{ block: { height: block.height } }], 'and lands');
-});
+  t.test(`ledger ${era}: a transfer with a flipped byte in its signature is refused with the ledger reason`, async (t) => {
+    const h = await startEra(era);
+    t.teardown(() => h.close());
+    const { tx, bytes, signedOffsets } = await signedTransfer(h);
+    const forged = flipped(bytes, signedOffsets[10] as number);
+    const refused = await submit(h, forged);
+    t.equal(refused.status, 400);
+    t.equal(refused.body.code, 'DEVNET_TX_REJECTED');
+    t.match(refused.body.error, /signature verification failed/);
 
-t.test('a transfer carrying a Zswap offer has its signatures checked too', async (t) => {
-  const h = await startNetwork();
-  t.teardown(() => h.close());
-  const keys = L.ZswapSecretKeys.fromSeed(new Uint8Array(32).fill(5));
-  const zswap = L.ZswapOffer.fromOutput(L.ZswapOutput.new(L.createShieldedCoinInfo(SHIELDED_TOKEN, 5n), 0, keys.coinPublicKey, keys.encryptionPublicKey));
-  const { bytes, signedOffsets } = await signedTransfer(h, { zswap });
+    const accepted = await submit(h, bytes);
+    t.equal(accepted.status, 202, 'the untouched transfer is accepted');
+    const block = await h.network.produceBlock();
+    const { data } = await h.gql('query($hash: HexEncoded!) { transactions(offset: { hash: $hash }) { block { height } } }', { hash: tx.transactionHash() });
+    t.same(data.transactions, [{ block: { height: block.height } }], 'and lands');
+  });
 
-  const forged = await submit(h, flipped(bytes, signedOffsets[3] as number));
-  t.equal(forged.status, 400);
-  t.match(forged.body.error, /signature verification failed/);
+  t.test(`ledger ${era}: a transfer carrying a Zswap offer has its signatures checked too`, async (t) => {
+    const h = await startEra(era);
+    t.teardown(() => h.close());
+    const { L } = kit;
+    const keys = L.ZswapSecretKeys.fromSeed(new Uint8Array(32).fill(5));
+    const zswap = L.ZswapOffer.fromOutput(L.ZswapOutput.new(L.createShieldedCoinInfo(SHIELDED_TOKEN, 5n), 0, keys.coinPublicKey, keys.encryptionPublicKey));
+    const { bytes, signedOffsets } = await signedTransfer(h, { zswap });
 
-  // Signed correctly, it gets past the signatures to the ledger's own checks: this output mints
-  // shielded tokens from nothing, which balancing refuses.
-  const unbalanced = await submit(h, bytes);
-  t.equal(unbalanced.status, 400);
-  t.notMatch(unbalanced.body.error, /signature/);
-  t.match(unbalanced.body.error, /balance/i);
-});
+    const forged = await submit(h, flipped(bytes, signedOffsets[3] as number));
+    t.equal(forged.status, 400);
+    t.match(forged.body.error, /signature verification failed/);
 
-t.test("the devnet's own traffic lands with signatures checked, and /health says what is checked", async (t) => {
-  const dropped: Array<{ msg: string; obj: object }> = [];
-  const log = { debug: () => undefined, info: () => undefined, warn: (obj: object, msg: string) => dropped.push({ obj, msg }), error: (obj: object, msg: string) => dropped.push({ obj, msg }) };
-  const h = await startNetwork({}, log);
-  t.teardown(() => h.close());
-  // Heights 3 to 6: NIGHT transfers, shielded transfers (3, 6), a re-registration (5), a contract deploy and a call.
-  for (let i = 0; i < 4; i++) await h.network.produceBlock();
-  t.same(dropped, [], 'nothing the devnet built was refused or skipped');
-  const { data } = await h.gql('{ s: block(offset: { height: 3 }) { transactions { hash } } t: block(offset: { height: 6 }) { transactions { hash } } }');
-  t.ok(data.s.transactions.length >= 2 && data.t.transactions.length >= 2, 'blocks with a shielded transfer carry it beside the NIGHT transfer');
+    // Signed correctly, it gets past the signatures to the ledger's own checks: this output mints
+    // shielded tokens from nothing, which balancing refuses.
+    const unbalanced = await submit(h, bytes);
+    t.equal(unbalanced.status, 400);
+    t.notMatch(unbalanced.body.error, /signature/);
+    t.match(unbalanced.body.error, /balance/i);
+  });
 
-  const health = (await (await fetch(new URL('/health', h.info.submitUrl))).json()) as { checks: unknown };
-  t.same(health.checks, { signatures: true, balancing: true, limits: true, proofs: 'not verified (dev proofs)' });
-});
+  t.test(`ledger ${era}: the devnet's own traffic lands with signatures checked, and /health says what is checked`, async (t) => {
+    const dropped: Array<{ msg: string; obj: object }> = [];
+    const log = { debug: () => undefined, info: () => undefined, warn: (obj: object, msg: string) => dropped.push({ obj, msg }), error: (obj: object, msg: string) => dropped.push({ obj, msg }) };
+    const h = await startNetwork({ ledger: era }, log);
+    t.teardown(() => h.close());
+    // Heights 3 to 6: NIGHT transfers, shielded transfers (3, 6), a re-registration (5), a contract deploy and a call.
+    for (let i = 0; i < 4; i++) await h.network.produceBlock();
+    t.same(dropped, [], 'nothing the devnet built was refused or skipped');
+    const { data } = await h.gql('{ s: block(offset: { height: 3 }) { transactions { hash } } t: block(offset: { height: 6 }) { transactions { hash } } }');
+    t.ok(data.s.transactions.length >= 2 && data.t.transactions.length >= 2, 'blocks with a shielded transfer carry it beside the NIGHT transfer');
+
+    const health = (await (await fetch(new URL('/health', h.info.submitUrl))).json()) as { checks: unknown };
+    t.same(health.checks, { signatures: true, balancing: true, limits: true, proofs: 'not verified (dev proofs)' });
+  });
+}
