@@ -34,7 +34,7 @@ function counterOperation(kit: LedgerKit): L.ContractOperation {
 }
 
 export function registerCounterCircuit(prover: MockProver): void {
-  prover.registerCircuit(COUNTER_KEY_LOCATION, INCREMENT.length);
+  prover.registerCircuit(COUNTER_KEY_LOCATION, INCREMENT.length, placeholderVerifierKey());
 }
 
 export function counterDeploy(kit: LedgerKit): L.ContractDeploy {

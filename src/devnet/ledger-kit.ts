@@ -14,6 +14,7 @@ import {
   type Era,
   type L,
   type Ledger,
+  type ProvingProviderParts,
 } from '../infra/ledger/index.js';
 import { DevnetError, DevnetErrorCode, reasonOf } from './errors.js';
 
@@ -53,7 +54,7 @@ export interface LedgerKit {
   /** The signature a DUST registration carries, if it is signed. */
   registrationSignature(marker: L.Signaturish): L.Signature | undefined;
   /** What `Transaction.prove` takes in this era. */
-  provingProvider(provider: Pick<L.ProvingProvider, 'check' | 'prove'>): L.ProvingProvider;
+  provingProvider(provider: ProvingProviderParts): L.ProvingProvider;
 }
 
 function strictness(L: Ledger, checks: { balancing: boolean; limits: boolean; signatures: boolean }): L.WellFormedStrictness {

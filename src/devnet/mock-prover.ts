@@ -3,6 +3,7 @@
 // proofs' sizes. So proofs are the ledger's own mock shapes: the bytes `mockProve()` puts in each
 // place, learned from mock-proven samples of its era. They never verify; they only have the right size.
 import { DEFAULT_ERA } from '../infra/ledger/era.js';
+import type { KeyMaterial } from '../infra/ledger/index.js';
 import { kitFor, type L, type LedgerKit } from './ledger-kit.js';
 
 export const ZSWAP_SPEND = 'midnight/zswap/spend';
@@ -13,6 +14,7 @@ export class MockProver implements L.ProvingProvider {
   readonly kit: LedgerKit;
   readonly #shapes = new Map<string, Uint8Array>();
   readonly #checkWidths = new Map<string, number>();
+  readonly #keys = new Map<string, KeyMaterial>();
   readonly #contractShape: Uint8Array;
 
   /** `kit`: the era whose proof shapes it answers (a network makes its own for each era it runs). */
@@ -51,8 +53,14 @@ export class MockProver implements L.ProvingProvider {
    * `check` answers, per public-input block of the circuit (one per VM instruction), whether it was
    * skipped in an untaken branch. Contract calls built by the devnet take every branch.
    */
-  registerCircuit(keyLocation: string, instructions: number): void {
+  registerCircuit(keyLocation: string, instructions: number, verifierKey: Uint8Array): void {
     this.#checkWidths.set(keyLocation, instructions);
+    // Ledger 9 asks for a contract circuit's keys before proving it; it parses only the verifier key.
+    this.#keys.set(keyLocation, { proverKey: new Uint8Array(), verifierKey, ir: new Uint8Array() });
+  }
+
+  async lookupKey(keyLocation: string): Promise<KeyMaterial | undefined> {
+    return this.#keys.get(keyLocation);
   }
 
   async check(_preimage: Uint8Array, keyLocation: string): Promise<(bigint | undefined)[]> {

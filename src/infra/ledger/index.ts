@@ -61,9 +61,23 @@ export function signatureOfEntry(era: Era, entry: unknown): V8.Signature {
   return (entry as { value: V8.Signature }).value;
 }
 
-/** What `Transaction.prove` takes: ledger 9 also asks the provider for `lookupKey`. */
-export function provingProvider(provider: Pick<V8.ProvingProvider, 'check' | 'prove'>): V8.ProvingProvider {
-  return { check: provider.check.bind(provider), prove: provider.prove.bind(provider), lookupKey: async () => undefined } as V8.ProvingProvider;
+/** Key material a proving provider hands ledger 9's `Transaction.prove` for a circuit it is asked about. */
+export interface KeyMaterial {
+  proverKey: Uint8Array;
+  verifierKey: Uint8Array;
+  ir: Uint8Array;
+}
+
+/** A provider as the code writes it: `lookupKey` only where it has contract circuits' keys to give. */
+export type ProvingProviderParts = Pick<V8.ProvingProvider, 'check' | 'prove'> & { lookupKey?: (keyLocation: string) => Promise<KeyMaterial | undefined> };
+
+/**
+ * What `Transaction.prove` takes: ledger 9 also asks the provider for `lookupKey` (the key material
+ * of a contract circuit; built-in circuits need none), so one without its own answers undefined.
+ */
+export function provingProvider(provider: ProvingProviderParts): V8.ProvingProvider {
+  const lookupKey = provider.lookupKey ? provider.lookupKey.bind(provider) : async () => undefined;
+  return { check: provider.check.bind(provider), prove: provider.prove.bind(provider), lookupKey } as V8.ProvingProvider;
 }
 
 /** `ZswapChainState.postBlockUpdate`: ledger 9 also takes how long past Merkle roots are kept. */
