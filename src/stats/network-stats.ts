@@ -19,6 +19,7 @@ import { Lookups } from './lookups.js';
 import { DerivedViews } from './views.js';
 import { redactUrl } from '../url-redaction.js';
 import { eraOfProtocolVersion } from '../infra/ledger/era.js';
+import { networkEras } from '../infra/ledger/network-eras.js';
 
 /** Client pings on the block subscription; three silent periods mean a dead connection. */
 const KEEPALIVE_MS = 15_000;
@@ -98,6 +99,9 @@ export class NetworkStats implements Component {
     const tip = this.window.tip;
     if (!tip || tip.hash === this.pushedTip) return;
     this.pushedTip = tip.hash;
+    // The tip says which ledger the network runs now: proving picks its era from it even where no
+    // DUST sync follows this network.
+    networkEras(this.ctx).set(this.network, eraOfProtocolVersion(tip.protocolVersion));
     const text = this.views.summaryText(this.ctx.clock.now());
     if (text !== undefined) this.ctx.publish(summaryTopic(this.network), text);
   }

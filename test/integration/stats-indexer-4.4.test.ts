@@ -7,6 +7,7 @@
  */
 import t from 'tap';
 import { DEVNET_PROTOCOL_VERSION } from '../../src/infra/ledger/era.js';
+import { networkEras } from '../../src/infra/ledger/network-eras.js';
 import { BASELINE_FEATURES } from '../../src/stats/queries.js';
 import { FakeIndexer, hashOf, type FakeTx } from '../fixtures/stats/fake-indexer.js';
 import { T0, statsApp } from '../fixtures/stats/stats-app.js';
@@ -113,4 +114,16 @@ t.test('a reconnect asks again: an indexer upgraded from 4.3.7 to 4.4 behind it 
   const c = (await get(`/api/v1/mainnet/transaction?hash=${bridge.hash}`)).json as Json;
   t.strictSame([c.kind, c.ledger, c.bridgeClaim], ['bridge-claim', 9, { recipient: RECIPIENT, amount: '1000000' }]);
   t.strictSame(((await get('/api/v1/mainnet/summary')).json as Json).ledger, 9, 'the summary follows the tip into ledger 9');
+});
+
+t.test("the chain's tip sets the network's era for every feature, both ways", async (t) => {
+  const fake = await FakeIndexer.start({ schema: 'v4.4' });
+  fake.addBlock(T0, [], { protocolVersion: V8 });
+  const { s, net } = await statsApp(t, { fake, blocks: 0 });
+  const eras = networkEras(s.app.context);
+  t.equal(eras.of('mainnet'), 8, 'a public network assumed on ledger 9 is read as ledger 8 from its ledger-8 tip');
+  fake.addBlock(T0 + 6000, [], { protocolVersion: V9 });
+  await net.follower.waitForHeight(1);
+  await net.follower.settled();
+  t.equal(eras.of('mainnet'), 9, 'the first ledger-9 block moves it to ledger 9');
 });
