@@ -16,6 +16,7 @@ import {
   type Ledger,
   type ProvingProviderParts,
 } from '../infra/ledger/index.js';
+import { strictness } from '../infra/ledger/checks.js';
 import { DevnetError, DevnetErrorCode, reasonOf } from './errors.js';
 
 export type { Era, L, Ledger };
@@ -34,8 +35,6 @@ const LIVE_CHECKS = { signatures: true, balancing: true, limits: true } as const
 /** What `/health` says a live block checks: the strictness below, and why proofs are not checked. */
 export const LIVE_CHECKS_REPORT = { ...LIVE_CHECKS, proofs: 'not verified (dev proofs)' } as const;
 
-/** `midnight:signature[v1]:` then the 64-byte BIP-340 signature (ledger 8's `SignatureEnabled.serialize()`). */
-const V8_SIGNATURE_BYTES = 64;
 
 /** One era's ledger, as every chain-side object of a network of that era takes it. */
 export interface LedgerKit {
@@ -51,28 +50,8 @@ export interface LedgerKit {
   offerSignature(signature: L.Signature): L.Signature;
   /** The signature inside an offer's signature entry. */
   signatureOfEntry(entry: unknown): L.Signature;
-  /** The signature a DUST registration carries, if it is signed. */
-  registrationSignature(marker: L.Signaturish): L.Signature | undefined;
   /** What `Transaction.prove` takes in this era. */
   provingProvider(provider: ProvingProviderParts): L.ProvingProvider;
-}
-
-function strictness(L: Ledger, checks: { balancing: boolean; limits: boolean; signatures: boolean }): L.WellFormedStrictness {
-  const s = new L.WellFormedStrictness();
-  s.enforceBalancing = checks.balancing;
-  s.enforceLimits = checks.limits;
-  s.verifySignatures = checks.signatures;
-  // Dev proofs are mock-shaped; a real chain verifies real ones.
-  s.verifyNativeProofs = false;
-  s.verifyContractProofs = false;
-  return s;
-}
-
-function registrationSignature(era: Era, L: Ledger, marker: L.Signaturish): L.Signature | undefined {
-  if (!(marker instanceof L.SignatureEnabled)) return undefined;
-  if (era === 9) return (marker as unknown as { value: L.Signature }).value;
-  const bytes = marker.serialize();
-  return Buffer.from(bytes.subarray(bytes.length - V8_SIGNATURE_BYTES)).toString('hex');
 }
 
 function makeKit(era: Era): LedgerKit {
@@ -84,11 +63,10 @@ function makeKit(era: Era): LedgerKit {
     era,
     L,
     protocolVersion: DEVNET_PROTOCOL_VERSION[era],
-    fullChecks: () => (full ??= strictness(L, LIVE_CHECKS)),
-    genesisChecks: () => (genesis ??= strictness(L, { balancing: false, limits: false, signatures: false })),
+    fullChecks: () => (full ??= strictness(era, LIVE_CHECKS)),
+    genesisChecks: () => (genesis ??= strictness(era, { balancing: false, limits: false, signatures: false })),
     offerSignature: (signature) => offerSignature(era, signature),
     signatureOfEntry: (entry) => signatureOfEntry(era, entry),
-    registrationSignature: (marker) => registrationSignature(era, L, marker),
     provingProvider: (provider) => (era === 8 ? (provider as L.ProvingProvider) : provingProvider(provider)),
   };
 }

@@ -7,42 +7,15 @@
 // sign: every unshielded input (guaranteed and fallible) and every DUST registration, over
 // `signatureData(segment)` — the data wallets sign. A Zswap offer itself carries no signature (its
 // proofs authorise it). Both eras are checked the same way.
+import { verifyIntentSignatures as verifyEach } from '../infra/ledger/checks.js';
 import { release, type AnyTransaction, type L, type LedgerKit } from './ledger-kit.js';
 
-function checkOffer(kit: LedgerKit, offer: L.UnshieldedOffer<L.Signaturish> | undefined, data: Uint8Array, where: string): void {
-  if (!offer) return;
-  const inputs = offer.inputs;
-  const signatures = offer.signatures as unknown[];
-  if (signatures.length !== inputs.length) {
-    throw new Error(`signature verification failed: ${where} has ${inputs.length} inputs and ${signatures.length} signatures`);
-  }
-  inputs.forEach((input, i) => {
-    if (!kit.L.verifySignature(input.owner, data, kit.signatureOfEntry(signatures[i]))) {
-      throw new Error(`signature verification failed for supplied intent: ${where} input ${i}`);
-    }
-  });
-}
-
-function checkIntent(kit: LedgerKit, segment: number, intent: L.Intent<L.Signaturish, L.Proofish, L.Bindingish>, made: unknown[]): void {
+function refuseMaintenance(kit: LedgerKit, segment: number, intent: L.Intent<L.Signaturish, L.Proofish, L.Bindingish>, made: unknown[]): void {
   const actions = intent.actions;
   made.push(...actions);
   if (actions.some((a) => a instanceof kit.L.MaintenanceUpdate)) {
     throw new Error(`segment ${segment}: a maintenance update beside a Zswap offer cannot be checked on the devnet (dev proofs); submit it separately`);
   }
-  const data = intent.signatureData(segment);
-  const guaranteed = intent.guaranteedUnshieldedOffer;
-  const fallible = intent.fallibleUnshieldedOffer;
-  const dust = intent.dustActions;
-  const registrations = dust?.registrations ?? [];
-  made.push(guaranteed, fallible, dust, ...registrations);
-  checkOffer(kit, guaranteed, data, `segment ${segment} guaranteed unshielded offer`);
-  checkOffer(kit, fallible, data, `segment ${segment} fallible unshielded offer`);
-  registrations.forEach((registration, i) => {
-    const signature = kit.registrationSignature(registration.signature);
-    if (signature === undefined || !kit.L.verifySignature(registration.nightKey, data, signature)) {
-      throw new Error(`signature verification failed for supplied intent: segment ${segment} DUST registration ${i}`);
-    }
-  });
 }
 
 /**
@@ -51,14 +24,7 @@ function checkIntent(kit: LedgerKit, segment: number, intent: L.Intent<L.Signatu
  * that only the ledger knows.
  */
 export function verifyIntentSignatures(kit: LedgerKit, tx: AnyTransaction): void {
-  const intents = tx.intents;
-  if (!intents) return;
-  const made: unknown[] = [...intents.values()];
-  try {
-    for (const [segment, intent] of intents) checkIntent(kit, segment, intent, made);
-  } finally {
-    release(...made);
-  }
+  verifyEach(kit.era, tx, (segment, intent, made) => refuseMaintenance(kit, segment, intent, made));
 }
 
 /** Whether `tx` carries a Zswap offer (then `wellFormed` would verify its proofs, see the top). */

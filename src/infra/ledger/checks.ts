@@ -27,7 +27,7 @@ export function strictness(era: Era, checks: { balancing: boolean; limits: boole
 const V8_SIGNATURE_BYTES = 64;
 
 /** The signature a DUST registration carries; ledger 9 exposes it, ledger 8 only in its bytes. */
-function registrationSignature(era: Era, marker: L.Signaturish): L.Signature | undefined {
+export function registrationSignature(era: Era, marker: L.Signaturish): L.Signature | undefined {
   if (!(marker instanceof ledger(era).SignatureEnabled)) return undefined;
   if (era === 9) return (marker as unknown as { value: L.Signature }).value;
   const bytes = marker.serialize();
@@ -49,28 +49,39 @@ function checkOffer(era: Era, offer: L.UnshieldedOffer<L.Signaturish> | undefine
   });
 }
 
-/** Throws the reason when a signature in one of `tx`'s intents does not verify. */
-export function verifyIntentSignatures(era: Era, tx: L.Transaction<L.Signaturish, L.Proofish, L.Bindingish>): void {
+type AnyIntent = L.Intent<L.Signaturish, L.Proofish, L.Bindingish>;
+
+/**
+ * Throws the reason when a signature of one intent does not verify. Every ledger object it reads
+ * is pushed on `made`, for the caller to free.
+ */
+export function verifyIntentSignature(era: Era, segment: number, intent: AnyIntent, made: unknown[]): void {
+  const verify = ledger(era).verifySignature;
+  const data = intent.signatureData(segment);
+  const guaranteed = intent.guaranteedUnshieldedOffer;
+  const fallible = intent.fallibleUnshieldedOffer;
+  const dust = intent.dustActions;
+  const registrations = dust?.registrations ?? [];
+  made.push(guaranteed, fallible, dust, ...registrations);
+  checkOffer(era, guaranteed, data, `segment ${segment} guaranteed unshielded offer`);
+  checkOffer(era, fallible, data, `segment ${segment} fallible unshielded offer`);
+  registrations.forEach((registration, i) => {
+    const signature = registrationSignature(era, registration.signature);
+    if (signature === undefined || !verify(registration.nightKey, data, signature)) {
+      throw new Error(`signature verification failed for supplied intent: segment ${segment} DUST registration ${i}`);
+    }
+  });
+}
+
+/** Throws the reason when a signature in one of `tx`'s intents does not verify; `each` adds a check of its own per intent. */
+export function verifyIntentSignatures(era: Era, tx: L.Transaction<L.Signaturish, L.Proofish, L.Bindingish>, each?: (segment: number, intent: AnyIntent, made: unknown[]) => void): void {
   const intents = tx.intents;
   if (!intents) return;
-  const verify = ledger(era).verifySignature;
   const made: unknown[] = [...intents.values()];
   try {
     for (const [segment, intent] of intents) {
-      const data = intent.signatureData(segment);
-      const guaranteed = intent.guaranteedUnshieldedOffer;
-      const fallible = intent.fallibleUnshieldedOffer;
-      const dust = intent.dustActions;
-      const registrations = dust?.registrations ?? [];
-      made.push(guaranteed, fallible, dust, ...registrations);
-      checkOffer(era, guaranteed, data, `segment ${segment} guaranteed unshielded offer`);
-      checkOffer(era, fallible, data, `segment ${segment} fallible unshielded offer`);
-      registrations.forEach((registration, i) => {
-        const signature = registrationSignature(era, registration.signature);
-        if (signature === undefined || !verify(registration.nightKey, data, signature)) {
-          throw new Error(`signature verification failed for supplied intent: segment ${segment} DUST registration ${i}`);
-        }
-      });
+      each?.(segment, intent, made);
+      verifyIntentSignature(era, segment, intent, made);
     }
   } finally {
     release(...made);
