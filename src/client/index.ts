@@ -1,0 +1,7 @@
+/** `nightgate/client`: the typed client of nightgate's APIs, and its Midnight.js adapters. */
+export { createClient, type ClientOptions, type LimitOptions, type NetworkOptions, type NightgateClient } from './client.js';
+export { NightgateError, isNightgateError, type ErrorCode, type NightgateErrorCode } from './errors.js';
+export type { RetryOptions } from './retry.js';
+export type { CallOptions, FetchLike, HeadersLike, RequestInitLike, ResponseLike } from './transport.js';
+export type * from './types.js';
+export { nightgateProofProvider, nightgateProvingProvider, sponsoredWalletProvider, type ProvingLedger, type SponsoringLedger } from './midnight.js';
