@@ -18,6 +18,7 @@ import { createLogger } from './log.js';
 import { BoundedOutput } from './log-output.js';
 import { devnetSponsorSeeds } from './devnet/sponsor-seeds.js';
 import { metaRoutes } from './routes/meta.js';
+import { siteRoutes } from './routes/site.js';
 import { openApiDocument } from './openapi.js';
 import { PACKAGE } from './version.js';
 import { redactDeep } from './url-redaction.js';
@@ -215,11 +216,23 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     });
   };
 
+  // Computed when first asked for, once every module has mounted its routes.
+  const openapi = (): Record<string, unknown> => openApiDocument(routes, { title: 'nightgate', description: 'Midnight network statistics, proving and DUST sponsorship gateway.' }, { cors: config.server.corsOrigins.length > 0, topics });
   context.addRoutes(
     metaRoutes({
       health,
       missing: () => missingForReadiness(components),
-      openapi: () => openApiDocument(routes, { title: 'nightgate', description: 'Midnight network statistics, proving and DUST sponsorship gateway.' }, { cors: config.server.corsOrigins.length > 0, topics }),
+      openapi,
+    }),
+  );
+  context.addRoutes(
+    siteRoutes({
+      openapi,
+      // The networks whose statistics this instance serves (stats/index.ts names them `stats:<network>`).
+      networks: () => NETWORKS.filter((n) => {
+        const c = components.find((x) => x.name === `stats:${n}`);
+        return c !== undefined && c.health().status !== 'disabled';
+      }),
     }),
   );
   try {

@@ -131,7 +131,7 @@ const WS_REQUEST_HEADERS: Array<[string, string, boolean]> = [
   ['Connection', '`Upgrade`', true],
   ['Sec-WebSocket-Key', 'RFC 6455 §4.1: a random 16-byte nonce, base64', true],
   ['Sec-WebSocket-Version', '`13`', true],
-  ['Origin', 'Sent by browsers: the page must be of an origin in server.corsOrigins (else 403 ORIGIN_NOT_ALLOWED); clients that are not browsers send none', false],
+  ['Origin', 'Sent by browsers: the page must be of an origin in server.corsOrigins or of this server itself (else 403 ORIGIN_NOT_ALLOWED); clients that are not browsers send none', false],
 ];
 
 const pascal = (s: string): string => s.replace(/(^|[^A-Za-z0-9]+)([A-Za-z0-9])/g, (_, _sep: string, ch: string) => ch.toUpperCase());

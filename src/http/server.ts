@@ -21,7 +21,7 @@ import type { AuthThrottle } from '../pipeline/auth-throttle.js';
 import type { BodyBudget } from '../pipeline/body-budget.js';
 import { rateLimitSubject } from '../pipeline/cidr.js';
 import { ClientAddress } from '../pipeline/client-address.js';
-import { CorsPolicy } from '../pipeline/cors.js';
+import { CorsPolicy, sameOrigin } from '../pipeline/cors.js';
 import { headerLines } from './head.js';
 import { clip } from '../log.js';
 import { AccessLog } from './access-log.js';
@@ -287,10 +287,11 @@ export class HttpServer {
         scanHeaders(req);
         const client = rateLimitSubject(this.clientIp(res.getRemoteAddress()));
         // RFC 6455 §10.2: a browser says which page opens the socket; pages of other origins may
-        // not (a client that is no browser sends no Origin). At most wsConnectionsPerIp per client.
+        // not unless listed, this server's own pages may (a client that is no browser sends no
+        // Origin). At most wsConnectionsPerIp per client.
         const refusal = this.closing ? 'SHUTTING_DOWN'
           : typeof topic !== 'string' ? topic
-          : hOrigin !== undefined && !this.cors.allows(hOrigin) ? 'ORIGIN_NOT_ALLOWED'
+          : hOrigin !== undefined && !this.cors.allows(hOrigin) && !sameOrigin(hOrigin, req.getHeader('host')) ? 'ORIGIN_NOT_ALLOWED'
           : (this.wsPerClient.get(client) ?? 0) >= this.opts.wsConnectionsPerIp ? 'TOO_MANY_CONNECTIONS'
           : undefined;
         if (refusal !== undefined || typeof topic !== 'string') {

@@ -58,3 +58,14 @@ export class CorsPolicy {
     return h;
   }
 }
+
+/**
+ * Whether a page's Origin is this server itself: the authority of `origin` is the Host the request
+ * was sent to. nightgate's own dashboard (`/`) opens the push WebSocket this way whatever
+ * `server.corsOrigins` says; a page of any other site names another authority.
+ */
+export function sameOrigin(origin: string, host: string | undefined): boolean {
+  if (host === undefined || host === '') return false;
+  const m = /^https?:\/\/([^/?#]+)$/i.exec(origin);
+  return m !== null && m[1]!.toLowerCase() === host.toLowerCase();
+}

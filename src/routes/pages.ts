@@ -1,9 +1,11 @@
 /**
- * Server-rendered HTML for /api and /docs, built from the OpenAPI document: no CDN, no script,
- * readable in any browser and with curl. Descriptions are Markdown (a small subset, see `md`),
+ * Server-rendered HTML for /api/reference and /docs, built from the OpenAPI document: no CDN, no
+ * script, readable in any browser and with curl (/api itself is Swagger UI, src/routes/site.ts). Descriptions are Markdown (a small subset, see `md`),
  * parameter and body types are shown as readable text (`typeText`), and every named schema has
  * its own block under "Schemas" that the operations link to.
  */
+import { createHash } from 'node:crypto';
+
 const esc = (s: unknown): string => String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 type Doc = Record<string, unknown>;
@@ -28,8 +30,14 @@ code{padding:0 .25rem;overflow-wrap:anywhere}h1{margin-bottom:0}.sub{color:#666;
 table{border-collapse:collapse;width:100%;table-layout:fixed}td,th{border-bottom:1px solid #eee;text-align:left;padding:.25rem .4rem;vertical-align:top}
 td:first-child,th:first-child{width:9rem}.type{color:#555}.lock{color:#b60}details summary{cursor:pointer}`;
 
+/**
+ * The Content-Security-Policy of these pages: no script at all, and only this stylesheet (by its
+ * hash), so nothing injected into a description could run or restyle the page.
+ */
+export const PAGE_CSP = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+
 function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title><link rel="icon" href="/assets/favicon.svg"><style>${STYLE}</style></head><body>${body}</body></html>`;
 }
 
 /** `code`, **bold**, *emphasis* and [links](url) inside one line of already-escaped text. */
@@ -62,8 +70,8 @@ export function md(text: unknown): string {
 }
 
 const refName = (s: Schema): string | undefined => (typeof s['$ref'] === 'string' ? (s['$ref'] as string).split('/').pop() : undefined);
-/** Absolute, so the operations on /docs link to the schema blocks of /api too. */
-const schemaLink = (name: string): string => `<a href="/api#schema-${esc(name)}"><code>${esc(name)}</code></a>`;
+/** Absolute, so the operations on /docs link to the schema blocks of /api/reference too. */
+const schemaLink = (name: string): string => `<a href="/api/reference#schema-${esc(name)}"><code>${esc(name)}</code></a>`;
 
 /** Known string patterns, said in words. */
 const PATTERNS: Record<string, string> = {
@@ -171,7 +179,7 @@ function schemas(doc: Doc): string {
 
 export function apiPage(doc: Doc): string {
   const info = doc['info'] as { title: string; version: string; description: string };
-  return page(`${info.title} — API`, `<h1>${esc(info.title)}</h1><p class="sub">API version ${esc(info.version)} · OpenAPI 3.1 · <a href="/api/openapi.json">openapi.json</a> · <a href="/docs">proving guide</a> · <a href="#schemas">schemas</a></p>${md(info.description)}
+  return page(`${info.title} — API`, `<h1>${esc(info.title)}</h1><p class="sub">API version ${esc(info.version)} · OpenAPI 3.1 · <a href="/api">try it</a> · <a href="/api/openapi.json">openapi.json</a> · <a href="/docs">proving guide</a> · <a href="#schemas">schemas</a></p>${md(info.description)}
 <h2>Network statistics</h2><p>Public and read-only. <code>{network}</code> is <code>mainnet</code>, <code>preprod</code> or <code>preview</code>. Responses carry <code>Cache-Control</code>, <code>ETag</code> (send <code>If-None-Match</code> for a 304) and <code>X-Cache</code>. Errors are ${schemaLink('Error')}: <code>{"error", "message", "code"}</code>.</p>
 ${operations(doc, (t) => t.includes('statistics'))}
 <h2>Proving and sponsorship</h2><p>See <a href="/docs">/docs</a> for the guide. Errors are ${schemaLink('Error')}, as everywhere.</p>
@@ -180,16 +188,21 @@ ${operations(doc, (t) => t.includes('proving') || t.includes('sponsorship'))}
 <h2 id="schemas">Schemas</h2>${schemas(doc)}`);
 }
 
-export function docsPage(doc: Doc): string {
+/**
+ * `origin` is the address the page was asked for (`http://host:port`, site.ts): the examples are
+ * then commands a reader can paste as they are, whatever port or name the server answers on.
+ */
+export function docsPage(doc: Doc, origin = 'http://127.0.0.1:8080'): string {
   const info = doc['info'] as { title: string; version: string };
-  return page(`${info.title} — proving and sponsorship`, `<h1>Proving and DUST sponsorship</h1><p class="sub">${esc(info.title)} ${esc(info.version)} · <a href="/api">full API</a> · <a href="/api/openapi.json">openapi.json</a></p>
+  const base = esc(origin);
+  return page(`${info.title} — proving and sponsorship`, `<h1>Proving and DUST sponsorship</h1><p class="sub">${esc(info.title)} ${esc(info.version)} · <a href="/api">full API (try it)</a> · <a href="/api/reference">text reference</a> · <a href="/api/openapi.json">openapi.json</a> · <a href="/">dashboard</a></p>
 <h2>Authentication</h2><p>Every route here except <code>/health</code> and <code>/docs</code> needs an API key, sent as <code>X-API-Key: &lt;key&gt;</code> or <code>Authorization: Bearer &lt;key&gt;</code>. A missing, wrong or revoked key gets <code>401 {"error":"Unauthorized","message":"Missing or invalid API key","code":"UNAUTHORIZED"}</code>. Every error has that shape (<code>{"error", "message", "code"}</code>; branch on <code>code</code>). Optional <code>X-Client-ID</code> and <code>X-Client-Name</code> are logged with each request. Operators mint keys with <code>nightgate keys create</code>.</p>
 <h2>Rate limits</h2><p>Each response carries <code>X-RateLimit-Limit</code>, <code>X-RateLimit-Remaining</code>, <code>X-RateLimit-Reset</code> (Unix seconds) and the IETF draft's <code>RateLimit</code> / <code>RateLimit-Policy</code>. Over the limit: <code>429</code> with <code>Retry-After</code> in seconds.</p>
 <h2>Using nightgate as your proof server</h2><p>nightgate speaks the Midnight proof-server protocol: point a wallet's prover address at nightgate's base URL. <code>POST /prove</code>, <code>POST /check</code> (alias <code>POST /verify</code>), <code>POST /k</code>, <code>GET /version</code>, <code>GET /ready</code> and <code>GET /proof-versions</code> take and return the same <code>application/octet-stream</code> bodies as <code>midnight-proof-server</code>. Pick the network with the <code>X-Midnight-Network</code> header or <code>?network=</code> (default in <code>/health</code>). Results of <code>/prove</code> and <code>/verify</code> are cached for 30 s by the SHA-256 of the body (<code>X-Cache: HIT|MISS</code>). On the embedded devnet the <code>dev</code> backend answers with mock-shaped proofs, labelled <code>X-Prover: dev</code>.</p>
 <p>A sample body, from the embedded devnet's public test account (the server must be running): <code>npx nightgate example-tx --network preview --kind prove-payload &gt; payload.bin</code>.</p>
-<pre>curl -sS -X POST -H "X-API-Key: $KEY" -H 'Content-Type: application/octet-stream' --data-binary @payload.bin http://127.0.0.1:8080/prove -o proof.bin</pre>
+<pre>curl -sS -X POST -H "X-API-Key: $KEY" -H 'Content-Type: application/octet-stream' --data-binary @payload.bin ${base}/prove -o proof.bin</pre>
 <h2>Sponsorship: users pay no gas</h2><p><code>POST /prove-and-balance</code> takes an <em>unproven</em> serialized transaction; <code>POST /balance-only</code> takes a <em>proven</em> one. nightgate adds a fee intent paid by a server DUST wallet, proves and binds, and answers <code>{"tx": hex, "txHash": hex, ...}</code>: submit <code>tx</code> to the network. Submit it before <code>expiresAt</code> (default one minute): its fee covers the largest price rise of every block until then. A transaction the ledger would refuse (another network, bad signature, expired or expiring within a block, no effect, already paying its own DUST fee) gets 400 <code>TRANSACTION_REJECTED</code> with the reason, and nothing is reserved. One key holds at most <code>dust.maxReservationsPerKey</code> DUST UTXOs at once (429 <code>RESERVATION_LIMIT</code> with <code>Retry-After</code> beyond); a per-transaction fee cap (403 <code>FEE_CAP_EXCEEDED</code>) and a DUST budget per window (429) apply, and the budget of an answer never submitted is refunded when its reservation is reclaimed (5 minutes). The same bytes sent again by the same key within the dedupe window get the same answer. <code>GET /wallet-status</code> shows the server wallets, the pool's target and the rate it sustains: on the embedded devnet the server splits its NIGHT into more DUST UTXOs when free ones run low, up to the target.</p>
 <p>Sample bodies: <code>npx nightgate example-tx --network preview --kind unproven &gt; unproven-tx.bin</code> for <code>/prove-and-balance</code>, <code>--kind proven</code> or <code>--kind finalized</code> for <code>/balance-only</code> (a NIGHT transfer of the devnet's public test account to itself, valid for 15 minutes).</p>
-<pre>curl -sS -X POST -H "X-API-Key: $KEY" -H 'Content-Type: application/octet-stream' --data-binary @unproven-tx.bin http://127.0.0.1:8080/prove-and-balance</pre>
+<pre>curl -sS -X POST -H "X-API-Key: $KEY" -H 'Content-Type: application/octet-stream' --data-binary @unproven-tx.bin ${base}/prove-and-balance</pre>
 ${operations(doc, (t) => t.includes('proving') || t.includes('sponsorship'))}`);
 }

@@ -64,13 +64,13 @@ export const PUSH_CHANNEL_DOC: TopicDoc = {
     'A WebSocket (RFC 6455), opened by this GET with `Upgrade: websocket`. The server sends the current summary at once (when the network has data), ' +
     'then the summary again on every new block: each message is a text frame holding exactly the body of `GET /api/v1/{network}/summary` (the `Summary` schema). ' +
     'OpenAPI 3.1 has no WebSocket object: the messages are described in the `x-websocket` extension of this operation (`serverMessages`, `clientMessages`). ' +
-    'Browsers may open it only from an origin in `server.corsOrigins`; at most `server.wsConnectionsPerIp` sockets per client IP (IPv6 by /64).',
+    'Browsers may open it from this server\'s own pages (the dashboard at `/`) and from an origin in `server.corsOrigins`; at most `server.wsConnectionsPerIp` sockets per client IP (IPv6 by /64).',
   tags: ['statistics'],
   params: NetworkParam,
   serverMessage: S.Summary,
   clientMessage: PushClientMessage,
   refusals: {
-    403: { description: 'ORIGIN_NOT_ALLOWED: the page\'s Origin is not in server.corsOrigins' },
+    403: { description: 'ORIGIN_NOT_ALLOWED: the page\'s Origin is neither in server.corsOrigins nor this server itself' },
     404: { description: UNKNOWN_NETWORK },
     429: { description: 'TOO_MANY_CONNECTIONS: this client IP holds server.wsConnectionsPerIp sockets already', headers: { 'Retry-After': 'Seconds to wait before retrying' } },
     503: { description: 'SHUTTING_DOWN' },

@@ -26,13 +26,14 @@ t.test('/health (details with a key), /docs, /api and /api/openapi.json', async 
   t.same(doc.paths['/t/keyed']!['get']!.security, [{ ApiKeyHeader: [] }, { BearerAuth: [] }]);
   t.same(doc.paths['/t/public']!['get']!.security, []);
 
-  for (const path of ['/api', '/docs']) {
+  for (const path of ['/', '/api', '/api/reference', '/docs']) {
     const r = await request(`${s.url}${path}`);
     t.equal(r.statusCode, 200);
     t.match(r.headers['content-type'], /text\/html/);
     const html = await r.body.text();
     t.match(html, /<!doctype html>/);
-    t.notMatch(html, /<script|https?:\/\/cdn/i, 'served from local content, no CDN');
+    t.notMatch(html, /https?:\/\/cdn|<script(?! src="\/assets\/)/i, 'served from local content, no CDN, no inline script');
+    t.match(r.headers['content-security-policy'], /default-src 'none'/);
   }
 });
 

@@ -25,7 +25,7 @@ t.test('types in words, not JSON Schema', async (t) => {
   t.equal(typeText({ type: 'integer', minimum: 1, maximum: 100, default: 20 }), 'integer 1–100, default 20');
   t.equal(typeText({ type: 'string', pattern: '^(0x)?[0-9a-fA-F]{64}$' }), 'string (64 hex)');
   t.equal(typeText({ anyOf: [{ const: 'mainnet', type: 'string' }, { const: 'preview', type: 'string' }] }), '&#34;mainnet&#34; | &#34;preview&#34;');
-  t.equal(typeText({ anyOf: [{ $ref: '#/components/schemas/Epoch' }, { type: 'null' }] }), '<a href="/api#schema-Epoch"><code>Epoch</code></a> | null');
+  t.equal(typeText({ anyOf: [{ $ref: '#/components/schemas/Epoch' }, { type: 'null' }] }), '<a href="/api/reference#schema-Epoch"><code>Epoch</code></a> | null');
   t.equal(typeText({ type: 'array', items: { type: 'string', format: 'date-time' } }), 'string (date-time)[]');
 });
 
@@ -36,13 +36,13 @@ t.test('/api: rendered descriptions, readable parameters, named schemas, contain
   t.match(block, /<code>hash<\/code><\/td><td>query<\/td><td><span class="type">string \(64 hex\)<\/span>/, 'hash: 64 hex');
   t.match(block, /<span class="type">&#34;mainnet&#34; \| &#34;preprod&#34; \| &#34;preview&#34;<\/span>/, 'network: its values');
   t.match(block, /<code>public, max-age=31536000, immutable<\/code>/, 'Markdown code spans rendered');
-  t.match(block, /application\/json: <a href="\/api#schema-BlockDetail"><code>BlockDetail<\/code><\/a>/, 'the body links to its named schema');
+  t.match(block, /application\/json: <a href="\/api\/reference#schema-BlockDetail"><code>BlockDetail<\/code><\/a>/, 'the body links to its named schema');
   // The JSON Schema of each named schema is there too, folded in <pre>: the rest is rendered.
   t.notMatch(html.replace(/<pre>[^]*?<\/pre>/g, ''), /minimum|`/, 'no raw JSON Schema in the tables, no Markdown left unrendered');
   t.match(html, /<div class="schema" id="schema-Summary">/);
   t.match(html, /<div class="schema" id="schema-Error">/);
   t.match(html, /<span class="m WS">WS<\/span> <code>\/api\/v1\/\{network\}\/ws<\/code>/, 'the push channel');
-  t.match(html, /server → client <a href="\/api#schema-Summary">/);
+  t.match(html, /server → client <a href="\/api\/reference#schema-Summary">/);
   t.match(html, /pre\{[^}]*overflow:auto[^}]*white-space:pre-wrap[^}]*overflow-wrap:anywhere/, 'schema blocks wrap and scroll inside their card');
   t.match(html, /\.op,\.schema\{[^}]*overflow-wrap:anywhere[^}]*overflow-x:auto/, 'cards contain long words');
   t.notMatch(html, /<script/i);

@@ -1,0 +1,460 @@
+// The live dashboard at `/`. Served by nightgate itself under a Content-Security-Policy that runs
+// scripts from this server only: no inline code, no CDN. Everything shown comes from this
+// server's own routes; data is written with textContent, never parsed as HTML.
+'use strict';
+(function () {
+  var NETWORKS = (document.body.dataset.networks || '').split(',').filter(Boolean);
+  var NAMES = { mainnet: 'Mainnet', preprod: 'Preprod', preview: 'Preview' };
+  /** Blocks kept for the chart: enough to see a trend, few enough to fetch at load without weight on the indexer. */
+  var HISTORY = 30;
+  /** Block lookups in flight per network: they reach the indexer, so one at a time. */
+  var FETCHES = 1;
+  /** recent-transactions' largest page. */
+  var TX_PAGE = 100;
+  var KEY_STORE = 'nightgate.operatorKey';
+  var OPERATOR_EVERY_MS = 5000;
+  /** A longer interval is a halt, not a block time (the statistics' average leaves it out the same way). */
+  var HALT_S = 60;
+
+  // ---- small helpers --------------------------------------------------------------------------
+  function h(tag, props, children) {
+    var e = document.createElement(tag);
+    if (props) {
+      for (var k in props) {
+        if (k === 'text') e.textContent = props[k];
+        else if (k === 'class') e.className = props[k];
+        else if (k.slice(0, 5) === 'data-') e.setAttribute(k, props[k]);
+        else e[k] = props[k];
+      }
+    }
+    (children || []).forEach(function (c) { if (c !== null && c !== undefined) e.appendChild(typeof c === 'string' ? document.createTextNode(c) : c); });
+    return e;
+  }
+  function field(root, name) { return root.querySelector('[data-field="' + name + '"]'); }
+  function setText(root, name, text) { var e = field(root, name); if (e && e.textContent !== text) e.textContent = text; return e; }
+  function int(n) { return typeof n === 'number' ? n.toLocaleString('en-US') : '–'; }
+  function age(s) {
+    if (typeof s !== 'number' || !isFinite(s)) return '–';
+    s = Math.max(0, Math.round(s));
+    if (s < 60) return s + ' s';
+    if (s < 3600) return Math.floor(s / 60) + ' min ' + (s % 60) + ' s';
+    if (s < 86400) return Math.floor(s / 3600) + ' h ' + Math.floor((s % 3600) / 60) + ' min';
+    return Math.floor(s / 86400) + ' d ' + Math.floor((s % 86400) / 3600) + ' h';
+  }
+  /** A decimal string of `unit`s as a number of whole units with up to `digits` decimals (BigInt: SPECK overflow doubles). */
+  function scaled(text, decimals, digits) {
+    if (typeof text !== 'string' || !/^[0-9]+$/.test(text)) return '–';
+    var v = BigInt(text);
+    var unit = BigInt(10) ** BigInt(decimals);
+    var whole = v / unit;
+    var frac = (v % unit).toString().padStart(decimals, '0').slice(0, digits).replace(/0+$/, '');
+    return whole.toLocaleString('en-US') + (frac ? '.' + frac : '');
+  }
+  function getJson(url, headers) {
+    return fetch(url, { headers: headers || {}, cache: 'no-store' }).then(function (r) {
+      return r.text().then(function (t) {
+        var body = null;
+        try { body = JSON.parse(t); } catch (e) { body = t; }
+        return { status: r.status, body: body };
+      });
+    });
+  }
+  function errText(res) {
+    var b = res.body;
+    return b && typeof b === 'object' && b.code ? b.code + ': ' + b.message : 'HTTP ' + res.status;
+  }
+
+  // ---- network cards -------------------------------------------------------------------------
+  var cards = {};
+
+  function card(name) {
+    var chart = h('div', { class: 'chart', 'data-field': 'chart' });
+    var root = h('article', { class: 'net', 'data-network': name }, [
+      h('header', null, [
+        h('h2', { text: NAMES[name] || name }),
+        h('span', { class: 'pill', 'data-field': 'status' }, [h('span', { class: 'live', 'data-field': 'live', title: 'push channel' }), h('span', { 'data-field': 'status-text', text: 'connecting' })]),
+      ]),
+      h('div', { class: 'tip' }, [
+        h('div', null, [h('span', { class: 'label', text: 'Tip height' }), h('span', { class: 'big', 'data-field': 'height', text: '–' })]),
+        h('div', null, [h('span', { class: 'label', text: 'Age' }), h('span', { class: 'val', 'data-field': 'age', text: '–' })]),
+        h('div', null, [h('span', { class: 'label', text: 'Protocol · ledger' }), h('span', { class: 'val', 'data-field': 'protocol', text: '–' })]),
+      ]),
+      chart,
+      h('p', { class: 'legend small muted' }, [h('span', { class: 'key tx' }), 'transactions per block ', h('span', { class: 'key bt' }), 'block time, last ' + HISTORY + ' blocks']),
+      h('div', { class: 'epoch' }, [
+        h('div', { class: 'row' }, [h('span', { 'data-field': 'epoch', text: 'Epoch –' }), h('span', { 'data-field': 'epoch-left', text: '' })]),
+        h('div', { class: 'progress', role: 'progressbar' }, [h('div', { class: 'fill', 'data-field': 'epoch-fill' })]),
+      ]),
+      h('dl', { class: 'facts' }, [
+        h('dt', { text: 'Uptime' }), h('dd', { 'data-field': 'uptime', text: '–' }),
+        h('dt', { text: 'Average block time' }), h('dd', { 'data-field': 'block-time', text: '–' }),
+        h('dt', { text: 'Blocks per day (est.)' }), h('dd', { 'data-field': 'daily', text: '–' }),
+        h('dt', { text: 'NIGHT supply' }), h('dd', { 'data-field': 'supply', text: '–' }),
+        h('dt', { text: 'Source' }), h('dd', { 'data-field': 'source', text: '–' }),
+      ]),
+      h('p', { class: 'err', 'data-field': 'error', hidden: true }),
+    ]);
+    // ts: block timestamps (ms) by height; txs: transactions per block by height.
+    return { name: name, root: root, chartEl: chart, plot: null, summary: null, receivedAt: 0, ts: new Map(), txs: new Map(), txsBusy: false, txsAgain: false, queue: [], queued: new Set(), running: 0, ws: null, retry: 0, drawPending: false };
+  }
+
+  function showError(c, text) {
+    var e = field(c.root, 'error');
+    e.hidden = !text;
+    e.textContent = text || '';
+  }
+
+  /** No summary yet: the card says why; the push channel stays open and fills it on the first block. */
+  function down(c, why) {
+    showError(c, why);
+    if (c.summary) return;
+    field(c.root, 'status').className = 'pill down';
+    setText(c.root, 'status-text', 'no data');
+  }
+
+  function apply(c, s) {
+    if (!s || !s.latestBlock) return;
+    var previous = c.summary;
+    c.summary = s;
+    c.receivedAt = Date.now();
+    var tip = s.latestBlock;
+    var hEl = setText(c.root, 'height', int(tip.height));
+    hEl.setAttribute('data-value', String(tip.height));
+    c.root.setAttribute('data-height', String(tip.height));
+    setText(c.root, 'protocol', tip.protocolVersion + ' · ' + (tip.ledger || s.ledger));
+    var pill = field(c.root, 'status');
+    pill.className = 'pill ' + s.status;
+    setText(c.root, 'status-text', s.status + (s.dataAgeSeconds > 10 ? ' · data ' + age(s.dataAgeSeconds) + ' old' : ''));
+    var up = s.uptime;
+    setText(c.root, 'uptime', up ? up.status + ' · score ' + up.score.toFixed(2) + (up.epochUtilization !== null ? ' · epoch ' + Math.round(up.epochUtilization * 100) + '%' : '') : '–');
+    var bt = s.blockTime;
+    setText(c.root, 'block-time', bt && bt.averageSeconds !== null ? bt.averageSeconds.toFixed(2) + ' s (target ' + bt.targetSeconds + ' s)' : '–');
+    setText(c.root, 'daily', s.blocksProduced && s.blocksProduced.estimatedDaily !== null ? int(s.blocksProduced.estimatedDaily) : '–');
+    setText(c.root, 'supply', s.nightSupply ? scaled(s.nightSupply.totalSmallestUnit, s.nightSupply.decimals, 0) + ' NIGHT' : '–');
+    setText(c.root, 'source', s.network ? s.network.source : '–');
+    showError(c, '');
+    tick(c);
+    c.ts.set(tip.height, Date.parse(tip.timestamp));
+    if (!previous || previous.latestBlock.height !== tip.height) refreshTxs(c);
+  }
+
+  /** Age and epoch move between blocks: counted from the moment the summary arrived, not the browser's clock against the chain's. */
+  function tick(c) {
+    var s = c.summary;
+    if (!s) return;
+    var since = (Date.now() - c.receivedAt) / 1000;
+    setText(c.root, 'age', age(s.latestBlock.ageSeconds + since));
+    var e = s.epoch;
+    if (e) {
+      var elapsed = Math.min(e.durationSeconds, e.elapsedSeconds + since);
+      setText(c.root, 'epoch', 'Epoch ' + int(e.number) + ' · ' + Math.floor((elapsed / e.durationSeconds) * 100) + '%');
+      setText(c.root, 'epoch-left', age(e.durationSeconds - elapsed) + ' left');
+      field(c.root, 'epoch-fill').style.width = ((elapsed / e.durationSeconds) * 100).toFixed(2) + '%';
+    } else {
+      setText(c.root, 'epoch', 'Epoch: not known for this network');
+      setText(c.root, 'epoch-left', '');
+    }
+  }
+
+  // Transactions per block and most timestamps come from recent-transactions, which the server renders
+  // once per block from the blocks it keeps (no indexer request); each pushed summary brings its tip's
+  // timestamp. Only a block of the first screen that carries no transaction is looked up, one at a time.
+  function refreshTxs(c) {
+    if (c.txsBusy) { c.txsAgain = true; return; }
+    c.txsBusy = true;
+    getJson('/api/v1/' + c.name + '/recent-transactions?limit=' + TX_PAGE).then(function (res) {
+      if (res.status !== 200 || !c.summary) return;
+      var tip = c.summary.latestBlock.height;
+      var list = res.body.transactions;
+      var counts = new Map();
+      list.forEach(function (tx) {
+        counts.set(tx.blockHeight, (counts.get(tx.blockHeight) || 0) + 1);
+        c.ts.set(tx.blockHeight, Date.parse(tx.timestamp));
+      });
+      // A full page may have cut the oldest block short: counts are exact above it only.
+      var exactFrom = list.length < TX_PAGE ? 0 : list[list.length - 1].blockHeight + 1;
+      for (var height = Math.max(exactFrom, tip - HISTORY); height <= tip; height++) c.txs.set(height, counts.get(height) || 0);
+    }, function () { /* the next block asks again */ }).then(function () {
+      c.txsBusy = false;
+      if (c.txsAgain) { c.txsAgain = false; refreshTxs(c); return; }
+      prune(c);
+      lookUpMissing(c);
+      draw(c);
+    });
+  }
+  function prune(c) {
+    if (!c.summary) return;
+    var from = c.summary.latestBlock.height - HISTORY;
+    [c.ts, c.txs].forEach(function (m) { m.forEach(function (_, height) { if (height < from) m.delete(height); }); });
+  }
+  function lookUpMissing(c) {
+    var tip = c.summary.latestBlock.height;
+    for (var height = tip; height >= Math.max(0, tip - HISTORY); height--) {
+      if ((!c.ts.has(height) || !c.txs.has(height)) && !c.queued.has(height)) {
+        c.queued.add(height);
+        c.queue.push(height);
+      }
+    }
+    // Newest first: the chart fills from its right edge.
+    c.queue.sort(function (a, b) { return b - a; });
+    pump(c);
+  }
+  function pump(c) {
+    while (c.running < FETCHES && c.queue.length > 0) {
+      var height = c.queue.shift();
+      if (c.ts.has(height) && c.txs.has(height)) { c.queued.delete(height); continue; }
+      if (c.summary && height < c.summary.latestBlock.height - HISTORY) { c.queued.delete(height); continue; }
+      c.running++;
+      (function (height) {
+        getJson('/api/v1/' + c.name + '/block?height=' + height).then(function (res) {
+          if (res.status === 200) {
+            c.ts.set(height, Date.parse(res.body.timestamp));
+            c.txs.set(height, res.body.transactionCount);
+          }
+        }, function () { /* the next block asks again */ }).then(function () {
+          c.running--;
+          c.queued.delete(height);
+          draw(c);
+          pump(c);
+        });
+      })(height);
+    }
+  }
+
+  function chartData(c) {
+    var heights = [], times = [], txs = [];
+    var tip = c.summary ? c.summary.latestBlock.height : 0;
+    for (var height = Math.max(0, tip - HISTORY + 1); height <= tip; height++) {
+      var at = c.ts.get(height);
+      var before = c.ts.get(height - 1);
+      heights.push(height);
+      var dt = at !== undefined && before !== undefined ? (at - before) / 1000 : null;
+      times.push(dt !== null && dt >= 0 && dt <= HALT_S ? dt : null);
+      var n = c.txs.get(height);
+      txs.push(n === undefined ? null : n);
+    }
+    return [heights, times, txs];
+  }
+
+  function plotWidth(c) { return Math.max(240, c.chartEl.clientWidth || 300); }
+
+  function draw(c) {
+    if (c.drawPending) return;
+    c.drawPending = true;
+    requestAnimationFrame(function () {
+      c.drawPending = false;
+      var data = chartData(c);
+      if (!window.uPlot) return;
+      if (!c.plot) {
+        c.plot = new window.uPlot({
+          width: plotWidth(c),
+          height: 150,
+          cursor: { drag: { x: false, y: false } },
+          legend: { show: false },
+          scales: { x: { time: false }, s: { range: function (u, min, max) { return [0, Math.max(1, (max || 0) * 1.2)]; } }, n: { range: function (u, min, max) { return [0, Math.max(4, (max || 0) * 1.25)]; } } },
+          series: [
+            { label: 'Block', value: function (u, v) { return v === null || v === undefined ? '–' : String(v); } },
+            { label: 'Transactions', scale: 'n', stroke: '#13978f', fill: 'rgba(19, 151, 143, .22)', width: 1, points: { show: false }, paths: window.uPlot.paths.bars({ size: [0.6, 14] }), value: function (u, v) { return v === null || v === undefined ? '–' : String(v); } },
+            { label: 'Block time', scale: 's', stroke: '#6d4aff', width: 2, spanGaps: false, points: { show: true, size: 4 }, value: function (u, v) { return v === null || v === undefined ? '–' : v.toFixed(1) + ' s'; } },
+          ],
+          axes: [
+            { stroke: '#6b6886', grid: { stroke: '#f0eef7' }, ticks: { show: false }, values: function (u, vals) { return vals.map(function (v) { return Number.isInteger(v) ? String(v) : ''; }); } },
+            { scale: 's', stroke: '#6d4aff', grid: { stroke: '#f0eef7' }, size: 48, values: function (u, vals) { return vals.map(function (v) { return (v >= 10 ? Math.round(v) : v) + ' s'; }); } },
+            { scale: 'n', side: 1, stroke: '#13978f', grid: { show: false }, size: 34, values: function (u, vals) { return vals.map(function (v) { return Number.isInteger(v) ? String(v) : ''; }); } },
+          ],
+        }, [data[0], data[2], data[1]], c.chartEl);
+      } else {
+        c.plot.setData([data[0], data[2], data[1]]);
+      }
+    });
+  }
+
+  function connect(c) {
+    var url = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/api/v1/' + c.name + '/ws';
+    var ws = new WebSocket(url);
+    c.ws = ws;
+    ws.onopen = function () { c.retry = 0; field(c.root, 'live').className = 'live on'; };
+    ws.onmessage = function (ev) {
+      try { apply(c, JSON.parse(ev.data)); } catch (e) { /* a message that is no summary is not ours to show */ }
+    };
+    ws.onclose = function () {
+      field(c.root, 'live').className = 'live';
+      if (c.ws !== ws) return;
+      // Back off to 30 s; the summary route fills in while the socket is down.
+      var wait = Math.min(30000, 1000 * Math.pow(2, c.retry++));
+      setTimeout(function () { load(c).then(function () { connect(c); }); }, wait);
+    };
+  }
+
+  function load(c) {
+    return getJson('/api/v1/' + c.name + '/summary').then(function (res) {
+      if (res.status === 200) apply(c, res.body);
+      else down(c, errText(res));
+    }, function (err) { down(c, 'unreachable: ' + err.message); });
+  }
+
+  // ---- operator panel ------------------------------------------------------------------------
+  var op = { key: null, timer: null, metrics: true, wallets: true, busy: false };
+  var opBody = document.getElementById('op-body');
+  var keyInput = document.getElementById('key');
+  var forget = document.getElementById('key-forget');
+
+  function table(headers, rows, attrs) {
+    return h('div', { class: 'scroll' }, [h('table', attrs || null, [
+      h('thead', null, [h('tr', null, headers.map(function (t) { return h('th', { text: t }); }))]),
+      h('tbody', null, rows),
+    ])]);
+  }
+  function td(text, name) { return h('td', name ? { text: text, 'data-field': name } : { text: text }); }
+
+  /** Prometheus text → [{name, labels, value}]. */
+  function samples(text) {
+    var out = [];
+    text.split('\n').forEach(function (line) {
+      if (line === '' || line[0] === '#') return;
+      var m = /^([A-Za-z_:][\w:]*)(?:\{(.*)\})?\s+(\S+)/.exec(line);
+      if (!m) return;
+      var labels = {};
+      var re = /(\w+)="((?:[^"\\]|\\.)*)"/g, l;
+      while ((l = re.exec(m[2] || '')) !== null) labels[l[1]] = l[2];
+      out.push({ name: m[1], labels: labels, value: Number(m[3]) });
+    });
+    return out;
+  }
+
+  function renderOperator(wallets, health, metrics, notes) {
+    var parts = [];
+    if (wallets) {
+      var rows = Object.keys(wallets).map(function (n) {
+        var w = wallets[n], pool = w.pool;
+        return h('tr', { 'data-pool': n }, [
+          td(NAMES[n] || n),
+          td(w.sync && w.sync.phase ? w.sync.phase : '–', 'sync'),
+          td(int(w.utxos.free), 'free'),
+          td(int(w.utxos.reserved), 'reserved'),
+          td(pool ? int(pool.live) + ' / ' + int(pool.target) : int(w.utxos.total), 'target'),
+          td(scaled(w.balance, 15, 3) + ' DUST', 'balance'),
+          td(pool ? pool.sustainableTxPerSecond.toFixed(2) + ' tx/s' : '–', 'rate'),
+          td(pool ? pool.maintenance.state + (pool.maintenance.pendingSplits ? ' · ' + pool.maintenance.pendingSplits + ' splits' : '') + (pool.maintenance.reason ? ' · ' + pool.maintenance.reason : '') : 'off', 'keeper'),
+        ]);
+      });
+      parts.push(h('h3', { text: 'Sponsorship pool' }), table(['Network', 'Wallet sync', 'Free', 'Reserved', 'Held / target', 'DUST balance', 'Sustains', 'Keeper'], rows, { 'data-field': 'pool' }));
+      parts.push(h('p', { class: 'gap', text: 'Current fee prices: no route exposes them yet (the wallets read them from the tip for each fee).' }));
+    }
+    var left = [], right = [];
+    var comps = health && health.components;
+    if (comps) {
+      var pool = comps['worker-pool'], prover = comps.prover, sp = comps.sponsorship;
+      var qrows = [];
+      if (pool) qrows.push(h('tr', { 'data-field': 'worker-pool' }, [td('Worker pool'), td(int(pool.queueSize) + ' / ' + int(pool.maxQueue)), td(int(pool.running) + ' of ' + int(pool.threads)), td(int(pool.completed)), td(int(pool.failed))]));
+      if (prover && prover.networks) {
+        Object.keys(prover.networks).forEach(function (n) {
+          var p = prover.networks[n];
+          qrows.push(h('tr', null, [td('Prover ' + n), td(p.backend + ' · ' + p.status), td(''), td(''), td('')]));
+        });
+      }
+      if (metrics) {
+        metrics.filter(function (s) { return s.name === 'nightgate_proving_queue_depth'; }).forEach(function (s) {
+          var cap = metrics.find(function (x) { return x.name === 'nightgate_proving_queue_capacity' && x.labels.backend === s.labels.backend; });
+          qrows.push(h('tr', null, [td('Queue (' + s.labels.backend + ')'), td(int(s.value) + (cap ? ' / ' + int(cap.value) : '')), td(''), td(''), td('')]));
+        });
+      }
+      left.push(h('h3', { text: 'Proving queue' }), table(['', 'Waiting / capacity', 'Running', 'Done', 'Failed'], qrows, { 'data-field': 'queue' }));
+      if (sp) left.push(h('p', { class: 'small muted', text: 'Sponsorships: ' + int(sp.sponsored) + ' sponsored, ' + int(sp.failed) + ' failed, ' + int(sp.inFlight) + ' in flight (' + sp.status + ').' }));
+      setText(document, 'server', 'nightgate ' + health.version + ' · ' + health.status + ' · up ' + age(health.uptimeSeconds));
+    }
+    if (metrics) {
+      var byRoute = {};
+      metrics.filter(function (s) { return s.name === 'nightgate_http_requests_total'; }).forEach(function (s) {
+        var r = byRoute[s.labels.route] || (byRoute[s.labels.route] = { ok: 0, refused: 0 });
+        if (/^[23]/.test(s.labels.status_class)) r.ok += s.value; else r.refused += s.value;
+      });
+      var rrows = Object.keys(byRoute).sort(function (a, b) { return (byRoute[b].ok + byRoute[b].refused) - (byRoute[a].ok + byRoute[a].refused); }).slice(0, 12).map(function (r) {
+        return h('tr', null, [td(r), td(int(byRoute[r].ok)), td(int(byRoute[r].refused))]);
+      });
+      right.push(h('h3', { text: 'Requests by route' }), table(['Route', 'Answered', 'Refused / failed'], rrows, { 'data-field': 'requests' }));
+      var erows = metrics.filter(function (s) { return s.name === 'nightgate_http_errors_total' && s.value > 0; }).sort(function (a, b) { return b.value - a.value; }).slice(0, 10).map(function (s) {
+        return h('tr', null, [td(s.labels.code), td(s.labels.status), td(int(s.value))]);
+      });
+      right.push(h('h3', { text: 'Refusals by code' }), erows.length ? table(['Code', 'Status', 'Count'], erows, { 'data-field': 'refusals' }) : h('p', { class: 'small muted', text: 'None since start.' }));
+    }
+    right.push(h('p', { class: 'gap', text: 'Requests and refusals per API key: the metrics count by route and code, not by key (no key label), so they are not shown per key.' }));
+    parts.push(h('div', { class: 'cols' }, [h('div', null, left), h('div', null, right)]));
+    notes.forEach(function (n) { parts.push(h('p', { class: 'gap', text: n })); });
+    opBody.replaceChildren.apply(opBody, parts);
+  }
+
+  function refreshOperator() {
+    if (!op.key || op.busy) return;
+    op.busy = true;
+    var headers = { 'X-API-Key': op.key };
+    var notes = [];
+    Promise.all([
+      op.wallets ? getJson('/wallet-status', headers) : Promise.resolve(null),
+      getJson('/health', headers),
+      op.metrics ? fetch('/metrics', { headers: headers, cache: 'no-store' }).then(function (r) { return r.text().then(function (t) { return { status: r.status, text: t }; }); }) : Promise.resolve(null),
+    ]).then(function (res) {
+      var w = res[0], hl = res[1], m = res[2];
+      if (hl.status === 401 || (w && w.status === 401)) {
+        stopOperator('This key was not accepted (401). Enter another.');
+        return;
+      }
+      // A server without balancing, or a key /metrics does not serve: asked once, not every 5 s.
+      if (w && w.status !== 200) { op.wallets = false; op.walletNote = 'Sponsorship pool: ' + errText(w); }
+      if (m && m.status !== 200) { op.metrics = false; op.metricsNote = 'Metrics: ' + (m.status === 403 ? 'this key may not read /metrics (metrics.keyIds) from this address' : 'HTTP ' + m.status) + ': requests, refusals and queue depth are not shown.'; }
+      if (op.walletNote) notes.push(op.walletNote);
+      if (op.metricsNote) notes.push(op.metricsNote);
+      renderOperator(w && w.status === 200 ? w.body : null, hl.status === 200 ? hl.body : null, m && m.status === 200 ? samples(m.text) : null, notes);
+    }, function (err) {
+      opBody.replaceChildren(h('p', { class: 'err', text: 'Operator data unreachable: ' + err.message }));
+    }).then(function () { op.busy = false; });
+  }
+
+  function startOperator(key) {
+    op.key = key;
+    op.metrics = true; op.wallets = true; op.walletNote = op.metricsNote = undefined;
+    sessionStorage.setItem(KEY_STORE, key);
+    forget.hidden = false;
+    keyInput.value = '';
+    keyInput.placeholder = 'key set for this tab';
+    opBody.replaceChildren(h('p', { class: 'small muted', text: 'Loading…' }));
+    clearInterval(op.timer);
+    op.timer = setInterval(refreshOperator, OPERATOR_EVERY_MS);
+    refreshOperator();
+  }
+  function stopOperator(message) {
+    op.key = null;
+    clearInterval(op.timer);
+    sessionStorage.removeItem(KEY_STORE);
+    forget.hidden = true;
+    keyInput.placeholder = 'operator key';
+    opBody.replaceChildren(message ? h('p', { class: 'err', text: message }) : h('span'));
+  }
+
+  document.getElementById('key-form').addEventListener('submit', function (ev) {
+    ev.preventDefault();
+    var key = keyInput.value.trim();
+    if (key) startOperator(key);
+  });
+  forget.addEventListener('click', function () { stopOperator(''); });
+
+  // ---- start ---------------------------------------------------------------------------------
+  var grid = document.getElementById('networks');
+  if (NETWORKS.length === 0) grid.appendChild(h('p', { class: 'note', text: 'This server serves no network statistics.' }));
+  NETWORKS.forEach(function (n) {
+    var c = card(n);
+    cards[n] = c;
+    grid.appendChild(c.root);
+    // The push channel sends the current summary on open: the summary route is only a first paint.
+    load(c).then(function () { connect(c); });
+  });
+  document.getElementById('foot').appendChild(h('span', { 'data-field': 'server', text: '' }));
+  setInterval(function () { NETWORKS.forEach(function (n) { tick(cards[n]); }); }, 1000);
+  var resizing = null;
+  window.addEventListener('resize', function () {
+    clearTimeout(resizing);
+    resizing = setTimeout(function () { NETWORKS.forEach(function (n) { var c = cards[n]; if (c.plot) c.plot.setSize({ width: plotWidth(c), height: 150 }); }); }, 100);
+  });
+  var saved = sessionStorage.getItem(KEY_STORE);
+  if (saved) startOperator(saved);
+})();

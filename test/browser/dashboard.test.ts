@@ -1,0 +1,165 @@
+/**
+ * The pages in a real browser (Debian's Chromium through playwright-core), against nightgate on the
+ * embedded devnet with all three networks: `/` loads with no console error (a refused script or
+ * style, a failed request and a thrown exception are all console errors), each network's tip is the
+ * one `/api/v1/{network}/latest-block` answers, the height moves within two blocks, and an operator
+ * key shows the sponsorship pool; `/api` lists every route of the OpenAPI document and its "Try it
+ * out" of the summary answers 200. Screenshots go to test-artifacts/ (git-ignored), for CI to keep.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import type { Browser, Page } from 'playwright-core';
+import { mountStats } from '../../src/stats/index.js';
+import { mountProver } from '../../src/prover/index.js';
+import { mountSponsorship } from '../../src/dust/index.js';
+import { NETWORKS } from '../../src/config.js';
+import { startApp, TEST_KEY, type TestApp } from '../helpers/app.js';
+
+const CHROMIUM = process.env['NIGHTGATE_CHROMIUM'] ?? '/usr/bin/chromium';
+const ARTIFACTS = join(fileURLToPath(new URL('../../', import.meta.url)), 'test-artifacts', 'browser');
+/** The shortest block time the config allows with all three networks on the devnet. */
+const BLOCK_MS = 3000;
+
+const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (Debian: apt-get install chromium; or set NIGHTGATE_CHROMIUM)`;
+
+/** Polls until `check` returns a value; bounded, and says what it waited for. */
+async function until<T>(what: string, check: () => Promise<T | undefined>, deadlineMs: number): Promise<T> {
+  const end = Date.now() + deadlineMs;
+  let last: unknown;
+  for (;;) {
+    const v = await check().catch((err: unknown) => void (last = err));
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out after ${deadlineMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Console errors, uncaught exceptions and failed requests of a page. */
+function watch(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`exception: ${e.message}`));
+  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText ?? ''}`));
+  // Chrome's console line for an error answer does not name the URL: this does.
+  page.on('response', (r) => {
+    if (r.status() >= 400) void r.text().then((b) => problems.push(`answer ${r.status()}: ${r.url()} ${b.slice(0, 200)}`), () => problems.push(`answer ${r.status()}: ${r.url()}`));
+  });
+  return problems;
+}
+
+const heightOn = async (page: Page, network: string): Promise<number | undefined> => {
+  const v = await page.getAttribute(`[data-network="${network}"]`, 'data-height');
+  return v === null ? undefined : Number(v);
+};
+
+t.test('the dashboard and the API reference in Chromium', { skip, timeout: 240_000 }, async (t) => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const s: TestApp = await startApp(
+    // The devnet's indexer shares one thread with block production for all three networks: on 2
+    // busy cores a block lookup may take longer than the default 10 s, and its 500 is a console error.
+    { devnet: { blockTimeMs: BLOCK_MS }, dust: { targetUtxos: 8 }, stats: { upstreamTimeoutMs: 30_000 } },
+    { devnet: true, modules: [mountStats, mountProver, mountSponsorship] },
+  );
+  t.teardown(() => s.close());
+  // Ready: every network has statistics and synced DUST wallets, so the chain's start-up is behind it
+  // and the page meets a devnet in its stride.
+  await until('/readyz', async () => ((await fetch(`${s.url}/readyz`)).status === 200 ? true : undefined), 150_000);
+
+  const { chromium } = await import('playwright-core');
+  const browser: Browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  t.teardown(() => browser.close());
+
+  t.test('/: tips, live heights, operator panel, no console error', async (t) => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    t.teardown(() => context.close());
+    const page = await context.newPage();
+    const problems = watch(page);
+    const res = await page.goto(`${s.url}/`);
+    t.equal(res?.status(), 200);
+    t.match(res?.headers()['content-security-policy'], /script-src 'self'/, 'scripts from nightgate only');
+
+    for (const n of NETWORKS) {
+      // The page follows the push channel; the route may be a block ahead for a moment: equal once both have it.
+      const seen = await until(`${n}: the page's tip to equal latest-block`, async () => {
+        const shown = await heightOn(page, n);
+        const api = ((await (await fetch(`${s.url}/api/v1/${n}/latest-block`)).json()) as { height: number }).height;
+        return shown === api ? shown : undefined;
+      }, 4 * BLOCK_MS + 10_000);
+      t.pass(`${n}: the page shows tip ${seen}, as /api/v1/${n}/latest-block`);
+      t.match(await page.textContent(`[data-network="${n}"] [data-field="protocol"]`), /^\d+ · (8|9)$/, `${n}: protocol version and ledger era`);
+    }
+
+    const before = (await heightOn(page, 'preview'))!;
+    // Two blocks, and room for a loaded machine: the devnet yields its thread to serving.
+    const after = await until('the height to move on', async () => {
+      const h = await heightOn(page, 'preview');
+      return h !== undefined && h > before ? h : undefined;
+    }, 2 * BLOCK_MS + 6000).catch(async (err: Error) => {
+      // Tell a page that missed a block from a chain that made none.
+      const api = ((await (await fetch(`${s.url}/api/v1/preview/latest-block`)).json()) as { height: number }).height;
+      throw new Error(`${err.message} (the page shows ${await heightOn(page, 'preview')}, latest-block says ${api})`);
+    });
+    t.pass(`the height moved on from ${before} to ${after} without a reload`);
+    await page.waitForSelector('[data-network="preview"] .uplot canvas', { state: 'attached', timeout: 15_000 });
+    t.pass('the block chart is drawn');
+
+    await page.fill('#key', TEST_KEY);
+    await page.click('#key-save');
+    await page.waitForSelector('[data-pool="preview"] [data-field="free"]', { timeout: 15_000 });
+    for (const n of NETWORKS) {
+      t.match(await page.textContent(`[data-pool="${n}"] [data-field="free"]`), /^[\d,]+$/, `${n}: free UTXOs shown`);
+      t.match(await page.textContent(`[data-pool="${n}"] [data-field="target"]`), /\/ 8$/, `${n}: held against the target`);
+      t.match(await page.textContent(`[data-pool="${n}"] [data-field="balance"]`), /DUST$/, `${n}: DUST balance`);
+    }
+    await page.waitForSelector('[data-field="queue"] [data-field="worker-pool"]', { timeout: 10_000 });
+    t.equal(await page.evaluate('sessionStorage.getItem("nightgate.operatorKey")'), TEST_KEY, 'the key is kept for the tab');
+    t.equal(await page.evaluate('localStorage.length'), 0, 'and nowhere else');
+
+    await page.screenshot({ path: join(ARTIFACTS, 'dashboard-1280.png'), fullPage: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    // Not waitForFunction: its text predicates are eval'd in the page, which the page's CSP forbids.
+    // The charts are redrawn to the new width shortly after the resize.
+    const widths = async (): Promise<[number, number]> => (await page.evaluate('[document.documentElement.scrollWidth, window.innerWidth]')) as [number, number];
+    const fits = await until('the page to fit the phone width', async () => {
+      const [content, view] = await widths();
+      return content <= view + 1 ? content : undefined;
+    }, 5000).catch(async (err: Error) => { throw new Error(`${err.message}: ${(await widths()).join(' px in ')} px`); });
+    t.pass(`no horizontal scroll at phone width (${fits} px)`);
+    await page.screenshot({ path: join(ARTIFACTS, 'dashboard-390.png'), fullPage: true });
+    t.strictSame(problems, [], 'no console error, exception or failed request');
+  });
+
+  t.test('/api: every route listed, "Try it out" of the summary answers 200', async (t) => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    t.teardown(() => context.close());
+    const page = await context.newPage();
+    const problems = watch(page);
+    const res = await page.goto(`${s.url}/api`);
+    t.equal(res?.status(), 200);
+    await page.waitForSelector('.opblock', { timeout: 30_000 });
+
+    const doc = (await (await fetch(`${s.url}/api/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const expected = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)).sort();
+    const listed = (await page.$$eval('.opblock', (blocks) => blocks.map((b) => `${b.querySelector('.opblock-summary-method')?.textContent ?? ''} ${b.querySelector('.opblock-summary-path')?.getAttribute('data-path') ?? ''}`))).sort();
+    t.strictSame(listed, expected, `all ${expected.length} operations are listed`);
+
+    const op = page.locator('.opblock', { has: page.locator('.opblock-summary-path[data-path="/api/v1/{network}/summary"]') });
+    await op.locator('.opblock-summary').first().click();
+    await op.locator('.try-out__btn').click();
+    // The network is a union of literals in the document: Swagger UI asks for it as text.
+    await op.locator('tr[data-param-name="network"] input').fill('preview');
+    await op.locator('.execute').click();
+    const status = op.locator('.live-responses-table tr.response .response-col_status').first();
+    await status.waitFor({ timeout: 15_000 });
+    t.equal((await status.textContent())?.trim(), '200', `the summary, fetched from the page (${await op.locator('.request-url').first().textContent().catch(() => '?')})`);
+    await page.screenshot({ path: join(ARTIFACTS, 'api-try-summary.png'), fullPage: false });
+    t.strictSame(problems, [], 'no console error, exception or failed request');
+  });
+});
