@@ -86,6 +86,7 @@ async function localEnv(args: SustainedArgs, configFile: string): Promise<Record
     NIGHTGATE_LOG_REQUESTS: 'none',
   };
   if (args.blockTimeMs !== undefined) env['NIGHTGATE_DEVNET_BLOCK_TIME_MS'] = String(args.blockTimeMs);
+  if (args.ledger !== undefined) env[`NIGHTGATE_${args.network.toUpperCase()}_DEVNET_LEDGER`] = String(args.ledger);
   if (args.sponsorWallets !== undefined) env['NIGHTGATE_DUST_WALLET_SEEDS'] = sponsorSeeds(args.sponsorWallets).join(',');
   if (args.maxFee !== undefined) {
     env['NIGHTGATE_DUST_MAX_FEE'] = args.maxFee;

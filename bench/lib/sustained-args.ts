@@ -25,6 +25,8 @@ client minted into a config file (NIGHTGATE_CONFIG) and otherwise the server's d
   --max-fee SPECK        per-transaction fee cap (NIGHTGATE_DUST_MAX_FEE, default the server's 5 DUST)
                          and a budget that does not bind: to see the chain's capacity once full
                          blocks have raised fee prices past the default cap
+  --ledger 8|9           ledger era of the embedded devnet (NIGHTGATE_<NETWORK>_DEVNET_LEDGER; default
+                         the server's, 9)
   --all-devnets          keep all three embedded devnets running (default: only --network's; the
                          others point at a closed port and sponsor nothing)
 
@@ -61,6 +63,8 @@ export interface SustainedArgs {
   sponsorWallets?: number;
   /** Server-wide per-transaction fee cap, SPECK (NIGHTGATE_DUST_MAX_FEE; the budget is raised with it). */
   maxFee?: string;
+  /** Ledger era of the local devnet (NIGHTGATE_<NETWORK>_DEVNET_LEDGER). */
+  ledger?: 8 | 9;
   allDevnets: boolean;
   url?: string;
   keys: string[];
@@ -73,7 +77,7 @@ export interface SustainedArgs {
   help: boolean;
 }
 
-const VALUE_FLAGS = new Set(['--clients', '--duration', '--drain', '--network', '--amount', '--funding-timeout', '--pool-interval', '--block-time-ms', '--sponsor-wallets', '--max-fee', '--url', '--key', '--faucet-url', '--submit-url', '--indexer-ws', '--seeds', '--network-id', '--markdown']);
+const VALUE_FLAGS = new Set(['--clients', '--duration', '--drain', '--network', '--amount', '--funding-timeout', '--pool-interval', '--block-time-ms', '--sponsor-wallets', '--max-fee', '--ledger', '--url', '--key', '--faucet-url', '--submit-url', '--indexer-ws', '--seeds', '--network-id', '--markdown']);
 const BOOLEAN_FLAGS = new Set(['--all-devnets', '--help']);
 
 function positive(flag: string, text: string, integer: boolean): number {
@@ -117,7 +121,7 @@ export function parseSustainedArgs(argv: readonly string[]): SustainedArgs {
   if (url !== undefined && keys.length === 0) throw new SustainedArgsError('--url needs --key: the sponsorship routes take an API key');
   const remoteOnly = ['--key', '--faucet-url', '--submit-url', '--indexer-ws', '--seeds', '--network-id'].filter((f) => values.has(f));
   if (url === undefined && remoteOnly.length) throw new SustainedArgsError(`${remoteOnly.join(', ')} only apply with --url (a local run mints its keys and funds from its own devnet)`);
-  const localOnly = ['--block-time-ms', '--sponsor-wallets', '--max-fee'].filter((f) => values.has(f)).concat(flags.has('--all-devnets') ? ['--all-devnets'] : []);
+  const localOnly = ['--block-time-ms', '--sponsor-wallets', '--max-fee', '--ledger'].filter((f) => values.has(f)).concat(flags.has('--all-devnets') ? ['--all-devnets'] : []);
   if (url !== undefined && localOnly.length) throw new SustainedArgsError(`${localOnly.join(', ')} only apply to a local run (without --url)`);
   const networkId = get('--network-id');
   if (networkId !== undefined && !/^[a-z0-9-]+$/.test(networkId)) throw new SustainedArgsError(`--network-id must be lower-case letters, digits and '-', got '${networkId}'`);
@@ -133,6 +137,8 @@ export function parseSustainedArgs(argv: readonly string[]): SustainedArgs {
   const indexerWs = opt('--indexer-ws', (v) => httpUrl('--indexer-ws', v, ['ws', 'wss']));
   const maxFee = get('--max-fee');
   if (maxFee !== undefined && !/^[1-9][0-9]{0,39}$/.test(maxFee)) throw new SustainedArgsError(`--max-fee must be a whole number of SPECK, got '${maxFee}'`);
+  const ledger = get('--ledger');
+  if (ledger !== undefined && ledger !== '8' && ledger !== '9') throw new SustainedArgsError(`--ledger must be 8 or 9, got '${ledger}'`);
   const seedsFile = get('--seeds');
   const markdown = get('--markdown');
   return {
@@ -146,6 +152,7 @@ export function parseSustainedArgs(argv: readonly string[]): SustainedArgs {
     ...(blockTimeMs !== undefined ? { blockTimeMs } : {}),
     ...(sponsorWallets !== undefined ? { sponsorWallets } : {}),
     ...(maxFee !== undefined ? { maxFee } : {}),
+    ...(ledger !== undefined ? { ledger: Number(ledger) as 8 | 9 } : {}),
     allDevnets: flags.has('--all-devnets'),
     ...(url !== undefined ? { url: httpUrl('--url', url, ['http', 'https']) } : {}),
     keys,
