@@ -128,12 +128,13 @@ export async function runClient(env: RunEnv, client: Client): Promise<void> {
     try {
       submitted = await request(env.submitUrl, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: Buffer.from(answer.tx, 'hex'), timeoutMs: SUBMIT_TIMEOUT_MS });
     } catch (err) {
-      rec.outcome = 'submit-rejected';
+      // No answer is not a refusal: the node may have taken the transaction. Spending the same
+      // UTXO again would then be a double spend of our own making, so wait for this one to land
+      // or expire, as if it had been accepted.
       rec.reason = `no answer from /submit: ${(err as Error).message}`;
-      await pause(REFUSED_PAUSE_MS);
-      continue;
+      submitted = undefined;
     }
-    if (submitted.status !== 202 && submitted.status !== 200) {
+    if (submitted !== undefined && submitted.status !== 202 && submitted.status !== 200) {
       rec.outcome = 'submit-rejected';
       rec.reason = `${submitted.status} ${errorText(submitted.body)}`;
       // The UTXO was not spent: the next transfer spends it again.
