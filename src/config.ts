@@ -1,12 +1,13 @@
 /**
- * Configuration: one typebox schema per setting, read from the environment and an optional JSON
- * file (`NIGHTGATE_CONFIG`), validated at start, frozen. This is the only module that reads
+ * Configuration: one typebox tree of every setting (ConfigSchema), from which the `Config` type and
+ * the settings table derive; read from the environment and an optional JSON file
+ * (`NIGHTGATE_CONFIG`), validated at start, frozen. This is the only module that reads
  * `process.env`. A bad value fails start-up with a message naming the setting and its env var.
  *
  * Precedence: built-in default < JSON file < environment.
  */
 import { readFileSync } from 'node:fs';
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { KindGuard, Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { redactDeep, redactUrl } from './url-redaction.js';
 import { CidrList } from './pipeline/cidr.js';
@@ -44,146 +45,178 @@ export const ApiKeyRecord = Type.Object(
 );
 export type ApiKeyRecord = Static<typeof ApiKeyRecord>;
 
-interface Setting {
-  /** Dotted path inside the config object. */
-  readonly path: string;
+/** What a setting carries besides its schema: where it is read from, its default, its doc row. */
+interface SettingMeta<T> {
   /** Environment variable; absent for file-only settings. */
   readonly env?: string;
-  readonly schema: TSchema;
-  readonly default: unknown;
-  readonly secret?: boolean;
+  readonly default: T;
+  readonly secret?: true;
   readonly doc: string;
 }
 
-const networkSettings = (n: NetworkName): Setting[] => {
+/** Where a leaf of the settings tree keeps its SettingMeta; validators ignore unknown keywords. */
+const META = 'x-setting';
+type TSetting<T extends TSchema> = T & { readonly [META]: SettingMeta<Static<T>> };
+
+/**
+ * A leaf of the settings tree: a copy of `schema` (shared ones such as Port stay untouched) with
+ * its meta. The default is typed by the schema, so a default that disagrees with it does not compile.
+ */
+function setting<T extends TSchema>(schema: T, meta: SettingMeta<Static<T>>): TSetting<T> {
+  return { ...schema, [META]: meta };
+}
+
+function isSetting(schema: TSchema): schema is TSetting<TSchema> {
+  return META in schema;
+}
+
+/** One network's settings: the same for each network, their env vars named after it. */
+const networkGroup = (n: NetworkName) => {
   const N = n.toUpperCase();
-  return [
-    { path: `networks.${n}.indexer`, env: `NIGHTGATE_${N}_INDEXER`, schema: Type.String({ minLength: 1 }), default: 'embedded', doc: `Indexer for ${n}: \`embedded\` (built-in devnet), \`public\` (${PUBLIC_INDEXERS[n]}) or an http(s) GraphQL URL` },
-    { path: `networks.${n}.indexerWs`, env: `NIGHTGATE_${N}_INDEXER_WS`, schema: Type.String(), default: '', doc: `WebSocket URL of the ${n} indexer; empty = derived from the indexer URL (\`…/graphql/ws\`)` },
-    { path: `networks.${n}.networkId`, env: `NIGHTGATE_${N}_NETWORK_ID`, schema: Type.String({ pattern: '^[a-z0-9-]*$' }), default: '', doc: `Ledger network id of the ${n} chain behind an indexer (what its transactions and addresses are built for); empty = \`${n}\`. An embedded devnet uses its own (\`undeployed\`)` },
-    { path: `networks.${n}.nodeRpc`, env: `NIGHTGATE_${N}_NODE_RPC`, schema: Type.String(), default: '', doc: `Optional node JSON-RPC URL for ${n} (epoch/D-parameter fallback)` },
-    { path: `networks.${n}.prover`, env: `NIGHTGATE_${N}_PROVER`, schema: Type.Union([Type.Literal(''), ...PROVER_BACKENDS.map((b) => Type.Literal(b))]), default: '', doc: `Prover backend for ${n}: dev, upstream, native, wasm; empty = \`dev\` on the embedded devnet, \`upstream\` otherwise` },
-    { path: `networks.${n}.proverUrl`, env: `NIGHTGATE_${N}_PROVER_URL`, schema: Type.String(), default: '', doc: `Proof server URL for ${n} (upstream backend); empty = \`prover.upstreamUrl\`` },
-    { path: `networks.${n}.devnet.ledger`, env: `NIGHTGATE_${N}_DEVNET_LEDGER`, schema: Type.Integer({ minimum: 8, maximum: 9 }), default: 9, doc: `Ledger era the embedded devnet runs for ${n} (9, as every public network; 8 for the previous era). Ignored when ${n} is served by another indexer: its era is read from the chain` },
-    { path: `networks.${n}.devnet.ledger9AtHeight`, env: `NIGHTGATE_${N}_DEVNET_LEDGER9_AT_HEIGHT`, schema: NonNegInt, default: 0, doc: `With \`devnet.ledger\` 8: the block height at which the embedded ${n} devnet switches to ledger 9, from a fresh ledger-9 state that re-funds the same accounts and server wallets (no state migration exists); 0 = never` },
-    { path: `networks.${n}.submitUrl`, env: `NIGHTGATE_${N}_SUBMIT_URL`, schema: Type.String(), default: '', doc: `Where the DUST pool keeper submits its splits on ${n}: an http(s) endpoint taking a finalized transaction's bytes by POST (the embedded devnet's \`/submit\` contract: 202 or 200 when accepted), e.g. the operator's relay to a node; empty: the devnet's own on an embedded network, else the pool does not grow by itself` },
-  ];
+  return Type.Object({
+    indexer: setting(Type.String({ minLength: 1 }), { env: `NIGHTGATE_${N}_INDEXER`, default: 'embedded', doc: `Indexer for ${n}: \`embedded\` (built-in devnet), \`public\` (${PUBLIC_INDEXERS[n]}) or an http(s) GraphQL URL` }),
+    indexerWs: setting(Type.String(), { env: `NIGHTGATE_${N}_INDEXER_WS`, default: '', doc: `WebSocket URL of the ${n} indexer; empty = derived from the indexer URL (\`…/graphql/ws\`)` }),
+    networkId: setting(Type.String({ pattern: '^[a-z0-9-]*$' }), { env: `NIGHTGATE_${N}_NETWORK_ID`, default: '', doc: `Ledger network id of the ${n} chain behind an indexer (what its transactions and addresses are built for); empty = \`${n}\`. An embedded devnet uses its own (\`undeployed\`)` }),
+    nodeRpc: setting(Type.String(), { env: `NIGHTGATE_${N}_NODE_RPC`, default: '', doc: `Node JSON-RPC URL for ${n} (http(s), e.g. \`http://127.0.0.1:9944\`), read only for what the indexer lacks: the epoch (\`sidechain_getStatus\`) when it has no \`currentEpochInfo\`, the D-parameter (\`systemParameters_getDParameter\`) when no block carries system parameters; empty = not used` }),
+    prover: setting(Type.Union([Type.Literal(''), ...PROVER_BACKENDS.map((b) => Type.Literal(b))]), { env: `NIGHTGATE_${N}_PROVER`, default: '', doc: `Prover backend for ${n}: dev, upstream, native, wasm; empty = \`dev\` on the embedded devnet, \`upstream\` otherwise` }),
+    proverUrl: setting(Type.String(), { env: `NIGHTGATE_${N}_PROVER_URL`, default: '', doc: `Proof server URL for ${n} (upstream backend); empty = \`prover.upstreamUrl\`` }),
+    devnet: Type.Object({
+      // The runtime check is an integer in 8..9; the type says what that means: a ledger era.
+      ledger: setting(Type.Unsafe<8 | 9>(Type.Integer({ minimum: 8, maximum: 9 })), { env: `NIGHTGATE_${N}_DEVNET_LEDGER`, default: 9, doc: `Ledger era the embedded devnet runs for ${n} (9, as every public network; 8 for the previous era). Ignored when ${n} is served by another indexer: its era is read from the chain` }),
+      ledger9AtHeight: setting(NonNegInt, { env: `NIGHTGATE_${N}_DEVNET_LEDGER9_AT_HEIGHT`, default: 0, doc: `With \`devnet.ledger\` 8: the block height at which the embedded ${n} devnet switches to ledger 9, from a fresh ledger-9 state that re-funds the same accounts and server wallets (no state migration exists); 0 = never` }),
+    }),
+    submitUrl: setting(Type.String(), { env: `NIGHTGATE_${N}_SUBMIT_URL`, default: '', doc: `Where the DUST pool keeper submits its splits on ${n}: an http(s) endpoint taking a finalized transaction's bytes by POST (the embedded devnet's \`/submit\` contract: 202 or 200 when accepted), e.g. the operator's relay to a node; empty: the devnet's own on an embedded network, else the pool does not grow by itself` }),
+  });
 };
 
-export const SETTINGS: readonly Setting[] = [
-  { path: 'server.host', env: 'NIGHTGATE_HOST', schema: Type.String({ minLength: 1 }), default: '127.0.0.1', doc: 'Address to listen on' },
-  { path: 'server.port', env: 'NIGHTGATE_PORT', schema: Port, default: 8080, doc: 'Port to listen on (0 = any free port)' },
-  { path: 'server.bodyLimit', env: 'NIGHTGATE_BODY_LIMIT', schema: PositiveInt, default: 1_048_576, doc: 'Body limit in bytes for transaction routes (/balance-only, /prove-and-balance)' },
-  { path: 'server.proverBodyLimit', env: 'NIGHTGATE_PROVER_BODY_LIMIT', schema: PositiveInt, default: 67_108_864, doc: 'Body limit in bytes for proof-server routes (/prove, /verify, /check, /k); proof requests may carry prover keys' },
-  { path: 'server.bodyBytesInFlight', env: 'NIGHTGATE_BODY_BYTES_IN_FLIGHT', schema: PositiveInt, default: 268_435_456, doc: 'Request-body bytes the whole server holds at once (bodies being read, and read but not yet answered), counted from Content-Length before a byte is read, or chunk by chunk; beyond → 503 BODY_BUDGET_FULL with Retry-After and the connection closed, the body unread. Default 256 MiB: four /prove bodies of the largest size, ≈ 0.8 GiB of process memory with their copies' },
-  { path: 'server.bodyBytesPerClient', env: 'NIGHTGATE_BODY_BYTES_PER_CLIENT', schema: PositiveInt, default: 134_217_728, doc: 'Request-body bytes one client holds at once: an API key, or the address (an IPv6 client by its /64) of a client without one (`auth.trustedNetworks`); beyond → 429 CLIENT_BODY_BUDGET_FULL with Retry-After, the body unread. At least the larger body limit. Default 128 MiB: two /prove bodies of the largest size' },
-  { path: 'server.maxHeaderBytes', env: 'NIGHTGATE_MAX_HEADER_BYTES', schema: Type.Integer({ minimum: 1024 }), default: 16_384, doc: 'Total size of the request line and headers; above it → 431, or 414 when the request line alone is longer, and the connection is closed' },
-  { path: 'server.maxHeaders', env: 'NIGHTGATE_MAX_HEADERS', schema: Type.Integer({ minimum: 8 }), default: 64, doc: 'Number of request header fields; above it → 431 (uWS refuses first above 48 fields on Node 20, unanswered, and above 98 on Node 22/24, with its own 431: README, "What uWS drops")' },
-  { path: 'server.shutdownTimeoutMs', env: 'NIGHTGATE_SHUTDOWN_TIMEOUT_MS', schema: PositiveInt, default: 15_000, doc: 'How long in-flight requests may run after SIGTERM/SIGINT' },
-  { path: 'server.trustedProxies', env: 'NIGHTGATE_TRUSTED_PROXIES', schema: Type.Array(Type.String({ minLength: 1 })), default: [], doc: 'CIDR list of your reverse proxies: from a peer inside it, the client IP is the first X-Forwarded-For hop from the right outside it (IP literals only); empty = X-Forwarded-For ignored' },
-  { path: 'server.corsOrigins', env: 'NIGHTGATE_CORS_ORIGINS', schema: Type.Array(Type.String({ minLength: 1, pattern: '^(\\*|https?://[^\\s/,]+)$' })), default: ['*'], doc: 'Origins whose pages may read the public routes (CORS, OPTIONS preflight) and open the push WebSocket: `*` = any, a list of `https://host[:port]`, empty = none. Routes that need a key never get CORS' },
-  { path: 'server.wsConnectionsPerIp', env: 'NIGHTGATE_WS_CONNECTIONS_PER_IP', schema: PositiveInt, default: 16, doc: 'Push WebSocket connections open at once per client IP (an IPv6 client by its /64); beyond → 429' },
-  { path: 'server.threads', env: 'NIGHTGATE_SERVER_THREADS', schema: Type.Integer({ minimum: 1, maximum: 64 }), default: 1, doc: 'HTTP threads: above 1, one port is served by this many uWS apps (the main thread\'s and N−1 worker threads\'), connections spread round-robin; the cached statistics are answered in every thread, everything else in the main thread (README, "Several HTTP threads"). Needs the uWS 20.57 build (Node 22/24, glibc ≥ 2.38)' },
-  { path: 'log.level', env: 'NIGHTGATE_LOG_LEVEL', schema: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))), default: 'info', doc: 'pino log level' },
-  { path: 'log.requests', env: 'NIGHTGATE_LOG_REQUESTS', schema: Type.Union([Type.Literal('all'), Type.Literal('aggregate'), Type.Literal('errors'), Type.Literal('none')]), default: 'aggregate', doc: 'Access log: `aggregate` — a line for every keyed request and every error (status ≥ 400), the public routes\' other answers counted by route and status in one line a second, and so are an address\'s repeated refusals (its 429s after the first in a second, its 4xx of one code after the first five), by address and code; `all` — a line for every request; `errors` — only status ≥ 400; `none`' },
-  { path: 'log.maxBytesPerSecond', env: 'NIGHTGATE_LOG_MAX_BYTES_PER_SECOND', schema: Type.Integer({ minimum: 65_536 }), default: 4_194_304, doc: 'Log bytes written per second; beyond, lines are dropped until the next second, which begins with one warning saying how many were (a flood of requests can otherwise fill a disk and fire every alert on log level)' },
-  { path: 'log.bufferBytes', env: 'NIGHTGATE_LOG_BUFFER_BYTES', schema: Type.Integer({ minimum: 65_536 }), default: 4_194_304, doc: 'Log bytes held while stdout is slow; beyond, lines are dropped and counted (`/health` components.log; one warning once stdout catches up)' },
-  { path: 'metrics.enabled', env: 'NIGHTGATE_METRICS_ENABLED', schema: Type.Boolean(), default: true, doc: 'Serve Prometheus metrics at `/metrics` (README, "Operating nightgate")' },
-  { path: 'metrics.listen', env: 'NIGHTGATE_METRICS_LISTEN', schema: Type.String(), default: '', doc: 'Empty: `/metrics` on the main port, for `metrics.allow` and `metrics.keyIds` only. `host:port` (e.g. `10.0.0.5:9464`): `/metrics` only there, to anyone who reaches it' },
-  { path: 'metrics.allow', env: 'NIGHTGATE_METRICS_ALLOW', schema: Type.Array(Type.String({ minLength: 1 })), default: ['127.0.0.1/32', '::1/128'], doc: 'CIDR list that may read `/metrics` on the main port without a key (behind a proxy on the same host, set `server.trustedProxies`)' },
-  { path: 'metrics.keyIds', env: 'NIGHTGATE_METRICS_KEY_IDS', schema: Type.Array(Type.String({ minLength: 1 })), default: [], doc: 'Ids of API keys (`auth.keys`) that may read `/metrics` on the main port from anywhere' },
-  { path: 'auth.keys', schema: Type.Array(ApiKeyRecord), default: [], doc: 'API keys as `{id, sha256, name?, revoked?, rateLimit?, dustBudget?, maxFee?}` (config file only; mint with `nightgate keys create`). Ids of nightgate\'s own accounts are refused: `nightgate-*`, `env-<n>`, `dev-generated`' },
-  { path: 'auth.apiKeys', env: 'NIGHTGATE_API_KEYS', schema: Type.Array(Type.String({ minLength: 8 })), default: [], secret: true, doc: 'Development only: comma-separated raw API keys' },
-  { path: 'auth.failureLimit', env: 'NIGHTGATE_AUTH_FAILURE_LIMIT', schema: NonNegInt, default: 100, doc: 'Failed authentications per window per client IP (an IPv6 client by its /64); beyond → 429 with Retry-After for every keyed request from that IP, the key unread, until the window admits it. Valid keys never count. 0 = no limit' },
-  { path: 'auth.failureWindowMs', env: 'NIGHTGATE_AUTH_FAILURE_WINDOW_MS', schema: PositiveInt, default: 60_000, doc: 'Window of auth.failureLimit in ms' },
-  { path: 'auth.trustedNetworks', env: 'NIGHTGATE_TRUSTED_NETWORKS', schema: Type.Array(Type.String({ minLength: 1 })), default: [], doc: 'CIDR list whose clients need no API key (for wallets that cannot send headers)' },
-  { path: 'rateLimit.enabled', env: 'NIGHTGATE_RATE_LIMIT_ENABLED', schema: Type.Boolean(), default: true, doc: 'Rate-limit API keys' },
-  { path: 'rateLimit.algorithm', env: 'NIGHTGATE_RATE_LIMIT_ALGORITHM', schema: Type.Union([Type.Literal('fixed'), Type.Literal('sliding')]), default: 'sliding', doc: '`fixed` or `sliding` window' },
-  { path: 'rateLimit.limit', env: 'NIGHTGATE_RATE_LIMIT', schema: PositiveInt, default: 600, doc: 'Requests per window per API key (a key may override)' },
-  { path: 'rateLimit.windowMs', env: 'NIGHTGATE_RATE_LIMIT_WINDOW_MS', schema: PositiveInt, default: 60_000, doc: 'Window length in ms' },
-  { path: 'rateLimit.publicEnabled', env: 'NIGHTGATE_PUBLIC_RATE_LIMIT_ENABLED', schema: Type.Boolean(), default: true, doc: 'Rate-limit the public statistics routes per client IP' },
-  { path: 'rateLimit.publicLimit', env: 'NIGHTGATE_PUBLIC_RATE_LIMIT', schema: PositiveInt, default: 6_000, doc: 'Requests per window per client IP on public routes' },
-  { path: 'rateLimit.maxEntries', env: 'NIGHTGATE_RATE_LIMIT_MAX_ENTRIES', schema: PositiveInt, default: 100_000, doc: 'Cap on tracked clients per scope (API keys, client IPs); beyond it the least recently used client is forgotten, so a new one always gets its own budget' },
-  { path: 'devnet.blockTimeMs', env: 'NIGHTGATE_DEVNET_BLOCK_TIME_MS', schema: Type.Integer({ minimum: 50 }), default: 6_000, doc: 'Block interval of the embedded devnets' },
-  { path: 'devnet.stateDir', env: 'NIGHTGATE_DEVNET_STATE_DIR', schema: Type.String(), default: '', doc: 'Directory to persist the embedded devnets (empty = in memory)' },
-  { path: 'devnet.retainBlocks', env: 'NIGHTGATE_DEVNET_RETAIN_BLOCKS', schema: Type.Integer({ minimum: 1 }), default: 1_000, doc: "Newest blocks each embedded devnet's indexer keeps in memory; older ones are read back from the state directory, or answered as pruned without one (keep it ≥ stats.ringSize)" },
-  { path: 'devnet.threadNice', env: 'NIGHTGATE_DEVNET_NICE', schema: Type.Integer({ minimum: 0, maximum: 19 }), default: 10, doc: 'Nice value of the embedded devnets\' thread (Linux): block production yields the CPU to serving under load; 0 = same priority as the server' },
-  { path: 'stats.lookupCacheSize', env: 'NIGHTGATE_STATS_CACHE_SIZE', schema: PositiveInt, default: 10_000, doc: 'Entries in the lookup cache per network' },
-  { path: 'stats.pollIntervalMs', env: 'NIGHTGATE_STATS_POLL_INTERVAL_MS', schema: PositiveInt, default: 3_000, doc: 'Polling interval when the indexer subscription is unavailable' },
-  { path: 'stats.upstreamTimeoutMs', env: 'NIGHTGATE_STATS_UPSTREAM_TIMEOUT_MS', schema: PositiveInt, default: 10_000, doc: 'Timeout of one indexer request' },
-  { path: 'stats.ringSize', env: 'NIGHTGATE_STATS_RING_SIZE', schema: Type.Integer({ minimum: 2, maximum: 100_000 }), default: 1_000, doc: 'Recent blocks (with their transactions) kept per network and backfilled at start' },
-  { path: 'stats.reconnectMinMs', env: 'NIGHTGATE_STATS_RECONNECT_MIN_MS', schema: PositiveInt, default: 500, doc: 'First delay before reconnecting the indexer subscription; doubles per failure' },
-  { path: 'stats.reconnectMaxMs', env: 'NIGHTGATE_STATS_RECONNECT_MAX_MS', schema: PositiveInt, default: 30_000, doc: 'Longest delay between reconnection attempts of the indexer subscription' },
-  { path: 'stats.maxAddressStreams', env: 'NIGHTGATE_STATS_MAX_ADDRESS_STREAMS', schema: PositiveInt, default: 32, doc: 'Address-activity lookups open at once per network (each reads one indexer WebSocket subscription); beyond → the expired cached answer if there is one (X-Cache: STALE), else 503 INDEXER_BUSY with Retry-After' },
-  { path: 'stats.maxResponseBytes', env: 'NIGHTGATE_STATS_MAX_RESPONSE_BYTES', schema: PositiveInt, default: 4_194_304, doc: 'Largest indexer response accepted; bigger ones are an indexer error' },
-  { path: 'prover.threads', env: 'NIGHTGATE_PROVER_THREADS', schema: PositiveInt, default: 2, doc: 'Worker threads in the proving/balancing pool' },
-  { path: 'prover.queueSize', env: 'NIGHTGATE_PROVER_QUEUE_SIZE', schema: NonNegInt, default: 256, doc: 'Tasks that may wait for a worker; beyond it → 503' },
-  { path: 'prover.abortGraceMs', env: 'NIGHTGATE_PROVER_ABORT_GRACE_MS', schema: NonNegInt, default: 500, doc: 'When a client leaves while its task runs, how long the task may still take before its worker thread is ended (a new thread reloads ledger-v8); its result is discarded either way. 0 ends the thread at once' },
-  { path: 'prover.defaultNetwork', env: 'NIGHTGATE_PROVER_DEFAULT_NETWORK', schema: Type.Union(NETWORKS.map((n) => Type.Literal(n))), default: 'preview', doc: 'Network of a proving request that names none (`X-Midnight-Network` header or `?network=`)' },
-  { path: 'prover.upstreamUrl', env: 'NIGHTGATE_PROVER_URL', schema: Type.String(), default: '', doc: 'Default proof server URL for the upstream backend (e.g. http://127.0.0.1:6300)' },
-  { path: 'prover.timeoutMs', env: 'NIGHTGATE_PROVER_TIMEOUT_MS', schema: PositiveInt, default: 600_000, doc: 'Timeout of one proof' },
-  { path: 'prover.cacheTtlMs', env: 'NIGHTGATE_PROVER_CACHE_TTL_MS', schema: NonNegInt, default: 30_000, doc: 'How long /prove and /verify results are cached' },
-  { path: 'prover.cacheMaxBytes', env: 'NIGHTGATE_PROVER_CACHE_MAX_BYTES', schema: PositiveInt, default: 67_108_864, doc: 'Memory cap of the proof result cache' },
-  { path: 'prover.nativeBinary', env: 'NIGHTGATE_PROVER_BINARY', schema: Type.String(), default: '', doc: 'Path of `midnight-proof-server` for the native backend' },
-  { path: 'prover.nativePort', env: 'NIGHTGATE_PROVER_NATIVE_PORT', schema: Port, default: 6300, doc: 'Loopback port for the supervised proof server (0 = pick a free one)' },
-  { path: 'prover.nativeArgs', env: 'NIGHTGATE_PROVER_NATIVE_ARGS', schema: Type.Array(Type.String()), default: [], doc: 'Extra arguments for the proof server (comma-separated)' },
-  { path: 'prover.nativeReadyTimeoutMs', env: 'NIGHTGATE_PROVER_NATIVE_READY_TIMEOUT_MS', schema: PositiveInt, default: 120_000, doc: 'How long the supervised proof server may take to answer /ready after a start (it may fetch parameters first)' },
-  { path: 'prover.nativeStopGraceMs', env: 'NIGHTGATE_PROVER_NATIVE_STOP_GRACE_MS', schema: PositiveInt, default: 10_000, doc: 'After SIGTERM, how long the supervised proof server may take to exit before SIGKILL' },
-  { path: 'prover.keyDir', env: 'NIGHTGATE_PROVER_KEY_DIR', schema: Type.String(), default: '', doc: 'Key material directory in the MIDNIGHT_PP layout (wasm backend)' },
-  { path: 'dust.enabled', env: 'NIGHTGATE_BALANCING_ENABLED', schema: Type.Boolean(), default: true, doc: 'Serve /prove-and-balance and /balance-only' },
-  { path: 'dust.walletSeeds', env: 'NIGHTGATE_DUST_WALLET_SEEDS', schema: Type.Array(Type.String({ pattern: '^[0-9a-fA-F]{64}$' })), default: [], secret: true, doc: 'Hex seeds of the server DUST wallets (comma-separated); on the embedded devnet generated when empty' },
-  { path: 'dust.reservationTtlMs', env: 'NIGHTGATE_DUST_RESERVATION_TTL_MS', schema: Type.Integer({ minimum: 10_000 }), default: 300_000, doc: 'A DUST UTXO reservation is reclaimed after this long unless spent' },
-  { path: 'dust.ttlSafetyMs', env: 'NIGHTGATE_DUST_TTL_SAFETY_MS', schema: Type.Integer({ minimum: 5_000 }), default: 60_000, doc: 'The fee intent expires this long before its reservation can be reclaimed' },
-  { path: 'dust.tableCapacity', env: 'NIGHTGATE_DUST_TABLE_CAPACITY', schema: Type.Integer({ minimum: 16, maximum: 1_000_000 }), default: 4_096, doc: 'DUST UTXOs tracked per network in the shared allocator table' },
-  { path: 'dust.snapshotBytes', env: 'NIGHTGATE_DUST_SNAPSHOT_BYTES', schema: Type.Integer({ minimum: 65_536 }), default: 33_554_432, doc: 'Shared memory for the wallet state the workers replicate, per network' },
-  { path: 'dust.spentRetentionMs', env: 'NIGHTGATE_DUST_SPENT_RETENTION_MS', schema: PositiveInt, default: 600_000, doc: 'Spent DUST UTXOs stay visible in wallet-status this long before their slot is reused' },
-  { path: 'dust.maxInFlight', env: 'NIGHTGATE_DUST_MAX_IN_FLIGHT', schema: PositiveInt, default: 1_024, doc: 'Sponsorships being computed at once; beyond it → 503' },
-  { path: 'dust.feeTtlMs', env: 'NIGHTGATE_DUST_FEE_TTL_MS', schema: NonNegInt, default: 0, doc: "Life of a sponsored transaction's fee intent (submit before `expiresAt`); 0 = 10 blocks (60 s at 6 s blocks). The fee covers the largest price rise of every block until then (×1.046 a block), so a longer life costs more DUST" },
-  { path: 'dust.feeMargin', env: 'NIGHTGATE_DUST_FEE_MARGIN', schema: Type.Integer({ minimum: 0, maximum: 20 }), default: 1, doc: "Extra blocks of price rise a fee covers beyond those until its intent's TTL" },
-  { path: 'dust.maxReservationsPerKey', env: 'NIGHTGATE_DUST_MAX_RESERVATIONS_PER_KEY', schema: PositiveInt, default: 16, doc: 'DUST UTXOs one API key may hold reserved at once per network (in flight or answered and not yet spent or reclaimed); beyond → 429 with Retry-After' },
-  { path: 'dust.targetUtxos', env: 'NIGHTGATE_DUST_TARGET_UTXOS', schema: NonNegInt, default: 256, doc: 'DUST UTXOs to grow to per network: while fewer are held and fewer than half of them are free, the server splits its wallets\' NIGHT into more DUST-generating UTXOs (embedded devnet only; 0 = never)' },
-  { path: 'dust.maxFee', env: 'NIGHTGATE_DUST_MAX_FEE', schema: Speck, default: '5000000000000000', doc: 'Per-transaction fee cap in SPECK (a key may set a lower one); over → 403' },
-  { path: 'dust.budget', env: 'NIGHTGATE_DUST_BUDGET', schema: Speck, default: '500000000000000000', doc: 'DUST (SPECK) one API key may spend per budget window; over → 429' },
-  { path: 'dust.budgetWindowMs', env: 'NIGHTGATE_DUST_BUDGET_WINDOW_MS', schema: PositiveInt, default: 3_600_000, doc: 'Budget window in ms' },
-  { path: 'dust.stateDir', env: 'NIGHTGATE_DUST_STATE_DIR', schema: Type.String(), default: '', doc: 'Directory for the DUST reservation journal, so answered fee intents keep their UTXO reserved across a restart (empty = not persisted; set it in production)' },
-  { path: 'dust.dedupeWindowMs', env: 'NIGHTGATE_DUST_DEDUPE_WINDOW_MS', schema: PositiveInt, default: 300_000, doc: 'Same transaction bytes from the same key within this window get the same answer, no second UTXO' },
-  { path: 'state.redisUrl', env: 'NIGHTGATE_REDIS_URL', schema: Type.String(), default: '', doc: 'Redis shared by several instances (`redis://[user:password@]host:port[/db]`, `rediss://` for TLS): per-key rate limits, DUST budgets and reservation shares, failed-login counts and sponsorship dedupe are then shared, and each instance leases its DUST wallets (deploy/SCALE-OUT.md). Empty = this process alone, in memory. Credentials are redacted wherever it is printed' },
-  { path: 'state.leaseTtlMs', env: 'NIGHTGATE_WALLET_LEASE_TTL_MS', schema: Type.Integer({ minimum: 1_000 }), default: 15_000, doc: 'With state.redisUrl: expiry of an instance\'s lease on each of its DUST wallets, renewed every third of it; a lease not renewed in time stops sponsorship on that network (503 WALLET_LEASE_LOST), and a stopped instance\'s wallets are free again this long after it stopped renewing' },
-  ...NETWORKS.flatMap(networkSettings),
-];
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-export interface NetworkConfig {
-  indexer: string;
-  indexerWs: string;
-  networkId: string;
-  nodeRpc: string;
-  prover: '' | ProverBackendName;
-  proverUrl: string;
-  submitUrl: string;
-  devnet: { ledger: 8 | 9; ledger9AtHeight: number };
+/**
+ * Every setting, declared once: groups are typebox objects, leaves are `setting(schema, meta)`.
+ * The `Config` type, the flat SETTINGS table (loader, doc table, redaction, reload) and the final
+ * check of a loaded configuration all derive from this tree; the doc table follows its order.
+ */
+export const ConfigSchema = Type.Object({
+  server: Type.Object({
+    host: setting(Type.String({ minLength: 1 }), { env: 'NIGHTGATE_HOST', default: '127.0.0.1', doc: 'Address to listen on' }),
+    port: setting(Port, { env: 'NIGHTGATE_PORT', default: 8080, doc: 'Port to listen on (0 = any free port)' }),
+    bodyLimit: setting(PositiveInt, { env: 'NIGHTGATE_BODY_LIMIT', default: 1_048_576, doc: 'Body limit in bytes for transaction routes (/balance-only, /prove-and-balance)' }),
+    proverBodyLimit: setting(PositiveInt, { env: 'NIGHTGATE_PROVER_BODY_LIMIT', default: 67_108_864, doc: 'Body limit in bytes for proof-server routes (/prove, /verify, /check, /k); proof requests may carry prover keys' }),
+    bodyBytesInFlight: setting(PositiveInt, { env: 'NIGHTGATE_BODY_BYTES_IN_FLIGHT', default: 268_435_456, doc: 'Request-body bytes the whole server holds at once (bodies being read, and read but not yet answered), counted from Content-Length before a byte is read, or chunk by chunk; beyond → 503 BODY_BUDGET_FULL with Retry-After and the connection closed, the body unread. Default 256 MiB: four /prove bodies of the largest size, ≈ 0.8 GiB of process memory with their copies' }),
+    bodyBytesPerClient: setting(PositiveInt, { env: 'NIGHTGATE_BODY_BYTES_PER_CLIENT', default: 134_217_728, doc: 'Request-body bytes one client holds at once: an API key, or the address (an IPv6 client by its /64) of a client without one (`auth.trustedNetworks`); beyond → 429 CLIENT_BODY_BUDGET_FULL with Retry-After, the body unread. At least the larger body limit. Default 128 MiB: two /prove bodies of the largest size' }),
+    maxHeaderBytes: setting(Type.Integer({ minimum: 1024 }), { env: 'NIGHTGATE_MAX_HEADER_BYTES', default: 16_384, doc: 'Total size of the request line and headers; above it → 431, or 414 when the request line alone is longer, and the connection is closed' }),
+    maxHeaders: setting(Type.Integer({ minimum: 8 }), { env: 'NIGHTGATE_MAX_HEADERS', default: 64, doc: 'Number of request header fields; above it → 431 (uWS refuses first above 48 fields on Node 20, unanswered, and above 98 on Node 22/24, with its own 431: README, "What uWS drops")' }),
+    shutdownTimeoutMs: setting(PositiveInt, { env: 'NIGHTGATE_SHUTDOWN_TIMEOUT_MS', default: 15_000, doc: 'How long in-flight requests may run after SIGTERM/SIGINT' }),
+    trustedProxies: setting(Type.Array(Type.String({ minLength: 1 })), { env: 'NIGHTGATE_TRUSTED_PROXIES', default: [], doc: 'CIDR list of your reverse proxies: from a peer inside it, the client IP is the first X-Forwarded-For hop from the right outside it (IP literals only); empty = X-Forwarded-For ignored' }),
+    corsOrigins: setting(Type.Array(Type.String({ minLength: 1, pattern: '^(\\*|https?://[^\\s/,]+)$' })), { env: 'NIGHTGATE_CORS_ORIGINS', default: ['*'], doc: 'Origins whose pages may read the public routes (CORS, OPTIONS preflight) and open the push WebSocket: `*` = any, a list of `https://host[:port]`, empty = none. Routes that need a key never get CORS' }),
+    wsConnectionsPerIp: setting(PositiveInt, { env: 'NIGHTGATE_WS_CONNECTIONS_PER_IP', default: 16, doc: 'Push WebSocket connections open at once per client IP (an IPv6 client by its /64); beyond → 429' }),
+    threads: setting(Type.Integer({ minimum: 1, maximum: 64 }), { env: 'NIGHTGATE_SERVER_THREADS', default: 1, doc: 'HTTP threads: above 1, one port is served by this many uWS apps (the main thread\'s and N−1 worker threads\'), connections spread round-robin; the cached statistics are answered in every thread, everything else in the main thread (README, "Several HTTP threads"). Needs the uWS 20.57 build (Node 22/24, glibc ≥ 2.38)' }),
+  }),
+  log: Type.Object({
+    level: setting(Type.Union(LOG_LEVELS.map((l) => Type.Literal(l))), { env: 'NIGHTGATE_LOG_LEVEL', default: 'info', doc: 'pino log level' }),
+    requests: setting(Type.Union([Type.Literal('all'), Type.Literal('aggregate'), Type.Literal('errors'), Type.Literal('none')]), { env: 'NIGHTGATE_LOG_REQUESTS', default: 'aggregate', doc: 'Access log: `aggregate` — a line for every keyed request and every error (status ≥ 400), the public routes\' other answers counted by route and status in one line a second, and so are an address\'s repeated refusals (its 429s after the first in a second, its 4xx of one code after the first five), by address and code; `all` — a line for every request; `errors` — only status ≥ 400; `none`' }),
+    maxBytesPerSecond: setting(Type.Integer({ minimum: 65_536 }), { env: 'NIGHTGATE_LOG_MAX_BYTES_PER_SECOND', default: 4_194_304, doc: 'Log bytes written per second; beyond, lines are dropped until the next second, which begins with one warning saying how many were (a flood of requests can otherwise fill a disk and fire every alert on log level)' }),
+    bufferBytes: setting(Type.Integer({ minimum: 65_536 }), { env: 'NIGHTGATE_LOG_BUFFER_BYTES', default: 4_194_304, doc: 'Log bytes held while stdout is slow; beyond, lines are dropped and counted (`/health` components.log; one warning once stdout catches up)' }),
+  }),
+  metrics: Type.Object({
+    enabled: setting(Type.Boolean(), { env: 'NIGHTGATE_METRICS_ENABLED', default: true, doc: 'Serve Prometheus metrics at `/metrics` (README, "Operating nightgate")' }),
+    listen: setting(Type.String(), { env: 'NIGHTGATE_METRICS_LISTEN', default: '', doc: 'Empty: `/metrics` on the main port, for `metrics.allow` and `metrics.keyIds` only. `host:port` (e.g. `10.0.0.5:9464`): `/metrics` only there, to anyone who reaches it' }),
+    allow: setting(Type.Array(Type.String({ minLength: 1 })), { env: 'NIGHTGATE_METRICS_ALLOW', default: ['127.0.0.1/32', '::1/128'], doc: 'CIDR list that may read `/metrics` on the main port without a key (behind a proxy on the same host, set `server.trustedProxies`)' }),
+    keyIds: setting(Type.Array(Type.String({ minLength: 1 })), { env: 'NIGHTGATE_METRICS_KEY_IDS', default: [], doc: 'Ids of API keys (`auth.keys`) that may read `/metrics` on the main port from anywhere' }),
+  }),
+  auth: Type.Object({
+    keys: setting(Type.Array(ApiKeyRecord), { default: [], doc: 'API keys as `{id, sha256, name?, revoked?, rateLimit?, dustBudget?, maxFee?}` (config file only; mint with `nightgate keys create`). Ids of nightgate\'s own accounts are refused: `nightgate-*`, `env-<n>`, `dev-generated`' }),
+    apiKeys: setting(Type.Array(Type.String({ minLength: 8 })), { env: 'NIGHTGATE_API_KEYS', default: [], secret: true, doc: 'Development only: comma-separated raw API keys' }),
+    failureLimit: setting(NonNegInt, { env: 'NIGHTGATE_AUTH_FAILURE_LIMIT', default: 100, doc: 'Failed authentications per window per client IP (an IPv6 client by its /64); beyond → 429 with Retry-After for every keyed request from that IP, the key unread, until the window admits it. Valid keys never count. 0 = no limit' }),
+    failureWindowMs: setting(PositiveInt, { env: 'NIGHTGATE_AUTH_FAILURE_WINDOW_MS', default: 60_000, doc: 'Window of auth.failureLimit in ms' }),
+    trustedNetworks: setting(Type.Array(Type.String({ minLength: 1 })), { env: 'NIGHTGATE_TRUSTED_NETWORKS', default: [], doc: 'CIDR list whose clients need no API key (for wallets that cannot send headers)' }),
+  }),
+  rateLimit: Type.Object({
+    enabled: setting(Type.Boolean(), { env: 'NIGHTGATE_RATE_LIMIT_ENABLED', default: true, doc: 'Rate-limit API keys' }),
+    algorithm: setting(Type.Union([Type.Literal('fixed'), Type.Literal('sliding')]), { env: 'NIGHTGATE_RATE_LIMIT_ALGORITHM', default: 'sliding', doc: '`fixed` or `sliding` window' }),
+    limit: setting(PositiveInt, { env: 'NIGHTGATE_RATE_LIMIT', default: 600, doc: 'Requests per window per API key (a key may override)' }),
+    windowMs: setting(PositiveInt, { env: 'NIGHTGATE_RATE_LIMIT_WINDOW_MS', default: 60_000, doc: 'Window length in ms' }),
+    publicEnabled: setting(Type.Boolean(), { env: 'NIGHTGATE_PUBLIC_RATE_LIMIT_ENABLED', default: true, doc: 'Rate-limit the public statistics routes per client IP' }),
+    publicLimit: setting(PositiveInt, { env: 'NIGHTGATE_PUBLIC_RATE_LIMIT', default: 6_000, doc: 'Requests per window per client IP on public routes' }),
+    maxEntries: setting(PositiveInt, { env: 'NIGHTGATE_RATE_LIMIT_MAX_ENTRIES', default: 100_000, doc: 'Cap on tracked clients per scope (API keys, client IPs); beyond it the least recently used client is forgotten, so a new one always gets its own budget' }),
+  }),
+  devnet: Type.Object({
+    blockTimeMs: setting(Type.Integer({ minimum: 50 }), { env: 'NIGHTGATE_DEVNET_BLOCK_TIME_MS', default: 6_000, doc: 'Block interval of the embedded devnets' }),
+    stateDir: setting(Type.String(), { env: 'NIGHTGATE_DEVNET_STATE_DIR', default: '', doc: 'Directory to persist the embedded devnets (empty = in memory)' }),
+    retainBlocks: setting(Type.Integer({ minimum: 1 }), { env: 'NIGHTGATE_DEVNET_RETAIN_BLOCKS', default: 1_000, doc: "Newest blocks each embedded devnet's indexer keeps in memory; older ones are read back from the state directory, or answered as pruned without one (keep it ≥ stats.ringSize)" }),
+    threadNice: setting(Type.Integer({ minimum: 0, maximum: 19 }), { env: 'NIGHTGATE_DEVNET_NICE', default: 10, doc: 'Nice value of the embedded devnets\' thread (Linux): block production yields the CPU to serving under load; 0 = same priority as the server' }),
+  }),
+  stats: Type.Object({
+    lookupCacheSize: setting(PositiveInt, { env: 'NIGHTGATE_STATS_CACHE_SIZE', default: 10_000, doc: 'Entries in the lookup cache per network' }),
+    pollIntervalMs: setting(PositiveInt, { env: 'NIGHTGATE_STATS_POLL_INTERVAL_MS', default: 3_000, doc: 'Polling interval when the indexer subscription is unavailable' }),
+    upstreamTimeoutMs: setting(PositiveInt, { env: 'NIGHTGATE_STATS_UPSTREAM_TIMEOUT_MS', default: 10_000, doc: 'Timeout of one indexer request' }),
+    ringSize: setting(Type.Integer({ minimum: 2, maximum: 100_000 }), { env: 'NIGHTGATE_STATS_RING_SIZE', default: 1_000, doc: 'Recent blocks (with their transactions) kept per network and backfilled at start' }),
+    reconnectMinMs: setting(PositiveInt, { env: 'NIGHTGATE_STATS_RECONNECT_MIN_MS', default: 500, doc: 'First delay before reconnecting the indexer subscription; doubles per failure' }),
+    reconnectMaxMs: setting(PositiveInt, { env: 'NIGHTGATE_STATS_RECONNECT_MAX_MS', default: 30_000, doc: 'Longest delay between reconnection attempts of the indexer subscription' }),
+    maxAddressStreams: setting(PositiveInt, { env: 'NIGHTGATE_STATS_MAX_ADDRESS_STREAMS', default: 32, doc: 'Address-activity lookups open at once per network (each reads one indexer WebSocket subscription); beyond → the expired cached answer if there is one (X-Cache: STALE), else 503 INDEXER_BUSY with Retry-After' }),
+    maxResponseBytes: setting(PositiveInt, { env: 'NIGHTGATE_STATS_MAX_RESPONSE_BYTES', default: 4_194_304, doc: 'Largest indexer response accepted; bigger ones are an indexer error' }),
+  }),
+  prover: Type.Object({
+    threads: setting(PositiveInt, { env: 'NIGHTGATE_PROVER_THREADS', default: 2, doc: 'Worker threads in the proving/balancing pool' }),
+    queueSize: setting(NonNegInt, { env: 'NIGHTGATE_PROVER_QUEUE_SIZE', default: 256, doc: 'Tasks that may wait for a worker; beyond it → 503' }),
+    abortGraceMs: setting(NonNegInt, { env: 'NIGHTGATE_PROVER_ABORT_GRACE_MS', default: 500, doc: 'When a client leaves while its task runs, how long the task may still take before its worker thread is ended (a new thread reloads ledger-v8); its result is discarded either way. 0 ends the thread at once' }),
+    defaultNetwork: setting(Type.Union(NETWORKS.map((n) => Type.Literal(n))), { env: 'NIGHTGATE_PROVER_DEFAULT_NETWORK', default: 'preview', doc: 'Network of a proving request that names none (`X-Midnight-Network` header or `?network=`)' }),
+    upstreamUrl: setting(Type.String(), { env: 'NIGHTGATE_PROVER_URL', default: '', doc: 'Default proof server URL for the upstream backend (e.g. http://127.0.0.1:6300)' }),
+    timeoutMs: setting(PositiveInt, { env: 'NIGHTGATE_PROVER_TIMEOUT_MS', default: 600_000, doc: 'Timeout of one proof' }),
+    cacheTtlMs: setting(NonNegInt, { env: 'NIGHTGATE_PROVER_CACHE_TTL_MS', default: 30_000, doc: 'How long /prove and /verify results are cached' }),
+    cacheMaxBytes: setting(PositiveInt, { env: 'NIGHTGATE_PROVER_CACHE_MAX_BYTES', default: 67_108_864, doc: 'Memory cap of the proof result cache' }),
+    nativeBinary: setting(Type.String(), { env: 'NIGHTGATE_PROVER_BINARY', default: '', doc: 'Path of `midnight-proof-server` for the native backend' }),
+    nativePort: setting(Port, { env: 'NIGHTGATE_PROVER_NATIVE_PORT', default: 6300, doc: 'Loopback port for the supervised proof server (0 = pick a free one)' }),
+    nativeArgs: setting(Type.Array(Type.String()), { env: 'NIGHTGATE_PROVER_NATIVE_ARGS', default: [], doc: 'Extra arguments for the proof server (comma-separated)' }),
+    nativeReadyTimeoutMs: setting(PositiveInt, { env: 'NIGHTGATE_PROVER_NATIVE_READY_TIMEOUT_MS', default: 120_000, doc: 'How long the supervised proof server may take to answer /ready after a start (it may fetch parameters first)' }),
+    nativeStopGraceMs: setting(PositiveInt, { env: 'NIGHTGATE_PROVER_NATIVE_STOP_GRACE_MS', default: 10_000, doc: 'After SIGTERM, how long the supervised proof server may take to exit before SIGKILL' }),
+    keyDir: setting(Type.String(), { env: 'NIGHTGATE_PROVER_KEY_DIR', default: '', doc: 'Key material directory in the MIDNIGHT_PP layout (wasm backend)' }),
+  }),
+  dust: Type.Object({
+    enabled: setting(Type.Boolean(), { env: 'NIGHTGATE_BALANCING_ENABLED', default: true, doc: 'Serve /prove-and-balance and /balance-only' }),
+    walletSeeds: setting(Type.Array(Type.String({ pattern: '^[0-9a-fA-F]{64}$' })), { env: 'NIGHTGATE_DUST_WALLET_SEEDS', default: [], secret: true, doc: 'Hex seeds of the server DUST wallets (comma-separated); on the embedded devnet generated when empty' }),
+    reservationTtlMs: setting(Type.Integer({ minimum: 10_000 }), { env: 'NIGHTGATE_DUST_RESERVATION_TTL_MS', default: 300_000, doc: 'A DUST UTXO reservation is reclaimed after this long unless spent' }),
+    ttlSafetyMs: setting(Type.Integer({ minimum: 5_000 }), { env: 'NIGHTGATE_DUST_TTL_SAFETY_MS', default: 60_000, doc: 'The fee intent expires this long before its reservation can be reclaimed' }),
+    tableCapacity: setting(Type.Integer({ minimum: 16, maximum: 1_000_000 }), { env: 'NIGHTGATE_DUST_TABLE_CAPACITY', default: 4_096, doc: 'DUST UTXOs tracked per network in the shared allocator table' }),
+    snapshotBytes: setting(Type.Integer({ minimum: 65_536 }), { env: 'NIGHTGATE_DUST_SNAPSHOT_BYTES', default: 33_554_432, doc: 'Shared memory for the wallet state the workers replicate, per network' }),
+    spentRetentionMs: setting(PositiveInt, { env: 'NIGHTGATE_DUST_SPENT_RETENTION_MS', default: 600_000, doc: 'Spent DUST UTXOs stay visible in wallet-status this long before their slot is reused' }),
+    maxInFlight: setting(PositiveInt, { env: 'NIGHTGATE_DUST_MAX_IN_FLIGHT', default: 1_024, doc: 'Sponsorships being computed at once; beyond it → 503' }),
+    feeTtlMs: setting(NonNegInt, { env: 'NIGHTGATE_DUST_FEE_TTL_MS', default: 0, doc: "Life of a sponsored transaction's fee intent (submit before `expiresAt`); 0 = 10 blocks (60 s at 6 s blocks). The fee covers the largest price rise of every block until then (×1.046 a block), so a longer life costs more DUST" }),
+    feeMargin: setting(Type.Integer({ minimum: 0, maximum: 20 }), { env: 'NIGHTGATE_DUST_FEE_MARGIN', default: 1, doc: "Extra blocks of price rise a fee covers beyond those until its intent's TTL" }),
+    maxReservationsPerKey: setting(PositiveInt, { env: 'NIGHTGATE_DUST_MAX_RESERVATIONS_PER_KEY', default: 16, doc: 'DUST UTXOs one API key may hold reserved at once per network (in flight or answered and not yet spent or reclaimed); beyond → 429 with Retry-After' }),
+    targetUtxos: setting(NonNegInt, { env: 'NIGHTGATE_DUST_TARGET_UTXOS', default: 256, doc: 'DUST UTXOs to grow to per network: while fewer are held and fewer than half of them are free, the server splits its wallets\' NIGHT into more DUST-generating UTXOs (embedded devnet only; 0 = never)' }),
+    maxFee: setting(Speck, { env: 'NIGHTGATE_DUST_MAX_FEE', default: '5000000000000000', doc: 'Per-transaction fee cap in SPECK (a key may set a lower one); over → 403' }),
+    budget: setting(Speck, { env: 'NIGHTGATE_DUST_BUDGET', default: '500000000000000000', doc: 'DUST (SPECK) one API key may spend per budget window; over → 429' }),
+    budgetWindowMs: setting(PositiveInt, { env: 'NIGHTGATE_DUST_BUDGET_WINDOW_MS', default: 3_600_000, doc: 'Budget window in ms' }),
+    stateDir: setting(Type.String(), { env: 'NIGHTGATE_DUST_STATE_DIR', default: '', doc: 'Directory for the DUST reservation journal, so answered fee intents keep their UTXO reserved across a restart (empty = not persisted; set it in production)' }),
+    dedupeWindowMs: setting(PositiveInt, { env: 'NIGHTGATE_DUST_DEDUPE_WINDOW_MS', default: 300_000, doc: 'Same transaction bytes from the same key within this window get the same answer, no second UTXO' }),
+  }),
+  state: Type.Object({
+    redisUrl: setting(Type.String(), { env: 'NIGHTGATE_REDIS_URL', default: '', doc: 'Redis shared by several instances (`redis://[user:password@]host:port[/db]`, `rediss://` for TLS): per-key rate limits, DUST budgets and reservation shares, failed-login counts and sponsorship dedupe are then shared, and each instance leases its DUST wallets (deploy/SCALE-OUT.md). Empty = this process alone, in memory. Credentials are redacted wherever it is printed' }),
+    leaseTtlMs: setting(Type.Integer({ minimum: 1_000 }), { env: 'NIGHTGATE_WALLET_LEASE_TTL_MS', default: 15_000, doc: 'With state.redisUrl: expiry of an instance\'s lease on each of its DUST wallets, renewed every third of it; a lease not renewed in time stops sponsorship on that network (503 WALLET_LEASE_LOST), and a stopped instance\'s wallets are free again this long after it stopped renewing' }),
+  }),
+  networks: Type.Object({ mainnet: networkGroup('mainnet'), preprod: networkGroup('preprod'), preview: networkGroup('preview') }),
+});
+
+export type Config = Static<typeof ConfigSchema>;
+
+interface Setting extends SettingMeta<unknown> {
+  /** Dotted path inside the config object. */
+  readonly path: string;
+  readonly schema: TSchema;
 }
 
-export interface Config {
-  server: { host: string; port: number; bodyLimit: number; proverBodyLimit: number; bodyBytesInFlight: number; bodyBytesPerClient: number; maxHeaderBytes: number; maxHeaders: number; shutdownTimeoutMs: number; trustedProxies: string[]; corsOrigins: string[]; wsConnectionsPerIp: number; threads: number };
-  log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; requests: 'all' | 'aggregate' | 'errors' | 'none'; maxBytesPerSecond: number; bufferBytes: number };
-  metrics: { enabled: boolean; listen: string; allow: string[]; keyIds: string[] };
-  auth: { keys: ApiKeyRecord[]; apiKeys: string[]; failureLimit: number; failureWindowMs: number; trustedNetworks: string[] };
-  rateLimit: { enabled: boolean; algorithm: 'fixed' | 'sliding'; limit: number; windowMs: number; publicEnabled: boolean; publicLimit: number; maxEntries: number };
-  devnet: { blockTimeMs: number; stateDir: string; retainBlocks: number; threadNice: number };
-  stats: { lookupCacheSize: number; pollIntervalMs: number; upstreamTimeoutMs: number; ringSize: number; reconnectMinMs: number; reconnectMaxMs: number; maxAddressStreams: number; maxResponseBytes: number };
-  prover: {
-    threads: number; queueSize: number; abortGraceMs: number; defaultNetwork: NetworkName; upstreamUrl: string; timeoutMs: number;
-    cacheTtlMs: number; cacheMaxBytes: number; nativeBinary: string; nativePort: number; nativeArgs: string[];
-    nativeReadyTimeoutMs: number; nativeStopGraceMs: number; keyDir: string;
-  };
-  dust: {
-    enabled: boolean; walletSeeds: string[]; reservationTtlMs: number; ttlSafetyMs: number; tableCapacity: number; snapshotBytes: number;
-    spentRetentionMs: number; maxInFlight: number; feeTtlMs: number; feeMargin: number; maxReservationsPerKey: number; targetUtxos: number; maxFee: string; budget: string;
-    budgetWindowMs: number; stateDir: string; dedupeWindowMs: number;
-  };
-  state: { redisUrl: string; leaseTtlMs: number };
-  networks: Record<NetworkName, NetworkConfig>;
+/** The leaves of a settings group, depth first in declaration order, with their dotted paths. */
+function leavesOf(group: TObject, prefix: string): Setting[] {
+  return Object.entries(group.properties).flatMap(([key, schema]) => {
+    const path = prefix === '' ? key : `${prefix}.${key}`;
+    if (isSetting(schema)) return [{ ...schema[META], path, schema }];
+    if (KindGuard.IsObject(schema)) return leavesOf(schema, path);
+    throw new Error(`settings tree: ${path} is neither a setting nor a group of settings`);
+  });
 }
+
+export const SETTINGS: readonly Setting[] = leavesOf(ConfigSchema, '');
 
 /** The shortest block time with all three networks on the embedded devnet (README, "The embedded devnet"). */
 export const MIN_BLOCK_TIME_ALL_DEVNETS_MS = 3_000;
@@ -334,9 +367,14 @@ export function loadConfig(opts: LoadOptions = {}): Readonly<Config> {
     }
     setPath(out, setting.path, value);
   }
-  const config = out as unknown as Config;
-  crossCheck(config);
-  return deepFreeze(config);
+  // Each leaf was checked above; checking the assembled tree is what makes `out` a Config for the
+  // compiler, no cast, and it would catch a leaf the loop left unset.
+  if (!Value.Check(ConfigSchema, out)) {
+    const first = Value.Errors(ConfigSchema, out).First();
+    throw new ConfigError(`the assembled configuration does not match its schema at ${first?.path ?? '/'}: ${first?.message ?? 'invalid'}`);
+  }
+  crossCheck(out);
+  return deepFreeze(out);
 }
 
 /** Rules that involve more than one setting. */
@@ -350,6 +388,9 @@ function crossCheck(config: Config): void {
     // embedded devnet, never in front of a public network (DESIGN.md, "Prover backends").
     if (net.prover === 'dev' && net.indexer !== 'embedded') {
       throw new ConfigError(`invalid setting networks.${n}.prover (NIGHTGATE_${n.toUpperCase()}_PROVER): the dev backend is only allowed on a network served by the embedded devnet`);
+    }
+    if (net.nodeRpc !== '' && !isHttpUrl(net.nodeRpc)) {
+      throw new ConfigError(`invalid setting networks.${n}.nodeRpc (NIGHTGATE_${n.toUpperCase()}_NODE_RPC): "${redactUrl(net.nodeRpc)}" — expected an http(s) URL (a node answers JSON-RPC over HTTP on its RPC port, e.g. http://127.0.0.1:9944)`);
     }
     if (net.submitUrl !== '' && !/^https?:\/\//.test(net.submitUrl)) {
       throw new ConfigError(`invalid setting networks.${n}.submitUrl (NIGHTGATE_${n.toUpperCase()}_SUBMIT_URL): "${net.submitUrl}" — expected an http(s) URL`);
@@ -408,6 +449,14 @@ function crossCheck(config: Config): void {
   }
 }
 
+function isHttpUrl(text: string): boolean {
+  try {
+    return ['http:', 'https:'].includes(new URL(text).protocol);
+  } catch {
+    return false;
+  }
+}
+
 function isCidr(text: string): boolean {
   try {
     new CidrList([text]);
@@ -442,7 +491,7 @@ export function proverUrlOf(config: Config, n: NetworkName): string {
  * and every URL's credentials and query string redacted (indexer and prover URLs may carry them).
  */
 export function redactedConfig(config: Config): unknown {
-  const copy = structuredClone(config) as unknown as Record<string, unknown>;
+  const copy: Record<string, unknown> = structuredClone(config);
   for (const s of SETTINGS) {
     if (!s.secret) continue;
     const v = getPath(copy, s.path);
@@ -452,7 +501,7 @@ export function redactedConfig(config: Config): unknown {
   return redactDeep(copy);
 }
 
-/** Markdown table of every setting, for the README (`npm run config:doc`). */
+/** Markdown table of every setting, for the README: `nightgate config-doc` prints it. */
 export function settingsTable(): string {
   const rows = SETTINGS.map((s) => `| \`${s.path}\` | ${s.env ? `\`${s.env}\`` : '(file only)'} | \`${JSON.stringify(s.default)}\` | ${s.doc} |`);
   return ['| setting | env var | default | meaning |', '|---|---|---|---|', ...rows].join('\n');

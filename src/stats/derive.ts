@@ -3,7 +3,7 @@
  * health. Rounding is fixed here so responses are exact and testable.
  */
 import type { BlockWindow } from './block-window.js';
-import type { DParameterChange } from './governance.js';
+import type { DParameterChange, NodeDParameterReading } from './governance.js';
 import type { BlockTime, BlocksProduced, DParameter, LatestBlock, RecentTransactions, Uptime } from './schemas.js';
 import { eraOfProtocolVersion, type Era } from '../infra/ledger/era.js';
 import type { FeeFields, RingBlock, TxTypename } from './upstream-types.js';
@@ -97,25 +97,31 @@ export function uptime(tip: RingBlock, now: number, bt: BlockTime, epochUtilizat
   return { status: upstreamOk && score >= HEALTHY_SCORE ? 'healthy' : 'degraded', score, latestBlockAgeSeconds: age, epochUtilization };
 }
 
-/** From the newest block carrying system parameters; the history says since when it holds. */
-export function dParameter(window: BlockWindow, history: readonly DParameterChange[] | undefined): DParameter | null {
+/**
+ * From the newest block carrying system parameters, else from the node's reading (when the
+ * indexer gives none); the history says since when it holds.
+ */
+export function dParameter(window: BlockWindow, history: readonly DParameterChange[] | undefined, fromNode?: NodeDParameterReading): DParameter | null {
   const blocks = window.all;
   for (let i = blocks.length - 1; i >= 0; i--) {
     const b = blocks[i]!;
     const d = b.systemParameters?.dParameter;
-    if (!d) continue;
-    let since: number | null = null;
-    if (history) {
-      for (let j = history.length - 1; j >= 0; j--) {
-        const c = history[j]!;
-        if (c.blockHeight > b.height) continue;
-        if (c.numPermissionedCandidates === d.numPermissionedCandidates && c.numRegisteredCandidates === d.numRegisteredCandidates) since = c.blockHeight;
-        break;
-      }
-    }
-    return { numPermissionedCandidates: d.numPermissionedCandidates, numRegisteredCandidates: d.numRegisteredCandidates, blockHeight: b.height, effectiveSinceHeight: since };
+    if (d) return dParameterAt(d, b.height, history);
   }
-  return null;
+  return fromNode ? dParameterAt(fromNode, fromNode.blockHeight, history) : null;
+}
+
+function dParameterAt(d: { numPermissionedCandidates: number; numRegisteredCandidates: number }, height: number, history: readonly DParameterChange[] | undefined): DParameter {
+  let since: number | null = null;
+  if (history) {
+    for (let j = history.length - 1; j >= 0; j--) {
+      const c = history[j]!;
+      if (c.blockHeight > height) continue;
+      if (c.numPermissionedCandidates === d.numPermissionedCandidates && c.numRegisteredCandidates === d.numRegisteredCandidates) since = c.blockHeight;
+      break;
+    }
+  }
+  return { numPermissionedCandidates: d.numPermissionedCandidates, numRegisteredCandidates: d.numRegisteredCandidates, blockHeight: height, effectiveSinceHeight: since };
 }
 
 /** Newest first: blocks from the tip down, and within a block its transactions in reverse order. */

@@ -3,10 +3,11 @@
  * epoch route stays exact between indexer refreshes: elapsed time is counted from the anchor and
  * rolls into the next epochs when it passes their boundaries.
  *
- * Anchors come from the indexer's `currentEpochInfo` (SPO indexer, may be null) or, when the
- * epoch length is known, from chain time: Midnight's slots are Aura slots of 6 s counted from
- * the Unix epoch and an epoch is 300 slots on the preview/preprod chain specs (LEDGER.md,
- * "Units"), so epoch n starts at n × 1800 s. Mainnet's length must be read live.
+ * Anchors come from the indexer's `currentEpochInfo` (SPO indexer, may be null), from a node's
+ * `sidechain_getStatus` (`networks.<n>.nodeRpc`) or, when the epoch length is known, from chain
+ * time: Midnight's slots are Aura slots of 6 s counted from the Unix epoch and an epoch is 300
+ * slots on the preview/preprod chain specs (LEDGER.md, "Units"), so epoch n starts at n × 1800 s.
+ * Mainnet's length must be read live.
  */
 import type { NetworkName } from '../config.js';
 
@@ -46,6 +47,17 @@ export function anchorFromChainTime(durationSeconds: number, now: number): Epoch
   const lengthMs = durationSeconds * 1000;
   const number = Math.floor(now / lengthMs);
   return { number, durationSeconds, startMs: number * lengthMs };
+}
+
+/**
+ * The anchor a node's status implies: epoch n starts at n × length since the Unix epoch, so the
+ * length is the next epoch's start over n + 1. Undefined when that is not a whole number of
+ * seconds: not a chain this arithmetic describes.
+ */
+export function anchorFromNodeStatus(epoch: number, nextEpochStartMs: number): EpochAnchor | undefined {
+  const lengthMs = nextEpochStartMs / (epoch + 1);
+  if (!Number.isInteger(lengthMs / 1000) || lengthMs <= 0) return undefined;
+  return { number: epoch, durationSeconds: lengthMs / 1000, startMs: nextEpochStartMs - lengthMs };
 }
 
 export function epochAt(anchor: EpochAnchor, now: number): EpochView {

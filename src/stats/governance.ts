@@ -4,14 +4,22 @@
  * SPO indexer and may be null or fail without the rest of the indexer failing, so a failure
  * here keeps the last known values and never degrades the network's status by itself.
  *
+ * With a node RPC (`networks.<n>.nodeRpc`), what the indexer lacks is read from the node in the
+ * same refresh: the epoch when the indexer gave no `currentEpochInfo`, the D-parameter (at the
+ * window's tip) while no block in the window carries system parameters. Its failures, too, keep
+ * the last known values; the latest one is kept to say why a route has nothing to serve.
+ *
  * Refreshed when a new block arrives and the last refresh is older than REFRESH_INTERVAL_MS of
  * the injected clock: no timer of its own, and tests move time instead of waiting.
  */
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
+import { toGatewayError, type GatewayError } from '../errors.js';
+import type { BlockWindow } from './block-window.js';
 import { anchorFromInfo, type EpochAnchor } from './epoch.js';
 import type { GraphqlHttpClient } from '../indexer/graphql-http.js';
+import type { NodeRpcClient } from './node-rpc.js';
 import { EPOCH_UTILIZATION, GOVERNANCE } from './queries.js';
 import { GovernanceData, UtilizationData, expectShape } from './upstream-types.js';
 
@@ -23,18 +31,36 @@ export interface DParameterChange {
   numRegisteredCandidates: number;
 }
 
+/** A D-parameter read from the node, and the height of the block it was read at. */
+export interface NodeDParameterReading {
+  numPermissionedCandidates: number;
+  numRegisteredCandidates: number;
+  blockHeight: number;
+}
+
+/** The node that fills in what the indexer lacks, and the window whose tip it is asked about. */
+export interface NodeFallback {
+  rpc: NodeRpcClient;
+  window: BlockWindow;
+}
+
 export class Governance extends EventEmitter<{ updated: [] }> {
-  /** From the last non-null `currentEpochInfo`. */
+  /** From the last non-null `currentEpochInfo`, or from the node when the indexer gave none. */
   epoch: EpochAnchor | undefined;
   /** produced/expected blocks of the current epoch, clamped to 0–1; null when unknown. */
   utilization: number | null = null;
   dParameterHistory: readonly DParameterChange[] | undefined;
+  /** From the node while no block in the window carries system parameters; undefined otherwise. */
+  nodeDParameter: NodeDParameterReading | undefined;
+  /** Why the node gave no epoch (or D-parameter) the last time it was asked; cleared by an answer. */
+  nodeEpochError: GatewayError | undefined;
+  nodeDParameterError: GatewayError | undefined;
   refreshes = 0;
   failures = 0;
   private lastStartedAt: number | undefined;
   private running: Promise<void> | undefined;
 
-  constructor(private readonly http: GraphqlHttpClient, private readonly clock: Clock, private readonly log: Logger) {
+  constructor(private readonly http: GraphqlHttpClient, private readonly clock: Clock, private readonly log: Logger, private readonly node?: NodeFallback) {
     super();
   }
 
@@ -52,6 +78,13 @@ export class Governance extends EventEmitter<{ updated: [] }> {
   }
 
   private async refresh(): Promise<void> {
+    const indexerEpoch = await this.readIndexer();
+    if (this.node) await this.readNode(this.node, indexerEpoch);
+    this.emit('updated');
+  }
+
+  /** Read the indexer's governance data; true when it gave the current epoch. */
+  private async readIndexer(): Promise<boolean> {
     try {
       const readAt = this.clock.now();
       const { data, errors } = await this.http.request(GOVERNANCE, {}, { partial: true });
@@ -67,10 +100,41 @@ export class Governance extends EventEmitter<{ updated: [] }> {
         this.utilization = value === null || !Number.isFinite(value) ? null : Math.round(Math.min(1, Math.max(0, value)) * 10_000) / 10_000;
       }
       this.refreshes++;
+      return info !== null && info !== undefined && info.durationSeconds > 0;
     } catch (err) {
       this.failures++;
       this.log.debug({ err: (err as Error).message }, 'governance refresh failed; keeping the last known values');
+      return false;
     }
-    this.emit('updated');
+  }
+
+  private async readNode(node: NodeFallback, indexerEpoch: boolean): Promise<void> {
+    this.nodeEpochError = undefined;
+    if (!indexerEpoch) {
+      try {
+        this.epoch = await node.rpc.epoch();
+      } catch (err) {
+        this.nodeEpochError = this.nodeFailed(err, 'epoch');
+      }
+    }
+    this.nodeDParameterError = undefined;
+    const tip = node.window.tip;
+    if (tip === undefined || node.window.all.some((b) => b.systemParameters !== undefined)) {
+      this.nodeDParameter = undefined;
+      return;
+    }
+    try {
+      const d = await node.rpc.dParameter(tip.hash);
+      this.nodeDParameter = { numPermissionedCandidates: d.numPermissionedCandidates, numRegisteredCandidates: d.numRegisteredCandidates, blockHeight: tip.height };
+    } catch (err) {
+      this.nodeDParameterError = this.nodeFailed(err, 'D-parameter');
+    }
+  }
+
+  private nodeFailed(err: unknown, what: string): GatewayError {
+    const e = toGatewayError(err);
+    // Configured on purpose, so a failure is news; a refresh runs at most once a minute.
+    this.log.warn({ code: e.code, err: e.message }, `node RPC gave no ${what}; keeping the last known value`);
+    return e;
   }
 }

@@ -15,6 +15,7 @@ import { Governance } from './governance.js';
 import { IndexerFeatureProbe } from './indexer-features.js';
 import { GraphqlHttpClient } from '../indexer/graphql-http.js';
 import { LookupCache } from './lookup-cache.js';
+import { NodeRpcClient } from './node-rpc.js';
 import { Lookups } from './lookups.js';
 import { DerivedViews } from './views.js';
 import { redactUrl } from '../url-redaction.js';
@@ -34,6 +35,8 @@ export class NetworkStats implements Component {
   readonly window: BlockWindow;
   readonly follower: ChainFollower;
   readonly governance: Governance;
+  /** The node the epoch and D-parameter are read from when the indexer lacks them (`networks.<n>.nodeRpc`). */
+  readonly nodeRpc: NodeRpcClient | undefined;
   readonly features: IndexerFeatureProbe;
   readonly views: DerivedViews;
   readonly cache: LookupCache;
@@ -61,7 +64,9 @@ export class NetworkStats implements Component {
       keepAliveMs: KEEPALIVE_MS,
       features: this.features,
     });
-    this.governance = new Governance(this.http, ctx.clock, this.log);
+    const nodeRpc = ctx.config.networks[network].nodeRpc;
+    this.nodeRpc = nodeRpc === '' ? undefined : new NodeRpcClient(nodeRpc, { timeoutMs: cfg.upstreamTimeoutMs });
+    this.governance = new Governance(this.http, ctx.clock, this.log, this.nodeRpc && { rpc: this.nodeRpc, window: this.window });
     this.views = new DerivedViews({
       network: { id: network, name: NAMES[network], source: source.label },
       window: this.window,
@@ -87,7 +92,8 @@ export class NetworkStats implements Component {
   }
 
   start(): void {
-    this.log.info({ indexer: redactUrl(this.source.httpUrl), ws: redactUrl(this.source.wsUrl), source: this.source.label }, 'following the chain');
+    const nodeRpc = this.ctx.config.networks[this.network].nodeRpc;
+    this.log.info({ indexer: redactUrl(this.source.httpUrl), ws: redactUrl(this.source.wsUrl), nodeRpc: nodeRpc === '' ? null : redactUrl(nodeRpc), source: this.source.label }, 'following the chain');
     this.follower.start();
   }
 
@@ -126,7 +132,11 @@ export class NetworkStats implements Component {
       lastError: f.lastError ? { code: f.lastError.code, message: f.lastError.message, at: new Date(f.lastErrorAt!).toISOString() } : null,
       cache: { entries: this.cache.size, inFlight: this.cache.inFlight, hits: this.cache.hits, misses: this.cache.misses, stale: this.cache.stale },
       addressStreams: { open: this.lookups.addressStreams, max: this.ctx.config.stats.maxAddressStreams, refused: this.lookups.addressStreamsRefused },
-      governance: { refreshes: this.governance.refreshes, failures: this.governance.failures },
+      governance: {
+        refreshes: this.governance.refreshes,
+        failures: this.governance.failures,
+        nodeRpc: this.nodeRpc ? { requests: this.nodeRpc.requests, failures: this.nodeRpc.failures } : null,
+      },
       indexerFeatures: this.features.current ?? null,
       ledger: tip ? eraOfProtocolVersion(tip.protocolVersion) : null,
     };
@@ -144,7 +154,7 @@ export class NetworkStats implements Component {
     this.follower.stop();
     this.cache.abortAll(new GatewayError('SHUTTING_DOWN'));
     // Destroying the pool fails whatever is still in flight (a catch-up, a governance refresh).
-    await this.http.close();
+    await Promise.all([this.http.close(), this.nodeRpc?.close()]);
     await this.governance.settled();
   }
 }

@@ -8,7 +8,7 @@
  * A request for a fresh view costs a comparison and returns the same Reply object.
  */
 import type { NetworkName } from '../config.js';
-import { GatewayError } from '../errors.js';
+import { ERRORS, GatewayError } from '../errors.js';
 import type { Reply } from '../http/route.js';
 import type { BlockWindow } from './block-window.js';
 import { TARGET_BLOCK_SECONDS, blockTime, blocksProduced, dParameter, latestBlock, recentTransactions, uptime } from './derive.js';
@@ -69,9 +69,14 @@ export class DerivedViews {
   /** A derived route's reply for `now`; throws when there is nothing to serve. */
   get(route: DerivedRoute, now: number): Reply {
     this.refresh(now);
-    if (route === 'epoch' && this.ep === null) throw new GatewayError('EPOCH_UNAVAILABLE', `No epoch information for ${this.deps.network.id}: the indexer has no currentEpochInfo and the epoch length is not known`);
-    if (route === 'd-parameter' && this.dp === null) throw new GatewayError('D_PARAMETER_UNAVAILABLE');
+    if (route === 'epoch' && this.ep === null) throw this.unavailable('EPOCH_UNAVAILABLE', `No epoch information for ${this.deps.network.id}: the indexer has no currentEpochInfo and the epoch length is not known`, this.deps.governance.nodeEpochError);
+    if (route === 'd-parameter' && this.dp === null) throw this.unavailable('D_PARAMETER_UNAVAILABLE', ERRORS.D_PARAMETER_UNAVAILABLE.message, this.deps.governance.nodeDParameterError);
     return this.replies[route];
+  }
+
+  /** Nothing to serve: say why, and why the node (when one is configured) could not fill it in. */
+  private unavailable(code: 'EPOCH_UNAVAILABLE' | 'D_PARAMETER_UNAVAILABLE', why: string, nodeError: GatewayError | undefined): GatewayError {
+    return new GatewayError(code, nodeError ? `${why}; nor did the node RPC give it (${nodeError.message})` : why);
   }
 
   /** recent-transactions for `limit`: the default is kept rendered, others once per block. */
@@ -117,7 +122,7 @@ export class DerivedViews {
     const { window, governance } = this.deps;
     const cache = this.perBlockCache(now);
     this.bt = blockTime(window);
-    this.dp = dParameter(window, governance.dParameterHistory);
+    this.dp = dParameter(window, governance.dParameterHistory, governance.nodeDParameter);
     this.replies['block-time'].set(this.bt, cache);
     this.replies['blocks-produced'].set(blocksProduced(window.tip!, this.bt), cache);
     if (this.dp) this.replies['d-parameter'].set(this.dp, cache);

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { anchorFromChainTime, anchorFromInfo, epochAt } from '../../../src/stats/epoch.js';
+import { anchorFromChainTime, anchorFromInfo, anchorFromNodeStatus, epochAt } from '../../../src/stats/epoch.js';
 
 t.test('from currentEpochInfo, advancing with the clock and rolling over', async (t) => {
   const readAt = 1_700_000_000_000;
@@ -16,4 +16,11 @@ t.test('from chain time: epoch n starts at n × length since the Unix epoch', as
   const a = anchorFromChainTime(1800, now);
   t.strictSame(a, { number: 1000, durationSeconds: 1800, startMs: 1000 * 1_800_000 });
   t.strictSame(epochAt(a, now), { number: 1000, durationSeconds: 1800, elapsedSeconds: 450, remainingSeconds: 1350, progress: 0.25 });
+});
+
+t.test('from a node status: the length is the next start over the epochs before it', async (t) => {
+  t.strictSame(anchorFromNodeStatus(1000, 1001 * 1_800_000), { number: 1000, durationSeconds: 1800, startMs: 1000 * 1_800_000 });
+  t.strictSame(anchorFromNodeStatus(0, 86_400_000), { number: 0, durationSeconds: 86_400, startMs: 0 });
+  t.equal(anchorFromNodeStatus(2, 4_501), undefined, 'not whole seconds');
+  t.equal(anchorFromNodeStatus(2, 4_500), undefined, '1.5 s: not whole seconds either');
 });
