@@ -116,14 +116,8 @@ export function isGatewayError(err: unknown): err is GatewayError {
   return err instanceof GatewayError;
 }
 
-/**
- * Which API a route belongs to. Both render errors alike now (errorBody); kept on route records
- * as the group the catch-all picks for a path.
- */
-export type ErrorStyle = 'stats' | 'prover';
-
 /** `{error: title, message: detail, code}`: the one error body (OpenAPI `Error`). */
-export function errorBody(err: GatewayError, _style?: ErrorStyle): string {
+export function errorBody(err: GatewayError): string {
   return JSON.stringify({ error: ERRORS[err.code].title, message: err.message, code: err.code });
 }
 

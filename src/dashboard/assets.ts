@@ -82,7 +82,7 @@ export function assetUrl(name: AssetName): string {
 export function assetRoutes(): RouteDef[] {
   return [
     {
-      method: 'GET', url: '/assets/:file', style: 'prover', auth: 'none', rateLimit: 'ip', hidden: true,
+      method: 'GET', url: '/assets/:file', auth: 'none', rateLimit: 'ip', hidden: true,
       schema: { summary: 'Scripts and styles of the dashboard and the API reference', tags: ['meta'], response: { 200: { description: 'The file' }, 404: { description: 'NOT_FOUND' } } },
       handler: (ctx) => {
         const name = ctx.params['file']!;

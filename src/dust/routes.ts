@@ -86,7 +86,6 @@ export function sponsorshipRoutes(deps: SponsorshipRouteDeps): RouteDef[] {
   const route = (kind: SponsorKind): RouteDef => ({
     method: 'POST',
     url: `/${kind}`,
-    style: 'prover',
     auth: 'key',
     rateLimit: 'key',
     body: { limit: deps.bodyLimit, contentTypes: [OCTET] },
@@ -148,7 +147,6 @@ export function sponsorshipRoutes(deps: SponsorshipRouteDeps): RouteDef[] {
     {
       method: 'GET',
       url: '/wallet-status',
-      style: 'prover',
       auth: 'key',
       rateLimit: 'key',
       schema: {

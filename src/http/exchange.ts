@@ -1,18 +1,18 @@
 /**
- * One request/response pair for uWS (see server.ts for the contract it honours): the single
+ * One request/response pair for uWS (see pipeline.ts for the contract it honours): the single
  * completion, the abort signal, the corked write after an await, and the handler's view of the
  * request (it is the RequestContext too, so a request costs one object).
  */
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import { GatewayError, errorBody, toGatewayError, type ErrorStyle } from '../errors.js';
+import { GatewayError, toGatewayError } from '../errors.js';
 import type { AuthenticatedKey } from '../pipeline/auth.js';
 import { policyField, rateLimitField, resetSeconds, retryAfterSeconds, type RateLimitResult } from '../pipeline/rate-limit.js';
 import { fieldLine, headerLines } from './head.js';
 import { negotiate, type Coding } from './compression.js';
 import { refusalBody } from './refusal.js';
 import { statusLine } from './status.js';
-import { JSON_TYPE, type Method, type RequestContext, type Reply, type RouteDef } from './route.js';
+import { JSON_TYPE, errorReply, type Method, type RequestContext, type Reply, type RouteDef } from './route.js';
 import type { HttpResponse } from './uws.js';
 
 /** What an exchange needs from its server. */
@@ -106,7 +106,6 @@ export class Exchange implements RequestContext {
     readonly server: ExchangeHost,
     readonly res: HttpResponse,
     readonly route: RouteDef,
-    readonly style: ErrorStyle,
     readonly method: Method,
     readonly path: string,
     readonly requestId: string,
@@ -226,7 +225,7 @@ export class Exchange implements RequestContext {
     const e = toGatewayError(err);
     this.code = e.code;
     if (e.code === 'INTERNAL') this.server.log.error({ err: (e.cause ?? err) as Error, reqId: this.requestId, path: this.path }, 'unhandled error');
-    this.send({ status: e.status, body: errorBody(e, this.style), contentType: JSON_TYPE, ...(e.headers ? { headers: e.headers } : {}) });
+    this.send(errorReply(e));
   }
 }
 
@@ -241,12 +240,3 @@ function etagMatches(header: string, etag: string): boolean {
   const bare = etag.replace(/^W\//, '');
   return header.split(',').some((t) => t.trim().replace(/^W\//, '') === bare);
 }
-
-/** Routes of rejected requests (404/405 catch-alls) still need a record for the access log. */
-export const UNMATCHED: RouteDef = {
-  method: 'GET', url: '(unmatched)', style: 'prover', auth: 'none', rateLimit: 'none',
-  schema: { summary: '', tags: [], response: {} },
-  handler: () => {
-    throw new GatewayError('NOT_FOUND');
-  },
-};

@@ -9,7 +9,7 @@
  * Writing raw lines means nothing else stands between a value and the wire. A value with CR, LF
  * or NUL (RFC 9110 §5.5 forbids them) would split a header or end the head early, so every header
  * record goes through `fieldLine`, which replaces them with spaces; the exchange writes only its
- * own lines directly (numbers, and a request id checked to be printable ASCII in server.ts).
+ * own lines directly (numbers, and a request id checked to be printable ASCII in request-head.ts).
  * Names must be tokens (§5.1); ours are constants in the code, and a name that is not one is
  * dropped (and the test for every route would show it missing).
  */

@@ -1,10 +1,10 @@
 /**
  * A route is declared once, as data: method, URL, schema, handler. The same record feeds the
- * router (src/http/server.ts), the request pipeline (auth, rate limit) and the OpenAPI document.
+ * router (src/http/router.ts), the request pipeline (auth, rate limit) and the OpenAPI document.
  */
 import type { TSchema, TObject } from '@sinclair/typebox';
 import type { Logger } from 'pino';
-import type { ErrorStyle, GatewayError } from '../errors.js';
+import { errorBody, type GatewayError } from '../errors.js';
 import type { AuthenticatedKey } from '../pipeline/auth.js';
 import type { Encoded } from './compression.js';
 
@@ -83,8 +83,6 @@ export interface RouteDef {
   method: Method;
   /** uWS pattern: `/api/v1/:network/summary`; OpenAPI gets `{network}`. */
   url: string;
-  /** Which error body shape this route answers with. */
-  style: ErrorStyle;
   /** `optional`: anonymous is let in; a presented key must be valid (401 otherwise), and then `ctx.key` is set. */
   auth: 'none' | 'key' | 'optional';
   /** `key`: per API key; `ip`: per client IP (public routes); `none`. */
@@ -123,4 +121,11 @@ export const OCTET = 'application/octet-stream';
 
 export function json(body: unknown, status = 200, headers?: Record<string, string>): Reply {
   return headers ? { status, body: JSON.stringify(body), contentType: JSON_TYPE, headers } : { status, body: JSON.stringify(body), contentType: JSON_TYPE };
+}
+
+/** The answer to a catalogued error: its status and headers, the one error body (errors.ts) and its code. */
+export function errorReply(err: GatewayError): Reply {
+  const reply: Reply = { status: err.status, body: errorBody(err), contentType: JSON_TYPE, code: err.code };
+  if (err.headers) reply.headers = err.headers;
+  return reply;
 }

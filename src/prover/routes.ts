@@ -154,12 +154,12 @@ export function proverRoutes(deps: ProverRoutesDeps): RouteDef[] {
   };
 
   const post = (url: string, schema: RouteSchema, fn: Handler): RouteDef => ({
-    method: 'POST', url, style: 'prover', auth: 'key', rateLimit: 'key', readHeaders: [NETWORK_HEADER],
+    method: 'POST', url, auth: 'key', rateLimit: 'key', readHeaders: [NETWORK_HEADER],
     body: { limit: deps.bodyLimit, contentTypes: [OCTET] }, schema, handler: handle(fn),
     ...(deps.admit ? { admit: (ctx: RequestContext) => deps.admit!(networkOf(ctx, deps.defaultNetwork)) } : {}),
   });
   const get = (url: string, schema: RouteSchema, fn: Handler): RouteDef => ({
-    method: 'GET', url, style: 'prover', auth: 'key', rateLimit: 'key', readHeaders: [NETWORK_HEADER], schema, handler: handle(fn),
+    method: 'GET', url, auth: 'key', rateLimit: 'key', readHeaders: [NETWORK_HEADER], schema, handler: handle(fn),
   });
 
   const proveSchema: RouteSchema = {

@@ -56,7 +56,7 @@ export function metaRoutes(deps: MetaDeps): RouteDef[] {
   let specReply: Reply | undefined;
   return [
     {
-      method: 'GET', url: '/health', style: 'prover', auth: 'optional', rateLimit: 'none',
+      method: 'GET', url: '/health', auth: 'optional', rateLimit: 'none',
       schema: {
         summary: 'Health of the server; each component with a key or from a trusted network',
         tags: ['meta'],
@@ -68,12 +68,12 @@ export function metaRoutes(deps: MetaDeps): RouteDef[] {
       },
     },
     {
-      method: 'GET', url: '/livez', style: 'prover', auth: 'none', rateLimit: 'none',
+      method: 'GET', url: '/livez', auth: 'none', rateLimit: 'none',
       schema: { summary: 'Liveness: the process is up and serving', tags: ['meta'], response: { 200: { description: 'Alive', schema: LiveSchema } } },
       handler: () => json({ status: 'alive' }, 200, NO_STORE),
     },
     {
-      method: 'GET', url: '/readyz', style: 'prover', auth: 'none', rateLimit: 'none',
+      method: 'GET', url: '/readyz', auth: 'none', rateLimit: 'none',
       schema: {
         summary: 'Readiness: the statistics followers have data, the DUST wallets of every sponsoring network have synced, the configured provers answer',
         tags: ['meta'],
@@ -87,7 +87,7 @@ export function metaRoutes(deps: MetaDeps): RouteDef[] {
       },
     },
     {
-      method: 'GET', url: '/api/openapi.json', style: 'stats', auth: 'none', rateLimit: 'none',
+      method: 'GET', url: '/api/openapi.json', auth: 'none', rateLimit: 'none',
       schema: { summary: 'This OpenAPI 3.1 description', tags: ['meta'], response: { 200: { description: 'OpenAPI 3.1.0 document', schema: OpenApiDocumentSchema, headers: VALIDATED }, 304: NOT_MODIFIED } },
       handler: () => (specReply ??= servedMany({ body: spec(), headers: { 'Cache-Control': 'public, max-age=300' } })),
     },

@@ -62,22 +62,22 @@ export function siteRoutes(deps: SiteDeps): RouteDef[] {
   });
   return [
     {
-      method: 'GET', url: '/', style: 'prover', auth: 'none', rateLimit: 'none',
+      method: 'GET', url: '/', auth: 'none', rateLimit: 'none',
       schema: page('Live dashboard: each network\'s tip, block times, epoch, uptime; the sponsorship pool and proving queue with an operator key', 'Updated on every block over `GET /api/v1/{network}/ws`. An operator key typed into the page is kept for the browser tab only (sessionStorage) and sent as `X-API-Key` to `/wallet-status`, `/health` and `/metrics`.'),
       handler: () => (dashboard ??= html(dashboardPage({ networks: deps.networks(), asset: assetUrl }), SCRIPT_PAGE_CSP)),
     },
     {
-      method: 'GET', url: '/api', style: 'stats', auth: 'none', rateLimit: 'none',
+      method: 'GET', url: '/api', auth: 'none', rateLimit: 'none',
       schema: page('API reference you can try (Swagger UI over /api/openapi.json)', 'Route index, schemas, and "Try it out" against this server: `Authorize` takes an API key (`X-API-Key` or bearer); the proving routes take a file as their binary body. The same document as plain HTML: `/api/reference`.'),
       handler: () => (api ??= html(apiUiPage({ asset: assetUrl }), SCRIPT_PAGE_CSP)),
     },
     {
-      method: 'GET', url: '/api/reference', style: 'stats', auth: 'none', rateLimit: 'none',
+      method: 'GET', url: '/api/reference', auth: 'none', rateLimit: 'none',
       schema: page('The API description as one readable HTML page, without scripts'),
       handler: () => (reference ??= html(apiPage(deps.openapi()), PAGE_CSP, 'public, max-age=300')),
     },
     {
-      method: 'GET', url: '/docs', style: 'prover', auth: 'none', rateLimit: 'none', readHeaders: ['host', 'x-forwarded-proto'],
+      method: 'GET', url: '/docs', auth: 'none', rateLimit: 'none', readHeaders: ['host', 'x-forwarded-proto'],
       schema: page('Proving and sponsorship API guide', 'Its `curl` examples use the address the page was asked for (Host, and X-Forwarded-Proto from a TLS proxy).'),
       handler: (ctx) => {
         const origin = requestOrigin(ctx.headers);

@@ -199,7 +199,6 @@ export function statsRoutes(nets: ReadonlyMap<string, NetworkStats>): RouteDef[]
     return {
       method: 'GET',
       url: `/api/v1/:network/${spec.path}`,
-      style: 'stats',
       auth: 'none',
       rateLimit: 'ip',
       schema: { summary: spec.summary, description: spec.description, tags: ['statistics'], params: NetworkParam, ...(spec.query ? { querystring: spec.query } : {}), response },

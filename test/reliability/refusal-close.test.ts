@@ -26,7 +26,7 @@ function behindRoutes(): { module: Module; calls: () => number; opened: () => nu
   const module: Module = (ctx) => {
     ctx.addRoutes([
       {
-        method: 'GET', url: '/t/behind', style: 'stats', auth: 'none', rateLimit: 'none',
+        method: 'GET', url: '/t/behind', auth: 'none', rateLimit: 'none',
         schema: { summary: 'counts calls', tags: ['statistics'], response: { 200: { description: 'ok' } } },
         handler: () => {
           calls++;
@@ -34,7 +34,7 @@ function behindRoutes(): { module: Module; calls: () => number; opened: () => nu
         },
       },
       {
-        method: 'GET', url: '/t/big', style: 'stats', auth: 'none', rateLimit: 'none',
+        method: 'GET', url: '/t/big', auth: 'none', rateLimit: 'none',
         schema: { summary: '100 KB', tags: ['statistics'], response: { 200: { description: 'ok' } } },
         handler: () => ({ body: BIG, contentType: OCTET }),
       },

@@ -77,23 +77,23 @@ function hostileRoutes(): { module: Module; hold(id: string): Hold; lazy: Lazy; 
     ctx.addTopic({ url: '/t/ws', topicFor: () => 't/ws', known: [{}] });
     ctx.addRoutes([
       {
-        method: 'GET', url: '/t/live', style: 'stats', auth: 'none', rateLimit: 'ip',
+        method: 'GET', url: '/t/live', auth: 'none', rateLimit: 'ip',
         schema: { summary: 'live', tags: ['statistics'], response: { 200: { description: 'ok' } } },
         handler: () => live,
       },
       {
-        method: 'GET', url: '/t/plain', style: 'stats', auth: 'none', rateLimit: 'ip',
+        method: 'GET', url: '/t/plain', auth: 'none', rateLimit: 'ip',
         schema: { summary: 'plain', tags: ['statistics'], response: { 200: { description: 'ok' } } },
         handler: (c) => json({ ip: c.ip, q: c.searchParams.get('q') }),
       },
       {
-        method: 'POST', url: '/t/echo', style: 'prover', auth: 'key', rateLimit: 'key',
+        method: 'POST', url: '/t/echo', auth: 'key', rateLimit: 'key',
         body: { limit: 300_000, contentTypes: [OCTET] },
         schema: { summary: 'echo', tags: ['proving'], response: { 200: { description: 'ok' } } },
         handler: (c) => ({ status: 200, body: c.body!, contentType: OCTET }),
       },
       {
-        method: 'GET', url: '/t/hold', style: 'stats', auth: 'none', rateLimit: 'ip',
+        method: 'GET', url: '/t/hold', auth: 'none', rateLimit: 'ip',
         schema: { summary: 'held until released', tags: ['statistics'], response: { 200: { description: 'ok' } } },
         handler: async (c) => {
           const h = hold(c.searchParams.get('id') ?? '');
@@ -104,7 +104,7 @@ function hostileRoutes(): { module: Module; hold(id: string): Hold; lazy: Lazy; 
         },
       },
       {
-        method: 'GET', url: '/t/lazy', style: 'stats', auth: 'none', rateLimit: 'ip',
+        method: 'GET', url: '/t/lazy', auth: 'none', rateLimit: 'ip',
         schema: { summary: 'rendered on demand', tags: ['statistics'], response: { 200: { description: 'ok' } } },
         handler: () => {
           if (lazy.broken) throw new GatewayError('NOT_READY');
@@ -113,7 +113,7 @@ function hostileRoutes(): { module: Module; hold(id: string): Hold; lazy: Lazy; 
         },
       },
       {
-        method: 'GET', url: '/t/per-limit', style: 'stats', auth: 'none', rateLimit: 'ip',
+        method: 'GET', url: '/t/per-limit', auth: 'none', rateLimit: 'ip',
         schema: { summary: 'a reply per limit, made anew per version', tags: ['statistics'], response: { 200: { description: 'ok' } } },
         handler: (c) => {
           if (lazy.broken) throw new GatewayError('NOT_READY');
@@ -131,7 +131,7 @@ function hostileRoutes(): { module: Module; hold(id: string): Hold; lazy: Lazy; 
         },
       },
       {
-        method: 'GET', url: '/t/big', style: 'stats', auth: 'none', rateLimit: 'ip',
+        method: 'GET', url: '/t/big', auth: 'none', rateLimit: 'ip',
         schema: { summary: '8 MB', tags: ['statistics'], response: { 200: { description: 'ok' } } },
         handler: () => ({ body: BIG, contentType: OCTET }),
       },

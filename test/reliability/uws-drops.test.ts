@@ -2,9 +2,9 @@
  * Requests uWS's parser rejects before nightgate sees them, on whichever build is loaded
  * (src/http/uws.ts): the 20.30 build (Node 20) sends no answer and ends the connection only at its
  * idle timeout (about 10 s); the 20.57 build (Node 22/24) answers most of them itself — its own
- * 505/400/431 page with `Connection: close` — and closes at once. README ("What uWS drops") and the
- * proxy examples in deploy/ rest on this table; the trixie CI lane runs this file on the 20.57
- * build, the main lane on the 20.30 one. Each case ends on the server's own close, all at once.
+ * 505/400/431 page with `Connection: close` — and closes at once. docs/support.md ("What uWS
+ * drops") and the proxy examples in deploy/ rest on this table; the trixie CI lane runs this file
+ * on the 20.57 build, the main lane on the 20.30 one. Each case ends on the server's own close, all at once.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -86,9 +86,10 @@ t.test(`build ${build}: what uWS drops, no byte of answer, the connection closed
   t.equal(s.logs.lines.slice(from).filter((l) => l['msg'] === 'request').length, 0, 'nightgate never saw them: no access-log line');
 });
 
-t.test('README says what each build drops or answers, as measured here', async (t) => {
+t.test('docs/support.md says what each build drops or answers, as measured here', async (t) => {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const section = /\n### What uWS drops\n([\s\S]*?)\n## /.exec(readme)?.[1] ?? '';
+  const support = readFileSync(join(ROOT, 'docs', 'support.md'), 'utf8');
+  const section = /\n## What uWS drops\n([\s\S]*?)(?:\n## |$)/.exec(support)?.[1] ?? '';
   t.match(section, /\*\*no answer\*\* and closes the connection only at its idle timeout/, '20.30: dropped silently');
   t.match(section, /its own `505`, `400` or `431` page with `Connection: close`/, '20.57: its own page');
   for (const claim of [/HTTP\/1\.0/, /HTTP\/0\.9/, /more than 48 header fields/, /more than 98/, /folded header line/, /header name containing `_`/, /without `Host`/, /bare-LF/, /whitespace before a header's colon/, /UWS_HTTP_MAX_HEADERS_SIZE/]) {

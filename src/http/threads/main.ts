@@ -20,7 +20,9 @@ import type { RateLimitResult, RateLimitScope, RateLimitStore } from '../../pipe
 import type { RequestMetrics } from '../../metrics/request-metrics.js';
 import { startModuleWorker } from '../../worker-thread.js';
 import { liveReplies, type Reply } from '../route.js';
-import type { HttpServer, TopicRoute, ChildApps } from '../server.js';
+import type { ChildApps } from '../lifecycle.js';
+import type { HttpServer } from '../server.js';
+import type { TopicRoute } from '../topics.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, Uws } from '../uws.js';
 import { ownBytes, replicaKey, transferOf, type ReplicaState, type RouteShape, type ToMain, type ToWorker, type TopicShape, type WorkerSetup } from './protocol.js';
 
@@ -188,7 +190,7 @@ export class HttpThreads {
 
   private async spawn(): Promise<void> {
     const { server, topics } = this.opts;
-    const routes: RouteShape[] = server.routeList.map((r) => ({ method: r.method, url: r.url, style: r.style, auth: r.auth, rateLimit: r.rateLimit, body: r.body, readHeaders: r.readHeaders }));
+    const routes: RouteShape[] = server.routeList.map((r) => ({ method: r.method, url: r.url, auth: r.auth, rateLimit: r.rateLimit, body: r.body, readHeaders: r.readHeaders }));
     const topicShapes = (this.shapes = topics.map(topicShape));
     liveReplies.listeners.add(this.onChanged);
     const ready: Array<Promise<void>> = [];

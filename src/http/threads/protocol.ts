@@ -14,7 +14,6 @@ import type { Config } from '../../config.js';
 export interface RouteShape {
   method: RouteDef['method'];
   url: string;
-  style: RouteDef['style'];
   auth: RouteDef['auth'];
   rateLimit: RouteDef['rateLimit'];
   body?: { limit: number; contentTypes: readonly string[] } | undefined;

@@ -22,7 +22,7 @@ function holdingRoutes(): { module: Module; release(): void; held(): number; ful
   const module: Module = (ctx) =>
     ctx.addRoutes([
       {
-        method: 'POST', url: '/t/hold', style: 'prover', auth: 'key', rateLimit: 'key',
+        method: 'POST', url: '/t/hold', auth: 'key', rateLimit: 'key',
         body: { limit: 4 * MiB, contentTypes: [OCTET] },
         admit: () => (full.on ? new GatewayError('QUEUE_FULL', undefined, { headers: { 'Retry-After': '3' } }) : undefined),
         schema: { summary: 'hold', tags: ['proving'], response: { 200: { description: 'ok' } } },

@@ -35,18 +35,18 @@ function threadRoutes(): { module: Module; live: RenderedReply; publish: (m: str
     });
     ctx.addRoutes([
       {
-        method: 'GET', url: '/t/live', style: 'stats', auth: 'none', rateLimit: 'ip',
+        method: 'GET', url: '/t/live', auth: 'none', rateLimit: 'ip',
         schema: { summary: 'live', tags: ['statistics'], response: { 200: { description: 'ok' } } },
         handler: () => live,
       },
       {
-        method: 'POST', url: '/t/echo', style: 'prover', auth: 'key', rateLimit: 'key',
+        method: 'POST', url: '/t/echo', auth: 'key', rateLimit: 'key',
         body: { limit: 300_000, contentTypes: [OCTET] },
         schema: { summary: 'echo', tags: ['proving'], response: { 200: { description: 'ok' } } },
         handler: (c) => ({ status: 200, body: c.body!, contentType: OCTET, headers: { 'X-Key': c.key!.id } }),
       },
       {
-        method: 'GET', url: '/t/plain', style: 'stats', auth: 'none', rateLimit: 'ip',
+        method: 'GET', url: '/t/plain', auth: 'none', rateLimit: 'ip',
         schema: { summary: 'plain', tags: ['statistics'], response: { 200: { description: 'ok' } } },
         handler: (c) => json({ ip: c.ip }),
       },

@@ -12,13 +12,13 @@ import { json } from '../../../src/http/route.js';
 
 const failing: Module = (ctx) => {
   ctx.addRoutes((['INTERNAL', 'PROVER_UNREACHABLE', 'QUEUE_FULL', 'PROVER_TIMEOUT', 'INVALID_BODY'] as ErrorCode[]).map((code) => ({
-    method: 'GET' as const, url: `/fail/${code}`, style: 'prover' as const, auth: 'none' as const, rateLimit: 'none' as const,
+    method: 'GET' as const, url: `/fail/${code}`, auth: 'none' as const, rateLimit: 'none' as const,
     schema: { summary: code, tags: [], response: {} },
     handler: () => {
       throw new GatewayError(code);
     },
   })));
-  ctx.addRoutes([{ method: 'GET', url: '/ok', style: 'prover', auth: 'none', rateLimit: 'ip', schema: { summary: 'ok', tags: [], response: {} }, handler: () => json({ ok: true }) }]);
+  ctx.addRoutes([{ method: 'GET', url: '/ok', auth: 'none', rateLimit: 'ip', schema: { summary: 'ok', tags: [], response: {} }, handler: () => json({ ok: true }) }]);
 };
 
 async function get(url: string): Promise<number> {

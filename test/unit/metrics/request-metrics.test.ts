@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { LATENCY_BUCKETS, LATENCY_SAMPLE, RequestMetrics } from '../../../src/metrics/request-metrics.js';
 import type { RouteDef } from '../../../src/http/route.js';
 
-const route = (url: string): RouteDef => ({ method: 'GET', url, style: 'stats', auth: 'none', rateLimit: 'none', schema: { summary: '', tags: [], response: {} }, handler: () => ({ body: '' }) });
+const route = (url: string): RouteDef => ({ method: 'GET', url, auth: 'none', rateLimit: 'none', schema: { summary: '', tags: [], response: {} }, handler: () => ({ body: '' }) });
 
 t.test('access log on: every exchange has its start, observe times one in 8 per route', async (t) => {
   const m = new RequestMetrics(true, 1);
