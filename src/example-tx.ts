@@ -15,7 +15,7 @@
  * "proving" it is the ledger's own `prove` with a provider that is never asked for one.
  */
 import { bech32mDecode } from './bech32m.js';
-import { DEFAULT_ERA, isEra, ledger, offerSignature, provingProvider, type Era, type Ledger } from './infra/ledger/index.js';
+import { DEFAULT_ERA, isEra, ledger, signOffer, provingProvider, type Era, type Ledger } from './infra/ledger/index.js';
 import { devnetTestAccount } from './devnet/test-accounts.js';
 
 export const EXAMPLE_KINDS = ['unproven', 'proven', 'finalized', 'prove-payload'] as const;
@@ -100,7 +100,7 @@ export async function exampleTransaction(opts: ExampleOptions): Promise<Uint8Arr
   const signed = tx.intents?.get(SEGMENT);
   const offer = signed?.guaranteedUnshieldedOffer;
   if (!signed || !offer) throw new Error('the example transfer lost its intent');
-  signed.guaranteedUnshieldedOffer = offer.addSignatures([offerSignature(era, L.signData(signingKey, signed.signatureData(SEGMENT)))]);
+  signed.guaranteedUnshieldedOffer = signOffer(era, offer, [L.signData(signingKey, signed.signatureData(SEGMENT))]);
   tx.intents = tx.intents?.set(SEGMENT, signed);
   if (opts.kind === 'unproven') return tx.serialize();
   const noProof = provingProvider({

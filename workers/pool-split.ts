@@ -8,7 +8,7 @@
  */
 import { GatewayError } from '../src/errors.js';
 import { nightSecretOf } from '../src/dust/wallet-keys.js';
-import { ledger, offerSignature, release as freeLedger } from '../src/infra/ledger/index.js';
+import { ledger, signOffer, release as freeLedger } from '../src/infra/ledger/index.js';
 import { defineTask } from './lib/task.js';
 
 /** The segment `Transaction.fromParts` puts its one intent in. */
@@ -35,7 +35,7 @@ export const poolSplit = defineTask<'poolSplit'>(async (args): Promise<Uint8Arra
     const signed = tx.intents?.get(SEGMENT);
     const offer = signed?.guaranteedUnshieldedOffer;
     if (!signed || !offer) throw new GatewayError('INTERNAL', 'the split lost its intent');
-    const withSignature = offer.addSignatures([offerSignature(args.era, L.signData(sk, signed.signatureData(SEGMENT)))]);
+    const withSignature = signOffer(args.era, offer, [L.signData(sk, signed.signatureData(SEGMENT))]);
     signed.guaranteedUnshieldedOffer = withSignature;
     tx.intents = tx.intents?.set(SEGMENT, signed);
     out.push(tx.serialize());

@@ -5,7 +5,7 @@
  * (LEDGER.md: ≈ 85 MB and 100 ms per load).
  */
 import { randomBytes } from 'node:crypto';
-import { DEFAULT_ERA, ledger as ledgerOf, offerSignature, type Era, type L as Ledger, type Ledger as LedgerPackage } from '../../src/infra/ledger/index.js';
+import { DEFAULT_ERA, ledger as ledgerOf, signOffer, type Era, type L as Ledger, type Ledger as LedgerPackage } from '../../src/infra/ledger/index.js';
 import { encodeUnshieldedAddress } from '../../src/devnet/address.js';
 
 /** An era's ledger package and the era it is (signatures are wrapped in ledger 9). */
@@ -74,7 +74,7 @@ export function unprovenTransfer(L: LedgerModule, wallet: NightWallet, utxo: Nig
   const signed = tx.intents?.get(SEGMENT);
   const offer = signed?.guaranteedUnshieldedOffer;
   if (!signed || !offer) throw new Error('the transfer lost its intent');
-  signed.guaranteedUnshieldedOffer = offer.addSignatures([offerSignature(L.era, L.signData(wallet.sk, signed.signatureData(SEGMENT)))]);
+  signed.guaranteedUnshieldedOffer = signOffer(L.era, offer, [L.signData(wallet.sk, signed.signatureData(SEGMENT))]);
   tx.intents = tx.intents?.set(SEGMENT, signed);
   return tx.serialize();
 }

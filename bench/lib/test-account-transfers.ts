@@ -7,7 +7,7 @@
  *   unproven:  signed, not proven        (the body of /prove-and-balance)
  *   finalized: signed, proven and bound  (the body of /balance-only; a NIGHT transfer needs no proof)
  */
-import { DEFAULT_ERA, ledger, offerSignature, provingProvider } from '../../src/infra/ledger/index.js';
+import { DEFAULT_ERA, ledger, provingProvider, signOffer } from '../../src/infra/ledger/index.js';
 import { encodeUnshieldedAddress } from '../../src/devnet/address.js';
 import { devnetTestAccount } from '../../src/devnet/test-accounts.js';
 import { unspentUtxos } from './devnet-utxos.js';
@@ -56,7 +56,7 @@ export async function testAccountTransfers(net: DevnetNetwork, count: number, ki
     const signed = tx.intents?.get(SEGMENT);
     const offer = signed?.guaranteedUnshieldedOffer;
     if (!signed || !offer) throw new Error('the transfer lost its intent');
-    signed.guaranteedUnshieldedOffer = offer.addSignatures([offerSignature(era, L.signData(signingKey, signed.signatureData(SEGMENT)))]);
+    signed.guaranteedUnshieldedOffer = signOffer(era, offer, [L.signData(signingKey, signed.signatureData(SEGMENT))]);
     tx.intents = tx.intents?.set(SEGMENT, signed);
     const bytes = kind === 'unproven' ? tx.serialize() : (await tx.prove(noProof, L.CostModel.initialCostModel())).bind().serialize();
     out.push(Buffer.from(bytes));

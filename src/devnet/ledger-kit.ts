@@ -8,7 +8,7 @@ import {
   eraName,
   eraOfBytes,
   ledger,
-  offerSignature,
+  signOffer,
   provingProvider,
   signatureOfEntry,
   type Era,
@@ -47,7 +47,7 @@ export interface LedgerKit {
   /** Genesis only: reward claims and the shielded mint create value from nothing. */
   genesisChecks(): L.WellFormedStrictness;
   /** A signature as `UnshieldedOffer.addSignatures` takes it. */
-  offerSignature(signature: L.Signature): L.Signature;
+  signOffer<S extends L.Signaturish>(offer: L.UnshieldedOffer<S>, signatures: readonly L.Signature[]): L.UnshieldedOffer<S>;
   /** The signature inside an offer's signature entry. */
   signatureOfEntry(entry: unknown): L.Signature;
   /** What `Transaction.prove` takes in this era. */
@@ -65,7 +65,7 @@ function makeKit(era: Era): LedgerKit {
     protocolVersion: DEVNET_PROTOCOL_VERSION[era],
     fullChecks: () => (full ??= strictness(era, LIVE_CHECKS)),
     genesisChecks: () => (genesis ??= strictness(era, { balancing: false, limits: false, signatures: false })),
-    offerSignature: (signature) => offerSignature(era, signature),
+    signOffer: (offer, signatures) => signOffer(era, offer, signatures),
     signatureOfEntry: (entry) => signatureOfEntry(era, entry),
     provingProvider: (provider) => (era === 8 ? (provider as L.ProvingProvider) : provingProvider(provider)),
   };

@@ -99,12 +99,12 @@ function sign(kit: LedgerKit, tx: L.UnprovenTransaction, signer: Actor): L.Unpro
     const fallible = intent.fallibleUnshieldedOffer;
     made.push(guaranteed, fallible);
     if (guaranteed && guaranteed.inputs.length > 0) {
-      const signedOffer = guaranteed.addSignatures(guaranteed.inputs.map(() => kit.offerSignature(signature)));
+      const signedOffer = kit.signOffer(guaranteed, guaranteed.inputs.map(() => signature));
       intent.guaranteedUnshieldedOffer = signedOffer;
       made.push(signedOffer);
     }
     if (fallible && fallible.inputs.length > 0) {
-      const signedOffer = fallible.addSignatures(fallible.inputs.map(() => kit.offerSignature(signature)));
+      const signedOffer = kit.signOffer(fallible, fallible.inputs.map(() => signature));
       intent.fallibleUnshieldedOffer = signedOffer;
       made.push(signedOffer);
     }

@@ -34,10 +34,12 @@ export function registrationSignature(era: Era, marker: L.Signaturish): L.Signat
   return Buffer.from(bytes.subarray(bytes.length - V8_SIGNATURE_BYTES)).toString('hex');
 }
 
-function checkOffer(era: Era, offer: L.UnshieldedOffer<L.Signaturish> | undefined, data: Uint8Array, where: string): void {
+function checkOffer(era: Era, offer: L.UnshieldedOffer<L.Signaturish> | undefined, data: Uint8Array, where: string, made: unknown[]): void {
   if (!offer) return;
   const inputs = offer.inputs;
   const signatures = offer.signatures;
+  // Ledger 9's entries are WASM objects (SignatureEnabled): free them with the rest.
+  made.push(...signatures);
   if (signatures.length !== inputs.length) {
     throw new Error(`signature verification failed: ${where} has ${inputs.length} inputs and ${signatures.length} signatures`);
   }
@@ -63,8 +65,8 @@ export function verifyIntentSignature(era: Era, segment: number, intent: AnyInte
   const dust = intent.dustActions;
   const registrations = dust?.registrations ?? [];
   made.push(guaranteed, fallible, dust, ...registrations);
-  checkOffer(era, guaranteed, data, `segment ${segment} guaranteed unshielded offer`);
-  checkOffer(era, fallible, data, `segment ${segment} fallible unshielded offer`);
+  checkOffer(era, guaranteed, data, `segment ${segment} guaranteed unshielded offer`, made);
+  checkOffer(era, fallible, data, `segment ${segment} fallible unshielded offer`, made);
   registrations.forEach((registration, i) => {
     const signature = registrationSignature(era, registration.signature);
     if (signature === undefined || !verify(registration.nightKey, data, signature)) {

@@ -13,7 +13,8 @@ import type * as V8 from '@midnight-ntwrk/ledger-v8';
 import type { Era } from './era.js';
 
 export * from './era.js';
-export { release } from './release.js';
+import { release } from './release.js';
+export { release };
 export { NetworkEras, networkEras, configuredEra, ledgerPackageReport, NETWORK_ERAS, type EraChange } from './network-eras.js';
 export type * as L from '@midnight-ntwrk/ledger-v8';
 
@@ -47,15 +48,22 @@ export function loadedEras(): Era[] {
 }
 
 /**
- * A signature as an unshielded offer or a DUST registration takes it: ledger 8 takes the
- * signature itself, ledger 9 wraps it (`new SignatureEnabled(sig)`).
+ * `offer` with `signatures` added, as each era takes them: ledger 8 takes the signatures
+ * themselves, ledger 9 wraps each (`new SignatureEnabled(sig)`) and copies the wrappers, which are
+ * freed here (each one is WASM memory until freed: src/infra/ledger/release.ts).
  */
-export function offerSignature(era: Era, signature: V8.Signature): V8.Signature {
-  if (era === 8) return signature;
-  return new (ledger(9).SignatureEnabled)(signature) as unknown as V8.Signature;
+export function signOffer<S extends V8.Signaturish>(era: Era, offer: V8.UnshieldedOffer<S>, signatures: readonly V8.Signature[]): V8.UnshieldedOffer<S> {
+  if (era === 8) return offer.addSignatures([...signatures]);
+  const SignatureEnabled = ledger(9).SignatureEnabled;
+  const wrapped = signatures.map((sig) => new SignatureEnabled(sig) as unknown as V8.Signature);
+  try {
+    return offer.addSignatures(wrapped);
+  } finally {
+    release(...wrapped);
+  }
 }
 
-/** The signature inside an offer's signature entry (the inverse of `offerSignature`). */
+/** The signature inside an offer's signature entry (the inverse of the wrapping `signOffer` does). */
 export function signatureOfEntry(era: Era, entry: unknown): V8.Signature {
   if (era === 8) return entry as V8.Signature;
   return (entry as { value: V8.Signature }).value;
