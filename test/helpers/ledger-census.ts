@@ -1,21 +1,44 @@
 /**
- * Counts live ledger-v8 objects by class, for leak tests. wasm-bindgen gives every class a
- * FinalizationRegistry: an object is registered when JS gets it and unregistered when it is freed
- * (`free()`) or handed back to WASM (a call that takes ownership). Anything still registered is
- * freed only after a major GC, which a small JS heap seldom runs, while its WASM memory is never
- * returned (issue #8): code on a hot path must free what it makes. This module replaces
- * `FinalizationRegistry` with a counting subclass, so it must be evaluated before any ledger
- * module: import it first, for its side effect, in a test file of its own.
+ * Counts live ledger objects (either era's package, and any other wasm-bindgen module) by class,
+ * for leak tests. wasm-bindgen gives every class a FinalizationRegistry: an object is registered
+ * when JS gets it and unregistered when it is freed (`free()`) or handed back to WASM (a call that
+ * takes ownership). Anything still registered is freed only after a major GC, which a small JS
+ * heap seldom runs, while its WASM memory is never returned (issue #8): code on a hot path must
+ * free what it makes. This module replaces `FinalizationRegistry` with a counting subclass, so it
+ * must be evaluated before any ledger module: import it first, for its side effect, in a test file
+ * of its own.
+ *
+ * Both eras' packages name their classes alike (`intent`, `transaction`): `census()` counts them
+ * together, `census(era)` only the objects of that era's package (told apart by the file that made
+ * the registry: ledger 9's is `midnight_ledger_wasm_v9_bg.js`).
  */
 const Native = globalThis.FinalizationRegistry;
 const live = new Map<string, number>();
+/** The same counts per ledger era, for registries made by a ledger package. */
+const liveByEra = new Map<8 | 9, Map<string, number>>([[8, new Map()], [9, new Map()]]);
+
+/** The ledger era whose package is making a registry now, from the stack of its constructor. */
+function eraOfStack(stack: string): 8 | 9 | undefined {
+  if (/midnight_ledger_wasm_v9_bg|ledger-v9/.test(stack)) return 9;
+  if (/midnight_ledger_wasm_bg|ledger-v8/.test(stack)) return 8;
+  return undefined;
+}
+
+function count(kind: string, era: 8 | 9 | undefined, d: number): void {
+  live.set(kind, (live.get(kind) ?? 0) + d);
+  if (era === undefined) return;
+  const m = liveByEra.get(era)!;
+  m.set(kind, (m.get(kind) ?? 0) + d);
+}
 /** token → where it was made, while `traceSites(true)`. */
 let sites: Map<WeakKey, string> | undefined;
 
 class CountingRegistry<T> extends Native<T> {
   readonly #kind: string;
+  readonly #era: 8 | 9 | undefined;
   constructor(cleanup: (held: T) => void) {
     super(cleanup);
+    this.#era = eraOfStack(new Error().stack ?? '');
     const source = String(cleanup);
     // wasm-bindgen's closure registry: its entries are not unregistered when Rust drops a closure
     // (only their JS wrapper is left to GC), so they say nothing about WASM memory.
@@ -24,12 +47,12 @@ class CountingRegistry<T> extends Native<T> {
   override register(target: WeakKey, held: T, token?: WeakKey): void {
     super.register(target, held, token);
     if (token === undefined) return;
-    live.set(this.#kind, (live.get(this.#kind) ?? 0) + 1);
+    count(this.#kind, this.#era, 1);
     sites?.set(token, `${this.#kind} ${siteOf(new Error().stack ?? '')}`);
   }
   override unregister(token: WeakKey): boolean {
     const removed = super.unregister(token);
-    if (removed) live.set(this.#kind, (live.get(this.#kind) ?? 0) - 1);
+    if (removed) count(this.#kind, this.#era, -1);
     sites?.delete(token);
     return removed;
   }
@@ -55,9 +78,10 @@ export function liveSites(): Array<[string, number]> {
   return [...counts].sort((a, b) => b[1] - a[1]);
 }
 
-/** Live (registered, not freed) ledger objects per class. */
-export function census(): Map<string, number> {
-  return new Map([...live].filter(([kind, n]) => n !== 0 && kind !== 'closure'));
+/** Live (registered, not freed) ledger objects per class; with `era`, only those of that era's ledger package. */
+export function census(era?: 8 | 9): Map<string, number> {
+  const counts = era === undefined ? live : liveByEra.get(era)!;
+  return new Map([...counts].filter(([kind, n]) => n !== 0 && kind !== 'closure'));
 }
 
 /** What `after` holds beyond `before`, per class (only growth). */

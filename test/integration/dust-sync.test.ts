@@ -1,13 +1,15 @@
 import t from 'tap';
-import * as L from '@midnight-ntwrk/ledger-v8';
+import { eraOfBytes, ledger } from '../../src/infra/ledger/index.js';
+import { SPONSOR_ERAS } from '../fixtures/dust/sponsor-app.js';
 import { startNetwork, SPONSOR_SEEDS } from '../fixtures/devnet/harness.js';
 import { DustAllocatorTable } from '../../src/dust/allocator.js';
 import { SharedSnapshot } from '../../src/dust/shared-snapshot.js';
 import { NetworkDustSync, type SyncStatus } from '../../src/dust/wallet-sync.js';
 import { decodeWalletState } from '../../src/dust/wallet-state.js';
 
-t.test('DUST sync replays the devnet events: every sponsor UTXO in the table, state published to workers', async (t) => {
-  const h = await startNetwork();
+for (const era of SPONSOR_ERAS) t.test(`ledger ${era}: DUST sync replays the devnet events: every sponsor UTXO in the table, state published to workers`, async (t) => {
+  const L = ledger(era);
+  const h = await startNetwork({ ledger: era });
   t.teardown(() => h.close());
   const table = DustAllocatorTable.create(256);
   const snapshot = SharedSnapshot.create(8 * 1024 * 1024);
@@ -30,6 +32,7 @@ t.test('DUST sync replays the devnet events: every sponsor UTXO in the table, st
   t.equal(last.lastError, undefined);
   t.equal(last.phase, 'synced');
   t.equal(last.eventId, last.maxId);
+  t.equal(last.era, era, `synced in ledger ${era}`);
   t.equal(last.wallets.length, 2);
   for (const w of last.wallets) {
     t.equal(w.utxos, 33, `wallet ${w.index}: 33 DUST UTXOs registered at genesis`);
@@ -43,6 +46,8 @@ t.test('DUST sync replays the devnet events: every sponsor UTXO in the table, st
   t.ok(snap, 'published');
   const state = decodeWalletState(snap!.data);
   t.equal(state.eventId, last.eventId);
+  t.equal(state.era, era, 'the published state says its era');
+  t.equal(eraOfBytes(state.params), era, `the parameters are ledger ${era}'s`);
   const replica = L.DustLocalState.deserialize(state.wallets[0]!);
   t.equal(replica.utxos.length, 33, 'a worker replica has the same UTXOs');
   t.ok(L.LedgerParameters.deserialize(state.params).dust, 'with the ledger parameters');
@@ -53,4 +58,5 @@ t.test('DUST sync replays the devnet events: every sponsor UTXO in the table, st
   await h.network.produceBlock();
   const after = await next;
   t.equal(after.phase, 'synced');
+  t.equal(after.era, era);
 });

@@ -6,11 +6,19 @@
  * one's answer (no second UTXO); a third instance given a wallet already leased is refused at
  * start; Redis killed mid-run: statistics serve, keyed routes work on local limits (counted),
  * sponsorship answers 503 BUDGET_UNAVAILABLE; Redis restarted: everything is shared again.
+ *
+ * The whole rig (its own Redis, devnet and instances) runs once per ledger era (SPONSOR_ERAS): the
+ * devnet runs that era and the instances learn it from the chain they sync. The sponsorship
+ * subtests (dedupe, budget, share) run on each; those that never reach a ledger (a third
+ * instance refused at start, the rate limit on /wallet-status, the Redis outage) run once, on the
+ * default era's rig.
  */
 import t from 'tap';
 import { startRedis, until } from '../helpers/redis-server.js';
 import { instanceConfig, startDevnetApart, startInstance, type Instance } from '../fixtures/scale-out.js';
 import { freshUser, transferFrom } from '../fixtures/dust/user-tx.js';
+import { SPONSOR_ERAS } from '../fixtures/dust/sponsor-app.js';
+import { DEFAULT_ERA, type Era } from '../../src/infra/ledger/index.js';
 import { sha256Hex } from '../../src/pipeline/auth.js';
 import { buildApp } from '../../src/app.js';
 import { mountProver } from '../../src/prover/index.js';
@@ -18,7 +26,10 @@ import { mountSponsorship } from '../../src/dust/index.js';
 import { captureLogs, OTHER_KEY, TEST_KEY } from '../helpers/app.js';
 import type { SharedState } from '../../src/state/index.js';
 
-t.setTimeout(420_000);
+t.setTimeout(420_000 * SPONSOR_ERAS.length);
+
+/** The era whose rig also runs the subtests that never reach a ledger. */
+const INFRA_ERA: Era = SPONSOR_ERAS.includes(DEFAULT_ERA) ? DEFAULT_ERA : SPONSOR_ERAS[0]!;
 
 /** An assertion message: the error of a refused answer, not a sponsored transaction's hex. */
 const why = (r: { status: number; json: Record<string, unknown> }): string => (r.status === 200 ? 'sponsored' : JSON.stringify(r.json));
@@ -32,10 +43,11 @@ const POOR_BUDGET = 10n ** 20n;
 const LONG_WINDOW_MS = 1_000_000_000_000;
 const SHARE = 4;
 
-t.test('two instances, one Redis, one devnet', async (t) => {
+for (const era of SPONSOR_ERAS) t.test(`ledger ${era}: two instances, one Redis, one devnet`, async (t) => {
+  const infra = era === INFRA_ERA;
   const redis = await startRedis();
   t.teardown(() => redis.stop());
-  const devnet = await startDevnetApart([SEED_A, SEED_B]);
+  const devnet = await startDevnetApart([SEED_A, SEED_B], era);
   t.teardown(() => devnet.stop());
   const overrides = {
     auth: {
@@ -53,7 +65,7 @@ t.test('two instances, one Redis, one devnet', async (t) => {
   t.teardown(() => b.close());
   const stateOf = (i: Instance): SharedState => i.app.context.state!;
 
-  await t.test('a third instance given a wallet another live instance holds is refused at start', async (t) => {
+  if (infra) await t.test('a third instance given a wallet another live instance holds is refused at start', async (t) => {
     const logs = captureLogs();
     const config = instanceConfig(devnet, redis.url, [SEED_A], overrides);
     await t.rejects(buildApp(config, { logger: logs.logger, devnet: false, modules: [mountProver, mountSponsorship], print: () => undefined }), {
@@ -63,7 +75,7 @@ t.test('two instances, one Redis, one devnet', async (t) => {
     t.notMatch(logs.text(), SEED_A, 'the seed is never logged');
   });
 
-  await t.test('a key\'s rate limit holds across instances', async (t) => {
+  if (infra) await t.test('a key\'s rate limit holds across instances', async (t) => {
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) statuses.push((await (i % 2 ? b : a).get('/wallet-status', LIMITED)).status);
     t.same(statuses, [200, 200, 200, 200, 200, 200]);
@@ -76,8 +88,9 @@ t.test('two instances, one Redis, one devnet', async (t) => {
   });
 
   await Promise.all([a.service.whenSynced('preview'), b.service.whenSynced('preview')]);
+  t.same([a.service.eraOf('preview'), b.service.eraOf('preview')], [era, era], `both instances learned ledger ${era} from the chain`);
   const { user, utxo } = await devnet.fundedUser(81, 1_000_000_000n);
-  const to = freshUser(82).address;
+  const to = freshUser(82, era).address;
   let amount = 1_000n;
   const tx = (): Uint8Array => transferFrom(user, utxo, to, amount++).serialize();
   let feeSeen = '0';
@@ -142,7 +155,7 @@ t.test('two instances, one Redis, one devnet', async (t) => {
     t.equal(a.service.held('preview', 'env-2'), SHARE / 2, 'each instance holds only its own two');
   });
 
-  await t.test('Redis killed mid-run, then restarted', async (t) => {
+  if (infra) await t.test('Redis killed mid-run, then restarted', async (t) => {
     const fallbacks = stateOf(a).counters().localFallbacks;
     await redis.kill();
     await until('both instances see Redis gone', () => !stateOf(a).redis.available && !stateOf(b).redis.available);

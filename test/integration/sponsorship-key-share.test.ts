@@ -3,26 +3,28 @@
  * UTXOs at once, past it 429 RESERVATION_LIMIT with Retry-After, and another key is never
  * starved; a landed transaction frees its slot of the share; an answer never submitted is
  * refunded to the key's budget when its reservation is reclaimed. Issue 18 item 10: the dedupe
- * of answers is per key.
+ * of answers is per key. On each ledger era (SPONSOR_ERAS): a sponsored transaction lands and its
+ * DUST UTXO is marked spent by the sync of that era.
  */
 import t from 'tap';
 import { request } from 'undici';
-import { startSponsorApp } from '../fixtures/dust/sponsor-app.js';
+import { eraOverrides, SPONSOR_ERAS, startSponsorApp } from '../fixtures/dust/sponsor-app.js';
 import { freshUser, transferFrom } from '../fixtures/dust/user-tx.js';
 import { OTHER_KEY } from '../helpers/app.js';
 import { ManualClock } from '../../src/clock.js';
 
 const SHARE = 4;
 
-t.test('one key cannot hold more than its share; others still get UTXOs; landing and reclaim give the share back', async (t) => {
+for (const era of SPONSOR_ERAS) t.test(`ledger ${era}: one key cannot hold more than its share; others still get UTXOs; landing and reclaim give the share back`, async (t) => {
   const clock = new ManualClock(Date.now());
   // The global fee cap and budget are not under test here: a fee covers a block of price rise per
   // second its prices are stale, which on a busy machine can pass the default cap (< 2x the fee).
-  const app = await startSponsorApp({ dust: { maxReservationsPerKey: SHARE, maxFee: '1000000000000000000', budget: '100000000000000000000' }, rateLimit: { limit: 10_000 } }, clock);
+  const app = await startSponsorApp(eraOverrides(era, { dust: { maxReservationsPerKey: SHARE, maxFee: '1000000000000000000', budget: '100000000000000000000' }, rateLimit: { limit: 10_000 } }), clock);
   t.teardown(() => app.close());
   await app.service.whenSynced('preview');
+  t.equal(app.service.eraOf('preview'), era, `the wallets are synced in ledger ${era}`);
   const { user, utxo } = await app.fundedUser(71, 1_000_000_000n);
-  const to = freshUser(72).address;
+  const to = freshUser(72, era).address;
   const table = app.service.network('preview')!.table;
   const free = table.counts().free;
   // The fee intent's TTL is this clock + dust.feeTtlMs (20 s here), and the devnet checks it against

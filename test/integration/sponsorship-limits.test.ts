@@ -1,12 +1,14 @@
 /**
  * Sponsorship over HTTP: the error table (404 disabled, 503 syncing, 400 wrong kind, 403 cap,
  * 429 budget), and 200 concurrent requests against fewer DUST UTXOs: each gets a distinct UTXO
- * or a clean 503, none is reserved twice, and every reservation comes back.
+ * or a clean 503, none is reserved twice, and every reservation comes back. The devnet test runs on
+ * each ledger era (SPONSOR_ERAS); the two without a devnet (disabled, syncing) are HTTP only and run
+ * once.
  */
 import t from 'tap';
-import * as L from '@midnight-ntwrk/ledger-v8';
 import { request } from 'undici';
-import { eraOverrides, startSponsorApp } from '../fixtures/dust/sponsor-app.js';
+import { ledger, provingProvider } from '../../src/infra/ledger/index.js';
+import { eraOverrides, SPONSOR_ERAS, startSponsorApp } from '../fixtures/dust/sponsor-app.js';
 import { freshUser, transferFrom } from '../fixtures/dust/user-tx.js';
 import { startApp, TEST_KEY } from '../helpers/app.js';
 import { mountProver } from '../../src/prover/index.js';
@@ -44,13 +46,14 @@ t.test('wallet still syncing: 503 with Retry-After 30', async (t) => {
   t.match(await bad.body.json(), { code: 'INVALID_NETWORK' });
 });
 
-t.test('on the devnet: wrong kinds, cap, budget, and 200 concurrent requests over fewer UTXOs', async (t) => {
+for (const era of SPONSOR_ERAS) t.test(`ledger ${era}, on the devnet: wrong kinds, cap, budget, and 200 concurrent requests over fewer UTXOs`, async (t) => {
+  const L = ledger(era);
   // Time stands still while the requests run, so every reservation has the same reclaim time.
   const clock = new ManualClock(Date.now());
   const capped = 'capped-key-0123456789';
   const poor = 'poor-key-0123456789abc';
   const app = await startSponsorApp(
-    eraOverrides(8, {
+    eraOverrides(era, {
       auth: { keys: [{ id: 'capped', sha256: sha256Hex(capped), maxFee: '1000' }, { id: 'poor', sha256: sha256Hex(poor), dustBudget: '1000' }] },
       prover: { queueSize: 512 },
       rateLimit: { limit: 10_000 },
@@ -65,10 +68,11 @@ t.test('on the devnet: wrong kinds, cap, budget, and 200 concurrent requests ove
   );
   t.teardown(() => app.close());
   await app.service.whenSynced('preview');
+  t.equal(app.service.eraOf('preview'), era, `the wallets are synced in ledger ${era}`);
   const { user, utxo } = await app.fundedUser(61, 1_000_000_000n);
-  const to = freshUser(62, 8).address;
+  const to = freshUser(62, era).address;
   const unproven = transferFrom(user, utxo, to, 1_000n);
-  const finalized = (await unproven.prove({ check: async () => [], prove: async () => { throw new Error('no proofs needed for a NIGHT transfer'); } }, L.CostModel.initialCostModel())).bind();
+  const finalized = (await unproven.prove(provingProvider({ check: async () => [], prove: async () => { throw new Error('no proofs needed for a NIGHT transfer'); } }), L.CostModel.initialCostModel())).bind();
 
   const kind = await app.post('/prove-and-balance', finalized.serialize());
   t.equal(kind.status, 400);

@@ -2,10 +2,13 @@
 // ledger-v8 objects to the garbage collector, which frees them only after a major GC that a small
 // JS heap seldom runs (src/ledger-release.ts). These tests count live ledger objects by class
 // (test/helpers/ledger-census.ts) around each repeated path: after a warm-up, repeating the path
-// must leave nothing behind. The census must be evaluated before ledger-v8: keep it first.
+// must leave nothing behind. Every path runs on each ledger era (SPONSOR_ERAS): the census counts
+// both eras' objects, and `census(era)` tells which package made them. The census must be evaluated
+// before any ledger package: keep it first.
 import { census, growth, liveSites, traceSites } from '../helpers/ledger-census.js';
 import t, { type Test } from 'tap';
-import * as L from '@midnight-ntwrk/ledger-v8';
+import { ledger, type Era, type L } from '../../src/infra/ledger/index.js';
+import { SPONSOR_ERAS } from '../fixtures/dust/sponsor-app.js';
 import { startNetwork, SPONSOR_SEEDS, type Harness } from '../fixtures/devnet/harness.js';
 import type { BlockRecord } from '../../src/devnet/indexer-records.js';
 import type { DevnetLogger } from '../../src/devnet/logger.js';
@@ -34,12 +37,14 @@ async function leftBehind(body: () => Promise<void>): Promise<{ growth: Record<s
   }
 }
 
-t.test('the census sees a ledger object nobody freed, and stops counting it once freed', async (t) => {
+for (const era of SPONSOR_ERAS) t.test(`ledger ${era}: the census sees a ledger object nobody freed, and stops counting it once freed`, async (t) => {
   let intent: L.UnprovenIntent | undefined;
+  const before = census(era);
   const leaked = await leftBehind(async () => {
-    intent = L.Intent.new(new Date(Date.now() + 60_000));
+    intent = ledger(era).Intent.new(new Date(Date.now() + 60_000));
   });
   t.same(leaked.growth, { intent: 1 });
+  t.same(growth(before, census(era)), { intent: 1 }, `counted as ledger ${era}'s`);
   t.match(leaked.sites[0], /^1 × intent .*ledger-objects\.test\.ts/, 'and names the line that made it');
   const freed = await leftBehind(async () => release(intent));
   t.same(census().get('intent') ?? 0, 0, 'freed: no longer live');
@@ -63,9 +68,8 @@ const recording: DevnetLogger = {
   error: (obj, msg) => void complaints.push(`${msg} ${JSON.stringify(obj)}`),
 };
 
-async function rig(t: Test): Promise<Rig> {
-  // The census counts ledger-v8 objects: the devnet and the sponsorship run ledger 8 here.
-  const h = await startNetwork({ ledger: 8 }, recording);
+async function rig(t: Test, era: Era): Promise<Rig> {
+  const h = await startNetwork({ ledger: era }, recording);
   t.teardown(() => h.close());
   const table = DustAllocatorTable.create(256);
   const snapshot = SharedSnapshot.create(8 * 1024 * 1024);
@@ -103,8 +107,8 @@ async function rig(t: Test): Promise<Rig> {
   };
 }
 
-t.test('devnet blocks with their synthetic traffic, a DUST sync following them, and zswap tree queries leave no ledger object behind', async (t) => {
-  const r = await rig(t);
+for (const era of SPONSOR_ERAS) t.test(`ledger ${era}: devnet blocks with their synthetic traffic, a DUST sync following them, and zswap tree queries leave no ledger object behind`, async (t) => {
+  const r = await rig(t, era);
   // Warm-up: the first blocks learn the mock proofs' shapes and deploy the counter contract.
   for (let i = 0; i < 4; i++) await r.block();
   complaints.length = 0;
@@ -120,6 +124,7 @@ t.test('devnet blocks with their synthetic traffic, a DUST sync following them, 
   // What a block replaces (the chain's state, the wallets' states, the observer) is freed with it:
   // the same objects stay live, none accumulate.
   t.same(left.growth, {}, 'no ledger object accumulates', { madeAt: left.sites });
+  t.ok(census(era).size > 0, `the census counts ledger ${era}'s objects (the chain's state is live: ${[...census(era).keys()].slice(0, 5).join(', ')}, …)`);
   t.ok(r.h.network.height >= 16, 'the blocks were produced');
   // A path that failed would make fewer objects and pass the census: the devnet skips a synthetic
   // transaction it cannot build with a warning, so none may have been logged.
@@ -127,22 +132,23 @@ t.test('devnet blocks with their synthetic traffic, a DUST sync following them, 
   t.ok(transactions >= 18, `the blocks carried the synthetic traffic (${transactions} transactions; a transfer in every block, shielded transfers, contract actions, a registration)`);
 });
 
-t.test('sponsoring (prove-and-balance, balance-only proven and finalized) leaves no ledger object behind', async (t) => {
-  const r = await rig(t);
-  const alice = freshUser(41, 8);
+for (const era of SPONSOR_ERAS) t.test(`ledger ${era}: sponsoring (prove-and-balance, balance-only proven and finalized) leaves no ledger object behind`, async (t) => {
+  const L = ledger(era);
+  const r = await rig(t, era);
+  const alice = freshUser(41, era);
   await fund(r.h, alice, 50_000_000n);
   const args = (kind: SponsorArgs['kind']): SponsorArgs => ({
-    kind, era: 8, networkId: 'undeployed', seeds: SPONSOR_SEEDS, margin: 3, maxFee: (10n ** 18n).toString(), budgetLeft: (10n ** 19n).toString(), now: Date.now(), reservationTtlMs: 300_000, ttlSafetyMs: 60_000, blockTimeMs: 6_000, feeTtlMs: 60_000,
+    kind, era, networkId: 'undeployed', seeds: SPONSOR_SEEDS, margin: 3, maxFee: (10n ** 18n).toString(), budgetLeft: (10n ** 19n).toString(), now: Date.now(), reservationTtlMs: 300_000, ttlSafetyMs: 60_000, blockTimeMs: 6_000, feeTtlMs: 60_000,
   });
-  const user = await unprovenTransfer(r.h, alice, freshUser(42, 8).address, 1_000_000n);
-  const proven = await user.prove(devProvingProvider({}, 8), L.CostModel.initialCostModel());
+  const user = await unprovenTransfer(r.h, alice, freshUser(42, era).address, 1_000_000n);
+  const proven = await user.prove(devProvingProvider({}, era), L.CostModel.initialCostModel());
   const bodies = [
     { kind: 'prove-and-balance' as const, bytes: user.serialize() },
     { kind: 'balance-only' as const, bytes: proven.serialize() },
     { kind: 'balance-only' as const, bytes: proven.bind().serialize() },
   ];
   const once = async (kind: SponsorArgs['kind'], bytes: Uint8Array): Promise<void> => {
-    const res = await sponsor(bytes, args(kind), r.table.buffer, r.snapshot.buffer, devProvingProvider({}, 8));
+    const res = await sponsor(bytes, args(kind), r.table.buffer, r.snapshot.buffer, devProvingProvider({}, era));
     r.table.release({ slot: res.slot, generation: res.generation });
   };
   // Warm-up: the replica is decoded, the fee part's cost learned, keys and cost model made once.
@@ -159,9 +165,9 @@ t.test('sponsoring (prove-and-balance, balance-only proven and finalized) leaves
     // cannot merge with the user's transaction, on the first-time path that estimates the fee on
     // mock-proven shapes (a network this thread has not learned a fee part for: the user's
     // transaction was built for `undeployed`).
-    await t.rejects(sponsor(bodies[0]!.bytes, { ...args('prove-and-balance'), maxFee: '1' }, r.table.buffer, r.snapshot.buffer, devProvingProvider({}, 8)), { code: 'FEE_CAP_EXCEEDED' });
+    await t.rejects(sponsor(bodies[0]!.bytes, { ...args('prove-and-balance'), maxFee: '1' }, r.table.buffer, r.snapshot.buffer, devProvingProvider({}, era)), { code: 'FEE_CAP_EXCEEDED' });
     for (const networkId of ['other-net-a', 'other-net-b']) {
-      await t.rejects(sponsor(bodies[0]!.bytes, { ...args('prove-and-balance'), networkId }, r.table.buffer, r.snapshot.buffer, devProvingProvider({}, 8)), { code: 'TRANSACTION_REJECTED' });
+      await t.rejects(sponsor(bodies[0]!.bytes, { ...args('prove-and-balance'), networkId }, r.table.buffer, r.snapshot.buffer, devProvingProvider({}, era)), { code: 'TRANSACTION_REJECTED' });
     }
   });
   t.equal(sponsored, 12);
@@ -169,11 +175,11 @@ t.test('sponsoring (prove-and-balance, balance-only proven and finalized) leaves
   t.equal(r.table.counts().reserved, 0, 'every reservation was released');
 });
 
-t.test('the prove, check and k tasks leave no ledger or zkir object behind', async (t) => {
+for (const era of SPONSOR_ERAS) t.test(`ledger ${era}: the prove, check and k tasks leave no ledger or zkir object behind`, async (t) => {
   const input = (args: unknown, data: Uint8Array) => ({ args: pack(args), data, shared: undefined, port: undefined });
   const tasks = [
-    { name: 'prove', run: () => prove(input({ backend: 'dev', keyDir: '' }, proveBody())) },
-    { name: 'check', run: () => check(input({ backend: 'dev', keyDir: '' }, checkBody())) },
+    { name: 'prove', run: () => prove(input({ backend: 'dev', keyDir: '', era }, proveBody(undefined, undefined, era))) },
+    { name: 'check', run: () => check(input({ backend: 'dev', keyDir: '', era }, checkBody(undefined, undefined, era))) },
     { name: 'k', run: () => k(input({}, midnightFile('zk/zswap_output.bzkir'))) },
   ];
   for (const task of tasks) {

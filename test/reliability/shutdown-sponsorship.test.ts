@@ -3,10 +3,12 @@
  * waiting in the pool's queue) and the drain deadline passes: the waiting one is refused as
  * shutdown begins (503 SHUTTING_DOWN, "not started") holding no reservation; the two proving end
  * at the deadline with 503 SHUTTING_DOWN; every DUST reservation is back in the table when close()
- * resolves. (The process entry under proving load: shutdown-under-load.test.ts.)
+ * resolves. (The process entry under proving load: shutdown-under-load.test.ts.) On each ledger
+ * era (SPONSOR_ERAS).
  */
 import t from 'tap';
 import { sponsorApp } from './helpers/apps.js';
+import { eraOverrides, SPONSOR_ERAS } from '../fixtures/dust/sponsor-app.js';
 import { fundedUser } from './helpers/users.js';
 import { ProofServerStub } from './helpers/proof-server-stub.js';
 import { spyOnPool } from './helpers/pool-spy.js';
@@ -14,13 +16,14 @@ import { spyOnPool } from './helpers/pool-spy.js';
 // Long enough that the refused answer (loopback, milliseconds) always comes before it, on a busy machine too.
 const DEADLINE_MS = 2_000;
 
-t.test('shutdown: the queued sponsorship is refused at once holding nothing; those past the deadline end with 503 and release their UTXOs', async (t) => {
+for (const era of SPONSOR_ERAS) t.test(`ledger ${era}: shutdown: the queued sponsorship is refused at once holding nothing; those past the deadline end with 503 and release their UTXOs`, async (t) => {
   const stub = await ProofServerStub.start();
   t.teardown(() => stub.stop());
   stub.mode = 'hold';
-  const rig = await sponsorApp(t, { proverUrl: stub.url, overrides: { prover: { threads: 2, queueSize: 8 }, server: { shutdownTimeoutMs: DEADLINE_MS } } });
+  const rig = await sponsorApp(t, { proverUrl: stub.url, overrides: eraOverrides(era, { prover: { threads: 2, queueSize: 8 }, server: { shutdownTimeoutMs: DEADLINE_MS } }) });
+  t.equal(rig.service.eraOf('preview'), era, `the wallets are synced in ledger ${era}`);
   const spy = spyOnPool(rig.pool);
-  const user = await fundedUser(rig.devnet, 111);
+  const user = await fundedUser(rig.devnet, 111, era);
 
   const twoHeld = stub.times('held', 2);
   const running = [0, 1].map((i) => rig.post('/prove-and-balance', user.transfer(i).serialize()));

@@ -2,20 +2,23 @@
  * The upstream proof server failing in every way while a sponsorship proves through it (the
  * worker reaches it over the proving port): each fault gets the status the sponsorship routes
  * document — with Retry-After on the 503s, carried across both thread boundaries — the DUST
- * reservation is back before the client has its answer, and the next sponsorship succeeds.
+ * reservation is back before the client has its answer, and the next sponsorship succeeds. On each
+ * ledger era (SPONSOR_ERAS).
  */
 import t from 'tap';
 import { sponsorApp } from './helpers/apps.js';
+import { eraOverrides, SPONSOR_ERAS } from '../fixtures/dust/sponsor-app.js';
 import { fundedUser } from './helpers/users.js';
 import { ProofServerStub, STUB_FAULTS, type StubMode } from './helpers/proof-server-stub.js';
 
 const TIMEOUT_MS = 1_500;
 
-t.test('every upstream fault during a sponsorship: documented status, reservation released, recovery', async (t) => {
+for (const era of SPONSOR_ERAS) t.test(`ledger ${era}: every upstream fault during a sponsorship: documented status, reservation released, recovery`, async (t) => {
   const stub = await ProofServerStub.start();
   t.teardown(() => stub.stop());
-  const rig = await sponsorApp(t, { proverUrl: stub.url, overrides: { prover: { threads: 1, timeoutMs: TIMEOUT_MS } } });
-  const user = await fundedUser(rig.devnet, 121);
+  const rig = await sponsorApp(t, { proverUrl: stub.url, overrides: eraOverrides(era, { prover: { threads: 1, timeoutMs: TIMEOUT_MS } }) });
+  t.equal(rig.service.eraOf('preview'), era, `the wallets are synced in ledger ${era}`);
+  const user = await fundedUser(rig.devnet, 121, era);
   let n = 0;
   const sponsor = () => rig.post('/prove-and-balance', user.transfer(n++).serialize());
   const ok = async (what: string): Promise<void> => {

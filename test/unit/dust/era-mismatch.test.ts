@@ -5,7 +5,7 @@
  * anything that got as far as reserving would fail differently.
  */
 import t from 'tap';
-import { ERAS, ledger, offerSignature, type Era } from '../../../src/infra/ledger/index.js';
+import { ERAS, ledger, signOffer, type Era } from '../../../src/infra/ledger/index.js';
 import { DustAllocatorTable } from '../../../src/dust/allocator.js';
 import { SharedSnapshot } from '../../../src/dust/shared-snapshot.js';
 import { encodeWalletState } from '../../../src/dust/wallet-state.js';
@@ -31,7 +31,7 @@ async function bodies(era: Era): Promise<{ unproven: Uint8Array; finalized: Uint
   intent.guaranteedUnshieldedOffer = L.UnshieldedOffer.new([{ value: 100n, owner: vk, type: night, intentHash: '00'.repeat(32), outputNo: 0 }], [{ owner, type: night, value: 100n }], []);
   const tx = L.Transaction.fromParts('undeployed', undefined, undefined, intent);
   const signed = tx.intents!.get(1)!;
-  signed.guaranteedUnshieldedOffer = signed.guaranteedUnshieldedOffer!.addSignatures([offerSignature(era, L.signData(sk, signed.signatureData(1)))]);
+  signed.guaranteedUnshieldedOffer = signOffer(era, signed.guaranteedUnshieldedOffer!, [L.signData(sk, signed.signatureData(1))]);
   tx.intents = tx.intents!.set(1, signed);
   const finalized = (await tx.prove(devProvingProvider({}, era), L.CostModel.initialCostModel())).bind();
   return { unproven: tx.serialize(), finalized: finalized.serialize() };
