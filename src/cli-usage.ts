@@ -5,7 +5,7 @@
 export const USAGE = {
   serve: `usage: nightgate [serve]
   Start the server with the configuration from NIGHTGATE_CONFIG and the environment
-  (README, "Configuration"). SIGTERM/SIGINT: graceful shutdown; SIGHUP: reload the API keys.
+  (docs/configuration.md). SIGTERM/SIGINT: graceful shutdown; SIGHUP: reload the API keys.
 `,
   'keys create': `usage: nightgate keys create [--id ID] [--name NAME]
   Mint an API key: prints the key once and the record to add to "auth": {"keys": [...]}.
@@ -18,8 +18,9 @@ export const USAGE = {
   'keys revoke': `usage: nightgate keys revoke ID [--config PATH]
   Mark the key revoked in the config file; a running server applies it on SIGHUP.
 `,
-  'config-doc': `usage: nightgate config-doc
-  Print the table of every setting (Markdown), as in the README.
+  'config-doc': `usage: nightgate config-doc [--write FILE]
+  Print the table of every setting (Markdown), or with --write put it into FILE between its
+  <!-- settings:begin --> and <!-- settings:end --> lines (docs/configuration.md).
 `,
 } as const;
 

@@ -8,7 +8,9 @@
  *                                   the config file's keys: id, name, state, limits (never the key)
  *   nightgate keys revoke ID [--config PATH]
  *                                   mark a key revoked in the config file; SIGHUP applies it live
- *   nightgate config-doc            print the configuration table (Markdown)
+ *   nightgate config-doc [--write FILE]
+ *                                   print the configuration table (Markdown), or write it between
+ *                                   FILE's settings markers (docs/configuration.md)
  *   nightgate <command> --help      that command's usage, and nothing else (cli-usage.ts)
  *   nightgate example-tx --network NET --kind unproven|proven|finalized|prove-payload [--ledger 8|9] [--url URL]
  *                                   write a sample request body for /prove-and-balance,
@@ -22,6 +24,31 @@ import { keyIdProblem } from './pipeline/key-ids.js';
 function flag(args: string[], name: string): string | undefined {
   const i = args.indexOf(name);
   return i >= 0 ? args[i + 1] : undefined;
+}
+
+/** The table between these lines of a Markdown file is the generated one (docs/configuration.md). */
+const SETTINGS_MARKERS = /<!-- settings:begin -->\n(?:[\s\S]*?\n)?<!-- settings:end -->/;
+
+/** `config-doc`: the settings table on stdout, or with `--write FILE` into FILE between its markers. */
+async function configDoc(args: string[]): Promise<number> {
+  if (!args.includes('--write')) {
+    process.stdout.write(settingsTable() + '\n');
+    return 0;
+  }
+  const file = flag(args, '--write');
+  if (file === undefined || file.startsWith('-')) {
+    process.stderr.write(USAGE['config-doc']);
+    return 2;
+  }
+  const { readFileSync, writeFileSync } = await import('node:fs');
+  const doc = readFileSync(file, 'utf8');
+  if (!SETTINGS_MARKERS.test(doc)) {
+    process.stderr.write(`nightgate config-doc: ${file} has no <!-- settings:begin --> and <!-- settings:end --> lines to write between\n`);
+    return 1;
+  }
+  writeFileSync(file, doc.replace(SETTINGS_MARKERS, () => `<!-- settings:begin -->\n${settingsTable()}\n<!-- settings:end -->`));
+  process.stdout.write(`${file}: settings table written\n`);
+  return 0;
 }
 
 async function run(argv: string[]): Promise<number> {
@@ -72,12 +99,9 @@ async function run(argv: string[]): Promise<number> {
       return 1;
     }
   }
-  if (cmd === 'config-doc') {
-    process.stdout.write(settingsTable() + '\n');
-    return 0;
-  }
+  if (cmd === 'config-doc') return configDoc(argv.slice(1));
   if (cmd === 'example-tx') return exampleTx(argv.slice(1));
-  process.stderr.write(`usage: nightgate [serve] | nightgate keys create [--id ID] [--name NAME] | nightgate keys list [--config PATH] [--json] | nightgate keys revoke ID [--config PATH] | nightgate config-doc | ${EXAMPLE_USAGE}\n`);
+  process.stderr.write(`usage: nightgate [serve] | nightgate keys create [--id ID] [--name NAME] | nightgate keys list [--config PATH] [--json] | nightgate keys revoke ID [--config PATH] | nightgate config-doc [--write FILE] | ${EXAMPLE_USAGE}\n`);
   return 2;
 }
 
