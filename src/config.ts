@@ -105,12 +105,12 @@ export const ConfigSchema = Type.Object({
     bodyBytesInFlight: setting(PositiveInt, { env: 'NIGHTGATE_BODY_BYTES_IN_FLIGHT', default: 268_435_456, doc: 'Request-body bytes the whole server holds at once (bodies being read, and read but not yet answered), counted from Content-Length before a byte is read, or chunk by chunk; beyond → 503 BODY_BUDGET_FULL with Retry-After and the connection closed, the body unread. Default 256 MiB: four /prove bodies of the largest size, ≈ 0.8 GiB of process memory with their copies' }),
     bodyBytesPerClient: setting(PositiveInt, { env: 'NIGHTGATE_BODY_BYTES_PER_CLIENT', default: 134_217_728, doc: 'Request-body bytes one client holds at once: an API key, or the address (an IPv6 client by its /64) of a client without one (`auth.trustedNetworks`); beyond → 429 CLIENT_BODY_BUDGET_FULL with Retry-After, the body unread. At least the larger body limit. Default 128 MiB: two /prove bodies of the largest size' }),
     maxHeaderBytes: setting(Type.Integer({ minimum: 1024 }), { env: 'NIGHTGATE_MAX_HEADER_BYTES', default: 16_384, doc: 'Total size of the request line and headers; above it → 431, or 414 when the request line alone is longer, and the connection is closed' }),
-    maxHeaders: setting(Type.Integer({ minimum: 8 }), { env: 'NIGHTGATE_MAX_HEADERS', default: 64, doc: 'Number of request header fields; above it → 431 (uWS refuses first above 48 fields on Node 20, unanswered, and above 98 on Node 22/24, with its own 431: README, "What uWS drops")' }),
+    maxHeaders: setting(Type.Integer({ minimum: 8 }), { env: 'NIGHTGATE_MAX_HEADERS', default: 64, doc: 'Number of request header fields; above it → 431 (uWS refuses first above 48 fields on Node 20, unanswered, and above 98 on Node 22/24, with its own 431: docs/support.md)' }),
     shutdownTimeoutMs: setting(PositiveInt, { env: 'NIGHTGATE_SHUTDOWN_TIMEOUT_MS', default: 15_000, doc: 'How long in-flight requests may run after SIGTERM/SIGINT' }),
     trustedProxies: setting(Type.Array(Type.String({ minLength: 1 })), { env: 'NIGHTGATE_TRUSTED_PROXIES', default: [], doc: 'CIDR list of your reverse proxies: from a peer inside it, the client IP is the first X-Forwarded-For hop from the right outside it (IP literals only); empty = X-Forwarded-For ignored' }),
     corsOrigins: setting(Type.Array(Type.String({ minLength: 1, pattern: '^(\\*|https?://[^\\s/,]+)$' })), { env: 'NIGHTGATE_CORS_ORIGINS', default: ['*'], doc: 'Origins whose pages may read the public routes (CORS, OPTIONS preflight) and open the push WebSocket: `*` = any, a list of `https://host[:port]`, empty = none. Routes that need a key never get CORS' }),
     wsConnectionsPerIp: setting(PositiveInt, { env: 'NIGHTGATE_WS_CONNECTIONS_PER_IP', default: 16, doc: 'Push WebSocket connections open at once per client IP (an IPv6 client by its /64); beyond → 429' }),
-    threads: setting(Type.Integer({ minimum: 1, maximum: 64 }), { env: 'NIGHTGATE_SERVER_THREADS', default: 1, doc: 'HTTP threads: above 1, one port is served by this many uWS apps (the main thread\'s and N−1 worker threads\'), connections spread round-robin; the cached statistics are answered in every thread, everything else in the main thread (README, "Several HTTP threads"). Needs the uWS 20.57 build (Node 22/24, glibc ≥ 2.38)' }),
+    threads: setting(Type.Integer({ minimum: 1, maximum: 64 }), { env: 'NIGHTGATE_SERVER_THREADS', default: 1, doc: 'HTTP threads: above 1, one port is served by this many uWS apps (the main thread\'s and N−1 worker threads\'), connections spread round-robin; the cached statistics are answered in every thread, everything else in the main thread (docs/scale-out.md). Needs the uWS 20.57 build (Node 22/24, glibc ≥ 2.38)' }),
   }),
   log: Type.Object({
     level: setting(Type.Union(LOG_LEVELS.map((l) => Type.Literal(l))), { env: 'NIGHTGATE_LOG_LEVEL', default: 'info', doc: 'pino log level' }),
@@ -119,7 +119,7 @@ export const ConfigSchema = Type.Object({
     bufferBytes: setting(Type.Integer({ minimum: 65_536 }), { env: 'NIGHTGATE_LOG_BUFFER_BYTES', default: 4_194_304, doc: 'Log bytes held while stdout is slow; beyond, lines are dropped and counted (`/health` components.log; one warning once stdout catches up)' }),
   }),
   metrics: Type.Object({
-    enabled: setting(Type.Boolean(), { env: 'NIGHTGATE_METRICS_ENABLED', default: true, doc: 'Serve Prometheus metrics at `/metrics` (README, "Operating nightgate")' }),
+    enabled: setting(Type.Boolean(), { env: 'NIGHTGATE_METRICS_ENABLED', default: true, doc: 'Serve Prometheus metrics at `/metrics` (docs/operations.md)' }),
     listen: setting(Type.String(), { env: 'NIGHTGATE_METRICS_LISTEN', default: '', doc: 'Empty: `/metrics` on the main port, for `metrics.allow` and `metrics.keyIds` only. `host:port` (e.g. `10.0.0.5:9464`): `/metrics` only there, to anyone who reaches it' }),
     allow: setting(Type.Array(Type.String({ minLength: 1 })), { env: 'NIGHTGATE_METRICS_ALLOW', default: ['127.0.0.1/32', '::1/128'], doc: 'CIDR list that may read `/metrics` on the main port without a key (behind a proxy on the same host, set `server.trustedProxies`)' }),
     keyIds: setting(Type.Array(Type.String({ minLength: 1 })), { env: 'NIGHTGATE_METRICS_KEY_IDS', default: [], doc: 'Ids of API keys (`auth.keys`) that may read `/metrics` on the main port from anywhere' }),
@@ -192,7 +192,7 @@ export const ConfigSchema = Type.Object({
     dedupeWindowMs: setting(PositiveInt, { env: 'NIGHTGATE_DUST_DEDUPE_WINDOW_MS', default: 300_000, doc: 'Same transaction bytes from the same key within this window get the same answer, no second UTXO' }),
   }),
   state: Type.Object({
-    redisUrl: setting(Type.String(), { env: 'NIGHTGATE_REDIS_URL', default: '', doc: 'Redis shared by several instances (`redis://[user:password@]host:port[/db]`, `rediss://` for TLS): per-key rate limits, DUST budgets and reservation shares, failed-login counts and sponsorship dedupe are then shared, and each instance leases its DUST wallets (deploy/SCALE-OUT.md). Empty = this process alone, in memory. Credentials are redacted wherever it is printed' }),
+    redisUrl: setting(Type.String(), { env: 'NIGHTGATE_REDIS_URL', default: '', doc: 'Redis shared by several instances (`redis://[user:password@]host:port[/db]`, `rediss://` for TLS): per-key rate limits, DUST budgets and reservation shares, failed-login counts and sponsorship dedupe are then shared, and each instance leases its DUST wallets (docs/scale-out.md). Empty = this process alone, in memory. Credentials are redacted wherever it is printed' }),
     leaseTtlMs: setting(Type.Integer({ minimum: 1_000 }), { env: 'NIGHTGATE_WALLET_LEASE_TTL_MS', default: 15_000, doc: 'With state.redisUrl: expiry of an instance\'s lease on each of its DUST wallets, renewed every third of it; a lease not renewed in time stops sponsorship on that network (503 WALLET_LEASE_LOST), and a stopped instance\'s wallets are free again this long after it stopped renewing' }),
   }),
   networks: Type.Object({ mainnet: networkGroup('mainnet'), preprod: networkGroup('preprod'), preview: networkGroup('preview') }),
@@ -218,7 +218,7 @@ function leavesOf(group: TObject, prefix: string): Setting[] {
 
 export const SETTINGS: readonly Setting[] = leavesOf(ConfigSchema, '');
 
-/** The shortest block time with all three networks on the embedded devnet (README, "The embedded devnet"). */
+/** The shortest block time with all three networks on the embedded devnet (docs/devnet.md). */
 export const MIN_BLOCK_TIME_ALL_DEVNETS_MS = 3_000;
 
 export class ConfigError extends Error {
@@ -501,7 +501,7 @@ export function redactedConfig(config: Config): unknown {
   return redactDeep(copy);
 }
 
-/** Markdown table of every setting, for the README: `nightgate config-doc` prints it. */
+/** Markdown table of every setting, for docs/configuration.md: `nightgate config-doc` prints it. */
 export function settingsTable(): string {
   const rows = SETTINGS.map((s) => `| \`${s.path}\` | ${s.env ? `\`${s.env}\`` : '(file only)'} | \`${JSON.stringify(s.default)}\` | ${s.doc} |`);
   return ['| setting | env var | default | meaning |', '|---|---|---|---|', ...rows].join('\n');

@@ -14,7 +14,7 @@
  * Before the binary is loaded, UWS_HTTP_MAX_HEADERS_SIZE (read once, when the binary loads) is set
  * to HEADER_SECTION_BYTES unless the environment sets it: the 20.57 build refuses any header section
  * over it with its own 431 page, 4 KiB by default, which would pre-empt server.maxHeaderBytes (JSON
- * 431, 16 KiB by default). The 20.30 build has no such setting (README, "What uWS drops").
+ * 431, 16 KiB by default). The 20.30 build has no such setting (docs/support.md).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -131,7 +131,7 @@ export function remedy(failures: readonly string[], node = Number(process.versio
   return '';
 }
 
-/** The support matrix (README, "Requirements"; package.json `engines`). */
+/** The support matrix (docs/support.md; package.json `engines`). */
 export const SUPPORTED =
   'Node 22 or 24 on Linux with glibc ≥ 2.38 (e.g. Debian 13, Ubuntu 24.04), through @btc-vision/uwebsockets.js; ' +
   'Node 20 with glibc ≥ 2.36 through @trufflesuite/uws-js-unofficial (Node 20 is past its end of life)';

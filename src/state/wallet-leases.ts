@@ -95,7 +95,7 @@ export class WalletLeases {
         const l = taken[0]!;
         await this.release();
         throw new WalletLeaseError(
-          `the DUST wallet ${l.wallet.slice(0, 16)}… of ${l.network} is in use by another live instance (${l.takenBy})${taken.length > 1 ? ` (and ${taken.length - 1} more wallet(s))` : ''}: two instances must never share wallet seeds, or they spend the same DUST UTXOs. Give each instance its own NIGHTGATE_DUST_WALLET_SEEDS (deploy/SCALE-OUT.md), or stop the other instance; its lease expires ${Math.round(this.opts.ttlMs / 1000)} s after it stops renewing it`,
+          `the DUST wallet ${l.wallet.slice(0, 16)}… of ${l.network} is in use by another live instance (${l.takenBy})${taken.length > 1 ? ` (and ${taken.length - 1} more wallet(s))` : ''}: two instances must never share wallet seeds, or they spend the same DUST UTXOs. Give each instance its own NIGHTGATE_DUST_WALLET_SEEDS (docs/scale-out.md), or stop the other instance; its lease expires ${Math.round(this.opts.ttlMs / 1000)} s after it stops renewing it`,
         );
       }
       this.log.info({ wallets: this.leases.map((l) => ({ network: l.network, wallet: l.wallet })), ttlMs: this.opts.ttlMs }, 'wallet leases taken');
