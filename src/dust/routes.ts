@@ -26,7 +26,11 @@ export const SponsoredSchema = Type.Object({
 });
 
 const WalletStatusSchema = Type.Record(Type.String(), Type.Object({
-  sync: Type.Object({ phase: Type.String() }, { additionalProperties: true }),
+  sync: Type.Object({
+    phase: Type.String(),
+    era: Type.Optional(Type.Union([Type.Literal(8), Type.Literal(9), Type.Null()], { description: 'The ledger era the wallets are synced in (the chain\'s, from its events\' protocol version); null before the chain has said' })),
+    eraSwitches: Type.Optional(Type.Integer({ description: 'Times the wallets started afresh because the chain changed era (their old-era UTXOs are then SPENT)' })),
+  }, { additionalProperties: true }),
   balance: Type.String({ description: 'Spendable DUST of the server wallets now, SPECK' }),
   balanceUnit: Type.Literal('SPECK'),
   wallets: Type.Array(Type.Object({ index: Type.Integer(), balance: Type.String(), utxos: Type.Integer() })),

@@ -17,7 +17,13 @@ const LENGTH = 1;
 const IDENTITY = 2;
 /** Unix seconds at which the writer last confirmed the published snapshot still holds (see `confirm`). */
 const CONFIRMED = 3;
-const HEADER_WORDS = 4;
+/**
+ * The writer's current "era" tag (for the DUST wallets: the ledger era they are in), 0 until set.
+ * Set on its own, ahead of any publish: readers learn of a change of era at once, even before the
+ * new era has anything to publish (see `announceEra`).
+ */
+const ERA = 4;
+const HEADER_WORDS = 5;
 const HEADER_BYTES = HEADER_WORDS * Int32Array.BYTES_PER_ELEMENT;
 /** A reader that keeps colliding with writes gives up; the writer publishes at block pace. */
 const MAX_READ_ATTEMPTS = 1000;
@@ -79,6 +85,21 @@ export class SharedSnapshot {
    */
   confirm(atMs: number): void {
     Atomics.store(this.header, CONFIRMED, Math.floor(atMs / 1000));
+  }
+
+  /**
+   * Single writer: from now on the source is in era `era` (a positive integer). For the DUST
+   * wallets it is set when the chain changes ledger era, before the old era's UTXOs are marked
+   * spent, so a reader that finds no UTXO left can tell a switch from a drained pool at once,
+   * without waiting for a message from the writer's thread.
+   */
+  announceEra(era: number): void {
+    Atomics.store(this.header, ERA, era);
+  }
+
+  /** The era last announced, or undefined if none was. */
+  get era(): number | undefined {
+    return Atomics.load(this.header, ERA) || undefined;
   }
 
   /** When the writer last confirmed the snapshot (ms, whole seconds), 0 if never. */

@@ -30,6 +30,7 @@ import type { DustSyncHost } from './sync-host.js';
 import { KEEPER_RESERVE, type PoolKeeper } from './pool-keeper.js';
 import { startTimerWheel, TimerWheel, type TimerWheelDriver } from './timer-wheel.js';
 import { eraName, type Era } from '../infra/ledger/era.js';
+import { expectEra } from './transaction-tag.js';
 import type { SponsorshipSharing } from '../state/sponsorship.js';
 
 export interface SponsoredNetwork {
@@ -174,14 +175,51 @@ export class SponsorshipService {
     return this.opts.sync.status(name)?.era;
   }
 
+  /**
+   * The era the sync has announced through shared memory (at once, before its status message
+   * arrives), else the status's: what a finished task is checked against.
+   */
+  private currentEra(net: SponsoredNetwork): Era | undefined {
+    return (net.snapshot.era as Era | undefined) ?? this.eraOf(net.name);
+  }
+
+  /**
+   * The wallets are not synced. Just after the chain changed era that is only for a moment (until
+   * the new era's first events and parameters are read): a body of the old era is refused as such
+   * at once (400, nothing reserved) and one of the new era waits for the wallets, at most
+   * SWITCH_WAIT_BLOCKS blocks, rather than be refused with a 503. Otherwise: 503 WALLET_SYNCING.
+   */
+  private async untilSynced(net: SponsoredNetwork, body: Buffer, signal: AbortSignal): Promise<void> {
+    const status = this.opts.sync.status(net.name);
+    if (status?.era !== undefined && status.eraSwitches > 0 && status.phase === 'syncing') {
+      expectEra(body, status.era);
+      if (!signal.aborted) await new Promise<void>((resolve) => {
+        const done = (): void => {
+          off();
+          this.wheel.cancel(timer);
+          signal.removeEventListener('abort', done);
+          resolve();
+        };
+        const off = this.opts.sync.onStatus((s) => {
+          if (s.network === net.name && s.phase !== 'syncing') done();
+        });
+        const timer = this.wheel.schedule(SWITCH_WAIT_BLOCKS * net.blockTimeMs, done);
+        signal.addEventListener('abort', done);
+      });
+    }
+    if (!this.opts.sync.isSynced(net.name) || this.eraOf(net.name) === undefined) throw new GatewayError('WALLET_SYNCING', `the server DUST wallets of ${net.name} are still syncing`, { headers: { 'Retry-After': '30' } });
+  }
+
   async sponsor(kind: SponsorKind, name: NetworkName, key: AuthenticatedKey, body: Buffer, signal: AbortSignal): Promise<SponsorAnswer> {
     const net = this.byName.get(name);
     if (!net) throw new GatewayError('BALANCING_DISABLED', `sponsorship is not configured for ${name} (no server DUST wallets)`);
-    if (!this.opts.sync.isSynced(name) || this.eraOf(name) === undefined) throw new GatewayError('WALLET_SYNCING', `the server DUST wallets of ${name} are still syncing`, { headers: { 'Retry-After': '30' } });
+    if (!this.opts.sync.isSynced(name) || this.eraOf(name) === undefined) await this.untilSynced(net, body, signal);
     const sharing = this.opts.sharing;
     sharing?.admit(name);
     // Per key: each key's budget pays for what it gets, and one key's answer is never another's.
-    const dedupeKey = `${key.id}|${kind}|${name}|${createHash('sha256').update(body).digest('hex')}`;
+    // Per era: an answer given before the network changed era spends a DUST UTXO of the era it
+    // left (marked SPENT since); the same bytes sent after it are answered afresh (refused).
+    const dedupeKey = `${key.id}|${kind}|${name}|${this.eraOf(name)}|${createHash('sha256').update(body).digest('hex')}`;
     const cached = this.answers.get(dedupeKey);
     if (cached) return { body: Buffer.from(cached).toString('utf8'), deduplicated: true };
     if (sharing && !this.flights.has(dedupeKey)) {
@@ -363,7 +401,7 @@ export class SponsorshipService {
    * SPENT already, so it is never handed out again) and the request gets 409.
    */
   private expectEra(net: SponsoredNetwork, era: Era, reservation: { slot: number; generation: number }): void {
-    const now = this.eraOf(net.name);
+    const now = this.currentEra(net);
     if (now === undefined || now === era) return;
     net.table.release(reservation);
     throw eraChanged(era, now);
@@ -372,7 +410,7 @@ export class SponsorshipService {
   /** A failure of a task that the network's change of era caused is that change (409), not a 5xx. */
   private eraChangedOr(net: SponsoredNetwork, era: Era, err: unknown): GatewayError {
     const failure = isGatewayError(err) ? err : new GatewayError('INTERNAL', undefined, { cause: err });
-    const now = this.eraOf(net.name);
+    const now = this.currentEra(net);
     if (now !== undefined && now !== era && failure.status >= 500) return eraChanged(era, now);
     return failure;
   }
@@ -439,7 +477,7 @@ export class SponsorshipService {
       const sync = this.opts.sync.status(n.name);
       const counts = n.table.counts();
       out[n.name] = {
-        sync: sync ? { phase: sync.phase, eventId: sync.eventId, maxId: sync.maxId, lastError: sync.lastError ?? null } : { phase: 'starting', failure: this.opts.sync.failure(n.name) ?? null },
+        sync: sync ? { phase: sync.phase, era: sync.era ?? null, eraSwitches: sync.eraSwitches, eventId: sync.eventId, maxId: sync.maxId, lastError: sync.lastError ?? null } : { phase: 'starting', failure: this.opts.sync.failure(n.name) ?? null },
         balance: sync?.balance ?? '0',
         balanceUnit: 'SPECK',
         wallets: sync?.wallets ?? [],

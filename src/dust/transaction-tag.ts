@@ -5,6 +5,7 @@
  * deserialization so a wrong kind is answered 400 naming what was found.
  */
 import { GatewayError } from '../errors.js';
+import { eraName, eraOfBytes, type Era } from '../infra/ledger/era.js';
 
 export type Marker<T extends string> = T;
 export type SignatureMarker = 'signature' | 'signature-erased';
@@ -54,4 +55,15 @@ export function expectKind(tag: TransactionTag, accepted: readonly TransactionKi
   if (accepted.includes(tag.kind)) return;
   const want = accepted.map(describeKind).join(' or ');
   throw new GatewayError('WRONG_TRANSACTION_KIND', `expected ${want}, got ${describeKind(tag.kind).replace(/ transaction$/, ' one')}`);
+}
+
+/**
+ * 400 LEDGER_ERA_MISMATCH when the body's header tag is of another ledger era than `era`, the
+ * network's (a tag that names no era passes: deserialization then says what is wrong). Read from
+ * the tag alone, so the main thread can answer it without loading a ledger.
+ */
+export function expectEra(bytes: Uint8Array, era: Era): void {
+  const found = eraOfBytes(bytes);
+  if (found === undefined || found === era) return;
+  throw new GatewayError('LEDGER_ERA_MISMATCH', `the transaction is a ${eraName(found)} transaction, but this network runs ${eraName(era)}: build it with the ${eraName(era)} packages`);
 }

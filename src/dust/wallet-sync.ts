@@ -14,6 +14,10 @@
  * wallets again. Every UTXO of the old era is marked SPENT then: none can be spent on the new
  * chain, so none may be handed out again, and a reservation held on one can no longer be returned
  * to the free pool (its holder's release fails; the main thread answers 409 LEDGER_ERA_CHANGED).
+ * The change is seen in whichever comes first: an event of the new era, or the tip's parameters
+ * (then the wallets wait for the new era's first event before they are synced again); it is
+ * announced to the workers through the snapshot's header before any UTXO is marked. Events of an
+ * older era than the wallets' are skipped.
  */
 import { GraphqlHttpClient } from '../indexer/graphql-http.js';
 import { GraphqlWsConnection } from '../indexer/graphql-ws.js';
@@ -96,6 +100,12 @@ export class NetworkDustSync {
   private eraSwitches = 0;
   private paramsTimer: NodeJS.Timeout | undefined;
   private paramsInFlight: Promise<void> | undefined;
+  /** A read asked for while one was in flight: run once that one ends (it may predate the block that asked). */
+  private paramsAgain = false;
+  /** Whether any event was replayed yet (a start on a chain past a switch replays its old era first: no switch of ours). */
+  private replayedAny = false;
+  /** Switched on the tip's parameters: not synced until an event of the new era is replayed. */
+  private awaitingEraEvents = false;
   private wallets: Wallet[] = [];
   /** `${wallet}:${nonce hex}` → allocator slot, for every UTXO the table holds. */
   private readonly slots = new Map<string, number>();
@@ -127,6 +137,7 @@ export class NetworkDustSync {
   async start(): Promise<void> {
     await this.loadParams();
     this.era = this.dustParamsEra;
+    this.snapshot.announceEra(this.era!);
     this.wallets = this.freshWallets(this.era!);
     this.connect();
     // Values grow between events, and a crashed worker may leave a reservation nobody tracks:
@@ -167,6 +178,9 @@ export class NetworkDustSync {
     if (this.paramsBytes && Buffer.compare(bytes, this.paramsBytes) === 0) return false;
     const era = eraOfBytes(bytes) ?? (typeof block.protocolVersion === 'number' ? eraOfProtocolVersion(block.protocolVersion) : undefined);
     if (era === undefined) throw new Error(`the ledger parameters of ${this.init.network} are of no known ledger era`);
+    // Eras only move forward: an older era's parameters come from an indexer still behind the
+    // switch the wallets have made, and price nothing they can build.
+    if (this.era !== undefined && era < this.era) return false;
     this.paramsBytes = bytes;
     this.paramsAt = tipAt;
     // The DUST parameters are read once per era: wallets are built on them, and they change only
@@ -200,6 +214,10 @@ export class NetworkDustSync {
    */
   private switchEra(to: Era): void {
     const now = this.now();
+    // Announced before a single UTXO is marked: a worker that finds no free UTXO a moment from now
+    // must see that the era changed (409 LEDGER_ERA_CHANGED), not an empty pool (503), although
+    // the status saying so reaches the main thread only after this replay.
+    this.snapshot.announceEra(to);
     for (const [id, slot] of this.slots) {
       this.table.markSpent(slot);
       this.spentAt.set(slot, now);
@@ -207,7 +225,7 @@ export class NetworkDustSync {
     }
     for (const w of this.wallets) release(w.state, w.sk);
     this.era = to;
-    this.eraSwitches++;
+    if (this.replayedAny) this.eraSwitches++;
     this.wallets = this.freshWallets(to);
     // The old era's parameters price nothing now: until the tip's are read, nothing is published.
     this.phase = 'syncing';
@@ -226,14 +244,29 @@ export class NetworkDustSync {
    * (src/dust/fee-margin.ts), so a failing read makes fees safer, not short.
    */
   private async refreshParams(): Promise<void> {
-    if (this.closed || this.paramsInFlight) return;
+    if (this.closed) return;
+    if (this.paramsInFlight) {
+      // The read in flight may have been sent before the block that asks now: after a switch of
+      // era the wallets publish nothing until the new era's parameters are read, so read again
+      // as soon as it ends rather than at the next timer tick.
+      this.paramsAgain = true;
+      return;
+    }
     this.paramsInFlight = (async () => {
       try {
         const moved = await this.loadParams();
         if (this.closed || this.eventId < 0) return;
+        if (moved && this.replayedAny && this.era !== undefined && this.dustParamsEra !== undefined && this.dustParamsEra > this.era) {
+          // The tip runs a newer era than the wallets: the chain switched, and its first blocks of
+          // the new era may carry no DUST event to say so. Until they do, every sponsorship would
+          // spend a UTXO of an era the chain has left: switch now.
+          this.switchEra(this.dustParamsEra);
+          this.awaitingEraEvents = true;
+          this.report();
+        }
         if (moved) this.publish();
         if (this.paramsMatchEra()) this.snapshot.confirm(this.paramsAt > this.chainTime ? this.paramsAt : this.chainTime);
-        if (moved && this.pending.length === 0 && this.eventId >= this.maxId && this.phase === 'syncing' && this.paramsMatchEra()) {
+        if (moved && this.pending.length === 0 && this.eventId >= this.maxId && this.phase === 'syncing' && this.paramsMatchEra() && !this.awaitingEraEvents) {
           // The new era's parameters arrived after its events: the wallets are ready now.
           this.phase = 'synced';
           this.reconcile();
@@ -246,6 +279,10 @@ export class NetworkDustSync {
       }
     })();
     await this.paramsInFlight;
+    if (this.paramsAgain) {
+      this.paramsAgain = false;
+      await this.refreshParams();
+    }
   }
 
   private publish(): void {
@@ -317,9 +354,14 @@ export class NetworkDustSync {
     const pending = this.pending;
     this.pending = [];
     for (const run of runsByEra(pending)) {
+      // Events of an older era than the wallets' (the sync was behind when it switched on the
+      // tip, or it started on a chain past its switch): every UTXO of that era is gone with it.
+      if (this.era !== undefined && run.era < this.era) continue;
       if (run.era !== this.era) this.switchEra(run.era);
       try {
         this.replay(Buffer.concat(run.events.map((e) => e.raw)));
+        this.replayedAny = true;
+        this.awaitingEraEvents = false;
       } catch (err) {
         // State is only replaced on success: resubscribe after the last event replayed.
         this.eventId = run.events[0]!.id - 1;
@@ -327,7 +369,7 @@ export class NetworkDustSync {
         return this.retry(this.lastError);
       }
     }
-    if (this.eventId >= this.maxId && this.paramsMatchEra()) this.phase = 'synced';
+    if (this.eventId >= this.maxId && this.paramsMatchEra() && !this.awaitingEraEvents) this.phase = 'synced';
     // Publish first: a UTXO the table offers is then always in the snapshot a worker can read
     // (a worker holding an older replica reads it again, workers/lib/sponsor.ts).
     this.publish();

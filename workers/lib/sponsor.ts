@@ -20,7 +20,8 @@
  */
 import { GatewayError, isGatewayError } from '../../src/errors.js';
 import { DustAllocatorTable, type Reservation } from '../../src/dust/allocator.js';
-import { expectKind, readTransactionTag, type TransactionKind } from '../../src/dust/transaction-tag.js';
+import { expectEra, expectKind, readTransactionTag, type TransactionKind } from '../../src/dust/transaction-tag.js';
+import { SharedSnapshot } from '../../src/dust/shared-snapshot.js';
 import { feeToTableUnits } from '../../src/dust/wallet-state.js';
 import { feeIntentTtl, reclaimAt as reclaimTime } from '../../src/dust/reservations.js';
 import { marginBlocks } from '../../src/dust/fee-margin.js';
@@ -28,9 +29,11 @@ import type { InFlightReservations } from '../../src/dust/in-flight.js';
 import type { SponsorArgs, SponsorKind, SponsorResult } from '../../src/dust/balance-task.js';
 import { feeWithin, pricesAt, pricesWithin, replicaOf, secretKeyOf, utxoOf, type WalletReplica } from './wallet-replica.js';
 import { admit, checkSponsored } from './admission.js';
-import { eraName, eraOfBytes, ledger, release as freeLedger, type Era, type L } from '../../src/infra/ledger/index.js';
+import { eraName, ledger, release as freeLedger, type Era, type L } from '../../src/infra/ledger/index.js';
 
 export type { SponsorArgs, SponsorKind, SponsorResult } from '../../src/dust/balance-task.js';
+/** A body of the other era than its network's: refused by its header tag, before anything else. */
+export { expectEra } from '../../src/dust/transaction-tag.js';
 
 const ACCEPTED: Record<SponsorKind, TransactionKind[]> = {
   'prove-and-balance': ['unproven'],
@@ -39,13 +42,6 @@ const ACCEPTED: Record<SponsorKind, TransactionKind[]> = {
 const MAX_FEE_ROUNDS = 5;
 
 type AnyTx = L.Transaction<L.Signaturish, L.Proofish, L.Bindingish>;
-
-/** A body of the other era than its network's: refused by its header tag, before anything else. */
-export function expectEra(bytes: Uint8Array, era: Era): void {
-  const found = eraOfBytes(bytes);
-  if (found === undefined || found === era) return;
-  throw new GatewayError('LEDGER_ERA_MISMATCH', `the transaction is a ${eraName(found)} transaction, but this network runs ${eraName(era)}: build it with the ${eraName(era)} packages`);
-}
 
 function deserialize(bytes: Uint8Array, kind: SponsorKind, era: Era): AnyTx {
   expectEra(bytes, era);
@@ -176,11 +172,22 @@ function buildFee(user: AnyTx, args: SponsorArgs, snapshotBuffer: SharedArrayBuf
         if (reservation) release(table, reservation, holder);
         reservation = table.reserve(units, reclaimAt);
         if (reservation) holder?.registry.hold(holder.entry, reservation.slot, reservation.generation);
-        if (!reservation) throw new GatewayError('NO_DUST_AVAILABLE', `no free DUST UTXO covers a fee of ${fee} SPECK; retry shortly`, { headers: { 'Retry-After': '6' } });
+        if (!reservation) {
+          // The sync marks every UTXO of the old era SPENT when the chain changes era, before the
+          // main thread hears of it: an empty pool may be that switch (announced first).
+          const announced = announcedEra(snapshotBuffer);
+          if (announced !== undefined && announced !== args.era) throw eraChanged(args, announced);
+          throw new GatewayError('NO_DUST_AVAILABLE', `no free DUST UTXO covers a fee of ${fee} SPECK; retry shortly`, { headers: { 'Retry-After': '6' } });
+        }
       }
       const entry = table.slotEntry(reservation.slot);
       // A UTXO newer than this task's replica (its block was synced since): read the snapshot again.
-      if (entry && !utxoOf(replica, entry.walletIndex, entry.key)) replica = replicaOf(snapshotBuffer) ?? replica;
+      if (entry && !utxoOf(replica, entry.walletIndex, entry.key)) {
+        replica = replicaOf(snapshotBuffer) ?? replica;
+        // A UTXO of the next era (the chain switched since the task began): the wallets this
+        // task builds with are gone. Never mix the eras' objects; the reservation goes back.
+        if (replica.era !== args.era) throw eraChanged(args, replica.era);
+      }
       const wallet = entry ? replica.wallets[entry.walletIndex] : undefined;
       const seed = entry ? args.seeds[entry.walletIndex] : undefined;
       const qdo = entry ? utxoOf(replica, entry.walletIndex, entry.key) : undefined;
@@ -306,11 +313,21 @@ function eraChanged(args: SponsorArgs, now: Era): GatewayError {
  * chain switched since (409); an older one that the new era's wallets are not published yet (503).
  */
 function replicaFor(args: SponsorArgs, snapshotBuffer: SharedArrayBuffer): WalletReplica {
+  const announced = announcedEra(snapshotBuffer);
+  if (announced !== undefined && announced > args.era) throw eraChanged(args, announced);
   const replica = replicaOf(snapshotBuffer);
   if (!replica) throw new GatewayError('WALLET_SYNCING', undefined, { headers: { 'Retry-After': '30' } });
   if (replica.era > args.era) throw eraChanged(args, replica.era);
   if (replica.era < args.era) throw new GatewayError('WALLET_SYNCING', `the server DUST wallets of ${eraName(args.era)} are still syncing`, { headers: { 'Retry-After': '6' } });
   return replica;
+}
+
+/**
+ * The era the sync announced last (shared memory, so at once, ahead of its status message and of
+ * any snapshot of the new era); undefined when none was announced.
+ */
+function announcedEra(snapshotBuffer: SharedArrayBuffer): Era | undefined {
+  return new SharedSnapshot(snapshotBuffer).era as Era | undefined;
 }
 
 function release(table: DustAllocatorTable, reservation: Reservation, holder: Holder | undefined): void {
@@ -319,6 +336,10 @@ function release(table: DustAllocatorTable, reservation: Reservation, holder: Ho
 }
 
 export async function sponsor(bytes: Uint8Array, args: SponsorArgs, tableBuffer: SharedArrayBuffer, snapshotBuffer: SharedArrayBuffer, provider: L.ProvingProvider, holder?: Holder): Promise<SponsorResult> {
+  // The network moved on since the main thread sent this: 409 whatever the body's era (a body of
+  // the new era would otherwise be told that the network runs the old one).
+  const announced = announcedEra(snapshotBuffer);
+  if (announced !== undefined && announced > args.era) throw eraChanged(args, announced);
   const user = deserialize(bytes, args.kind, args.era);
   try {
     return await sponsorDeserialized(user, args, tableBuffer, snapshotBuffer, provider, holder);
@@ -371,7 +392,7 @@ async function sponsorDeserialized(user: AnyTx, args: SponsorArgs, tableBuffer: 
       // The whole answer, as the chain will check it at the tip: never hand out what would be refused.
       checkSponsored(args.era, final, args.networkId, built.params, args.now);
       // The chain changed era while this was built: its DUST UTXO is gone with the old wallets.
-      if (!table.isLive(built.reservation)) throw eraChanged(args, replicaOf(snapshotBuffer)?.era ?? args.era);
+      if (!table.isLive(built.reservation)) throw eraChanged(args, announcedEra(snapshotBuffer) ?? args.era);
       answer = { tx: final.serialize(), txHash: final.transactionHash(), identifiers: final.identifiers() };
     } catch (err) {
       release(table, built.reservation, holder);

@@ -40,6 +40,8 @@ export function ledgerPackageReport(era: Era): Record<string, unknown> {
 export class NetworkEras extends EventEmitter<{ change: [EraChange] }> implements Component {
   readonly name = NETWORK_ERAS;
   readonly #eras = new Map<NetworkName, Era>();
+  /** Networks whose chain has said its era (not only the configuration). */
+  readonly #confirmed = new Set<NetworkName>();
 
   constructor(initial: Iterable<readonly [NetworkName, Era]>) {
     super();
@@ -56,9 +58,17 @@ export class NetworkEras extends EventEmitter<{ change: [EraChange] }> implement
     return this.#eras.get(network) ?? DEFAULT_ERA;
   }
 
-  /** The chain says `network` runs `era` (from a block's or transaction's protocol version). */
+  /**
+   * The chain says `network` runs `era` (from a block's or transaction's protocol version). Eras
+   * only move forward on a chain: once it has said one, an older era is a reader still behind the
+   * switch (the statistics follow the tip, the DUST sync its events, a block or two apart around
+   * a switch) and is ignored, so the era does not flap between the two. Before the chain has
+   * said anything, the configured guess gives way to whatever it says.
+   */
   set(network: NetworkName, era: Era): void {
     const from = this.of(network);
+    if (this.#confirmed.has(network) && era < from) return;
+    this.#confirmed.add(network);
     this.#eras.set(network, era);
     if (from !== era) this.emit('change', { network, from, to: era });
   }
