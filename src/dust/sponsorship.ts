@@ -74,8 +74,19 @@ const POOL_FEE_CAP_FACTOR = 10n;
 /** The server's own key for its pool maintenance: POOL_FEE_CAP_FACTOR × the fee cap, a budget that never binds. */
 const POOL_KEY: AuthenticatedKey = { id: POOL_KEY_ID, source: 'generated', dustBudget: 10n ** 40n };
 
-/** A fee intent's life when `dust.feeTtlMs` is 0: a minute at Midnight's 6 s blocks. */
-export const FEE_TTL_BLOCKS = 10;
+/**
+ * A fee intent's life when `dust.feeTtlMs` is 0: 30 s at Midnight's 6 s blocks. The fee must hold
+ * at the prices of every block until then, and a run of blocks full in bytes churned raises a
+ * transfer's price about ×1.108 a block: 10 blocks cost ≈ 3× the tip's fee in margin, 5 blocks
+ * ≈ 1.8×. A wallet submits what it is answered within a second or two.
+ */
+export const FEE_TTL_BLOCKS = 5;
+
+/**
+ * How long, in blocks, a request waits for the wallets when they are syncing because the chain
+ * just changed era (they are ready once the new era's first events and parameters are read).
+ */
+const SWITCH_WAIT_BLOCKS = 2;
 
 /** How long after a cut-short task its reservations are looked for again: its thread has surely ended by then. */
 const UNRECORDED_RECHECK_MS = 2_000;
