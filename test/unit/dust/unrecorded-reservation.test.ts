@@ -36,7 +36,7 @@ function rig(behaviour: Behaviour) {
       return behaviour(table, payload.args, opts.signal);
     },
   } as unknown as WorkerPoolComponent;
-  const sync = { isSynced: () => true, onStatus: () => () => undefined, status: () => undefined, failure: () => undefined } as unknown as DustSyncHost;
+  const sync = { isSynced: () => true, onStatus: () => () => undefined, status: () => ({ phase: 'synced', era: 9, eraSwitches: 0 }), failure: () => undefined } as unknown as DustSyncHost;
   const logs = captureLogs('debug');
   const service = new SponsorshipService({
     networks: [{ name: 'preview', networkId: 'undeployed', seeds: ['00'.repeat(32)], table, snapshot: SharedSnapshot.create(65_536), prover: { backend: 'dev', keyDir: '' }, backend: {} as ProverBackend, blockTimeMs: 6_000 }],
