@@ -64,7 +64,7 @@ export const mountSponsorship: Module = async (ctx: AppContext) => {
         return {
           network: n.name, graphqlUrl: source.httpUrl, graphqlWsUrl: source.wsUrl, seeds: n.seeds, table: n.table.buffer, snapshot: n.snapshot.buffer,
           timeoutMs: config.stats.upstreamTimeoutMs, spentRetentionMs: config.dust.spentRetentionMs,
-          reconnectMinMs: config.stats.reconnectMinMs, reconnectMaxMs: config.stats.reconnectMaxMs,
+          reconnectMinMs: config.stats.reconnectMinMs, reconnectMaxMs: config.stats.reconnectMaxMs, blockTimeMs: n.blockTimeMs,
         };
       }),
     },

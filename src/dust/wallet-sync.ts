@@ -45,7 +45,16 @@ export interface NetworkSyncInit {
   paramsRefreshMs?: number;
   reconnectMinMs: number;
   reconnectMaxMs: number;
+  /** The network's block interval: how far behind the chain's head the indexer's tip may be is counted in blocks. */
+  blockTimeMs: number;
 }
+
+/**
+ * Blocks the indexer's tip may trail the chain's head by when its parameters are read: the fee
+ * margin counts the price rise of that many blocks before the read. Counting from the tip block's
+ * timestamp instead would price every second a stalled or back-dated chain did not move.
+ */
+const TIP_LAG_BLOCKS = 2;
 
 export type SyncPhase = 'starting' | 'syncing' | 'synced' | 'reconnecting';
 
@@ -95,6 +104,8 @@ export class NetworkDustSync {
   private paramsAt = 0;
   /** The latest block time (ms) the indexer reported: no DUST spend may claim a later ctime. */
   private chainTime = 0;
+  /** When the prices last read were the tip's, as loadParams bounds it. */
+  private pricedAt = 0;
   /** The era the wallets are replayed in. */
   private era: Era | undefined;
   private eraSwitches = 0;
@@ -163,9 +174,9 @@ export class NetworkDustSync {
   }
 
   /**
-   * Reads the tip's parameters; returns whether they differ from those held. `paramsAt` is the
-   * tip block's time, not the moment of the read: the prices may have moved at every block since
-   * that block, and an indexer a block behind the chain must not make the fee margin one short.
+   * Reads the tip's parameters; returns whether they differ from those held. `pricedAt` is the tip
+   * block's time, not the moment of the read (an indexer a block behind the chain must not make
+   * the fee margin one short), but no earlier than TIP_LAG_BLOCKS before the read.
    */
   private async loadParams(): Promise<boolean> {
     const res = await this.http.request(LEDGER_PARAMETERS);
@@ -174,6 +185,7 @@ export class NetworkDustSync {
     const readAt = this.now();
     const tipAt = Math.min(readAt, typeof block.timestamp === 'number' ? block.timestamp : readAt);
     this.chainTime = Math.max(this.chainTime, tipAt);
+    this.pricedAt = Math.max(tipAt, readAt - TIP_LAG_BLOCKS * this.init.blockTimeMs);
     const bytes = Buffer.from(block.ledgerParameters, 'hex');
     if (this.paramsBytes && Buffer.compare(bytes, this.paramsBytes) === 0) return false;
     const era = eraOfBytes(bytes) ?? (typeof block.protocolVersion === 'number' ? eraOfProtocolVersion(block.protocolVersion) : undefined);
@@ -182,7 +194,7 @@ export class NetworkDustSync {
     // switch the wallets have made, and price nothing they can build.
     if (this.era !== undefined && era < this.era) return false;
     this.paramsBytes = bytes;
-    this.paramsAt = tipAt;
+    this.paramsAt = this.pricedAt;
     // The DUST parameters are read once per era: wallets are built on them, and they change only
     // by a governance update (a new wallet state then follows from the events).
     if (this.dustParamsEra !== era) {
@@ -265,7 +277,7 @@ export class NetworkDustSync {
           this.report();
         }
         if (moved) this.publish();
-        if (this.paramsMatchEra()) this.snapshot.confirm(this.paramsAt > this.chainTime ? this.paramsAt : this.chainTime);
+        if (this.paramsMatchEra()) this.snapshot.confirm(this.pricedAt);
         if (moved && this.pending.length === 0 && this.eventId >= this.maxId && this.phase === 'syncing' && this.paramsMatchEra() && !this.awaitingEraEvents) {
           // The new era's parameters arrived after its events: the wallets are ready now.
           this.phase = 'synced';

@@ -27,7 +27,7 @@ async function rig(t: Test, era: Era): Promise<Rig> {
   const waiters: Array<{ after: number; resolve: (s: SyncStatus) => void }> = [];
   let last: SyncStatus | undefined;
   const sync = new NetworkDustSync(
-    { network: 'preview', graphqlUrl: h.info.graphqlUrl, graphqlWsUrl: h.info.graphqlWsUrl, seeds: SPONSOR_SEEDS, table: table.buffer, snapshot: snapshot.buffer, timeoutMs: 5000, spentRetentionMs: 600_000, reconnectMinMs: 50, reconnectMaxMs: 500 },
+    { network: 'preview', graphqlUrl: h.info.graphqlUrl, graphqlWsUrl: h.info.graphqlWsUrl, seeds: SPONSOR_SEEDS, table: table.buffer, snapshot: snapshot.buffer, timeoutMs: 5000, spentRetentionMs: 600_000, reconnectMinMs: 50, reconnectMaxMs: 500, blockTimeMs: 6_000 },
     (s) => {
       last = s;
       for (const w of [...waiters]) if (s.phase === 'synced' && s.eventId > w.after) {

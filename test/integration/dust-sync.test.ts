@@ -18,7 +18,7 @@ for (const era of SPONSOR_ERAS) t.test(`ledger ${era}: DUST sync replays the dev
   let synced!: () => void;
   const ready = new Promise<void>((r) => (synced = r));
   const sync = new NetworkDustSync(
-    { network: 'preview', graphqlUrl: h.info.graphqlUrl, graphqlWsUrl: h.info.graphqlWsUrl, seeds: SPONSOR_SEEDS, table: table.buffer, snapshot: snapshot.buffer, timeoutMs: 5000, spentRetentionMs: 60_000, reconnectMinMs: 50, reconnectMaxMs: 500 },
+    { network: 'preview', graphqlUrl: h.info.graphqlUrl, graphqlWsUrl: h.info.graphqlWsUrl, seeds: SPONSOR_SEEDS, table: table.buffer, snapshot: snapshot.buffer, timeoutMs: 5000, spentRetentionMs: 60_000, reconnectMinMs: 50, reconnectMaxMs: 500, blockTimeMs: 6_000 },
     (s) => {
       statuses.push(s);
       onStatus(s);

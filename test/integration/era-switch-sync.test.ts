@@ -49,7 +49,7 @@ function startSync(t: Test, graphqlUrl: string, graphqlWsUrl: string): Rig {
   let last: SyncStatus | undefined;
   const waiters: Array<{ done: (s: SyncStatus) => boolean; resolve: (s: SyncStatus) => void }> = [];
   const sync = new NetworkDustSync(
-    { network: 'preview', graphqlUrl, graphqlWsUrl, seeds: SPONSOR_SEEDS, table: table.buffer, snapshot: snapshot.buffer, timeoutMs: 5000, spentRetentionMs: 600_000, paramsRefreshMs: 50, reconnectMinMs: 50, reconnectMaxMs: 500 },
+    { network: 'preview', graphqlUrl, graphqlWsUrl, seeds: SPONSOR_SEEDS, table: table.buffer, snapshot: snapshot.buffer, timeoutMs: 5000, spentRetentionMs: 600_000, paramsRefreshMs: 50, reconnectMinMs: 50, reconnectMaxMs: 500, blockTimeMs: 6_000 },
     (s) => {
       last = s;
       for (const w of [...waiters]) if (w.done(s)) {

@@ -77,7 +77,7 @@ async function rig(t: Test, era: Era): Promise<Rig> {
   let waiter: { until: number; resolve: () => void } | undefined;
   let last = -1;
   const sync = new NetworkDustSync(
-    { network: 'preview', graphqlUrl: h.info.graphqlUrl, graphqlWsUrl: h.info.graphqlWsUrl, seeds: SPONSOR_SEEDS, table: table.buffer, snapshot: snapshot.buffer, timeoutMs: 5000, spentRetentionMs: 600_000, reconnectMinMs: 50, reconnectMaxMs: 500 },
+    { network: 'preview', graphqlUrl: h.info.graphqlUrl, graphqlWsUrl: h.info.graphqlWsUrl, seeds: SPONSOR_SEEDS, table: table.buffer, snapshot: snapshot.buffer, timeoutMs: 5000, spentRetentionMs: 600_000, reconnectMinMs: 50, reconnectMaxMs: 500, blockTimeMs: 6_000 },
     (s: SyncStatus) => {
       if (s.phase !== 'synced') return;
       last = s.eventId;
