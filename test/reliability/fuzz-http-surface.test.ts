@@ -135,7 +135,7 @@ let upstreamCalls = 0;
 
 function check(sent: Req, r: Answer): void {
   // What goes on the wire: the client resolves dot segments (WHATWG URL), as any would.
-  const req = { ...sent, path: new URL(sent.path, 'http://x').pathname };
+  const req = { ...sent, path: new URL(`http://x${sent.path}`).pathname };
   const where = `${req.method} ${sent.path}${req.query}`;
   tally.set(r.status, (tally.get(r.status) ?? 0) + 1);
   const allowed = documented(req.method, req.path);
