@@ -26,6 +26,10 @@ registerFormats();
 /** What the front itself may answer on any route (the brief's generic statuses). */
 const GENERIC = [404, 405, 413, 415, 431, 429, 503];
 const TIME_BOX_MS = 12_000;
+// The fuzzing is time-boxed; starting the devnet-backed rig (three networks, a DUST sync, a
+// proof-server stub) is most of the file's time, and on a machine busy with other test files it
+// has run past tap's default two minutes.
+t.setTimeout(300_000);
 
 const stub = await ProofServerStub.start();
 t.teardown(() => stub.stop());
