@@ -87,6 +87,8 @@ export const ERRORS = {
   LEDGER_ERA_MISMATCH: { status: 400, title: 'Bad Request', message: "The transaction is of another ledger era than its network's" },
   // The network changed ledger era while the transaction was being sponsored: its reservation is released.
   LEDGER_ERA_CHANGED: { status: 409, title: 'Conflict', message: 'The network changed ledger era during this request; rebuild the transaction for the new era' },
+  // The indexer could not say whether the transaction's inputs are unspent: nothing is reserved (it would spend DUST on a guess).
+  INPUTS_UNCHECKED: { status: 503, title: 'Service Unavailable', message: "The indexer could not confirm the transaction's inputs are unspent; nothing was reserved; retry shortly" },
   RESERVATION_LIMIT: { status: 429, title: 'Too Many Requests', message: 'This key holds its share of the DUST pool; retry when one of its transactions has landed' },
   // Several instances (issue 22): the shared state (Redis) cannot charge the key's budget exactly now.
   BUDGET_UNAVAILABLE: { status: 503, title: 'Service Unavailable', message: 'The DUST budget cannot be charged exactly now; retry shortly' },

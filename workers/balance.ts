@@ -8,6 +8,7 @@ import { InFlightReservations } from '../src/dust/in-flight.js';
 import type { BalanceResult } from '../src/dust/balance-task.js';
 import { provingProviderFor } from './lib/providers.js';
 import { sponsor } from './lib/sponsor.js';
+import { remoteInputCheck } from '../src/dust/input-check.js';
 import { defineTask, requireData } from './lib/task.js';
 
 export const balance = defineTask<'balance'>(async (args, data, shared, port): Promise<BalanceResult> => {
@@ -16,5 +17,7 @@ export const balance = defineTask<'balance'>(async (args, data, shared, port): P
   if (!table || !snapshot || !inFlight) throw new GatewayError('INTERNAL', 'the balance task needs the allocator table, the wallet snapshot and the in-flight registry');
   const provider = provingProviderFor(args.prover.backend, args.prover.keyDir, {}, port, args.sponsor.era);
   const holder = { registry: new InFlightReservations(inFlight), entry: args.inFlightEntry };
-  return sponsor(body, args.sponsor, table, snapshot, provider, holder);
+  // The same port carries the input checks (answered by the main thread) and any proof calls.
+  const checkInputs = port && args.sponsor.checkInputs ? remoteInputCheck(port) : undefined;
+  return sponsor(body, args.sponsor, table, snapshot, provider, holder, checkInputs);
 });

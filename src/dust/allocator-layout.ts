@@ -14,7 +14,7 @@
 /** Identifies a buffer laid out by this module ("NGDA": nightgate DUST allocator). */
 export const TABLE_MAGIC = 0x4e474441;
 /** Bumped whenever any offset below changes, so a stale worker bundle fails fast in `fromShared`. */
-export const LAYOUT_VERSION = 1;
+export const LAYOUT_VERSION = 2;
 
 export const BYTES_PER_WORD = Int32Array.BYTES_PER_ELEMENT;
 /** Cache-line size assumed for padding (x86-64 and most ARM64 cores). */
@@ -26,8 +26,18 @@ export const HEADER_VERSION = 1;
 export const HEADER_CAPACITY = 2;
 /** Number of slots ever handed out by `add`; reservers scan `[0, HIGH_WATER)` only. */
 export const HEADER_HIGH_WATER = 3;
-/** The header fills one cache line so that no slot shares a line with it. */
-export const HEADER_WORDS = CACHE_LINE_WORDS;
+/**
+ * Free tokens: the FREE slots that no reserver or owner operation has claimed yet. Every
+ * reservation takes one (compareExchange, refused at or below its `keepFree`) before it claims a
+ * slot; every transition into FREE adds one after publishing the slot; the owner takes one before
+ * it moves a slot out of FREE. So the word never exceeds the FREE slots (see `reserve`), and
+ * equals them whenever no operation is half done. May dip below zero while the owner withdraws.
+ * On its own cache line: it changes on every reserve and release, while HIGH_WATER, read by
+ * every scan, almost never does.
+ */
+export const HEADER_FREE_TOKENS = CACHE_LINE_WORDS;
+/** Two cache lines: the read-mostly words, then the free tokens; no slot shares a line with either. */
+export const HEADER_WORDS = 2 * CACHE_LINE_WORDS;
 
 // Slot words, as offsets from the start of a slot (`slotBase(slot)`).
 /** State and generation packed into one word, so one compareExchange moves both. */

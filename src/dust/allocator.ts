@@ -10,6 +10,7 @@ const {
   GENERATION_MASK,
   HALF_RADIX,
   HEADER_CAPACITY,
+  HEADER_FREE_TOKENS,
   HEADER_HIGH_WATER,
   HEADER_MAGIC,
   HEADER_VERSION,
@@ -63,6 +64,15 @@ export interface Reservation extends ReservationRef {
   readonly value: bigint;
   /** Deadline recorded in the table for `reclaimExpired`, ms since the epoch. */
   readonly deadline: number;
+}
+
+export interface ReserveOptions {
+  /**
+   * Refuse (null) rather than take a UTXO that would leave fewer than this many FREE UTXOs
+   * unclaimed: the pool keeper's reserve, which request reservations keep and the keeper's own
+   * reservations do not (so it can pay a split's fee when requests see nothing free). Default 0.
+   */
+  readonly keepFree?: number;
 }
 
 export interface AllocatorCounts {
@@ -145,6 +155,13 @@ const STATE_NAMES: Record<SlotState, SlotStateName | null> = {
  * its generation in DEADLINE_GENERATION; readers trust a deadline only under that generation.
  * The one way a reserver can lose the slot before publishing is `markSpent`, and `recycle` then
  * waits for the publication, so the late write never lands on the slot's next UTXO.
+ *
+ * The header's FREE_TOKENS word counts FREE slots that no operation has claimed (layout module).
+ * With T that word, H the tokens reservers hold (taken, slot not yet won), P the tokens the
+ * owner (or `reserveExact`) has taken for a withdrawal not yet done or undone, and I the slots
+ * published FREE whose token is not yet added: T + H + P + I = FREE slots, at every step, because
+ * each step moves one unit between two of these terms (or takes one from both sides: a slot won
+ * with a held token, a withdrawal done). Hence T ≤ FREE slots always, with equality at rest.
  */
 export class DustAllocatorTable {
   readonly buffer: SharedArrayBuffer;
@@ -211,19 +228,35 @@ export class DustAllocatorTable {
    * the slot; if anything changed the slot since (another reserver, the owner), it fails and the
    * scan runs again over the current table, which yields the next best candidate. A failed
    * compareExchange means another thread made progress, so the loop is lock-free.
+   *
+   * `keepFree` (the pool keeper's reserve) is enforced here, atomically, not by a count taken
+   * beforehand: before it claims a slot the reserver takes a free token, by compareExchange from
+   * a token count above `keepFree` only. Tokens other reservers hold and the owner's withdrawals
+   * under way are already out of the count, so reservations with a `keepFree` of k, however many
+   * at once on however many threads, never bring the FREE UTXOs below k; only reservations with a
+   * smaller one (the keeper's) and the owner's markSpent can. The token is taken after the scan
+   * found a candidate, so a fee no UTXO covers never holds one; a token whose scans then find
+   * nothing (the candidates were taken) is given back. A failed token exchange means the count
+   * moved, i.e. another thread made progress: the reserve stays lock-free. A refusal means that
+   * at its exchange at most `keepFree` FREE UTXOs were unclaimed by the operations then under way.
    */
-  reserve(fee: bigint, deadline: number): Reservation | null {
+  reserve(fee: bigint, deadline: number, options?: ReserveOptions): Reservation | null {
     if (typeof fee !== 'bigint') throw new TypeError(`fee must be a bigint (SPECK), got ${typeof fee}`);
     if (!isU64(fee)) throw new RangeError(`fee must be from 0 to 2^64 - 1 SPECK, got ${fee}`);
     if (!Number.isSafeInteger(deadline) || deadline < 0) {
       throw new RangeError(`deadline must be a non-negative integer (ms since the epoch), got ${deadline}`);
     }
+    const keepFree = options === undefined ? 0 : checkKeepFree(options.keepFree);
     scratch64[0] = fee;
     const feeHi = scratch32[HIGH_HALF]!;
     const feeLo = scratch32[LOW_HALF]!;
     // Indices below stay inside the table by construction (slot < high water ≤ capacity), so
     // the non-null assertions only silence noUncheckedIndexedAccess.
     const words = this.words;
+    // Refused before any scan when the reserve is all that is left (the common answer under a
+    // flood that has taken the pool): one atomic load. The exchange below still decides.
+    if (words[HEADER_FREE_TOKENS]! <= keepFree && Atomics.load(words, HEADER_FREE_TOKENS) <= keepFree) return null;
+    let token = false;
     for (;;) {
       const used = words[HEADER_HIGH_WATER]!;
       let best = -1;
@@ -244,13 +277,30 @@ export class DustAllocatorTable {
         bestHi = hi;
         bestLo = lo;
       }
-      if (best < 0) return null;
+      if (best < 0) {
+        if (token) Atomics.add(words, HEADER_FREE_TOKENS, 1);
+        return null;
+      }
+      if (!token) {
+        // Inline, not a method: this is the hot path's one extra atomic pair.
+        let tokens = words[HEADER_FREE_TOKENS]!;
+        for (;;) {
+          if (tokens <= keepFree && (tokens = Atomics.load(words, HEADER_FREE_TOKENS)) <= keepFree) return null;
+          const seen = Atomics.compareExchange(words, HEADER_FREE_TOKENS, tokens, tokens - 1);
+          if (seen === tokens) break;
+          tokens = seen;
+        }
+        token = true;
+      }
 
       const base = HEADER_WORDS + best * SLOT_WORDS;
       const generation = nextGeneration(bestControl >>> STATE_BITS);
       if (Atomics.compareExchange(words, base + SLOT_CONTROL, bestControl, packControl(generation, RESERVED)) !== bestControl) {
+        // Keep the token: the next scan's candidate uses it, or it goes back with a null.
         continue;
       }
+      // Won with our token: it now stands for this RESERVED slot, no longer for a FREE one.
+      token = false;
       // The slot is ours. Publish the deadline before anything else: the atomic store of
       // DEADLINE_GENERATION comes after the plain float64 store, so a reader that sees our
       // generation there also sees our deadline. Written inline, not through a method: a call is
@@ -263,6 +313,7 @@ export class DustAllocatorTable {
       const hi = words[base + SLOT_VALUE_HI]! >>> 0;
       const lo = words[base + SLOT_VALUE_LO]! >>> 0;
       if (hi < feeHi || (hi === feeHi && lo < feeLo)) {
+        // The release adds the slot's token back; the next candidate takes a new one.
         this.release({ slot: best, generation });
         continue;
       }
@@ -274,7 +325,8 @@ export class DustAllocatorTable {
    * Reserves one particular UTXO: the slot must still be FREE at the generation the caller read
    * (from `slotEntry`), so it is the UTXO the caller identified and nobody took it since. For
    * restoring reservations made before a restart (reservation-journal.ts); requests use
-   * `reserve`. Returns null when the slot changed.
+   * `reserve`. Returns null when the slot changed. Keeps no reserve: it restores reservations
+   * already answered, which the keeper's reserve never held back.
    */
   reserveExact(entry: ReservationRef, deadline: number): Reservation | null {
     if (!Number.isSafeInteger(deadline) || deadline < 0) {
@@ -284,7 +336,7 @@ export class DustAllocatorTable {
     if (!isGeneration(entry.generation)) return null;
     const expected = packControl(entry.generation, FREE);
     const generation = nextGeneration(entry.generation);
-    if (Atomics.compareExchange(this.words, base + SLOT_CONTROL, expected, packControl(generation, RESERVED)) !== expected) return null;
+    if (!this.withdrawFree(base, expected, packControl(generation, RESERVED))) return null;
     this.floats[(base + SLOT_DEADLINE) / WORDS_PER_FLOAT64] = deadline;
     Atomics.store(this.words, base + SLOT_DEADLINE_GENERATION, generation);
     const value = loadU64(this.words, base + SLOT_VALUE_HI, base + SLOT_VALUE_LO);
@@ -354,6 +406,9 @@ export class DustAllocatorTable {
     storeU64(words, base + SLOT_VALUE_HI, base + SLOT_VALUE_LO, value);
     const control = Atomics.load(words, base + SLOT_CONTROL);
     Atomics.store(words, base + SLOT_CONTROL, packControl(nextGeneration(controlGeneration(control)), FREE));
+    // After the slot is FREE (atomics are sequentially consistent): whoever takes this token
+    // finds a FREE slot to spend it on.
+    Atomics.add(words, HEADER_FREE_TOKENS, 1);
     return slot;
   }
 
@@ -371,11 +426,10 @@ export class DustAllocatorTable {
     if (controlState(control) !== FREE) return false;
     const withdrawn = nextGeneration(controlGeneration(control));
     // A reserver may win the slot between the load and this exchange; then it keeps it.
-    if (Atomics.compareExchange(words, base + SLOT_CONTROL, control, packControl(withdrawn, EMPTY)) !== control) {
-      return false;
-    }
+    if (!this.withdrawFree(base, control, packControl(withdrawn, EMPTY))) return false;
     storeU64(words, base + SLOT_VALUE_HI, base + SLOT_VALUE_LO, value);
     Atomics.store(words, base + SLOT_CONTROL, packControl(nextGeneration(withdrawn), FREE));
+    Atomics.add(words, HEADER_FREE_TOKENS, 1);
     return true;
   }
 
@@ -392,7 +446,8 @@ export class DustAllocatorTable {
       const state = controlState(control);
       if (state === SPENT || state === EMPTY) return false;
       const generation = controlGeneration(control);
-      if (Atomics.compareExchange(words, base + SLOT_CONTROL, control, packControl(nextGeneration(generation), SPENT)) !== control) {
+      const spent = packControl(nextGeneration(generation), SPENT);
+      if (state === FREE ? !this.withdrawFree(base, control, spent) : Atomics.compareExchange(words, base + SLOT_CONTROL, control, spent) !== control) {
         continue;
       }
       // A reserver between its compareExchange and its DEADLINE_GENERATION store has yet to
@@ -450,6 +505,15 @@ export class DustAllocatorTable {
     return { free, reserved, spent, total: free + reserved + spent };
   }
 
+  /**
+   * FREE UTXOs no operation has claimed, in one atomic load (no scan): what a reservation with
+   * `keepFree` compares against. Equals `counts().free` whenever no operation is half done; while
+   * one is, lower by the operations under way (never higher than the FREE slots).
+   */
+  freeTokens(): number {
+    return Math.max(0, Atomics.load(this.words, HEADER_FREE_TOKENS));
+  }
+
   /** Sum of the values of UTXOs not yet spent (FREE and RESERVED), in SPECK. */
   totalValue(): bigint {
     const { totalHi, totalLo } = this.aggregate();
@@ -496,7 +560,25 @@ export class DustAllocatorTable {
     const generation = reservation.generation;
     if (!isGeneration(generation)) return false;
     const expected = packControl(generation, RESERVED);
-    return Atomics.compareExchange(this.words, base + SLOT_CONTROL, expected, packControl(nextGeneration(generation), to)) === expected;
+    if (Atomics.compareExchange(this.words, base + SLOT_CONTROL, expected, packControl(nextGeneration(generation), to)) !== expected) return false;
+    // Back to FREE: its token follows the publication (see `add`).
+    if (to === FREE) Atomics.add(this.words, HEADER_FREE_TOKENS, 1);
+    return true;
+  }
+
+  /**
+   * Moves a slot out of FREE for the owner (markSpent, updateValue) or `reserveExact`: takes the
+   * slot's token first, unconditionally (the count may dip below zero for the instant), then
+   * exchanges the control word, and gives the token back if that fails. Taking it after the
+   * exchange would let the count exceed the FREE slots for an instant, and a reserver keeping a
+   * reserve could take the token of a slot already gone.
+   */
+  private withdrawFree(base: number, expected: number, replacement: number): boolean {
+    const words = this.words;
+    Atomics.sub(words, HEADER_FREE_TOKENS, 1);
+    if (Atomics.compareExchange(words, base + SLOT_CONTROL, expected, replacement) === expected) return true;
+    Atomics.add(words, HEADER_FREE_TOKENS, 1);
+    return false;
   }
 
   private baseOf(slot: number): number {
@@ -573,6 +655,12 @@ export class DustAllocatorTable {
     }
     return { free, reserved, spent, totalHi, totalLo, freeHi, freeLo, largestHi, largestLo, nextDeadline };
   }
+}
+
+function checkKeepFree(keepFree: number | undefined): number {
+  if (keepFree === undefined) return 0;
+  if (!Number.isSafeInteger(keepFree) || keepFree < 0) throw new RangeError(`keepFree must be a non-negative integer, got ${keepFree}`);
+  return keepFree;
 }
 
 /** Rejects non-integers, negatives and values past the 30-bit counter in one comparison. */

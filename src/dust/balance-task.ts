@@ -24,6 +24,13 @@ export interface SponsorArgs {
   /** Per-transaction cap and what is left of the key's budget, SPECK, decimal strings. */
   maxFee: string;
   budgetLeft: string;
+  /** When the key's budget window ends and its budget is whole again, ms since the epoch (the 429's Retry-After). */
+  budgetResetAt?: number;
+  /**
+   * FREE DUST UTXOs the reservation must leave: the pool keeper's reserve while it grows the pool,
+   * enforced by the allocator's reserve itself (0 or absent: none, e.g. the keeper's own splits).
+   */
+  keepFree?: number;
   /** Wall-clock ms of the request. */
   now: number;
   /** When the main thread reclaims an unspent reservation, ms from `now`. */
@@ -36,6 +43,11 @@ export interface SponsorArgs {
    * (`DustAllocatorTable.releaseWithDeadline`). Absent: `now + reservationTtlMs`.
    */
   reclaimAt?: number;
+  /**
+   * The unshielded inputs are checked against the chain over the task's port before anything is
+   * reserved (src/dust/input-check.ts); a task told so without a port fails closed.
+   */
+  checkInputs?: boolean;
 }
 
 export interface SponsorResult {

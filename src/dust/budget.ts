@@ -99,12 +99,20 @@ export class SponsorshipPolicy {
       throw new GatewayError('INTERNAL', 'sponsorship budget store unavailable', { cause: err });
     }
     if (!charge) {
-      const resetAt = now - (now % this.limits.windowMs) + this.limits.windowMs;
+      const resetAt = this.windowEndsAt(now);
       throw new GatewayError('DUST_BUDGET_EXCEEDED', `DUST budget of ${this.budgetFor(key)} SPECK per ${Math.round(this.limits.windowMs / 1000)} s is spent for this key`, {
         headers: { 'Retry-After': String(Math.max(1, Math.ceil((resetAt - now) / 1000))) },
       });
     }
     return charge;
+  }
+
+  /**
+   * When the budget window holding `now` ends, ms since the epoch: windows are fixed (every store
+   * aligns them to multiples of `windowMs`), so a spent budget is whole again then and not before.
+   */
+  windowEndsAt(now: number): number {
+    return now - (now % this.limits.windowMs) + this.limits.windowMs;
   }
 
   async refund(charge: BudgetCharge): Promise<void> {

@@ -18,6 +18,7 @@ import { sponsorshipRoutes } from './routes.js';
 import { SharedSnapshot } from './shared-snapshot.js';
 import { POOL_KEY_ID, SponsorshipService, type SponsoredNetwork } from './sponsorship.js';
 import { DustSyncHost } from './sync-host.js';
+import { InputChecker, UnspentUtxoReader } from './input-check.js';
 
 export const SPONSORSHIP_COMPONENT = 'sponsorship';
 
@@ -86,6 +87,8 @@ export const mountSponsorship: Module = async (ctx: AppContext) => {
     feeTtlMs: config.dust.feeTtlMs, maxReservationsPerKey: config.dust.maxReservationsPerKey,
     dedupeWindowMs: config.dust.dedupeWindowMs, maxInFlight: config.dust.maxInFlight, ...(journal ? { journal } : {}),
     ...(state ? { sharing: state.sharing } : {}),
+    ...(config.dust.checkInputs ? { inputs: inputChecker(ctx, networks) } : {}),
+    expiryMarginMs: config.dust.expiryMarginMs, throttleSlack: config.dust.throttleSlack, keyHealthWindowMs: config.dust.keyHealthWindowMs,
   });
   for (const n of networks) {
     const source = sourceOf(ctx, n.name)!;
@@ -122,6 +125,21 @@ export const mountSponsorship: Module = async (ctx: AppContext) => {
   };
   ctx.addComponent(component);
 };
+
+/** Reads each sponsored network's unspent UTXOs from the indexer its DUST sync follows. */
+function inputChecker(ctx: AppContext, networks: readonly SponsoredNetwork[]): InputChecker {
+  const byName = new Map(networks.map((n) => [n.name as string, n]));
+  const readers = new Map(networks.map((n) => [n.name as string, new UnspentUtxoReader(sourceOf(ctx, n.name)!.wsUrl, ctx.config.stats.upstreamTimeoutMs)]));
+  return new InputChecker({
+    clock: ctx.clock,
+    cacheMs: ctx.config.dust.inputCheckCacheMs,
+    networkIdOf: (name) => byName.get(name)?.networkId,
+    reader: (name, address) => readers.get(name)!.read(address),
+    close: () => {
+      for (const r of readers.values()) r.close();
+    },
+  });
+}
 
 /** The shared side of sponsorship: wallet leases taken (or the start refused), dedupe and shares in Redis. */
 async function sharedSponsorship(ctx: AppContext, networks: readonly SponsoredNetwork[], log: AppContext['logger']) {

@@ -24,6 +24,7 @@ import type { Logger } from 'pino';
 import { request } from 'undici';
 import type { Clock } from '../clock.js';
 import type { NetworkName } from '../config.js';
+import { isGatewayError } from '../errors.js';
 import type { WorkerPoolComponent } from '../prover/worker-pool.js';
 import { readNightUtxos } from './night-utxos.js';
 import type { NightUtxo, WalletAddress } from './pool-task.js';
@@ -47,9 +48,29 @@ export function lowWater(live: number): number {
  * Free DUST UTXOs kept for the keeper's own splits while the pool is below target: users are
  * answered 503 NO_DUST_AVAILABLE rather than take the last ones, or the pool could never grow
  * under the very demand that needs it to (measured: 334 of 336 splits refused when users took
- * every free UTXO first).
+ * every free UTXO first). Kept by the allocator's reserve operation (`keepFree`), so a burst of
+ * requests cannot overrun it; the keeper's own reservations keep none and may take them all.
  */
 export const KEEPER_RESERVE = 8;
+
+/**
+ * Why a round or a split failed (the label of the failure metric; a fixed set):
+ * - `no-dust`: its split found no free DUST UTXO to pay the fee with (the reserve stays kept);
+ * - `no-night`: no NIGHT UTXO left that is worth splitting;
+ * - `submit-refused`: the network refused a split;
+ * - `sponsorship`: its sponsorship was refused for another reason (fee cap, queue full, syncing);
+ * - `error`: anything else (indexer unreachable, a worker failure).
+ */
+export type KeeperFailureReason = 'no-dust' | 'no-night' | 'submit-refused' | 'sponsorship' | 'error';
+export const KEEPER_FAILURE_REASONS: readonly KeeperFailureReason[] = ['no-dust', 'no-night', 'submit-refused', 'sponsorship', 'error'];
+
+class SplitRefused extends Error {}
+
+function failureReason(err: unknown): KeeperFailureReason {
+  if (err instanceof SplitRefused) return 'submit-refused';
+  if (isGatewayError(err)) return err.code === 'NO_DUST_AVAILABLE' ? 'no-dust' : 'sponsorship';
+  return 'error';
+}
 
 export interface PoolKeeperOptions {
   net: SponsoredNetwork;
@@ -103,6 +124,10 @@ export class PoolKeeper {
   private recent: number[] = [];
   private submitted = 0;
   private failed = 0;
+  private readonly failures = Object.fromEntries(KEEPER_FAILURE_REASONS.map((r) => [r, 0])) as Record<KeeperFailureReason, number>;
+  private consecutive = 0;
+  /** Why the last failed round failed; undefined once a round works. */
+  private lastFailure: KeeperFailureReason | undefined;
   private lastRoundAt: number | undefined;
   private closed = false;
   private readonly abort = new AbortController();
@@ -141,7 +166,7 @@ export class PoolKeeper {
       .catch((err: unknown) => {
         this.state = 'failing';
         this.reason = (err as Error).message;
-        this.opts.logger.warn({ network: this.network, err: (err as Error).message, code: 'POOL_SPLIT_FAILED' }, 'growing the DUST pool failed; retrying after the next block');
+        this.roundFailed(failureReason(err), this.reason);
       })
       .finally(() => {
         this.running = undefined;
@@ -150,12 +175,16 @@ export class PoolKeeper {
 
   /**
    * True while the pool is below target and the keeper can grow it: the last KEEPER_RESERVE free
-   * UTXOs are then the keeper's. Not while its last round failed (no NIGHT left to split, the
-   * indexer unreachable): users keep every UTXO until a round works again. `live`: the UTXOs held,
-   * when the caller has just counted them (the count scans the table).
+   * UTXOs are then the keeper's. Not while its last round failed for a reason the reserve cannot
+   * cure (no NIGHT left to split, the indexer unreachable, splits refused): users keep every UTXO
+   * until a round works again. A round that failed for want of a free DUST UTXO keeps it: that
+   * is the failure the reserve exists for, and dropping it then would hand the freed UTXOs back to
+   * the demand that took them. `live`: the UTXOs held, when the caller has just counted them (the
+   * count scans the table).
    */
   wantsReserve(live: number = this.live()): boolean {
-    return this.state !== 'unavailable' && this.state !== 'failing' && this.opts.target > 0 && live < this.opts.target;
+    const failing = this.state === 'failing' && this.lastFailure !== 'no-dust';
+    return this.state !== 'unavailable' && !failing && this.opts.target > 0 && live < this.opts.target;
   }
 
   /** Resolves when the round under way (if any) has ended (tests). */
@@ -190,7 +219,17 @@ export class PoolKeeper {
     // Largest UTXOs first, taken round robin over the wallets so each wallet's pool grows.
     // Within the pool key's share, less what its splits still hold (unlanded splits of full blocks).
     const room = this.opts.maxSplits - this.opts.service.held(this.network, POOL_KEY_ID);
-    const wanted = Math.min(Math.ceil(missing / SPLIT_OUTPUTS), room);
+    // Each split pays its fee from a free DUST UTXO: no more splits than there are (requests
+    // never take the last KEEPER_RESERVE, so under demand that is the reserve). More would only
+    // fail for want of one.
+    const payable = net.table.freeTokens();
+    const wanted = Math.min(Math.ceil(missing / SPLIT_OUTPUTS), room, payable);
+    if (payable === 0 && room > 0) {
+      this.state = 'failing';
+      this.reason = 'no free DUST UTXO to pay a split\'s fee; retrying after the next block';
+      this.roundFailed('no-dust', this.reason);
+      return;
+    }
     if (wanted <= 0) {
       this.state = 'waiting';
       return;
@@ -202,6 +241,7 @@ export class PoolKeeper {
     if (splits.length === 0) {
       this.state = 'failing';
       this.reason = `no NIGHT UTXO of at least ${MIN_SPLIT_STAR / 1_000_000n} NIGHT left to split: fund the wallets' NIGHT addresses`;
+      this.roundFailed('no-night', this.reason);
       return;
     }
     const now = this.opts.clock.now();
@@ -214,6 +254,29 @@ export class PoolKeeper {
     this.opts.logger.info({ network: this.network, target: this.opts.target, live: this.live(), splits: landed, failed: failures.length, firstError: failures[0] ? String((failures[0].reason as Error).message) : undefined }, 'growing the DUST pool: NIGHT split into more DUST-generating UTXOs');
     this.state = landed > 0 ? 'waiting' : 'failing';
     this.reason = failures.length > 0 ? String((failures[0]!.reason as Error).message) : null;
+    for (const f of failures.slice(1)) this.failures[failureReason(f.reason)]++;
+    if (landed === 0) this.roundFailed(failureReason(failures[0]?.reason), this.reason ?? 'no split built');
+    else {
+      if (failures[0]) this.failures[failureReason(failures[0].reason)]++;
+      if (this.consecutive > 0) this.opts.logger.info({ network: this.network, after: this.consecutive }, 'the DUST pool keeper works again');
+      this.consecutive = 0;
+      this.lastFailure = undefined;
+    }
+  }
+
+  /**
+   * A round failed: counted by reason (/metrics), and a warning. The warning is logged for the
+   * first failure of a run, when the reason changes, and at the 2nd, 4th, 8th… in a row: a keeper
+   * that fails at every block (one round per block) logs a few lines an hour, not one a block.
+   */
+  private roundFailed(reason: KeeperFailureReason, message: string): void {
+    this.failures[reason]++;
+    this.consecutive++;
+    const changed = reason !== this.lastFailure;
+    this.lastFailure = reason;
+    if (changed || (this.consecutive & (this.consecutive - 1)) === 0) {
+      this.opts.logger.warn({ network: this.network, code: 'POOL_SPLIT_FAILED', reason, consecutiveFailures: this.consecutive, err: message, live: this.live(), target: this.opts.target, free: this.opts.net.table.freeTokens() }, 'growing the DUST pool failed; retrying after the next block');
+    }
   }
 
   private async submitOne(body: Buffer, utxo: NightUtxo): Promise<void> {
@@ -231,7 +294,7 @@ export class PoolKeeper {
     const text = await res.body.text();
     if (res.statusCode !== 202 && res.statusCode !== 200) {
       this.pending.delete(id);
-      throw new Error(`the network refused a pool split (${res.statusCode}): ${text.slice(0, 200)}`);
+      throw new SplitRefused(`the network refused a pool split (${res.statusCode}): ${text.slice(0, 200)}`);
     }
     this.submitted++;
     this.recent.push(this.opts.clock.now());
@@ -252,6 +315,11 @@ export class PoolKeeper {
       },
       sustainableTxPerSecond: Math.round((live / ((2 * this.opts.net.blockTimeMs) / 1000)) * 100) / 100,
     };
+  }
+
+  /** For /metrics: failures since start by reason (each failed split, each round failed before splitting), and rounds failed in a row. */
+  failureCounts(): { byReason: Record<KeeperFailureReason, number>; consecutive: number } {
+    return { byReason: { ...this.failures }, consecutive: this.consecutive };
   }
 
   close(): void {

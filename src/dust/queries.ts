@@ -15,4 +15,16 @@ export const NIGHT_UTXOS = gql(
     ... on UnshieldedTransactionsProgress { highestTransactionId } } }`,
 );
 
-export const DOCUMENTS: readonly GqlDocument[] = [LEDGER_PARAMETERS, DUST_EVENTS, NIGHT_UTXOS];
+/**
+ * Every transaction touching an unshielded address with the protocol version it was made in, then
+ * a progress marker: the address's unspent UTXOs of each era, which a sponsored transaction's
+ * inputs are checked against before a DUST UTXO is reserved for it (input-check.ts).
+ */
+export const UNSPENT_UTXOS = gql(
+  'NightgateUnspentUtxos',
+  `subscription NightgateUnspentUtxos($address: UnshieldedAddress!) { unshieldedTransactions(address: $address) { __typename
+    ... on UnshieldedTransaction { transaction { protocolVersion } createdUtxos { tokenType value intentHash outputIndex } spentUtxos { intentHash outputIndex } }
+    ... on UnshieldedTransactionsProgress { highestTransactionId } } }`,
+);
+
+export const DOCUMENTS: readonly GqlDocument[] = [LEDGER_PARAMETERS, DUST_EVENTS, NIGHT_UTXOS, UNSPENT_UTXOS];

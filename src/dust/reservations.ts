@@ -9,9 +9,30 @@ const LEDGER_TTL_RESOLUTION_MS = 1000;
 
 export type SettleOutcome = 'released' | 'spent';
 
+/** How an answered reservation ended: its transaction landed, or its fee intent expired unlanded. */
+export type ReservationOutcome = 'landed' | 'expired';
+
 export interface ReservationReclaimerOptions {
   /** Time from a reservation to its reclaim (default 300 000 ms). */
   reservationTtlMs?: number;
+  /** A reservation with a known fee-intent TTL is looked at this long after it (default 10 000 ms). */
+  expiryMarginMs?: number;
+  /**
+   * Whether the chain the DUST sync follows has a block after `t` and the sync has replayed what
+   * the indexer had: then a fee intent with TTL `t` can no longer land, and if it landed, its
+   * UTXO is marked SPENT already. Without it, nothing is released before the reclaim deadline.
+   */
+  chainPast?: (t: number) => boolean;
+  /** While `chainPast` says no, the reservation is looked at again this often (default 1 000 ms). */
+  recheckMs?: number;
+}
+
+/** What the reclaimer knows of an answered reservation's fee intent. */
+export interface ReservationExpiry {
+  /** The fee intent's TTL (the answer's `expiresAt`), ms since the epoch. */
+  expiresAt: number;
+  /** Told once how the reservation ended (not for one released or settled by its holder). */
+  onOutcome?: (outcome: ReservationOutcome) => void;
 }
 
 /** The deadline to pass to `DustAllocatorTable.reserve`, so its `reclaimExpired` agrees with the wheel. */
@@ -48,9 +69,12 @@ export function feeIntentTtl(reservedAtMs: number, reservationTtlMs: number, saf
 
 interface Tracked {
   readonly generation: number;
-  readonly timer: TimerHandle;
+  timer: TimerHandle;
+  /** The reclaim deadline: released then whatever the chain says. */
+  readonly deadline: number;
   /** Called when the reclaim put the UTXO back unspent (its transaction never landed). */
   readonly onReclaimed: (() => void) | undefined;
+  readonly expiry: ReservationExpiry | undefined;
 }
 
 /**
@@ -63,12 +87,29 @@ export class ReservationReclaimer {
   private readonly table: DustAllocatorTable;
   private readonly wheel: TimerWheel;
   private readonly bySlot = new Map<number, Tracked>();
+  private readonly expiryMarginMs: number;
+  private readonly recheckMs: number;
+  private readonly chainPast: ((t: number) => boolean) | undefined;
   private readonly expire = (reservation: ReservationRef): void => {
-    const onReclaimed = this.bySlot.get(reservation.slot)?.onReclaimed;
+    const tracked = this.bySlot.get(reservation.slot);
+    if (!tracked || tracked.generation !== reservation.generation) return;
+    const now = this.wheel.now();
+    if (now < tracked.deadline && tracked.expiry) {
+      // Before the deadline only a reservation whose fee intent can no longer land goes back:
+      // one the sync marked spent has landed (never released: the table refuses, SPENT wins);
+      // one still RESERVED once the chain is past its TTL never will. Until the chain says
+      // so (a stalled indexer, a sync behind), it stays reserved: looked at again shortly.
+      if (this.table.isLive(reservation) && !this.chainPast?.(tracked.expiry.expiresAt)) {
+        tracked.timer = this.wheel.scheduleAt(Math.min(now + this.recheckMs, tracked.deadline), this.expire, reservation);
+        return;
+      }
+    }
     this.untrack(reservation.slot, reservation.generation);
     // The table decides: only a slot still RESERVED at this generation goes back to FREE. A
     // UTXO marked spent, released or reserved again since keeps its state.
-    if (this.table.release(reservation)) onReclaimed?.();
+    const released = this.table.release(reservation);
+    if (released) tracked.onReclaimed?.();
+    tracked.expiry?.onOutcome?.(released ? 'expired' : 'landed');
   };
 
   constructor(table: DustAllocatorTable, wheel: TimerWheel, options: ReservationReclaimerOptions = {}) {
@@ -77,6 +118,10 @@ export class ReservationReclaimer {
     this.table = table;
     this.wheel = wheel;
     this.reservationTtlMs = ttl;
+    this.expiryMarginMs = options.expiryMarginMs ?? 10_000;
+    this.recheckMs = options.recheckMs ?? 1_000;
+    this.chainPast = options.chainPast;
+    if (!(this.expiryMarginMs >= 0) || !(this.recheckMs > 0)) throw new RangeError('expiryMarginMs must be ≥ 0 and recheckMs positive');
   }
 
   /** Reservations waiting for their reclaim timer. */
@@ -89,15 +134,22 @@ export class ReservationReclaimer {
    * wheel's clock now: a reservation reported late is then reclaimed late, never early.
    * Returns false, scheduling nothing, when the reservation has already ended (reports from
    * workers may arrive after the holder released it).
+   *
+   * With `expiry` (an answered reservation whose fee intent's TTL is known), it is looked at
+   * `expiryMarginMs` after that TTL instead: released then if the chain is past the TTL and the
+   * UTXO is still unspent (the transaction can no longer land), so an answer never submitted
+   * holds its UTXO for the fee intent's life, not for the whole reservation TTL.
    */
-  track(reservation: ReservationRef, reservedAtMs: number = this.wheel.now(), onReclaimed?: () => void): boolean {
+  track(reservation: ReservationRef, reservedAtMs: number = this.wheel.now(), onReclaimed?: () => void, expiry?: ReservationExpiry): boolean {
     const { slot, generation } = reservation;
     if (!this.table.isLive(reservation)) return false;
     if (this.bySlot.get(slot)?.generation === generation) return true;
     // This reservation is live, so any timer left for an older one of the same slot is moot.
     this.untrack(slot, undefined);
-    const timer = this.wheel.scheduleAt(reclaimAt(reservedAtMs, this.reservationTtlMs), this.expire, { slot, generation });
-    this.bySlot.set(slot, { generation, timer, onReclaimed });
+    const deadline = reclaimAt(reservedAtMs, this.reservationTtlMs);
+    const first = expiry ? Math.min(expiry.expiresAt + this.expiryMarginMs, deadline) : deadline;
+    const timer = this.wheel.scheduleAt(first, this.expire, { slot, generation });
+    this.bySlot.set(slot, { generation, timer, deadline, onReclaimed, expiry });
     return true;
   }
 

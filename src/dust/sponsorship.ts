@@ -25,6 +25,8 @@ import { SponsorshipPolicy, type BudgetCharge } from './budget.js';
 import { InFlightReservations } from './in-flight.js';
 import type { ReservationJournal } from './reservation-journal.js';
 import { reclaimAt, ReservationReclaimer } from './reservations.js';
+import { sponsorTaskPort, type InputChecker } from './input-check.js';
+import { KeyHealth } from './key-health.js';
 import { SharedSnapshot } from './shared-snapshot.js';
 import type { DustSyncHost } from './sync-host.js';
 import { KEEPER_RESERVE, type PoolKeeper } from './pool-keeper.js';
@@ -67,6 +69,13 @@ export interface SponsorshipOptions {
   journal?: ReservationJournal;
   /** Several instances (`state.redisUrl`): dedupe, the per-key share and the wallet leases over all of them (src/state/sponsorship.ts). */
   sharing?: SponsorshipSharing;
+  /** Checks a transaction's unshielded inputs against the chain before anything is reserved (input-check.ts); absent: not checked. */
+  inputs?: InputChecker;
+  /** An answer's reservation is released this long after its fee intent's TTL once the chain is past it (`dust.expiryMarginMs`). */
+  expiryMarginMs?: number;
+  /** Per-key throttle of answers that expire unlanded (key-health.ts): `dust.throttleSlack`, `dust.keyHealthWindowMs`. */
+  throttleSlack?: number;
+  keyHealthWindowMs?: number;
 }
 
 export const POOL_KEY_ID = 'nightgate-pool';
@@ -129,6 +138,8 @@ export class SponsorshipService {
   private failed = 0;
   /** The last reservation deadline handed to a task: each task gets a later one (see `nextReclaimAt`). */
   private lastReclaimAt = 0;
+  /** Per key and network: answers landed and expired unlanded, and the share of the pool that earns. */
+  readonly health: KeyHealth;
 
   constructor(private readonly opts: SponsorshipOptions) {
     this.wheel = new TimerWheel({ clock: opts.clock });
@@ -137,8 +148,12 @@ export class SponsorshipService {
     this.answers = new ResultCache(opts.clock, opts.dedupeWindowMs, 32 * 1024 * 1024);
     for (const n of opts.networks) {
       this.byName.set(n.name, n);
-      this.reclaimers.set(n.name, new ReservationReclaimer(n.table, this.wheel, { reservationTtlMs: opts.reservationTtlMs }));
+      this.reclaimers.set(n.name, new ReservationReclaimer(n.table, this.wheel, {
+        reservationTtlMs: opts.reservationTtlMs, expiryMarginMs: opts.expiryMarginMs ?? 10_000, recheckMs: n.blockTimeMs,
+        chainPast: (t) => this.chainPast(n, t),
+      }));
     }
+    this.health = new KeyHealth({ clock: opts.clock, windowMs: opts.keyHealthWindowMs ?? 600_000, slack: opts.throttleSlack ?? 10 });
     if (opts.sharing) {
       // Each synced block may have spent answered reservations: their places in the key's share
       // over all instances are given back then, not only when the key comes back here.
@@ -257,9 +272,36 @@ export class SponsorshipService {
       hold = { computing: 0, answered: [] };
       this.holds.set(`${net.name}|${key.id}`, hold);
     }
-    if (hold.computing + hold.answered.length >= this.opts.maxReservationsPerKey) throw reservationLimit(net, this.opts.maxReservationsPerKey);
+    const share = this.shareOf(net, key.id);
+    if (hold.computing + hold.answered.length >= share.limit) {
+      throw share.throttledBy === undefined ? reservationLimit(net, share.limit) : this.throttled(net, share.limit, share.throttledBy);
+    }
     hold.computing++;
     return hold;
+  }
+
+  /** What the key may hold on the network now: its full share, less while its answers keep expiring unlanded. */
+  private shareOf(net: SponsoredNetwork, keyId: string): { limit: number; throttledBy?: number } {
+    if (keyId === POOL_KEY_ID) return { limit: this.opts.maxReservationsPerKey };
+    return this.health.share(net.name, keyId, this.opts.maxReservationsPerKey);
+  }
+
+  private throttled(net: SponsoredNetwork, limit: number, debt: number): GatewayError {
+    // Its next place comes back when one of its answers lands or expires: within a fee intent's life.
+    const retryS = Math.ceil(((this.opts.feeTtlMs || FEE_TTL_BLOCKS * net.blockTimeMs) + (this.opts.expiryMarginMs ?? 10_000)) / 1000);
+    return new GatewayError('RESERVATION_LIMIT', `this key's share of the ${net.name} DUST pool is cut to ${limit} of ${this.opts.maxReservationsPerKey}: about ${Math.round(debt)} more of its recent sponsored transactions expired without landing than landed. Submit what you are answered before its expiresAt; the share grows back as its transactions land`, {
+      headers: { 'Retry-After': String(Math.max(1, retryS)) },
+    });
+  }
+
+  /**
+   * Whether a fee intent with TTL `t` can no longer land and, had it landed, the sync would have
+   * marked its UTXO spent: the chain's latest block the sync confirmed is after `t`, and the sync
+   * is synced and has replayed every event the indexer had.
+   */
+  private chainPast(net: SponsoredNetwork, t: number): boolean {
+    const s = this.opts.sync.status(net.name);
+    return s?.phase === 'synced' && s.eventId >= s.maxId && net.snapshot.confirmedAt > t;
   }
 
   /** DUST UTXOs the key holds on the network now: tasks in flight plus live answered reservations. */
@@ -308,11 +350,14 @@ export class SponsorshipService {
     if (era === undefined) throw new GatewayError('WALLET_SYNCING', `the server DUST wallets of ${net.name} are still syncing`, { headers: { 'Retry-After': '30' } });
     const policy = this.opts.policy;
     const budgetLeft = policy.budgetFor(key) - policy.spent(key.id, now);
-    if (budgetLeft <= 0n) throw new GatewayError('DUST_BUDGET_EXCEEDED', `the DUST budget of this key is spent for this window`, { headers: { 'Retry-After': '60' } });
-    // The last few free UTXOs are the pool keeper's while it grows the pool (pool-keeper.ts).
+    const budgetResetAt = policy.windowEndsAt(now);
+    if (budgetLeft <= 0n) throw new GatewayError('DUST_BUDGET_EXCEEDED', `the DUST budget of this key is spent for this window`, { headers: { 'Retry-After': String(Math.max(1, Math.ceil((budgetResetAt - now) / 1000))) } });
+    // The last few free UTXOs are the pool keeper's while it grows the pool (pool-keeper.ts). The
+    // worker's reservation keeps them, atomically (a count checked here would race the other
+    // requests); this check only spares a task when nothing but the reserve is left.
     const keeper = key.id === POOL_KEY_ID ? undefined : this.keepers.get(net.name);
-    const counts = keeper ? net.table.counts() : undefined;
-    if (keeper && counts && counts.free <= KEEPER_RESERVE && keeper.wantsReserve(counts.free + counts.reserved)) {
+    const keepFree = keeper?.wantsReserve() ? KEEPER_RESERVE : 0;
+    if (keepFree > 0 && net.table.freeTokens() <= keepFree) {
       throw new GatewayError('NO_DUST_AVAILABLE', 'the DUST pool is growing: no free UTXO for now; retry after the next block', {
         headers: { 'Retry-After': String(Math.max(1, Math.ceil(net.blockTimeMs / 1000))) },
       });
@@ -322,13 +367,15 @@ export class SponsorshipService {
     // The key's share over every instance: a place held until the reservation ends (or its deadline).
     let member: string | undefined;
     if (this.opts.sharing && key.id !== POOL_KEY_ID) {
-      const held = await this.opts.sharing.hold(net.name, key.id, this.opts.maxReservationsPerKey, deadline).catch(() => undefined);
+      const share = this.shareOf(net, key.id);
+      const held = await this.opts.sharing.hold(net.name, key.id, share.limit, deadline).catch(() => undefined);
       if (held === false) {
         this.unhold(net, key, hold);
-        throw reservationLimit(net, this.opts.maxReservationsPerKey);
+        throw share.throttledBy === undefined ? reservationLimit(net, share.limit) : this.throttled(net, share.limit, share.throttledBy);
       }
       member = held;
     }
+    const checked = this.opts.inputs !== undefined && key.id !== POOL_KEY_ID;
     const entry = this.inFlight.acquire();
     if (entry === undefined) {
       this.unhold(net, key, hold);
@@ -340,15 +387,18 @@ export class SponsorshipService {
         kind, era, networkId: net.networkId, seeds: [...net.seeds], margin: this.opts.margin,
         // The server's own splits may pay up to POOL_FEE_CAP_FACTOR × the cap: a pool that cannot
         // grow while prices are high would fail the demand that raised them.
-        maxFee: (key.id === POOL_KEY_ID ? policy.capFor(key) * POOL_FEE_CAP_FACTOR : policy.capFor(key)).toString(), budgetLeft: budgetLeft.toString(), now,
+        maxFee: (key.id === POOL_KEY_ID ? policy.capFor(key) * POOL_FEE_CAP_FACTOR : policy.capFor(key)).toString(), budgetLeft: budgetLeft.toString(), budgetResetAt, keepFree, now,
         reservationTtlMs: this.opts.reservationTtlMs, ttlSafetyMs: this.opts.ttlSafetyMs, reclaimAt: deadline,
         blockTimeMs: net.blockTimeMs, feeTtlMs: this.opts.feeTtlMs || FEE_TTL_BLOCKS * net.blockTimeMs,
+        // The server's own splits spend NIGHT it has just read from the indexer: not checked again.
+        checkInputs: checked,
       },
       prover: net.prover,
       inFlightEntry: entry,
     };
     let answered = false;
-    const remote = net.prover.backend === 'upstream' || net.prover.backend === 'native' ? provingPort(net.backend, signal) : undefined;
+    const proving = net.prover.backend === 'upstream' || net.prover.backend === 'native' ? provingPort(net.backend, signal) : undefined;
+    const remote = checked ? sponsorTaskPort((inputs) => this.opts.inputs!.check(net.name, era, inputs), proving) : proving;
     try {
       // Refused at shutdown if it has not started: it then reserved nothing, and `finally` releases nothing.
       const res = await this.opts.pool.run('balance', { args, data: body, shared: [net.table.buffer, net.snapshot.buffer, this.inFlight.buffer], ...(remote ? { port: remote.port } : {}) }, { signal, work: 'the sponsorship' });
@@ -364,7 +414,10 @@ export class SponsorshipService {
         throw err;
       }
       const refund = (): void => void policy.refund(charge).catch(() => undefined);
-      if (this.reclaimers.get(net.name)!.track(reservation, now, refund)) this.journalAnswer(net, reservation, deadline);
+      // Released at the fee intent's TTL if it has not landed by then (it never can after), and
+      // the key's record told which way it went.
+      const expiry = { expiresAt: res.expiresAt, ...(key.id === POOL_KEY_ID ? {} : { onOutcome: (o: 'landed' | 'expired') => this.health.record(net.name, key.id, o) }) };
+      if (this.reclaimers.get(net.name)!.track(reservation, now, refund, expiry)) this.journalAnswer(net, reservation, deadline);
       hold.answered.push({ ...reservation, member });
       answered = true;
       this.sponsored++;
@@ -461,7 +514,9 @@ export class SponsorshipService {
     let restored = 0;
     let expired = 0;
     let gone = 0;
-    for (const entry of journal.pending(net.name)) {
+    // A UTXO released early (its fee intent expired unlanded) may be journaled again for a later
+    // answer: the latest deadline is the one whose fee intent may still land.
+    for (const entry of [...journal.pending(net.name)].sort((a, b) => b.deadline - a.deadline)) {
       if (entry.deadline <= now) {
         expired++;
         continue;
@@ -526,6 +581,7 @@ export class SponsorshipService {
 
   close(): void {
     for (const k of this.keepers.values()) k.close();
+    this.opts.inputs?.close();
     this.driver.stop();
   }
 }

@@ -84,6 +84,8 @@ export function installCollectors(metrics: Metrics, src: CollectorSources): void
   const keeperFailing = gauge('nightgate_dust_pool_keeper_failing', '1 while the pool keeper cannot grow the pool (state failing or unavailable)', ['network']);
   const pendingSplits = gauge('nightgate_dust_pool_pending_splits', 'Pool splits submitted and not yet landed or expired', ['network']);
   const splits = counter('nightgate_dust_pool_splits_total', 'Pool keeper splits, by outcome: submitted, failed', ['network', 'outcome']);
+  const keeperFailures = counter('nightgate_dust_pool_keeper_failures_total', 'Pool keeper failures, each failed split and each round failed before splitting, by reason: no-dust (no free DUST UTXO for a split\'s fee), no-night (nothing left to split), submit-refused, sponsorship (its sponsorship refused otherwise), error', ['network', 'reason']);
+  const keeperConsecutive = gauge('nightgate_dust_pool_keeper_consecutive_failures', 'Pool keeper rounds failed in a row (0 once a round submits a split)', ['network']);
   const synced = gauge('nightgate_dust_sync_synced', '1 when the server DUST wallets of the network have synced (sponsorship answers WALLET_SYNCING otherwise)', ['network']);
   const behind = gauge('nightgate_dust_sync_events_behind', 'DUST events the sync has still to replay (indexer\'s latest id minus the last replayed)', ['network']);
   const inFlightSponsor = gauge('nightgate_sponsorships_in_flight', 'Sponsorships being computed now');
@@ -184,6 +186,11 @@ export function installCollectors(metrics: Metrics, src: CollectorSources): void
           pendingSplits.set(net, s.pool.maintenance.pendingSplits);
           setCount(splits, { ...net, outcome: 'submitted' }, s.pool.maintenance.splitsSubmitted);
           setCount(splits, { ...net, outcome: 'failed' }, s.pool.maintenance.splitsFailed);
+          const failures = service.keeper(n as never)?.failureCounts();
+          if (failures) {
+            for (const [reason, count] of Object.entries(failures.byReason)) setCount(keeperFailures, { ...net, reason }, count);
+            keeperConsecutive.set(net, failures.consecutive);
+          }
         } else {
           target.set(net, 0);
         }

@@ -109,11 +109,10 @@ for (const era of SPONSOR_ERAS) t.test(`ledger ${era}, on the devnet: wrong kind
   const c = table.counts();
   t.equal(c.free + c.reserved + c.spent, c.total);
 
-  // None is submitted: at 300 s (plus a tick) every reservation returns.
-  clock.advance(299_000);
-  app.service.reclaimDue();
-  t.equal(table.counts().reserved, ok.length, 'not before 300 s');
-  clock.advance(2_000);
+  // None is submitted: each returns once the chain is past its fee intent's TTL (plus
+  // dust.expiryMarginMs), at the latest at 300 s (plus a tick). The devnet's chain runs on real
+  // time, so how many are back before 300 s depends on this machine's pace: only the end is fixed.
+  clock.advance(301_000);
   app.service.reclaimDue();
   t.equal(table.counts().reserved, 0, 'all reservations came back');
   t.equal(table.counts().free, free);

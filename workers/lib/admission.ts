@@ -17,6 +17,7 @@
 import { GatewayError } from '../../src/errors.js';
 import { ledger, release as freeLedger, type Era, type L } from '../../src/infra/ledger/index.js';
 import { strictness, verifyIntentSignatures } from '../../src/infra/ledger/checks.js';
+import type { UnshieldedInput } from '../../src/dust/input-check.js';
 
 type AnyTx = L.Transaction<L.Signaturish, L.Proofish, L.Bindingish>;
 
@@ -63,6 +64,12 @@ function ledgerCheck(era: Era, tx: AnyTx, networkId: string, params: L.LedgerPar
 export interface Admitted {
   /** The earliest TTL among the transaction's intents (ms since the epoch); the answer cannot land after it. */
   earliestTtl: number;
+  /**
+   * Every unshielded input the transaction spends, with the address of the key that signs it:
+   * `wellFormed` never looks UTXOs up, so these are checked against the chain before reserving
+   * (src/dust/input-check.ts).
+   */
+  inputs: UnshieldedInput[];
 }
 
 /**
@@ -76,6 +83,8 @@ export function admit(era: Era, tx: AnyTx, unproven: boolean, networkId: string,
   const zswap = [tx.guaranteedOffer, ...(tx.fallibleOffer?.values() ?? [])].filter((o) => o !== undefined);
   let effect = zswap.length > 0;
   let earliestTtl = Number.POSITIVE_INFINITY;
+  const inputs: UnshieldedInput[] = [];
+  const L = ledger(era);
   try {
     for (const [segment, intent] of intents ?? []) {
       const offers = [intent.guaranteedUnshieldedOffer, intent.fallibleUnshieldedOffer];
@@ -90,6 +99,9 @@ export function admit(era: Era, tx: AnyTx, unproven: boolean, networkId: string,
         for (const offer of offers) {
           if (!offer) continue;
           if (offer.inputs.length > 0 || offer.outputs.length > 0) effect = true;
+          for (const i of offer.inputs) {
+            inputs.push({ owner: L.addressFromKey(i.owner), intentHash: i.intentHash, outputNo: i.outputNo, type: i.type, value: i.value.toString() });
+          }
         }
       } finally {
         freeLedger(...offers, dust, ...actions);
@@ -109,7 +121,7 @@ export function admit(era: Era, tx: AnyTx, unproven: boolean, networkId: string,
   if (earliestTtl < now + minLifeMs) {
     throw rejected(`an intent of the transaction expires at ${new Date(earliestTtl).toISOString()}, too soon to land (it needs at least ${Math.ceil(minLifeMs / 1000)} s)`);
   }
-  return { earliestTtl };
+  return { earliestTtl, inputs };
 }
 
 /**

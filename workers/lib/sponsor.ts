@@ -26,6 +26,7 @@ import { feeToTableUnits } from '../../src/dust/wallet-state.js';
 import { feeIntentTtl, reclaimAt as reclaimTime } from '../../src/dust/reservations.js';
 import { marginBlocks } from '../../src/dust/fee-margin.js';
 import type { InFlightReservations } from '../../src/dust/in-flight.js';
+import type { UnshieldedInput } from '../../src/dust/input-check.js';
 import type { SponsorArgs, SponsorKind, SponsorResult } from '../../src/dust/balance-task.js';
 import { feeWithin, pricesAt, pricesWithin, replicaOf, secretKeyOf, utxoOf, type WalletReplica } from './wallet-replica.js';
 import { admit, checkSponsored } from './admission.js';
@@ -160,6 +161,7 @@ function buildFee(user: AnyTx, args: SponsorArgs, snapshotBuffer: SharedArrayBuf
   let fee = userFee + (learned ?? 0n);
   if (fee < floor) fee = floor;
   const shaped = estimated ? proofShaped(user) : undefined;
+  const reserveOptions = { keepFree: args.keepFree ?? 0 };
   let reservation: Reservation | null = null;
   /** At least this many table units: raised past a UTXO that turned out to hold less than listed. */
   let minUnits = 0n;
@@ -170,13 +172,16 @@ function buildFee(user: AnyTx, args: SponsorArgs, snapshotBuffer: SharedArrayBuf
       const units = feeToTableUnits(fee) > minUnits ? feeToTableUnits(fee) : minUnits;
       if (!reservation || reservation.value < units) {
         if (reservation) release(table, reservation, holder);
-        reservation = table.reserve(units, reclaimAt);
+        // The keeper's reserve is kept by the reservation itself, atomically: however many
+        // requests race here, none takes one of the last `keepFree` free UTXOs.
+        reservation = table.reserve(units, reclaimAt, reserveOptions);
         if (reservation) holder?.registry.hold(holder.entry, reservation.slot, reservation.generation);
         if (!reservation) {
           // The sync marks every UTXO of the old era SPENT when the chain changes era, before the
           // main thread hears of it: an empty pool may be that switch (announced first).
           const announced = announcedEra(snapshotBuffer);
           if (announced !== undefined && announced !== args.era) throw eraChanged(args, announced);
+          if (reserveOptions.keepFree > 0 && table.freeTokens() <= reserveOptions.keepFree) throw poolGrowing(args);
           throw new GatewayError('NO_DUST_AVAILABLE', `no free DUST UTXO covers a fee of ${fee} SPECK; retry shortly`, { headers: { 'Retry-After': '6' } });
         }
       }
@@ -261,6 +266,16 @@ function buildFee(user: AnyTx, args: SponsorArgs, snapshotBuffer: SharedArrayBuf
   }
 }
 
+/** Retry-After of a spent budget when the main thread sent no window end: a minute, as a guess that is never 0. */
+const UNKNOWN_BUDGET_RESET_S = 60;
+
+/** Requests may not take the last `keepFree` free UTXOs while the pool keeper grows the pool: the same refusal the main thread gives before a task. */
+function poolGrowing(args: SponsorArgs): GatewayError {
+  return new GatewayError('NO_DUST_AVAILABLE', 'the DUST pool is growing: no free UTXO for now; retry after the next block', {
+    headers: { 'Retry-After': String(Math.max(1, Math.ceil(args.blockTimeMs / 1000))) },
+  });
+}
+
 function overLimitOrStuck(fee: bigint, limit: bigint, args: SponsorArgs): GatewayError {
   if (fee > limit) {
     const cap = BigInt(args.maxFee);
@@ -271,7 +286,11 @@ function overLimitOrStuck(fee: bigint, limit: bigint, args: SponsorArgs): Gatewa
         headers: { 'Retry-After': String(Math.max(1, Math.ceil(args.blockTimeMs / 1000))) },
       });
     }
-    return new GatewayError('DUST_BUDGET_EXCEEDED', `fee ${fee} SPECK exceeds what is left of this key's DUST budget (${args.budgetLeft} SPECK)`);
+    // Budget windows are fixed: what is spent comes back whole when the window ends.
+    const retryAfterS = args.budgetResetAt === undefined ? UNKNOWN_BUDGET_RESET_S : Math.max(1, Math.ceil((args.budgetResetAt - args.now) / 1000));
+    return new GatewayError('DUST_BUDGET_EXCEEDED', `fee ${fee} SPECK exceeds what is left of this key's DUST budget (${args.budgetLeft} SPECK)`, {
+      headers: { 'Retry-After': String(retryAfterS) },
+    });
   }
   return new GatewayError('INTERNAL', `the fee did not converge in ${MAX_FEE_ROUNDS} rounds`);
 }
@@ -335,24 +354,32 @@ function release(table: DustAllocatorTable, reservation: Reservation, holder: Ho
   if (holder) holder.registry.clear(holder.entry);
 }
 
-export async function sponsor(bytes: Uint8Array, args: SponsorArgs, tableBuffer: SharedArrayBuffer, snapshotBuffer: SharedArrayBuffer, provider: L.ProvingProvider, holder?: Holder): Promise<SponsorResult> {
+/** Asks whether every unshielded input is unspent on chain and its signer's (src/dust/input-check.ts); throws if not. */
+export type InputCheck = (inputs: UnshieldedInput[]) => Promise<void>;
+
+export async function sponsor(bytes: Uint8Array, args: SponsorArgs, tableBuffer: SharedArrayBuffer, snapshotBuffer: SharedArrayBuffer, provider: L.ProvingProvider, holder?: Holder, checkInputs?: InputCheck): Promise<SponsorResult> {
   // The network moved on since the main thread sent this: 409 whatever the body's era (a body of
   // the new era would otherwise be told that the network runs the old one).
   const announced = announcedEra(snapshotBuffer);
   if (announced !== undefined && announced > args.era) throw eraChanged(args, announced);
   const user = deserialize(bytes, args.kind, args.era);
   try {
-    return await sponsorDeserialized(user, args, tableBuffer, snapshotBuffer, provider, holder);
+    return await sponsorDeserialized(user, args, tableBuffer, snapshotBuffer, provider, holder, checkInputs);
   } finally {
     freeLedger(user);
   }
 }
 
-async function sponsorDeserialized(user: AnyTx, args: SponsorArgs, tableBuffer: SharedArrayBuffer, snapshotBuffer: SharedArrayBuffer, provider: L.ProvingProvider, holder: Holder | undefined): Promise<SponsorResult> {
+async function sponsorDeserialized(user: AnyTx, args: SponsorArgs, tableBuffer: SharedArrayBuffer, snapshotBuffer: SharedArrayBuffer, provider: L.ProvingProvider, holder: Holder | undefined, checkInputs: InputCheck | undefined): Promise<SponsorResult> {
   const table = DustAllocatorTable.fromShared(tableBuffer);
   const replica = replicaFor(args, snapshotBuffer);
   // Nothing is reserved for a transaction the ledger would refuse.
-  const { earliestTtl } = admit(args.era, user, args.kind === 'prove-and-balance', args.networkId, replica.params, args.now, args.blockTimeMs);
+  const { earliestTtl, inputs } = admit(args.era, user, args.kind === 'prove-and-balance', args.networkId, replica.params, args.now, args.blockTimeMs);
+  // Nor for one spending what is not on chain, or not its signer's: it could never land.
+  if (args.checkInputs) {
+    if (!checkInputs) throw new GatewayError('INPUTS_UNCHECKED', 'the task has no way to check its inputs', { headers: { 'Retry-After': '5' } });
+    await checkInputs(inputs);
+  }
   let measure = false;
   let floor = 0n;
   for (let attempt = 0; ; attempt++) {

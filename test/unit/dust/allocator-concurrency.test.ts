@@ -76,6 +76,8 @@ async function play(workers: readonly Worker[], s: Scenario): Promise<number> {
         throw new Error(`round ${round}: counts ${JSON.stringify(counts)}, workers and main account for ${JSON.stringify(expected)}`);
       }
       if (counts.free + counts.reserved + counts.spent !== counts.total) throw new Error(`round ${round}: ${JSON.stringify(counts)} do not add up`);
+      // At rest, the header's free count (what keepFree is checked against) is exactly the FREE slots.
+      if (table.freeTokens() !== counts.free) throw new Error(`round ${round}: ${table.freeTokens()} free tokens for ${counts.free} FREE slots`);
       for (let slot = 0; slot < s.values.length; slot++) {
         const state = table.slotEntry(slot)?.state;
         const owner = Atomics.load(owners, slot);

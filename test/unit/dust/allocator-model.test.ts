@@ -5,7 +5,8 @@ import type { Reservation } from '../../../src/dust/allocator.js';
 
 // Single-thread model check: random operation sequences against a plain-object model of the
 // table. Every result is compared exactly, and after every step the counts and sums agree with
-// the model, so FREE + RESERVED + SPENT = total holds throughout.
+// the model, so FREE + RESERVED + SPENT = total holds throughout, and the header's free count
+// (what `keepFree` is checked against) equals the FREE slots after every transition.
 
 const CAPACITY = 8;
 
@@ -26,7 +27,7 @@ const value = fc.oneof(
 const pick = fc.nat({ max: 1_000 });
 const op = fc.oneof(
   fc.record({ op: fc.constant('add' as const), value }),
-  fc.record({ op: fc.constant('reserve' as const), fee: value, deadline: fc.nat({ max: 100 }) }),
+  fc.record({ op: fc.constant('reserve' as const), fee: value, deadline: fc.nat({ max: 100 }), keepFree: fc.oneof(fc.constant(0), fc.nat({ max: 6 })) }),
   fc.record({ op: fc.constant('release' as const), pick }),
   fc.record({ op: fc.constant('confirm' as const), pick }),
   fc.record({ op: fc.constant('markSpent' as const), pick }),
@@ -67,8 +68,10 @@ t.test('random operation sequences match the model exactly', async (t) => {
             break;
           }
           case 'reserve': {
-            const expected = bestFit(model, step.fee);
-            const got = table.reserve(step.fee, step.deadline);
+            // Refused while taking one would leave fewer than keepFree FREE.
+            const free = model.filter((slot) => slot.state === 'free').length;
+            const expected = free > step.keepFree ? bestFit(model, step.fee) : -1;
+            const got = table.reserve(step.fee, step.deadline, { keepFree: step.keepFree });
             const slot = model[expected];
             if (slot === undefined) {
               if (got !== null) return false;
@@ -128,6 +131,7 @@ t.test('random operation sequences match the model exactly', async (t) => {
         const counts = table.counts();
         if (counts.free !== count('free') || counts.reserved !== count('reserved') || counts.spent !== count('spent')) return false;
         if (counts.free + counts.reserved + counts.spent !== counts.total) return false;
+        if (table.freeTokens() !== counts.free) return false;
         const unspent = model.filter((slot) => slot.state === 'free' || slot.state === 'reserved');
         if (table.totalValue() !== unspent.reduce((sum, slot) => sum + slot.value, 0n)) return false;
       }

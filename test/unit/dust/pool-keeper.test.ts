@@ -5,14 +5,18 @@ import { DustAllocatorTable } from '../../../src/dust/allocator.js';
 import { KEEPER_RESERVE, lowWater, PoolKeeper, type PoolKeeperOptions } from '../../../src/dust/pool-keeper.js';
 import type { SponsoredNetwork, SponsorshipService } from '../../../src/dust/sponsorship.js';
 import type { WorkerPoolComponent } from '../../../src/prover/worker-pool.js';
+import { GatewayError } from '../../../src/errors.js';
+import { Metrics } from '../../../src/metrics/metrics.js';
+import { installCollectors } from '../../../src/metrics/collect.js';
+import type { AppContext } from '../../../src/app-context.js';
 
-function keeper(over: Partial<PoolKeeperOptions>, utxos = 20): { keeper: PoolKeeper; table: DustAllocatorTable; runs: string[] } {
+function keeper(over: Partial<PoolKeeperOptions>, utxos = 20, failWith: () => Error = () => new Error('no worker here')): { keeper: PoolKeeper; table: DustAllocatorTable; runs: string[] } {
   const table = DustAllocatorTable.create(64);
   for (let i = 0; i < utxos; i++) table.add({ walletIndex: 0, key: BigInt(i + 1), value: 10n ** 9n });
   const runs: string[] = [];
-  const pool = { run: async (name: string) => { runs.push(name); throw new Error('no worker here'); } } as unknown as WorkerPoolComponent;
+  const pool = { run: async (name: string) => { runs.push(name); throw failWith(); } } as unknown as WorkerPoolComponent;
   const net = { name: 'preview', networkId: 'undeployed', seeds: ['00'.repeat(32)], table, blockTimeMs: 6_000 } as unknown as SponsoredNetwork;
-  const service = { held: () => 0 } as unknown as SponsorshipService;
+  const service = { held: () => 0, eraOf: () => 9 } as unknown as SponsorshipService;
   const k = new PoolKeeper({ net, target: 40, submitUrl: 'http://127.0.0.1:9/submit', indexerWsUrl: 'ws://127.0.0.1:9/ws', service, pool, clock: new ManualClock(0), logger: pino({ level: 'silent' }), maxSplits: 16, timeoutMs: 1_000, ...over });
   return { keeper: k, table, runs };
 }
@@ -49,5 +53,65 @@ t.test('target 0: never', async (t) => {
   for (let i = 0; i < 20; i++) table.reserve(1n, Number.MAX_SAFE_INTEGER);
   k.poke();
   t.same(runs, []);
+  t.equal(k.wantsReserve(), false);
+});
+
+/** A pino logger whose lines land in `lines`, parsed. */
+function capture(): { logger: PoolKeeperOptions['logger']; lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+  return { logger, lines };
+}
+
+t.test('a keeper failing for want of a free DUST UTXO keeps its reserve, counts each failure and warns on a log scale', async (t) => {
+  const { logger, lines } = capture();
+  let failure: () => Error = () => new GatewayError('NO_DUST_AVAILABLE', 'no free DUST UTXO covers a fee of 1 SPECK; retry shortly');
+  const { keeper: k, table } = keeper({ logger }, 20, () => failure());
+  for (let i = 0; i < 11; i++) table.reserve(1n, Number.MAX_SAFE_INTEGER);
+  for (let round = 1; round <= 5; round++) {
+    k.poke();
+    await k.settled();
+  }
+  t.equal(k.status().maintenance.state, 'failing');
+  t.equal(k.wantsReserve(), true, 'failing for want of DUST: the reserve stays the keeper\'s, or users would take the UTXOs it waits for');
+  t.same(k.failureCounts(), { byReason: { 'no-dust': 5, 'no-night': 0, 'submit-refused': 0, sponsorship: 0, error: 0 }, consecutive: 5 });
+  const warned = (): Array<Record<string, unknown>> => lines.filter((l) => l['code'] === 'POOL_SPLIT_FAILED');
+  t.same(warned().map((l) => l['consecutiveFailures']), [1, 2, 4], 'warned at the 1st, 2nd and 4th failure in a row, not at every block');
+  t.match(warned()[0], { level: 40, network: 'preview', reason: 'no-dust', err: /no free DUST UTXO/, free: 9, live: 20, target: 40 });
+
+  failure = () => new Error('indexer unreachable');
+  k.poke();
+  await k.settled();
+  t.same(warned().map((l) => [l['consecutiveFailures'], l['reason']]).at(-1), [6, 'error'], 'a new reason warns at once');
+  t.equal(k.wantsReserve(), false, 'a failure the reserve cannot cure gives the UTXOs back to users');
+  t.equal(k.failureCounts().byReason.error, 1);
+
+  // /metrics, registered with the other pool gauges (collect.ts) and set at scrape.
+  const metrics = new Metrics({ defaultMetrics: false });
+  const service = {
+    stats: () => ({ inFlight: 0 }),
+    status: () => ({ preview: { sync: { phase: 'synced' }, balance: '0', wallets: [], utxos: table.counts(), pool: k.status() } }),
+    keeper: () => k,
+    network: () => undefined,
+  };
+  const ctx = { component: (name: string) => (name === 'sponsorship' ? { service } : undefined) } as unknown as AppContext;
+  installCollectors(metrics, { ctx, inFlight: () => 0, keys: () => ({ active: 0, revoked: 0 }) });
+  const text = await metrics.render();
+  t.match(text, /nightgate_dust_pool_keeper_failures_total\{network="preview",reason="no-dust"\} 5\n/);
+  t.match(text, /nightgate_dust_pool_keeper_failures_total\{network="preview",reason="error"\} 1\n/);
+  t.match(text, /nightgate_dust_pool_keeper_consecutive_failures\{network="preview"\} 6\n/);
+});
+
+t.test('no NIGHT left to split is a failure too: counted, warned, and the reserve given back', async (t) => {
+  const { logger, lines } = capture();
+  const { keeper: k, table } = keeper({ logger });
+  // The round gets as far as the wallets' NIGHT: none worth splitting (the indexer answers nothing).
+  (k as unknown as { opts: { pool: unknown } }).opts.pool = { run: async () => ({ nightToken: '00', wallets: [] }) };
+  for (let i = 0; i < 11; i++) table.reserve(1n, Number.MAX_SAFE_INTEGER);
+  k.poke();
+  await k.settled();
+  t.equal(k.status().maintenance.state, 'failing');
+  t.same(k.failureCounts(), { byReason: { 'no-dust': 0, 'no-night': 1, 'submit-refused': 0, sponsorship: 0, error: 0 }, consecutive: 1 });
+  t.match(lines.find((l) => l['code'] === 'POOL_SPLIT_FAILED'), { reason: 'no-night', err: /fund the wallets' NIGHT addresses/ });
   t.equal(k.wantsReserve(), false);
 });
