@@ -8,7 +8,7 @@
 // Content, not mtimes: a fresh clone or a checkout touches every file without changing any.
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,5 +52,8 @@ if (ifStale && existsSync(ENTRY) && existsSync(STAMP) && readFileSync(STAMP, 'ut
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const run = spawnSync(process.execPath, [tsc, '-p', TSCONFIG], { cwd: ROOT, stdio: 'inherit' });
 if (run.status !== 0) process.exit(run.status ?? 1);
+// The package's bin (`npx nightgate …`, as the README's tour runs it): tsc writes files without the
+// execute bit, and npm links no bin for the project it is run in.
+chmodSync(ENTRY, 0o755);
 // A source edited while tsc ran may not be in the output: stamp only what was read.
 if (inputsHash() === before) writeFileSync(STAMP, `${before}\n`);

@@ -41,7 +41,14 @@ t.test('SIGTERM to npm start ends the server it started', async (t) => {
 
   npm.child.kill('SIGTERM');
   const exit = await npm.exited;
-  t.match(npm.out.join('\n'), /signal received: graceful shutdown[^]*shutdown complete/, 'the server shut down gracefully');
+  // The signal's line and the app's may reach stdout in either order (each logger flushes its own
+  // buffer): their own times say which came first.
+  const timeOf = (msg: string): number => {
+    const line = npm.out.find((l) => l.includes(`"msg":"${msg}"`));
+    return line === undefined ? NaN : Date.parse((JSON.parse(line) as { time: string }).time);
+  };
+  const [signalled, completed] = [timeOf('signal received: graceful shutdown'), timeOf('shutdown complete')];
+  t.ok(signalled <= completed, `the server shut down gracefully (signal at ${signalled}, complete at ${completed})`);
   t.ok(await refused(port), 'nothing listens once npm has exited');
   t.ok(exit.code === 0 || exit.signal === 'SIGTERM' || exit.code === 143, `npm exited (${exit.code ?? exit.signal})`);
 });
