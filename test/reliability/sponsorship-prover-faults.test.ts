@@ -12,11 +12,17 @@ import { fundedUser } from './helpers/users.js';
 import { ProofServerStub, STUB_FAULTS, type StubMode } from './helpers/proof-server-stub.js';
 
 const TIMEOUT_MS = 1_500;
+/**
+ * Nothing here is submitted, so each answer's reservation would be released once its fee intent
+ * expires unlanded, changing the reserved count the faults are checked against: not before the
+ * reclaim, here.
+ */
+const UNTIL_RECLAIM_MS = 300_000;
 
 for (const era of SPONSOR_ERAS) t.test(`ledger ${era}: every upstream fault during a sponsorship: documented status, reservation released, recovery`, async (t) => {
   const stub = await ProofServerStub.start();
   t.teardown(() => stub.stop());
-  const rig = await sponsorApp(t, { proverUrl: stub.url, overrides: eraOverrides(era, { prover: { threads: 1, timeoutMs: TIMEOUT_MS } }) });
+  const rig = await sponsorApp(t, { proverUrl: stub.url, overrides: eraOverrides(era, { prover: { threads: 1, timeoutMs: TIMEOUT_MS }, dust: { expiryMarginMs: UNTIL_RECLAIM_MS } }) });
   t.equal(rig.service.eraOf('preview'), era, `the wallets are synced in ledger ${era}`);
   const user = await fundedUser(rig.devnet, 121, era);
   let n = 0;
