@@ -7,6 +7,7 @@
 import { Pool } from 'undici';
 import { GatewayError } from '../errors.js';
 import type { GqlDocument } from './document.js';
+import { describe, readCapped, TIMEOUT_CODES } from './upstream-body.js';
 
 export interface GraphqlHttpOptions {
   timeoutMs: number;
@@ -21,7 +22,6 @@ export interface GqlResult {
   errors: string[];
 }
 
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 export class GraphqlHttpClient {
   readonly origin: string;
@@ -71,7 +71,7 @@ export class GraphqlHttpClient {
         signal,
       });
       status = res.statusCode;
-      text = await readCapped(res.body, this.opts.maxResponseBytes, res.headers['content-length']);
+      text = await readCapped(res.body, this.opts.maxResponseBytes, res.headers['content-length'], (declared) => tooLarge(this.opts.maxResponseBytes, declared));
     } catch (err) {
       if (err instanceof GatewayError) throw err;
       if (deadline.aborted || TIMEOUT_CODES.has((err as { code?: string }).code ?? '')) {
@@ -108,26 +108,6 @@ function parseGraphqlResponse(text: string, status: number, what: string, partia
   return { data: data as Record<string, unknown>, errors: messages };
 }
 
-async function readCapped(body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown }, cap: number, declared: string | string[] | undefined): Promise<string> {
-  if (typeof declared === 'string' && Number(declared) > cap) {
-    body.destroy();
-    throw new GatewayError('INDEXER_BAD_RESPONSE', `The indexer's response (${declared} bytes) exceeds the ${cap}-byte limit`);
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > cap) {
-      body.destroy();
-      throw new GatewayError('INDEXER_BAD_RESPONSE', `The indexer's response exceeds the ${cap}-byte limit`);
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, size).toString('utf8');
-}
-
-/** The error's code (ECONNREFUSED, UND_ERR_SOCKET…): undici's messages name the address they tried. */
-function describe(err: unknown): string {
-  const e = err as { code?: string; name?: string };
-  return e.code ?? e.name ?? 'unknown error';
+function tooLarge(cap: number, declared: string | undefined): GatewayError {
+  return new GatewayError('INDEXER_BAD_RESPONSE', declared === undefined ? `The indexer's response exceeds the ${cap}-byte limit` : `The indexer's response (${declared} bytes) exceeds the ${cap}-byte limit`);
 }

@@ -12,10 +12,10 @@ import { Value } from '@sinclair/typebox/value';
 import { GatewayError } from '../errors.js';
 import { redactUrls } from '../url-redaction.js';
 import { anchorFromNodeStatus, type EpochAnchor } from './epoch.js';
+import { describe, readCapped, TIMEOUT_CODES } from '../indexer/upstream-body.js';
 
 /** A status or a D-parameter is a few hundred bytes; anything near this is not one. */
 const MAX_RESPONSE_BYTES = 65_536;
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 type UnknownCode = 'EPOCH_UNAVAILABLE' | 'D_PARAMETER_UNAVAILABLE';
 
@@ -100,7 +100,7 @@ export class NodeRpcClient {
         signal: deadline,
       });
       status = res.statusCode;
-      text = await readCapped(res.body, res.headers['content-length']);
+      text = await readCapped(res.body, MAX_RESPONSE_BYTES, res.headers['content-length'], () => new TooLarge());
     } catch (err) {
       if (err instanceof TooLarge) throw this.failed(code, `The node's answer to ${method} exceeds the ${MAX_RESPONSE_BYTES}-byte limit`);
       if (deadline.aborted || TIMEOUT_CODES.has((err as { code?: string }).code ?? '')) {
@@ -127,27 +127,3 @@ export class NodeRpcClient {
 
 class TooLarge extends Error {}
 
-/** The body as text, refused once it passes MAX_RESPONSE_BYTES. */
-async function readCapped(body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown }, declared: string | string[] | undefined): Promise<string> {
-  if (typeof declared === 'string' && Number(declared) > MAX_RESPONSE_BYTES) {
-    body.destroy();
-    throw new TooLarge();
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > MAX_RESPONSE_BYTES) {
-      body.destroy();
-      throw new TooLarge();
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, size).toString('utf8');
-}
-
-/** The error's code (ECONNREFUSED, UND_ERR_SOCKET…): undici's messages name the address they tried. */
-function describe(err: unknown): string {
-  const e = err as { code?: string; name?: string };
-  return e.code ?? e.name ?? 'unknown error';
-}
