@@ -16,7 +16,7 @@ export interface ProvingKeyMaterial {
   ir: Uint8Array;
 }
 
-/** What proving uses of a ledger module: pass `import * as ledger from '@midnight-ntwrk/ledger-v8'` (or v9). */
+/** What proving uses of a ledger module: pass the ledger package of the transaction's era, as the caller imported it. */
 export interface ProvingLedger<C = unknown> {
   createProvingPayload(serializedPreimage: Uint8Array, overwriteBindingInput: bigint | undefined, keyMaterial?: ProvingKeyMaterial): Uint8Array;
   createCheckPayload(serializedPreimage: Uint8Array, ir?: Uint8Array): Uint8Array;
