@@ -49,7 +49,7 @@ export interface AppContext {
   readonly devnet: ReadonlyMap<NetworkName, DevnetNetworkInfo>;
   /** Hex seeds of the server DUST wallets, per network. */
   readonly dustSeeds: ReadonlyMap<NetworkName, readonly string[]>;
-  /** The app's Prometheus metrics: counters for the modules' operations, `onScrape` for their state gauges. */
+  /** The app's Prometheus registry, where each feature registers its own series (its `MetricsCollector`). */
   readonly metrics: Metrics;
   /** The state shared with other instances through Redis (`state.redisUrl`); undefined: this process alone. */
   readonly state?: SharedState | undefined;
@@ -62,3 +62,10 @@ export interface AppContext {
 }
 
 export type Module = (ctx: AppContext) => void | Promise<void>;
+
+/**
+ * A feature's /metrics series: registers them on `ctx.metrics` once and sets them at each scrape
+ * from the feature's components. The app calls every feature's collector when metrics are on,
+ * whether or not the feature is mounted, so the exposition always names the same series.
+ */
+export type MetricsCollector = (ctx: AppContext) => void;

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { systemClock, type Clock } from './clock.js';
 import { NETWORKS, isEmbedded, redactedConfig, type Config, type NetworkName } from './config.js';
 import { GatewayError } from './errors.js';
-import type { AppContext, Component, ComponentHealth, DevnetNetworkInfo, Module } from './app-context.js';
+import type { AppContext, Component, ComponentHealth, DevnetNetworkInfo, MetricsCollector, Module } from './app-context.js';
 import { HttpServer, type TopicRoute } from './http/server.js';
 import { loadUws } from './http/uws.js';
 import type { RouteDef } from './http/route.js';
@@ -24,9 +24,12 @@ import { PACKAGE } from './version.js';
 import { redactDeep } from './url-redaction.js';
 import { missingForReadiness } from './readiness.js';
 import { Metrics } from './metrics/metrics.js';
-import { installCollectors } from './metrics/collect.js';
 import { metricsRoute } from './metrics/route.js';
 import { metricsListener, type MetricsListener } from './metrics/listener.js';
+import { collectServer } from './metrics/server-gauges.js';
+import { collectStats } from './stats/metrics.js';
+import { collectProving } from './prover/metrics.js';
+import { collectSponsorship } from './dust/metrics.js';
 import { SharedRateLimitStore } from './pipeline/shared-rate-limit.js';
 import { HttpThreads, ScopedRateLimitStore, childAppsSupported, destinationOf } from './http/threads/main.js';
 
@@ -59,6 +62,9 @@ export interface App {
   /** This app's Prometheus registry and counters (src/metrics/). */
   readonly metrics: Metrics;
 }
+
+/** Each feature's /metrics series (statistics, proving, sponsorship). */
+const FEATURE_METRICS: readonly MetricsCollector[] = [collectStats, collectProving, collectSponsorship];
 
 async function defaultModules(): Promise<Module[]> {
   const [{ mountStats }, { mountProver }, { mountSponsorship }] = await Promise.all([
@@ -114,7 +120,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     requestLog: config.log.requests,
     corsOrigins: config.server.corsOrigins,
     wsConnectionsPerIp: config.server.wsConnectionsPerIp,
-    metrics: config.metrics.enabled ? metrics.requests : undefined,
+    counter: config.metrics.enabled ? metrics.requests : undefined,
     rateLimit: {
       ...config.rateLimit,
       store: limiter === undefined ? store : new ScopedRateLimitStore(limiter, store),
@@ -244,7 +250,8 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   }
   let scrapes: MetricsListener | undefined;
   if (config.metrics.enabled) {
-    installCollectors(metrics, { ctx: context, inFlight: () => server.inFlight, keys: () => keys.counts() });
+    collectServer(metrics, { inFlight: () => server.inFlight, keys: () => keys.counts() });
+    for (const collect of FEATURE_METRICS) collect(context);
     if (config.metrics.listen === '') context.addRoutes([metricsRoute(metrics, { allow: config.metrics.allow, keyIds: config.metrics.keyIds })]);
     else scrapes = metricsListener({ uws: uws.uws, logger: logger.child({ module: 'metrics' }), clock, keys, metrics, listen: config.metrics.listen, maxHeaderBytes: config.server.maxHeaderBytes, maxHeaders: config.server.maxHeaders });
   }
@@ -307,7 +314,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
           topics,
           logger: log,
           write: destinationOf(logger),
-          metrics: config.metrics.enabled ? metrics.requests : undefined,
+          counts: config.metrics.enabled ? metrics.requests : undefined,
           setup: { limiter: limiter.buffer, server: config.server, rateLimit: config.rateLimit, log: config.log, metrics: config.metrics.enabled },
         });
       }

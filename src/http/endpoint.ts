@@ -15,9 +15,9 @@ import type { BodyBudget } from '../pipeline/body-budget.js';
 import type { ClientAddress } from '../pipeline/client-address.js';
 import type { CorsPolicy } from '../pipeline/cors.js';
 import type { RateLimitStore } from '../pipeline/rate-limit.js';
-import type { RequestMetrics } from '../metrics/request-metrics.js';
 import type { ExchangeHost } from './exchange.js';
 import { methodNotAllowed, notFound } from './refusals.js';
+import type { RequestCounter } from './request-counter.js';
 import { errorReply, type Method, type RouteDef } from './route.js';
 
 export interface RateLimitOptions {
@@ -43,8 +43,8 @@ export interface PipelineOptions {
   requestLog: 'all' | 'aggregate' | 'errors' | 'none';
   /** Request-body bytes in flight, for the whole server and per client; undefined: not bounded. */
   bodyBudget?: BodyBudget | undefined;
-  /** Per-request counters for /metrics (src/metrics/request-metrics.ts); undefined: not counted. */
-  metrics?: RequestMetrics | undefined;
+  /** Told of every answered request (the app plugs in the metrics' counter); undefined: not counted. */
+  counter?: RequestCounter | undefined;
 }
 
 /** The server an endpoint belongs to, as the pipeline sees it. */

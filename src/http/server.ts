@@ -162,7 +162,7 @@ export class HttpServer implements PipelineHost {
       this.opts.bodyBudget?.give(ex.bodyClient, ex.bodyHeld);
       ex.bodyHeld = 0;
     }
-    this.opts.metrics?.observe(ex.route, status, ex.t0, ex.code);
+    this.opts.counter?.observe(ex.route, status, ex.t0, ex.code);
     this.requestLog.record(ex, status);
     // Shutting down: what the last requests logged or counted leaves now, before the process may exit.
     if (this.closing) {

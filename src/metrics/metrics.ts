@@ -1,15 +1,17 @@
 /**
- * nightgate's Prometheus metrics (issue 19): one prom-client registry per app, never the global
- * one, so several apps in one process (the tests) each count their own.
+ * nightgate's Prometheus metrics: one prom-client registry per app, never the global one, so
+ * several apps in one process (the tests) each count their own. Features register their own
+ * series on `registry` and their collectors with `onScrape` (src/stats/metrics.ts,
+ * src/prover/metrics.ts, src/dust/metrics.ts); the app wires them.
  *
  * Three kinds of series:
  *  - per request (route × status class, latency by route, error answers by code): counted by
  *    RequestMetrics in typed arrays on the request path, rendered here at scrape time;
- *  - per sponsorship and per proof (outcome, fee, wait and run time): prom-client counters and
- *    histograms updated once per operation, which costs nothing next to the work itself;
- *  - state (DUST pool, followers, worker pool, provers): gauges set at scrape time from what the
- *    components already keep (collectors registered with `onScrape`, collect.ts), so nothing on
- *    any hot path maintains them.
+ *  - per operation (a sponsorship, a proof, a reload): prom-client counters and histograms
+ *    updated once per operation, which costs nothing next to the work itself;
+ *  - state (followers, worker pool, provers, DUST pool): gauges set at scrape time from what the
+ *    components already keep (collectors registered with `onScrape`), so nothing on any hot path
+ *    maintains them.
  * Label sets are bounded: routes, status classes, error codes, networks, backends, wallets,
  * outcome codes. No API key, client address or path is ever a label.
  */
@@ -43,17 +45,12 @@ export type ScrapeCollector = () => void | Promise<void>;
 export class Metrics {
   readonly registry = new Registry();
   readonly requests: RequestMetrics;
+  // The sponsorship counters: src/dust/routes.ts and src/dust/pool-keeper.ts count into them through `Metrics`.
   /** Sponsorships answered or refused, by outcome: `sponsored`, `deduplicated`, or the error code. */
   readonly sponsorships: Counter<'network' | 'kind' | 'outcome'>;
   /** DUST fees paid by the server wallets for answered sponsorships, SPECK. */
   readonly sponsorshipFees: Counter<'network'>;
   readonly sponsorshipSeconds: Histogram<'network' | 'kind'>;
-  /** /prove and /verify (/check) requests by outcome (`ok` or the error code) and cache decision. */
-  readonly proofs: Counter<'kind' | 'backend' | 'network' | 'cache' | 'outcome'>;
-  /** Time a computed proof waited for a worker thread or proof-server connection. */
-  readonly provingWait: Histogram<'kind' | 'backend' | 'network'>;
-  /** Time a computed proof ran once started. */
-  readonly provingRun: Histogram<'kind' | 'backend' | 'network'>;
   readonly configReloads: Counter<'outcome'>;
   readonly #collectors: ScrapeCollector[] = [];
 
@@ -64,9 +61,6 @@ export class Metrics {
     this.sponsorships = new Counter({ name: 'nightgate_sponsorships_total', help: 'Sponsorship requests by outcome: sponsored, deduplicated (the same answer again), or the error code', labelNames: ['network', 'kind', 'outcome'], registers });
     this.sponsorshipFees = new Counter({ name: 'nightgate_sponsorship_fees_speck_total', help: 'DUST fees paid by the server wallets for answered sponsorships, SPECK', labelNames: ['network'], registers });
     this.sponsorshipSeconds = new Histogram({ name: 'nightgate_sponsorship_duration_seconds', help: 'Time to answer a sponsorship (checks, reservation, proving, binding)', labelNames: ['network', 'kind'], buckets: WORK_BUCKETS, registers });
-    this.proofs = new Counter({ name: 'nightgate_proofs_total', help: '/prove and /verify requests by outcome (ok or the error code) and cache decision (HIT, MISS, SHARED)', labelNames: ['kind', 'backend', 'network', 'cache', 'outcome'], registers });
-    this.provingWait = new Histogram({ name: 'nightgate_proving_wait_seconds', help: 'Time a computed proof waited for a worker thread or a proof-server connection', labelNames: ['kind', 'backend', 'network'], buckets: WORK_BUCKETS, registers });
-    this.provingRun = new Histogram({ name: 'nightgate_proving_run_seconds', help: 'Time a computed proof ran once started', labelNames: ['kind', 'backend', 'network'], buckets: WORK_BUCKETS, registers });
     this.configReloads = new Counter({ name: 'nightgate_config_reloads_total', help: 'Configuration reloads (SIGHUP) by outcome: applied or refused', labelNames: ['outcome'], registers });
     this.#registerRequestSeries();
     // Process CPU, memory, GC, handles and event-loop delay (nodejs_eventloop_lag_*_seconds).
@@ -76,12 +70,6 @@ export class Metrics {
   /** Run `fn` before each scrape to set the gauges it owns from current state. */
   onScrape(fn: ScrapeCollector): void {
     this.#collectors.push(fn);
-  }
-
-  /** Register a metric built elsewhere (gauges of collect.ts). */
-  register<T extends Metric>(metric: T): T {
-    this.registry.registerMetric(metric);
-    return metric;
   }
 
   /** The exposition text: collectors first, then every series. */

@@ -14,6 +14,7 @@
  * keys or client addresses.
  */
 import { performance } from 'node:perf_hooks';
+import type { RequestCounter, RouteCounts, ThreadCountSink } from '../http/request-counter.js';
 import type { RouteDef } from '../http/route.js';
 
 export const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'] as const;
@@ -26,18 +27,8 @@ export const LATENCY_SAMPLE = 8;
 const SAMPLE_MASK = LATENCY_SAMPLE - 1;
 const CLASSES = STATUS_CLASSES.length;
 
-export interface RouteCounts {
-  route: string;
-  method: string;
-  /** Requests by status class, in STATUS_CLASSES order. */
-  byClass: number[];
-  /** Cumulative bucket counts (LATENCY_BUCKETS, then +Inf), of the timed sample. */
-  buckets: number[];
-  count: number;
-  sumSeconds: number;
-}
-
-export class RequestMetrics {
+/** Counts in `RouteCounts`: `byClass` in STATUS_CLASSES order, `buckets` at LATENCY_BUCKETS then +Inf. */
+export class RequestMetrics implements RequestCounter, ThreadCountSink {
   readonly #ids = new Map<RouteDef, number>();
   readonly #routes: Array<{ route: string; method: string }> = [];
   #capacity = 0;

@@ -39,6 +39,11 @@ export interface CallOptions {
   era?: Era;
 }
 
+export interface ProvingQueue {
+  waiting: number;
+  capacity: number;
+}
+
 export interface ProverBackend {
   readonly name: ProverBackendName;
   /** A `/prove` body → `midnight:proof-versioned:` bytes. */
@@ -52,6 +57,8 @@ export interface ProverBackend {
   /** What the prover answers at `/proof-versions` for a network of ledger era `era` (a proof server answers for itself). */
   proofVersions(signal: AbortSignal, era: Era): Promise<Relayed>;
   health(): ComponentHealth;
+  /** Work waiting for its turn now (a worker thread or a proof-server connection), and how much may wait before 503 QUEUE_FULL. */
+  queue(): ProvingQueue;
   /**
    * Readiness: why this backend cannot prove now (a short phrase, no URL), or undefined when it
    * can. The proof-server backends ask the proof server; in-process ones have nothing to wait for.

@@ -13,7 +13,8 @@ import { DEFAULT_ERA, ledgerPackageReport, networkEras, type Era, type NetworkEr
 import type { ProverBackend } from './backend.js';
 import { NativeBackend } from './native-backend.js';
 import { PoolBackend } from './pool-backend.js';
-import { ProofResults, type ResultEvent } from './proof-results.js';
+import { proofCounters } from './metrics.js';
+import { ProofResults, type ProofResultsStats, type ResultEvent } from './proof-results.js';
 import { ProbeCache } from './probe-cache.js';
 import { proverRoutes } from './routes.js';
 import { UpstreamBackend } from './upstream-backend.js';
@@ -31,6 +32,8 @@ export interface ProverComponent extends Component {
   backend(network: NetworkName): ProverBackend;
   /** Cache decisions (HIT, MISS, SHARED) as they happen. */
   readonly events: EventEmitter<{ result: [ResultEvent] }>;
+  /** The proof result cache: what it holds, and its decisions since start. */
+  cacheStats(): ProofResultsStats;
 }
 
 export interface ProverModuleOptions {
@@ -121,6 +124,7 @@ export function createProverModule(opts: ProverModuleOptions = {}): Module {
       name: PROVER_COMPONENT,
       events: results,
       backend: (n) => backends.get(n)!,
+      cacheStats: () => results.stats(),
       health(): ComponentHealth {
         const networks: Record<string, unknown> = {};
         let worst: ComponentHealth['status'] = 'ok';
@@ -151,7 +155,7 @@ export function createProverModule(opts: ProverModuleOptions = {}): Module {
       backendOf: component.backend, eraOf: (n) => eras.of(n), results, defaultNetwork: config.prover.defaultNetwork, bodyLimit: config.server.proverBodyLimit,
       // The in-process backends wait in the worker pool: a full queue refuses before the body is read.
       admit: (n) => (backends.get(n)!.name === 'dev' || backends.get(n)!.name === 'wasm' ? pool.refusalIfFull() : undefined),
-      metrics: ctx.metrics, audit: ctx.logger.child({ module: 'audit' }),
+      metrics: proofCounters(ctx.metrics), audit: ctx.logger.child({ module: 'audit' }),
     }));
   };
 }

@@ -9,7 +9,7 @@ import type { ComponentHealth } from '../app-context.js';
 import { GatewayError } from '../errors.js';
 import { locateProofServer } from '../../native/locate.js';
 import { ProofServerSupervisor } from '../../native/supervisor.js';
-import type { CallOptions, ProverBackend, Relayed } from './backend.js';
+import type { CallOptions, ProverBackend, ProvingQueue, Relayed } from './backend.js';
 import { UpstreamBackend } from './upstream-backend.js';
 
 export interface NativeBackendOptions {
@@ -88,6 +88,10 @@ export class NativeBackend implements ProverBackend {
       status: s.state === 'ready' ? upstream.status : s.state === 'starting' ? 'starting' : 'down',
       process: { state: s.state, pid: s.pid ?? null, port: s.port, restarts: s.restarts, lastExit: s.lastExit ?? null },
     };
+  }
+
+  queue(): ProvingQueue {
+    return this.#upstream.queue();
   }
 
   readiness(): Promise<string | undefined> {

@@ -9,7 +9,7 @@
 import type { ComponentHealth } from '../app-context.js';
 import type { Clock } from '../clock.js';
 import { PACKAGE } from '../version.js';
-import { TEXT_TYPE, readyBody, type CallOptions, type ProverBackend, type Relayed } from './backend.js';
+import { TEXT_TYPE, readyBody, type CallOptions, type ProverBackend, type ProvingQueue, type Relayed } from './backend.js';
 import { GatewayError } from '../errors.js';
 import { DEFAULT_ERA, PROOF_VERSIONS, type Era } from '../infra/ledger/era.js';
 import { transferListFor, type InProcessBackend, type TaskArgs, type TaskResult } from './tasks.js';
@@ -91,6 +91,12 @@ export class PoolBackend implements ProverBackend {
   /** What a proof server of the network's era answers: the in-process backends stand in for it. */
   async proofVersions(_signal: AbortSignal, era: Era): Promise<Relayed> {
     return { status: 200, contentType: TEXT_TYPE, body: JSON.stringify(PROOF_VERSIONS[era]) };
+  }
+
+  /** The pool's queue, shared with the other tasks (balance tasks included). */
+  queue(): ProvingQueue {
+    const h = this.#pool.health();
+    return { waiting: h.queueSize, capacity: h.maxQueue };
   }
 
   health(): ComponentHealth {

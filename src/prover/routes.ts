@@ -19,10 +19,10 @@ import { GatewayError, isGatewayError, toGatewayError } from '../errors.js';
 import { OCTET, type RequestContext, type Reply, type ResponseDoc, type RouteDef, type RouteSchema } from '../http/route.js';
 import type { Era } from '../infra/ledger/era.js';
 import type { ProverBackend, Relayed } from './backend.js';
+import type { ProofCounters } from './metrics.js';
 import type { ProofResults } from './proof-results.js';
 import { WireError, checkIrSource, parseCheckRequest, parseProveRequest, type PreimageInfo } from './wire.js';
 import { clip } from '../log.js';
-import type { Metrics } from '../metrics/metrics.js';
 
 export interface ProverRoutesDeps {
   backendOf(network: NetworkName): ProverBackend;
@@ -34,7 +34,7 @@ export interface ProverRoutesDeps {
   /** Refuses a request for a network before its body is read (its backend's queue is full). */
   admit?: ((network: NetworkName) => GatewayError | undefined) | undefined;
   /** Proofs by outcome, wait and run time (/metrics). */
-  metrics?: Metrics | undefined;
+  metrics?: ProofCounters | undefined;
   /** One audit line per computed /prove and /verify: key id, circuit, backend, duration, cache. */
   audit?: Logger | undefined;
 }
@@ -131,8 +131,8 @@ export function proverRoutes(deps: ProverRoutesDeps): RouteDef[] {
       const labels = { kind, backend: backend.name, network };
       deps.metrics?.proofs.inc({ ...labels, cache: decision, outcome });
       if (started > 0) {
-        deps.metrics?.provingWait.observe(labels, (started - t0) / 1000);
-        deps.metrics?.provingRun.observe(labels, (end - started) / 1000);
+        deps.metrics?.wait.observe(labels, (started - t0) / 1000);
+        deps.metrics?.run.observe(labels, (end - started) / 1000);
       }
       deps.audit?.info({ audit: 'proof', keyId: ctx.key?.id, kind, circuit: clip(circuit, 128), network, backend: backend.name, cache: decision, ms: Math.round((end - t0) * 100) / 100, outcome }, 'proof');
     };

@@ -21,7 +21,7 @@ import type { Logger } from 'pino';
 import type { ComponentHealth } from '../app-context.js';
 import type { ProverBackendName } from '../config.js';
 import { GatewayError, isGatewayError } from '../errors.js';
-import { TEXT_TYPE, type CallOptions, type ProverBackend, type Relayed } from './backend.js';
+import { TEXT_TYPE, type CallOptions, type ProverBackend, type ProvingQueue, type Relayed } from './backend.js';
 import { Slots } from './slots.js';
 import { redactUrl } from '../url-redaction.js';
 import { hasTag } from './wire.js';
@@ -231,6 +231,10 @@ export class UpstreamBackend implements ProverBackend {
     } catch (err) {
       return `proof server unreachable (${(err as { code?: string }).code ?? 'no answer'})`;
     }
+  }
+
+  queue(): ProvingQueue {
+    return { waiting: this.#slots.waiting, capacity: this.#slots.maxQueue };
   }
 
   health(): ComponentHealth {

@@ -3,12 +3,20 @@
  * chain follower feeding pre-rendered derived routes, cached indexer lookups, a health
  * component, and a WebSocket topic that pushes the summary on every new block.
  */
-import type { Module } from '../app-context.js';
+import type { Component, Module } from '../app-context.js';
 import { NETWORKS } from '../config.js';
 import { NetworkStats, summaryTopic } from './network-stats.js';
 import { sourceOf } from '../indexer/source.js';
 import { GatewayError } from '../errors.js';
 import { PUSH_CHANNEL_DOC, statsRoutes } from './routes.js';
+
+/** What an embedded network whose devnet does not run registers as `stats:<network>`: no statistics, and why. */
+export interface UnservedStats extends Component {
+  health(): { status: 'disabled'; reason: string };
+}
+
+/** The component `stats:<network>`. */
+export type StatsComponent = NetworkStats | UnservedStats;
 
 export const mountStats: Module = (ctx) => {
   const log = ctx.logger.child({ module: 'stats' });
@@ -18,7 +26,8 @@ export const mountStats: Module = (ctx) => {
     if (!source) {
       // An embedded network whose devnet is not running (e.g. started with devnet disabled).
       log.warn({ network }, 'no devnet runs for this embedded network: its statistics are not served');
-      ctx.addComponent({ name: `stats:${network}`, health: () => ({ status: 'disabled', reason: 'embedded devnet not running' }) });
+      const unserved: UnservedStats = { name: `stats:${network}`, health: () => ({ status: 'disabled', reason: 'embedded devnet not running' }) };
+      ctx.addComponent(unserved);
       continue;
     }
     const stats = new NetworkStats(ctx, network, source);

@@ -10,16 +10,17 @@ import type { NetworkSource } from '../indexer/source.js';
 import { GatewayError } from '../errors.js';
 import { BlockWindow } from './block-window.js';
 import { CHAIN_SPEC_EPOCH_SECONDS, DEVNET_EPOCH_SECONDS } from './epoch.js';
-import { ChainFollower } from './follower.js';
+import { ChainFollower, type FollowerState } from './follower.js';
 import { Governance } from './governance.js';
 import { IndexerFeatureProbe } from './indexer-features.js';
+import type { IndexerFeatures } from './queries.js';
 import { GraphqlHttpClient } from '../indexer/graphql-http.js';
 import { LookupCache } from './lookup-cache.js';
 import { NodeRpcClient } from './node-rpc.js';
 import { Lookups } from './lookups.js';
 import { DerivedViews } from './views.js';
 import { redactUrl } from '../url-redaction.js';
-import { eraOfProtocolVersion } from '../infra/ledger/era.js';
+import { eraOfProtocolVersion, type Era } from '../infra/ledger/era.js';
 import { networkEras } from '../infra/ledger/network-eras.js';
 
 /** Client pings on the block subscription; three silent periods mean a dead connection. */
@@ -28,6 +29,30 @@ const KEEPALIVE_MS = 15_000;
 const NAMES: Record<NetworkName, string> = { mainnet: 'Midnight Mainnet', preprod: 'Midnight Preprod', preview: 'Midnight Preview' };
 
 export const summaryTopic = (network: string): string => `stats/${network}/summary`;
+
+/** A network's statistics in /health (and, read at scrape time, on /metrics: src/stats/metrics.ts). */
+export interface NetworkStatsHealth extends ComponentHealth {
+  status: 'ok' | 'degraded' | 'down' | 'starting';
+  source: string;
+  follower: FollowerState;
+  subscription: 'connected' | 'disconnected';
+  latestHeight: number | null;
+  latestBlockAgeSeconds: number | null;
+  dataAgeSeconds: number | null;
+  windowBlocks: number;
+  /** Times the block subscription was lost and reopened. */
+  reconnects: number;
+  /** Failed exchanges with the indexer. */
+  upstreamErrors: number;
+  upstreamRequests: number;
+  lastError: { code: string; message: string; at: string } | null;
+  /** The lookup cache: entries, and its decisions since start. */
+  cache: { entries: number; inFlight: number; hits: number; misses: number; stale: number };
+  addressStreams: { open: number; max: number; refused: number };
+  governance: { refreshes: number; failures: number; nodeRpc: { requests: number; failures: number } | null };
+  indexerFeatures: IndexerFeatures | null;
+  ledger: Era | null;
+}
 
 export class NetworkStats implements Component {
   readonly name: string;
@@ -112,7 +137,7 @@ export class NetworkStats implements Component {
     if (text !== undefined) this.ctx.publish(summaryTopic(this.network), text);
   }
 
-  health(): ComponentHealth {
+  health(): NetworkStatsHealth {
     const f = this.follower;
     const now = this.ctx.clock.now();
     const tip = this.window.tip;

@@ -17,10 +17,10 @@
 import { pino, type Logger } from 'pino';
 import type { Worker } from 'node:worker_threads';
 import type { RateLimitResult, RateLimitScope, RateLimitStore } from '../../pipeline/rate-limit.js';
-import type { RequestMetrics } from '../../metrics/request-metrics.js';
 import { startModuleWorker } from '../../worker-thread.js';
 import { liveReplies, type Reply } from '../route.js';
 import type { ChildApps } from '../lifecycle.js';
+import type { ThreadCountSink } from '../request-counter.js';
 import type { HttpServer } from '../server.js';
 import type { TopicRoute } from '../topics.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, Uws } from '../uws.js';
@@ -50,7 +50,8 @@ export interface ThreadsOptions {
   logger: Logger;
   /** Where the workers' log lines go: the destination of the main thread's logger. */
   write: (text: string) => void;
-  metrics: RequestMetrics | undefined;
+  /** Adds up the request counts the workers send (undefined: requests are not counted). */
+  counts: ThreadCountSink | undefined;
   setup: Omit<WorkerSetup, 'thread' | 'routes' | 'topics'>;
 }
 
@@ -256,7 +257,7 @@ export class HttpThreads {
         this.opts.write(m.text);
         return;
       case 'metrics':
-        this.opts.metrics?.absorbThread(link.thread, m.routes, m.errors);
+        this.opts.counts?.absorbThread(link.thread, m.routes, m.errors);
         return;
       case 'closed':
         link.closedNow();

@@ -6,8 +6,8 @@
  * arrives — and writes back what the main thread's pipeline wrote (status line and headers in one
  * string, then the body), so auth, limits, budgets, proving and sponsorship stay in one thread.
  */
+import type { RouteCounts } from '../request-counter.js';
 import type { RouteDef } from '../route.js';
-import type { RouteCounts } from '../../metrics/request-metrics.js';
 import type { Config } from '../../config.js';
 
 /** A route as a worker thread registers it: everything of RouteDef but the handler and the schema. */

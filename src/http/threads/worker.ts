@@ -14,6 +14,7 @@ import { GatewayError, type ErrorCode } from '../../errors.js';
 import { createLogger } from '../../log.js';
 import { KeyStore } from '../../pipeline/auth.js';
 import { SharedRateLimitStore } from '../../pipeline/shared-rate-limit.js';
+// The thread's entry wires its own counter: the main thread can hand it settings, not objects.
 import { RequestMetrics } from '../../metrics/request-metrics.js';
 import { Encoded } from '../compression.js';
 import type { Reply, RouteDef } from '../route.js';
@@ -210,7 +211,7 @@ function forget(key: string): void {
 const destination = new PortDestination();
 const logger = createLogger(setup.log.level, destination).child({ module: 'http', thread: setup.thread });
 const { uws } = loadUws();
-const metrics = setup.metrics ? new RequestMetrics(setup.log.requests !== 'none') : undefined;
+const counter = setup.metrics ? new RequestMetrics(setup.log.requests !== 'none') : undefined;
 const rl = setup.rateLimit;
 const server = new HttpServer({
   uws,
@@ -226,7 +227,7 @@ const server = new HttpServer({
   requestLog: setup.log.requests,
   corsOrigins: setup.server.corsOrigins,
   wsConnectionsPerIp: setup.server.wsConnectionsPerIp,
-  metrics,
+  counter,
   front,
 });
 
@@ -260,8 +261,8 @@ for (const t of setup.topics) {
 }
 server.addFallbacks();
 
-if (metrics !== undefined) {
-  setInterval(() => post({ t: 'metrics', routes: metrics.routes(), errors: [...metrics.errors()] }), 1_000).unref();
+if (counter !== undefined) {
+  setInterval(() => post({ t: 'metrics', routes: counter.routes(), errors: [...counter.errors()] }), 1_000).unref();
 }
 
 port.on('message', (m: ToWorker) => {
@@ -287,7 +288,7 @@ port.on('message', (m: ToWorker) => {
       return;
     case 'close':
       server.closeConnections();
-      if (metrics !== undefined) post({ t: 'metrics', routes: metrics.routes(), errors: [...metrics.errors()] });
+      if (counter !== undefined) post({ t: 'metrics', routes: counter.routes(), errors: [...counter.errors()] });
       destination.flush();
       post({ t: 'closed' });
       port.close();

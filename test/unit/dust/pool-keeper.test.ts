@@ -7,7 +7,7 @@ import type { SponsoredNetwork, SponsorshipService } from '../../../src/dust/spo
 import type { WorkerPoolComponent } from '../../../src/prover/worker-pool.js';
 import { GatewayError } from '../../../src/errors.js';
 import { Metrics } from '../../../src/metrics/metrics.js';
-import { installCollectors } from '../../../src/metrics/collect.js';
+import { collectSponsorship } from '../../../src/dust/metrics.js';
 import type { AppContext } from '../../../src/app-context.js';
 
 function keeper(over: Partial<PoolKeeperOptions>, utxos = 20, failWith: () => Error = () => new Error('no worker here')): { keeper: PoolKeeper; table: DustAllocatorTable; runs: string[] } {
@@ -86,7 +86,7 @@ t.test('a keeper failing for want of a free DUST UTXO keeps its reserve, counts 
   t.equal(k.wantsReserve(), false, 'a failure the reserve cannot cure gives the UTXOs back to users');
   t.equal(k.failureCounts().byReason.error, 1);
 
-  // /metrics, registered with the other pool gauges (collect.ts) and set at scrape.
+  // /metrics, registered with the other pool gauges (src/dust/metrics.ts) and set at scrape.
   const metrics = new Metrics({ defaultMetrics: false });
   const service = {
     stats: () => ({ inFlight: 0 }),
@@ -94,8 +94,8 @@ t.test('a keeper failing for want of a free DUST UTXO keeps its reserve, counts 
     keeper: () => k,
     network: () => undefined,
   };
-  const ctx = { component: (name: string) => (name === 'sponsorship' ? { service } : undefined) } as unknown as AppContext;
-  installCollectors(metrics, { ctx, inFlight: () => 0, keys: () => ({ active: 0, revoked: 0 }) });
+  const ctx = { metrics, component: (name: string) => (name === 'sponsorship' ? { service } : undefined) } as unknown as AppContext;
+  collectSponsorship(ctx);
   const text = await metrics.render();
   t.match(text, /nightgate_dust_pool_keeper_failures_total\{network="preview",reason="no-dust"\} 5\n/);
   t.match(text, /nightgate_dust_pool_keeper_failures_total\{network="preview",reason="error"\} 1\n/);
