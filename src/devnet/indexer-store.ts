@@ -4,8 +4,8 @@
 // or "from the start". Subscriptions wait on `changed()`, which settles on every appended block and
 // on close, so a live feed never polls.
 //
-// What happens to a block older than the retained history (issue #8: keeping every block made the
-// worker grow by every block it produced, without end):
+// What happens to a block older than the retained history (keeping every block made the worker
+// grow by every block it produced, without end):
 //  - With an archive (a devnet with a state directory: its block log, persistence.ts), records by
 //    height or id — blocks, transactions, ledger events, contract actions — are read back from
 //    disk, so feeds replay the whole chain (a wallet syncing DUST or Zswap events from id 1).
@@ -20,6 +20,7 @@
 //    (ContractCall.deploy), and the block of any transaction so kept (Transaction.block). Such a
 //    record keeps its own fields; its lists (a block's transactions, a transaction's events) hold
 //    only what is still kept. Unspent UTXO records stay: they are the chain's current state.
+import { IdRange, pushTo, trimFront } from './id-range.js';
 import type {
   BlockBundle,
   BlockRecord,
@@ -29,102 +30,10 @@ import type {
   UtxoRecord,
   ZswapEventRecord,
 } from './indexer-records.js';
+import type { BlockArchive, IndexerStoreOptions, RecordIds, StoreSizes } from './indexer-store-types.js';
+import { KeptRecords } from './kept-records.js';
 
-/** An id of each kind of record a block carries. */
-export interface RecordIds {
-  transaction: number;
-  dustEvent: number;
-  zswapEvent: number;
-  contractAction: number;
-}
-
-/** Records read back by height or id, for blocks older than the retained history. */
-export interface BlockArchive {
-  block(height: number): BlockRecord | undefined;
-  transaction(id: number): TransactionRecord | undefined;
-  dustEvent(id: number): DustEventRecord | undefined;
-  zswapEvent(id: number): ZswapEventRecord | undefined;
-  contractAction(id: number): ContractActionRecord | undefined;
-  /** The highest transaction id in blocks at or below `height`, 0 when there is none. */
-  lastTransactionIdAt(height: number): number | undefined;
-}
-
-export interface IndexerStoreOptions {
-  /** Blocks kept in memory with everything they carry; at least 1. */
-  retainBlocks: number;
-  archive?: BlockArchive;
-}
-
-/** Collection sizes, for tests and /health: what the bound applies to. */
-export interface StoreSizes {
-  blocks: number;
-  transactions: number;
-  dustEvents: number;
-  zswapEvents: number;
-  contractActions: number;
-  utxos: number;
-  keptForReferences: number;
-  blockHashes: number;
-  transactionHashes: number;
-  identifiers: number;
-  addresses: number;
-  addressEntries: number;
-  contractAddresses: number;
-}
-
-/** Records with consecutive ids `base`, `base + 1`, …; old ones leave from the front. */
-class IdRange<T> {
-  base: number;
-  readonly items: T[] = [];
-
-  constructor(base: number) {
-    this.base = base;
-  }
-
-  get next(): number {
-    return this.base + this.items.length;
-  }
-
-  at(id: number): T | undefined {
-    return id >= this.base ? this.items[id - this.base] : undefined;
-  }
-
-  push(id: number, item: T): void {
-    if (id !== this.next) throw new Error(`record ${id} appended where ${this.next} was due`);
-    this.items.push(item);
-  }
-
-  /** Drops every record up to and including `id`. */
-  dropThrough(id: number): void {
-    const n = id - this.base + 1;
-    if (n <= 0) return;
-    this.items.splice(0, n);
-    this.base += n;
-  }
-}
-
-function pushTo<K>(map: Map<K, number[]>, key: K, id: number): void {
-  const list = map.get(key);
-  if (list === undefined) map.set(key, [id]);
-  else if (list[list.length - 1] !== id) list.push(id);
-}
-
-/** Removes ids up to `lastId` from the front of `key`'s ascending list. */
-function trimFront<K>(map: Map<K, number[]>, key: K, lastId: number): void {
-  const list = map.get(key);
-  if (!list) return;
-  let n = 0;
-  while (n < list.length && (list[n] as number) <= lastId) n++;
-  if (n === list.length) map.delete(key);
-  else if (n > 0) list.splice(0, n);
-}
-
-function bump<K>(map: Map<K, number>, key: K, by: number): number {
-  const n = (map.get(key) ?? 0) + by;
-  if (n <= 0) map.delete(key);
-  else map.set(key, n);
-  return n;
-}
+export type { BlockArchive, IndexerStoreOptions, RecordIds, StoreSizes } from './indexer-store-types.js';
 
 export class IndexerStore {
   readonly retainBlocks: number;
@@ -144,15 +53,7 @@ export class IndexerStore {
   readonly #txByAddress = new Map<string, number[]>();
   readonly #actionsByAddress = new Map<string, number[]>();
   /** Older records kept because a held record refers to them (see the header). */
-  readonly #keptTransactions = new Map<number, TransactionRecord>();
-  readonly #keptActions = new Map<number, ContractActionRecord>();
-  readonly #keptBlocks = new Map<number, BlockRecord>();
-  /** Per transaction: held UTXO records it created, plus kept deploys it carries. */
-  readonly #transactionRefs = new Map<number, number>();
-  /** Per deploy: retained calls of its contract. */
-  readonly #deployRefs = new Map<number, number>();
-  /** Per height: kept transactions of that block. */
-  readonly #blockRefs = new Map<number, number>();
+  readonly #kept = new KeptRecords();
   #latestDeploy: string | undefined;
   #closed = false;
   /**
@@ -251,7 +152,7 @@ export class IndexerStore {
     const touched: Array<{ owner: string; id: number }> = [];
     for (const utxo of bundle.createdUtxos) {
       this.#utxos.set(utxo.key, utxo);
-      bump(this.#transactionRefs, utxo.createdAtTransactionId, 1);
+      this.#kept.referTransaction(utxo.createdAtTransactionId);
       touched.push({ owner: utxo.owner, id: utxo.createdAtTransactionId });
     }
     for (const { key, transactionId } of bundle.spentUtxos) {
@@ -269,7 +170,7 @@ export class IndexerStore {
       this.#contractActions.push(action.id, action);
       pushTo(this.#actionsByAddress, action.address, action.id);
       if (action.typename === 'ContractDeploy') this.#latestDeploy = action.address;
-      else if (action.deployId > 0) bump(this.#deployRefs, action.deployId, 1);
+      else if (action.deployId > 0) this.#kept.referDeploy(action.deployId);
     }
     while (this.#blocks.items.length > this.retainBlocks) this.#evictOldest();
     const wake = this.#wake;
@@ -295,7 +196,7 @@ export class IndexerStore {
         if (!utxo || utxo.spentAtTransactionId !== id) continue;
         this.#utxos.delete(key);
         trimFront(this.#txByAddress, utxo.owner, id);
-        this.#unrefTransaction(utxo.createdAtTransactionId);
+        this.#kept.unreferTransaction(utxo.createdAtTransactionId);
       }
       for (const key of tx.createdUtxoKeys) {
         const utxo = this.#utxos.get(key);
@@ -305,44 +206,21 @@ export class IndexerStore {
         const action = this.#contractActions.at(actionId) as ContractActionRecord;
         lastAction = actionId;
         trimFront(this.#actionsByAddress, action.address, actionId);
-        if (action.typename !== 'ContractDeploy' && action.deployId > 0 && bump(this.#deployRefs, action.deployId, -1) === 0) {
-          this.#releaseDeploy(action.deployId);
-        }
-        if (action.typename === 'ContractDeploy' && this.#deployRefs.has(actionId)) {
-          this.#keptActions.set(actionId, action);
-          bump(this.#transactionRefs, id, 1);
-        }
+        if (action.typename !== 'ContractDeploy' && action.deployId > 0) this.#kept.unreferDeploy(action.deployId);
+        if (action.typename === 'ContractDeploy') this.#kept.evictDeploy(actionId, action, id);
       }
       trimFront(this.#txByHash, tx.hash, id);
       for (const identifier of tx.identifiers) trimFront(this.#txByIdentifier, identifier, id);
-      if (this.#transactionRefs.has(id)) {
-        this.#keptTransactions.set(id, tx);
-        bump(this.#blockRefs, block.height, 1);
-      }
+      this.#kept.evictTransaction(id, tx, block.height);
     }
     this.#transactions.dropThrough(lastTx);
     this.#dustEvents.dropThrough(lastDust);
     this.#zswapEvents.dropThrough(lastZswap);
     this.#contractActions.dropThrough(lastAction);
     this.#blockByHash.delete(block.hash);
-    if (this.#blockRefs.has(block.height)) this.#keptBlocks.set(block.height, block);
+    this.#kept.evictBlock(block);
     this.#blocks.dropThrough(block.height);
     this.#firstTxIds.dropThrough(block.height);
-  }
-
-  #unrefTransaction(id: number): void {
-    if (bump(this.#transactionRefs, id, -1) > 0) return;
-    const tx = this.#keptTransactions.get(id);
-    if (!tx) return;
-    this.#keptTransactions.delete(id);
-    if (bump(this.#blockRefs, tx.blockHeight, -1) === 0) this.#keptBlocks.delete(tx.blockHeight);
-  }
-
-  #releaseDeploy(id: number): void {
-    const deploy = this.#keptActions.get(id);
-    if (!deploy) return;
-    this.#keptActions.delete(id);
-    this.#unrefTransaction(deploy.transactionId);
   }
 
   /** Settles when the next block is appended or the store closes. */
@@ -357,11 +235,11 @@ export class IndexerStore {
 
   block(height: number): BlockRecord | undefined {
     if (height === 0 && this.#genesis) return this.#genesis;
-    return this.#blocks.at(height) ?? this.#keptBlocks.get(height) ?? (height >= 0 && height < this.#blocks.base ? this.#archive?.block(height) : undefined);
+    return this.#blocks.at(height) ?? this.#kept.block(height) ?? (height >= 0 && height < this.#blocks.base ? this.#archive?.block(height) : undefined);
   }
 
   transaction(id: number): TransactionRecord | undefined {
-    return this.#transactions.at(id) ?? this.#keptTransactions.get(id) ?? (id >= 1 && id < this.#transactions.base ? this.#archive?.transaction(id) : undefined);
+    return this.#transactions.at(id) ?? this.#kept.transaction(id) ?? (id >= 1 && id < this.#transactions.base ? this.#archive?.transaction(id) : undefined);
   }
 
   dustEvent(id: number): DustEventRecord | undefined {
@@ -373,7 +251,7 @@ export class IndexerStore {
   }
 
   contractAction(id: number): ContractActionRecord | undefined {
-    return this.#contractActions.at(id) ?? this.#keptActions.get(id) ?? (id >= 1 && id < this.#contractActions.base ? this.#archive?.contractAction(id) : undefined);
+    return this.#contractActions.at(id) ?? this.#kept.contractAction(id) ?? (id >= 1 && id < this.#contractActions.base ? this.#archive?.contractAction(id) : undefined);
   }
 
   /** The highest transaction id in blocks at or below `height` (0: none); undefined when not known. */
@@ -455,7 +333,7 @@ export class IndexerStore {
       zswapEvents: this.#zswapEvents.items.length,
       contractActions: this.#contractActions.items.length,
       utxos: this.#utxos.size,
-      keptForReferences: this.#keptTransactions.size + this.#keptActions.size + this.#keptBlocks.size,
+      keptForReferences: this.#kept.size,
       blockHashes: this.#blockByHash.size,
       transactionHashes: this.#txByHash.size,
       identifiers: this.#txByIdentifier.size,

@@ -7,7 +7,7 @@ import { DEFAULT_ERA } from '../infra/ledger/era.js';
 import { startModuleWorker } from '../worker-thread.js';
 import { DevnetError, DevnetErrorCode } from './errors.js';
 import type { DevnetLogger } from './logger.js';
-import type { DevnetOptions, EmbeddedDevnet } from './index.js';
+import type { DevnetOptions, EmbeddedDevnet } from './devnet-options.js';
 import type { FromWorker, ToWorker, WorkerConfig } from './worker-protocol.js';
 
 /** Genesis is dated this far back so DUST has accrued when the chain goes live. */

@@ -3,67 +3,31 @@
 // `run` then produces a block every `blockTimeMs`. Without `run`, blocks come only from
 // `produceBlock()` — the deterministic mode tests use. Block production is serialized. The
 // indexer keeps the newest `retainBlocks` blocks in memory; with a state directory, older ones
-// are served from its block log (indexer-store.ts).
-//
-// A network runs ledger 9 (as every public network), or ledger 8, and can switch from 8 to 9 at a
-// configured height. The packages hold no state migration, so the switch starts a fresh ledger-9
-// state: block H re-mints the genesis accounts and the server wallets' NIGHT (same seeds, same
-// addresses), the setup blocks after it register them for DUST again, and every ledger-8 UTXO
-// the indexer still shows unspent is shown spent by block H's first transaction. Blocks, hashes
-// and record ids continue; records before H keep their ledger-8 bytes and protocol version.
+// are served from its block log (indexer-store.ts). A network of ledger 8 can switch to ledger 9
+// at a configured height, from a fresh state (ledger-switch.ts).
 import type { GraphQLSchema } from 'graphql';
-import { DEFAULT_ERA, eraName, LEDGER_PACKAGES } from '../infra/ledger/index.js';
+import { DEFAULT_ERA, eraName } from '../infra/ledger/index.js';
 import { candidateOf, type Candidate, type ProducedBlock } from './chain.js';
 import { DevnetError, DevnetErrorCode, reasonOf } from './errors.js';
 import { createWorld, retireWorld, type EraWorld } from './era-world.js';
-import { buildPayouts, FAUCET_PAYOUTS_PER_BLOCK, parseFaucetRequest, type FaucetRequest, type Payout } from './faucet.js';
+import { FaucetQueue } from './faucet-queue.js';
 import { genesisCandidates, registrationCandidates, REGISTRATION_DELAY_MS, SETUP_BLOCK_MS } from './genesis.js';
 import type { GraphQLContext } from './graphql-context.js';
 import { DevnetHttpServer, FAUCET_PATH, GRAPHQL_PATH, GRAPHQL_WS_PATH, SUBMIT_PATH } from './http-server.js';
-import type { BlockBundle, BlockRecord } from './indexer-records.js';
+import type { BlockRecord } from './indexer-records.js';
 import { IndexerStore } from './indexer-store.js';
 import { sha256Hex } from './keys.js';
-import { BlockIndexer } from './block-indexer.js';
 import { decodeFinalized, ledgerDate, LIVE_CHECKS_REPORT, release, type Era, type L, type Ledger } from './ledger-kit.js';
+import { ledgerReport, retireUtxos, switchNote, SWITCH_SETUP_BLOCK_MS } from './ledger-switch.js';
 import type { DevnetLogger } from './logger.js';
 import type { MockProver } from './mock-prover.js';
+import { DEFAULT_RETAIN_BLOCKS, MIN_GENESIS_AGE_MS, type NetworkConfig, type NetworkInfo } from './network-config.js';
 import { mempoolCheck, rejection } from './node-rejections.js';
 import { NetworkPersistence, SNAPSHOT_FORMAT, type ChainSnapshot } from './persistence.js';
+import { resumeWorld, worldSnapshot } from './world-snapshot.js';
 
-export interface NetworkConfig {
-  name: string;
-  networkId: string;
-  seed: string;
-  sponsorDustSeeds: string[];
-  /** 0: blocks only on `produceBlock()`. */
-  blockTimeMs: number;
-  /** 0 picks a free port. */
-  port: number;
-  /** This network's own directory; absent: in memory. */
-  stateDir?: string;
-  /** Blocks the indexer keeps in memory (default DEFAULT_RETAIN_BLOCKS). */
-  retainBlocks?: number;
-  genesisAgeMs: number;
-  /** Ledger era of the genesis (default 9). */
-  ledger?: Era;
-  /** With `ledger` 8: the height whose block starts ledger 9 from a fresh state (0 or absent: never). */
-  ledger9AtHeight?: number;
-  now?: () => number;
-}
-
-/** Endpoints of one devnet network: what `startDevnet` reports and `/health` lists. */
-export interface NetworkInfo {
-  name: string;
-  networkId: string;
-  graphqlUrl: string;
-  graphqlWsUrl: string;
-  submitUrl: string;
-  faucetUrl: string;
-  /** The ledger era the network ran when it started. */
-  ledger: Era;
-  /** The height whose block runs ledger 9 first: 0 from genesis, the switch height, or null (never). */
-  ledger9AtHeight: number | null;
-}
+export { DEFAULT_RETAIN_BLOCKS, MIN_GENESIS_AGE_MS, type NetworkConfig, type NetworkInfo } from './network-config.js';
+export { SWITCH_SETUP_BLOCK_MS } from './ledger-switch.js';
 
 /** What the GraphQL layer needs of the network's current era beside the chain's Zswap state. */
 export interface EraContext {
@@ -71,20 +35,6 @@ export interface EraContext {
   ledger: Ledger;
   protocolVersion: number;
 }
-
-export const MIN_GENESIS_AGE_MS = 60 * 60 * 1000;
-/**
- * Between the blocks of the switch to ledger 9 (the fresh genesis and its DUST registrations): the
- * registrations' fee allowance is the DUST their NIGHT generated meanwhile, a few DUST a second for
- * the smallest genesis UTXO, so the chain runs only this little ahead of the clock.
- */
-export const SWITCH_SETUP_BLOCK_MS = 2_000;
-
-/**
- * About 100 minutes at 6 s: the statistics ring's default backfill (1000 blocks) and more than
- * three 30-minute epochs (epoch utilization counts the blocks of the current one).
- */
-export const DEFAULT_RETAIN_BLOCKS = 1_000;
 
 export class DevnetNetwork {
   readonly #config: NetworkConfig;
@@ -99,7 +49,7 @@ export class DevnetNetwork {
   /** Ledger-8 UTXO keys the next committed block shows spent (the switch's first block). */
   #retiring: string[] = [];
   #pending: Candidate[] = [];
-  #faucetQueue: FaucetRequest[] = [];
+  readonly #faucetQueue: FaucetQueue;
   #busy: Promise<unknown> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
   #nextDue = 0;
@@ -123,6 +73,7 @@ export class DevnetNetwork {
       retainBlocks: config.retainBlocks ?? DEFAULT_RETAIN_BLOCKS,
       ...(this.#persistence ? { archive: this.#persistence } : {}),
     });
+    this.#faucetQueue = new FaucetQueue(config.name, log);
     this.#world = createWorld(era, this.#settings(), undefined, prover);
     this.#ledger9From = era === 9 ? 0 : undefined;
     this.#http = new DevnetHttpServer(this, schema, log);
@@ -205,22 +156,7 @@ export class DevnetNetwork {
         `${this.#config.stateDir} holds a ${eraName(era)} chain but the network is configured for ${eraName(configured)}${configured === 8 ? ' without a switch height' : ''}; remove the directory to start a new genesis, or configure ledger 8 (with ledger9AtHeight to switch it)`,
       );
     }
-    const head = { height: snapshot.height, hash: snapshot.hash, timestampMs: snapshot.timestampMs };
-    if (era !== this.era) {
-      retireWorld(this.#world);
-      this.#world = createWorld(era, this.#settings(), head);
-    }
-    const { chain, actors, kit } = this.#world;
-    const { L } = kit;
-    release(chain.state);
-    chain.state = L.LedgerState.deserialize(snapshot.ledgerState);
-    Object.assign(chain, head);
-    actors.dust.state = L.DustLocalState.deserialize(snapshot.dust);
-    actors.shielded.forEach((wallet, i) => {
-      const saved = snapshot.shielded[i];
-      if (saved) wallet.state = L.ZswapLocalState.deserialize(saved);
-    });
-    this.#world.indexer = new BlockIndexer(kit, this.#store, this.#config.seed, snapshot.observer);
+    this.#world = resumeWorld(this.#world, era, snapshot, this.#settings());
     this.#ledger9From = era === 9 ? (snapshot.ledger9FromHeight ?? 0) : undefined;
   }
 
@@ -265,13 +201,7 @@ export class DevnetNetwork {
         genesisFingerprint: this.#fingerprint(),
         era: kit.era,
         ...(this.#ledger9From !== undefined ? { ledger9FromHeight: this.#ledger9From } : {}),
-        height: chain.height,
-        hash: chain.hash,
-        timestampMs: chain.timestampMs ?? block.timestampMs,
-        ledgerState: chain.state.serialize(),
-        dust: actors.dust.state.serialize(),
-        shielded: actors.shielded.map((w) => w.state.serialize()),
-        observer: indexer.snapshot(),
+        ...worldSnapshot(this.#world, block.timestampMs),
       });
     }
     this.#store.append(bundle);
@@ -309,26 +239,13 @@ export class DevnetNetwork {
     const time = ledgerDate(timestampMs);
     const state = chain.state;
     const submitted = this.#pending.splice(0);
-    const requests = this.#faucetQueue.slice(0, FAUCET_PAYOUTS_PER_BLOCK);
-    const own: Candidate[] = [];
     const ctx = { kit, networkId: this.#config.networkId, params: state.parameters, time, prover };
-    let payouts: Payout[] = [];
-    if (requests.length > 0) {
-      try {
-        payouts = await buildPayouts(actors.treasury, actors.dust, requests, state, ctx);
-        own.push(...payouts.map((p) => p.candidate));
-        if (payouts.length === 0) this.#log.error({ network: this.#config.name, amount: String(requests[0]?.amount) }, 'the treasury cannot pay the next faucet request');
-      } catch (err) {
-        this.#log.error({ network: this.#config.name, err: reasonOf(err), requests: requests.length }, 'faucet payout failed');
-      }
-    }
+    const payouts = await this.#faucetQueue.payouts(actors, state, ctx);
+    const own: Candidate[] = payouts.map((p) => p.candidate);
     own.push(...(await traffic.build({ height, state, time, latestContract: this.#latestContract(state) })));
     release(ctx.params);
     const block = chain.produce([...submitted, ...own], timestampMs, kit.fullChecks());
-    // Requests leave the queue only once paid; the chain keeps payouts in order, so the paid ones are
-    // a prefix of the queue and the rest stay at its head for the next block.
-    const paid = new Set(block.applied.filter((a) => a.candidate.origin === 'faucet' && a.result.type === 'success').map((a) => a.candidate));
-    this.#faucetQueue.splice(0, payouts.filter((p) => paid.has(p.candidate)).reduce((n, p) => n + p.requests.length, 0));
+    this.#faucetQueue.settle(block, payouts);
     this.#pending.unshift(...block.deferred.filter((c) => c.origin === 'submitted'));
     // The devnet's own transactions are built afresh for the next block.
     release(...block.deferred.filter((c) => c.origin !== 'submitted').map((c) => c.tx));
@@ -357,7 +274,7 @@ export class DevnetNetwork {
   }
 
   /**
-   * Starts ledger 9 at the next height from a fresh state (see the top): its genesis block and
+   * Starts ledger 9 at the next height from a fresh state (ledger-switch.ts): its genesis block and
    * setup blocks are produced together; answers the last one. Ledger-8 submissions still waiting
    * are dropped: no ledger-9 block can hold them.
    */
@@ -393,7 +310,7 @@ export class DevnetNetwork {
   /** Checks a finalized transaction against the current state and queues it for the next block. */
   submit(bytes: Uint8Array): { accepted: true; hash: string; identifiers: string[]; expectedHeight: number } {
     const { chain, kit } = this.#world;
-    const tx = decodeFinalized(kit, bytes, this.#switchNote());
+    const tx = decodeFinalized(kit, bytes, switchNote(this.#ledger9From, this.#plannedSwitch));
     const candidate: Candidate = { ...candidateOf(tx, 'submitted'), raw: bytes };
     if (this.#pending.some((c) => c.hash === candidate.hash) || this.#store.transactionsByHash(candidate.hash).length > 0) {
       throw new DevnetError(DevnetErrorCode.TX_DUPLICATE, 409, `transaction ${candidate.hash} was already submitted`);
@@ -409,17 +326,8 @@ export class DevnetNetwork {
     return { accepted: true, hash: candidate.hash, identifiers: tx.identifiers(), expectedHeight: chain.height + 1 };
   }
 
-  /** Where ledger 9 starts on this network, for a refused submission's reason. */
-  #switchNote(): string {
-    if (this.#ledger9From !== undefined && this.#ledger9From > 0) return ` (ledger 9 from height ${this.#ledger9From} on)`;
-    if (this.#plannedSwitch > 0) return ` until height ${this.#plannedSwitch}, ledger 9 from there`;
-    return '';
-  }
-
   faucet(body: unknown): { accepted: true; address: string; amount: string; queued: number } {
-    const request = parseFaucetRequest(body);
-    this.#faucetQueue.push(request);
-    return { accepted: true, address: request.address, amount: request.amount.toString(), queued: this.#faucetQueue.length };
+    return this.#faucetQueue.add(body);
   }
 
   health(): object {
@@ -431,32 +339,13 @@ export class DevnetNetwork {
       networkId: this.#config.networkId,
       height: latest?.height ?? null,
       latestBlockTimestamp: latest?.timestamp ?? null,
-      ledger: this.#ledgerReport(),
+      ledger: ledgerReport(this.#world.kit, this.#ledger9From, this.#plannedSwitch),
       checks: LIVE_CHECKS_REPORT,
       pendingTransactions: this.#pending.length,
       pendingFaucetRequests: this.#faucetQueue.length,
       retainedBlocks: this.#store.retainBlocks,
       oldestRetainedHeight: this.#store.oldestRetainedHeight,
       olderBlocks: this.#store.hasArchive ? 'served from the state directory' : 'pruned',
-    };
-  }
-
-  #ledgerReport(): object {
-    const { era, protocolVersion } = this.#world.kit;
-    const pkg = LEDGER_PACKAGES[era];
-    const switched = this.#ledger9From !== undefined && this.#ledger9From > 0;
-    return {
-      era,
-      protocolVersion,
-      package: `${pkg.name}@${pkg.version}${pkg.prerelease ? ' (release candidate: the newest reachable)' : ''}`,
-      ledger9AtHeight: this.#ledger9From ?? (this.#plannedSwitch || null),
-      ...(switched || this.#plannedSwitch > 0
-        ? {
-            switch: switched ? 'done' : 'planned',
-            ledger9State:
-              'fresh: no state migration exists between the ledger packages, so ledger 9 starts from a new state that re-funds the genesis accounts and the server DUST wallets (same keys, same addresses); blocks before the switch keep their ledger-8 bytes',
-          }
-        : {}),
     };
   }
 
@@ -469,15 +358,4 @@ export class DevnetNetwork {
     await this.#http.close();
     this.#persistence?.close();
   }
-}
-
-/**
- * Shows `keys` spent by the block's first transaction: the ledger-8 UTXOs a switch leaves behind,
- * which the fresh ledger-9 state does not hold, so no wallet picks them to spend.
- */
-function retireUtxos(bundle: BlockBundle, keys: string[]): void {
-  const first = bundle.transactions[0];
-  if (!first) return;
-  for (const key of keys) bundle.spentUtxos.push({ key, transactionId: first.id });
-  first.spentUtxoKeys.push(...keys);
 }

@@ -2,7 +2,7 @@
 // structured-cloneable data crosses: no ledger objects, no logger.
 import type { Era } from '../infra/ledger/era.js';
 import type { LogLevel } from './logger.js';
-import type { NetworkInfo } from './network.js';
+import type { NetworkInfo } from './network-config.js';
 
 export interface WorkerNetworkConfig {
   name: string;

@@ -1,13 +1,21 @@
 import * as layout from './allocator-layout.js';
-import type { SlotState } from './allocator-layout.js';
+import * as encoding from './allocator-encoding.js';
+import { AllocatorOwner } from './allocator-owner.js';
+import type { ReservationRef } from './allocator-slots.js';
+
+// The table's public types, with the table: its methods take and return them.
+export type { DustUtxoRef } from './allocator-owner.js';
+export type { AllocatorCounts, AllocatorSnapshot, SlotEntry, SlotStateName } from './allocator-readers.js';
+export type { ReservationRef } from './allocator-slots.js';
 
 // V8 (Node 20) constant-folds a module's own top-level consts but not imported bindings: binding
 // the layout to local consts here roughly doubles the reserve scan's speed (measured, bench/allocator.ts).
+// The other modules on the reserve and release path (allocator-encoding.ts, allocator-slots.ts)
+// bind what they use in the same way.
 const {
   BYTES_PER_WORD,
   EMPTY,
   FREE,
-  GENERATION_MASK,
   HALF_RADIX,
   HEADER_CAPACITY,
   HEADER_FREE_TOKENS,
@@ -23,41 +31,20 @@ const {
   SLOT_CONTROL,
   SLOT_DEADLINE,
   SLOT_DEADLINE_GENERATION,
-  SLOT_KEY_HI,
-  SLOT_KEY_LO,
   SLOT_VALUE_HI,
   SLOT_VALUE_LO,
-  SLOT_WALLET_INDEX,
   SLOT_WORDS,
   SPENT,
   STATE_BITS,
   STATE_MASK,
   TABLE_MAGIC,
   WORDS_PER_FLOAT64,
-  controlGeneration,
-  controlState,
   nextGeneration,
   packControl,
   slotBase,
   tableWords,
 } = layout;
-
-/** A DUST UTXO as the owner thread registers it: the table stores numbers only. */
-export interface DustUtxoRef {
-  /** Index of the server wallet that owns the UTXO (0 ≤ walletIndex < 2^31). */
-  readonly walletIndex: number;
-  /** The caller's key for the UTXO inside that wallet, e.g. its index or a nonce hash (0 ≤ key < 2^64). */
-  readonly key: bigint | number;
-  /** Current value in SPECK (0 ≤ value < 2^64). */
-  readonly value: bigint;
-}
-
-/** What `release` and `confirm` need: plain data, so it survives postMessage between threads. */
-export interface ReservationRef {
-  readonly slot: number;
-  /** The slot's generation while this reservation holds it. */
-  readonly generation: number;
-}
+const { HIGH_HALF, LOW_HALF, isGeneration, isU64, joinHalves, loadU64, scratch32, scratch64 } = encoding;
 
 export interface Reservation extends ReservationRef {
   /** Value of the UTXO in SPECK when it was reserved (≥ the fee asked for). */
@@ -75,70 +62,20 @@ export interface ReserveOptions {
   readonly keepFree?: number;
 }
 
-export interface AllocatorCounts {
-  readonly free: number;
-  readonly reserved: number;
-  readonly spent: number;
-  /** Slots holding a UTXO: always free + reserved + spent. */
-  readonly total: number;
-}
-
-export type SlotStateName = 'free' | 'reserved' | 'spent';
-
-export interface SlotEntry {
-  readonly slot: number;
-  readonly state: SlotStateName;
-  readonly generation: number;
-  readonly walletIndex: number;
-  readonly key: bigint;
-  readonly value: bigint;
-  /** Published deadline of the current reservation; null unless RESERVED and published. */
-  readonly deadline: number | null;
-}
-
-/** JSON-safe summary for /health: SPECK amounts as decimal strings. */
-export interface AllocatorSnapshot extends AllocatorCounts {
-  readonly capacity: number;
-  readonly slotsInUse: number;
-  /** Sum over UTXOs not yet spent (free and reserved). */
-  readonly totalValue: string;
-  readonly freeValue: string;
-  /** Largest fee a single reservation could cover right now. */
-  readonly largestFreeValue: string;
-  /** Earliest published reservation deadline, ms since the epoch. */
-  readonly nextDeadline: number | null;
-}
-
-const MAX_WALLET_INDEX = 2 ** 31 - 1;
-/**
- * Splitting a bigint into 32-bit halves (and back) through one 8-byte scratch buffer is a
- * typed-array store and two loads; Number(bigint) and BigInt(number) are builtin calls, about
- * three times slower, and the fee split and value join sit on the reserve hot path.
- * The scratch is per thread (module state), and nothing runs between its write and its reads.
- */
-const scratch64 = new BigUint64Array(1);
-const scratch32 = new Uint32Array(scratch64.buffer);
-/** Which half of the scratch holds the low 32 bits, on this platform's byte order. */
-const LOW_HALF = new Uint32Array(new BigUint64Array([1n]).buffer)[0] === 1 ? 0 : 1;
-const HIGH_HALF = 1 - LOW_HALF;
-const STATE_NAMES: Record<SlotState, SlotStateName | null> = {
-  [FREE]: 'free',
-  [RESERVED]: 'reserved',
-  [SPENT]: 'spent',
-  [EMPTY]: null,
-};
-
 /**
  * The server wallets' DUST UTXOs in a SharedArrayBuffer (layout: allocator-layout.ts), shared by
  * the main thread and the piscina workers.
  *
- * Threads and roles:
- * - `reserve`, `release` and `confirm` are lock-free and safe from any thread, any number at once.
- * - `add`, `updateValue`, `markSpent`, `recycle` and `reclaimExpired` belong to ONE owner thread
- *   (the one running chain sync). They are safe against concurrent reservers, not against each
- *   other on two threads.
- * - The readers (`isLive`, `counts`, `totalValue`, `snapshot`, `slotEntry`) are safe from any
- *   thread; each slot is read consistently, the table as a whole is not frozen while read.
+ * Threads and roles (one class each, this one extending them in turn):
+ * - `reserve`, `release` and `confirm` (here) are lock-free and safe from any thread, any number
+ *   at once.
+ * - `add`, `updateValue`, `markSpent`, `recycle` and `reclaimExpired` (allocator-owner.ts) belong
+ *   to ONE owner thread (the one running chain sync). They are safe against concurrent
+ *   reservers, not against each other on two threads.
+ * - The readers (`isLive`, `counts`, `totalValue`, `snapshot`, `slotEntry`; allocator-readers.ts)
+ *   are safe from any thread; each slot is read consistently, the table as a whole is not frozen
+ *   while read.
+ * - The slot steps they share (allocator-slots.ts), and the 64-bit halves (allocator-encoding.ts).
  *
  * Every transition changes the slot's control word (state + generation) with one
  * compareExchange, so a transition made from a stale view fails instead of overwriting a newer
@@ -163,20 +100,7 @@ const STATE_NAMES: Record<SlotState, SlotStateName | null> = {
  * each step moves one unit between two of these terms (or takes one from both sides: a slot won
  * with a held token, a withdrawal done). Hence T ≤ FREE slots always, with equality at rest.
  */
-export class DustAllocatorTable {
-  readonly buffer: SharedArrayBuffer;
-  readonly capacity: number;
-  private readonly words: Int32Array;
-  /** The deadlines' view of the same buffer. */
-  private readonly floats: Float64Array;
-
-  private constructor(buffer: SharedArrayBuffer, capacity: number) {
-    this.buffer = buffer;
-    this.capacity = capacity;
-    this.words = new Int32Array(buffer);
-    this.floats = new Float64Array(buffer);
-  }
-
+export class DustAllocatorTable extends AllocatorOwner {
   /** A new, empty table with room for `capacity` UTXOs (main thread, at start). */
   static create(capacity: number): DustAllocatorTable {
     if (!Number.isInteger(capacity) || capacity < 1 || capacity > MAX_CAPACITY) {
@@ -379,323 +303,10 @@ export class DustAllocatorTable {
   confirm(reservation: ReservationRef): boolean {
     return this.transition(reservation, SPENT);
   }
-
-  /** True while the reservation holds its slot (RESERVED at its generation). */
-  isLive(reservation: ReservationRef): boolean {
-    const base = this.baseOf(reservation.slot);
-    const generation = reservation.generation;
-    return isGeneration(generation) && Atomics.load(this.words, base + SLOT_CONTROL) === packControl(generation, RESERVED);
-  }
-
-  /** Owner thread, at sync time: registers a UTXO in an EMPTY slot and makes it FREE. */
-  add(utxo: DustUtxoRef): number {
-    const { walletIndex, key, value } = utxo;
-    if (!Number.isInteger(walletIndex) || walletIndex < 0 || walletIndex > MAX_WALLET_INDEX) {
-      throw new RangeError(`walletIndex must be an integer from 0 to ${MAX_WALLET_INDEX}, got ${walletIndex}`);
-    }
-    const key64 = typeof key === 'number' && Number.isSafeInteger(key) ? BigInt(key) : key;
-    if (typeof key64 !== 'bigint' || !isU64(key64)) {
-      throw new RangeError(`key must be a non-negative safe integer or a bigint below 2^64, got ${String(key)}`);
-    }
-    checkValue(value);
-    const slot = this.takeEmptySlot();
-    const base = slotBase(slot);
-    const words = this.words;
-    Atomics.store(words, base + SLOT_WALLET_INDEX, walletIndex);
-    storeU64(words, base + SLOT_KEY_HI, base + SLOT_KEY_LO, key64);
-    storeU64(words, base + SLOT_VALUE_HI, base + SLOT_VALUE_LO, value);
-    const control = Atomics.load(words, base + SLOT_CONTROL);
-    Atomics.store(words, base + SLOT_CONTROL, packControl(nextGeneration(controlGeneration(control)), FREE));
-    // After the slot is FREE (atomics are sequentially consistent): whoever takes this token
-    // finds a FREE slot to spend it on.
-    Atomics.add(words, HEADER_FREE_TOKENS, 1);
-    return slot;
-  }
-
-  /**
-   * Owner thread: refreshes a FREE UTXO's value (DUST grows, and decays once its NIGHT moves).
-   * The UTXO is withdrawn (EMPTY) for the two-word write, so no reserver can read half of it.
-   * Returns false, changing nothing, when the slot is not FREE: a reserved UTXO is refreshed at
-   * a later sync, once released; a spent one has no value worth keeping.
-   */
-  updateValue(slot: number, value: bigint): boolean {
-    checkValue(value);
-    const base = this.baseOf(slot);
-    const words = this.words;
-    const control = Atomics.load(words, base + SLOT_CONTROL);
-    if (controlState(control) !== FREE) return false;
-    const withdrawn = nextGeneration(controlGeneration(control));
-    // A reserver may win the slot between the load and this exchange; then it keeps it.
-    if (!this.withdrawFree(base, control, packControl(withdrawn, EMPTY))) return false;
-    storeU64(words, base + SLOT_VALUE_HI, base + SLOT_VALUE_LO, value);
-    Atomics.store(words, base + SLOT_CONTROL, packControl(nextGeneration(withdrawn), FREE));
-    Atomics.add(words, HEADER_FREE_TOKENS, 1);
-    return true;
-  }
-
-  /**
-   * Owner thread: chain sync saw the UTXO spent. Wins over a reservation: a RESERVED slot goes
-   * to SPENT, and its holder's later release or confirm fails on the generation. Returns false
-   * when the slot was already SPENT or EMPTY.
-   */
-  markSpent(slot: number): boolean {
-    const base = this.baseOf(slot);
-    const words = this.words;
-    for (;;) {
-      const control = Atomics.load(words, base + SLOT_CONTROL);
-      const state = controlState(control);
-      if (state === SPENT || state === EMPTY) return false;
-      const generation = controlGeneration(control);
-      const spent = packControl(nextGeneration(generation), SPENT);
-      if (state === FREE ? !this.withdrawFree(base, control, spent) : Atomics.compareExchange(words, base + SLOT_CONTROL, control, spent) !== control) {
-        continue;
-      }
-      // A reserver between its compareExchange and its DEADLINE_GENERATION store has yet to
-      // write the deadline words. Note the generation it will publish; `recycle` waits for it.
-      const published = Atomics.load(words, base + SLOT_DEADLINE_GENERATION) === generation;
-      Atomics.store(words, base + SLOT_AWAITED_GENERATION, state === RESERVED && !published ? generation : NO_GENERATION);
-      return true;
-    }
-  }
-
-  /**
-   * Owner thread: empties a SPENT slot so `add` can reuse it. Returns false when the slot is not
-   * SPENT, or while a reserver that markSpent overtook is still writing its deadline (try again
-   * at the next sync; this lasts a few instructions unless that worker died there).
-   */
-  recycle(slot: number): boolean {
-    const base = this.baseOf(slot);
-    const words = this.words;
-    const control = Atomics.load(words, base + SLOT_CONTROL);
-    if (controlState(control) !== SPENT) return false;
-    const awaited = Atomics.load(words, base + SLOT_AWAITED_GENERATION);
-    if (awaited !== NO_GENERATION && Atomics.load(words, base + SLOT_DEADLINE_GENERATION) !== awaited) return false;
-    // Only the owner moves a slot out of SPENT, so a store cannot lose a race here.
-    Atomics.store(words, base + SLOT_CONTROL, packControl(nextGeneration(controlGeneration(control)), EMPTY));
-    Atomics.store(words, base + SLOT_AWAITED_GENERATION, NO_GENERATION);
-    return true;
-  }
-
-  /**
-   * Owner thread: returns to FREE every reservation whose published deadline is ≤ `now`.
-   * The timer wheel (reservations.ts) is the main reclaim path; this sweep catches reservations
-   * nobody tracked, e.g. a worker that died before reporting one. Returns how many it reclaimed.
-   */
-  reclaimExpired(now: number): number {
-    const words = this.words;
-    const used = Atomics.load(words, HEADER_HIGH_WATER);
-    let reclaimed = 0;
-    for (let slot = 0; slot < used; slot++) {
-      const base = slotBase(slot);
-      const control = Atomics.load(words, base + SLOT_CONTROL);
-      if (controlState(control) !== RESERVED) continue;
-      const generation = controlGeneration(control);
-      // An unpublished deadline belongs to a reserver still inside `reserve`: never expired.
-      if (Atomics.load(words, base + SLOT_DEADLINE_GENERATION) !== generation) continue;
-      if (this.floats[(base + SLOT_DEADLINE) / WORDS_PER_FLOAT64]! > now) continue;
-      // Fails if the holder released or confirmed meanwhile; then the deadline read may have
-      // been a newer holder's, which is why only the exchange decides.
-      if (this.transition({ slot, generation }, FREE)) reclaimed++;
-    }
-    return reclaimed;
-  }
-
-  counts(): AllocatorCounts {
-    const { free, reserved, spent } = this.aggregate();
-    return { free, reserved, spent, total: free + reserved + spent };
-  }
-
-  /**
-   * FREE UTXOs no operation has claimed, in one atomic load (no scan): what a reservation with
-   * `keepFree` compares against. Equals `counts().free` whenever no operation is half done; while
-   * one is, lower by the operations under way (never higher than the FREE slots).
-   */
-  freeTokens(): number {
-    return Math.max(0, Atomics.load(this.words, HEADER_FREE_TOKENS));
-  }
-
-  /** Sum of the values of UTXOs not yet spent (FREE and RESERVED), in SPECK. */
-  totalValue(): bigint {
-    const { totalHi, totalLo } = this.aggregate();
-    return sumHalves(totalHi, totalLo);
-  }
-
-  snapshot(): AllocatorSnapshot {
-    const a = this.aggregate();
-    return {
-      capacity: this.capacity,
-      slotsInUse: Atomics.load(this.words, HEADER_HIGH_WATER),
-      free: a.free,
-      reserved: a.reserved,
-      spent: a.spent,
-      total: a.free + a.reserved + a.spent,
-      totalValue: sumHalves(a.totalHi, a.totalLo).toString(),
-      freeValue: sumHalves(a.freeHi, a.freeLo).toString(),
-      largestFreeValue: sumHalves(a.largestHi, a.largestLo).toString(),
-      nextDeadline: a.nextDeadline,
-    };
-  }
-
-  /** What the slot holds, so the caller can map it to its ledger UTXO; null for an EMPTY slot. */
-  slotEntry(slot: number): SlotEntry | null {
-    const base = this.baseOf(slot);
-    const words = this.words;
-    for (;;) {
-      const control = Atomics.load(words, base + SLOT_CONTROL);
-      const state = STATE_NAMES[controlState(control)];
-      if (state === null) return null;
-      const generation = controlGeneration(control);
-      const walletIndex = Atomics.load(words, base + SLOT_WALLET_INDEX);
-      const key = loadU64(words, base + SLOT_KEY_HI, base + SLOT_KEY_LO);
-      const value = loadU64(words, base + SLOT_VALUE_HI, base + SLOT_VALUE_LO);
-      const deadline = state === 'reserved' ? this.publishedDeadline(base, generation) : null;
-      // Unchanged control word: nothing was rewritten while we read (writes need EMPTY).
-      if (Atomics.load(words, base + SLOT_CONTROL) !== control) continue;
-      return { slot, state, generation, walletIndex, key, value, deadline };
-    }
-  }
-
-  private transition(reservation: ReservationRef, to: typeof FREE | typeof SPENT): boolean {
-    const base = this.baseOf(reservation.slot);
-    const generation = reservation.generation;
-    if (!isGeneration(generation)) return false;
-    const expected = packControl(generation, RESERVED);
-    if (Atomics.compareExchange(this.words, base + SLOT_CONTROL, expected, packControl(nextGeneration(generation), to)) !== expected) return false;
-    // Back to FREE: its token follows the publication (see `add`).
-    if (to === FREE) Atomics.add(this.words, HEADER_FREE_TOKENS, 1);
-    return true;
-  }
-
-  /**
-   * Moves a slot out of FREE for the owner (markSpent, updateValue) or `reserveExact`: takes the
-   * slot's token first, unconditionally (the count may dip below zero for the instant), then
-   * exchanges the control word, and gives the token back if that fails. Taking it after the
-   * exchange would let the count exceed the FREE slots for an instant, and a reserver keeping a
-   * reserve could take the token of a slot already gone.
-   */
-  private withdrawFree(base: number, expected: number, replacement: number): boolean {
-    const words = this.words;
-    Atomics.sub(words, HEADER_FREE_TOKENS, 1);
-    if (Atomics.compareExchange(words, base + SLOT_CONTROL, expected, replacement) === expected) return true;
-    Atomics.add(words, HEADER_FREE_TOKENS, 1);
-    return false;
-  }
-
-  private baseOf(slot: number): number {
-    if (slot >>> 0 !== slot || slot >= this.capacity) {
-      throw new RangeError(`slot must be an integer from 0 to ${this.capacity - 1}, got ${slot}`);
-    }
-    return slotBase(slot);
-  }
-
-  private takeEmptySlot(): number {
-    const words = this.words;
-    const used = Atomics.load(words, HEADER_HIGH_WATER);
-    for (let slot = 0; slot < used; slot++) {
-      if (controlState(Atomics.load(words, slotBase(slot) + SLOT_CONTROL)) === EMPTY) return slot;
-    }
-    if (used === this.capacity) {
-      throw new RangeError(`DUST allocator table is full (${this.capacity} slots): recycle spent slots or raise the capacity`);
-    }
-    // Raised before the slot is published FREE; a reserver scanning with the old high water
-    // simply misses the new UTXO for one call.
-    Atomics.store(words, HEADER_HIGH_WATER, used + 1);
-    return used;
-  }
-
-  private publishedDeadline(base: number, generation: number): number | null {
-    if (Atomics.load(this.words, base + SLOT_DEADLINE_GENERATION) !== generation) return null;
-    return this.floats[(base + SLOT_DEADLINE) / WORDS_PER_FLOAT64]!;
-  }
-
-  /** One pass for counts, sums and deadlines; each slot read until its control word is stable. */
-  private aggregate() {
-    const words = this.words;
-    const used = Atomics.load(words, HEADER_HIGH_WATER);
-    let free = 0;
-    let reserved = 0;
-    let spent = 0;
-    // Sums of halves stay exact as numbers: 2^20 slots × 2^32 < 2^53.
-    let totalHi = 0;
-    let totalLo = 0;
-    let freeHi = 0;
-    let freeLo = 0;
-    let largestHi = 0;
-    let largestLo = 0;
-    let nextDeadline: number | null = null;
-    for (let slot = 0; slot < used; slot++) {
-      const base = slotBase(slot);
-      let control: number;
-      let hi: number;
-      let lo: number;
-      let deadline: number | null;
-      do {
-        control = Atomics.load(words, base + SLOT_CONTROL);
-        hi = Atomics.load(words, base + SLOT_VALUE_HI) >>> 0;
-        lo = Atomics.load(words, base + SLOT_VALUE_LO) >>> 0;
-        deadline = controlState(control) === RESERVED ? this.publishedDeadline(base, controlGeneration(control)) : null;
-      } while (Atomics.load(words, base + SLOT_CONTROL) !== control);
-      const state = controlState(control);
-      if (state === SPENT) spent++;
-      if (state !== FREE && state !== RESERVED) continue;
-      totalHi += hi;
-      totalLo += lo;
-      if (state === RESERVED) {
-        reserved++;
-        if (deadline !== null && (nextDeadline === null || deadline < nextDeadline)) nextDeadline = deadline;
-        continue;
-      }
-      free++;
-      freeHi += hi;
-      freeLo += lo;
-      if (hi > largestHi || (hi === largestHi && lo > largestLo)) {
-        largestHi = hi;
-        largestLo = lo;
-      }
-    }
-    return { free, reserved, spent, totalHi, totalLo, freeHi, freeLo, largestHi, largestLo, nextDeadline };
-  }
 }
 
 function checkKeepFree(keepFree: number | undefined): number {
   if (keepFree === undefined) return 0;
   if (!Number.isSafeInteger(keepFree) || keepFree < 0) throw new RangeError(`keepFree must be a non-negative integer, got ${keepFree}`);
   return keepFree;
-}
-
-/** Rejects non-integers, negatives and values past the 30-bit counter in one comparison. */
-function isGeneration(value: number): boolean {
-  return (value & GENERATION_MASK) === value;
-}
-
-/** 0 ≤ value < 2^64. BigInt.asUintN(64, …) is inlined by V8, unlike BigInt comparisons. */
-function isU64(value: bigint): boolean {
-  return BigInt.asUintN(64, value) === value;
-}
-
-function checkValue(value: bigint): void {
-  if (typeof value !== 'bigint' || !isU64(value)) {
-    throw new RangeError(`value must be a bigint from 0 to 2^64 - 1 SPECK, got ${String(value)}`);
-  }
-}
-
-/** A 64-bit quantity from its unsigned halves, through the scratch buffer (no builtin call). */
-function joinHalves(hi: number, lo: number): bigint {
-  scratch32[HIGH_HALF] = hi;
-  scratch32[LOW_HALF] = lo;
-  return scratch64[0]!;
-}
-
-function sumHalves(hi: number, lo: number): bigint {
-  return BigInt(hi) * BigInt(HALF_RADIX) + BigInt(lo);
-}
-
-function storeU64(words: Int32Array, hiIndex: number, loIndex: number, value: bigint): void {
-  scratch64[0] = value;
-  Atomics.store(words, hiIndex, scratch32[HIGH_HALF]!);
-  Atomics.store(words, loIndex, scratch32[LOW_HALF]!);
-}
-
-function loadU64(words: Int32Array, hiIndex: number, loIndex: number): bigint {
-  return joinHalves(Atomics.load(words, hiIndex) >>> 0, Atomics.load(words, loIndex) >>> 0);
 }

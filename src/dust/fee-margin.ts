@@ -14,3 +14,11 @@ export function marginBlocks(lifeMs: number, stalenessMs: number, blockTimeMs: n
 
 /** Midnight's block time (LEDGER.md "Units"): the margin's block length for networks behind an indexer. */
 export const MIDNIGHT_BLOCK_TIME_MS = 6_000;
+
+/**
+ * A fee intent's life when `dust.feeTtlMs` is 0: 30 s at Midnight's 6 s blocks. The fee must hold
+ * at the prices of every block until then, and a run of blocks full in bytes churned raises a
+ * transfer's price about ×1.108 a block: 10 blocks cost ≈ 3× the tip's fee in margin, 5 blocks
+ * ≈ 1.8×. A wallet submits what it is answered within a second or two.
+ */
+export const FEE_TTL_BLOCKS = 5;

@@ -16,7 +16,9 @@ import { MemoryBudgetStore, SponsorshipPolicy } from './budget.js';
 import { ReservationJournal } from './reservation-journal.js';
 import { sponsorshipRoutes } from './routes.js';
 import { SharedSnapshot } from './shared-snapshot.js';
-import { POOL_KEY_ID, SponsorshipService, type SponsoredNetwork } from './sponsorship.js';
+import { POOL_KEY_ID } from './pool-constants.js';
+import type { SponsoredNetwork } from './sponsored-network.js';
+import { SponsorshipService } from './sponsorship.js';
 import { DustSyncHost } from './sync-host.js';
 import { InputChecker, UnspentUtxoReader } from './input-check.js';
 
@@ -77,7 +79,7 @@ export const mountSponsorship: Module = async (ctx: AppContext) => {
   } else if (networks.some((n) => config.networks[n.name].indexer !== 'embedded')) {
     log.warn({ networks: networks.filter((n) => config.networks[n.name].indexer !== 'embedded').map((n) => n.name) }, 'dust.stateDir is not set: DUST reservations of answered sponsorships do not survive a restart, so a fee intent answered just before one can share its UTXO with a new one');
   }
-  // Several instances (issue 22): budgets, dedupe and shares in Redis; each wallet leased to one instance.
+  // Several instances: budgets, dedupe and shares in Redis; each wallet leased to one instance.
   const state = ctx.state ? await sharedSponsorship(ctx, networks, log) : undefined;
   const budgets = state ? new state.RedisBudgetStore(ctx.state!.redis, { local: (id) => id === POOL_KEY_ID }) : new MemoryBudgetStore();
   const policy = new SponsorshipPolicy({ maxFee: BigInt(config.dust.maxFee), budget: BigInt(config.dust.budget), windowMs: config.dust.budgetWindowMs }, budgets);

@@ -1,5 +1,5 @@
 /**
- * A pool that grows with demand (issue 17; DESIGN.md "Sponsorship at volume"). A DUST UTXO pays
+ * A pool that grows with demand (DESIGN.md "Sponsorship at volume"). A DUST UTXO pays
  * one sponsored transaction per block at best, so sustained throughput is the number of UTXOs over
  * the time one takes to come back (inclusion, then the sync of that block). Per network the keeper
  * keeps up to `dust.targetUtxos` DUST UTXOs: after each synced block, if the wallets hold fewer and
@@ -28,7 +28,9 @@ import { isGatewayError } from '../errors.js';
 import type { WorkerPoolComponent } from '../prover/worker-pool.js';
 import { readNightUtxos } from './night-utxos.js';
 import type { NightUtxo, WalletAddress } from './pool-task.js';
-import { POOL_KEY_ID, type SponsoredNetwork, type SponsorshipService } from './sponsorship.js';
+import { POOL_KEY_ID } from './pool-constants.js';
+import type { SponsoredNetwork } from './sponsored-network.js';
+import type { SponsorshipService } from './sponsorship.js';
 import type { Metrics } from '../metrics/metrics.js';
 
 /** DUST-generating outputs per split: the ledger allows about three per transaction (LEDGER.md). */
@@ -43,15 +45,6 @@ const JOURNAL_FILE = 'pool-splits.json';
 export function lowWater(live: number): number {
   return Math.ceil(live / 2);
 }
-
-/**
- * Free DUST UTXOs kept for the keeper's own splits while the pool is below target: users are
- * answered 503 NO_DUST_AVAILABLE rather than take the last ones, or the pool could never grow
- * under the very demand that needs it to (measured: 334 of 336 splits refused when users took
- * every free UTXO first). Kept by the allocator's reserve operation (`keepFree`), so a burst of
- * requests cannot overrun it; the keeper's own reservations keep none and may take them all.
- */
-export const KEEPER_RESERVE = 8;
 
 /**
  * Why a round or a split failed (the label of the failure metric; a fixed set):

@@ -10,7 +10,7 @@
  * So every answered reservation is appended here — network, wallet index, the allocator's key of
  * the UTXO, deadline — before the answer leaves. At start the file is read, expired lines are
  * dropped and the rest rewritten; once a network's wallets have synced, each remaining UTXO the
- * chain still shows unspent is reserved again until its original deadline (sponsorship.ts).
+ * chain still shows unspent is reserved again until its original deadline (reservation-restore.ts).
  *
  * The file is `<dir>/dust-reservations.jsonl`, one JSON object per line. Writes are plain
  * `write(2)` calls without fsync: a process crash loses nothing (the kernel holds the data), a

@@ -7,46 +7,38 @@
  * thread then charges the key's budget (a lost race refunds nothing and releases the UTXO) and
  * starts the 5-minute reclaim timer. A task that ends without an answer (client abort, worker
  * crash, error) has its reservation released at once through the in-flight registry.
+ *
+ * Its parts, one file each: the dedupe (answer-dedupe.ts), the era checks (era-guard.ts), the
+ * per-key share (key-shares.ts), the tasks' deadlines (task-deadlines.ts), the journal of answered
+ * reservations (reservation-restore.ts).
  */
-import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { NetworkName } from '../config.js';
-import { GatewayError, isGatewayError } from '../errors.js';
+import { GatewayError } from '../errors.js';
 import type { AuthenticatedKey } from '../pipeline/auth.js';
 import type { WorkerPoolComponent } from '../prover/worker-pool.js';
-import type { ProverBackend } from '../prover/backend.js';
 import { provingPort } from '../prover/proving-port.js';
-import { ResultCache } from '../prover/result-cache.js';
-import { SingleFlight } from '../single-flight.js';
-import { DustAllocatorTable } from './allocator.js';
-import type { BalanceArgs, ProvingTarget, SponsorKind } from './balance-task.js';
+import { AnswerDedupe, requestKey, type SponsorAnswer } from './answer-dedupe.js';
+import type { BalanceArgs, SponsorKind } from './balance-task.js';
 import { SponsorshipPolicy, type BudgetCharge } from './budget.js';
+import { EraGuard } from './era-guard.js';
+import { FEE_TTL_BLOCKS } from './fee-margin.js';
 import { InFlightReservations } from './in-flight.js';
-import type { ReservationJournal } from './reservation-journal.js';
-import { reclaimAt, ReservationReclaimer } from './reservations.js';
 import { sponsorTaskPort, type InputChecker } from './input-check.js';
 import { KeyHealth } from './key-health.js';
-import { SharedSnapshot } from './shared-snapshot.js';
+import { KeyShares } from './key-shares.js';
+import { KEEPER_RESERVE, POOL_KEY_ID } from './pool-constants.js';
+import type { PoolKeeper } from './pool-keeper.js';
+import type { ReservationJournal } from './reservation-journal.js';
+import { journalAnswer, restoreReservations } from './reservation-restore.js';
+import { ReservationReclaimer } from './reservations.js';
+import type { SponsoredNetwork } from './sponsored-network.js';
 import type { DustSyncHost } from './sync-host.js';
-import { KEEPER_RESERVE, type PoolKeeper } from './pool-keeper.js';
+import { TaskDeadlines } from './task-deadlines.js';
 import { startTimerWheel, TimerWheel, type TimerWheelDriver } from './timer-wheel.js';
-import { eraName, type Era } from '../infra/ledger/era.js';
-import { expectEra } from './transaction-tag.js';
+import type { Era } from '../infra/ledger/era.js';
 import type { SponsorshipSharing } from '../state/sponsorship.js';
-
-export interface SponsoredNetwork {
-  name: NetworkName;
-  networkId: string;
-  seeds: readonly string[];
-  table: DustAllocatorTable;
-  snapshot: SharedSnapshot;
-  prover: ProvingTarget;
-  /** The main-thread backend, for upstream and native (the worker proves through a port to it). */
-  backend: ProverBackend;
-  /** The chain's block time: the unit of the fee margin (src/dust/fee-margin.ts). */
-  blockTimeMs: number;
-}
 
 export interface SponsorshipOptions {
   networks: readonly SponsoredNetwork[];
@@ -78,49 +70,9 @@ export interface SponsorshipOptions {
   keyHealthWindowMs?: number;
 }
 
-export const POOL_KEY_ID = 'nightgate-pool';
 const POOL_FEE_CAP_FACTOR = 10n;
 /** The server's own key for its pool maintenance: POOL_FEE_CAP_FACTOR × the fee cap, a budget that never binds. */
 const POOL_KEY: AuthenticatedKey = { id: POOL_KEY_ID, source: 'generated', dustBudget: 10n ** 40n };
-
-/**
- * A fee intent's life when `dust.feeTtlMs` is 0: 30 s at Midnight's 6 s blocks. The fee must hold
- * at the prices of every block until then, and a run of blocks full in bytes churned raises a
- * transfer's price about ×1.108 a block: 10 blocks cost ≈ 3× the tip's fee in margin, 5 blocks
- * ≈ 1.8×. A wallet submits what it is answered within a second or two.
- */
-export const FEE_TTL_BLOCKS = 5;
-
-/**
- * How long, in blocks, a request waits for the wallets when they are syncing because the chain
- * just changed era (they are ready once the new era's first events and parameters are read).
- */
-const SWITCH_WAIT_BLOCKS = 2;
-
-/** How long after a cut-short task its reservations are looked for again: its thread has surely ended by then. */
-const UNRECORDED_RECHECK_MS = 2_000;
-
-/** What one key holds on one network: tasks running, and answered reservations not yet settled. */
-interface KeyHold {
-  computing: number;
-  answered: Array<{ slot: number; generation: number; member?: string | undefined }>;
-}
-
-export interface SponsorAnswer {
-  /** The JSON body, pre-serialized (the same bytes for a deduplicated repeat). */
-  body: string;
-  deduplicated: boolean;
-}
-
-function reservationLimit(net: SponsoredNetwork, cap: number): GatewayError {
-  return new GatewayError('RESERVATION_LIMIT', `this key holds ${cap} DUST UTXO(s) of ${net.name} reserved, its share of the pool; one is freed when its transaction lands or its reservation expires`, {
-    headers: { 'Retry-After': String(Math.max(1, Math.ceil(net.blockTimeMs / 1000))) },
-  });
-}
-
-function eraChanged(from: Era, to: Era): GatewayError {
-  return new GatewayError('LEDGER_ERA_CHANGED', `the network changed from ${eraName(from)} to ${eraName(to)} during this request; nothing stays reserved: rebuild the transaction for ${eraName(to)}`);
-}
 
 export class SponsorshipService {
   private readonly byName = new Map<NetworkName, SponsoredNetwork>();
@@ -128,16 +80,16 @@ export class SponsorshipService {
   private readonly wheel: TimerWheel;
   private readonly driver: TimerWheelDriver;
   private readonly inFlight: InFlightReservations;
-  private readonly flights = new SingleFlight<string>();
-  private readonly answers: ResultCache;
+  private readonly dedupe: AnswerDedupe;
   /** Per network, the keeper that grows its pool (src/dust/pool-keeper.ts). */
   private readonly keepers = new Map<NetworkName, PoolKeeper>();
-  /** `${network}|${keyId}` → what the key holds there (the per-key share of the pool, issue 17). */
-  private readonly holds = new Map<string, KeyHold>();
+  /** What each key holds of each network's pool, against its share. */
+  private readonly shares: KeyShares;
+  private readonly eras: EraGuard;
+  /** Each task's reservation deadline, its own. */
+  private readonly deadlines: TaskDeadlines;
   private sponsored = 0;
   private failed = 0;
-  /** The last reservation deadline handed to a task: each task gets a later one (see `nextReclaimAt`). */
-  private lastReclaimAt = 0;
   /** Per key and network: answers landed and expired unlanded, and the share of the pool that earns. */
   readonly health: KeyHealth;
 
@@ -145,7 +97,7 @@ export class SponsorshipService {
     this.wheel = new TimerWheel({ clock: opts.clock });
     this.driver = startTimerWheel(this.wheel);
     this.inFlight = InFlightReservations.create(opts.maxInFlight);
-    this.answers = new ResultCache(opts.clock, opts.dedupeWindowMs, 32 * 1024 * 1024);
+    this.dedupe = new AnswerDedupe(opts.clock, opts.dedupeWindowMs, opts.sharing);
     for (const n of opts.networks) {
       this.byName.set(n.name, n);
       this.reclaimers.set(n.name, new ReservationReclaimer(n.table, this.wheel, {
@@ -154,13 +106,18 @@ export class SponsorshipService {
       }));
     }
     this.health = new KeyHealth({ clock: opts.clock, windowMs: opts.keyHealthWindowMs ?? 600_000, slack: opts.throttleSlack ?? 10 });
+    this.shares = new KeyShares({
+      health: this.health, maxReservationsPerKey: opts.maxReservationsPerKey, feeTtlMs: opts.feeTtlMs, expiryMarginMs: opts.expiryMarginMs, sharing: opts.sharing,
+    });
+    this.eras = new EraGuard(opts.sync, this.wheel);
+    this.deadlines = new TaskDeadlines(opts.reservationTtlMs, this.wheel, opts.logger);
     if (opts.sharing) {
       // Each synced block may have spent answered reservations: their places in the key's share
       // over all instances are given back then, not only when the key comes back here.
       opts.sync.onStatus((s) => {
         const net = this.byName.get(s.network as NetworkName);
         if (s.phase !== 'synced' || !net) return;
-        for (const id of this.holds.keys()) if (id.startsWith(`${net.name}|`)) this.liveHold(net, id.slice(net.name.length + 1));
+        this.shares.settle(net);
       });
     }
     const journal = opts.journal;
@@ -170,7 +127,7 @@ export class SponsorshipService {
       const off = opts.sync.onStatus((s) => {
         const net = this.byName.get(s.network as NetworkName);
         if (s.phase !== 'synced' || !net || journal.pending(net.name).length === 0) return;
-        this.restore(net, journal);
+        restoreReservations(net, journal, this.reclaimers.get(net.name)!, { now: opts.clock.now(), reservationTtlMs: opts.reservationTtlMs, logger: opts.logger });
         if (opts.networks.every((n) => journal.pending(n.name).length === 0)) off();
       });
     }
@@ -198,100 +155,16 @@ export class SponsorshipService {
 
   /** The era the network's DUST wallets are synced in (what the chain the sync follows runs). */
   eraOf(name: NetworkName): Era | undefined {
-    return this.opts.sync.status(name)?.era;
-  }
-
-  /**
-   * The era the sync has announced through shared memory (at once, before its status message
-   * arrives), else the status's: what a finished task is checked against.
-   */
-  private currentEra(net: SponsoredNetwork): Era | undefined {
-    return (net.snapshot.era as Era | undefined) ?? this.eraOf(net.name);
-  }
-
-  /**
-   * The wallets are not synced. Just after the chain changed era that is only for a moment (until
-   * the new era's first events and parameters are read): a body of the old era is refused as such
-   * at once (400, nothing reserved) and one of the new era waits for the wallets, at most
-   * SWITCH_WAIT_BLOCKS blocks, rather than be refused with a 503. Otherwise: 503 WALLET_SYNCING.
-   */
-  private async untilSynced(net: SponsoredNetwork, body: Buffer, signal: AbortSignal): Promise<void> {
-    const status = this.opts.sync.status(net.name);
-    if (status?.era !== undefined && status.eraSwitches > 0 && status.phase === 'syncing') {
-      expectEra(body, status.era);
-      if (!signal.aborted) await new Promise<void>((resolve) => {
-        const done = (): void => {
-          off();
-          this.wheel.cancel(timer);
-          signal.removeEventListener('abort', done);
-          resolve();
-        };
-        const off = this.opts.sync.onStatus((s) => {
-          if (s.network === net.name && s.phase !== 'syncing') done();
-        });
-        const timer = this.wheel.schedule(SWITCH_WAIT_BLOCKS * net.blockTimeMs, done);
-        signal.addEventListener('abort', done);
-      });
-    }
-    if (!this.opts.sync.isSynced(net.name) || this.eraOf(net.name) === undefined) throw new GatewayError('WALLET_SYNCING', `the server DUST wallets of ${net.name} are still syncing`, { headers: { 'Retry-After': '30' } });
+    return this.eras.eraOf(name);
   }
 
   async sponsor(kind: SponsorKind, name: NetworkName, key: AuthenticatedKey, body: Buffer, signal: AbortSignal): Promise<SponsorAnswer> {
     const net = this.byName.get(name);
     if (!net) throw new GatewayError('BALANCING_DISABLED', `sponsorship is not configured for ${name} (no server DUST wallets)`);
-    if (!this.opts.sync.isSynced(name) || this.eraOf(name) === undefined) await this.untilSynced(net, body, signal);
-    const sharing = this.opts.sharing;
-    sharing?.admit(name);
-    // Per key: each key's budget pays for what it gets, and one key's answer is never another's.
-    // Per era: an answer given before the network changed era spends a DUST UTXO of the era it
-    // left (marked SPENT since); the same bytes sent after it are answered afresh (refused).
-    const dedupeKey = `${key.id}|${kind}|${name}|${this.eraOf(name)}|${createHash('sha256').update(body).digest('hex')}`;
-    const cached = this.answers.get(dedupeKey);
-    if (cached) return { body: Buffer.from(cached).toString('utf8'), deduplicated: true };
-    if (sharing && !this.flights.has(dedupeKey)) {
-      const remote = await sharing.lookup(dedupeKey, signal);
-      if (remote !== undefined) return { body: remote, deduplicated: true };
-    }
-    const { shared, result } = this.flights.run(dedupeKey, (s) => this.compute(kind, net, key, body, s, dedupeKey), signal);
-    try {
-      return { body: await result, deduplicated: shared };
-    } catch (err) {
-      sharing?.abandoned(dedupeKey);
-      throw err;
-    }
-  }
-
-  /**
-   * The key's share of the pool: tasks in flight plus answered reservations still live. Answered
-   * ones leave when chain sync marks their UTXO spent or the reclaim frees it (checked lazily here,
-   * at most `maxReservationsPerKey` entries).
-   */
-  private hold(net: SponsoredNetwork, key: AuthenticatedKey): KeyHold {
-    let hold = this.liveHold(net, key.id);
-    if (!hold) {
-      hold = { computing: 0, answered: [] };
-      this.holds.set(`${net.name}|${key.id}`, hold);
-    }
-    const share = this.shareOf(net, key.id);
-    if (hold.computing + hold.answered.length >= share.limit) {
-      throw share.throttledBy === undefined ? reservationLimit(net, share.limit) : this.throttled(net, share.limit, share.throttledBy);
-    }
-    hold.computing++;
-    return hold;
-  }
-
-  /** What the key may hold on the network now: its full share, less while its answers keep expiring unlanded. */
-  private shareOf(net: SponsoredNetwork, keyId: string): { limit: number; throttledBy?: number } {
-    if (keyId === POOL_KEY_ID) return { limit: this.opts.maxReservationsPerKey };
-    return this.health.share(net.name, keyId, this.opts.maxReservationsPerKey);
-  }
-
-  private throttled(net: SponsoredNetwork, limit: number, debt: number): GatewayError {
-    // Its next place comes back when one of its answers lands or expires: within a fee intent's life.
-    const retryS = Math.ceil(((this.opts.feeTtlMs || FEE_TTL_BLOCKS * net.blockTimeMs) + (this.opts.expiryMarginMs ?? 10_000)) / 1000);
-    return new GatewayError('RESERVATION_LIMIT', `this key's share of the ${net.name} DUST pool is cut to ${limit} of ${this.opts.maxReservationsPerKey}: about ${Math.round(debt)} more of its recent sponsored transactions expired without landing than landed. Submit what you are answered before its expiresAt; the share grows back as its transactions land`, {
-      headers: { 'Retry-After': String(Math.max(1, retryS)) },
-    });
+    if (!this.opts.sync.isSynced(name) || this.eraOf(name) === undefined) await this.eras.untilSynced(net, body, signal);
+    this.opts.sharing?.admit(name);
+    const dedupeKey = requestKey(key.id, kind, name, this.eraOf(name), body);
+    return this.dedupe.answer(dedupeKey, signal, (s) => this.compute(kind, net, key, body, s, dedupeKey));
   }
 
   /**
@@ -307,26 +180,7 @@ export class SponsorshipService {
   /** DUST UTXOs the key holds on the network now: tasks in flight plus live answered reservations. */
   held(name: NetworkName, keyId: string): number {
     const net = this.byName.get(name);
-    const hold = net && this.liveHold(net, keyId);
-    return hold ? hold.computing + hold.answered.length : 0;
-  }
-
-  /** The key's hold on the network with its settled answers dropped (spent or reclaimed since). */
-  private liveHold(net: SponsoredNetwork, keyId: string): KeyHold | undefined {
-    const hold = this.holds.get(`${net.name}|${keyId}`);
-    if (hold) {
-      hold.answered = hold.answered.filter((r) => {
-        if (net.table.isLive(r)) return true;
-        if (r.member !== undefined) this.opts.sharing?.release(net.name, keyId, r.member);
-        return false;
-      });
-    }
-    return hold;
-  }
-
-  private unhold(net: SponsoredNetwork, key: AuthenticatedKey, hold: KeyHold): void {
-    hold.computing--;
-    if (hold.computing === 0 && hold.answered.length === 0) this.holds.delete(`${net.name}|${key.id}`);
+    return net ? this.shares.held(net, keyId) : 0;
   }
 
   /**
@@ -362,24 +216,16 @@ export class SponsorshipService {
         headers: { 'Retry-After': String(Math.max(1, Math.ceil(net.blockTimeMs / 1000))) },
       });
     }
-    const hold = this.hold(net, key);
-    const deadline = this.nextReclaimAt(now);
+    const hold = this.shares.hold(net, key);
+    const deadline = this.deadlines.next(now);
     // The key's share over every instance: a place held until the reservation ends (or its deadline).
     let member: string | undefined;
-    if (this.opts.sharing && key.id !== POOL_KEY_ID) {
-      const share = this.shareOf(net, key.id);
-      const held = await this.opts.sharing.hold(net.name, key.id, share.limit, deadline).catch(() => undefined);
-      if (held === false) {
-        this.unhold(net, key, hold);
-        throw share.throttledBy === undefined ? reservationLimit(net, share.limit) : this.throttled(net, share.limit, share.throttledBy);
-      }
-      member = held;
-    }
+    if (this.opts.sharing && key.id !== POOL_KEY_ID) member = await this.shares.holdShared(net, key, hold, deadline);
     const checked = this.opts.inputs !== undefined && key.id !== POOL_KEY_ID;
     const entry = this.inFlight.acquire();
     if (entry === undefined) {
-      this.unhold(net, key, hold);
-      if (member !== undefined) this.opts.sharing!.release(net.name, key.id, member);
+      this.shares.unhold(net, key, hold);
+      this.shares.releaseShared(net, key, member);
       throw new GatewayError('QUEUE_FULL', 'too many sponsorships in flight', { headers: { 'Retry-After': '1' } });
     }
     const args: BalanceArgs = {
@@ -403,7 +249,7 @@ export class SponsorshipService {
       // Refused at shutdown if it has not started: it then reserved nothing, and `finally` releases nothing.
       const res = await this.opts.pool.run('balance', { args, data: body, shared: [net.table.buffer, net.snapshot.buffer, this.inFlight.buffer], ...(remote ? { port: remote.port } : {}) }, { signal, work: 'the sponsorship' });
       const reservation = { slot: res.slot, generation: res.generation };
-      this.expectEra(net, era, reservation);
+      this.eras.expectEra(net, era, reservation);
       // The budget is charged while the reservation lives, and refunded if it is reclaimed
       // unspent (the transaction never landed): a key pays for what lands or is still pending.
       let charge: BudgetCharge;
@@ -417,7 +263,7 @@ export class SponsorshipService {
       // Released at the fee intent's TTL if it has not landed by then (it never can after), and
       // the key's record told which way it went.
       const expiry = { expiresAt: res.expiresAt, ...(key.id === POOL_KEY_ID ? {} : { onOutcome: (o: 'landed' | 'expired') => this.health.record(net.name, key.id, o) }) };
-      if (this.reclaimers.get(net.name)!.track(reservation, now, refund, expiry)) this.journalAnswer(net, reservation, deadline);
+      if (this.reclaimers.get(net.name)!.track(reservation, now, refund, expiry) && this.opts.journal) journalAnswer(this.opts.journal, net, reservation, deadline);
       hold.answered.push({ ...reservation, member });
       answered = true;
       this.sponsored++;
@@ -431,17 +277,14 @@ export class SponsorshipService {
         expiresAt: new Date(res.expiresAt).toISOString(),
         dustUtxo: { wallet: res.walletIndex, slot: res.slot },
       });
-      if (dedupeKey) {
-        this.answers.set(dedupeKey, Buffer.from(json));
-        this.opts.sharing?.answered(dedupeKey, json);
-      }
+      if (dedupeKey) this.dedupe.record(dedupeKey, json);
       return json;
     } catch (err) {
       this.failed++;
-      throw this.eraChangedOr(net, era, err);
+      throw this.eras.eraChangedOr(net, era, err);
     } finally {
-      this.unhold(net, key, hold);
-      if (!answered && member !== undefined) this.opts.sharing!.release(net.name, key.id, member);
+      this.shares.unhold(net, key, hold);
+      if (!answered) this.shares.releaseShared(net, key, member);
       remote?.close();
       // Whatever the task still held when it ended without an answer goes back at once.
       const held = this.inFlight.finish(entry);
@@ -449,91 +292,8 @@ export class SponsorshipService {
         net.table.release(held);
         this.opts.logger.debug({ network: net.name, slot: held.slot }, 'released the DUST reservation of a failed sponsorship');
       }
-      if (!answered) {
-        // A thread ended between reserving and recording the slot leaves a reservation nobody
-        // knows; its deadline is this task's alone. A task whose client left may have been
-        // stopped while its thread was still running: look again once that thread is surely gone.
-        this.releaseUnrecorded(net, deadline);
-        if (signal.aborted) this.wheel.schedule(UNRECORDED_RECHECK_MS, () => this.releaseUnrecorded(net, deadline));
-      }
+      if (!answered) this.deadlines.releaseUnrecorded(net, deadline, signal.aborted);
     }
-  }
-
-  /**
-   * The network changed era while the task ran (the worker saw the old wallets): the answer would
-   * spend a DUST UTXO the chain no longer has. Its reservation goes back (the sync has marked it
-   * SPENT already, so it is never handed out again) and the request gets 409.
-   */
-  private expectEra(net: SponsoredNetwork, era: Era, reservation: { slot: number; generation: number }): void {
-    const now = this.currentEra(net);
-    if (now === undefined || now === era) return;
-    net.table.release(reservation);
-    throw eraChanged(era, now);
-  }
-
-  /** A failure of a task that the network's change of era caused is that change (409), not a 5xx. */
-  private eraChangedOr(net: SponsoredNetwork, era: Era, err: unknown): GatewayError {
-    const failure = isGatewayError(err) ? err : new GatewayError('INTERNAL', undefined, { cause: err });
-    const now = this.currentEra(net);
-    if (now !== undefined && now !== era && failure.status >= 500) return eraChanged(era, now);
-    return failure;
-  }
-
-  /** A reservation deadline no earlier than `now + reservationTtlMs` and later than every one handed out before. */
-  private nextReclaimAt(now: number): number {
-    this.lastReclaimAt = Math.max(reclaimAt(now, this.opts.reservationTtlMs), this.lastReclaimAt + 1);
-    return this.lastReclaimAt;
-  }
-
-  private releaseUnrecorded(net: SponsoredNetwork, deadline: number): void {
-    const released = net.table.releaseWithDeadline(deadline);
-    if (released > 0) this.opts.logger.warn({ network: net.name, released, deadline }, 'released a DUST reservation its task never recorded (its worker thread ended in between)');
-  }
-
-  /** Writes an answered reservation (reserved until `deadline`, its task's) to the journal, if there is one, before the answer leaves. */
-  private journalAnswer(net: SponsoredNetwork, reservation: { slot: number; generation: number }, deadline: number): void {
-    const journal = this.opts.journal;
-    if (!journal) return;
-    const entry = net.table.slotEntry(reservation.slot);
-    // Chain sync may have marked it spent already: then there is nothing to keep reserved.
-    if (!entry || entry.state !== 'reserved' || entry.generation !== reservation.generation) return;
-    journal.record({ network: net.name, wallet: entry.walletIndex, key: entry.key, deadline });
-  }
-
-  /**
-   * After a restart, once the network's wallets have synced: reserves again, until its original
-   * deadline, every journaled UTXO the wallets still hold unspent.
-   */
-  private restore(net: SponsoredNetwork, journal: ReservationJournal): void {
-    const now = this.opts.clock.now();
-    const free = new Map<string, { slot: number; generation: number }>();
-    for (let slot = 0; slot < net.table.capacity; slot++) {
-      const e = net.table.slotEntry(slot);
-      if (e?.state === 'free') free.set(`${e.walletIndex}:${e.key}`, { slot, generation: e.generation });
-    }
-    let restored = 0;
-    let expired = 0;
-    let gone = 0;
-    // A UTXO released early (its fee intent expired unlanded) may be journaled again for a later
-    // answer: the latest deadline is the one whose fee intent may still land.
-    for (const entry of [...journal.pending(net.name)].sort((a, b) => b.deadline - a.deadline)) {
-      if (entry.deadline <= now) {
-        expired++;
-        continue;
-      }
-      const id = `${entry.wallet}:${entry.key}`;
-      const slot = free.get(id);
-      const reservation = slot ? net.table.reserveExact(slot, entry.deadline) : null;
-      if (!reservation) {
-        gone++;
-        continue;
-      }
-      free.delete(id);
-      this.reclaimers.get(net.name)!.track(reservation, entry.deadline - this.opts.reservationTtlMs);
-      restored++;
-    }
-    journal.restored(net.name);
-    this.opts.logger.info({ network: net.name, restored, expired, gone }, 'DUST reservations restored from the journal');
   }
 
   /** Per network: balance, UTXO counts, sync state (for /health and /wallet-status). */
@@ -576,7 +336,7 @@ export class SponsorshipService {
   }
 
   stats(): { sponsored: number; failed: number; inFlight: number } {
-    return { sponsored: this.sponsored, failed: this.failed, inFlight: this.flights.size };
+    return { sponsored: this.sponsored, failed: this.failed, inFlight: this.dedupe.size };
   }
 
   close(): void {

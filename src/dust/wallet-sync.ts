@@ -19,72 +19,18 @@
  * announced to the workers through the snapshot's header before any UTXO is marked. Events of an
  * older era than the wallets' are skipped.
  */
-import { GraphqlHttpClient } from '../indexer/graphql-http.js';
 import { GraphqlWsConnection } from '../indexer/graphql-ws.js';
-import { eraOfBytes, eraOfProtocolVersion, ledger, release, type Era, type L } from '../infra/ledger/index.js';
+import { eraOfProtocolVersion, release, type Era } from '../infra/ledger/index.js';
 import { DustAllocatorTable } from './allocator.js';
 import { SharedSnapshot } from './shared-snapshot.js';
-import { DUST_EVENTS, LEDGER_PARAMETERS } from './queries.js';
-import { dustSecretKey, encodeWalletState, utxoKey, utxoValue, valueToTableUnits } from './wallet-state.js';
+import { DUST_EVENTS } from './queries.js';
+import type { NetworkSyncInit, SyncPhase, SyncStatus } from './sync-protocol.js';
+import { TipParameters } from './tip-parameters.js';
+import { UtxoSlots } from './utxo-slots.js';
+import { freshWallets, replay, runsByEra, type PendingEvent, type Wallet } from './wallet-replay.js';
+import { encodeWalletState } from './wallet-state.js';
 
-export interface NetworkSyncInit {
-  network: string;
-  graphqlUrl: string;
-  graphqlWsUrl: string;
-  /** Hex seeds of the server DUST wallets; the wallet index is the position here. */
-  seeds: readonly string[];
-  table: SharedArrayBuffer;
-  snapshot: SharedArrayBuffer;
-  timeoutMs: number;
-  /** SPENT slots stay visible (wallet-status counts) this long before their slot is reused. */
-  spentRetentionMs: number;
-  /**
-   * How often the tip's ledger parameters are read again (fee prices move every block with its
-   * fullness, so fees must be computed from the tip's, not from those read at start). Default 1 000.
-   */
-  paramsRefreshMs?: number;
-  reconnectMinMs: number;
-  reconnectMaxMs: number;
-  /** The network's block interval: how far behind the chain's head the indexer's tip may be is counted in blocks. */
-  blockTimeMs: number;
-}
-
-/**
- * Blocks the indexer's tip may trail the chain's head by when its parameters are read: the fee
- * margin counts the price rise of that many blocks before the read. Counting from the tip block's
- * timestamp instead would price every second a stalled or back-dated chain did not move.
- */
-const TIP_LAG_BLOCKS = 2;
-
-export type SyncPhase = 'starting' | 'syncing' | 'synced' | 'reconnecting';
-
-export interface SyncStatus {
-  network: string;
-  phase: SyncPhase;
-  /** The ledger era the wallets are replayed in (undefined before the chain has said). */
-  era: Era | undefined;
-  /** How many times the wallets started afresh because the chain changed era. */
-  eraSwitches: number;
-  /** Last event replayed, and the indexer's latest event id when it was sent. */
-  eventId: number;
-  maxId: number;
-  /** Spendable DUST of all server wallets now (SPECK, decimal string). */
-  balance: string;
-  wallets: Array<{ index: number; balance: string; utxos: number }>;
-  lastError: string | undefined;
-  updatedAt: number;
-}
-
-interface Wallet {
-  sk: L.DustSecretKey;
-  state: L.DustLocalState;
-}
-
-interface PendingEvent {
-  id: number;
-  raw: Uint8Array;
-  era: Era;
-}
+export type { SyncStatus } from './sync-protocol.js';
 
 const SAFETY_SWEEP_MS = 10_000;
 const PARAMS_REFRESH_MS = 1_000;
@@ -94,18 +40,8 @@ const VALUE_HORIZON_MS = 2 * SAFETY_SWEEP_MS;
 export class NetworkDustSync {
   private readonly table: DustAllocatorTable;
   private readonly snapshot: SharedSnapshot;
-  private readonly http: GraphqlHttpClient;
-  /** The chain's DUST parameters, read once: every `LedgerParameters.dust` read is a new WASM object. */
-  private dustParams: L.DustParameters | undefined;
-  private paramsBytes: Uint8Array | undefined;
-  /** The era of the held DUST parameters (those of another era cannot build its wallets). */
-  private dustParamsEra: Era | undefined;
-  /** Since when (ms) the held parameters are the tip's: the tip block's time, never after the read. */
-  private paramsAt = 0;
-  /** The latest block time (ms) the indexer reported: no DUST spend may claim a later ctime. */
-  private chainTime = 0;
-  /** When the prices last read were the tip's, as loadParams bounds it. */
-  private pricedAt = 0;
+  private readonly tip: TipParameters;
+  private readonly utxos: UtxoSlots;
   /** The era the wallets are replayed in. */
   private era: Era | undefined;
   private eraSwitches = 0;
@@ -118,9 +54,6 @@ export class NetworkDustSync {
   /** Switched on the tip's parameters: not synced until an event of the new era is replayed. */
   private awaitingEraEvents = false;
   private wallets: Wallet[] = [];
-  /** `${wallet}:${nonce hex}` → allocator slot, for every UTXO the table holds. */
-  private readonly slots = new Map<string, number>();
-  private readonly spentAt = new Map<number, number>();
   private pending: PendingEvent[] = [];
   private flushScheduled = false;
   private eventId = -1;
@@ -141,15 +74,18 @@ export class NetworkDustSync {
   ) {
     this.table = DustAllocatorTable.fromShared(init.table);
     this.snapshot = new SharedSnapshot(init.snapshot);
-    this.http = new GraphqlHttpClient(init.graphqlUrl, { timeoutMs: init.timeoutMs, maxResponseBytes: 16 * 1024 * 1024, connections: 2 });
+    this.tip = new TipParameters(init, now);
+    this.utxos = new UtxoSlots(this.table, init.spentRetentionMs, VALUE_HORIZON_MS, (message) => {
+      this.lastError = message;
+    });
     this.retryDelay = init.reconnectMinMs;
   }
 
   async start(): Promise<void> {
-    await this.loadParams();
-    this.era = this.dustParamsEra;
+    await this.tip.load(() => this.era);
+    this.era = this.tip.dustParamsEra;
     this.snapshot.announceEra(this.era!);
-    this.wallets = this.freshWallets(this.era!);
+    this.wallets = freshWallets(this.era!, this.init.seeds, this.tip);
     this.connect();
     // Values grow between events, and a crashed worker may leave a reservation nobody tracks:
     // refresh values and reclaim expired reservations on a slow timer too.
@@ -170,53 +106,7 @@ export class NetworkDustSync {
     clearInterval(this.paramsTimer);
     this.unsubscribe?.();
     this.ws?.close();
-    void this.http.close();
-  }
-
-  /**
-   * Reads the tip's parameters; returns whether they differ from those held. `pricedAt` is the tip
-   * block's time, not the moment of the read (an indexer a block behind the chain must not make
-   * the fee margin one short), but no earlier than TIP_LAG_BLOCKS before the read.
-   */
-  private async loadParams(): Promise<boolean> {
-    const res = await this.http.request(LEDGER_PARAMETERS);
-    const block = res.data['block'] as { height?: number; timestamp?: number; protocolVersion?: number; ledgerParameters?: string } | null;
-    if (!block?.ledgerParameters) throw new Error(`the indexer of ${this.init.network} has no block with ledger parameters yet`);
-    const readAt = this.now();
-    const tipAt = Math.min(readAt, typeof block.timestamp === 'number' ? block.timestamp : readAt);
-    this.chainTime = Math.max(this.chainTime, tipAt);
-    this.pricedAt = Math.max(tipAt, readAt - TIP_LAG_BLOCKS * this.init.blockTimeMs);
-    const bytes = Buffer.from(block.ledgerParameters, 'hex');
-    if (this.paramsBytes && Buffer.compare(bytes, this.paramsBytes) === 0) return false;
-    const era = eraOfBytes(bytes) ?? (typeof block.protocolVersion === 'number' ? eraOfProtocolVersion(block.protocolVersion) : undefined);
-    if (era === undefined) throw new Error(`the ledger parameters of ${this.init.network} are of no known ledger era`);
-    // Eras only move forward: an older era's parameters come from an indexer still behind the
-    // switch the wallets have made, and price nothing they can build.
-    if (this.era !== undefined && era < this.era) return false;
-    this.paramsBytes = bytes;
-    this.paramsAt = this.pricedAt;
-    // The DUST parameters are read once per era: wallets are built on them, and they change only
-    // by a governance update (a new wallet state then follows from the events).
-    if (this.dustParamsEra !== era) {
-      const params = ledger(era).LedgerParameters.deserialize(bytes);
-      release(this.dustParams);
-      this.dustParams = params.dust;
-      this.dustParamsEra = era;
-      release(params);
-    }
-    return true;
-  }
-
-  /** Empty wallets of `era` (the era's DUST parameters, or its initial ones until the tip's are read). */
-  private freshWallets(era: Era): Wallet[] {
-    const L = ledger(era);
-    const params = this.dustParamsEra === era ? undefined : L.LedgerParameters.initialParameters();
-    const dust = params ? params.dust : this.dustParams!;
-    try {
-      return this.init.seeds.map((seed) => ({ sk: dustSecretKey(era, seed), state: new L.DustLocalState(dust) }));
-    } finally {
-      if (params) release(dust, params);
-    }
+    this.tip.close();
   }
 
   /**
@@ -230,15 +120,11 @@ export class NetworkDustSync {
     // must see that the era changed (409 LEDGER_ERA_CHANGED), not an empty pool (503), although
     // the status saying so reaches the main thread only after this replay.
     this.snapshot.announceEra(to);
-    for (const [id, slot] of this.slots) {
-      this.table.markSpent(slot);
-      this.spentAt.set(slot, now);
-      this.slots.delete(id);
-    }
+    this.utxos.markAllSpent(now);
     for (const w of this.wallets) release(w.state, w.sk);
     this.era = to;
     if (this.replayedAny) this.eraSwitches++;
-    this.wallets = this.freshWallets(to);
+    this.wallets = freshWallets(to, this.init.seeds, this.tip);
     // The old era's parameters price nothing now: until the tip's are read, nothing is published.
     this.phase = 'syncing';
     this.lastError = undefined;
@@ -246,7 +132,7 @@ export class NetworkDustSync {
 
   /** Whether the held parameters are of the wallets' era (a snapshot is published only then). */
   private paramsMatchEra(): boolean {
-    return this.paramsBytes !== undefined && this.era !== undefined && eraOfBytes(this.paramsBytes) === this.era;
+    return this.tip.isOfEra(this.era);
   }
 
   /**
@@ -266,18 +152,19 @@ export class NetworkDustSync {
     }
     this.paramsInFlight = (async () => {
       try {
-        const moved = await this.loadParams();
+        const moved = await this.tip.load(() => this.era);
         if (this.closed || this.eventId < 0) return;
-        if (moved && this.replayedAny && this.era !== undefined && this.dustParamsEra !== undefined && this.dustParamsEra > this.era) {
+        const tipEra = this.tip.dustParamsEra;
+        if (moved && this.replayedAny && this.era !== undefined && tipEra !== undefined && tipEra > this.era) {
           // The tip runs a newer era than the wallets: the chain switched, and its first blocks of
           // the new era may carry no DUST event to say so. Until they do, every sponsorship would
           // spend a UTXO of an era the chain has left: switch now.
-          this.switchEra(this.dustParamsEra);
+          this.switchEra(tipEra);
           this.awaitingEraEvents = true;
           this.report();
         }
         if (moved) this.publish();
-        if (this.paramsMatchEra()) this.snapshot.confirm(this.pricedAt);
+        if (this.paramsMatchEra()) this.snapshot.confirm(this.tip.pricedAt);
         if (moved && this.pending.length === 0 && this.eventId >= this.maxId && this.phase === 'syncing' && this.paramsMatchEra() && !this.awaitingEraEvents) {
           // The new era's parameters arrived after its events: the wallets are ready now.
           this.phase = 'synced';
@@ -299,11 +186,12 @@ export class NetworkDustSync {
 
   private publish(): void {
     if (!this.paramsMatchEra()) return;
-    let chainTime = this.chainTime;
+    const tip = this.tip;
+    let chainTime = tip.chainTime;
     for (const w of this.wallets) chainTime = Math.max(chainTime, w.state.syncTime.getTime());
-    this.chainTime = Math.min(chainTime, this.now());
+    tip.chainTime = Math.min(chainTime, this.now());
     this.snapshot.publish(
-      encodeWalletState({ era: this.era!, chainTime: this.chainTime, params: this.paramsBytes!, paramsAt: this.paramsAt, wallets: this.wallets.map((w) => w.state.serialize()), eventId: this.eventId }),
+      encodeWalletState({ era: this.era!, chainTime: tip.chainTime, params: tip.paramsBytes!, paramsAt: tip.paramsAt, wallets: this.wallets.map((w) => w.state.serialize()), eventId: this.eventId }),
     );
   }
 
@@ -371,7 +259,7 @@ export class NetworkDustSync {
       if (this.era !== undefined && run.era < this.era) continue;
       if (run.era !== this.era) this.switchEra(run.era);
       try {
-        this.replay(Buffer.concat(run.events.map((e) => e.raw)));
+        replay(this.wallets, Buffer.concat(run.events.map((e) => e.raw)));
         this.replayedAny = true;
         this.awaitingEraEvents = false;
       } catch (err) {
@@ -391,76 +279,17 @@ export class NetworkDustSync {
     void this.refreshParams();
   }
 
-  /** Replays one era's events into every wallet, all or none. */
-  private replay(raw: Uint8Array): void {
-    const next: L.DustLocalState[] = [];
-    try {
-      for (const w of this.wallets) {
-        const replayed = w.state.replayRawEvents(w.sk, raw);
-        next.push(replayed.state);
-        // The replay's own wrapper holds a copy of the changes: free it now.
-        release(replayed);
-      }
-    } catch (err) {
-      release(...next);
-      throw err;
-    }
-    this.wallets.forEach((w, i) => {
-      // Each block leaves a whole wallet state behind: free it now.
-      release(w.state);
-      w.state = next[i]!;
-    });
-  }
-
-  /** Bring the allocator table in line with the wallets' UTXOs. */
+  /** Bring the allocator table in line with the wallets' UTXOs, once the DUST parameters are of their era. */
   private reconcile(): void {
-    const dustParams = this.dustParams;
+    const dustParams = this.tip.dustParams;
     const era = this.era;
-    if (!dustParams || era === undefined || this.dustParamsEra !== era) return;
-    const now = this.now();
-    const date = new Date(now);
-    const horizon = new Date(now + VALUE_HORIZON_MS);
-    const seen = new Set<string>();
-    this.wallets.forEach((w, walletIndex) => {
-      for (const qdo of w.state.utxos) {
-        const id = `${walletIndex}:${qdo.nonce.toString(16)}`;
-        seen.add(id);
-        // The lower of now's value and the value at the next refresh: a UTXO whose backing NIGHT
-        // was spent (split) decays, and the table must never promise more than it will hold.
-        const now0 = utxoValue(era, w.state, qdo, date, dustParams);
-        const later = utxoValue(era, w.state, qdo, horizon, dustParams);
-        const value = valueToTableUnits(later < now0 ? later : now0);
-        const slot = this.slots.get(id);
-        if (slot === undefined) this.track(id, walletIndex, qdo.nonce, value);
-        else if (this.table.slotEntry(slot)?.value !== value) this.table.updateValue(slot, value);
-      }
-    });
-    for (const [id, slot] of this.slots) {
-      if (seen.has(id)) continue;
-      // Gone from the wallet: spent on chain. SPENT wins over a reservation still held for it.
-      this.table.markSpent(slot);
-      this.slots.delete(id);
-      this.spentAt.set(slot, now);
-    }
-    for (const [slot, at] of this.spentAt) {
-      if (now - at < this.init.spentRetentionMs) continue;
-      this.table.recycle(slot);
-      this.spentAt.delete(slot);
-    }
-  }
-
-  private track(id: string, walletIndex: number, nonce: bigint, value: bigint): void {
-    try {
-      this.slots.set(id, this.table.add({ walletIndex, key: utxoKey(nonce), value }));
-    } catch (err) {
-      // Table full: the UTXO is not offered until a slot frees; the status says so.
-      this.lastError = `DUST UTXO not offered: ${(err as Error).message}`;
-    }
+    if (!dustParams || era === undefined || this.tip.dustParamsEra !== era) return;
+    this.utxos.reconcile(era, this.wallets, dustParams, this.now());
   }
 
   status(): SyncStatus {
     const date = new Date(this.now());
-    const wallets = this.wallets.map((w, index) => ({ index, balance: this.dustParams ? w.state.walletBalance(date).toString() : '0', utxos: w.state.utxos.length }));
+    const wallets = this.wallets.map((w, index) => ({ index, balance: this.tip.dustParams ? w.state.walletBalance(date).toString() : '0', utxos: w.state.utxos.length }));
     return {
       network: this.init.network,
       phase: this.phase,
@@ -485,15 +314,4 @@ interface DustEvent {
   raw: string;
   maxId: number;
   protocolVersion?: number;
-}
-
-/** Consecutive events of the same era, in order: each run is replayed with its era's ledger. */
-function runsByEra(events: readonly PendingEvent[]): Array<{ era: Era; events: PendingEvent[] }> {
-  const runs: Array<{ era: Era; events: PendingEvent[] }> = [];
-  for (const e of events) {
-    const last = runs[runs.length - 1];
-    if (last && last.era === e.era) last.events.push(e);
-    else runs.push({ era: e.era, events: [e] });
-  }
-  return runs;
 }

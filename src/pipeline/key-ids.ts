@@ -1,6 +1,6 @@
 /**
  * Key ids nightgate gives itself. A configured key under one of them would share its counts: the
- * DUST pool keeper's reservations are counted as the key `nightgate-pool` (dust/sponsorship.ts),
+ * DUST pool keeper's reservations are counted as the key `nightgate-pool` (dust/pool-constants.ts),
  * NIGHTGATE_API_KEYS's keys are `env-1`, `env-2`, … and the development key minted when nothing is
  * configured is `dev-generated` (app.ts) — rate limits, budgets, reservation shares and log lines
  * would mix the two. The `nightgate-` prefix is kept for ids to come.

@@ -11,7 +11,7 @@ import { ConfigError, loadConfig } from '../../../src/config.js';
 import { ConfigReloader } from '../../../src/config-reload.js';
 import { KeyStore, sha256Hex } from '../../../src/pipeline/auth.js';
 import { keyIdProblem, reservedKeyId } from '../../../src/pipeline/key-ids.js';
-import { POOL_KEY_ID } from '../../../src/dust/sponsorship.js';
+import { POOL_KEY_ID } from '../../../src/dust/pool-constants.js';
 import { captureLogs } from '../../helpers/app.js';
 
 const NOT_OBJECTS: Array<[string, string]> = [

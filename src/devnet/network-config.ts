@@ -1,0 +1,45 @@
+// What one embedded network is configured with and what it reports once it runs (network.ts).
+import type { Era } from '../infra/ledger/era.js';
+
+export interface NetworkConfig {
+  name: string;
+  networkId: string;
+  seed: string;
+  sponsorDustSeeds: string[];
+  /** 0: blocks only on `produceBlock()`. */
+  blockTimeMs: number;
+  /** 0 picks a free port. */
+  port: number;
+  /** This network's own directory; absent: in memory. */
+  stateDir?: string;
+  /** Blocks the indexer keeps in memory (default DEFAULT_RETAIN_BLOCKS). */
+  retainBlocks?: number;
+  genesisAgeMs: number;
+  /** Ledger era of the genesis (default 9). */
+  ledger?: Era;
+  /** With `ledger` 8: the height whose block starts ledger 9 from a fresh state (0 or absent: never). */
+  ledger9AtHeight?: number;
+  now?: () => number;
+}
+
+/** Endpoints of one devnet network: what `startDevnet` reports and `/health` lists. */
+export interface NetworkInfo {
+  name: string;
+  networkId: string;
+  graphqlUrl: string;
+  graphqlWsUrl: string;
+  submitUrl: string;
+  faucetUrl: string;
+  /** The ledger era the network ran when it started. */
+  ledger: Era;
+  /** The height whose block runs ledger 9 first: 0 from genesis, the switch height, or null (never). */
+  ledger9AtHeight: number | null;
+}
+
+export const MIN_GENESIS_AGE_MS = 60 * 60 * 1000;
+
+/**
+ * About 100 minutes at 6 s: the statistics ring's default backfill (1000 blocks) and more than
+ * three 30-minute epochs (epoch utilization counts the blocks of the current one).
+ */
+export const DEFAULT_RETAIN_BLOCKS = 1_000;
