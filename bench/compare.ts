@@ -7,6 +7,7 @@
  */
 import { basename } from 'node:path';
 import { listResults, readResults } from './lib/results-file.js';
+import { runScope } from './lib/run-scope.js';
 import type { BenchResults, Measurement } from './lib/types.js';
 
 const RPS_DROP = 0.1;
@@ -23,12 +24,12 @@ function table(rows: string[][]): string {
 
 export function compare(a: BenchResults, b: BenchResults): string {
   const out: string[] = [];
-  const tag = (r: BenchResults): string => `${r.run.commit}${r.run.dirty ? '+' : ''} ${r.run.startedAt} (${r.run.mode}, ${r.run.machine.cpuModel} ×${r.run.machine.cores})`;
+  const tag = (r: BenchResults): string => `${r.run.commit}${r.run.dirty ? '+' : ''} ${r.run.startedAt} (${runScope(r).label}, ${r.run.machine.cpuModel} ×${r.run.machine.cores})`;
   out.push(`old: ${tag(a)}`, `new: ${tag(b)}`);
   if (a.run.machine.cpuModel !== b.run.machine.cpuModel || a.run.machine.cores !== b.run.machine.cores) {
     out.push('note: different machines — compare ratios within each run, not absolute figures');
   }
-  if (a.run.mode !== b.run.mode) out.push('note: different modes (quick/full) — run lengths differ');
+  if (a.run.mode !== b.run.mode) out.push('note: one run is quick and the other is not — run lengths differ');
   out.push('');
 
   const old = new Map(a.measurements.filter((m) => m.load).map((m) => [key(m), m]));

@@ -21,10 +21,12 @@ import { LOCAL_LOOKUP_CACHE_SIZE } from './lib/lookups.js';
 import { baseEnv, benchKey, closedPort, profileInto, sponsorSeeds, startNightgate, withoutDevnet } from './lib/nightgate.js';
 import { BENCH_DIR, RESULTS_DIR } from './lib/paths.js';
 import { ProcessGroup, type Started } from './lib/processes.js';
+import { refusalWarning, refusedScenarios } from './lib/refusals.js';
 import { renderMarkdown } from './lib/report-markdown.js';
 import { renderSvg } from './lib/report-svg.js';
 import { writeFullReport } from './lib/results-section.js';
 import { writeResults } from './lib/results-file.js';
+import { describeScope, runScope } from './lib/run-scope.js';
 import { createContext, headline, type DevnetNetwork, type Scenario, type ScenarioContext, type Settings, type Target } from './lib/scenario.js';
 import { PIPELINED, ROUND, TARGETS, WRK, evaluateTargets, isPipelined } from './lib/targets.js';
 import { wrkVersion } from './lib/wrk.js';
@@ -195,6 +197,12 @@ function peakRssUnderLoad(ms: readonly Measurement[]): Measurement | undefined {
   return peak && { scenario: 'process-under-load', variant: 'peak', target: 'process', figures: { peakRssMiB: peak.load?.rssMaxMiB ?? null, during: `${peak.scenario} ${peak.variant}` } };
 }
 
+/** The command-line choice that leaves scenarios out, as RunInfo.selection says it. */
+function selectionOf(args: BenchArgs): string | undefined {
+  const parts = [...(args.only ? [`--only ${[...args.only].join(',')}`] : []), ...(args.wrkOnly ? ['--wrk-only'] : [])];
+  return parts.length ? parts.join(' ') : undefined;
+}
+
 function finishLine(ms: readonly Measurement[]): string {
   const loads = ms.filter((m) => m.load);
   const best = loads.sort((a, b) => (b.load?.connections ?? 0) - (a.load?.connections ?? 0))[0] ?? ms.find((m) => m.figures) ?? ms[0];
@@ -250,7 +258,10 @@ async function main(): Promise<number> {
   const loadAtStart = loadavg()[0] ?? 0;
   const { commit, dirty } = commitInfo();
   const machine = machineInfo();
-  log(`nightgate bench · ${args.quick ? 'quick' : 'full'} · commit ${commit}${dirty ? '+' : ''} · ${machine.cpuModel} ×${machine.cores} · Node ${machine.node}`);
+  const selection = selectionOf(args);
+  // What the run will cover; whether it was full is known only at its end (a scenario may fail).
+  const plan = [...(args.quick ? ['quick'] : []), selection ?? (args.url ? 'every scenario but the local-only ones' : 'every scenario')].join(', ');
+  log(`nightgate bench · ${plan} · commit ${commit}${dirty ? '+' : ''} · ${machine.cpuModel} ×${machine.cores} · Node ${machine.node}`);
   if (loadAtStart > BUSY_LOAD_AVERAGE) log(`! the machine is busy (1-minute load average ${loadAtStart.toFixed(1)}): figures will be skewed`);
 
   const measurements: Measurement[] = [];
@@ -337,6 +348,7 @@ async function main(): Promise<number> {
       try {
         const ms = await s.run(c);
         measurements.push(...ms);
+        for (const r of refusedScenarios(ms)) log(`! ${refusalWarning(r)}`);
         log(`✓ ${label} (${((performance.now() - t0) / 1000).toFixed(1)} s): ${finishLine(ms)}`);
       } catch (err) {
         const reason = (err as Error).message.split('\n')[0] ?? String(err);
@@ -421,6 +433,10 @@ async function main(): Promise<number> {
         measurements.push(m);
         log(`${m.skipped ? '-' : '✓'} micro-${id}: ${headline(m)}`);
       }
+    } else {
+      for (const id of MICRO_BENCHES) {
+        if (!args.only || args.only.has(`micro-${id}`)) measurements.push({ scenario: `micro-${id}`, variant: '–', target: '–', skipped: 'measures this machine, not the target (not run against --url)' });
+      }
     }
   } finally {
     await group.stopAll();
@@ -440,6 +456,7 @@ async function main(): Promise<number> {
       dirty,
       machine,
       mode: args.quick ? 'quick' : 'full',
+      ...(selection ? { selection } : {}),
       targetKind: args.url ? 'remote' : 'local',
       ...(args.url ? { url: args.url } : {}),
       loadAverage: { start: loadAtStart, end: loadAtEnd },
@@ -450,16 +467,20 @@ async function main(): Promise<number> {
     targets: evaluateTargets(measurements),
   };
   const jsonFile = writeResults(results);
-  // bench/RESULTS.md and latest.svg describe complete, full local runs only; a quick, partial
-  // (--only) or deployment (--url) run gets its report beside its JSON instead, so a two-minute
-  // check never replaces the report the targets are read from.
-  const complete = !args.url && !args.only && !args.quick;
+  // bench/RESULTS.md and latest.svg describe local runs of every scenario at full length only; a
+  // quick, chosen (--only, --wrk-only) or deployment (--url) run gets its report beside its JSON
+  // instead, so a two-minute check never replaces the report the targets are read from.
+  const complete = !args.url && !selection && !args.quick;
   const report = complete ? join(BENCH_DIR, 'RESULTS.md') : jsonFile.replace(/\.json$/, '.md');
   const markdown = renderMarkdown(results, relative(dirname(report), jsonFile), complete ? 'results/latest.svg' : undefined);
   if (complete) writeFullReport(report, markdown);
   else writeFileSync(report, markdown);
   if (complete) writeFileSync(join(RESULTS_DIR, 'latest.svg'), renderSvg(results));
 
+  const refused = refusedScenarios(results.measurements);
+  if (refused.length) log('');
+  for (const r of refused) log(`! ${refusalWarning(r)}`);
+  log(`\n${describeScope(runScope(results))}`);
   log('\nTargets:');
   for (const t of results.targets) log(`  ${t.verdict === 'pass' ? '✅' : t.verdict === 'fail' ? '❌' : '– '} ${t.name}: ${t.measured} (${t.threshold})${t.note ? ` — ${t.note}` : ''}`);
   log(`\nwrote ${[jsonFile, report, ...(complete ? [join(RESULTS_DIR, 'latest.svg')] : [])].map((f) => relative(process.cwd(), f)).join(', ')}`);

@@ -1,5 +1,5 @@
 /**
- * What the shared stores (issue 22, `state.redisUrl`) cost a keyed route: two nightgate processes
+ * What the shared stores (`state.redisUrl`) cost a keyed route: two nightgate processes
  * behind one external devnet, identical but for NIGHTGATE_REDIS_URL (a local redis-server, no
  * persistence), each with its own DUST wallet. GET /wallet-status with an API key is loaded with
  * autocannon in interleaved rounds (the order alternates each round, so drift on a shared machine

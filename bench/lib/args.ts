@@ -18,7 +18,8 @@ export const USAGE = `usage: npm run bench -- [options]    (or: npx tsx bench/ru
   --sponsor-wallets N     server DUST wallets per embedded network (default 2, the server's own; more = more distinct
                           /balance-only requests before reservations run out)
   --wrk-only              the cached summary and its baselines in the wrk rounds only (3 interleaved
-                          rounds at 100 connections, tuned and defaults), without autocannon's levels
+                          rounds at 100 connections, tuned and defaults), without autocannon's levels;
+                          its report goes beside its JSON
   --rounds N              interleaved wrk rounds (default 3; more for steadier medians on a busy machine)
   --no-devnet             start the local server without the embedded devnet
   --cpu-prof DIR          write V8 CPU profiles of the local nightgate (main thread and every

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { pollUntil, request } from './http.js';
 import { discoverLookupKeys, type LookupKeys } from './lookup-keys.js';
 import { buildProvingPayloads, type ProvingPayloads } from './proving-payloads.js';
-import type { Target } from './scenario.js';
+import type { Target } from './types.js';
 import { captureSummary, writeFixture, type SummaryFixture } from './summary-fixture.js';
 
 export class SharedFixtures {

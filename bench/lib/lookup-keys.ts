@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { getJson, postGraphql } from './http.js';
-import type { Target } from './scenario.js';
+import type { Target } from './types.js';
 
 export interface NetworkKeys {
   network: string;

@@ -2,6 +2,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BENCH_DIR } from './paths.js';
+import { refusalWarning, refusedScenarios } from './refusals.js';
+import { describeScope, runScope } from './run-scope.js';
 import { PIPELINED, WRK, isPipelined, isWrk, ratios } from './targets.js';
 import type { BenchResults, Measurement } from './types.js';
 
@@ -74,6 +76,11 @@ function cachedTable(r: BenchResults): string[] {
   return [...lines, ''];
 }
 
+/** Before any figure: the scenarios whose answers were mostly refused, which measure the target's limits instead. */
+function refusalLines(r: BenchResults): string[] {
+  return refusedScenarios(r.measurements).flatMap((x) => [`> **Warning**: ${refusalWarning(x)}`, '']);
+}
+
 /** `chart`: path of the SVG relative to the report, when the run has one. */
 export function renderMarkdown(r: BenchResults, jsonFile: string, chart?: string): string {
   const { run } = r;
@@ -86,7 +93,8 @@ export function renderMarkdown(r: BenchResults, jsonFile: string, chart?: string
     '',
     '<!-- Written by `npm run bench` (bench/run.ts); regenerated on every run. -->',
     '',
-    `- **run**: ${run.startedAt} → ${run.finishedAt}, ${run.mode} mode, ${run.targetKind === 'local' ? 'local server started by the bench' : `deployment at ${run.url ?? '?'}`}`,
+    ...refusalLines(r),
+    `- **run**: ${run.startedAt} → ${run.finishedAt}, ${describeScope(runScope(r))}, ${run.targetKind === 'local' ? 'local server started by the bench' : `deployment at ${run.url ?? '?'}`}`,
     `- **commit**: \`${run.commit}\`${run.dirty ? ' (uncommitted changes present)' : ''}`,
     `- **machine**: ${m.cpuModel}, ${m.cores} cores, ${int(m.memoryMiB)} MiB, Linux ${m.kernel}, Node ${m.node}, uWS from ${m.uws}`,
     `- **raw figures**: \`${jsonFile}\``,

@@ -4,6 +4,7 @@
  * (autocannon), and once more at the targets' count with wrk as the load generator when the run
  * has it.
  */
+import { runScope } from './run-scope.js';
 import { isPipelined, isRepeat, isWrk } from './targets.js';
 import type { BenchResults, Measurement } from './types.js';
 
@@ -103,7 +104,7 @@ export function renderSvg(r: BenchResults): string {
   .grid { stroke: #e5e7eb; stroke-width: 1; }
 </style>
 <rect width="100%" height="100%" fill="#ffffff"/>
-<text x="${LEFT}" y="20" class="title">${esc(`nightgate ${r.run.commit}${r.run.dirty ? '+' : ''} · ${r.run.machine.cores} cores · ${r.run.mode} · ${r.run.startedAt.slice(0, 16)}Z`)}</text>
+<text x="${LEFT}" y="20" class="title">${esc(`nightgate ${r.run.commit}${r.run.dirty ? '+' : ''} · ${r.run.machine.cores} cores · ${runScope(r).label} · ${r.run.startedAt.slice(0, 16)}Z`)}</text>
 ${legend}
 ${levels.length === 0 ? `<text x="${LEFT}" y="${TOP + 40}" class="tick">no cached-route or baseline runs in this result</text>` : [panel('Throughput (requests/s, higher is better)', TOP, levels, (m) => m.load?.rps ?? 0, rows), panel('p99 latency (ms, lower is better)', TOP + PANEL, levels, (m) => m.load?.latencyMs.p99 ?? 0, rows)].join('\n')}
 </svg>

@@ -3,50 +3,12 @@
  * target (the local server the runner started, or a deployment given by --url) and returns
  * Measurements; it never decides pass/fail (bench/lib/targets.ts does, from all of them).
  */
-import type { Era } from '../../src/infra/ledger/index.js';
-import type { LoopDelayClient } from './loop-delay-client.js';
 import { dominantStatus, mostlyOk, runLoad, type LoadSpec } from './load.js';
 import type { ProcessGroup } from './processes.js';
 import type { SharedFixtures } from './fixtures.js';
-import type { Measurement } from './types.js';
+import type { Measurement, Target } from './types.js';
 
-export interface DevnetNetwork {
-  name: string;
-  networkId: string;
-  graphqlUrl: string;
-  graphqlWsUrl: string;
-  /** The ledger era it runs (`/health` components.ledger); absent: ledger 9. */
-  era?: Era;
-}
-
-export interface Target {
-  kind: 'local' | 'remote';
-  /** `http://127.0.0.1:PORT`, no trailing slash. */
-  baseUrl: string;
-  apiKey?: string;
-  /** Network of the statistics and proving routes. */
-  network: string;
-  /** Local only: the server's pid (RSS) and its loop-delay probe. */
-  pid?: number;
-  probe?: LoopDelayClient;
-  /** Embedded devnet endpoints by network, from GET /health (empty without a devnet). */
-  devnet: ReadonlyMap<string, DevnetNetwork>;
-  /** Server DUST wallets per embedded network (local runs), for the sponsorship capacity. */
-  sponsorWallets?: number;
-  /** Prover worker threads (local runs: what the bench configured). */
-  proverThreads?: number;
-  /**
-   * Local runs of the cached summary: a second nightgate on the shipped defaults (access log on,
-   * per-IP limit on but raised), reading the first one's devnets, measured beside it (run.ts).
-   */
-  defaults?: { baseUrl: string; pid: number };
-  /**
-   * Local runs of the cached summary: a nightgate on the tuned settings, apart from the one that
-   * hosts the devnets and the DUST sync, reading them as the defaults server does: the
-   * `nightgate` rows of the cached summary, so both configurations are measured alike (run.ts).
-   */
-  tuned?: { baseUrl: string; pid: number };
-}
+export type { DevnetNetwork, Target } from './types.js';
 
 export interface Settings {
   /** Seconds of each throughput run (cached routes, baselines). */

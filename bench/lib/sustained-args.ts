@@ -44,7 +44,8 @@ Against a deployment:
                          else undeployed)
 
 Re-render:
-  --markdown FILE        print the RESULTS.md section of an earlier result file and exit
+  --markdown FILE        print the RESULTS.md subsection of an earlier result file (its figures
+                         recomputed from its raw records) and exit
   --help                 this text`;
 
 export class SustainedArgsError extends Error {

@@ -186,7 +186,7 @@ export interface BlockCapacity {
   maxPerBlock: number | null;
   /** Mean seconds between consecutive blocks seen. */
   blockIntervalS: number | null;
-  /** Transactions per second the full blocks imply: mean per full block ÷ block interval. */
+  /** Transactions per second the full blocks imply: the median per full block ÷ the block interval. */
   impliedTxPerSecond: number | null;
 }
 
@@ -202,6 +202,8 @@ export function blockCapacity(blocks: readonly BlockSeen[], txs: readonly TxReco
   const landed = txs.filter((t) => t.outcome === 'included' && t.submittedAt !== undefined && t.blockHeight !== undefined);
   const full = blocks.filter((b) => landed.some((t) => (t.submittedAt as number) < b.timestamp - SUBMIT_MARGIN_MS && (t.blockHeight as number) > b.height));
   const counts = full.map((b) => b.transactions);
+  // The median, so that a few blocks the devnet's own traffic filled do not move the capacity.
+  const perFullBlock = percentiles(counts);
   const mean = counts.length ? counts.reduce((a, b) => a + b, 0) / counts.length : null;
   const sorted = [...blocks].sort((a, b) => a.height - b.height);
   const gaps: number[] = [];
@@ -214,11 +216,23 @@ export function blockCapacity(blocks: readonly BlockSeen[], txs: readonly TxReco
   return {
     blocks: blocks.length,
     fullBlocks: full.length,
-    perFullBlock: { ...percentiles(counts), mean },
+    perFullBlock: { ...perFullBlock, mean },
     maxPerBlock: blocks.length ? blocks.reduce((m, b) => Math.max(m, b.transactions), 0) : null,
     blockIntervalS: intervalS,
-    impliedTxPerSecond: mean !== null && intervalS ? mean / intervalS : null,
+    impliedTxPerSecond: perFullBlock.p50 !== null && intervalS ? perFullBlock.p50 / intervalS : null,
   };
+}
+
+/**
+ * The first minute of a run whose 503s no longer count the pool's growth: a server starts with the
+ * DUST UTXOs of its wallets and splits more while clients wait (503 NO_DUST_AVAILABLE).
+ */
+export const SETTLED_MINUTE = 3;
+
+/** Share of the answers in [fromMs, toMs) that were 503; 0 without answers. */
+export function share503(calls: readonly SponsorCall[], fromMs: number, toMs: number): number {
+  const inside = calls.filter((c) => c.at >= fromMs && c.at < toMs);
+  return inside.length ? inside.filter((c) => c.status === 503).length / inside.length : 0;
 }
 
 export interface SustainedSummary {
@@ -232,8 +246,11 @@ export interface SustainedSummary {
   sponsorMs: Percentiles;
   /** Sponsor answers by status (and code). */
   statuses: Record<string, number>;
-  /** Share of sponsor answers that were 503, and per minute. */
+  /** Share of all sponsor answers that were 503. */
   rate503: number;
+  /** Share of the answers from minute SETTLED_MINUTE of the window on that were 503: once the pool has grown. */
+  rate503Settled: number;
+  /** 503 answers per minute of the window, and their share of the minute's answers. */
   rate503PerMinute: Array<{ minute: number; count: number; share: number }>;
   outcomes: Record<Outcome, number>;
   rejections: Array<{ outcome: string; reason: string; count: number; example: string }>;
@@ -261,6 +278,7 @@ export function summarize(input: { startMs: number; endMs: number; calls: readon
     sponsorMs: percentiles(calls.filter((c) => c.status === 200).map((c) => c.ms)),
     statuses: statusCounts(calls),
     rate503: calls.length ? calls.filter((c) => c.status === 503).length / calls.length : 0,
+    rate503Settled: share503(calls, startMs + (SETTLED_MINUTE - 1) * 60_000, endMs),
     rate503PerMinute: minutes503.map((m, i) => ({ minute: m.minute, count: m.count, share: callMinutes[i]?.count ? m.count / (callMinutes[i] as { count: number }).count : 0 })),
     outcomes,
     rejections: rejectionsByReason(txs),

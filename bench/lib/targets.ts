@@ -6,7 +6,7 @@
 import { dominantStatus, mostlyOk } from './load.js';
 import type { Measurement, TargetCheck, Verdict } from './types.js';
 
-/** DESIGN.md figures; issue 21 raised Fastify's to 2 × and added the defaults' own target. */
+/** DESIGN.md's figures, the shipped defaults' own ratio among them. */
 export const TARGETS = {
   vsRawUws: 0.9,
   /** The server as shipped (access log on, per-IP limit on): `nightgate-defaults` rows. */

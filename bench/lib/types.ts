@@ -1,4 +1,6 @@
-/** The shapes every part of the harness shares: what a run measures and how it is written down. */
+/** The shapes every part of the harness shares: the target a run measures, what it measures and how it is written down. */
+import type { Era } from '../../src/infra/ledger/index.js';
+import type { LoopDelayClient } from './loop-delay-client.js';
 
 /** One load run (autocannon, or wrk where `generator` says so), reduced to the figures the reports use. Latencies in milliseconds. */
 export interface LoadFigures {
@@ -65,7 +67,10 @@ export interface RunInfo {
   commit: string;
   dirty: boolean;
   machine: MachineInfo;
+  /** Length of the load runs: `quick` (short) or `full`; what the run covered is RunScope (run-scope.ts). */
   mode: 'quick' | 'full';
+  /** The command-line choice that left scenarios out (`--only cached-summary`, `--wrk-only`); absent: every scenario. */
+  selection?: string;
   /** `local` spawns the server; `remote` load-tests a deployment given by --url. */
   targetKind: 'local' | 'remote';
   url?: string;
@@ -91,4 +96,43 @@ export interface BenchResults {
   run: RunInfo;
   measurements: Measurement[];
   targets: TargetCheck[];
+}
+
+/** An embedded devnet network of the target, as its `/health` lists it. */
+export interface DevnetNetwork {
+  name: string;
+  networkId: string;
+  graphqlUrl: string;
+  graphqlWsUrl: string;
+  /** The ledger era it runs (`/health` components.ledger); absent: ledger 9. */
+  era?: Era;
+}
+
+export interface Target {
+  kind: 'local' | 'remote';
+  /** `http://127.0.0.1:PORT`, no trailing slash. */
+  baseUrl: string;
+  apiKey?: string;
+  /** Network of the statistics and proving routes. */
+  network: string;
+  /** Local only: the server's pid (RSS) and its loop-delay probe. */
+  pid?: number;
+  probe?: LoopDelayClient;
+  /** Embedded devnet endpoints by network, from GET /health (empty without a devnet). */
+  devnet: ReadonlyMap<string, DevnetNetwork>;
+  /** Server DUST wallets per embedded network (local runs), for the sponsorship capacity. */
+  sponsorWallets?: number;
+  /** Prover worker threads (local runs: what the bench configured). */
+  proverThreads?: number;
+  /**
+   * Local runs of the cached summary: a second nightgate on the shipped defaults (access log on,
+   * per-IP limit on but raised), reading the first one's devnets, measured beside it (run.ts).
+   */
+  defaults?: { baseUrl: string; pid: number };
+  /**
+   * Local runs of the cached summary: a nightgate on the tuned settings, apart from the one that
+   * hosts the devnets and the DUST sync, reading them as the defaults server does: the
+   * `nightgate` rows of the cached summary, so both configurations are measured alike (run.ts).
+   */
+  tuned?: { baseUrl: string; pid: number };
 }

@@ -1,6 +1,5 @@
 import t from 'tap';
 import { parseSustainedArgs } from '../../../bench/lib/sustained-args.js';
-import { renderSustainedSection, type SustainedResult } from '../../../bench/lib/sustained-report.js';
 import { flattenScalars } from '../../../bench/lib/pool-poller.js';
 import {
   blockCapacity,
@@ -9,6 +8,7 @@ import {
   percentile,
   perMinute,
   reasonKind,
+  share503,
   rejectionsByReason,
   statusCounts,
   summarize,
@@ -126,10 +126,10 @@ t.test('block capacity counts only blocks that left out a valid transaction subm
   t.same([cap.perFullBlock.p50, cap.perFullBlock.max, cap.perFullBlock.mean], [38, 40, 39]);
   t.equal(cap.maxPerBlock, 40);
   t.equal(cap.blockIntervalS, 6);
-  t.equal(cap.impliedTxPerSecond, 39 / 6);
+  t.equal(cap.impliedTxPerSecond, 38 / 6, 'the median per full block over the interval');
 });
 
-t.test('summary and its RESULTS.md section', async (t) => {
+t.test('summary of a run', async (t) => {
   const txs: TxRecord[] = [
     tx({ txHash: 'a', dustUtxo: '0:1', answeredAt: T0 + 1000, submittedAt: T0 + 1100, seenAt: T0 + 7000, blockHeight: 2, blockTimestamp: T0 + 6000 }),
     tx({ txHash: 'b', dustUtxo: '0:2', answeredAt: T0 + 2000, submittedAt: T0 + 2100, seenAt: T0 + 13_000, blockHeight: 3, blockTimestamp: T0 + 12_000 }),
@@ -157,49 +157,9 @@ t.test('summary and its RESULTS.md section', async (t) => {
   t.same([s.sponsorMs.p50, s.sponsorMs.p99], [200, 300]);
   t.equal(s.rate503, 1 / 5);
   t.same(s.rate503PerMinute, [{ minute: 1, count: 1, share: 1 / 3 }, { minute: 2, count: 0, share: 0 }]);
+  t.equal(s.rate503Settled, 0, 'no answer from minute 3 on');
   t.same(s.outcomes, { included: 3, 'submit-rejected': 1, dropped: 0, expired: 0, pending: 0 });
   t.same(s.doubleSpends, { overlappingDustUtxo: 0, spentInputRejections: 0, examples: [] });
-
-  const result: SustainedResult = {
-    kind: 'sustained-sponsorship',
-    run: {
-      startedAt: new Date(T0 - 60_000).toISOString(),
-      measuredFrom: new Date(T0).toISOString(),
-      commit: 'abc1234',
-      dirty: false,
-      machine: { cpuModel: 'Test CPU', cores: 2, memoryMiB: 4096, kernel: '6', platform: 'linux-x64', node: 'v20.0.0', uws: 'test' },
-      command: 'npm run bench:sustained -- --clients 2 --duration 120',
-      target: 'local',
-      network: 'preview',
-      clients: 2,
-      funded: 2,
-      fundingS: 12,
-      durationS: 120,
-      drainS: 30,
-      blockTimeMs: 6000,
-      notes: ['a note'],
-    },
-    summary: s,
-    pool: [
-      { at: T0, fields: { 'utxos.free': 60, 'utxos.reserved': 6, 'utxos.spent': 0, 'utxos.total': 66, 'sync.phase': 'synced' } },
-      { at: T0 + 5000, fields: { 'utxos.free': 58, 'utxos.reserved': 8, 'utxos.spent': 1, 'utxos.total': 67, 'sync.phase': 'synced' } },
-    ],
-    finalPool: { at: T0 + 130_000, fields: { 'utxos.free': 66, 'utxos.reserved': 0, 'utxos.spent': 3, 'utxos.total': 69 } },
-    calls,
-    txs,
-    blocks,
-  };
-  const md = renderSustainedSection(result);
-  t.match(md, /^## Sustained sponsorship \(2 clients, 120 s, preview\)\n/);
-  t.match(md, /\| Included sponsored tx\/s \| 0\.03 \(3 included of 4 sponsored; ceiling 0\.33: one per client per block\) \| ≥ 20: \*\*not met\*\* \|/);
-  t.match(md, /\| Rejected on chain \| 1 \| 0: \*\*not met\*\* \|/);
-  t.match(md, /\| 503 share of sponsor answers \| 20\.00 % \|/);
-  t.match(md, /\| Time to inclusion p50 \/ p99 \| 6\.00 s \/ 11\.00 s \|/);
-  t.match(md, /\| devnet \/submit answered 400 \| N TX_REJECTED: invalid balance N for token Dust in segment N \| 1 \|/);
-  t.match(md, /\| t \| utxos\.free \| utxos\.reserved \| utxos\.spent \| utxos\.total \|\n\|---:\|---:\|---:\|---:\|---:\|\n\| 0 s \| 60 \| 6 \| 0 \| 66 \|\n\| 5 s \| 58 \| 8 \| 1 \| 67 \|/);
-  t.match(md, /Other fields reported \(last sample\): `sync\.phase` synced\./);
-  t.match(md, /\*\*At the end\*\*, one block after the last client stopped: free 66, reserved 0, spent 3, total 69 \(/);
-  t.match(md, /- a note\n$/);
 });
 
 t.test('wallet-status entries flatten to their scalar fields; per-wallet arrays are left out', async (t) => {
@@ -229,4 +189,18 @@ t.test('sustained command line: defaults, deployment options, exact messages', a
   t.equal(parseSustainedArgs(['--max-fee', '100000000000000000000']).maxFee, '100000000000000000000');
   t.throws(() => parseSustainedArgs(['--max-fee', '5 DUST']), { message: "--max-fee must be a whole number of SPECK, got '5 DUST'" });
   t.throws(() => parseSustainedArgs(['--url', 'http://gw', '--key', 'k', '--max-fee', '1']), { message: '--max-fee only apply to a local run (without --url)' });
+});
+
+t.test('the 503 share counts the answers inside its window only', async (t) => {
+  const calls = [
+    { at: T0, ms: 5, status: 503 },
+    { at: T0 + 119_999, ms: 5, status: 503 },
+    { at: T0 + 120_000, ms: 5, status: 503 },
+    { at: T0 + 130_000, ms: 5, status: 200 },
+    { at: T0 + 140_000, ms: 5, status: 200 },
+    { at: T0 + 180_000, ms: 5, status: 503 },
+  ];
+  t.equal(share503(calls, T0 + 120_000, T0 + 180_000), 1 / 3, 'from minute 3 to the end of the window');
+  t.equal(share503(calls, T0, T0 + 240_000), 4 / 6);
+  t.equal(share503([], T0, T0 + 60_000), 0);
 });
