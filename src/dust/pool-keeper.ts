@@ -113,6 +113,12 @@ export class PoolKeeper {
   /** `${intentHash}#${outputIndex}` → until when (ms) it is not offered again. */
   private readonly pending = new Map<string, number>();
   private running: Promise<void> | undefined;
+  /**
+   * Set when demand starts a round, cleared at the target: growth that demand started runs to the
+   * target though the demand falls meanwhile (a burst that drained the pool comes back; a pool
+   * that stops halfway would be drained again by the next one).
+   */
+  private growing = false;
   /** When each split of the last rounds was submitted (ms). */
   private recent: number[] = [];
   private submitted = 0;
@@ -137,9 +143,10 @@ export class PoolKeeper {
   }
 
   /**
-   * After each synced block: starts a round when fewer than half of the pool's UTXOs are free
-   * and the pool, counting the splits submitted within the last two blocks (they land in the next
-   * block and are synced after it), is below target.
+   * After each synced block: starts a round when the pool, counting the splits submitted within
+   * the last two blocks (they land in the next block and are synced after it), is below target
+   * and either fewer than half of its UTXOs are free or an earlier shortage started a growth that
+   * has not reached the target yet.
    */
   poke(): void {
     if (this.closed || this.running || this.state === 'unavailable' || this.opts.target === 0) return;
@@ -149,8 +156,10 @@ export class PoolKeeper {
     const { free, reserved } = this.opts.net.table.counts();
     const live = free + reserved;
     const missing = this.opts.target - live - SPLIT_OUTPUTS * this.recent.length;
-    // Grows with demand: only once free capacity runs low, so an idle server leaves its NIGHT be.
-    if (missing <= 0 || free >= lowWater(live)) {
+    // Grows with demand: only once free capacity has run low, so an idle server leaves its NIGHT be.
+    if (missing <= 0 && live >= this.opts.target) this.growing = false;
+    else if (missing > 0 && free < lowWater(live)) this.growing = true;
+    if (missing <= 0 || !this.growing) {
       this.state = this.recent.length > 0 ? 'waiting' : 'idle';
       if (this.state === 'idle') this.reason = null;
       return;

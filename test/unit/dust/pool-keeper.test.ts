@@ -50,6 +50,23 @@ t.test('no demand, no round; below target with half the pool in use, a round sta
   t.equal(KEEPER_RESERVE, 8);
 });
 
+t.test('growth started by a shortage continues to the target after the demand falls', async (t) => {
+  const { keeper: k, table, runs } = keeper({});
+  const held = Array.from({ length: 11 }, () => table.reserve(1n, Number.MAX_SAFE_INTEGER)!);
+  k.poke();
+  await k.settled();
+  t.same(runs, ['poolAddresses'], '9 of 20 free: a round');
+  for (const r of held) table.release(r);
+  t.equal(table.counts().free, 20, 'the demand is gone: every UTXO free again');
+  k.poke();
+  await k.settled();
+  t.same(runs, ['poolAddresses', 'poolAddresses'], 'still below target (20 of 40): the growth goes on');
+  const idle = keeper({});
+  idle.keeper.poke();
+  await idle.keeper.settled();
+  t.same(idle.runs, [], 'a pool that never ran short is left alone');
+});
+
 t.test('target 0: never', async (t) => {
   const { keeper: k, table, runs } = keeper({ target: 0 });
   for (let i = 0; i < 20; i++) table.reserve(1n, Number.MAX_SAFE_INTEGER);
