@@ -60,6 +60,8 @@ export interface SponsorResult {
   generation: number;
   /** The fee intent's TTL, ms since the epoch: submit before this. */
   expiresAt: number;
+  /** The share of a block the answered transaction fills (its fullest dimension), when the ledger could tell. */
+  blockShare?: number;
   reclaimAt: number;
 }
 

@@ -23,7 +23,7 @@ import { AnswerDedupe, requestKey, type SponsorAnswer } from './answer-dedupe.js
 import type { BalanceArgs, SponsorKind } from './balance-task.js';
 import { SponsorshipPolicy, type BudgetCharge } from './budget.js';
 import { EraGuard } from './era-guard.js';
-import { FEE_TTL_BLOCKS } from './fee-margin.js';
+import { SponsorBacklog, feeTtlBlocks } from './backlog.js';
 import { InFlightReservations } from './in-flight.js';
 import { sponsorTaskPort, type InputChecker } from './input-check.js';
 import { KeyHealth } from './key-health.js';
@@ -50,7 +50,7 @@ export interface SponsorshipOptions {
   margin: number;
   reservationTtlMs: number;
   ttlSafetyMs: number;
-  /** Life of a fee intent (`dust.feeTtlMs`); 0: FEE_TTL_BLOCKS of the network. */
+  /** Life of a fee intent (`dust.feeTtlMs`); 0: blocks of the network by its queue (backlog.ts). */
   feeTtlMs: number;
   /** UTXOs one key may hold reserved at once per network (`dust.maxReservationsPerKey`). */
   maxReservationsPerKey: number;
@@ -77,6 +77,7 @@ const POOL_KEY: AuthenticatedKey = { id: POOL_KEY_ID, source: 'generated', dustB
 export class SponsorshipService {
   private readonly byName = new Map<NetworkName, SponsoredNetwork>();
   private readonly reclaimers = new Map<NetworkName, ReservationReclaimer>();
+  private readonly backlogs = new Map<NetworkName, SponsorBacklog>();
   private readonly wheel: TimerWheel;
   private readonly driver: TimerWheelDriver;
   private readonly inFlight: InFlightReservations;
@@ -100,6 +101,7 @@ export class SponsorshipService {
     this.dedupe = new AnswerDedupe(opts.clock, opts.dedupeWindowMs, opts.sharing);
     for (const n of opts.networks) {
       this.byName.set(n.name, n);
+      this.backlogs.set(n.name, new SponsorBacklog());
       this.reclaimers.set(n.name, new ReservationReclaimer(n.table, this.wheel, {
         reservationTtlMs: opts.reservationTtlMs, expiryMarginMs: opts.expiryMarginMs ?? 10_000, recheckMs: n.blockTimeMs,
         chainPast: (t) => this.chainPast(n, t),
@@ -197,6 +199,11 @@ export class SponsorshipService {
     return { tx: Buffer.from(json.tx, 'hex'), txHash: json.txHash, expiresAt: Date.parse(json.expiresAt), fee: json.fee, dustUtxo: json.dustUtxo };
   }
 
+  /** Default fee intent life on `net`: long enough for the queue of this server's own unlanded answers. */
+  private feeTtlBlocksOf(net: SponsoredNetwork): number {
+    return feeTtlBlocks(this.backlogs.get(net.name)!.blocks(net.table.counts().reserved));
+  }
+
   private async compute(kind: SponsorKind, net: SponsoredNetwork, key: AuthenticatedKey, body: Buffer, signal: AbortSignal, dedupeKey: string | undefined): Promise<string> {
     const now = this.opts.clock.now();
     // The era the task builds in: the one the network's wallets are synced in as it starts.
@@ -235,7 +242,7 @@ export class SponsorshipService {
         // grow while prices are high would fail the demand that raised them.
         maxFee: (key.id === POOL_KEY_ID ? policy.capFor(key) * POOL_FEE_CAP_FACTOR : policy.capFor(key)).toString(), budgetLeft: budgetLeft.toString(), budgetResetAt, keepFree, now,
         reservationTtlMs: this.opts.reservationTtlMs, ttlSafetyMs: this.opts.ttlSafetyMs, reclaimAt: deadline,
-        blockTimeMs: net.blockTimeMs, feeTtlMs: this.opts.feeTtlMs || FEE_TTL_BLOCKS * net.blockTimeMs,
+        blockTimeMs: net.blockTimeMs, feeTtlMs: this.opts.feeTtlMs || this.feeTtlBlocksOf(net) * net.blockTimeMs,
         // The server's own splits spend NIGHT it has just read from the indexer: not checked again.
         checkInputs: checked,
       },
@@ -249,6 +256,7 @@ export class SponsorshipService {
       // Refused at shutdown if it has not started: it then reserved nothing, and `finally` releases nothing.
       const res = await this.opts.pool.run('balance', { args, data: body, shared: [net.table.buffer, net.snapshot.buffer, this.inFlight.buffer], ...(remote ? { port: remote.port } : {}) }, { signal, work: 'the sponsorship' });
       const reservation = { slot: res.slot, generation: res.generation };
+      this.backlogs.get(net.name)!.record(res.blockShare);
       this.eras.expectEra(net, era, reservation);
       // The budget is charged while the reservation lives, and refunded if it is reclaimed
       // unspent (the transaction never landed): a key pays for what lands or is still pending.

@@ -96,13 +96,14 @@ async function sponsorDeserialized(user: AnyTx, args: SponsorArgs, tableBuffer: 
       continue;
     }
     const entry = table.slotEntry(built.reservation.slot)!;
-    let answer: { tx: Uint8Array; txHash: string; identifiers: string[] };
+    let answer: { tx: Uint8Array; txHash: string; identifiers: string[]; blockShare?: number };
     try {
       // The whole answer, as the chain will check it at the tip: never hand out what would be refused.
       checkSponsored(args.era, final, args.networkId, built.params, args.now);
       // The chain changed era while this was built: its DUST UTXO is gone with the old wallets.
       if (!table.isLive(built.reservation)) throw eraChanged(args, announcedEra(snapshotBuffer) ?? args.era);
-      answer = { tx: final.serialize(), txHash: final.transactionHash(), identifiers: final.identifiers() };
+      const share = blockShareOf(final, built.params);
+      answer = { tx: final.serialize(), txHash: final.transactionHash(), identifiers: final.identifiers(), ...(share === undefined ? {} : { blockShare: share }) };
     } catch (err) {
       release(table, built.reservation, holder);
       throw err;
@@ -118,5 +119,15 @@ async function sponsorDeserialized(user: AnyTx, args: SponsorArgs, tableBuffer: 
       expiresAt: Math.min(feeTtlOf(args).getTime(), earliestTtl),
       reclaimAt: built.reservation.deadline,
     };
+  }
+}
+
+/** The share of a block `tx` fills: its fullest dimension against the block's limits (undefined if over them). */
+function blockShareOf(tx: L.FinalizedTransaction, params: L.LedgerParameters): number | undefined {
+  try {
+    const n = params.normalizeFullness(tx.cost(params));
+    return Math.max(n.readTime, n.computeTime, n.blockUsage, n.bytesWritten, n.bytesChurned);
+  } catch {
+    return undefined;
   }
 }
