@@ -1,5 +1,5 @@
 /**
- * Micro-benchmark of the DUST UTXO allocator (src/dust/allocator.ts).
+ * Micro-benchmark of the DUST UTXO allocator (src/features/sponsorship/allocator.ts).
  * Run alone: `npx tsx bench/allocator.ts [--quick]` prints the figures as JSON; the bench
  * harness (bench/lib/micro.ts) imports `run(options)` instead.
  *
@@ -17,8 +17,8 @@ import { loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import type { Worker } from 'node:worker_threads';
-import { DustAllocatorTable } from '../src/dust/allocator.js';
-import { startModuleWorker } from '../src/worker-thread.js';
+import { DustAllocatorTable } from '../src/features/sponsorship/allocator.js';
+import { startModuleWorker } from '../src/core/worker-thread.js';
 
 export interface AllocatorBenchOptions {
   /** Shorter measuring (the harness's --quick). */

@@ -1,5 +1,5 @@
 /**
- * Micro-benchmark of the compressed forms (src/http/compression.ts): for each body a client polls —
+ * Micro-benchmark of the compressed forms (src/core/http/compression.ts): for each body a client polls —
  * the API description (`/api/openapi.json`, `/api`, `/docs`, taken from an app built in-process
  * without devnet), a summary and a recent-transactions page of the documented shapes — its bytes
  * as identity, gzip and brotli, and what making each form once costs (median of several runs,
@@ -11,10 +11,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import { Encoded } from '../src/http/compression.js';
+import { Encoded } from '../src/core/http/compression.js';
 import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { createLogger } from '../src/log.js';
+import { loadConfig } from '../src/core/config.js';
+import { createLogger } from '../src/core/log/log.js';
 import { closedPort, withoutDevnet } from './lib/nightgate.js';
 import { builtInSummary } from './lib/summary-fixture.js';
 import { medianOf as median } from './lib/script.js';

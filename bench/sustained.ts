@@ -17,9 +17,9 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { NETWORKS } from '../src/config.js';
+import { NETWORKS } from '../src/core/config.js';
 import { DEFAULT_ERA, isEra, type Era } from '../src/infra/ledger/index.js';
-import { mintKey, sha256Hex } from '../src/pipeline/auth.js';
+import { mintKey, sha256Hex } from '../src/core/pipeline/auth.js';
 import { ChainWatch } from './lib/chain-watch.js';
 import { DevnetDrops } from './lib/devnet-drops.js';
 import { fundFromFaucet, prefunded, type Funded } from './lib/funding.js';

@@ -12,7 +12,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { GatewayError } from '../src/errors.js';
+import { GatewayError } from '../src/core/errors.js';
 import { BUILTIN_CIRCUITS, PARAMS_SHA256, paramsFile, type BuiltinCircuit } from './key-pins.js';
 
 export interface ProvingKeys {

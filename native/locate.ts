@@ -4,7 +4,7 @@
  */
 import { accessSync, constants, statSync } from 'node:fs';
 import { isAbsolute, resolve, sep } from 'node:path';
-import { GatewayError } from '../src/errors.js';
+import { GatewayError } from '../src/core/errors.js';
 
 const SETTING = 'prover.nativeBinary (NIGHTGATE_PROVER_BINARY)';
 

@@ -3,35 +3,35 @@
  * (src/server.ts) so tests build as many apps as they like, each on 127.0.0.1 port 0.
  */
 import type { Logger } from 'pino';
-import { systemClock, type Clock } from './clock.js';
-import { NETWORKS, isEmbedded, redactedConfig, type Config, type NetworkName } from './config.js';
-import { GatewayError } from './errors.js';
-import type { AppContext, Component, ComponentHealth, DevnetNetworkInfo, MetricsCollector, Module } from './app-context.js';
-import { HttpServer, type TopicRoute } from './http/server.js';
-import { loadUws } from './http/uws.js';
-import type { RouteDef } from './http/route.js';
-import { KeyStore, mintKey } from './pipeline/auth.js';
-import { MemoryRateLimitStore, type RateLimitStore } from './pipeline/rate-limit.js';
-import { AuthThrottle } from './pipeline/auth-throttle.js';
-import { BodyBudget } from './pipeline/body-budget.js';
-import { createLogger } from './log.js';
-import { BoundedOutput } from './log-output.js';
+import { systemClock, type Clock } from './core/clock.js';
+import { NETWORKS, isEmbedded, redactedConfig, type Config, type NetworkName } from './core/config.js';
+import { GatewayError } from './core/errors.js';
+import type { AppContext, Component, ComponentHealth, DevnetNetworkInfo, MetricsCollector, Module } from './infra/app-context.js';
+import { HttpServer, type TopicRoute } from './core/http/server.js';
+import { loadUws } from './core/http/uws.js';
+import type { RouteDef } from './core/http/route.js';
+import { KeyStore, mintKey } from './core/pipeline/auth.js';
+import { MemoryRateLimitStore, type RateLimitStore } from './core/pipeline/rate-limit.js';
+import { AuthThrottle } from './core/pipeline/auth-throttle.js';
+import { BodyBudget } from './core/pipeline/body-budget.js';
+import { createLogger } from './core/log/log.js';
+import { BoundedOutput } from './core/log/output.js';
 import { devnetSponsorSeeds } from './devnet/sponsor-seeds.js';
-import { metaRoutes } from './routes/meta.js';
-import { siteRoutes } from './routes/site.js';
-import { openApiDocument } from './openapi.js';
-import { PACKAGE } from './version.js';
-import { redactDeep } from './url-redaction.js';
-import { missingForReadiness } from './readiness.js';
-import { Metrics } from './metrics/metrics.js';
-import { metricsRoute } from './metrics/route.js';
-import { metricsListener, type MetricsListener } from './metrics/listener.js';
-import { collectServer } from './metrics/server-gauges.js';
-import { collectStats } from './stats/metrics.js';
-import { collectProving } from './prover/metrics.js';
-import { collectSponsorship } from './dust/metrics.js';
-import { SharedRateLimitStore } from './pipeline/shared-rate-limit.js';
-import { HttpThreads, ScopedRateLimitStore, childAppsSupported, destinationOf } from './http/threads/main.js';
+import { metaRoutes } from './features/site/meta.js';
+import { siteRoutes } from './features/site/site.js';
+import { openApiDocument } from './core/http/openapi.js';
+import { PACKAGE } from './core/version.js';
+import { redactDeep } from './core/log/url-redaction.js';
+import { missingForReadiness } from './infra/readiness.js';
+import { Metrics } from './infra/metrics/metrics.js';
+import { metricsRoute } from './infra/metrics/route.js';
+import { metricsListener, type MetricsListener } from './infra/metrics/listener.js';
+import { collectServer } from './infra/metrics/server-gauges.js';
+import { collectStats } from './features/stats/metrics.js';
+import { collectProving } from './features/proving/metrics.js';
+import { collectSponsorship } from './features/sponsorship/metrics.js';
+import { SharedRateLimitStore } from './core/pipeline/shared-rate-limit.js';
+import { HttpThreads, ScopedRateLimitStore, childAppsSupported, destinationOf } from './core/http/threads/main.js';
 
 export interface BuildOptions {
   logger?: Logger;
@@ -57,9 +57,9 @@ export interface App {
   close(): Promise<void>;
   health(): Record<string, unknown>;
   readonly server: HttpServer;
-  /** The API keys; replaced whole on a reload (src/config-reload.ts). */
+  /** The API keys; replaced whole on a reload (src/core/config/reload.ts). */
   readonly keys: KeyStore;
-  /** This app's Prometheus registry and counters (src/metrics/). */
+  /** This app's Prometheus registry and counters (src/infra/metrics/). */
   readonly metrics: Metrics;
 }
 
@@ -68,9 +68,9 @@ const FEATURE_METRICS: readonly MetricsCollector[] = [collectStats, collectProvi
 
 async function defaultModules(): Promise<Module[]> {
   const [{ mountStats }, { mountProver }, { mountSponsorship }] = await Promise.all([
-    import('./stats/index.js'),
-    import('./prover/index.js'),
-    import('./dust/index.js'),
+    import('./features/stats/index.js'),
+    import('./features/proving/index.js'),
+    import('./features/sponsorship/index.js'),
   ]);
   return [mountStats, mountProver, mountSponsorship];
 }
@@ -84,8 +84,8 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   log.info({ config: redactedConfig(config), uws: uws.source }, 'configuration');
   const metrics = new Metrics({ requestsTimedByLog: config.log.requests !== 'none', defaultMetrics: config.metrics.enabled });
 
-  // Several instances (issue 22): limits, budgets, dedupe and wallet leases shared through Redis.
-  const shared = config.state.redisUrl !== '' ? await (await import('./state/index.js')).startSharedState(config, logger, clock) : undefined;
+  // Several instances: limits, budgets, dedupe and wallet leases shared through Redis.
+  const shared = config.state.redisUrl !== '' ? await startShared(config, logger, clock) : undefined;
 
   const keys = new KeyStore(config.auth.keys, config.auth.apiKeys, config.auth.trustedNetworks);
   if (keys.size === 0 && config.auth.trustedNetworks.length === 0) {
@@ -127,7 +127,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     },
   });
 
-  // A taken port fails here, in a second, not after the devnets have started (issue 18).
+  // A taken port fails here, in a second, not after the devnets have started.
   await server.checkPort(config.server.host, config.server.port).catch(async (err: unknown) => {
     await shared?.close();
     throw err;
@@ -327,4 +327,18 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
       return port;
     },
   };
+}
+
+/**
+ * Shared state in Redis, loaded only when configured. The features' stores load first: each
+ * registers its Lua scripts as its module loads, before the client that sends them by EVALSHA exists.
+ */
+async function startShared(config: Readonly<Config>, logger: Logger, clock: Clock): Promise<import('./infra/state/index.js').SharedState> {
+  await Promise.all([
+    import('./features/sponsorship/shared/budget.js'),
+    import('./features/sponsorship/shared/sponsorship.js'),
+    import('./features/sponsorship/shared/wallet-leases.js'),
+    import('./features/proving/shared-proof-cache.js'),
+  ]);
+  return (await import('./infra/state/index.js')).startSharedState(config, logger, clock);
 }

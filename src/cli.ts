@@ -14,12 +14,12 @@
  *   nightgate <command> --help      that command's usage, and nothing else (cli-usage.ts)
  *   nightgate example-tx --network NET --kind unproven|proven|finalized|prove-payload [--ledger 8|9] [--url URL]
  *                                   write a sample request body for /prove-and-balance,
- *                                   /balance-only or /prove to stdout (src/example-tx.ts)
+ *                                   /balance-only or /prove to stdout (src/cli/example-tx.ts)
  */
-import { mintKey, sha256Hex } from './pipeline/auth.js';
-import { settingsTable } from './config.js';
-import { USAGE, allUsage, commandOf, wantsHelp } from './cli-usage.js';
-import { keyIdProblem } from './pipeline/key-ids.js';
+import { mintKey, sha256Hex } from './core/pipeline/auth.js';
+import { settingsTable } from './core/config.js';
+import { USAGE, allUsage, commandOf, wantsHelp } from './cli/usage.js';
+import { keyIdProblem } from './core/pipeline/key-ids.js';
 
 function flag(args: string[], name: string): string | undefined {
   const i = args.indexOf(name);
@@ -81,7 +81,7 @@ async function run(argv: string[]): Promise<number> {
     return 0;
   }
   if (cmd === 'keys' && (sub === 'list' || sub === 'revoke')) {
-    const { KeysCliError, configPath, listKeys, revokeKey } = await import('./keys-cli.js');
+    const { KeysCliError, configPath, listKeys, revokeKey } = await import('./cli/keys.js');
     try {
       if (sub === 'list') process.stdout.write(listKeys(configPath(rest, process.env), rest.includes('--json')));
       else {
@@ -108,7 +108,7 @@ async function run(argv: string[]): Promise<number> {
 const EXAMPLE_USAGE = 'nightgate example-tx --network NET --kind unproven|proven|finalized|prove-payload [--ledger 8|9] [--url http://127.0.0.1:8080] > file.bin';
 
 async function exampleTx(args: string[]): Promise<number> {
-  const { ExampleTxError, exampleTransaction, isExampleKind, parseLedgerFlag } = await import('./example-tx.js');
+  const { ExampleTxError, exampleTransaction, isExampleKind, parseLedgerFlag } = await import('./cli/example-tx.js');
   const network = flag(args, '--network');
   const kind = flag(args, '--kind');
   const era = parseLedgerFlag(flag(args, '--ledger'));

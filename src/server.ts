@@ -1,14 +1,14 @@
 /**
  * Process entry: load config, build the app, listen, and shut down gracefully on SIGINT/SIGTERM
- * exactly once however many signals arrive; SIGHUP reloads the keys (src/config-reload.ts). Exit codes: 0 clean, 1 start-up failure
+ * exactly once however many signals arrive; SIGHUP reloads the keys (src/core/config/reload.ts). Exit codes: 0 clean, 1 start-up failure
  * (bad config, port in use, no native uWS), 2 shutdown failure.
  */
-import { ConfigError, loadConfig } from './config.js';
-import { createLogger } from './log.js';
-import { BoundedOutput } from './log-output.js';
-import { UwsLoadError } from './http/uws.js';
-import { ListenError } from './http/listen-failure.js';
-import { ConfigReloader } from './config-reload.js';
+import { ConfigError, loadConfig } from './core/config.js';
+import { createLogger } from './core/log/log.js';
+import { BoundedOutput } from './core/log/output.js';
+import { UwsLoadError } from './core/http/uws.js';
+import { ListenError } from './core/http/listen-failure.js';
+import { ConfigReloader } from './core/config/reload.js';
 
 export async function main(): Promise<void> {
   let config;
@@ -70,5 +70,6 @@ export async function main(): Promise<void> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  reloader = new ConfigReloader({ config, keys: started.keys, metrics: started.metrics, logger: logger.child({ module: 'config' }) });
+  const reloads = started.metrics?.configReloads;
+  reloader = new ConfigReloader({ config, keys: started.keys, onReload: reloads && ((outcome) => reloads.inc({ outcome })), logger: logger.child({ module: 'config' }) });
 }

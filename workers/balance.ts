@@ -1,15 +1,15 @@
 /**
- * Task `balance`: sponsor one transaction with a server DUST UTXO (workers/lib/sponsor.ts) and
+ * Task `balance`: sponsor one transaction with a server DUST UTXO (src/features/sponsorship/worker/sponsor.ts) and
  * prove it through the network's backend — in-process (dev, wasm) or, for upstream and native,
  * through the proving port to the main thread's backend.
  */
-import { GatewayError } from '../src/errors.js';
-import { InFlightReservations } from '../src/dust/in-flight.js';
-import type { BalanceResult } from '../src/dust/balance-task.js';
-import { provingProviderFor } from './lib/providers.js';
-import { sponsor } from './lib/sponsor.js';
-import { remoteInputCheck } from '../src/dust/input-check.js';
-import { defineTask, requireData } from './lib/task.js';
+import { GatewayError } from '../src/core/errors.js';
+import { InFlightReservations } from '../src/features/sponsorship/in-flight.js';
+import type { BalanceResult } from '../src/features/sponsorship/balance-task.js';
+import { provingProviderFor } from '../src/features/proving/worker/providers.js';
+import { sponsor } from '../src/features/sponsorship/worker/sponsor.js';
+import { remoteInputCheck } from '../src/features/sponsorship/input-check.js';
+import { defineTask, requireData } from '../src/infra/pool/worker/task.js';
 
 export const balance = defineTask<'balance'>(async (args, data, shared, port): Promise<BalanceResult> => {
   const body = requireData(data);

@@ -4,7 +4,7 @@
  * ledgers of the thread's eras once (lib/ledger.ts).
  *
  * To add a task: write `workers/<name>.ts` exporting `<name> = defineTask<'<name>'>(…)`, re-export
- * it below, and declare its arguments and result by augmenting `TaskMap` (see src/prover/tasks.ts).
+ * it below, and declare its arguments and result by augmenting `TaskMap` (see src/infra/pool/tasks.ts).
  */
 export { prove } from './prove.js';
 export { check } from './check.js';

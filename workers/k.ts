@@ -4,10 +4,10 @@
  * (Compact 0.36 and later) has no in-process reader on the registry: it is answered 400 here and
  * needs an upstream proof server 9.
  */
-import { GatewayError } from '../src/errors.js';
+import { GatewayError } from '../src/core/errors.js';
 import { release } from '../src/infra/ledger/index.js';
-import { loadZkir } from './lib/ledger.js';
-import { defineTask, requireData } from './lib/task.js';
+import { loadZkir } from '../src/infra/pool/worker/ledger.js';
+import { defineTask, requireData } from '../src/infra/pool/worker/task.js';
 
 export const k = defineTask<'k'>(async (_args, data) => {
   const ir = requireData(data);

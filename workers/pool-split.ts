@@ -6,10 +6,10 @@
  * transaction create about three DUST-generating outputs (LEDGER.md "Limits met"). The fee is
  * added by the ordinary sponsorship path, like any user's.
  */
-import { GatewayError } from '../src/errors.js';
-import { nightSecretOf } from '../src/dust/wallet-keys.js';
+import { GatewayError } from '../src/core/errors.js';
+import { nightSecretOf } from '../src/infra/ledger/wallet-keys.js';
 import { ledger, signOffer, release as freeLedger } from '../src/infra/ledger/index.js';
-import { defineTask } from './lib/task.js';
+import { defineTask } from '../src/infra/pool/worker/task.js';
 
 /** The segment `Transaction.fromParts` puts its one intent in. */
 const SEGMENT = 1;

@@ -1,9 +1,9 @@
 /** Task `prove`: a proof-server `/prove` body of a network of either ledger era in, `midnight:proof-versioned:` bytes out (dev or wasm backend). */
-import { GatewayError } from '../src/errors.js';
-import { hasTag, parseProveRequest, slice, unversionedPreimage } from '../src/prover/wire.js';
-import { decode } from './lib/request.js';
-import { provingProviderFor, type Supplied } from './lib/providers.js';
-import { defineTask, requireData } from './lib/task.js';
+import { GatewayError } from '../src/core/errors.js';
+import { hasTag, parseProveRequest, slice, unversionedPreimage } from '../src/features/proving/wire.js';
+import { decode } from '../src/features/proving/worker/request.js';
+import { provingProviderFor, type Supplied } from '../src/features/proving/worker/providers.js';
+import { defineTask, requireData } from '../src/infra/pool/worker/task.js';
 
 export const prove = defineTask<'prove'>(async (args, data) => {
   const body = requireData(data);

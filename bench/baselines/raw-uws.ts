@@ -1,15 +1,15 @@
 /**
- * The ceiling: the same native uWS build nightgate loads (src/http/uws.ts), one handler answering
+ * The ceiling: the same native uWS build nightgate loads (src/core/http/uws.ts), one handler answering
  * the summary route with a buffer serialized once at start-up, with the same headers. No routing
  * work beyond uWS's own, no JSON per request, no pipeline.
  *
  * With `--read-address` (the `raw-uws-address` baseline of the wrk rounds) the handler also makes
  * the one native call nightgate makes on every request for its per-IP rate limit and its
- * closed-socket check (src/http/refusal.ts), `res.getRemoteAddress()`. This uWS build answers it
+ * closed-socket check (src/core/http/refusal.ts), `res.getRemoteAddress()`. This uWS build answers it
  * with a `getpeername` system call and a new ArrayBuffer each time (bench/profiling.md); the
  * baseline shows what that call alone costs at the rate the wrk rounds drive.
  */
-import { loadUws } from '../../src/http/uws.js';
+import { loadUws } from '../../src/core/http/uws.js';
 import { SUMMARY_ROUTE, announce, fixtureFromArgv } from './baseline-process.js';
 
 const fixture = fixtureFromArgv();

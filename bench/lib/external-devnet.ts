@@ -3,7 +3,7 @@
  * deployed: in front of an indexer elsewhere, not hosting a chain. The devnet's chain state grows
  * with every block (it is a chain); in its own process that growth is not counted as nightgate's.
  */
-import { NETWORKS, type NetworkName } from '../../src/config.js';
+import { NETWORKS, type NetworkName } from '../../src/core/config.js';
 import type { ProcessGroup, Started } from './processes.js';
 import type { DevnetNetwork } from './scenario.js';
 

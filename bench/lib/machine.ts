@@ -1,7 +1,7 @@
 /** What a result is tagged with: the commit it measured and the machine it ran on. */
 import { execFileSync } from 'node:child_process';
 import { cpus, platform, arch, release, totalmem } from 'node:os';
-import { loadUws } from '../../src/http/uws.js';
+import { loadUws } from '../../src/core/http/uws.js';
 import { ROOT } from './paths.js';
 import type { MachineInfo } from './types.js';
 

@@ -10,7 +10,7 @@ import { WRK_NOT_OK, WRK_OK } from './wrk.js';
 /** A scenario draws the warning when more than this share of its answers were not 2xx. */
 export const REFUSED_SHARE = 0.5;
 
-/** Which rate limit a scenario's routes pass (src/http/pipeline.ts: `rateLimit: 'ip'` or `'key'`), and what its 503 means. */
+/** Which rate limit a scenario's routes pass (src/core/http/pipeline.ts: `rateLimit: 'ip'` or `'key'`), and what its 503 means. */
 interface ScenarioLimits {
   routes: 'public' | 'keyed';
   on503: string;

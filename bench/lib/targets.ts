@@ -94,7 +94,7 @@ function check(name: string, threshold: string, measured: number | undefined, ok
  * The nightgate configurations the cached summary is measured in: `nightgate` is the tuned one
  * (access log off, as every other scenario runs it); `nightgate-defaults` the shipped defaults
  * (access log on, per-IP limit on, raised so nothing is refused), a second process reading the
- * first one's devnets (run.ts).
+ * first one's devnets (run-target.ts).
  */
 export const OURS = ['nightgate', 'nightgate-defaults'] as const;
 

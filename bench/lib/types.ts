@@ -126,13 +126,13 @@ export interface Target {
   proverThreads?: number;
   /**
    * Local runs of the cached summary: a second nightgate on the shipped defaults (access log on,
-   * per-IP limit on but raised), reading the first one's devnets, measured beside it (run.ts).
+   * per-IP limit on but raised), reading the first one's devnets, measured beside it (run-target.ts).
    */
   defaults?: { baseUrl: string; pid: number };
   /**
    * Local runs of the cached summary: a nightgate on the tuned settings, apart from the one that
    * hosts the devnets and the DUST sync, reading them as the defaults server does: the
-   * `nightgate` rows of the cached summary, so both configurations are measured alike (run.ts).
+   * `nightgate` rows of the cached summary, so both configurations are measured alike (run-target.ts).
    */
   tuned?: { baseUrl: string; pid: number };
 }

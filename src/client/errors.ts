@@ -1,9 +1,9 @@
 /**
  * Refusals as values: every error nightgate answers has one body, `{error, message, code}`, with
- * `code` from the server's catalogue (src/errors.ts); the client rejects with it as a
+ * `code` from the server's catalogue (src/core/errors.ts); the client rejects with it as a
  * `NightgateError`, so callers branch on `code`, never on the texts.
  */
-import type { ErrorCode } from '../errors.js';
+import type { ErrorCode } from '../core/errors.js';
 
 export type { ErrorCode };
 

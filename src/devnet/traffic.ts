@@ -20,7 +20,7 @@ const TTL_MS = 10 * 60 * 1000;
 /**
  * Smallest UTXOs a NIGHT transfer spends besides the one it draws from. A transfer makes two
  * outputs (payment and change); without this every user's UTXOs, the ledger's UTXO set and the
- * indexer's records of them grew by a block's worth forever (issue #8).
+ * indexer's records of them grew by a block's worth forever.
  */
 const SWEEP_UTXOS = 2;
 

@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import type { Browser, Page } from 'playwright-core';
-import { mountStats } from '../../src/stats/index.js';
-import { mountProver } from '../../src/prover/index.js';
-import { mountSponsorship } from '../../src/dust/index.js';
-import { NETWORKS } from '../../src/config.js';
+import { mountStats } from '../../src/features/stats/index.js';
+import { mountProver } from '../../src/features/proving/index.js';
+import { mountSponsorship } from '../../src/features/sponsorship/index.js';
+import { NETWORKS } from '../../src/core/config.js';
 import { startApp, TEST_KEY, type TestApp } from '../helpers/app.js';
 
 const CHROMIUM = process.env['NIGHTGATE_CHROMIUM'] ?? '/usr/bin/chromium';

@@ -19,11 +19,11 @@
 import fc from 'fast-check';
 import t from 'tap';
 import { eraOfBytes, ERAS, ledger, type Era, type L } from '../../src/infra/ledger/index.js';
-import { ManualClock } from '../../src/clock.js';
-import { WORKER_POOL, type WorkerPoolComponent } from '../../src/prover/index.js';
+import { ManualClock } from '../../src/core/clock.js';
+import { WORKER_POOL, type WorkerPoolComponent } from '../../src/features/proving/index.js';
 import { eraOverrides, SPONSOR_ERAS, startSponsorApp, type SponsorApp } from '../fixtures/dust/sponsor-app.js';
 import { freshUser, transferFrom, type User } from '../fixtures/dust/user-tx.js';
-import { devProvingProvider } from '../../workers/lib/providers.js';
+import { devProvingProvider } from '../../src/features/proving/worker/providers.js';
 import { TEST_KEY } from '../helpers/app.js';
 import { applyMutation, type Mutation } from '../reliability/helpers/mutate.js';
 

@@ -3,7 +3,7 @@
  * for leak tests. wasm-bindgen gives every class a FinalizationRegistry: an object is registered
  * when JS gets it and unregistered when it is freed (`free()`) or handed back to WASM (a call that
  * takes ownership). Anything still registered is freed only after a major GC, which a small JS
- * heap seldom runs, while its WASM memory is never returned (issue #8): code on a hot path must
+ * heap seldom runs, while its WASM memory is never returned: code on a hot path must
  * free what it makes. This module replaces `FinalizationRegistry` with a counting subclass, so it
  * must be evaluated before any ledger module: import it first, for its side effect, in a test file
  * of its own.

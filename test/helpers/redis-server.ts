@@ -1,5 +1,5 @@
 /**
- * A real `redis-server` for one test file (issue 22): its own free loopback port, no persistence
+ * A real `redis-server` for one test file: its own free loopback port, no persistence
  * (`--save '' --appendonly no`), a temporary directory; stopped by pid. `kill()` and `restart()`
  * make the outage the tests need (same port, empty data: nothing is persisted), `pause()` and
  * `resume()` one where the connection stays open and nothing answers (SIGSTOP / SIGCONT).

@@ -1,8 +1,8 @@
 /** Routes used only by the front-server tests to exercise the pipeline in isolation. */
 import { Type } from '@sinclair/typebox';
-import type { Module } from '../../src/app-context.js';
-import { json, OCTET } from '../../src/http/route.js';
-import { GatewayError } from '../../src/errors.js';
+import type { Module } from '../../src/infra/app-context.js';
+import { json, OCTET } from '../../src/core/http/route.js';
+import { GatewayError } from '../../src/core/errors.js';
 import { deferred } from './app.js';
 
 export interface TestRoutes {

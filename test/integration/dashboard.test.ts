@@ -7,7 +7,7 @@ import t from 'tap';
 import { request } from 'undici';
 import WebSocket from 'ws';
 import { startApp } from '../helpers/app.js';
-import type { Module } from '../../src/app-context.js';
+import type { Module } from '../../src/infra/app-context.js';
 
 /** A push topic, as the statistics module declares one: the welcome is all the test needs. */
 const topic: Module = (ctx) => ctx.addTopic({ url: '/t/:network/ws', topicFor: () => 'tick', welcome: () => 'hello' });

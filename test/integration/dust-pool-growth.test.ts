@@ -1,5 +1,5 @@
 /**
- * Issue 17, "A pool that grows with demand": below `dust.targetUtxos` the keeper splits the server
+ * A pool that grows with demand: below `dust.targetUtxos` the keeper splits the server
  * wallets' NIGHT into more DUST-generating UTXOs through the ordinary sponsorship path, never
  * touching a reserved UTXO, journaled with `dust.stateDir`, shown in /wallet-status; and a spent
  * UTXO's change is back in the pool once the block that spent it is synced.
@@ -12,7 +12,7 @@ import { request } from 'undici';
 import { startSponsorApp, type SponsorApp } from '../fixtures/dust/sponsor-app.js';
 import { freshUser, transferFrom } from '../fixtures/dust/user-tx.js';
 import { TEST_KEY } from '../helpers/app.js';
-import { SPLIT_OUTPUTS } from '../../src/dust/pool-keeper.js';
+import { SPLIT_OUTPUTS } from '../../src/features/sponsorship/pool-keeper.js';
 
 /** Resolves at the first status of the DUST sync for which `done()` holds. */
 function until(app: SponsorApp, done: () => boolean): Promise<void> {
@@ -70,7 +70,7 @@ t.test('under demand the keeper splits NIGHT until the pool holds the target, le
   t.match(body['preview']!.pool.maintenance.state, /^(idle|waiting)$/, '… the keeper at rest');
   t.equal(body['preview']!.pool.sustainableTxPerSecond, Math.round((body['preview']!.pool.live / 2) * 100) / 100, '… and the rate it sustains (UTXOs per two 1 s blocks)');
 
-  // The server's own fees count as DUST spent (issue 19): one audit line and one count per split.
+  // The server's own fees count as DUST spent: one audit line and one count per split.
   const splitLines = app.logs.lines.filter((l) => l['audit'] === 'sponsorship' && l['kind'] === 'pool-split');
   t.equal(splitLines.length, status.maintenance.splitsSubmitted, 'an audit line per split');
   t.match(splitLines[0], { keyId: 'nightgate-pool', network: 'preview', outcome: 'sponsored', txHash: /^[0-9a-f]{64}$/, fee: /^\d+$/ });

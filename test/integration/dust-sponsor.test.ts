@@ -3,12 +3,12 @@ import { ledger, type Era, type L } from '../../src/infra/ledger/index.js';
 import { startNetwork, SPONSOR_SEEDS, type Harness } from '../fixtures/devnet/harness.js';
 import { SPONSOR_ERAS } from '../fixtures/dust/sponsor-app.js';
 import { freshUser, fund, unprovenTransfer } from '../fixtures/dust/user-tx.js';
-import { DustAllocatorTable } from '../../src/dust/allocator.js';
-import { SharedSnapshot } from '../../src/dust/shared-snapshot.js';
-import { NetworkDustSync, type SyncStatus } from '../../src/dust/wallet-sync.js';
-import { sponsor, type SponsorArgs } from '../../workers/lib/sponsor.js';
-import { devProvingProvider } from '../../workers/lib/providers.js';
-import { replicaOf } from '../../workers/lib/wallet-replica.js';
+import { DustAllocatorTable } from '../../src/features/sponsorship/allocator.js';
+import { SharedSnapshot } from '../../src/features/sponsorship/shared-snapshot.js';
+import { NetworkDustSync, type SyncStatus } from '../../src/features/sponsorship/wallet-sync.js';
+import { sponsor, type SponsorArgs } from '../../src/features/sponsorship/worker/sponsor.js';
+import { devProvingProvider } from '../../src/features/proving/worker/providers.js';
+import { replicaOf } from '../../src/features/sponsorship/worker/wallet-replica.js';
 
 interface Rig {
   h: Harness;

@@ -1,5 +1,5 @@
 /**
- * Issue 25, "Done when": an embedded network on ledger 8 switches to ledger 9 at a height a little
+ * An embedded network on ledger 8 switches to ledger 9 at a height a little
  * after start (3 s blocks) while 50 clients keep sponsoring and submitting. Each client owns a
  * NIGHT address (the same in both eras), asks the faucet for NIGHT in the era the chain runs,
  * builds a transfer of that era, has it sponsored (`/prove-and-balance` or `/balance-only`),
@@ -19,14 +19,14 @@
  */
 import t from 'tap';
 import { request } from 'undici';
-import { mountProver } from '../../src/prover/index.js';
-import { mountStats } from '../../src/stats/index.js';
-import { mountSponsorship, SPONSORSHIP_COMPONENT, type SponsorshipComponent } from '../../src/dust/index.js';
-import type { SyncStatus } from '../../src/dust/wallet-sync.js';
+import { mountProver } from '../../src/features/proving/index.js';
+import { mountStats } from '../../src/features/stats/index.js';
+import { mountSponsorship, SPONSORSHIP_COMPONENT, type SponsorshipComponent } from '../../src/features/sponsorship/index.js';
+import type { SyncStatus } from '../../src/features/sponsorship/wallet-sync.js';
 import { DEVNET_PROTOCOL_VERSION, ledger, type Era, type L } from '../../src/infra/ledger/index.js';
-import { devProvingProvider } from '../../workers/lib/providers.js';
+import { devProvingProvider } from '../../src/features/proving/worker/providers.js';
 import { startApp, TEST_KEY } from '../helpers/app.js';
-import type { ConfigInput } from '../../src/config.js';
+import type { ConfigInput } from '../../src/core/config.js';
 import { ChainFollower } from '../fixtures/dust/chain-follower.js';
 import { freshUser, transferFrom, type User } from '../fixtures/dust/user-tx.js';
 

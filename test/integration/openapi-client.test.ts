@@ -13,10 +13,10 @@ import ts from 'typescript';
 import openapiTS, { astToString } from 'openapi-typescript';
 // openapi-typescript's own parser and linter (its dependency): Redocly's recommended rules.
 import { BaseResolver, createConfig, lintDocument, makeDocumentFromString } from '@redocly/openapi-core';
-import { ManualClock } from '../../src/clock.js';
-import { mountProver } from '../../src/prover/index.js';
-import { mountStats } from '../../src/stats/index.js';
-import type { NetworkStats } from '../../src/stats/network-stats.js';
+import { ManualClock } from '../../src/core/clock.js';
+import { mountProver } from '../../src/features/proving/index.js';
+import { mountStats } from '../../src/features/stats/index.js';
+import type { NetworkStats } from '../../src/features/stats/network-stats.js';
 import { startApp, TEST_KEY } from '../helpers/app.js';
 import { upstreamConfig } from '../fixtures/prover/apps.js';
 import { startStandIn } from '../fixtures/prover/stand-in.js';

@@ -1,8 +1,8 @@
 import t from 'tap';
 import { request } from 'undici';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/core/clock.js';
 import { startApp, TEST_KEY } from '../helpers/app.js';
-import { mountProver } from '../../src/prover/index.js';
+import { mountProver } from '../../src/features/proving/index.js';
 import { startStandIn, type StandIn } from '../fixtures/prover/stand-in.js';
 import { upstreamConfig } from '../fixtures/prover/apps.js';
 import { checkBody, proveBody, preimageAt } from '../fixtures/prover/samples.js';

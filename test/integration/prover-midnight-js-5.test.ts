@@ -4,7 +4,7 @@
 // the Node 22/24 lane (.ci/trixie-tests); on older Node it is skipped, saying why.
 import t from 'tap';
 import { startApp, TEST_KEY } from '../helpers/app.js';
-import { mountProver } from '../../src/prover/index.js';
+import { mountProver } from '../../src/features/proving/index.js';
 import type { L } from '../../src/infra/ledger/index.js';
 import { startStandIn } from '../fixtures/prover/stand-in.js';
 import { upstreamConfig } from '../fixtures/prover/apps.js';

@@ -2,8 +2,8 @@ import { once } from 'node:events';
 import t from 'tap';
 import { request } from 'undici';
 import { startApp, TEST_KEY } from '../helpers/app.js';
-import { mountProver, PROVER_COMPONENT, type ProverComponent } from '../../src/prover/index.js';
-import type { NativeBackend } from '../../src/prover/native-backend.js';
+import { mountProver, PROVER_COMPONENT, type ProverComponent } from '../../src/features/proving/index.js';
+import type { NativeBackend } from '../../src/features/proving/native-backend.js';
 import { STAND_IN } from '../fixtures/prover/stand-in.js';
 import { proveBody } from '../fixtures/prover/samples.js';
 

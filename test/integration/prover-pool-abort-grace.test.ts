@@ -5,8 +5,8 @@
 import { once } from 'node:events';
 import { pino } from 'pino';
 import t, { type Test } from 'tap';
-import { WorkerPool, type GraceTimers } from '../../src/prover/worker-pool.js';
-import { isGatewayError } from '../../src/errors.js';
+import { WorkerPool, type GraceTimers } from '../../src/infra/pool/worker-pool.js';
+import { isGatewayError } from '../../src/core/errors.js';
 import { preimageAt, proveBody } from '../fixtures/prover/samples.js';
 import { hanging as started } from '../fixtures/prover/hang-signal.js';
 

@@ -2,9 +2,9 @@ import { once } from 'node:events';
 import t from 'tap';
 import { request } from 'undici';
 import { startApp, TEST_KEY } from '../helpers/app.js';
-import { createProverModule, PROVER_COMPONENT, WORKER_POOL, type ProverComponent } from '../../src/prover/index.js';
-import type { WorkerPool } from '../../src/prover/worker-pool.js';
-import type { ResultEvent } from '../../src/prover/proof-results.js';
+import { createProverModule, PROVER_COMPONENT, WORKER_POOL, type ProverComponent } from '../../src/features/proving/index.js';
+import type { WorkerPool } from '../../src/infra/pool/worker-pool.js';
+import type { ResultEvent } from '../../src/features/proving/proof-results.js';
 import { preimageAt, proveBody } from '../fixtures/prover/samples.js';
 import { hanging } from '../fixtures/prover/hang-signal.js';
 

@@ -6,7 +6,7 @@ import t from 'tap';
 import { request } from 'undici';
 import * as zkir from '@midnight-ntwrk/zkir-v2';
 import { startApp, TEST_KEY } from '../helpers/app.js';
-import { mountProver } from '../../src/prover/index.js';
+import { mountProver } from '../../src/features/proving/index.js';
 import { ledgerOf, checkBody, outputPreimage, proveBody, midnightFile } from '../fixtures/prover/samples.js';
 
 const HEADERS = { 'x-api-key': TEST_KEY, 'content-type': 'application/octet-stream' };

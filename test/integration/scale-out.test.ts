@@ -1,5 +1,5 @@
 /**
- * Issue 22, "Several instances, one service": two nightgate instances, each with its own DUST
+ * Several instances, one service: two nightgate instances, each with its own DUST
  * wallet, in front of one devnet run apart, sharing one real redis-server. A key's rate limit,
  * DUST budget and share of the pool hold over both (the (limit+1)th request is refused whichever
  * instance gets it); the same bytes sent to the other instance are answered from the first
@@ -19,12 +19,12 @@ import { instanceConfig, startDevnetApart, startInstance, type Instance } from '
 import { freshUser, transferFrom } from '../fixtures/dust/user-tx.js';
 import { SPONSOR_ERAS } from '../fixtures/dust/sponsor-app.js';
 import { DEFAULT_ERA, type Era } from '../../src/infra/ledger/index.js';
-import { sha256Hex } from '../../src/pipeline/auth.js';
+import { sha256Hex } from '../../src/core/pipeline/auth.js';
 import { buildApp } from '../../src/app.js';
-import { mountProver } from '../../src/prover/index.js';
-import { mountSponsorship } from '../../src/dust/index.js';
+import { mountProver } from '../../src/features/proving/index.js';
+import { mountSponsorship } from '../../src/features/sponsorship/index.js';
 import { captureLogs, OTHER_KEY, TEST_KEY } from '../helpers/app.js';
-import type { SharedState } from '../../src/state/index.js';
+import type { SharedState } from '../../src/infra/state/index.js';
 
 t.setTimeout(420_000 * SPONSOR_ERAS.length);
 

@@ -1,5 +1,5 @@
 /**
- * Issue 17, "Validate before reserving": every malformed, empty, already-sponsored,
+ * Validate before reserving: every malformed, empty, already-sponsored,
  * wrong-network, expired or badly signed transaction is answered 400 TRANSACTION_REJECTED with the
  * ledger's reason, and no DUST UTXO is reserved for it — over HTTP on the embedded devnet, plus a
  * property test of byte flips in the signed part of real transfers (unproven and finalized).

@@ -1,5 +1,5 @@
 /**
- * Issue 6 end to end over HTTP on the embedded devnet: a user who holds no DUST gets a NIGHT
+ * End to end over HTTP on the embedded devnet: a user who holds no DUST gets a NIGHT
  * transfer sponsored through /prove-and-balance (and a proven one through /balance-only), the
  * answer deserializes with the promised hash, lands through the devnet's submit endpoint, and the
  * DUST UTXO that paid is marked SPENT. On each ledger era (SPONSOR_ERAS), one devnet per era.
@@ -10,7 +10,7 @@ import { ledger } from '../../src/infra/ledger/index.js';
 import { eraOverrides, SPONSOR_ERAS, startSponsorApp, type SponsorApp } from '../fixtures/dust/sponsor-app.js';
 import { freshUser, fundViaFaucet, transferFrom } from '../fixtures/dust/user-tx.js';
 import { TEST_KEY } from '../helpers/app.js';
-import { devProvingProvider } from '../../workers/lib/providers.js';
+import { devProvingProvider } from '../../src/features/proving/worker/providers.js';
 
 
 const INCLUDED = `subscription($offset: BlockOffset) { blocks(offset: $offset) { height transactions { hash } } }`;

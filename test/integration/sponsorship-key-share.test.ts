@@ -1,8 +1,8 @@
 /**
- * Issue 17, "Fair share of the pool": one key holds at most `dust.maxReservationsPerKey` DUST
+ * Fair share of the pool: one key holds at most `dust.maxReservationsPerKey` DUST
  * UTXOs at once, past it 429 RESERVATION_LIMIT with Retry-After, and another key is never
  * starved; a landed transaction frees its slot of the share; an answer never submitted is
- * refunded to the key's budget when its reservation is reclaimed. Issue 18 item 10: the dedupe
+ * refunded to the key's budget when its reservation is reclaimed. The dedupe
  * of answers is per key. On each ledger era (SPONSOR_ERAS): a sponsored transaction lands and its
  * DUST UTXO is marked spent by the sync of that era.
  */
@@ -11,7 +11,7 @@ import { request } from 'undici';
 import { eraOverrides, SPONSOR_ERAS, startSponsorApp } from '../fixtures/dust/sponsor-app.js';
 import { freshUser, transferFrom } from '../fixtures/dust/user-tx.js';
 import { OTHER_KEY } from '../helpers/app.js';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/core/clock.js';
 
 const SHARE = 4;
 

@@ -11,10 +11,10 @@ import { ledger, provingProvider } from '../../src/infra/ledger/index.js';
 import { eraOverrides, SPONSOR_ERAS, startSponsorApp } from '../fixtures/dust/sponsor-app.js';
 import { freshUser, transferFrom } from '../fixtures/dust/user-tx.js';
 import { startApp, TEST_KEY } from '../helpers/app.js';
-import { mountProver } from '../../src/prover/index.js';
-import { mountSponsorship } from '../../src/dust/index.js';
-import { sha256Hex } from '../../src/pipeline/auth.js';
-import { ManualClock } from '../../src/clock.js';
+import { mountProver } from '../../src/features/proving/index.js';
+import { mountSponsorship } from '../../src/features/sponsorship/index.js';
+import { sha256Hex } from '../../src/core/pipeline/auth.js';
+import { ManualClock } from '../../src/core/clock.js';
 
 
 const OCTET = { 'x-api-key': TEST_KEY, 'content-type': 'application/octet-stream' };

@@ -7,7 +7,7 @@
  */
 import t from 'tap';
 import { request } from 'undici';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/core/clock.js';
 import { eraOverrides, SPONSOR_ERAS, startSponsorApp, type SponsorApp } from '../fixtures/dust/sponsor-app.js';
 import { freshUser, transferFrom } from '../fixtures/dust/user-tx.js';
 

@@ -1,5 +1,5 @@
 /**
- * Issue 22: the shared stores against a real redis-server, two "instances" (two clients, two
+ * The shared stores against a real redis-server, two "instances" (two clients, two
  * stores each) in one process: a key's rate limit and DUST budget hold over both, per-IP counts
  * are reconciled, failed logins are counted over both, a wallet's lease is held by one instance
  * only, and Redis trouble (paused, killed, restarted) is handled: local limits counted, budget
@@ -7,19 +7,19 @@
  */
 import t from 'tap';
 import { pino } from 'pino';
-import { ManualClock } from '../../src/clock.js';
+import { ManualClock } from '../../src/core/clock.js';
 import { freePort, startRedis, until } from '../helpers/redis-server.js';
-import { startSharedState, type SharedState } from '../../src/state/index.js';
-import { RedisBudgetStore } from '../../src/state/budget.js';
-import { WalletLeases, walletId } from '../../src/state/wallet-leases.js';
-import { AuthThrottle } from '../../src/pipeline/auth-throttle.js';
-import { loadConfig } from '../../src/config.js';
-import { GatewayError } from '../../src/errors.js';
+import { startSharedState, type SharedState } from '../../src/infra/state/index.js';
+import { RedisBudgetStore } from '../../src/features/sponsorship/shared/budget.js';
+import { WalletLeases, walletId } from '../../src/features/sponsorship/shared/wallet-leases.js';
+import { AuthThrottle } from '../../src/core/pipeline/auth-throttle.js';
+import { loadConfig } from '../../src/core/config.js';
+import { GatewayError } from '../../src/core/errors.js';
 import { captureLogs } from '../helpers/app.js';
 import { createHash } from 'node:crypto';
-import { ProofResults } from '../../src/prover/proof-results.js';
-import { SharedProofCache } from '../../src/state/proof-cache.js';
-import { RedisSponsorshipSharing } from '../../src/state/sponsorship.js';
+import { ProofResults } from '../../src/features/proving/proof-results.js';
+import { SharedProofCache } from '../../src/features/proving/shared-proof-cache.js';
+import { RedisSponsorshipSharing } from '../../src/features/sponsorship/shared/sponsorship.js';
 
 const silent = pino({ level: 'silent' });
 
@@ -221,7 +221,7 @@ t.test('config: the Redis URL is checked and printed without its credentials', a
   t.throws(() => loadConfig({ env: { NIGHTGATE_REDIS_URL: 'http://:hunter2@cache:6379' } }), { message: /state\.redisUrl \(NIGHTGATE_REDIS_URL\): "http:\/\/redacted@cache:6379" — expected redis:/ });
   const c = loadConfig({ env: { NIGHTGATE_REDIS_URL: 'redis://app:hunter2@cache:6379/2' } });
   t.equal(c.state.redisUrl, 'redis://app:hunter2@cache:6379/2');
-  const { redactedConfig } = await import('../../src/config.js');
+  const { redactedConfig } = await import('../../src/core/config.js');
   t.notMatch(JSON.stringify(redactedConfig(c)), 'hunter2');
   t.match(JSON.stringify(redactedConfig(c)), 'redis://redacted@cache:6379/2');
 });

@@ -2,13 +2,13 @@
  * stats.maxAddressStreams over HTTP: address-activity and search lookups beyond the cap are
  * answered 503 INDEXER_BUSY with Retry-After and no-store, without an indexer WebSocket; the
  * fake indexer holds address streams open until the test releases them. (The accounting itself,
- * timeouts included: test/unit/stats/address-streams.test.ts.)
+ * timeouts included: test/unit/features/stats/address-streams.test.ts.)
  */
 import t, { type Test } from 'tap';
 import { request } from 'undici';
 import { FakeIndexer, hashOf } from '../fixtures/stats/fake-indexer.js';
 import { T0, statsApp, type Got } from '../fixtures/stats/stats-app.js';
-import { hexToAddress } from '../../src/stats/params.js';
+import { hexToAddress } from '../../src/features/stats/params.js';
 
 const NIGHT = '00'.repeat(32);
 const ADDRS = ['alice', 'bob', 'carol', 'dave'].map((l) => hexToAddress(hashOf(l), 'mainnet'));

@@ -2,7 +2,7 @@
 import t from 'tap';
 import { hashOf } from '../fixtures/stats/fake-indexer.js';
 import { statsApp } from '../fixtures/stats/stats-app.js';
-import { hexToAddress } from '../../src/stats/params.js';
+import { hexToAddress } from '../../src/features/stats/params.js';
 
 const H = hashOf('nothing');
 

@@ -8,7 +8,7 @@
 import t from 'tap';
 import { DEVNET_PROTOCOL_VERSION } from '../../src/infra/ledger/era.js';
 import { networkEras } from '../../src/infra/ledger/network-eras.js';
-import { BASELINE_FEATURES } from '../../src/stats/queries.js';
+import { BASELINE_FEATURES } from '../../src/features/stats/queries.js';
 import { FakeIndexer, hashOf, type FakeTx } from '../fixtures/stats/fake-indexer.js';
 import { T0, statsApp } from '../fixtures/stats/stats-app.js';
 

@@ -2,7 +2,7 @@
 import t from 'tap';
 import { FakeIndexer, hashOf, type FakeTx } from '../fixtures/stats/fake-indexer.js';
 import { T0, statsApp } from '../fixtures/stats/stats-app.js';
-import { hexToAddress } from '../../src/stats/params.js';
+import { hexToAddress } from '../../src/features/stats/params.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const NIGHT = '00'.repeat(32);

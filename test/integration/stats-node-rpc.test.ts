@@ -4,9 +4,9 @@
  * `sidechain_getStatus`; the D-parameter, which the indexer has, is not asked of the node.
  */
 import t, { type Test } from 'tap';
-import { ManualClock } from '../../src/clock.js';
-import { mountStats } from '../../src/stats/index.js';
-import type { NetworkStats } from '../../src/stats/network-stats.js';
+import { ManualClock } from '../../src/core/clock.js';
+import { mountStats } from '../../src/features/stats/index.js';
+import type { NetworkStats } from '../../src/features/stats/network-stats.js';
 import { startApp } from '../helpers/app.js';
 import { FakeIndexer } from '../fixtures/stats/fake-indexer.js';
 import { FakeNode } from '../fixtures/stats/fake-node.js';

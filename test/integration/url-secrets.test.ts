@@ -6,9 +6,9 @@
 import t from 'tap';
 import { request } from 'undici';
 import { startApp, TEST_KEY } from '../helpers/app.js';
-import { mountStats } from '../../src/stats/index.js';
-import { mountProver } from '../../src/prover/index.js';
-import type { NetworkStats } from '../../src/stats/network-stats.js';
+import { mountStats } from '../../src/features/stats/index.js';
+import { mountProver } from '../../src/features/proving/index.js';
+import type { NetworkStats } from '../../src/features/stats/network-stats.js';
 
 const INDEXER = 'http://user:PASSWORD@127.0.0.1:9/api/v4/graphql?apikey=TOKEN';
 const PROVER = 'http://prover:PROVERPW@127.0.0.1:9/?k=PTOKEN';

@@ -9,8 +9,8 @@
 import { connect } from 'node:net';
 import t, { type Test } from 'tap';
 import { startApp, TEST_KEY } from '../helpers/app.js';
-import { createProverModule, PROVER_COMPONENT, WORKER_POOL, type ProverComponent, type WorkerPoolComponent } from '../../src/prover/index.js';
-import type { WorkerPool } from '../../src/prover/worker-pool.js';
+import { createProverModule, PROVER_COMPONENT, WORKER_POOL, type ProverComponent, type WorkerPoolComponent } from '../../src/features/proving/index.js';
+import type { WorkerPool } from '../../src/infra/pool/worker-pool.js';
 import { hanging } from '../fixtures/prover/hang-signal.js';
 import { preimageAt, proveBody } from '../fixtures/prover/samples.js';
 import { call, OCTET_KEYED } from './helpers/apps.js';

@@ -7,10 +7,10 @@
 import t from 'tap';
 import { request } from 'undici';
 import { startApp, TEST_KEY, OTHER_KEY } from '../helpers/app.js';
-import { sha256Hex } from '../../src/pipeline/auth.js';
-import { mountProver } from '../../src/prover/index.js';
-import { mountSponsorship } from '../../src/dust/index.js';
-import { mountStats } from '../../src/stats/index.js';
+import { sha256Hex } from '../../src/core/pipeline/auth.js';
+import { mountProver } from '../../src/features/proving/index.js';
+import { mountSponsorship } from '../../src/features/sponsorship/index.js';
+import { mountStats } from '../../src/features/stats/index.js';
 import { proveBody } from '../fixtures/prover/samples.js';
 import { CLOSED } from './helpers/apps.js';
 import { watchLogs } from './helpers/logs.js';

@@ -8,9 +8,9 @@
 import t from 'tap';
 import { request } from 'undici';
 import { startApp, TEST_KEY } from '../helpers/app.js';
-import { sha256Hex } from '../../src/pipeline/auth.js';
-import { mountProver } from '../../src/prover/index.js';
-import { mountSponsorship } from '../../src/dust/index.js';
+import { sha256Hex } from '../../src/core/pipeline/auth.js';
+import { mountProver } from '../../src/features/proving/index.js';
+import { mountSponsorship } from '../../src/features/sponsorship/index.js';
 import { CLOSED } from './helpers/apps.js';
 
 const REVOKED = 'revoked-key-0123456789abcdef';

@@ -8,9 +8,9 @@
 import t from 'tap';
 import { connect, type Socket } from 'node:net';
 import { startApp, TEST_KEY, OTHER_KEY } from '../helpers/app.js';
-import { createProverModule, WORKER_POOL, type WorkerPoolComponent } from '../../src/prover/index.js';
-import type { WorkerPool } from '../../src/prover/worker-pool.js';
-import type { BodyBudgetStats } from '../../src/pipeline/body-budget.js';
+import { createProverModule, WORKER_POOL, type WorkerPoolComponent } from '../../src/features/proving/index.js';
+import type { WorkerPool } from '../../src/infra/pool/worker-pool.js';
+import type { BodyBudgetStats } from '../../src/core/pipeline/body-budget.js';
 import { hanging } from '../fixtures/prover/hang-signal.js';
 import { preimageAt, proveBody } from '../fixtures/prover/samples.js';
 import { call, OCTET_KEYED } from './helpers/apps.js';

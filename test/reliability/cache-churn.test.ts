@@ -5,15 +5,15 @@
  */
 import t from 'tap';
 import { request } from 'undici';
-import { ManualClock } from '../../src/clock.js';
-import { MemoryRateLimitStore } from '../../src/pipeline/rate-limit.js';
-import { createProverModule, PROVER_COMPONENT, type ProverComponent } from '../../src/prover/index.js';
+import { ManualClock } from '../../src/core/clock.js';
+import { MemoryRateLimitStore } from '../../src/core/pipeline/rate-limit.js';
+import { createProverModule, PROVER_COMPONENT, type ProverComponent } from '../../src/features/proving/index.js';
 import { startApp, TEST_KEY, OTHER_KEY } from '../helpers/app.js';
 import { testRoutes } from '../helpers/routes.js';
 import { statsApp } from '../fixtures/stats/stats-app.js';
 import { proveBody } from '../fixtures/prover/samples.js';
 import { OCTET_KEYED } from './helpers/apps.js';
-import type { LookupCache } from '../../src/stats/lookup-cache.js';
+import type { LookupCache } from '../../src/features/stats/lookup-cache.js';
 
 const CAP = 50;
 

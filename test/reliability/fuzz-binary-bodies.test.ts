@@ -3,7 +3,7 @@
  * /prove-and-balance, /balance-only — time-boxed with fast-check. Every answer is a 400 naming
  * what is wrong (or, for a mutation that still makes sense, a well-formed 200); nothing crashes
  * a worker, no DUST reservation is left behind by a refusal, and valid requests afterwards are
- * served. (The wire walker alone: test/unit/prover/wire.test.ts.)
+ * served. (The wire walker alone: test/unit/features/proving/wire.test.ts.)
  *
  * The sponsorship routes are fuzzed on each ledger era (SPONSOR_ERAS, one app and devnet per era,
  * one after the other), with that era's transactions and tags; the proof-server routes, whose
@@ -14,11 +14,11 @@ import fc from 'fast-check';
 import t from 'tap';
 import { Value } from '@sinclair/typebox/value';
 import { DEFAULT_ERA, ledger, type Era } from '../../src/infra/ledger/index.js';
-import { ManualClock } from '../../src/clock.js';
-import { SponsoredSchema } from '../../src/dust/routes.js';
-import { ERRORS, type ErrorCode } from '../../src/errors.js';
-import { TAG } from '../../src/prover/wire.js';
-import { devProvingProvider } from '../../workers/lib/providers.js';
+import { ManualClock } from '../../src/core/clock.js';
+import { SponsoredSchema } from '../../src/features/sponsorship/routes.js';
+import { ERRORS, type ErrorCode } from '../../src/core/errors.js';
+import { TAG } from '../../src/features/proving/wire.js';
+import { devProvingProvider } from '../../src/features/proving/worker/providers.js';
 import { checkBody, proveBody, midnightFile } from '../fixtures/prover/samples.js';
 import { eraOverrides, SPONSOR_ERAS } from '../fixtures/dust/sponsor-app.js';
 import { sponsorApp, type Answer } from './helpers/apps.js';

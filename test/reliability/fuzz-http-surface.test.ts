@@ -10,12 +10,12 @@
 import fc from 'fast-check';
 import t from 'tap';
 import { Value } from '@sinclair/typebox/value';
-import { ERRORS, type ErrorCode } from '../../src/errors.js';
-import { ErrorSchema } from '../../src/openapi.js';
-import type { RouteDef } from '../../src/http/route.js';
-import { WORKER_POOL, type WorkerPoolComponent } from '../../src/prover/index.js';
-import { SPONSORSHIP_COMPONENT, type SponsorshipComponent } from '../../src/dust/index.js';
-import type { NetworkStats } from '../../src/stats/network-stats.js';
+import { ERRORS, type ErrorCode } from '../../src/core/errors.js';
+import { ErrorSchema } from '../../src/core/http/openapi.js';
+import type { RouteDef } from '../../src/core/http/route.js';
+import { WORKER_POOL, type WorkerPoolComponent } from '../../src/features/proving/index.js';
+import { SPONSORSHIP_COMPONENT, type SponsorshipComponent } from '../../src/features/sponsorship/index.js';
+import type { NetworkStats } from '../../src/features/stats/network-stats.js';
 import { TEST_KEY } from '../helpers/app.js';
 import { checkBody, proveBody } from '../fixtures/prover/samples.js';
 import { call, fullApp, type Answer } from './helpers/apps.js';

@@ -8,7 +8,7 @@
  */
 import { connect } from 'node:net';
 import t from 'tap';
-import { loadUws } from '../../src/http/uws.js';
+import { loadUws } from '../../src/core/http/uws.js';
 import { startApp, TEST_KEY } from '../helpers/app.js';
 import { testRoutes } from '../helpers/routes.js';
 import { rawRequest } from '../helpers/raw-http.js';
@@ -21,7 +21,7 @@ const echoHead = (framing: string): string => `POST /t/echo HTTP/1.1\r\nHost: x\
 /**
  * RFC 9112 §9.6: a server that sends "Connection: close" must not process further requests on that
  * connection. This uWS build keeps parsing what is already buffered behind a response ended with
- * `end(body, true)` unless the socket is closed by then: src/http/refusal.ts makes it so.
+ * `end(body, true)` unless the socket is closed by then: src/core/http/refusal.ts makes it so.
  * (The refusal's own bytes and log line: refusal-close.test.ts.)
  */
 /** A malformed request must be answered (4xx) or dropped — well before uWS's idle timeout. */
@@ -36,7 +36,7 @@ t.test('header section bounds: 431 and close, or dropped; never served', async (
   }
   const huge = await rawRequest(s.port, `GET /t/public HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(1_000_000)}\r\n\r\n`, QUICK);
   if (loadUws().source === '@btc-vision/uwebsockets.js') {
-    // Past UWS_HTTP_MAX_HEADERS_SIZE (src/http/uws.ts): the 20.57 build's own 431 page, then it closes.
+    // Past UWS_HTTP_MAX_HEADERS_SIZE (src/core/http/uws.ts): the 20.57 build's own 431 page, then it closes.
     t.match(huge.data, /^HTTP\/1\.1 431 [^\r]+\r\nConnection: close\r\n/, '1 MB of header: uWS answers its own 431');
     t.equal(huge.closed, true, '1 MB of header: and closes');
   } else {

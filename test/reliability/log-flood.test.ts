@@ -1,5 +1,5 @@
 /**
- * Issue 18 item 4: a slow stdout must not make nightgate's memory grow. The log output holds at most
+ * A slow stdout must not make nightgate's memory grow. The log output holds at most
  * `log.bufferBytes`; beyond it lines are dropped and counted, and once stdout catches up one line
  * says how many were lost. Driven by a child process whose stdout pipe the test does not read until
  * it has reported — no timing involved.

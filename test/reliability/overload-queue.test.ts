@@ -6,9 +6,9 @@
  */
 import t from 'tap';
 import { startApp } from '../helpers/app.js';
-import { createProverModule, WORKER_POOL, type WorkerPoolComponent } from '../../src/prover/index.js';
-import type { WorkerPool } from '../../src/prover/worker-pool.js';
-import { UPSTREAM_CONNECTIONS } from '../../src/prover/upstream-backend.js';
+import { createProverModule, WORKER_POOL, type WorkerPoolComponent } from '../../src/features/proving/index.js';
+import type { WorkerPool } from '../../src/infra/pool/worker-pool.js';
+import { UPSTREAM_CONNECTIONS } from '../../src/features/proving/upstream-backend.js';
 import { hanging } from '../fixtures/prover/hang-signal.js';
 import { preimageAt, proveBody } from '../fixtures/prover/samples.js';
 import { call, OCTET_KEYED, type Answer } from './helpers/apps.js';

@@ -3,15 +3,15 @@
  * with a request pipelined right behind it: the answers before it and the refusal itself arrive
  * whole, the server closes the socket, the request behind never reaches a handler, and the access
  * log has exactly one line per answered request, the refusal's with its status.
- * The same on both uWS builds (src/http/uws.ts); the trixie CI lane runs this file on 20.57.
- * (src/http/refusal.ts; the smuggling payloads themselves: hostile-framing.test.ts.)
+ * The same on both uWS builds (src/core/http/uws.ts); the trixie CI lane runs this file on 20.57.
+ * (src/core/http/refusal.ts; the smuggling payloads themselves: hostile-framing.test.ts.)
  */
 import { connect } from 'node:net';
 import t, { type Test } from 'tap';
-import type { Module } from '../../src/app-context.js';
-import { json, OCTET } from '../../src/http/route.js';
-import { CORK_BUFFER_BYTES } from '../../src/http/refusal.js';
-import { MemoryRateLimitStore, type RateLimitStore } from '../../src/pipeline/rate-limit.js';
+import type { Module } from '../../src/infra/app-context.js';
+import { json, OCTET } from '../../src/core/http/route.js';
+import { CORK_BUFFER_BYTES } from '../../src/core/http/refusal.js';
+import { MemoryRateLimitStore, type RateLimitStore } from '../../src/core/pipeline/rate-limit.js';
 import { deferred, startApp, TEST_KEY, type TestApp } from '../helpers/app.js';
 import { rawRequest } from '../helpers/raw-http.js';
 import { testRoutes } from '../helpers/routes.js';
@@ -215,7 +215,7 @@ t.test('a client that stopped reading: the refusal is queued behind a full send 
   const all = answers(t, got.data);
   t.same(all.slice(0, 101).map((a) => a.status), [...Array.from({ length: 100 }, () => 200), 431], 'every answer, then the refusal, whole');
   t.match(JSON.parse(all[100]?.body ?? 'null'), { code: 'HEADERS_TOO_LARGE' });
-  const todo = 'issue #8: both uWS builds (20.30, 20.57) keep parsing while a refusal waits behind backpressure, and the next dispatch clears its close mark (src/http/refusal.ts)';
+  const todo = 'both uWS builds (20.30, 20.57) keep parsing while a refusal waits behind backpressure, and the next dispatch clears its close mark (src/core/http/refusal.ts)';
   t.equal(behind.calls(), 0, 'nothing behind served', { todo });
   t.equal(got.closed, true, 'closed', { todo });
 });

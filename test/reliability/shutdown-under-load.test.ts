@@ -9,7 +9,7 @@ import { connect } from 'node:net';
 import t from 'tap';
 import { request } from 'undici';
 import { NO_DEVNET_ENV, runCli } from '../helpers/spawn.js';
-import { UPSTREAM_CONNECTIONS } from '../../src/prover/upstream-backend.js';
+import { UPSTREAM_CONNECTIONS } from '../../src/features/proving/upstream-backend.js';
 import { proveBody } from '../fixtures/prover/samples.js';
 import { ProofServerStub } from './helpers/proof-server-stub.js';
 

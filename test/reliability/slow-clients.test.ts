@@ -11,8 +11,8 @@ import t from 'tap';
 import { request } from 'undici';
 import { startApp, TEST_KEY } from '../helpers/app.js';
 import { testRoutes } from '../helpers/routes.js';
-import { createProverModule } from '../../src/prover/index.js';
-import { loadUws } from '../../src/http/uws.js';
+import { createProverModule } from '../../src/features/proving/index.js';
+import { loadUws } from '../../src/core/http/uws.js';
 
 /**
  * uWS closes idle HTTP sockets on a 4 s timer: after ~10 s on the 20.30 build (Node 20), after

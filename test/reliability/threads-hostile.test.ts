@@ -2,7 +2,7 @@
  * server.threads = 2 under a hostile client, against the same app with one thread. With two
  * threads an acceptor hands connections round-robin to the main thread's app and a worker
  * thread's; the worker answers copies of live replies (and 404/405/preflights) itself and forwards
- * every other routed request to the main thread (src/http/threads/). Each case opens its own
+ * every other routed request to the main thread (src/core/http/threads/). Each case opens its own
  * connections and learns which thread holds each one (a 404's generated X-Request-Id starts with
  * its thread's boot id), then plays the same bytes on one thread, on the main thread of two and on
  * the worker thread of two, and compares what comes back.
@@ -21,13 +21,13 @@ import { createHash } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
 import t, { type Test } from 'tap';
 import { WebSocket } from 'undici';
-import type { Module } from '../../src/app-context.js';
-import type { ConfigInput } from '../../src/config.js';
-import { GatewayError } from '../../src/errors.js';
-import { json, OCTET } from '../../src/http/route.js';
-import { loadUws } from '../../src/http/uws.js';
-import { childAppsSupported } from '../../src/http/threads/main.js';
-import { RenderedReply } from '../../src/stats/rendered-reply.js';
+import type { Module } from '../../src/infra/app-context.js';
+import type { ConfigInput } from '../../src/core/config.js';
+import { GatewayError } from '../../src/core/errors.js';
+import { json, OCTET } from '../../src/core/http/route.js';
+import { loadUws } from '../../src/core/http/uws.js';
+import { childAppsSupported } from '../../src/core/http/threads/main.js';
+import { RenderedReply } from '../../src/features/stats/rendered-reply.js';
 import { deferred, startApp, TEST_KEY, type TestApp } from '../helpers/app.js';
 
 const supported = childAppsSupported(loadUws().uws);
@@ -48,7 +48,7 @@ for (let i = 0; i < BIG.length; i += 4) BIG.writeUInt32BE(i, i);
 const BIG_SHA = createHash('sha1').update(BIG).digest('hex');
 
 /**
- * Replies rendered on demand, as the statistics are (src/stats/views.ts): the handler re-renders
+ * Replies rendered on demand, as the statistics are (src/features/stats/views.ts): the handler re-renders
  * when its data changed since the last request, so nothing is re-rendered while no request reaches
  * it. `/t/lazy` re-renders one reply in place; `/t/per-limit?limit=N` makes a new reply per version
  * (as recent-transactions does for other limits); `broken` makes both refuse.

@@ -7,9 +7,9 @@
  * (Down / slow / garbage with nothing or something cached: test/integration/stats-upstream-failure.test.ts.)
  */
 import t from 'tap';
-import { ManualClock } from '../../src/clock.js';
-import { mountStats } from '../../src/stats/index.js';
-import type { NetworkStats } from '../../src/stats/network-stats.js';
+import { ManualClock } from '../../src/core/clock.js';
+import { mountStats } from '../../src/features/stats/index.js';
+import type { NetworkStats } from '../../src/features/stats/network-stats.js';
 import { startApp } from '../helpers/app.js';
 import { FakeIndexer } from '../fixtures/stats/fake-indexer.js';
 import { T0, get } from '../fixtures/stats/stats-app.js';

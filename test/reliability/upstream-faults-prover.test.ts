@@ -7,7 +7,7 @@
  */
 import t from 'tap';
 import { startApp } from '../helpers/app.js';
-import { mountProver } from '../../src/prover/index.js';
+import { mountProver } from '../../src/features/proving/index.js';
 import { checkBody, proveBody } from '../fixtures/prover/samples.js';
 import { upstreamConfig } from '../fixtures/prover/apps.js';
 import { call, OCTET_KEYED, type Answer } from './helpers/apps.js';

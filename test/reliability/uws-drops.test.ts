@@ -1,6 +1,6 @@
 /**
  * Requests uWS's parser rejects before nightgate sees them, on whichever build is loaded
- * (src/http/uws.ts): the 20.30 build (Node 20) sends no answer and ends the connection only at its
+ * (src/core/http/uws.ts): the 20.30 build (Node 20) sends no answer and ends the connection only at its
  * idle timeout (about 10 s); the 20.57 build (Node 22/24) answers most of them itself — its own
  * 505/400/431 page with `Connection: close` — and closes at once. docs/support.md ("What uWS
  * drops") and the proxy examples in deploy/ rest on this table; the trixie CI lane runs this file
@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import t from 'tap';
-import { loadUws } from '../../src/http/uws.js';
+import { loadUws } from '../../src/core/http/uws.js';
 import { startApp } from '../helpers/app.js';
 import { rawRequest } from '../helpers/raw-http.js';
 import { ROOT } from '../helpers/spawn.js';

@@ -10,8 +10,8 @@
  * names the ledger package and version each network is read with.
  */
 import { EventEmitter } from 'node:events';
-import type { AppContext, Component, ComponentHealth } from '../../app-context.js';
-import type { Config, NetworkName } from '../../config.js';
+import type { AppContext, Component, ComponentHealth } from '../app-context.js';
+import type { Config, NetworkName } from '../../core/config.js';
 import { DEFAULT_ERA, LEDGER_PACKAGES, type Era } from './era.js';
 
 export const NETWORK_ERAS = 'ledger';

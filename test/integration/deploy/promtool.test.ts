@@ -1,5 +1,5 @@
 /**
- * deploy/ (issue 19): the alerting rules pass `promtool check rules` and their unit tests on
+ * deploy/: the alerting rules pass `promtool check rules` and their unit tests on
  * recorded series (`promtool test rules`), and the rules and the Grafana dashboard read only
  * metric names nightgate exposes.
  */

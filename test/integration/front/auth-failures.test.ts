@@ -1,5 +1,5 @@
 /**
- * Issue 18 item 6: failed authentications are limited per client IP. Past `auth.failureLimit`
+ * Failed authentications are limited per client IP. Past `auth.failureLimit`
  * failures in a window, keyed requests from that IP get 429 with Retry-After and the rate-limit
  * headers, without the key being looked at; valid requests never count, other IPs are untouched.
  */
@@ -7,7 +7,7 @@ import t from 'tap';
 import { request } from 'undici';
 import { startApp, TEST_KEY } from '../../helpers/app.js';
 import { testRoutes } from '../../helpers/routes.js';
-import { ManualClock } from '../../../src/clock.js';
+import { ManualClock } from '../../../src/core/clock.js';
 
 const WRONG = { 'x-api-key': 'wrong-key-0123456789abcdef' };
 

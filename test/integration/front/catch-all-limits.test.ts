@@ -1,14 +1,14 @@
 /**
- * Issue 18 item 4: the 404/405 catch-all is a route like the others — header limits and the
+ * The 404/405 catch-all is a route like the others — header limits and the
  * per-IP rate limit apply — and what a client sends is logged within a bounded length.
  */
 import t from 'tap';
 import { request } from 'undici';
 import { startApp } from '../../helpers/app.js';
 import { testRoutes } from '../../helpers/routes.js';
-import { ManualClock } from '../../../src/clock.js';
-import { BoundedOutput } from '../../../src/log-output.js';
-import { createLogger } from '../../../src/log.js';
+import { ManualClock } from '../../../src/core/clock.js';
+import { BoundedOutput } from '../../../src/core/log/output.js';
+import { createLogger } from '../../../src/core/log/log.js';
 import { openSync } from 'node:fs';
 
 t.test('unknown paths and wrong methods spend the per-IP quota, and are refused past it', async (t) => {

@@ -1,5 +1,5 @@
 /**
- * Issue 18 item 8: browsers may read the public routes from other origins (server.corsOrigins,
+ * Browsers may read the public routes from other origins (server.corsOrigins,
  * default any), keyed routes get no CORS, OPTIONS preflights are answered, and the push WebSocket
  * has an Origin policy and a per-IP connection cap.
  */
@@ -9,8 +9,8 @@ import { request } from 'undici';
 import { WebSocket } from 'ws';
 import { startApp, TEST_KEY, type TestApp } from '../../helpers/app.js';
 import { testRoutes } from '../../helpers/routes.js';
-import type { ConfigInput } from '../../../src/config.js';
-import type { Module } from '../../../src/app-context.js';
+import type { ConfigInput } from '../../../src/core/config.js';
+import type { Module } from '../../../src/infra/app-context.js';
 
 const DASH = 'https://dash.example';
 const topic: Module = (ctx) => ctx.addTopic({ url: '/t/ws', topicFor: () => 'summary', welcome: () => '{"hello":1}' });

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { request } from 'undici';
-import { loadUws } from '../../../src/http/uws.js';
+import { loadUws } from '../../../src/core/http/uws.js';
 import { startApp } from '../../helpers/app.js';
 import { testRoutes } from '../../helpers/routes.js';
 import { rawRequest } from '../../helpers/raw-http.js';

@@ -2,9 +2,9 @@ import t from 'tap';
 import { request } from 'undici';
 import { startApp, TEST_KEY } from '../../helpers/app.js';
 import { testRoutes } from '../../helpers/routes.js';
-import { mountStats } from '../../../src/stats/index.js';
-import { mountProver } from '../../../src/prover/index.js';
-import { mountSponsorship } from '../../../src/dust/index.js';
+import { mountStats } from '../../../src/features/stats/index.js';
+import { mountProver } from '../../../src/features/proving/index.js';
+import { mountSponsorship } from '../../../src/features/sponsorship/index.js';
 
 t.test('/health (details with a key), /docs, /api and /api/openapi.json', async (t) => {
   const routes = testRoutes();

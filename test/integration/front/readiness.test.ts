@@ -5,15 +5,16 @@
  */
 import t from 'tap';
 import { request } from 'undici';
-import { ManualClock } from '../../../src/clock.js';
-import { mountProver } from '../../../src/prover/index.js';
-import { mountStats } from '../../../src/stats/index.js';
-import type { NetworkStats } from '../../../src/stats/network-stats.js';
+import { ManualClock } from '../../../src/core/clock.js';
+import { mountProver } from '../../../src/features/proving/index.js';
+import { mountStats } from '../../../src/features/stats/index.js';
+import type { NetworkStats } from '../../../src/features/stats/network-stats.js';
 import { startApp } from '../../helpers/app.js';
 import { upstreamConfig } from '../../fixtures/prover/apps.js';
 import { FakeIndexer } from '../../fixtures/stats/fake-indexer.js';
 import { T0 } from '../../fixtures/stats/stats-app.js';
 import { ProofServerStub } from '../../reliability/helpers/proof-server-stub.js';
+import { walletsNotSynced } from '../../../src/features/sponsorship/index.js';
 
 async function get(url: string): Promise<{ status: number; body: Record<string, unknown>; cacheControl: unknown }> {
   const r = await request(url);
@@ -49,11 +50,9 @@ t.test('/readyz: 503 naming the statistics follower until it has data, then 200'
 
 t.test('/readyz: 503 naming the networks whose DUST wallets have not synced', async (t) => {
   const phases: Record<string, string> = { preview: 'replaying', preprod: 'synced' };
-  const sponsorship = {
-    name: 'sponsorship',
-    health: () => ({ status: 'starting' as const }),
-    service: { status: () => Object.fromEntries(Object.entries(phases).map(([n, phase]) => [n, { sync: { phase } }])) },
-  };
+  const status = (): Record<string, unknown> => Object.fromEntries(Object.entries(phases).map(([n, phase]) => [n, { sync: { phase } }]));
+  // The sponsorship component's own readiness, over a status whose phases the test sets.
+  const sponsorship = { name: 'sponsorship', health: () => ({ status: 'starting' as const }), ready: () => walletsNotSynced(status()) };
   const s = await startApp({}, { modules: [(ctx) => ctx.addComponent(sponsorship)] });
   t.teardown(() => s.close());
   const r = await get(`${s.url}/readyz`);

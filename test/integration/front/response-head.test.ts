@@ -1,6 +1,6 @@
 /**
  * The exchange renders the status line and every header into one string for a single uWS call
- * (src/http/head.ts). On the wire that must be an ordinary HTTP/1.1 head: one field per line,
+ * (src/core/http/head.ts). On the wire that must be an ordinary HTTP/1.1 head: one field per line,
  * nothing repeated, nothing injected by a value, the body where Content-Length says.
  */
 import t from 'tap';

@@ -6,12 +6,12 @@
  */
 import t from 'tap';
 import { request, WebSocket } from 'undici';
-import { GatewayError } from '../../../src/errors.js';
-import type { Module } from '../../../src/app-context.js';
-import { json, OCTET } from '../../../src/http/route.js';
-import { loadUws } from '../../../src/http/uws.js';
-import { childAppsSupported } from '../../../src/http/threads/main.js';
-import { RenderedReply } from '../../../src/stats/rendered-reply.js';
+import { GatewayError } from '../../../src/core/errors.js';
+import type { Module } from '../../../src/infra/app-context.js';
+import { json, OCTET } from '../../../src/core/http/route.js';
+import { loadUws } from '../../../src/core/http/uws.js';
+import { childAppsSupported } from '../../../src/core/http/threads/main.js';
+import { RenderedReply } from '../../../src/features/stats/rendered-reply.js';
 import { startApp, TEST_KEY } from '../../helpers/app.js';
 
 const supported = childAppsSupported(loadUws().uws);

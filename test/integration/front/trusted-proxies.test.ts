@@ -1,13 +1,13 @@
 /**
- * Issue 18 item 1: behind trusted proxies the client address is the first X-Forwarded-For hop
+ * Behind trusted proxies the client address is the first X-Forwarded-For hop
  * (from the right) outside them, and it is only ever an IP literal.
  */
 import t from 'tap';
 import { request } from 'undici';
 import { startApp } from '../../helpers/app.js';
 import { testRoutes } from '../../helpers/routes.js';
-import { ManualClock } from '../../../src/clock.js';
-import { loadConfig } from '../../../src/config.js';
+import { ManualClock } from '../../../src/core/clock.js';
+import { loadConfig } from '../../../src/core/config.js';
 
 const call = async (url: string, headers: Record<string, string>): Promise<number> => {
   const r = await request(url, { headers });

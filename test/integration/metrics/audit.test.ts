@@ -1,5 +1,5 @@
 /**
- * Audit lines and operation metrics (issue 19) on the embedded devnet: one line per proof (key id,
+ * Audit lines and operation metrics on the embedded devnet: one line per proof (key id,
  * circuit, backend, duration, cache) and per sponsorship (key id, network, txHash, fee, UTXO,
  * outcome), never the key itself; the same operations counted in /metrics, with the DUST pool's
  * state read at scrape time.

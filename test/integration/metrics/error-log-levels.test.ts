@@ -1,14 +1,14 @@
 /**
- * Logs an operator can alert on (issue 19): a request answered 5xx is logged at error, 429 and
+ * Logs an operator can alert on: a request answered 5xx is logged at error, 429 and
  * 503 at warn, each with its stable code; other answers at info. With log.level=warn only those
  * lines are written.
  */
 import t from 'tap';
 import { request } from 'undici';
 import { startApp, captureLogs } from '../../helpers/app.js';
-import { GatewayError, type ErrorCode } from '../../../src/errors.js';
-import type { Module } from '../../../src/app-context.js';
-import { json } from '../../../src/http/route.js';
+import { GatewayError, type ErrorCode } from '../../../src/core/errors.js';
+import type { Module } from '../../../src/infra/app-context.js';
+import { json } from '../../../src/core/http/route.js';
 
 const failing: Module = (ctx) => {
   ctx.addRoutes((['INTERNAL', 'PROVER_UNREACHABLE', 'QUEUE_FULL', 'PROVER_TIMEOUT', 'INVALID_BODY'] as ErrorCode[]).map((code) => ({

@@ -1,5 +1,5 @@
 /**
- * /metrics (issue 19): Prometheus text with the per-request series, access by network and key,
+ * /metrics: Prometheus text with the per-request series, access by network and key,
  * and the separate listener of `metrics.listen`.
  */
 import t from 'tap';

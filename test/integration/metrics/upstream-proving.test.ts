@@ -1,5 +1,5 @@
 /**
- * Proving metrics on the upstream backend (issue 19): wait and run time from the moment a
+ * Proving metrics on the upstream backend: wait and run time from the moment a
  * proof-server connection is the call's, outcomes by code, the queue's depth and capacity, and
  * nightgate_prover_up following the proof server's readiness.
  */
@@ -10,7 +10,7 @@ import { sample } from '../../helpers/metrics-text.js';
 import { startStandIn } from '../../fixtures/prover/stand-in.js';
 import { upstreamConfig, OCTET_HEADERS } from '../../fixtures/prover/apps.js';
 import { proveBody } from '../../fixtures/prover/samples.js';
-import { mountProver } from '../../../src/prover/index.js';
+import { mountProver } from '../../../src/features/proving/index.js';
 
 t.test('upstream: run time, outcome codes, queue gauges, prover_up', async (t) => {
   const standIn = await startStandIn();

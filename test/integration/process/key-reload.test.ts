@@ -1,5 +1,5 @@
 /**
- * Live key management (issue 19): `nightgate keys revoke` marks a key revoked in the config file,
+ * Live key management: `nightgate keys revoke` marks a key revoked in the config file,
  * SIGHUP applies it to the running process without a restart, a connection kept open across the
  * reload keeps working, and a file that does not load is refused with the old keys kept.
  */
@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'undici';
 import { runCli, NO_DEVNET_ENV } from '../../helpers/spawn.js';
-import { sha256Hex } from '../../../src/pipeline/auth.js';
+import { sha256Hex } from '../../../src/core/pipeline/auth.js';
 
 const ALPHA = 'ngk_alpha-key-for-the-reload-test-0000000000';
 const BETA = 'ngk_beta-key-for-the-reload-test-00000000000';

@@ -8,14 +8,14 @@
  */
 import type { Test } from 'tap';
 import { request } from 'undici';
-import type { Clock } from '../../../src/clock.js';
-import type { ConfigInput } from '../../../src/config.js';
-import { mountProver, WORKER_POOL, type WorkerPoolComponent } from '../../../src/prover/index.js';
-import { mountSponsorship, SPONSORSHIP_COMPONENT, type SponsorshipComponent } from '../../../src/dust/index.js';
-import type { DustAllocatorTable } from '../../../src/dust/allocator.js';
-import type { SponsorshipService } from '../../../src/dust/sponsorship.js';
-import { mountStats } from '../../../src/stats/index.js';
-import type { DevnetNetworkInfo } from '../../../src/app-context.js';
+import type { Clock } from '../../../src/core/clock.js';
+import type { ConfigInput } from '../../../src/core/config.js';
+import { mountProver, WORKER_POOL, type WorkerPoolComponent } from '../../../src/features/proving/index.js';
+import { mountSponsorship, SPONSORSHIP_COMPONENT, type SponsorshipComponent } from '../../../src/features/sponsorship/index.js';
+import type { DustAllocatorTable } from '../../../src/features/sponsorship/allocator.js';
+import type { SponsorshipService } from '../../../src/features/sponsorship/sponsorship.js';
+import { mountStats } from '../../../src/features/stats/index.js';
+import type { DevnetNetworkInfo } from '../../../src/infra/app-context.js';
 import { startApp, TEST_KEY, type TestApp } from '../../helpers/app.js';
 import { FakeIndexer } from '../../fixtures/stats/fake-indexer.js';
 import { T0 } from '../../fixtures/stats/stats-app.js';

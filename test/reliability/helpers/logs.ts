@@ -1,12 +1,12 @@
 /**
- * The production logger (src/log.ts: same redaction, same serializers) writing into memory, with
+ * The production logger (src/core/log/log.ts: same redaction, same serializers) writing into memory, with
  * a way to wait for a line instead of sleeping: `next(l => l.msg === '…')` resolves on the first
  * matching line logged from now on (or already logged, with `seen`).
  */
 import { EventEmitter } from 'node:events';
 import { Writable } from 'node:stream';
 import type { Logger } from 'pino';
-import { createLogger } from '../../../src/log.js';
+import { createLogger } from '../../../src/core/log/log.js';
 
 export type LogLine = Record<string, unknown>;
 

@@ -4,7 +4,7 @@
  * the caller's own `finally` has run). Tests await these instead of sleeping.
  */
 import { EventEmitter } from 'node:events';
-import type { WorkerPoolComponent } from '../../../src/prover/index.js';
+import type { WorkerPoolComponent } from '../../../src/features/proving/index.js';
 
 export interface PoolSpy {
   /** Tasks handed to the pool whose callers have not yet seen the outcome. */

@@ -11,8 +11,8 @@
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { parseProveRequest } from '../../../src/prover/wire.js';
-import { devProof } from '../../../workers/lib/dev-proofs.js';
+import { parseProveRequest } from '../../../src/features/proving/wire.js';
+import { devProof } from '../../../src/features/proving/worker/dev-proofs.js';
 
 /**
  * ok: proofs; hold: keep every compute request open until `release()`; busy429 / busy503: queue

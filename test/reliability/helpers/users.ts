@@ -6,7 +6,7 @@
 import WebSocket from 'ws';
 import { createClient } from 'graphql-ws';
 import { DEFAULT_ERA, type Era, type L } from '../../../src/infra/ledger/index.js';
-import type { DevnetNetworkInfo } from '../../../src/app-context.js';
+import type { DevnetNetworkInfo } from '../../../src/infra/app-context.js';
 import { freshUser, fundViaFaucet, transferFrom, type User } from '../../fixtures/dust/user-tx.js';
 
 export interface FundedUser {

@@ -1,4 +1,4 @@
-// The indexer keeps the newest `retainBlocks` blocks in memory (issue #8: it kept every block, so
+// The indexer keeps the newest `retainBlocks` blocks in memory (it kept every block, so
 // the devnet grew with every block it produced). Blocks come from produceBlock() only, so every
 // size below is taken at an exact height; nothing waits on a timer.
 import t from 'tap';

@@ -22,8 +22,8 @@ import t from 'tap';
 import { INDEXER_SDL } from '../../../src/devnet/indexer-schema.js';
 import { startNetwork } from '../../fixtures/devnet/harness.js';
 import { DEVNET_PROTOCOL_VERSION } from '../../../src/infra/ledger/era.js';
-import { featuresFromProbe } from '../../../src/stats/indexer-features.js';
-import { FEATURES_PROBE, documentsFor } from '../../../src/stats/queries.js';
+import { featuresFromProbe } from '../../../src/features/stats/indexer-features.js';
+import { FEATURES_PROBE, documentsFor } from '../../../src/features/stats/queries.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const reference = join(repoRoot, 'test', 'fixtures', 'midnight');

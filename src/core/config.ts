@@ -1,0 +1,114 @@
+/**
+ * Configuration: read from the environment and an optional JSON file (`NIGHTGATE_CONFIG`), each
+ * setting checked against its schema in the settings tree (config/schema.ts), then the rules across
+ * settings (config/validate.ts), and frozen. This is the only module that reads `process.env`, and
+ * the one the rest of the server imports configuration from. A bad value fails start-up with a
+ * message naming the setting and its env var.
+ *
+ * Precedence: built-in default < JSON file < environment.
+ */
+import { readFileSync } from 'node:fs';
+import { Value } from '@sinclair/typebox/value';
+import { ConfigSchema, SETTINGS, type Config, type ConfigInput } from './config/schema.js';
+import { getPath, setPath, type Setting } from './config/setting.js';
+import { ConfigError, checkFileShape, crossCheck } from './config/validate.js';
+
+export { ApiKeyRecord, ConfigSchema, SETTINGS, type Config, type ConfigInput } from './config/schema.js';
+export { NETWORKS, PROVER_BACKENDS, PUBLIC_INDEXERS, type NetworkName, type ProverBackendName } from './config/networks.js';
+export { indexerUrlOf, isEmbedded, proverBackendOf, proverUrlOf } from './config/network-endpoints.js';
+export { ConfigError, MIN_BLOCK_TIME_ALL_DEVNETS_MS } from './config/validate.js';
+export { redactedConfig, settingsTable } from './config/describe.js';
+
+/** Removed settings: named in an error that points to what replaced them, never silently ignored. */
+const REPLACED: ReadonlyArray<{ path: string; env: string; message: string }> = [
+  {
+    path: 'server.trustProxy',
+    env: 'NIGHTGATE_TRUST_PROXY',
+    message: 'server.trustProxy (NIGHTGATE_TRUST_PROXY) was replaced by server.trustedProxies (NIGHTGATE_TRUSTED_PROXIES): list the CIDRs of your reverse proxies, e.g. NIGHTGATE_TRUSTED_PROXIES=127.0.0.1/32',
+  },
+];
+
+/** Environment strings → typed values, by the setting's schema kind. */
+function fromEnv(setting: Setting, raw: string): unknown {
+  const kind = setting.schema.type as string | undefined;
+  if (kind === 'array') return raw.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  if (kind === 'integer' || kind === 'number') return raw.trim() === '' ? NaN : Number(raw);
+  if (kind === 'boolean') {
+    if (/^(1|true|yes|on)$/i.test(raw)) return true;
+    if (/^(0|false|no|off)$/i.test(raw)) return false;
+    return raw;
+  }
+  return raw;
+}
+
+function deepFreeze<T>(o: T): T {
+  if (o && typeof o === 'object' && !Object.isFrozen(o)) {
+    Object.freeze(o);
+    for (const v of Object.values(o)) deepFreeze(v);
+  }
+  return o;
+}
+
+export interface LoadOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Overrides applied last (tests). */
+  overrides?: ConfigInput;
+}
+
+/** Build, validate and freeze the configuration. Throws ConfigError naming the bad setting. */
+export function loadConfig(opts: LoadOptions = {}): Readonly<Config> {
+  const env = opts.env ?? process.env;
+  let file: unknown = {};
+  const filePath = env['NIGHTGATE_CONFIG'];
+  if (filePath) {
+    let text: string;
+    try {
+      text = readFileSync(filePath, 'utf8');
+    } catch (err) {
+      throw new ConfigError(`NIGHTGATE_CONFIG: cannot read ${filePath}: ${(err as Error).message}`);
+    }
+    try {
+      file = JSON.parse(text);
+    } catch (err) {
+      throw new ConfigError(`NIGHTGATE_CONFIG: ${filePath} is not valid JSON: ${(err as Error).message}`);
+    }
+    for (const r of REPLACED) if (getPath(file, r.path) !== undefined) throw new ConfigError(r.message);
+    checkFileShape(file);
+  }
+  for (const r of REPLACED) if (env[r.env] !== undefined) throw new ConfigError(r.message);
+  const out: Record<string, unknown> = {};
+  for (const setting of SETTINGS) {
+    let value: unknown = structuredClone(setting.default);
+    let source = 'default';
+    const fromFile = getPath(file, setting.path);
+    if (fromFile !== undefined) {
+      value = fromFile;
+      source = `config file (${setting.path})`;
+    }
+    const rawEnv = setting.env ? env[setting.env] : undefined;
+    if (rawEnv !== undefined) {
+      value = fromEnv(setting, rawEnv);
+      source = `env ${setting.env}`;
+    }
+    const override = getPath(opts.overrides, setting.path);
+    if (override !== undefined) {
+      value = override;
+      source = `override (${setting.path})`;
+    }
+    if (!Value.Check(setting.schema, value)) {
+      const first = Value.Errors(setting.schema, value).First();
+      const where = setting.env ? `${setting.path} (${setting.env})` : setting.path;
+      const shown = setting.secret ? '<redacted>' : JSON.stringify(value);
+      throw new ConfigError(`invalid setting ${where} from ${source}: ${shown} — ${first?.message ?? 'invalid value'}`);
+    }
+    setPath(out, setting.path, value);
+  }
+  // Each leaf was checked above; checking the assembled tree is what makes `out` a Config for the
+  // compiler, no cast, and it would catch a leaf the loop left unset.
+  if (!Value.Check(ConfigSchema, out)) {
+    const first = Value.Errors(ConfigSchema, out).First();
+    throw new ConfigError(`the assembled configuration does not match its schema at ${first?.path ?? '/'}: ${first?.message ?? 'invalid'}`);
+  }
+  crossCheck(out);
+  return deepFreeze(out);
+}

@@ -1,0 +1,147 @@
+/**
+ * Checks of a configuration beyond each setting's own schema: the shape of the JSON file, and the
+ * rules that involve more than one setting.
+ */
+import { redactUrl } from '../log/url-redaction.js';
+import { CidrList } from '../pipeline/cidr.js';
+import { reservedKeyId } from '../pipeline/key-ids.js';
+import { NETWORKS } from './networks.js';
+import { proverBackendOf, proverUrlOf } from './network-endpoints.js';
+import { SETTINGS, type Config } from './schema.js';
+
+/** The shortest block time with all three networks on the embedded devnet (docs/devnet.md). */
+export const MIN_BLOCK_TIME_ALL_DEVNETS_MS = 3_000;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+function knownPaths(): Set<string> {
+  const s = new Set<string>();
+  for (const setting of SETTINGS) {
+    const parts = setting.path.split('.');
+    for (let i = 1; i <= parts.length; i++) s.add(parts.slice(0, i).join('.'));
+  }
+  return s;
+}
+
+/**
+ * Reject unknown keys in the JSON file: a typo must not silently fall back to a default. The file
+ * and every group in it (`auth`, `networks.mainnet`, …) must be objects: `null`, a list or a
+ * scalar in their place would otherwise read as "nothing set" — no keys, every default.
+ */
+function checkUnknown(obj: unknown, prefix: string, known: Set<string>, leafPaths: Set<string>): void {
+  if (!isPlainObject(obj)) {
+    const what = prefix === '' ? 'the config file' : `setting group "${prefix}" in the config file`;
+    throw new ConfigError(`${what} must be a JSON object ({…}), got ${jsonKind(obj)}`);
+  }
+  for (const [k, v] of Object.entries(obj)) {
+    const path = prefix ? `${prefix}.${k}` : k;
+    if (!known.has(path)) throw new ConfigError(`unknown setting "${path}" in the config file`);
+    if (!leafPaths.has(path)) checkUnknown(v, path, known, leafPaths);
+  }
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function jsonKind(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  return `${typeof v} ${JSON.stringify(v).slice(0, 40)}`;
+}
+
+/** The parsed JSON file: an object holding known groups and settings only. */
+export function checkFileShape(file: unknown): void {
+  checkUnknown(file, '', knownPaths(), new Set(SETTINGS.map((s) => s.path)));
+}
+
+/** Rules that involve more than one setting. */
+export function crossCheck(config: Config): void {
+  for (const n of NETWORKS) {
+    const net = config.networks[n];
+    if (net.indexer !== 'embedded' && net.indexer !== 'public' && !/^https?:\/\//.test(net.indexer)) {
+      throw new ConfigError(`invalid setting networks.${n}.indexer (NIGHTGATE_${n.toUpperCase()}_INDEXER): "${net.indexer}" — expected embedded, public or an http(s) URL`);
+    }
+    // The dev backend fabricates mock-shaped proofs: only ever for a network served by the
+    // embedded devnet, never in front of a public network (DESIGN.md, "Prover backends").
+    if (net.prover === 'dev' && net.indexer !== 'embedded') {
+      throw new ConfigError(`invalid setting networks.${n}.prover (NIGHTGATE_${n.toUpperCase()}_PROVER): the dev backend is only allowed on a network served by the embedded devnet`);
+    }
+    if (net.nodeRpc !== '' && !isHttpUrl(net.nodeRpc)) {
+      throw new ConfigError(`invalid setting networks.${n}.nodeRpc (NIGHTGATE_${n.toUpperCase()}_NODE_RPC): "${redactUrl(net.nodeRpc)}" — expected an http(s) URL (a node answers JSON-RPC over HTTP on its RPC port, e.g. http://127.0.0.1:9944)`);
+    }
+    if (net.submitUrl !== '' && !/^https?:\/\//.test(net.submitUrl)) {
+      throw new ConfigError(`invalid setting networks.${n}.submitUrl (NIGHTGATE_${n.toUpperCase()}_SUBMIT_URL): "${net.submitUrl}" — expected an http(s) URL`);
+    }
+    const backend = proverBackendOf(config, n);
+    if (backend === 'upstream' && !proverUrlOf(config, n)) {
+      throw new ConfigError(`invalid setting networks.${n}.proverUrl (NIGHTGATE_${n.toUpperCase()}_PROVER_URL): the upstream backend needs a proof server URL (or set NIGHTGATE_PROVER_URL)`);
+    }
+    if (backend === 'native' && !config.prover.nativeBinary) {
+      throw new ConfigError(`invalid setting prover.nativeBinary (NIGHTGATE_PROVER_BINARY): the native backend of ${n} needs the path of midnight-proof-server`);
+    }
+    if (backend === 'wasm' && !config.prover.keyDir) {
+      throw new ConfigError(`invalid setting prover.keyDir (NIGHTGATE_PROVER_KEY_DIR): the wasm backend of ${n} needs a key material directory`);
+    }
+  }
+  // Measured 2026-11-24 (31fe7f4, 2 cores, three networks with the DUST sync): at 1 000 and 2 000 ms
+  // blocks the embedded devnets fell behind (a block every 2-3 s); at 3 000 ms they kept up.
+  const embedded = NETWORKS.filter((n) => config.networks[n].indexer === 'embedded').length;
+  if (embedded === NETWORKS.length && config.devnet.blockTimeMs < MIN_BLOCK_TIME_ALL_DEVNETS_MS) {
+    throw new ConfigError(`invalid setting devnet.blockTimeMs (NIGHTGATE_DEVNET_BLOCK_TIME_MS): ${config.devnet.blockTimeMs} ms is too short for three embedded networks (they fall behind below ${MIN_BLOCK_TIME_ALL_DEVNETS_MS} ms on 2 cores); use at least ${MIN_BLOCK_TIME_ALL_DEVNETS_MS}, or serve fewer networks from the devnet`);
+  }
+  if (config.dust.feeTtlMs > 0 && config.dust.feeTtlMs + config.dust.ttlSafetyMs > config.dust.reservationTtlMs) {
+    throw new ConfigError('invalid setting dust.feeTtlMs (NIGHTGATE_DUST_FEE_TTL_MS): with dust.ttlSafetyMs it must fit within dust.reservationTtlMs, so the fee intent expires before its UTXO can be reclaimed');
+  }
+  if (config.dust.reservationTtlMs <= config.dust.ttlSafetyMs + 1_000) {
+    throw new ConfigError('invalid setting dust.ttlSafetyMs (NIGHTGATE_DUST_TTL_SAFETY_MS): must be more than a second shorter than dust.reservationTtlMs, so the fee intent expires before its UTXO can be reclaimed');
+  }
+  if (config.state.redisUrl !== '' && !/^rediss?:\/\/[^\s]+$/.test(config.state.redisUrl)) {
+    throw new ConfigError(`invalid setting state.redisUrl (NIGHTGATE_REDIS_URL): "${redactUrl(config.state.redisUrl)}" — expected redis://host:port or rediss://host:port`);
+  }
+  for (const cidr of config.auth.trustedNetworks) {
+    if (!/^[0-9a-fA-F:.]+\/\d{1,3}$/.test(cidr)) throw new ConfigError(`invalid setting auth.trustedNetworks (NIGHTGATE_TRUSTED_NETWORKS): "${cidr}" is not a CIDR`);
+  }
+  for (const cidr of config.metrics.allow) {
+    if (!isCidr(cidr)) throw new ConfigError(`invalid setting metrics.allow (NIGHTGATE_METRICS_ALLOW): "${cidr}" is not a CIDR (e.g. 10.0.0.0/8)`);
+  }
+  if (config.metrics.listen !== '' && !/^(\[[0-9a-fA-F:.]+\]|[^:\s]+):\d{1,5}$/.test(config.metrics.listen)) {
+    throw new ConfigError(`invalid setting metrics.listen (NIGHTGATE_METRICS_LISTEN): "${config.metrics.listen}" is not host:port (e.g. 127.0.0.1:9464)`);
+  }
+  for (const cidr of config.server.trustedProxies) {
+    if (!isCidr(cidr)) throw new ConfigError(`invalid setting server.trustedProxies (NIGHTGATE_TRUSTED_PROXIES): "${cidr}" is not a CIDR (a proxy's own address is e.g. 127.0.0.1/32)`);
+  }
+  const ids = new Set<string>();
+  for (const k of config.auth.keys) {
+    if (ids.has(k.id)) throw new ConfigError(`invalid setting auth.keys: duplicate key id "${k.id}"`);
+    const reserved = reservedKeyId(k.id);
+    if (reserved !== undefined) throw new ConfigError(`invalid setting auth.keys: key id "${k.id}" ${reserved}; choose another id`);
+    ids.add(k.id);
+  }
+  const largestBody = Math.max(config.server.bodyLimit, config.server.proverBodyLimit);
+  if (config.server.bodyBytesPerClient < largestBody) {
+    throw new ConfigError(`invalid setting server.bodyBytesPerClient (NIGHTGATE_BODY_BYTES_PER_CLIENT): ${config.server.bodyBytesPerClient} is less than the largest body a route accepts (${largestBody}, server.bodyLimit / server.proverBodyLimit), which could then never be sent`);
+  }
+  if (config.server.bodyBytesInFlight < config.server.bodyBytesPerClient) {
+    throw new ConfigError(`invalid setting server.bodyBytesInFlight (NIGHTGATE_BODY_BYTES_IN_FLIGHT): ${config.server.bodyBytesInFlight} is less than server.bodyBytesPerClient (${config.server.bodyBytesPerClient})`);
+  }
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    return ['http:', 'https:'].includes(new URL(text).protocol);
+  } catch {
+    return false;
+  }
+}
+
+function isCidr(text: string): boolean {
+  try {
+    new CidrList([text]);
+    return /^[0-9a-fA-F:.]+\/\d{1,3}$/.test(text);
+  } catch {
+    return false;
+  }
+}

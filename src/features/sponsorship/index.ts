@@ -1,0 +1,176 @@
+/**
+ * The sponsorship module: server DUST wallets pay every fee. Per network with server wallets
+ * (generated for the embedded devnet, `dust.walletSeeds` elsewhere): a shared allocator table, a
+ * wallet snapshot for the workers, the sync thread, and the routes. Needs the prover module's
+ * worker pool (mount it first). With balancing disabled the routes exist and answer 404.
+ */
+import type { AppContext, Component, Module } from '../../infra/app-context.js';
+import { ConfigError, NETWORKS, proverBackendOf, type NetworkName } from '../../core/config.js';
+import { networkEras } from '../../infra/ledger/network-eras.js';
+import { sourceOf } from '../../infra/indexer/source.js';
+import { WORKER_POOL, type WorkerPoolComponent } from '../../infra/pool/worker-pool.js';
+import { PROVER_COMPONENT, type ProverBackends } from '../../infra/prover/component.js';
+import { DustAllocatorTable } from './allocator.js';
+import { MIDNIGHT_BLOCK_TIME_MS } from './fee-margin.js';
+import { PoolKeeper } from './pool-keeper.js';
+import { MemoryBudgetStore, SponsorshipPolicy } from './budget.js';
+import { ReservationJournal } from './reservation-journal.js';
+import { sponsorshipRoutes } from './routes.js';
+import { SharedSnapshot } from './shared-snapshot.js';
+import { POOL_KEY_ID } from './pool-constants.js';
+import type { SponsoredNetwork } from './sponsored-network.js';
+import { SponsorshipService } from './sponsorship.js';
+import { DustSyncHost } from './sync-host.js';
+import { InputChecker, UnspentUtxoReader } from './input-check.js';
+
+export const SPONSORSHIP_COMPONENT = 'sponsorship';
+
+/** Readiness of sponsorship from its status per network: the networks whose wallets have not synced, with their phase. */
+export function walletsNotSynced(networks: Record<string, unknown>): string[] {
+  return Object.entries(networks).flatMap(([network, s]) => {
+    const phase = (s as { sync?: { phase?: string } }).sync?.phase ?? 'starting';
+    return phase === 'synced' ? [] : [`dust:${network}: server DUST wallets not synced (${phase})`];
+  });
+}
+
+export interface SponsorshipComponent extends Component {
+  /** Undefined when balancing is disabled. */
+  readonly service: SponsorshipService | undefined;
+}
+
+export const mountSponsorship: Module = async (ctx: AppContext) => {
+  const { config } = ctx;
+  const routeDeps = { defaultNetwork: config.prover.defaultNetwork, bodyLimit: config.server.bodyLimit, metrics: ctx.metrics, audit: ctx.logger.child({ module: 'audit' }) };
+  if (!config.dust.enabled) {
+    ctx.addRoutes(sponsorshipRoutes({ ...routeDeps, service: undefined }));
+    const off: SponsorshipComponent = { name: SPONSORSHIP_COMPONENT, service: undefined, health: () => ({ status: 'disabled' }) };
+    ctx.addComponent(off);
+    return;
+  }
+  const pool = ctx.component<WorkerPoolComponent>(WORKER_POOL);
+  const prover = ctx.component<ProverBackends>(PROVER_COMPONENT);
+  if (!pool || !prover) throw new Error('the sponsorship module needs the prover module (worker pool and backends): mount it first');
+  const log = ctx.logger.child({ module: 'sponsorship' });
+
+  const networks: SponsoredNetwork[] = [];
+  for (const n of NETWORKS) {
+    const seeds = ctx.dustSeeds.get(n);
+    const source = sourceOf(ctx, n);
+    if (!seeds?.length || !source) continue;
+    networks.push({
+      name: n,
+      networkId: source.networkId,
+      seeds,
+      table: DustAllocatorTable.create(config.dust.tableCapacity),
+      snapshot: SharedSnapshot.create(config.dust.snapshotBytes),
+      prover: { backend: proverBackendOf(config, n), keyDir: config.prover.keyDir },
+      backend: prover.backend(n),
+      // The fee margin counts blocks: the devnet's own block time, Midnight's 6 s elsewhere.
+      blockTimeMs: config.networks[n].indexer === 'embedded' ? config.devnet.blockTimeMs : MIDNIGHT_BLOCK_TIME_MS,
+    });
+  }
+  const sync = new DustSyncHost(
+    {
+      networks: networks.map((n) => {
+        const source = sourceOf(ctx, n.name)!;
+        return {
+          network: n.name, graphqlUrl: source.httpUrl, graphqlWsUrl: source.wsUrl, seeds: n.seeds, table: n.table.buffer, snapshot: n.snapshot.buffer,
+          timeoutMs: config.stats.upstreamTimeoutMs, spentRetentionMs: config.dust.spentRetentionMs,
+          reconnectMinMs: config.stats.reconnectMinMs, reconnectMaxMs: config.stats.reconnectMaxMs, blockTimeMs: n.blockTimeMs,
+        };
+      }),
+    },
+    log,
+  );
+  let journal: ReservationJournal | undefined;
+  if (config.dust.stateDir !== '') {
+    journal = ReservationJournal.open({ dir: config.dust.stateDir, clock: ctx.clock, logger: log });
+  } else if (networks.some((n) => config.networks[n.name].indexer !== 'embedded')) {
+    log.warn({ networks: networks.filter((n) => config.networks[n.name].indexer !== 'embedded').map((n) => n.name) }, 'dust.stateDir is not set: DUST reservations of answered sponsorships do not survive a restart, so a fee intent answered just before one can share its UTXO with a new one');
+  }
+  // Several instances: budgets, dedupe and shares in Redis; each wallet leased to one instance.
+  const state = ctx.state ? await sharedSponsorship(ctx, networks, log) : undefined;
+  const budgets = state ? new state.RedisBudgetStore(ctx.state!.redis, { local: (id) => id === POOL_KEY_ID }) : new MemoryBudgetStore();
+  const policy = new SponsorshipPolicy({ maxFee: BigInt(config.dust.maxFee), budget: BigInt(config.dust.budget), windowMs: config.dust.budgetWindowMs }, budgets);
+  const service = new SponsorshipService({
+    networks, pool, sync, policy, clock: ctx.clock, logger: log,
+    margin: config.dust.feeMargin, reservationTtlMs: config.dust.reservationTtlMs, ttlSafetyMs: config.dust.ttlSafetyMs,
+    feeTtlMs: config.dust.feeTtlMs, maxReservationsPerKey: config.dust.maxReservationsPerKey,
+    dedupeWindowMs: config.dust.dedupeWindowMs, maxInFlight: config.dust.maxInFlight, ...(journal ? { journal } : {}),
+    ...(state ? { sharing: state.sharing } : {}),
+    ...(config.dust.checkInputs ? { inputs: inputChecker(ctx, networks) } : {}),
+    expiryMarginMs: config.dust.expiryMarginMs, throttleSlack: config.dust.throttleSlack, keyHealthWindowMs: config.dust.keyHealthWindowMs,
+  });
+  for (const n of networks) {
+    const source = sourceOf(ctx, n.name)!;
+    service.addKeeper(
+      new PoolKeeper({
+        net: n, target: config.dust.targetUtxos, submitUrl: config.networks[n.name].submitUrl || ctx.devnet.get(n.name)?.submitUrl, indexerWsUrl: source.wsUrl,
+        service, pool, clock: ctx.clock, logger: log, maxSplits: config.dust.maxReservationsPerKey, timeoutMs: config.stats.upstreamTimeoutMs,
+        stateDir: config.dust.stateDir || undefined, metrics: ctx.metrics,
+      }),
+    );
+  }
+  // The chain the DUST sync follows says which era each sponsored network runs now.
+  const eras = networkEras(ctx);
+  sync.onStatus((s) => {
+    if (s.era !== undefined) eras.set(s.network as NetworkName, s.era);
+  });
+  if (networks.length > 0) sync.start();
+  else log.warn('balancing enabled but no network has server DUST wallets: set NIGHTGATE_DUST_WALLET_SEEDS');
+  ctx.addRoutes(sponsorshipRoutes({ ...routeDeps, service }));
+  const component: SponsorshipComponent = {
+    name: SPONSORSHIP_COMPONENT,
+    service,
+    health: () => {
+      const status = service.status();
+      const syncing = networks.some((n) => !sync.isSynced(n.name));
+      return { status: networks.length === 0 ? 'disabled' : syncing ? 'starting' : 'ok', ...service.stats(), journal: journal?.stats() ?? null, networks: status, ...(state ? { walletLeases: state.leases.status() } : {}) };
+    },
+    // Readiness: every sponsoring network's wallets synced (its reservations restored from the
+    // journal by then), or sponsorship answers WALLET_SYNCING.
+    ready: () => walletsNotSynced(service.status()),
+    close: async () => {
+      service.close();
+      await sync.close();
+      journal?.close();
+      await state?.leases.release();
+    },
+  };
+  ctx.addComponent(component);
+};
+
+/** Reads each sponsored network's unspent UTXOs from the indexer its DUST sync follows. */
+function inputChecker(ctx: AppContext, networks: readonly SponsoredNetwork[]): InputChecker {
+  const byName = new Map(networks.map((n) => [n.name as string, n]));
+  const readers = new Map(networks.map((n) => [n.name as string, new UnspentUtxoReader(sourceOf(ctx, n.name)!.wsUrl, ctx.config.stats.upstreamTimeoutMs)]));
+  return new InputChecker({
+    clock: ctx.clock,
+    cacheMs: ctx.config.dust.inputCheckCacheMs,
+    networkIdOf: (name) => byName.get(name)?.networkId,
+    reader: (name, address) => readers.get(name)!.read(address),
+    close: () => {
+      for (const r of readers.values()) r.close();
+    },
+  });
+}
+
+/** The shared side of sponsorship: wallet leases taken (or the start refused), dedupe and shares in Redis. */
+async function sharedSponsorship(ctx: AppContext, networks: readonly SponsoredNetwork[], log: AppContext['logger']) {
+  const [{ WalletLeases, WalletLeaseError }, { RedisSponsorshipSharing }, { RedisBudgetStore }] = await Promise.all([
+    import('./shared/wallet-leases.js'),
+    import('./shared/sponsorship.js'),
+    import('./shared/budget.js'),
+  ]);
+  const redis = ctx.state!.redis;
+  const leases = new WalletLeases({ redis, clock: ctx.clock, logger: log, ttlMs: ctx.config.state.leaseTtlMs, wallets: new Map(networks.map((n) => [n.name, n.seeds])) });
+  try {
+    await leases.start();
+  } catch (err) {
+    // Two instances on the same wallets is a configuration error: stated as one, without a stack.
+    if (err instanceof WalletLeaseError) throw new ConfigError(err.message);
+    throw err;
+  }
+  const sharing = new RedisSponsorshipSharing({ redis, leases, clock: ctx.clock, logger: log, dedupeWindowMs: ctx.config.dust.dedupeWindowMs });
+  return { leases, sharing, RedisBudgetStore };
+}

@@ -1,0 +1,357 @@
+/**
+ * Before a DUST UTXO is reserved for a transaction, every unshielded input it spends must be an
+ * unspent UTXO on the chain the indexer follows, owned by the key that signed the input, of the
+ * era the network runs, with the value and token type the input claims. A transaction spending
+ * anything else passes `wellFormed` (which never looks UTXOs up) and is refused only at block time:
+ * its sponsorship would hold a DUST UTXO for nothing.
+ *
+ * Where the facts come from: the indexer's `unshieldedTransactions(address)` subscription, the
+ * same history a wallet reads its balance from (created minus spent up to the progress marker).
+ * The v4 indexer has no look-up of one UTXO by intent hash, so the check reads the signer's
+ * address: an input that is not among that address's unspent UTXOs either does not exist, is
+ * spent, or belongs to someone else — refused alike, naming the input. A lookup per request,
+ * not a follower: the unspent set of every address would be the whole chain's, and the
+ * addresses that ask are few and bursty. Bounded by
+ *  - one read per address at a time (single flight: a burst from one key is one read);
+ *  - a short cache (`dust.inputCheckCacheMs`): what is found stays good that long; what is not
+ *    found is read again at most every RECHECK_MS, so a UTXO indexed a moment ago is not refused
+ *    from a stale read, and a key sending made-up inputs costs at most a few reads a second;
+ *  - at most MAX_ADDRESSES cached addresses (least recently used dropped), and no cache for an
+ *    address with more than MAX_CACHED_UTXOS unspent UTXOs;
+ *  - `timeoutMs` per read. An indexer that cannot answer in time fails the check closed
+ *    (503 INPUTS_UNCHECKED with Retry-After): a sponsorship spends DUST, and a guess is not free.
+ *
+ * Eras: the devnet starts ledger 9 from a fresh state (no migration exists between the eras'
+ * packages), so UTXOs created in ledger 8 are gone after the switch although the indexer still
+ * lists their history. A UTXO counts only if the transaction that created it is of the era the
+ * network runs now (its `protocolVersion`).
+ *
+ * Threads: the worker reads the inputs out of the transaction (admission.ts) and asks the main
+ * thread over the task's port (`sponsorTaskPort`, `remoteInputCheck`); the main thread owns the
+ * cache and the reads, so all workers share them.
+ */
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { bech32mEncode } from '../../core/bech32m.js';
+import type { Clock } from '../../core/clock.js';
+import { GatewayError, isGatewayError, toGatewayError, type ErrorCode } from '../../core/errors.js';
+import { GraphqlWsConnection } from '../../infra/indexer/graphql-ws.js';
+import { eraOfProtocolVersion, type Era } from '../../infra/ledger/era.js';
+import type { ProvingPort } from '../../infra/prover/proving-port.js';
+import { transferListFor, type ProvingReply } from '../../infra/pool/tasks.js';
+import { UNSPENT_UTXOS } from './queries.js';
+
+/** One unshielded input of a user's transaction, as the worker reads it (all plain data). */
+export interface UnshieldedInput {
+  /** The address of the key that signs the input (its owner), 64 hex. */
+  owner: string;
+  intentHash: string;
+  outputNo: number;
+  /** Token type, hex. */
+  type: string;
+  /** Value, decimal string. */
+  value: string;
+}
+
+export interface UnspentUtxo {
+  tokenType: string;
+  value: string;
+  era: Era;
+}
+
+/** An address's unspent UTXOs by `intentHash#outputIndex` (lower-case hex). */
+export type UnspentSet = ReadonlyMap<string, UnspentUtxo>;
+
+/** Reads the unspent UTXOs of a Bech32m address on a network (the indexer, or a test's stand-in). */
+export type UnspentReader = (network: string, address: string) => Promise<UnspentSet>;
+
+/** A found UTXO is trusted from a read this recent; a missing one is read again after this. */
+const RECHECK_MS = 250;
+const MAX_ADDRESSES = 10_000;
+const MAX_CACHED_UTXOS = 4_096;
+const RETRY_AFTER_S = '5';
+
+export const utxoId = (intentHash: string, outputNo: number): string => `${intentHash.toLowerCase()}#${outputNo}`;
+
+/** The indexer's Bech32m form of a 64-hex unshielded address (`mn_addr_<network id>…`, no suffix on mainnet). */
+export function unshieldedBech32(hexAddress: string, networkId: string): string {
+  return bech32mEncode(networkId === 'mainnet' ? 'mn_addr' : `mn_addr_${networkId}`, Buffer.from(hexAddress, 'hex'));
+}
+
+type Event =
+  | { __typename: 'UnshieldedTransaction'; transaction?: { protocolVersion?: number }; createdUtxos: Array<{ tokenType: string; value: string; intentHash: string; outputIndex: number }>; spentUtxos: Array<{ intentHash: string; outputIndex: number }> }
+  | { __typename: 'UnshieldedTransactionsProgress'; highestTransactionId: number };
+
+/**
+ * One read: the address's history up to the progress marker, on `conn` (which it closes when
+ * `own`). Unspent = created minus spent; each created UTXO tagged with its transaction's era.
+ */
+function readOn(conn: GraphqlWsConnection, own: boolean, address: string, timeoutMs: number): Promise<UnspentSet> {
+  return new Promise((resolve, reject) => {
+    const unspent = new Map<string, UnspentUtxo>();
+    const spent = new Set<string>();
+    let settled = false;
+    const finish = (err: Error | undefined): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      stop();
+      if (own) conn.close();
+      if (err) return reject(err);
+      for (const id of spent) unspent.delete(id);
+      resolve(unspent);
+    };
+    const timer = setTimeout(() => finish(new GatewayError('INDEXER_TIMEOUT', `the UTXOs of ${address} were not read within ${timeoutMs} ms`)), timeoutMs);
+    const stop = conn.subscribe(UNSPENT_UTXOS, { address }, {
+      next: (data) => {
+        const event = data['unshieldedTransactions'] as Event | undefined;
+        if (!event) return;
+        if (event.__typename === 'UnshieldedTransactionsProgress') return finish(undefined);
+        const version = event.transaction?.protocolVersion;
+        if (typeof version !== 'number') return finish(new GatewayError('INDEXER_BAD_RESPONSE', 'the indexer sent an unshielded transaction without its protocol version'));
+        const era = eraOfProtocolVersion(version);
+        for (const u of event.createdUtxos) unspent.set(utxoId(u.intentHash, u.outputIndex), { tokenType: u.tokenType.toLowerCase(), value: u.value, era });
+        for (const u of event.spentUtxos) spent.add(utxoId(u.intentHash, u.outputIndex));
+      },
+      error: (err) => finish(err),
+      complete: () => finish(undefined),
+    });
+  });
+}
+
+/** One read over a connection of its own. */
+export function readUnspentUtxos(wsUrl: string, address: string, timeoutMs: number): Promise<UnspentSet> {
+  return readOn(new GraphqlWsConnection(wsUrl, { ackTimeoutMs: timeoutMs }), true, address, timeoutMs);
+}
+
+/**
+ * Reads over one connection per indexer, opened at the first read and kept while reads come
+ * (closed after `idleMs` without one): a read is then one subscription, not a WebSocket handshake
+ * each. A connection that fails fails the reads on it, and the next read opens a new one.
+ */
+export class UnspentUtxoReader {
+  private conn: GraphqlWsConnection | undefined;
+  private reading = 0;
+  private idle: NodeJS.Timeout | undefined;
+
+  constructor(private readonly wsUrl: string, private readonly timeoutMs: number, private readonly idleMs = 60_000) {}
+
+  async read(address: string): Promise<UnspentSet> {
+    clearTimeout(this.idle);
+    if (!this.conn) {
+      const conn = new GraphqlWsConnection(this.wsUrl, {
+        ackTimeoutMs: this.timeoutMs,
+        keepAliveMs: 15_000,
+        onClose: () => {
+          if (this.conn === conn) this.conn = undefined;
+        },
+      });
+      this.conn = conn;
+    }
+    this.reading++;
+    try {
+      return await readOn(this.conn, false, address, this.timeoutMs);
+    } finally {
+      if (--this.reading === 0) {
+        this.idle = setTimeout(() => this.close(), this.idleMs);
+        this.idle.unref();
+      }
+    }
+  }
+
+  close(): void {
+    clearTimeout(this.idle);
+    const conn = this.conn;
+    this.conn = undefined;
+    conn?.close();
+  }
+}
+
+interface Read {
+  /** When the read began (clock ms): it knows every UTXO indexed before then. */
+  startedAt: number;
+  utxos: UnspentSet;
+}
+
+export interface InputCheckerOptions {
+  clock: Clock;
+  /** How long a read's found UTXOs are trusted (`dust.inputCheckCacheMs`). */
+  cacheMs: number;
+  /** Ledger network id per network name, for the Bech32m addresses the indexer wants. */
+  networkIdOf: (network: string) => string | undefined;
+  reader: UnspentReader;
+  /** Ends what the reader holds open (its connections), at shutdown. */
+  close?: () => void;
+}
+
+export class InputChecker {
+  private readonly cache = new Map<string, Read>();
+  private readonly flights = new Map<string, Promise<Read>>();
+  /** Reads made (tests, status). */
+  reads = 0;
+
+  constructor(private readonly opts: InputCheckerOptions) {}
+
+  close(): void {
+    this.opts.close?.();
+  }
+
+  /**
+   * Resolves when every input is an unspent UTXO of its owner in `era` on `network`; else throws
+   * 400 TRANSACTION_REJECTED naming the first input that is not, or 503 INPUTS_UNCHECKED when the
+   * indexer cannot say.
+   */
+  async check(network: string, era: Era, inputs: readonly UnshieldedInput[]): Promise<void> {
+    if (inputs.length === 0) return;
+    const networkId = this.opts.networkIdOf(network);
+    if (networkId === undefined) throw new GatewayError('INPUTS_UNCHECKED', `no indexer to check inputs against on ${network}`, { headers: { 'Retry-After': RETRY_AFTER_S } });
+    const asked = this.opts.clock.now();
+    const byOwner = new Map<string, UnshieldedInput[]>();
+    for (const input of inputs) {
+      const list = byOwner.get(input.owner) ?? [];
+      list.push(input);
+      byOwner.set(input.owner, list);
+    }
+    await Promise.all([...byOwner].map(async ([owner, mine]) => {
+      const address = unshieldedBech32(owner, networkId);
+      const key = `${network}|${address}`;
+      let read = this.cached(key, asked) ?? (await this.read(key, network, address));
+      let missing = mine.find((i) => !read.utxos.has(utxoId(i.intentHash, i.outputNo)));
+      // A read from before the UTXO was indexed would refuse it: not found in one that old, read again.
+      if (missing && read.startedAt < asked - RECHECK_MS) {
+        read = await this.read(key, network, address);
+        missing = mine.find((i) => !read.utxos.has(utxoId(i.intentHash, i.outputNo)));
+      }
+      if (missing) throw refused(missing, `which is not an unspent output of its signer ${address} on ${network} (spent, never created, or another key's)`);
+      for (const input of mine) {
+        const utxo = read.utxos.get(utxoId(input.intentHash, input.outputNo))!;
+        if (utxo.era !== era) throw refused(input, `an output made in ledger ${utxo.era}, gone since ${network} runs ledger ${era}`);
+        if (utxo.tokenType !== input.type.toLowerCase()) throw refused(input, `whose token type is ${utxo.tokenType}, not ${input.type}`);
+        if (utxo.value !== input.value) throw refused(input, `which holds ${utxo.value}, not ${input.value}`);
+      }
+    }));
+  }
+
+  private cached(key: string, asked: number): Read | undefined {
+    const read = this.cache.get(key);
+    if (!read) return undefined;
+    if (read.startedAt < asked - this.opts.cacheMs) {
+      this.cache.delete(key);
+      return undefined;
+    }
+    // Most recently used last: the first entry is the one dropped.
+    this.cache.delete(key);
+    this.cache.set(key, read);
+    return read;
+  }
+
+  private read(key: string, network: string, address: string): Promise<Read> {
+    let flight = this.flights.get(key);
+    if (flight) return flight;
+    const startedAt = this.opts.clock.now();
+    this.reads++;
+    flight = this.opts.reader(network, address).then(
+      (utxos) => {
+        const read = { startedAt, utxos };
+        if (utxos.size <= MAX_CACHED_UTXOS) {
+          this.cache.delete(key);
+          this.cache.set(key, read);
+          if (this.cache.size > MAX_ADDRESSES) this.cache.delete(this.cache.keys().next().value!);
+        }
+        return read;
+      },
+      (err: unknown) => {
+        const reason = isGatewayError(err) ? err.message : err instanceof Error ? err.message : String(err);
+        throw new GatewayError('INPUTS_UNCHECKED', `the indexer of ${network} could not be asked whether the transaction's inputs are unspent (${reason}); nothing was reserved`, { headers: { 'Retry-After': RETRY_AFTER_S } });
+      },
+    );
+    const done = (): void => {
+      if (this.flights.get(key) === flight) this.flights.delete(key);
+    };
+    flight.then(done, done);
+    this.flights.set(key, flight);
+    return flight;
+  }
+}
+
+function refused(input: UnshieldedInput, why: string): GatewayError {
+  return new GatewayError('TRANSACTION_REJECTED', `the transaction spends input ${input.intentHash}#${input.outputNo}, ${why}: it can never land, so nothing is reserved for it`);
+}
+
+// --- the task's port -----------------------------------------------------------------------
+
+/** Worker → main: check these inputs. */
+export interface InputCheckRequest {
+  inputCheck: number;
+  inputs: UnshieldedInput[];
+}
+
+/** Main → worker. Carries no `id`, so the proving provider on the same port ignores it. */
+export type InputCheckReply = { inputCheck: number; ok: true } | { inputCheck: number; ok: false; code: ErrorCode; message: string; headers?: Record<string, string> };
+
+function isInputCheck(msg: unknown): msg is InputCheckRequest {
+  return typeof msg === 'object' && msg !== null && 'inputCheck' in msg;
+}
+
+export interface TaskPort {
+  port: MessagePort;
+  close(): void;
+}
+
+/**
+ * The one port a sponsorship task gets: its input checks are answered here by `check`; anything
+ * else is a proof call, passed to the proving port when the network proves on the main thread
+ * (upstream, native) and its answers passed back. Closing it closes both.
+ */
+export function sponsorTaskPort(check: (inputs: UnshieldedInput[]) => Promise<void>, proving: ProvingPort | undefined): TaskPort {
+  const { port1, port2 } = new MessageChannel();
+  port1.on('message', (msg: unknown) => {
+    if (isInputCheck(msg)) {
+      const reply = (r: InputCheckReply): void => port1.postMessage(r);
+      check(msg.inputs).then(
+        () => reply({ inputCheck: msg.inputCheck, ok: true }),
+        (err: unknown) => {
+          const e = toGatewayError(err);
+          reply({ inputCheck: msg.inputCheck, ok: false, code: e.code, message: e.message, ...(e.headers ? { headers: { ...e.headers } } : {}) });
+        },
+      );
+      return;
+    }
+    const body = (msg as { body?: Uint8Array }).body;
+    proving?.port.postMessage(msg, transferListFor(body));
+  });
+  proving?.port.on('message', (r: ProvingReply) => port1.postMessage(r, r.ok ? transferListFor(r.bytes) : []));
+  return {
+    port: port2,
+    close: () => {
+      port1.close();
+      proving?.close();
+      proving?.port.close();
+    },
+  };
+}
+
+/** Worker side: asks the main thread to check the inputs over the task's port. */
+export function remoteInputCheck(port: MessagePort): (inputs: UnshieldedInput[]) => Promise<void> {
+  let next = 0;
+  const pending = new Map<number, { resolve(): void; reject(e: Error): void }>();
+  port.on('message', (r: InputCheckReply) => {
+    if (typeof r !== 'object' || r === null || !('inputCheck' in r)) return;
+    const p = pending.get(r.inputCheck);
+    pending.delete(r.inputCheck);
+    if (!p) return;
+    if (r.ok) p.resolve();
+    else p.reject(new GatewayError(r.code, r.message, r.headers ? { headers: r.headers } : undefined));
+  });
+  port.on('close', () => {
+    for (const [id, p] of pending) {
+      pending.delete(id);
+      p.reject(new GatewayError('INPUTS_UNCHECKED', 'the task ended before its inputs were checked', { headers: { 'Retry-After': RETRY_AFTER_S } }));
+    }
+  });
+  return (inputs) =>
+    new Promise<void>((resolve, reject) => {
+      const id = ++next;
+      pending.set(id, { resolve, reject });
+      port.postMessage({ inputCheck: id, inputs } satisfies InputCheckRequest);
+    });
+}

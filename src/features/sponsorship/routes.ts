@@ -1,0 +1,164 @@
+/**
+ * POST /prove-and-balance, POST /balance-only (API key, octet-stream in, JSON out) and
+ * GET /wallet-status. Every status they answer is documented here and so in the OpenAPI document.
+ */
+import { performance } from 'node:perf_hooks';
+import { Type } from '@sinclair/typebox';
+import type { Logger } from 'pino';
+import { NETWORKS, type NetworkName } from '../../core/config.js';
+import { GatewayError, toGatewayError } from '../../core/errors.js';
+import type { Metrics } from '../../infra/metrics/metrics.js';
+import { sponsoredSummary } from './audit.js';
+import { json, OCTET, JSON_TYPE, type RequestContext, type RouteDef } from '../../core/http/route.js';
+import { networkOf } from '../../core/http/network-of.js';
+import type { SponsorKind } from './balance-task.js';
+import type { SponsorshipService } from './sponsorship.js';
+
+export const SponsoredSchema = Type.Object({
+  tx: Type.String({ description: 'The balanced, proven and bound transaction, hex: submit it to the network', pattern: '^[0-9a-f]+$' }),
+  txHash: Type.String({ description: 'Hash of `tx` (Transaction.transactionHash)', pattern: '^[0-9a-f]{64}$' }),
+  identifiers: Type.Array(Type.String(), { description: 'Transaction identifiers of `tx`' }),
+  network: Type.Union(NETWORKS.map((n) => Type.Literal(n))),
+  fee: Type.String({ description: 'DUST fee paid by the server wallet, in SPECK (decimal)' }),
+  feeUnit: Type.Literal('SPECK'),
+  expiresAt: Type.String({ format: 'date-time', description: 'The fee intent expires then: submit before' }),
+  dustUtxo: Type.Object({ wallet: Type.Integer(), slot: Type.Integer() }, { description: 'Which server DUST UTXO pays (for support requests)' }),
+});
+
+const WalletStatusSchema = Type.Record(Type.String(), Type.Object({
+  sync: Type.Object({
+    phase: Type.String(),
+    era: Type.Optional(Type.Union([Type.Literal(8), Type.Literal(9), Type.Null()], { description: 'The ledger era the wallets are synced in (the chain\'s, from its events\' protocol version); null before the chain has said' })),
+    eraSwitches: Type.Optional(Type.Integer({ description: 'Times the wallets started afresh because the chain changed era (their old-era UTXOs are then SPENT)' })),
+  }, { additionalProperties: true }),
+  balance: Type.String({ description: 'Spendable DUST of the server wallets now, SPECK' }),
+  balanceUnit: Type.Literal('SPECK'),
+  wallets: Type.Array(Type.Object({ index: Type.Integer(), balance: Type.String(), utxos: Type.Integer() })),
+  utxos: Type.Object({ free: Type.Integer(), reserved: Type.Integer(), spent: Type.Integer(), total: Type.Integer() }),
+  reclaimTimers: Type.Integer(),
+  walletStateBytes: Type.Integer({ description: "Size of the server wallets' serialized DUST state, which every worker decodes; it grows with the network's DUST commitments" }),
+  prover: Type.String(),
+  pool: Type.Union([
+    Type.Null(),
+    Type.Object({
+      target: Type.Integer({ description: 'dust.targetUtxos: DUST UTXOs the keeper keeps on this network' }),
+      live: Type.Integer({ description: 'DUST UTXOs held now, free or reserved' }),
+      maintenance: Type.Object({
+        state: Type.Union(['idle', 'splitting', 'waiting', 'unavailable', 'failing'].map((s) => Type.Literal(s)), { description: 'splitting: a round is building and submitting splits; waiting: splits submitted, not yet landed or expired' }),
+        reason: Type.Union([Type.String(), Type.Null()]),
+        pendingSplits: Type.Integer(),
+        splitsSubmitted: Type.Integer(),
+        splitsFailed: Type.Integer(),
+        lastRoundAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+      }),
+      sustainableTxPerSecond: Type.Number({ description: 'At best: each UTXO pays once per two blocks (inclusion, then the sync of that block)' }),
+    }, { description: 'The pool keeper: when fewer than half of the UTXOs are free and fewer than target are held, splits the wallets\' NIGHT into more DUST-generating UTXOs (embedded devnet)' }),
+  ]),
+}));
+
+const QUERY = Type.Object({ network: Type.Optional(Type.Union(NETWORKS.map((n) => Type.Literal(n)), { description: 'Network (or header X-Midnight-Network); default prover.defaultNetwork' })) });
+
+const DESCRIPTIONS: Record<SponsorKind, { summary: string; body: string; wrong: string }> = {
+  'prove-and-balance': {
+    summary: 'Add a DUST fee paid by the server, prove everything, bind: users pay no gas',
+    body: 'An unproven serialized transaction (`midnight:transaction[v9](signature[v1],proof-preimage,embedded-fr[v1]):…`)',
+    wrong: 'not an unproven transaction (e.g. "expected an unproven transaction, got a finalized one")',
+  },
+  'balance-only': {
+    summary: 'Add a proven, bound DUST fee part paid by the server to an already proven transaction',
+    body: 'A proven serialized transaction, bound or not (`…(signature[v1],proof,pedersen-schnorr[v1]):…`)',
+    wrong: 'not a proven transaction (e.g. "expected a proven transaction or a finalized transaction, got an unproven one")',
+  },
+};
+
+export interface SponsorshipRouteDeps {
+  /** Undefined when balancing is disabled in config: the routes answer 404. */
+  service: SponsorshipService | undefined;
+  defaultNetwork: NetworkName;
+  bodyLimit: number;
+  /** Sponsorships by outcome, fees paid, durations (/metrics). */
+  metrics?: Metrics | undefined;
+  /** One audit line per sponsorship: key id, network, txHash, fee, UTXO, outcome. */
+  audit?: Logger | undefined;
+}
+
+function disabled(): never {
+  throw new GatewayError('BALANCING_DISABLED');
+}
+
+export function sponsorshipRoutes(deps: SponsorshipRouteDeps): RouteDef[] {
+  const route = (kind: SponsorKind): RouteDef => ({
+    method: 'POST',
+    url: `/${kind}`,
+    auth: 'key',
+    rateLimit: 'key',
+    body: { limit: deps.bodyLimit, contentTypes: [OCTET] },
+    readHeaders: ['x-midnight-network'],
+    schema: {
+      summary: DESCRIPTIONS[kind].summary,
+      description:
+        'Server-owned DUST wallets pay the fee. Before any DUST UTXO is reserved the transaction is checked as the ledger will check it (well-formed for the network at the tip\'s parameters, signatures, TTL neither expired, nor too close to land, nor beyond the ledger\'s horizon, a real effect, no DUST spend of its own); the sponsored result is checked whole, balance included, before it is answered. ' +
+        'The fee covers the largest price rise of every block until `expiresAt` (×1.046 a block), so a transaction submitted before `expiresAt` is never short of fee. ' +
+        'One key holds at most `dust.maxReservationsPerKey` DUST UTXOs of a network at once (in flight, or answered and not yet landed or reclaimed); its budget is charged per answer and refunded when an answer\'s reservation is reclaimed unspent. ' +
+        'The same bytes sent again by the same key within the dedupe window get the same answer and no second DUST UTXO (`X-Dedupe: HIT`).',
+      tags: ['sponsorship'],
+      querystring: QUERY,
+      headers: { 'X-Midnight-Network': 'mainnet, preprod or preview (or ?network=)' },
+      body: { contentType: OCTET, description: DESCRIPTIONS[kind].body },
+      response: {
+        200: { description: 'Sponsored: submit `tx`', schema: SponsoredSchema, headers: { 'X-Dedupe': 'HIT when this answer was given before for the same bytes, else MISS' } },
+        400: { description: `The body is ${DESCRIPTIONS[kind].wrong} (WRONG_TRANSACTION_KIND), does not deserialize (INVALID_BODY), is refused by the ledger — built for another network, badly signed, expired or expiring within a block, TTL too far ahead, no effect, already paying its own DUST fee, unbalanced — (TRANSACTION_REJECTED, with the ledger's reason; nothing is reserved), or the network is unknown (INVALID_NETWORK)` },
+        401: { description: 'Missing or invalid API key' },
+        403: { description: 'The fee exceeds the per-transaction cap (FEE_CAP_EXCEEDED). Fee prices rise with full blocks and fall with empty ones, so the answer carries Retry-After (one block): the same transaction may fit later' },
+        404: { description: 'Balancing is disabled on this server, or not configured for this network (BALANCING_DISABLED)' },
+        413: { description: 'Body over the limit' },
+        415: { description: 'Content-Type is not application/octet-stream' },
+        429: { description: 'Rate limit (RATE_LIMITED), DUST budget of this key (DUST_BUDGET_EXCEEDED) exceeded, or this key already holds its share of the DUST pool (RESERVATION_LIMIT: one is freed when one of its transactions lands or its reservation expires); see Retry-After' },
+        500: { description: 'Proving failed (PROVER_FAILED) or a worker crashed (WORKER_CRASHED)' },
+        502: { description: 'The proof server could not be reached or answered garbage' },
+        503: { description: 'Wallet still syncing (WALLET_SYNCING, Retry-After: 30), no DUST UTXO free (NO_DUST_AVAILABLE), queue full (QUEUE_FULL), prover busy (PROVER_BUSY); see Retry-After. With several instances (`state.redisUrl`): the shared state (Redis) is unavailable, so the key\'s budget cannot be charged exactly (BUDGET_UNAVAILABLE, Retry-After: 5; nothing is reserved or charged), or this instance does not hold the lease on its DUST wallets of that network now (WALLET_LEASE_LOST). Or the server is shutting down (SHUTTING_DOWN): a sponsorship still queued is refused at once ("The server is shutting down; the sponsorship was not started") and holds no DUST reservation; one under way past the shutdown deadline ends with "Server shut down before the request finished" and its reservation is released' },
+      },
+    },
+    handler: async (ctx: RequestContext) => {
+      const service = deps.service ?? disabled();
+      const network = networkOf(ctx, deps.defaultNetwork);
+      const t0 = performance.now();
+      let answer;
+      try {
+        answer = await service.sponsor(kind, network, ctx.key!, ctx.body!, ctx.signal);
+      } catch (err) {
+        const code = toGatewayError(err).code;
+        deps.metrics?.sponsorships.inc({ network, kind, outcome: code });
+        deps.audit?.info({ audit: 'sponsorship', keyId: ctx.key!.id, kind, network, outcome: code, ms: Math.round(performance.now() - t0) }, 'sponsorship');
+        throw err;
+      }
+      const summary = sponsoredSummary(answer.body);
+      const outcome = answer.deduplicated ? 'deduplicated' : 'sponsored';
+      deps.metrics?.sponsorships.inc({ network, kind, outcome });
+      deps.metrics?.sponsorshipSeconds.observe({ network, kind }, (performance.now() - t0) / 1000);
+      // A repeat pays nothing more: the fee was paid (and counted) once.
+      if (summary && !answer.deduplicated) deps.metrics?.sponsorshipFees.inc({ network }, Number(summary.fee));
+      deps.audit?.info({
+        audit: 'sponsorship', keyId: ctx.key!.id, kind, network, outcome, txHash: summary?.txHash, fee: summary?.fee, feeUnit: 'SPECK',
+        dustUtxo: summary?.dustUtxo, ms: Math.round(performance.now() - t0),
+      }, 'sponsorship');
+      return { body: answer.body, contentType: JSON_TYPE, headers: { 'X-Dedupe': answer.deduplicated ? 'HIT' : 'MISS', 'X-Midnight-Network': network, 'Cache-Control': 'no-store' } };
+    },
+  });
+  return [
+    route('prove-and-balance'),
+    route('balance-only'),
+    {
+      method: 'GET',
+      url: '/wallet-status',
+      auth: 'key',
+      rateLimit: 'key',
+      schema: {
+        summary: 'Server DUST wallets per network: balance, free/reserved/spent UTXOs, sync state',
+        tags: ['sponsorship'],
+        response: { 200: { description: 'Per network', schema: WalletStatusSchema }, 401: { description: 'Missing or invalid API key' }, 404: { description: 'Balancing is disabled (BALANCING_DISABLED)' } },
+      },
+      handler: () => json((deps.service ?? disabled()).status(), 200, { 'Cache-Control': 'no-store' }),
+    },
+  ];
+}

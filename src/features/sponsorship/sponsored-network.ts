@@ -1,0 +1,19 @@
+import type { NetworkName } from '../../core/config.js';
+import type { ProverBackend } from '../../infra/prover/backend.js';
+import type { DustAllocatorTable } from './allocator.js';
+import type { ProvingTarget } from './balance-task.js';
+import type { SharedSnapshot } from './shared-snapshot.js';
+
+/** A network the server sponsors on: its DUST wallets' shared table and snapshot, and how it proves. */
+export interface SponsoredNetwork {
+  name: NetworkName;
+  networkId: string;
+  seeds: readonly string[];
+  table: DustAllocatorTable;
+  snapshot: SharedSnapshot;
+  prover: ProvingTarget;
+  /** The main-thread backend, for upstream and native (the worker proves through a port to it). */
+  backend: ProverBackend;
+  /** The chain's block time: the unit of the fee margin (src/features/sponsorship/fee-margin.ts). */
+  blockTimeMs: number;
+}

@@ -1,0 +1,355 @@
+/**
+ * The sponsorship service (main thread): per network, the shared allocator table, the wallet
+ * snapshot, the reclaim timers; per request, dedupe, policy and one `balance` task.
+ *
+ * A request's life: syncing? → 503. Same bytes answered within the dedupe window? → the same
+ * answer, no second reservation. Otherwise a worker reserves a UTXO, builds and proves; the main
+ * thread then charges the key's budget (a lost race refunds nothing and releases the UTXO) and
+ * starts the 5-minute reclaim timer. A task that ends without an answer (client abort, worker
+ * crash, error) has its reservation released at once through the in-flight registry.
+ *
+ * Its parts, one file each: the dedupe (answer-dedupe.ts), the era checks (era-guard.ts), the
+ * per-key share (key-shares.ts), the tasks' deadlines (task-deadlines.ts), the journal of answered
+ * reservations (reservation-restore.ts).
+ */
+import type { Logger } from 'pino';
+import type { Clock } from '../../core/clock.js';
+import type { NetworkName } from '../../core/config.js';
+import { GatewayError } from '../../core/errors.js';
+import type { AuthenticatedKey } from '../../core/pipeline/auth.js';
+import type { WorkerPoolComponent } from '../../infra/pool/worker-pool.js';
+import { provingPort } from '../../infra/prover/proving-port.js';
+import { AnswerDedupe, requestKey, type SponsorAnswer } from './answer-dedupe.js';
+import type { BalanceArgs, SponsorKind } from './balance-task.js';
+import { SponsorshipPolicy, type BudgetCharge } from './budget.js';
+import { EraGuard } from './era-guard.js';
+import { SponsorBacklog, feeTtlBlocks } from './backlog.js';
+import { InFlightReservations } from './in-flight.js';
+import { sponsorTaskPort, type InputChecker } from './input-check.js';
+import { KeyHealth } from './key-health.js';
+import { KeyShares } from './key-shares.js';
+import { KEEPER_RESERVE, POOL_KEY_ID } from './pool-constants.js';
+import type { PoolKeeper } from './pool-keeper.js';
+import type { ReservationJournal } from './reservation-journal.js';
+import { journalAnswer, restoreReservations } from './reservation-restore.js';
+import { ReservationReclaimer } from './reservations.js';
+import type { SponsoredNetwork } from './sponsored-network.js';
+import type { DustSyncHost } from './sync-host.js';
+import { TaskDeadlines } from './task-deadlines.js';
+import { startTimerWheel, TimerWheel, type TimerWheelDriver } from './timer-wheel.js';
+import type { Era } from '../../infra/ledger/era.js';
+import type { SponsorshipSharing } from './shared/sponsorship.js';
+
+export interface SponsorshipOptions {
+  networks: readonly SponsoredNetwork[];
+  pool: WorkerPoolComponent;
+  sync: DustSyncHost;
+  policy: SponsorshipPolicy;
+  clock: Clock;
+  logger: Logger;
+  margin: number;
+  reservationTtlMs: number;
+  ttlSafetyMs: number;
+  /** Life of a fee intent (`dust.feeTtlMs`); 0: blocks of the network by its queue (backlog.ts). */
+  feeTtlMs: number;
+  /** UTXOs one key may hold reserved at once per network (`dust.maxReservationsPerKey`). */
+  maxReservationsPerKey: number;
+  dedupeWindowMs: number;
+  /** Concurrent balancing tasks tracked in the in-flight registry (beyond: 503 QUEUE_FULL). */
+  maxInFlight: number;
+  /** Answered reservations are written here and restored after a restart (`dust.stateDir`). */
+  journal?: ReservationJournal;
+  /** Several instances (`state.redisUrl`): dedupe, the per-key share and the wallet leases over all of them (src/features/sponsorship/shared/sponsorship.ts). */
+  sharing?: SponsorshipSharing;
+  /** Checks a transaction's unshielded inputs against the chain before anything is reserved (input-check.ts); absent: not checked. */
+  inputs?: InputChecker;
+  /** An answer's reservation is released this long after its fee intent's TTL once the chain is past it (`dust.expiryMarginMs`). */
+  expiryMarginMs?: number;
+  /** Per-key throttle of answers that expire unlanded (key-health.ts): `dust.throttleSlack`, `dust.keyHealthWindowMs`. */
+  throttleSlack?: number;
+  keyHealthWindowMs?: number;
+}
+
+const POOL_FEE_CAP_FACTOR = 10n;
+/** The server's own key for its pool maintenance: POOL_FEE_CAP_FACTOR × the fee cap, a budget that never binds. */
+const POOL_KEY: AuthenticatedKey = { id: POOL_KEY_ID, source: 'generated', dustBudget: 10n ** 40n };
+
+export class SponsorshipService {
+  private readonly byName = new Map<NetworkName, SponsoredNetwork>();
+  private readonly reclaimers = new Map<NetworkName, ReservationReclaimer>();
+  private readonly backlogs = new Map<NetworkName, SponsorBacklog>();
+  private readonly wheel: TimerWheel;
+  private readonly driver: TimerWheelDriver;
+  private readonly inFlight: InFlightReservations;
+  private readonly dedupe: AnswerDedupe;
+  /** Per network, the keeper that grows its pool (src/features/sponsorship/pool-keeper.ts). */
+  private readonly keepers = new Map<NetworkName, PoolKeeper>();
+  /** What each key holds of each network's pool, against its share. */
+  private readonly shares: KeyShares;
+  private readonly eras: EraGuard;
+  /** Each task's reservation deadline, its own. */
+  private readonly deadlines: TaskDeadlines;
+  private sponsored = 0;
+  private failed = 0;
+  /** Per key and network: answers landed and expired unlanded, and the share of the pool that earns. */
+  readonly health: KeyHealth;
+
+  constructor(private readonly opts: SponsorshipOptions) {
+    this.wheel = new TimerWheel({ clock: opts.clock });
+    this.driver = startTimerWheel(this.wheel);
+    this.inFlight = InFlightReservations.create(opts.maxInFlight);
+    this.dedupe = new AnswerDedupe(opts.clock, opts.dedupeWindowMs, opts.sharing);
+    for (const n of opts.networks) {
+      this.byName.set(n.name, n);
+      this.backlogs.set(n.name, new SponsorBacklog());
+      this.reclaimers.set(n.name, new ReservationReclaimer(n.table, this.wheel, {
+        reservationTtlMs: opts.reservationTtlMs, expiryMarginMs: opts.expiryMarginMs ?? 10_000, recheckMs: n.blockTimeMs,
+        chainPast: (t) => this.chainPast(n, t),
+      }));
+    }
+    this.health = new KeyHealth({ clock: opts.clock, windowMs: opts.keyHealthWindowMs ?? 600_000, slack: opts.throttleSlack ?? 10 });
+    this.shares = new KeyShares({
+      health: this.health, maxReservationsPerKey: opts.maxReservationsPerKey, feeTtlMs: opts.feeTtlMs, expiryMarginMs: opts.expiryMarginMs, sharing: opts.sharing,
+    });
+    this.eras = new EraGuard(opts.sync, this.wheel);
+    this.deadlines = new TaskDeadlines(opts.reservationTtlMs, this.wheel, opts.logger);
+    if (opts.sharing) {
+      // Each synced block may have spent answered reservations: their places in the key's share
+      // over all instances are given back then, not only when the key comes back here.
+      opts.sync.onStatus((s) => {
+        const net = this.byName.get(s.network as NetworkName);
+        if (s.phase !== 'synced' || !net) return;
+        this.shares.settle(net);
+      });
+    }
+    const journal = opts.journal;
+    if (journal) {
+      // Listeners run in the message event that makes the network synced, before any request can
+      // see it synced: restored reservations are in the table before the first sponsorship.
+      const off = opts.sync.onStatus((s) => {
+        const net = this.byName.get(s.network as NetworkName);
+        if (s.phase !== 'synced' || !net || journal.pending(net.name).length === 0) return;
+        restoreReservations(net, journal, this.reclaimers.get(net.name)!, { now: opts.clock.now(), reservationTtlMs: opts.reservationTtlMs, logger: opts.logger });
+        if (opts.networks.every((n) => journal.pending(n.name).length === 0)) off();
+      });
+    }
+  }
+
+  /** Attaches a network's pool keeper: poked after every synced block, shown in status(), closed with the service. */
+  addKeeper(keeper: PoolKeeper): void {
+    this.keepers.set(keeper.network, keeper);
+    this.opts.sync.onStatus((s) => {
+      if (s.network === keeper.network && s.phase === 'synced') keeper.poke();
+    });
+  }
+
+  keeper(name: NetworkName): PoolKeeper | undefined {
+    return this.keepers.get(name);
+  }
+
+  network(name: NetworkName): SponsoredNetwork | undefined {
+    return this.byName.get(name);
+  }
+
+  get networks(): readonly SponsoredNetwork[] {
+    return [...this.byName.values()];
+  }
+
+  /** The era the network's DUST wallets are synced in (what the chain the sync follows runs). */
+  eraOf(name: NetworkName): Era | undefined {
+    return this.eras.eraOf(name);
+  }
+
+  async sponsor(kind: SponsorKind, name: NetworkName, key: AuthenticatedKey, body: Buffer, signal: AbortSignal): Promise<SponsorAnswer> {
+    const net = this.byName.get(name);
+    if (!net) throw new GatewayError('BALANCING_DISABLED', `sponsorship is not configured for ${name} (no server DUST wallets)`);
+    if (!this.opts.sync.isSynced(name) || this.eraOf(name) === undefined) await this.eras.untilSynced(net, body, signal);
+    this.opts.sharing?.admit(name);
+    const dedupeKey = requestKey(key.id, kind, name, this.eraOf(name), body);
+    return this.dedupe.answer(dedupeKey, signal, (s) => this.compute(kind, net, key, body, s, dedupeKey));
+  }
+
+  /**
+   * Whether a fee intent with TTL `t` can no longer land and, had it landed, the sync would have
+   * marked its UTXO spent: the chain's latest block the sync confirmed is after `t`, and the sync
+   * is synced and has replayed every event the indexer had.
+   */
+  private chainPast(net: SponsoredNetwork, t: number): boolean {
+    const s = this.opts.sync.status(net.name);
+    return s?.phase === 'synced' && s.eventId >= s.maxId && net.snapshot.confirmedAt > t;
+  }
+
+  /** DUST UTXOs the key holds on the network now: tasks in flight plus live answered reservations. */
+  held(name: NetworkName, keyId: string): number {
+    const net = this.byName.get(name);
+    return net ? this.shares.held(net, keyId) : 0;
+  }
+
+  /**
+   * Sponsors one of the server's own transactions (the pool keeper's splits) through the same
+   * path as a user's: same checks, same reservation and reclaim. It counts as the key
+   * POOL_KEY_ID, whose share of the pool (`maxReservationsPerKey`) bounds the splits in flight.
+   */
+  async sponsorOwn(name: NetworkName, body: Buffer, signal: AbortSignal): Promise<{ tx: Buffer; txHash: string; expiresAt: number; fee: string; dustUtxo: { wallet: number; slot: number } }> {
+    const net = this.byName.get(name);
+    if (!net) throw new GatewayError('BALANCING_DISABLED', `sponsorship is not configured for ${name}`);
+    // Its splits spend the wallets' NIGHT: never from wallets whose lease another instance holds.
+    this.opts.sharing?.owns(name);
+    const json = JSON.parse(await this.compute('prove-and-balance', net, POOL_KEY, body, signal, undefined)) as { tx: string; txHash: string; expiresAt: string; fee: string; dustUtxo: { wallet: number; slot: number } };
+    return { tx: Buffer.from(json.tx, 'hex'), txHash: json.txHash, expiresAt: Date.parse(json.expiresAt), fee: json.fee, dustUtxo: json.dustUtxo };
+  }
+
+  /** Default fee intent life on `net`: long enough for the queue of this server's own unlanded answers. */
+  private feeTtlBlocksOf(net: SponsoredNetwork): number {
+    return feeTtlBlocks(this.backlogs.get(net.name)!.blocks(net.table.counts().reserved));
+  }
+
+  private async compute(kind: SponsorKind, net: SponsoredNetwork, key: AuthenticatedKey, body: Buffer, signal: AbortSignal, dedupeKey: string | undefined): Promise<string> {
+    const now = this.opts.clock.now();
+    // The era the task builds in: the one the network's wallets are synced in as it starts.
+    const era = this.eraOf(net.name);
+    if (era === undefined) throw new GatewayError('WALLET_SYNCING', `the server DUST wallets of ${net.name} are still syncing`, { headers: { 'Retry-After': '30' } });
+    const policy = this.opts.policy;
+    const budgetLeft = policy.budgetFor(key) - policy.spent(key.id, now);
+    const budgetResetAt = policy.windowEndsAt(now);
+    if (budgetLeft <= 0n) throw new GatewayError('DUST_BUDGET_EXCEEDED', `the DUST budget of this key is spent for this window`, { headers: { 'Retry-After': String(Math.max(1, Math.ceil((budgetResetAt - now) / 1000))) } });
+    // The last few free UTXOs are the pool keeper's while it grows the pool (pool-keeper.ts). The
+    // worker's reservation keeps them, atomically (a count checked here would race the other
+    // requests); this check only spares a task when nothing but the reserve is left.
+    const keeper = key.id === POOL_KEY_ID ? undefined : this.keepers.get(net.name);
+    const keepFree = keeper?.wantsReserve() ? KEEPER_RESERVE : 0;
+    if (keepFree > 0 && net.table.freeTokens() <= keepFree) {
+      throw new GatewayError('NO_DUST_AVAILABLE', 'the DUST pool is growing: no free UTXO for now; retry after the next block', {
+        headers: { 'Retry-After': String(Math.max(1, Math.ceil(net.blockTimeMs / 1000))) },
+      });
+    }
+    const hold = this.shares.hold(net, key);
+    const deadline = this.deadlines.next(now);
+    // The key's share over every instance: a place held until the reservation ends (or its deadline).
+    let member: string | undefined;
+    if (this.opts.sharing && key.id !== POOL_KEY_ID) member = await this.shares.holdShared(net, key, hold, deadline);
+    const checked = this.opts.inputs !== undefined && key.id !== POOL_KEY_ID;
+    const entry = this.inFlight.acquire();
+    if (entry === undefined) {
+      this.shares.unhold(net, key, hold);
+      this.shares.releaseShared(net, key, member);
+      throw new GatewayError('QUEUE_FULL', 'too many sponsorships in flight', { headers: { 'Retry-After': '1' } });
+    }
+    const args: BalanceArgs = {
+      sponsor: {
+        kind, era, networkId: net.networkId, seeds: [...net.seeds], margin: this.opts.margin,
+        // The server's own splits may pay up to POOL_FEE_CAP_FACTOR × the cap: a pool that cannot
+        // grow while prices are high would fail the demand that raised them.
+        maxFee: (key.id === POOL_KEY_ID ? policy.capFor(key) * POOL_FEE_CAP_FACTOR : policy.capFor(key)).toString(), budgetLeft: budgetLeft.toString(), budgetResetAt, keepFree, now,
+        reservationTtlMs: this.opts.reservationTtlMs, ttlSafetyMs: this.opts.ttlSafetyMs, reclaimAt: deadline,
+        blockTimeMs: net.blockTimeMs, feeTtlMs: this.opts.feeTtlMs || this.feeTtlBlocksOf(net) * net.blockTimeMs,
+        // The server's own splits spend NIGHT it has just read from the indexer: not checked again.
+        checkInputs: checked,
+      },
+      prover: net.prover,
+      inFlightEntry: entry,
+    };
+    let answered = false;
+    const proving = net.prover.backend === 'upstream' || net.prover.backend === 'native' ? provingPort(net.backend, signal) : undefined;
+    const remote = checked ? sponsorTaskPort((inputs) => this.opts.inputs!.check(net.name, era, inputs), proving) : proving;
+    try {
+      // Refused at shutdown if it has not started: it then reserved nothing, and `finally` releases nothing.
+      const res = await this.opts.pool.run('balance', { args, data: body, shared: [net.table.buffer, net.snapshot.buffer, this.inFlight.buffer], ...(remote ? { port: remote.port } : {}) }, { signal, work: 'the sponsorship' });
+      const reservation = { slot: res.slot, generation: res.generation };
+      this.backlogs.get(net.name)!.record(res.blockShare);
+      this.eras.expectEra(net, era, reservation);
+      // The budget is charged while the reservation lives, and refunded if it is reclaimed
+      // unspent (the transaction never landed): a key pays for what lands or is still pending.
+      let charge: BudgetCharge;
+      try {
+        charge = await policy.admit(key, BigInt(res.fee), now);
+      } catch (err) {
+        net.table.release(reservation);
+        throw err;
+      }
+      const refund = (): void => void policy.refund(charge).catch(() => undefined);
+      // Released at the fee intent's TTL if it has not landed by then (it never can after), and
+      // the key's record told which way it went.
+      const expiry = { expiresAt: res.expiresAt, ...(key.id === POOL_KEY_ID ? {} : { onOutcome: (o: 'landed' | 'expired') => this.health.record(net.name, key.id, o) }) };
+      if (this.reclaimers.get(net.name)!.track(reservation, now, refund, expiry) && this.opts.journal) journalAnswer(this.opts.journal, net, reservation, deadline);
+      hold.answered.push({ ...reservation, member });
+      answered = true;
+      this.sponsored++;
+      const json = JSON.stringify({
+        tx: Buffer.from(res.tx).toString('hex'),
+        txHash: res.txHash,
+        identifiers: res.identifiers,
+        network: net.name,
+        fee: res.fee,
+        feeUnit: 'SPECK',
+        expiresAt: new Date(res.expiresAt).toISOString(),
+        dustUtxo: { wallet: res.walletIndex, slot: res.slot },
+      });
+      if (dedupeKey) this.dedupe.record(dedupeKey, json);
+      return json;
+    } catch (err) {
+      this.failed++;
+      throw this.eras.eraChangedOr(net, era, err);
+    } finally {
+      this.shares.unhold(net, key, hold);
+      if (!answered) this.shares.releaseShared(net, key, member);
+      remote?.close();
+      // Whatever the task still held when it ended without an answer goes back at once.
+      const held = this.inFlight.finish(entry);
+      if (!answered && held) {
+        net.table.release(held);
+        this.opts.logger.debug({ network: net.name, slot: held.slot }, 'released the DUST reservation of a failed sponsorship');
+      }
+      if (!answered) this.deadlines.releaseUnrecorded(net, deadline, signal.aborted);
+    }
+  }
+
+  /** Per network: balance, UTXO counts, sync state (for /health and /wallet-status). */
+  status(): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const n of this.byName.values()) {
+      const sync = this.opts.sync.status(n.name);
+      const counts = n.table.counts();
+      out[n.name] = {
+        sync: sync ? { phase: sync.phase, era: sync.era ?? null, eraSwitches: sync.eraSwitches, eventId: sync.eventId, maxId: sync.maxId, lastError: sync.lastError ?? null } : { phase: 'starting', failure: this.opts.sync.failure(n.name) ?? null },
+        balance: sync?.balance ?? '0',
+        balanceUnit: 'SPECK',
+        wallets: sync?.wallets ?? [],
+        utxos: { free: counts.free, reserved: counts.reserved, spent: counts.spent, total: counts.total },
+        reclaimTimers: this.reclaimers.get(n.name)!.tracked,
+        walletStateBytes: n.snapshot.length,
+        prover: n.prover.backend,
+        pool: this.keepers.get(n.name)?.status() ?? null,
+      };
+    }
+    return out;
+  }
+
+  /** Resolves once the network's wallets are synced (tests and start-up checks wait on this). */
+  whenSynced(name: NetworkName): Promise<void> {
+    if (this.opts.sync.isSynced(name)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const off = this.opts.sync.onStatus((s) => {
+        if (s.network === name && s.phase === 'synced') {
+          off();
+          resolve();
+        }
+      });
+    });
+  }
+
+  /** Fire every reclaim timer that is due by the clock now (the wheel's own interval does this each tick). */
+  reclaimDue(): void {
+    this.wheel.tick(this.opts.clock.now());
+  }
+
+  stats(): { sponsored: number; failed: number; inFlight: number } {
+    return { sponsored: this.sponsored, failed: this.failed, inFlight: this.dedupe.size };
+  }
+
+  close(): void {
+    for (const k of this.keepers.values()) k.close();
+    this.opts.inputs?.close();
+    this.driver.stop();
+  }
+}

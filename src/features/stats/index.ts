@@ -1,0 +1,55 @@
+/**
+ * The network statistics API (DESIGN.md, "Statistics"): for each network served, a
+ * chain follower feeding pre-rendered derived routes, cached indexer lookups, a health
+ * component, and a WebSocket topic that pushes the summary on every new block.
+ */
+import type { Component, Module } from '../../infra/app-context.js';
+import { NETWORKS } from '../../core/config.js';
+import { NetworkStats, summaryTopic } from './network-stats.js';
+import { sourceOf } from '../../infra/indexer/source.js';
+import { GatewayError } from '../../core/errors.js';
+import { PUSH_CHANNEL_DOC, statsRoutes } from './routes.js';
+
+/** What an embedded network whose devnet does not run registers as `stats:<network>`: no statistics, and why. */
+export interface UnservedStats extends Component {
+  health(): { status: 'disabled'; reason: string };
+}
+
+/** The component `stats:<network>`. */
+export type StatsComponent = NetworkStats | UnservedStats;
+
+export const mountStats: Module = (ctx) => {
+  const log = ctx.logger.child({ module: 'stats' });
+  const nets = new Map<string, NetworkStats>();
+  for (const network of NETWORKS) {
+    const source = sourceOf(ctx, network);
+    if (!source) {
+      // An embedded network whose devnet is not running (e.g. started with devnet disabled).
+      log.warn({ network }, 'no devnet runs for this embedded network: its statistics are not served');
+      const unserved: UnservedStats = { name: `stats:${network}`, health: () => ({ status: 'disabled', reason: 'embedded devnet not running' }) };
+      ctx.addComponent(unserved);
+      continue;
+    }
+    const stats = new NetworkStats(ctx, network, source);
+    nets.set(network, stats);
+    ctx.addComponent(stats);
+  }
+  ctx.addRoutes(statsRoutes(nets));
+  ctx.addTopic({
+    url: '/api/v1/:network/ws',
+    // Refused as the routes refuse it: UNKNOWN_NETWORK, saying when the network exists but is not served here.
+    topicFor: (params) => {
+      const name = params['network']!;
+      if (nets.has(name)) return summaryTopic(name);
+      return new GatewayError('UNKNOWN_NETWORK', (NETWORKS as readonly string[]).includes(name) ? `Network ${name} is not served by this instance` : undefined);
+    },
+    doc: PUSH_CHANNEL_DOC,
+    known: NETWORKS.map((network) => ({ network })),
+    welcome: (topic) => {
+      const network = [...nets.keys()].find((n) => summaryTopic(n) === topic);
+      return network === undefined ? undefined : nets.get(network)!.views.summaryText(ctx.clock.now());
+    },
+  });
+  // Followers start once everything is mounted; the first data arrives while the server starts listening.
+  for (const stats of nets.values()) stats.start();
+};

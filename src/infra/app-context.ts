@@ -1,0 +1,71 @@
+/**
+ * What a feature module (statistics, proving, sponsorship) gets from the app: configuration,
+ * logging, time, the embedded devnet if one runs, and ways to mount routes, push topics and
+ * components. Modules never see uWS.
+ */
+import type { Logger } from 'pino';
+import type { Clock } from '../core/clock.js';
+import type { Config, NetworkName } from '../core/config.js';
+import type { RouteDef } from '../core/http/route.js';
+import type { TopicRoute } from '../core/http/server.js';
+import type { Metrics } from './metrics/metrics.js';
+import type { SharedState } from './state/index.js';
+
+// Type-only: the app context names the devnet's endpoint record without loading the devnet.
+import type { DevnetNetworkInfo } from '../devnet/index.js';
+
+export type { DevnetNetworkInfo };
+
+export type ComponentStatus = 'ok' | 'degraded' | 'down' | 'starting' | 'disabled';
+
+export interface ComponentHealth {
+  status: ComponentStatus;
+  [detail: string]: unknown;
+}
+
+export interface Component {
+  name: string;
+  health(): ComponentHealth;
+  /**
+   * Called once when shutdown begins, right after the server stops accepting and before in-flight
+   * requests are awaited, in reverse registration order: refuse at once what is queued but not
+   * started (503 SHUTTING_DOWN, saying so) and anything new; let running work finish.
+   */
+  drain?(): void;
+  /** Called once at shutdown, after in-flight requests drained (or the deadline passed), in reverse registration order. */
+  close?(): Promise<void>;
+  /**
+   * Readiness (/readyz): what this component still lacks before the server can serve what the
+   * configuration asks of it, one short phrase each (no URLs: the answer is public); empty when ready.
+   */
+  ready?(): readonly string[] | Promise<readonly string[]>;
+}
+
+export interface AppContext {
+  readonly config: Readonly<Config>;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  /** Per network served by the embedded devnet: its endpoints. */
+  readonly devnet: ReadonlyMap<NetworkName, DevnetNetworkInfo>;
+  /** Hex seeds of the server DUST wallets, per network. */
+  readonly dustSeeds: ReadonlyMap<NetworkName, readonly string[]>;
+  /** The app's Prometheus registry, where each feature registers its own series (its `MetricsCollector`). */
+  readonly metrics: Metrics;
+  /** The state shared with other instances through Redis (`state.redisUrl`); undefined: this process alone. */
+  readonly state?: SharedState | undefined;
+  addRoutes(routes: readonly RouteDef[]): void;
+  addTopic(topic: TopicRoute): void;
+  publish(topic: string, message: string): void;
+  addComponent(c: Component): void;
+  /** Another module's component, by name (e.g. the sponsorship module uses the prover pool). */
+  component<T extends Component>(name: string): T | undefined;
+}
+
+export type Module = (ctx: AppContext) => void | Promise<void>;
+
+/**
+ * A feature's /metrics series: registers them on `ctx.metrics` once and sets them at each scrape
+ * from the feature's components. The app calls every feature's collector when metrics are on,
+ * whether or not the feature is mounted, so the exposition always names the same series.
+ */
+export type MetricsCollector = (ctx: AppContext) => void;

@@ -1,0 +1,360 @@
+/**
+ * The worker pool: piscina behind a small typed facade, registered as the app component
+ * `worker-pool` so every module that needs CPU work off the uWS thread (proving here, sponsorship
+ * later) shares the same threads, each of which loads the ledger of each era it serves once.
+ *
+ *  - bounded queue: at most `threads` tasks are handed to piscina, the rest wait in our own FIFO
+ *    (slots.ts) of `maxQueue`; a full queue → 503 QUEUE_FULL with Retry-After;
+ *  - abort: the caller's signal (the client leaving) removes a queued task at once. A running one
+ *    gets `abortGraceMs` to finish (its result is then discarded, and the caller sees
+ *    CLIENT_ABORTED); past that, its thread is ended and piscina starts a fresh one. Ending a
+ *    thread costs the ledger loads in its successor and leaves native memory behind (soak before
+ *    the grace period, 1d5d2cf: ≈ 90 MiB more with aborting clients), while most tasks here end
+ *    within milliseconds — and a sponsorship
+ *    on an upstream prover ends by itself once its proving port is closed. The task's slot (and
+ *    whatever shared state it holds, e.g. a DUST reservation) is freed when the task has ended;
+ *  - crash: a thread that dies mid-task rejects that task with 500 WORKER_CRASHED and is replaced;
+ *  - shutdown: `drain()` refuses every queued task and every new one with 503 SHUTTING_DOWN;
+ *    running tasks finish.
+ */
+import { fileURLToPath } from 'node:url';
+import type { Worker } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import type { Logger } from 'pino';
+import type { Component, ComponentHealth } from '../app-context.js';
+import { GatewayError, isGatewayError } from '../../core/errors.js';
+import { DEFAULT_ERA, type Era } from '../ledger/era.js';
+import { Slots } from './slots.js';
+import {
+  WORKER_LOADED, unpack, pack,
+  type TaskInput, type TaskName, type TaskOutcome, type TaskPayload, type TaskResult, type WorkerData, type WorkerLoadedMessage,
+} from './tasks.js';
+
+export const WORKER_POOL = 'worker-pool';
+
+/** tap runs the sources through tsx (worker threads inherit the loader); production runs dist/. */
+export const WORKER_ENTRY = new URL('../../../workers/index' + (import.meta.url.endsWith('.ts') ? '.ts' : '.js'), import.meta.url);
+
+export interface RunOptions {
+  /** Abort when the caller no longer wants the result (e.g. `ctx.signal`). */
+  signal?: AbortSignal;
+  /** The work, as a refusal at shutdown names it to the client ("the proof"); default "the <task> task". */
+  work?: string;
+  /** ArrayBuffers to move to the worker instead of copying (see `transferListFor`); the payload's port is added. */
+  transferList?: ArrayBuffer[];
+  /** Called once when the task gets its thread (the queue wait ends; /metrics). */
+  onStart?: () => void;
+}
+
+export interface WorkerPoolHealth extends ComponentHealth {
+  threads: number;
+  maxThreads: number;
+  /** Threads busy with a task now. */
+  running: number;
+  queueSize: number;
+  maxQueue: number;
+  /** Share of the threads' time spent on tasks since start, 0–1. */
+  utilization: number;
+  completed: number;
+  failed: number;
+  crashed: number;
+  /**
+   * Running tasks whose caller left: `finished` within the grace period (thread kept, result
+   * discarded), or `cutShort` (the thread ended at the grace period, or the task left piscina's queue).
+   */
+  abandoned: { finished: number; cutShort: number };
+  /**
+   * Worker threads ended while the pool served (a task cut short at its grace period, a crash),
+   * each replaced; threads ended by shutdown are not counted. With `abandoned.cutShort` it tells a
+   * thread ended from a task that left piscina's queue before it started.
+   */
+  threadsEnded: number;
+  /** Per era, the ledger load time of the most recent and the slowest thread start, ms; null before a thread loaded. */
+  ledgerLoadMs: Partial<Record<Era, LoadTimes>> | null;
+  /** Set when mock proofs are served: the dev backend is in use. */
+  devProver: boolean;
+}
+
+export interface WorkerPoolComponent extends Component {
+  run<K extends TaskName>(task: K, payload: TaskPayload<K>, opts?: RunOptions): Promise<TaskResult<K>>;
+  health(): WorkerPoolHealth;
+  drain(): void;
+}
+
+export interface WorkerPoolOptions {
+  threads: number;
+  maxQueue: number;
+  logger: Logger;
+  /** The worker entry; tests may point it at a fixture that re-exports the real tasks. */
+  filename?: URL;
+  /** The ledger eras each thread loads when it starts (default: ledger 9). */
+  eras?: readonly Era[];
+  /** Shown in health: some network is served by the dev backend. */
+  devProver?: boolean;
+  /**
+   * Start every thread now (default). Without an in-process backend nothing may need a worker,
+   * so threads (≈ 85 MB each) start with the first task instead.
+   */
+  eager?: boolean;
+  /** How long a running task whose caller left may still take before its thread is ended (default 0: at once). */
+  abortGraceMs?: number;
+  /** Timer functions for the grace period (tests fire it by hand). */
+  timers?: GraceTimers;
+}
+
+export interface GraceTimers {
+  set(fn: () => void, ms: number): unknown;
+  clear(handle: unknown): void;
+}
+
+export interface LoadTimes {
+  last: number;
+  max: number;
+}
+
+const realTimers: GraceTimers = {
+  set: (fn, ms) => setTimeout(fn, ms),
+  clear: (h) => clearTimeout(h as NodeJS.Timeout),
+};
+
+/** Weight of the newest task in the recent mean task time. */
+const RECENT_WEIGHT = 0.2;
+
+// piscina's own messages (piscina/dist/errors.js, index.js): it has no error codes.
+const CRASH_PATTERN = /^worker exited with code|^Terminating worker thread/;
+
+export class WorkerPool implements WorkerPoolComponent {
+  readonly name = WORKER_POOL;
+  readonly #pool: Piscina<TaskInput, Uint8Array>;
+  readonly #log: Logger;
+  readonly #devProver: boolean;
+  /** A slot per thread: a task holds one from being handed to piscina until it settles. */
+  readonly #slots: Slots;
+  readonly #graceMs: number;
+  readonly #timers: GraceTimers;
+  #failed = 0;
+  #crashed = 0;
+  /** Ends the thread of each running task whose caller left and whose grace period runs. */
+  readonly #inGrace = new Set<() => void>();
+  /** Running tasks whose caller left: finished within the grace period, or cut short. */
+  #abandonedFinished = 0;
+  #abandonedCutShort = 0;
+  #threadsEnded = 0;
+  #closing = false;
+  readonly #loads: Partial<Record<Era, LoadTimes>> = {};
+  /**
+   * Task time, kept here: piscina's `histogram.runTime` builds a full percentile summary on every
+   * read (≈ 30 ms of main-thread time after a few thousand tasks), which made each /health call a
+   * loop stall. A task holds a thread from `pool.run` until it settles (the slots hand piscina no
+   * more tasks than threads), so this is the thread's busy time.
+   */
+  readonly #startedAt = performance.now();
+  #busyMs = 0;
+  /** Exponentially weighted mean task time (ms), for Retry-After; undefined before the first task. */
+  #recentMs: number | undefined;
+
+  constructor(opts: WorkerPoolOptions) {
+    this.#log = opts.logger;
+    this.#devProver = opts.devProver ?? false;
+    this.#graceMs = opts.abortGraceMs ?? 0;
+    this.#timers = opts.timers ?? realTimers;
+    this.#slots = new Slots({
+      size: opts.threads,
+      maxQueue: opts.maxQueue,
+      full: () => this.#queueFull(),
+      refused: (work) => new GatewayError('SHUTTING_DOWN', `The server is shutting down; ${work} was not started`),
+    });
+    this.#pool = new Piscina<TaskInput, Uint8Array>({
+      filename: fileURLToPath(opts.filename ?? WORKER_ENTRY),
+      // piscina preloads the entry when a thread starts, looking up this export: it must exist.
+      name: 'prove',
+      minThreads: opts.eager === false ? 0 : opts.threads,
+      maxThreads: opts.threads,
+      workerData: { eras: [...(opts.eras ?? [DEFAULT_ERA])] } satisfies WorkerData,
+      // Unbounded here: piscina holds at most `threads` tasks (the slots), queued only while a
+      // thread starts. Its own bound could not be relied on anyway: piscina 5 parks a task that
+      // carries an AbortSignal in a side queue its `maxQueue` check does not count (index.js,
+      // `_returnUndistributedTask`).
+      maxQueue: Infinity,
+      // Never retire idle threads: each start costs the ledger loads.
+      idleTimeout: Infinity,
+      // Task times are kept by this class (see #busyMs).
+      recordTiming: false,
+      closeTimeout: 5_000,
+    });
+    this.#pool.on('message', (m: unknown) => {
+      if (m && typeof m === 'object' && (m as WorkerLoadedMessage).type === WORKER_LOADED) this.#loaded((m as WorkerLoadedMessage).ledgerLoadMs);
+    });
+    this.#pool.on('workerDestroy', () => {
+      if (!this.#closing) this.#threadsEnded++;
+    });
+    // An error with no task to blame (a thread failing between tasks); the thread is replaced.
+    this.#pool.on('error', (err: Error) => this.#log.error({ err }, 'worker thread failed outside a task'));
+  }
+
+  #loaded(byEra: WorkerLoadedMessage['ledgerLoadMs']): void {
+    for (const [era, ms] of Object.entries(byEra) as unknown as [Era, number][]) {
+      const t = Math.round(ms);
+      this.#loads[era] = { last: t, max: Math.max(this.#loads[era]?.max ?? 0, t) };
+    }
+    this.#log.debug({ ledgerLoadMs: byEra }, 'worker loaded its ledgers');
+  }
+
+  /** The piscina worker threads (tests watch them end and be replaced). */
+  get threads(): readonly Worker[] {
+    return this.#pool.threads;
+  }
+
+  /** Tasks waiting for a thread: in our queue, or handed to piscina while a thread starts. */
+  #queued(): number {
+    return this.#slots.waiting + this.#pool.queueSize;
+  }
+
+  /** The refusal a task would meet now, decided before its request's body is read; undefined while the queue has room. */
+  refusalIfFull(): GatewayError | undefined {
+    return this.#queued() >= this.#slots.maxQueue ? this.#queueFull() : undefined;
+  }
+
+  #queueFull(): GatewayError {
+    return new GatewayError('QUEUE_FULL', `All ${this.#pool.maxThreads} workers are busy and ${this.#queued()} tasks are waiting`, { headers: { 'Retry-After': String(this.retryAfterSeconds()) } });
+  }
+
+  async run<K extends TaskName>(task: K, payload: TaskPayload<K>, opts: RunOptions = {}): Promise<TaskResult<K>> {
+    try {
+      // No await when a thread is free: the task reaches piscina before `run` first yields.
+      const turn = this.#slots.acquire(opts.work ?? `the ${task} task`, opts.signal);
+      if (turn) await turn;
+    } catch (err) {
+      throw this.#translate(err, task, opts.signal);
+    }
+    opts.onStart?.();
+    try {
+      return await this.#start(task, payload, opts);
+    } finally {
+      this.#slots.release();
+    }
+  }
+
+  async #start<K extends TaskName>(task: K, payload: TaskPayload<K>, opts: RunOptions): Promise<TaskResult<K>> {
+    let data = payload.data;
+    // A view into a larger buffer that is not moved would be cloned whole: send an exact copy instead.
+    const moved = data !== undefined && (opts.transferList ?? []).some((b) => b === data!.buffer);
+    if (data && !moved && data.byteLength !== data.buffer.byteLength) data = data.slice();
+    const signal = opts.signal;
+    if (signal?.aborted) throw this.#translate(signal.reason, task, signal);
+    // piscina drops a task it has not started, or ends the thread of a running one, when the
+    // signal it was given fires: that one fires at the end of the grace period (at once with no
+    // grace). The slots hand piscina no more tasks than threads, so few tasks are not started.
+    const end = signal ? new AbortController() : undefined;
+    let grace: unknown;
+    const endNow = (): void => {
+      this.#inGrace.delete(endNow);
+      end!.abort(signal!.reason);
+    };
+    const onAbort = (): void => {
+      if (this.#graceMs <= 0) return endNow();
+      this.#inGrace.add(endNow);
+      grace = this.#timers.set(endNow, this.#graceMs);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    let out: Uint8Array;
+    const started = performance.now();
+    try {
+      const transferList = [...(opts.transferList ?? []), ...(payload.port ? [payload.port] : [])];
+      out = await this.#pool.run(
+        { args: pack(payload.args), data, shared: payload.shared, port: payload.port },
+        { name: task, ...(end ? { signal: end.signal } : {}), ...(transferList.length > 0 ? { transferList } : {}) },
+      );
+    } catch (err) {
+      this.#account(performance.now() - started);
+      if (end?.signal.aborted) this.#abandonedCutShort++;
+      throw this.#translate(err, task, signal);
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      this.#inGrace.delete(endNow);
+      if (grace !== undefined) this.#timers.clear(grace);
+    }
+    this.#account(performance.now() - started);
+    if (signal?.aborted) {
+      // Finished within the grace period: the thread is kept, the result is nobody's.
+      this.#abandonedFinished++;
+      throw this.#translate(signal.reason, task, signal);
+    }
+    const outcome = unpack<TaskOutcome<TaskResult<K>>>(out);
+    if (outcome.ok) return outcome.value;
+    this.#failed++;
+    if (outcome.code === 'INTERNAL') {
+      throw new GatewayError('INTERNAL', undefined, { cause: new Error(`worker task ${task}: ${outcome.message}`) });
+    }
+    throw new GatewayError(outcome.code, outcome.message, outcome.headers ? { headers: outcome.headers } : undefined);
+  }
+
+  #translate(err: unknown, task: string, signal: AbortSignal | undefined): GatewayError {
+    if (signal?.aborted) return isGatewayError(signal.reason) ? signal.reason : new GatewayError('CLIENT_ABORTED');
+    // Ours (queue full, shutting down), never piscina's.
+    if (isGatewayError(err)) return err;
+    const message = err instanceof Error ? err.message : String(err);
+    this.#failed++;
+    if (CRASH_PATTERN.test(message)) {
+      this.#crashed++;
+      this.#log.error({ task, err: message }, 'worker crashed during a task; piscina replaces the thread');
+      return new GatewayError('WORKER_CRASHED', `A worker crashed while running ${task}; it has been replaced, retry the request`);
+    }
+    return new GatewayError('INTERNAL', undefined, { cause: err });
+  }
+
+  #account(ms: number): void {
+    this.#busyMs += ms;
+    this.#recentMs = this.#recentMs === undefined ? ms : this.#recentMs + RECENT_WEIGHT * (ms - this.#recentMs);
+  }
+
+  /** How long the queue takes to drain at the recent mean task time (at least one second). */
+  retryAfterSeconds(): number {
+    const perTaskMs = this.#recentMs !== undefined && this.#recentMs > 0 ? this.#recentMs : 1_000;
+    return Math.max(1, Math.ceil(((this.#queued() + 1) * perTaskMs) / this.#pool.maxThreads / 1000));
+  }
+
+  /** Busy thread time over available thread time since start, O(1). */
+  #utilization(): number {
+    const available = (performance.now() - this.#startedAt) * this.#pool.maxThreads;
+    if (this.#busyMs === 0 || available <= 0) return 0;
+    return Math.round(Math.min(1, this.#busyMs / available) * 1000) / 1000;
+  }
+
+  health(): WorkerPoolHealth {
+    const p = this.#pool;
+    return {
+      status: p.threads.length < p.options.minThreads ? 'degraded' : 'ok',
+      threads: p.threads.length,
+      maxThreads: p.maxThreads,
+      running: Math.max(0, this.#slots.busy - p.queueSize),
+      queueSize: this.#queued(),
+      maxQueue: this.#slots.maxQueue,
+      utilization: this.#utilization(),
+      completed: p.completed,
+      failed: this.#failed,
+      crashed: this.#crashed,
+      abandoned: { finished: this.#abandonedFinished, cutShort: this.#abandonedCutShort },
+      threadsEnded: this.#threadsEnded,
+      ledgerLoadMs: Object.keys(this.#loads).length === 0 ? null : { ...this.#loads },
+      devProver: this.#devProver,
+    };
+  }
+
+  /**
+   * Shutdown began: every task still waiting for a thread is refused now with 503 SHUTTING_DOWN,
+   * and so is every new one; running tasks finish. Their callers' reservations, if any, are
+   * theirs to release (a balance task that never started reserved nothing).
+   */
+  drain(): void {
+    const refused = this.#slots.drain();
+    if (refused + this.#slots.busy > 0) this.#log.info({ refused, running: this.#slots.busy }, 'shutting down: refused the tasks not yet started');
+  }
+
+  async close(): Promise<void> {
+    this.#closing = true;
+    // Nobody waits for these any more: their threads end now, not at the end of the grace period.
+    for (const endNow of [...this.#inGrace]) endNow();
+    await this.#pool.close();
+  }
+}
