@@ -216,5 +216,6 @@ function overLimitOrStuck(fee: bigint, limit: bigint, args: SponsorArgs): Gatewa
       headers: { 'Retry-After': String(retryAfterS) },
     });
   }
-  return new GatewayError('INTERNAL', `the fee did not converge in ${MAX_FEE_ROUNDS} rounds`);
+  // The pool or the prices moved under every round: transient, nothing is left reserved.
+  return new GatewayError('FEE_UNSETTLED', `the fee did not settle in ${MAX_FEE_ROUNDS} rounds; retry after the next block`, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(args.blockTimeMs / 1000))) } });
 }

@@ -88,7 +88,7 @@ async function sponsorDeserialized(user: AnyTx, args: SponsorArgs, tableBuffer: 
       freeLedger(final);
       release(table, built.reservation, holder);
       learnFeePartCost(args, charged - built.userFee);
-      if (attempt >= 2) throw new GatewayError('INTERNAL', `the fee did not converge: ${charged} SPECK charged for ${built.fee} SPECK paid`);
+      if (attempt >= 2) throw new GatewayError('FEE_UNSETTLED', `the fee did not settle: ${charged} SPECK charged for ${built.fee} SPECK paid; retry after the next block`, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(args.blockTimeMs / 1000))) } });
       measure = true;
       // 2 % above what the proven transaction was charged: the mock-proven estimate runs about 1 %
       // low (LEDGER.md), and without headroom a rebuild can fall short again by that much.
