@@ -10,7 +10,8 @@ import type { AppContext, Component, ComponentHealth, DevnetNetworkInfo, Metrics
 import { HttpServer, type TopicRoute } from './core/http/server.js';
 import { loadUws } from './core/http/uws.js';
 import type { RouteDef } from './core/http/route.js';
-import { KeyStore, mintKey } from './core/pipeline/auth.js';
+import { KeyStore } from './core/pipeline/auth.js';
+import { devKey, devKeyBox } from './core/pipeline/dev-key.js';
 import { MemoryRateLimitStore, type RateLimitStore } from './core/pipeline/rate-limit.js';
 import { AuthThrottle } from './core/pipeline/auth-throttle.js';
 import { BodyBudget } from './core/pipeline/body-budget.js';
@@ -43,7 +44,7 @@ export interface BuildOptions {
   /** Start the embedded devnet for networks without an indexer (default true). */
   devnet?: boolean;
   rateLimitStore?: RateLimitStore;
-  /** Where the one-time development key is printed (default stdout). */
+  /** Prints the development key's box at build time (tests, embedders); else `App.devKeyNotice` is for the caller to print once listening. */
   print?: (line: string) => void;
 }
 
@@ -59,6 +60,8 @@ export interface App {
   readonly server: HttpServer;
   /** The API keys; replaced whole on a reload (src/core/config/reload.ts). */
   readonly keys: KeyStore;
+  /** The development key's box when one was minted or read back (no key configured), else undefined. */
+  readonly devKeyNotice: string | undefined;
   /** This app's Prometheus registry and counters (src/infra/metrics/). */
   readonly metrics: Metrics;
 }
@@ -88,12 +91,14 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   const shared = config.state.redisUrl !== '' ? await startShared(config, logger, clock) : undefined;
 
   const keys = new KeyStore(config.auth.keys, config.auth.apiKeys, config.auth.trustedNetworks);
+  let devKeyNotice: string | undefined;
   if (keys.size === 0 && config.auth.trustedNetworks.length === 0) {
-    // Nothing configured: mint a development key so the proving API is usable at once.
-    const raw = mintKey();
-    keys.addRaw(raw, 'dev-generated', 'generated');
-    (opts.print ?? ((l: string) => process.stdout.write(l + '\n')))(`nightgate: no API key configured; development key (shown once): ${raw}`);
-    log.warn({ keyId: 'dev-generated' }, 'no API key configured: minted a development key (printed once on stdout)');
+    // Nothing configured: a development key, so the proving API is usable at once.
+    const key = devKey(config.devnet.stateDir || config.dust.stateDir);
+    keys.addRaw(key.raw, 'dev-generated', 'generated');
+    devKeyNotice = devKeyBox(key);
+    opts.print?.(devKeyNotice);
+    log.warn({ keyId: 'dev-generated', ...(key.file ? { keptIn: key.file } : {}) }, 'no API key configured: using a development key (printed in a box once listening)');
   }
 
   // server.threads > 1: the per-IP limiter is one table every HTTP thread shares (http/threads/).
@@ -298,6 +303,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
 
   return {
     config,
+    devKeyNotice,
     context,
     routes,
     server,

@@ -39,6 +39,8 @@ export async function main(): Promise<void> {
     app = await buildApp(config, { logger, logOutput });
     const port = await app.listen();
     logger.info({ host: config.server.host, port }, `nightgate listening on http://${config.server.host}:${port}`);
+    // Last, on lines of its own: the key a developer needs first is not lost above the start-up log.
+    if (app.devKeyNotice) logOutput.write(`${app.devKeyNotice}\n`);
   } catch (err) {
     const msg = err instanceof UwsLoadError || err instanceof ConfigError || err instanceof ListenError ? err.message : (err as Error).stack ?? String(err);
     process.stderr.write(`nightgate: failed to start: ${msg}\n`);
