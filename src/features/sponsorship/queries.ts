@@ -7,14 +7,6 @@ export const LEDGER_PARAMETERS = gql('NightgateLedgerParameters', `query Nightga
 /** Every DUST ledger event from `id` on (the very start when omitted), each with its serialized bytes and the protocol version (era) they are of. */
 export const DUST_EVENTS = gql('NightgateDustEvents', `subscription NightgateDustEvents($id: Int) { dustLedgerEvents(id: $id) { __typename id raw maxId protocolVersion } }`);
 
-/** Every transaction touching an unshielded address, then a progress marker (the pool keeper's NIGHT UTXOs). */
-export const NIGHT_UTXOS = gql(
-  'NightgateNightUtxos',
-  `subscription NightgateNightUtxos($address: UnshieldedAddress!) { unshieldedTransactions(address: $address) { __typename
-    ... on UnshieldedTransaction { createdUtxos { tokenType value intentHash outputIndex } spentUtxos { tokenType value intentHash outputIndex } }
-    ... on UnshieldedTransactionsProgress { highestTransactionId } } }`,
-);
-
 /**
  * Every transaction touching an unshielded address with the protocol version it was made in, then
  * a progress marker: the address's unspent UTXOs of each era, which a sponsored transaction's
@@ -27,4 +19,4 @@ export const UNSPENT_UTXOS = gql(
     ... on UnshieldedTransactionsProgress { highestTransactionId } } }`,
 );
 
-export const DOCUMENTS: readonly GqlDocument[] = [LEDGER_PARAMETERS, DUST_EVENTS, NIGHT_UTXOS, UNSPENT_UTXOS];
+export const DOCUMENTS: readonly GqlDocument[] = [LEDGER_PARAMETERS, DUST_EVENTS, UNSPENT_UTXOS];
