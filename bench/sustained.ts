@@ -17,7 +17,6 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { NETWORKS } from '../src/core/config.js';
 import { DEFAULT_ERA, isEra, type Era } from '../src/infra/ledger/index.js';
 import { mintKey, sha256Hex } from '../src/core/pipeline/auth.js';
 import { ChainWatch } from './lib/chain-watch.js';
@@ -25,7 +24,7 @@ import { DevnetDrops } from './lib/devnet-drops.js';
 import { fundFromFaucet, prefunded, type Funded } from './lib/funding.js';
 import { pollUntil, sleep } from './lib/http.js';
 import { commitInfo, machineInfo } from './lib/machine.js';
-import { closedPort, sponsorSeeds, startNightgate } from './lib/nightgate.js';
+import { closedPort, onlyDevnetOf, sponsorSeeds, startNightgate } from './lib/nightgate.js';
 import { freshWallet, ledger, walletFromSeed, type NightWallet } from './lib/night-transfer.js';
 import { BENCH_DIR, ROOT, RESULTS_DIR } from './lib/paths.js';
 import { PoolPoller, readPool } from './lib/pool-poller.js';
@@ -93,13 +92,7 @@ async function localEnv(args: SustainedArgs, configFile: string): Promise<Record
   }
   if (!args.allDevnets) {
     // The other networks point at a port where nothing listens: no devnet of theirs competes for the 2 cores.
-    const port = await closedPort();
-    for (const n of NETWORKS.filter((x) => x !== args.network)) {
-      const N = n.toUpperCase();
-      env[`NIGHTGATE_${N}_INDEXER`] = `http://127.0.0.1:${port}/api/v4/graphql`;
-      env[`NIGHTGATE_${N}_PROVER`] = 'upstream';
-      env[`NIGHTGATE_${N}_PROVER_URL`] = `http://127.0.0.1:${port}`;
-    }
+    Object.assign(env, onlyDevnetOf(args.network, await closedPort()));
   }
   return env;
 }

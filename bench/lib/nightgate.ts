@@ -38,6 +38,18 @@ export function closedPort(): Promise<number> {
  * what a load run sends so they never answer 429, a DUST budget that never runs out and no cap on
  * the DUST UTXOs one key holds reserved (dust.maxReservationsPerKey, 16 a network by default).
  */
+/** Settings that leave only `network` an embedded devnet: the others point at `closedPort`, where nothing listens. */
+export function onlyDevnetOf(network: string, closedPort: number): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const n of NETWORKS.filter((x) => x !== network)) {
+    const N = n.toUpperCase();
+    env[`NIGHTGATE_${N}_INDEXER`] = `http://127.0.0.1:${closedPort}/api/v4/graphql`;
+    env[`NIGHTGATE_${N}_PROVER`] = 'upstream';
+    env[`NIGHTGATE_${N}_PROVER_URL`] = `http://127.0.0.1:${closedPort}`;
+  }
+  return env;
+}
+
 export function baseEnv(apiKey: string): Record<string, string> {
   return {
     NIGHTGATE_HOST: '127.0.0.1',
