@@ -28,7 +28,8 @@ async function expectRefused(t: Test, app: SponsorApp, body: Uint8Array, status:
 for (const era of SPONSOR_ERAS) {
   t.test(`ledger ${era}: only inputs unspent on chain and owned by their signer get DUST`, async (t) => {
     const L = ledger(era);
-    const app = await startSponsorApp(eraOverrides(era, { rateLimit: { limit: 100_000 }, dust: { maxFee: '1000000000000000000' } }));
+    // A cache longer than the test: the burst below is one read however slowly its requests reach the check.
+    const app = await startSponsorApp(eraOverrides(era, { rateLimit: { limit: 100_000 }, dust: { maxFee: '1000000000000000000', inputCheckCacheMs: 600_000 } }));
     t.teardown(() => app.close());
     await app.service.whenSynced('preview');
     const { user, utxo } = await app.fundedUser(91, 500_000_000n);
