@@ -15,11 +15,15 @@
  *   nightgate example-tx --network NET --kind unproven|proven|finalized|prove-payload [--ledger 8|9] [--url URL]
  *                                   write a sample request body for /prove-and-balance,
  *                                   /balance-only or /prove to stdout (src/cli/example-tx.ts)
+ *   nightgate submit --network NET [--url URL] [--key KEY] [--timeout S] < answer.json
+ *                                   submit a sponsored transaction to NET's embedded devnet and
+ *                                   print it once on chain (src/cli/submit-tx.ts)
  */
 import { mintKey, sha256Hex } from './core/pipeline/auth.js';
 import { settingsTable } from './core/config.js';
 import { USAGE, allUsage, commandOf, wantsHelp } from './cli/usage.js';
 import { keyIdProblem } from './core/pipeline/key-ids.js';
+import { DEFAULT_BASE_URL } from './cli/base-url.js';
 
 function flag(args: string[], name: string): string | undefined {
   const i = args.indexOf(name);
@@ -101,7 +105,8 @@ async function run(argv: string[]): Promise<number> {
   }
   if (cmd === 'config-doc') return configDoc(argv.slice(1));
   if (cmd === 'example-tx') return exampleTx(argv.slice(1));
-  process.stderr.write(`usage: nightgate [serve] | nightgate keys create [--id ID] [--name NAME] | nightgate keys list [--config PATH] [--json] | nightgate keys revoke ID [--config PATH] | nightgate config-doc [--write FILE] | ${EXAMPLE_USAGE}\n`);
+  if (cmd === 'submit') return submit(argv.slice(1));
+  process.stderr.write(allUsage(EXAMPLE_USAGE));
   return 2;
 }
 
@@ -121,12 +126,37 @@ async function exampleTx(args: string[]): Promise<number> {
     return 2;
   }
   try {
-    const bytes = await exampleTransaction({ url: flag(args, '--url') ?? 'http://127.0.0.1:8080', network, kind, era });
+    const bytes = await exampleTransaction({ url: flag(args, '--url') ?? DEFAULT_BASE_URL, network, kind, era });
     await new Promise<void>((resolve, reject) => process.stdout.write(bytes, (err) => (err ? reject(err) : resolve())));
     return 0;
   } catch (err) {
     if (!(err instanceof ExampleTxError)) throw err;
     process.stderr.write(`nightgate example-tx: ${err.message}\n`);
+    return 1;
+  }
+}
+
+async function submit(args: string[]): Promise<number> {
+  const { SubmitTxError, parseSubmitArgs, parseSubmitInput, submitTransaction } = await import('./cli/submit-tx.js');
+  const parsed = parseSubmitArgs(args);
+  if ('problem' in parsed) {
+    process.stderr.write(`nightgate submit: ${parsed.problem}\n${USAGE.submit}`);
+    return 2;
+  }
+  if (process.stdin.isTTY) {
+    process.stderr.write('nightgate submit reads the transaction from stdin: redirect the answer of /prove-and-balance to it (< sponsored.json)\n');
+    return 2;
+  }
+  try {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    const input = parseSubmitInput(Buffer.concat(chunks));
+    const detail = await submitTransaction({ ...parsed, ...input, log: (line) => process.stderr.write(`${line}\n`) });
+    process.stdout.write(JSON.stringify(detail, null, 2) + '\n');
+    return 0;
+  } catch (err) {
+    if (!(err instanceof SubmitTxError)) throw err;
+    process.stderr.write(`nightgate submit: ${err.message}\n`);
     return 1;
   }
 }

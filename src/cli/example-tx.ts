@@ -17,6 +17,7 @@
 import { bech32mDecode } from '../core/bech32m.js';
 import { DEFAULT_ERA, isEra, ledger, signOffer, provingProvider, type Era, type Ledger } from '../infra/ledger/index.js';
 import { devnetTestAccount } from '../devnet/test-accounts.js';
+import { baseUrl } from './base-url.js';
 
 export const EXAMPLE_KINDS = ['unproven', 'proven', 'finalized', 'prove-payload'] as const;
 export type ExampleKind = (typeof EXAMPLE_KINDS)[number];
@@ -57,12 +58,6 @@ export function parseLedgerFlag(value: string | undefined): Era | undefined {
   if (value === undefined) return DEFAULT_ERA;
   const n = Number(value);
   return isEra(n) ? n : undefined;
-}
-
-/** `localhost:8080` → `http://localhost:8080`, as curl reads it; no trailing slash. */
-export function baseUrl(url: string): string {
-  const withScheme = /^https?:\/\//i.test(url) ? url : `http://${url}`;
-  return withScheme.replace(/\/+$/, '');
 }
 
 export async function exampleTransaction(opts: ExampleOptions): Promise<Uint8Array> {

@@ -22,6 +22,13 @@ export const USAGE = {
   Print the table of every setting (Markdown), or with --write put it into FILE between its
   <!-- settings:begin --> and <!-- settings:end --> lines (docs/configuration.md).
 `,
+  submit: `usage: nightgate submit --network NET [--url http://127.0.0.1:8080] [--key KEY] [--timeout S] < answer.json
+  Submit a transaction to the embedded devnet serving NET and print its detail once it is on
+  chain (GET /api/v1/NET/transaction: block height and hash). stdin: the JSON answer of
+  /prove-and-balance or /balance-only, or a finalized transaction's bytes. --key: an API key, for
+  /health to name the devnet's submit URL. --timeout: seconds to wait in all (default 60).
+  A network served from a public indexer is refused: nightgate does not relay to public networks.
+`,
 } as const;
 
 /** `example-tx`'s usage line is kept with its flags in cli.ts. */

@@ -1,7 +1,7 @@
 /**
  * `nightgate <command> --help` prints that command's usage and exits 0, doing nothing else: no
- * server started, no key minted, no config file written. `keys create` refuses ids nightgate uses
- * itself.
+ * server started, no key minted, no config file written, nothing submitted. `keys create` refuses
+ * ids nightgate uses itself.
  */
 import t from 'tap';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -21,7 +21,7 @@ t.test('every command answers --help with its usage, exit 0, and no side effect'
   const text = JSON.stringify({ auth: { keys: [{ id: 'a', sha256: 'a'.repeat(64) }] } });
   writeFileSync(config, text);
   const cases: Array<[string[], RegExp]> = [
-    [['--help'], /usage: nightgate \[serve\][^]*keys create[^]*example-tx/],
+    [['--help'], /usage: nightgate \[serve\][^]*keys create[^]*submit[^]*example-tx/],
     [['serve', '--help'], /^usage: nightgate \[serve\]/],
     [['serve', '-h'], /^usage: nightgate \[serve\]/],
     [['keys', 'create', '--help'], /^usage: nightgate keys create/],
@@ -30,12 +30,14 @@ t.test('every command answers --help with its usage, exit 0, and no side effect'
     [['keys', 'revoke', 'a', '--config', config, '--help'], /^usage: nightgate keys revoke/],
     [['config-doc', '--help'], /^usage: nightgate config-doc/],
     [['example-tx', '--help'], /^usage: nightgate example-tx/],
+    [['submit', '--help'], /^usage: nightgate submit/],
+    [['submit', '--network', 'preview', '--url', '127.0.0.1:9', '-h'], /^usage: nightgate submit/],
   ];
   await Promise.all(cases.map(async ([args, usage]) => {
     const r = await cli(args);
     t.equal(r.code, 0, `${args.join(' ')}: exit 0`);
     t.match(r.out, usage, `${args.join(' ')}: its usage`);
-    t.notMatch(r.out, /listening|API key \(shown once|ngk_|key "a" revoked/, `${args.join(' ')}: nothing started, minted or written`);
+    t.notMatch(r.out, /listening|API key \(shown once|ngk_|key "a" revoked|nightgate submit:/, `${args.join(' ')}: nothing started, minted, written or submitted`);
   }));
   t.equal(readFileSync(config, 'utf8'), text, 'the config file untouched');
 });

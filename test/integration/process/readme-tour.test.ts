@@ -2,11 +2,13 @@
  * README's "A short tour" runs as written: `npm start` with the embedded default (built only if
  * stale), then the tour's shell block through bash, unchanged except for what a reader fills in
  * by hand: the port (the server listens on a free one) and the development key it printed.
- * Then the `curl` lines of the /docs page, the same way. `bash -e -o pipefail`: a command that
- * fails fails the test (jq reading an error page, example-tx finding no server).
+ * The tour ends with `nightgate submit`: the sponsored transaction lands in a devnet block (one
+ * every 6 s) within the bash timeout. Then the `curl` lines of the /docs page, the same way.
+ * `bash -e -o pipefail`: a command that fails fails the test (jq reading an error page,
+ * example-tx finding no server, the devnet refusing the transaction).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { request } from 'undici';
@@ -31,6 +33,20 @@ function readerEnv(): NodeJS.ProcessEnv {
 function bash(script: string, cwd: string): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd, env: readerEnv(), encoding: 'utf8', timeout: 90_000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+interface Utxo {
+  owner: string;
+  intentHash: string;
+  outputIndex: number;
+  spent?: boolean;
+}
+
+/** What `nightgate submit` prints: the transaction route's detail. */
+interface OnChain {
+  hash?: string;
+  block?: { height?: number; hash?: string };
+  utxos?: { spent: Utxo[] };
 }
 
 const unescapeHtml = (s: string): string => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
@@ -65,12 +81,23 @@ t.test('the README tour and the /docs curl lines run as written against `npm sta
   const cwd = mkdtempSync(join(ROOT, '.tap', 'readme-tour-'));
   t.teardown(() => rmSync(cwd, { recursive: true, force: true }));
   const script = tour.replaceAll('localhost:8080', `127.0.0.1:${port}`).replace('KEY=ngk_...', `KEY=${key}`);
+  const started = Date.now();
   const run = bash(script, cwd);
-  t.equal(run.status, 0, 'the tour exits 0', { stderr: run.stderr });
+  t.equal(run.status, 0, `the tour exits 0 (in ${Math.round((Date.now() - started) / 1000)} s of the 90 s allowed)`, { stderr: run.stderr });
   t.match(run.stdout, /"status": "ok"/, '/health');
   t.match(run.stdout, /HTTP\/1\.1 304 Not Modified/, 'the ETag line gets its 304');
-  t.match(run.stdout, /"txHash": "[0-9a-f]{64}"/, '/prove-and-balance answered a sponsored transaction');
+  const txHash = /"txHash": "([0-9a-f]{64})"/.exec(run.stdout)?.[1];
+  t.ok(txHash, '/prove-and-balance answered a sponsored transaction');
   t.notMatch(run.stdout, /UNAUTHORIZED/);
+  // The tour's last output: `nightgate submit` prints the transaction route's answer.
+  const onChain = JSON.parse(run.stdout.slice(run.stdout.lastIndexOf('\n{\n') + 1)) as OnChain;
+  t.equal(onChain.hash, txHash, 'submit found the sponsored transaction on chain');
+  t.ok(Number.isInteger(onChain.block?.height) && onChain.block!.height! > 0, `in a block (height ${onChain.block?.height})`);
+  t.match(onChain.block?.hash, /^[0-9a-f]{64}$/, 'with its hash');
+  const made = readdirSync(cwd).sort();
+  t.same(made, ['payload.bin', 'proof.bin', 'sponsored.json', 'unproven-tx.bin'], 'the files the tour writes');
+  const ignored = spawnSync('git', ['check-ignore', '--no-index', ...made, 'docs/midnight/examples/prover/unproven-tx.bin'], { cwd: ROOT, encoding: 'utf8' });
+  t.same(ignored.stdout.split('\n').filter(Boolean), made, 'written at the root, git ignores them; the committed fixtures stay tracked');
   t.equal(readFileSync(join(cwd, 'payload.bin')).subarray(0, 25).toString('latin1'), 'midnight:(proof-preimage-');
   t.equal(readFileSync(join(cwd, 'unproven-tx.bin')).subarray(0, 21).toString('latin1'), 'midnight:transaction[');
   t.equal(readFileSync(join(cwd, 'proof.bin')).subarray(0, 25).toString('latin1'), 'midnight:proof-versioned:', '/prove saved a proof, not an error');
@@ -80,7 +107,18 @@ t.test('the README tour and the /docs curl lines run as written against `npm sta
   const lines = [...docs.matchAll(/<pre>(curl [^<]*)<\/pre>/g)].map((m) => unescapeHtml(m[1]!).replaceAll('http://127.0.0.1:8080', base));
   t.equal(lines.length, 2, 'the /prove and /prove-and-balance examples');
   rmSync(join(cwd, 'proof.bin'));
-  const docsRun = bash(`export KEY=${key}\n${lines.join('\n')}\n`, cwd);
+  // The tour's transfer is on chain, its input spent: /docs sponsors a new one. example-tx picks an
+  // unspent UTXO as the address-activity route lists it, cached up to 6 s at the tip: wait until
+  // the route no longer lists the spent input as unspent.
+  const input = onChain.utxos?.spent[0];
+  if (!input) throw new Error(`the tour's transaction spent nothing: ${JSON.stringify(onChain)}`);
+  const activity = `${base}/api/v1/preview/address-activity?identifier=${input.owner}&limit=1`;
+  for (const until = Date.now() + 30_000; ; await new Promise((resolve) => setTimeout(resolve, 500))) {
+    const { utxos } = (await (await request(activity)).body.json()) as { utxos: Utxo[] };
+    if (!utxos.some((u) => !u.spent && u.intentHash === input.intentHash && u.outputIndex === input.outputIndex)) break;
+    if (Date.now() > until) throw new Error(`${activity} still lists ${input.intentHash}#${input.outputIndex} as unspent`);
+  }
+  const docsRun = bash(`export KEY=${key}\nnpx nightgate example-tx --url ${base} --network preview --kind unproven > unproven-tx.bin\n${lines.join('\n')}\n`, cwd);
   t.equal(docsRun.status, 0, 'the /docs lines exit 0', { stderr: docsRun.stderr });
   t.match(docsRun.stdout, /"txHash":"[0-9a-f]{64}"/, '/prove-and-balance from /docs');
   t.equal(readFileSync(join(cwd, 'proof.bin')).subarray(0, 25).toString('latin1'), 'midnight:proof-versioned:', '/prove from /docs');

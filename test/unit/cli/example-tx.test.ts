@@ -1,17 +1,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
-import { baseUrl, ExampleTxError, exampleTransaction, isExampleKind, parseLedgerFlag } from '../../../src/cli/example-tx.js';
+import { ExampleTxError, exampleTransaction, isExampleKind, parseLedgerFlag } from '../../../src/cli/example-tx.js';
 import { ERAS, eraOfBytes, ledger, release } from '../../../src/infra/ledger/index.js';
 import { devnetTestAccount } from '../../../src/devnet/test-accounts.js';
 import { encodeUnshieldedAddress } from '../../../src/infra/ledger/address.js';
 import { parseProveRequest, versionedPreimage } from '../../../src/features/proving/wire.js';
-
-t.test('the base URL is read as curl reads it', async (t) => {
-  t.equal(baseUrl('localhost:8080'), 'http://localhost:8080');
-  t.equal(baseUrl('http://127.0.0.1:8080/'), 'http://127.0.0.1:8080');
-  t.equal(baseUrl('HTTPS://gw.example'), 'HTTPS://gw.example');
-});
 
 t.test('the kinds', async (t) => {
   for (const k of ['unproven', 'proven', 'finalized', 'prove-payload']) t.ok(isExampleKind(k), k);
