@@ -57,7 +57,7 @@ t.test('the packed client, installed in an empty project, calls a running nightg
   const { stdout: packed } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: pkg });
   const { filename, files } = (JSON.parse(packed) as Array<{ filename: string; files: Array<{ path: string }> }>)[0]!;
   const paths = files.map((f) => f.path);
-  t.ok(paths.includes('dist/src/client/index.js') && paths.includes('dist/src/client/index.d.ts') && paths.includes('dist/src/errors.d.ts'), 'the client, its declarations and the error codes are packed');
+  t.ok(paths.includes('dist/src/client/index.js') && paths.includes('dist/src/client/index.d.ts') && paths.includes('dist/src/core/errors.d.ts'), 'the client, its declarations and the error codes are packed');
   t.notOk(paths.some((p) => p.startsWith('src/') || p.startsWith('test/')), 'no sources or tests');
 
   // An empty project. The package's dependencies come with it (from the npm cache when it has them).
