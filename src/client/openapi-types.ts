@@ -637,7 +637,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Server DUST wallets per network: balance, free/reserved/spent UTXOs, sync state */
+        /** Server DUST wallets per network: balance, free/reserved/spent UTXOs, sync state, fee prices */
         get: operations["getWalletStatus"];
         put?: never;
         post?: never;
@@ -1313,6 +1313,22 @@ export interface components {
                     balance: string;
                     utxos: number;
                 }[];
+                fees: null | {
+                    /** @description The tip block the wallets last read the prices at */
+                    atHeight: number;
+                    prices: {
+                        /** @description overallPrice: the price of a full block in an average cost dimension */
+                        overall: number;
+                        /** @description readFactor: the price factor of time spent reading from disk */
+                        read: number;
+                        /** @description computeFactor: the price factor of single-threaded compute time */
+                        compute: number;
+                        /** @description blockUsageFactor: the price factor of block usage */
+                        blockUsage: number;
+                        /** @description writeFactor: the price factor of time spent writing to disk */
+                        write: number;
+                    };
+                };
                 utxos: {
                     free: number;
                     reserved: number;

@@ -3,8 +3,9 @@
  * embedded devnet with all three networks: `/` loads with no console error (a refused script or
  * style, a failed request and a thrown exception are all console errors), each network's tip is the
  * one `/api/v1/{network}/latest-block` answers, the height moves within two blocks, and an operator
- * key shows the sponsorship pool; `/api` lists every route of the OpenAPI document and its "Try it
- * out" of the summary answers 200. Screenshots go to test-artifacts/ (git-ignored), for CI to keep.
+ * key shows the sponsorship pool and the fee prices; `/api` lists every route of the OpenAPI
+ * document and its "Try it out" of the summary answers 200. Screenshots go to test-artifacts/
+ * (git-ignored), for CI to keep.
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -117,6 +118,13 @@ t.test('the dashboard and the API reference in Chromium', { skip, timeout: 240_0
       t.match(await page.textContent(`[data-pool="${n}"] [data-field="free"]`), /^[\d,]+$/, `${n}: free UTXOs shown`);
       t.match(await page.textContent(`[data-pool="${n}"] [data-field="target"]`), /\/ 8$/, `${n}: held against the target`);
       t.match(await page.textContent(`[data-pool="${n}"] [data-field="balance"]`), /DUST$/, `${n}: DUST balance`);
+    }
+    // Drawn with the pool, from the same /wallet-status answer.
+    for (const n of NETWORKS) {
+      t.match(await page.textContent(`[data-field="fees"] [data-fees="${n}"] [data-field="at-height"]`), /^[\d,]+$/, `${n}: the block the fee prices were read at`);
+      for (const price of ['overall', 'read', 'compute', 'block-usage', 'write']) {
+        t.match(await page.textContent(`[data-field="fees"] [data-fees="${n}"] [data-field="${price}"]`), /^\d/, `${n}: fee price ${price}`);
+      }
     }
     await page.waitForSelector('[data-field="queue"] [data-field="worker-pool"]', { timeout: 10_000 });
     t.equal(await page.evaluate('sessionStorage.getItem("nightgate.operatorKey")'), TEST_KEY, 'the key is kept for the tab');

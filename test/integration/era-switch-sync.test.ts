@@ -164,7 +164,7 @@ t.test('the main thread while the wallets switch era: refuse the old era at once
   const clock = new ManualClock(1_000_000);
   const table = DustAllocatorTable.create(16);
   for (let i = 0; i < 4; i++) table.add({ walletIndex: 0, key: BigInt(i), value: 10n ** 9n });
-  const status = (era: Era, phase: SyncStatus['phase'], eraSwitches: number): SyncStatus => ({ network: 'preview', phase, era, eraSwitches, eventId: 10, maxId: 10, balance: '0', wallets: [], lastError: undefined, updatedAt: 0 });
+  const status = (era: Era, phase: SyncStatus['phase'], eraSwitches: number): SyncStatus => ({ network: 'preview', phase, era, eraSwitches, eventId: 10, maxId: 10, balance: '0', wallets: [], fees: undefined, lastError: undefined, updatedAt: 0 });
   let current = status(8, 'synced', 0);
   const listeners = new Set<(s: SyncStatus) => void>();
   const emit = (s: SyncStatus): void => {

@@ -34,6 +34,19 @@ const WalletStatusSchema = Type.Record(Type.String(), Type.Object({
   balance: Type.String({ description: 'Spendable DUST of the server wallets now, SPECK' }),
   balanceUnit: Type.Literal('SPECK'),
   wallets: Type.Array(Type.Object({ index: Type.Integer(), balance: Type.String(), utxos: Type.Integer() })),
+  fees: Type.Union([
+    Type.Null(),
+    Type.Object({
+      atHeight: Type.Integer({ description: 'The tip block the wallets last read the prices at' }),
+      prices: Type.Object({
+        overall: Type.Number({ description: 'overallPrice: the price of a full block in an average cost dimension' }),
+        read: Type.Number({ description: 'readFactor: the price factor of time spent reading from disk' }),
+        compute: Type.Number({ description: 'computeFactor: the price factor of single-threaded compute time' }),
+        blockUsage: Type.Number({ description: 'blockUsageFactor: the price factor of block usage' }),
+        write: Type.Number({ description: 'writeFactor: the price factor of time spent writing to disk' }),
+      }),
+    }, { description: "The fee prices of the tip's ledger parameters (LedgerParameters.feePrices), which the wallets price each fee from (with its margin); null until they are read in the wallets' era" }),
+  ]),
   utxos: Type.Object({ free: Type.Integer(), reserved: Type.Integer(), spent: Type.Integer(), total: Type.Integer() }),
   reclaimTimers: Type.Integer(),
   walletStateBytes: Type.Integer({ description: "Size of the server wallets' serialized DUST state, which every worker decodes; it grows with the network's DUST commitments" }),
@@ -154,7 +167,7 @@ export function sponsorshipRoutes(deps: SponsorshipRouteDeps): RouteDef[] {
       auth: 'key',
       rateLimit: 'key',
       schema: {
-        summary: 'Server DUST wallets per network: balance, free/reserved/spent UTXOs, sync state',
+        summary: 'Server DUST wallets per network: balance, free/reserved/spent UTXOs, sync state, fee prices',
         tags: ['sponsorship'],
         response: { 200: { description: 'Per network', schema: WalletStatusSchema }, 401: { description: 'Missing or invalid API key' }, 404: { description: 'Balancing is disabled (BALANCING_DISABLED)' } },
       },

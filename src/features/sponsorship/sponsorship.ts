@@ -304,7 +304,7 @@ export class SponsorshipService {
     }
   }
 
-  /** Per network: balance, UTXO counts, sync state (for /health and /wallet-status). */
+  /** Per network: balance, UTXO counts, sync state, fee prices (for /health and /wallet-status). */
   status(): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     for (const n of this.byName.values()) {
@@ -315,6 +315,7 @@ export class SponsorshipService {
         balance: sync?.balance ?? '0',
         balanceUnit: 'SPECK',
         wallets: sync?.wallets ?? [],
+        fees: sync?.fees ?? null,
         utxos: { free: counts.free, reserved: counts.reserved, spent: counts.spent, total: counts.total },
         reclaimTimers: this.reclaimers.get(n.name)!.tracked,
         walletStateBytes: n.snapshot.length,

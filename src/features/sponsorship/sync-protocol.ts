@@ -25,6 +25,13 @@ export interface NetworkSyncInit {
 
 export type SyncPhase = 'starting' | 'syncing' | 'synced' | 'reconnecting';
 
+/** The fee prices of the tip's ledger parameters (`LedgerParameters.feePrices`), as numbers the ledger gives them. */
+export interface TipFees {
+  /** The tip block the prices were last read at. */
+  atHeight: number;
+  prices: { overall: number; read: number; compute: number; blockUsage: number; write: number };
+}
+
 export interface SyncStatus {
   network: string;
   phase: SyncPhase;
@@ -38,6 +45,8 @@ export interface SyncStatus {
   /** Spendable DUST of all server wallets now (SPECK, decimal string). */
   balance: string;
   wallets: Array<{ index: number; balance: string; utxos: number }>;
+  /** The fee prices the wallets price fees with now (undefined until the tip's parameters of their era are read). */
+  fees: TipFees | undefined;
   lastError: string | undefined;
   updatedAt: number;
 }

@@ -1,12 +1,13 @@
 /**
  * The tip's ledger parameters, as one network's DUST sync holds them: the bytes the workers price
  * fees with, since when those prices hold, the latest block time the indexer reported, and the
- * chain's DUST parameters the wallets are built on (DESIGN.md, "DUST wallet sync").
+ * chain's DUST parameters the wallets are built on (DESIGN.md, "DUST wallet sync"), and the fee
+ * prices of those bytes for /wallet-status.
  */
 import { GraphqlHttpClient } from '../../infra/indexer/graphql-http.js';
 import { eraOfBytes, eraOfProtocolVersion, ledger, release, type Era, type L } from '../../infra/ledger/index.js';
 import { LEDGER_PARAMETERS } from './queries.js';
-import type { NetworkSyncInit } from './sync-protocol.js';
+import type { NetworkSyncInit, TipFees } from './sync-protocol.js';
 
 /**
  * Blocks the indexer's tip may trail the chain's head by when its parameters are read: the fee
@@ -28,6 +29,8 @@ export class TipParameters {
   chainTime = 0;
   /** When the prices last read were the tip's, as load bounds it. */
   pricedAt = 0;
+  /** The fee prices of the held parameters, and the tip block they were last read at. */
+  fees: TipFees | undefined;
 
   constructor(
     private readonly init: Pick<NetworkSyncInit, 'network' | 'graphqlUrl' | 'timeoutMs' | 'blockTimeMs'>,
@@ -44,14 +47,17 @@ export class TipParameters {
    */
   async load(walletEra: () => Era | undefined): Promise<boolean> {
     const res = await this.http.request(LEDGER_PARAMETERS);
-    const block = res.data['block'] as { height?: number; timestamp?: number; protocolVersion?: number; ledgerParameters?: string } | null;
+    const block = res.data['block'] as { height: number; timestamp?: number; protocolVersion?: number; ledgerParameters?: string } | null;
     if (!block?.ledgerParameters) throw new Error(`the indexer of ${this.init.network} has no block with ledger parameters yet`);
     const readAt = this.now();
     const tipAt = Math.min(readAt, typeof block.timestamp === 'number' ? block.timestamp : readAt);
     this.chainTime = Math.max(this.chainTime, tipAt);
     this.pricedAt = Math.max(tipAt, readAt - TIP_LAG_BLOCKS * this.init.blockTimeMs);
     const bytes = Buffer.from(block.ledgerParameters, 'hex');
-    if (this.paramsBytes && Buffer.compare(bytes, this.paramsBytes) === 0) return false;
+    if (this.paramsBytes && Buffer.compare(bytes, this.paramsBytes) === 0) {
+      if (this.fees) this.fees = { ...this.fees, atHeight: block.height };
+      return false;
+    }
     const era = eraOfBytes(bytes) ?? (typeof block.protocolVersion === 'number' ? eraOfProtocolVersion(block.protocolVersion) : undefined);
     if (era === undefined) throw new Error(`the ledger parameters of ${this.init.network} are of no known ledger era`);
     // Eras only move forward: an older era's parameters come from an indexer still behind the
@@ -60,13 +66,17 @@ export class TipParameters {
     if (current !== undefined && era < current) return false;
     this.paramsBytes = bytes;
     this.paramsAt = this.pricedAt;
-    // The DUST parameters are read once per era: wallets are built on them, and they change only
-    // by a governance update (a new wallet state then follows from the events).
-    if (this.dustParamsEra !== era) {
-      const params = ledger(era).LedgerParameters.deserialize(bytes);
-      release(this.dustParams);
-      this.dustParams = params.dust;
-      this.dustParamsEra = era;
+    const params = ledger(era).LedgerParameters.deserialize(bytes);
+    try {
+      this.fees = { atHeight: block.height, prices: pricesOf(params.feePrices) };
+      // The DUST parameters are read once per era: wallets are built on them, and they change only
+      // by a governance update (a new wallet state then follows from the events).
+      if (this.dustParamsEra !== era) {
+        release(this.dustParams);
+        this.dustParams = params.dust;
+        this.dustParamsEra = era;
+      }
+    } finally {
       release(params);
     }
     return true;
@@ -80,4 +90,9 @@ export class TipParameters {
   close(): void {
     void this.http.close();
   }
+}
+
+/** `LedgerParameters.feePrices` as the ledger gives them (plain numbers), under shorter names. */
+function pricesOf(p: L.FeePrices): TipFees['prices'] {
+  return { overall: p.overallPrice, read: p.readFactor, compute: p.computeFactor, blockUsage: p.blockUsageFactor, write: p.writeFactor };
 }

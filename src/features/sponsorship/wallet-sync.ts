@@ -161,7 +161,6 @@ export class NetworkDustSync {
           // spend a UTXO of an era the chain has left: switch now.
           this.switchEra(tipEra);
           this.awaitingEraEvents = true;
-          this.report();
         }
         if (moved) this.publish();
         if (this.paramsMatchEra()) this.snapshot.confirm(this.tip.pricedAt);
@@ -169,8 +168,9 @@ export class NetworkDustSync {
           // The new era's parameters arrived after its events: the wallets are ready now.
           this.phase = 'synced';
           this.reconcile();
-          this.report();
         }
+        // A new era, the wallets synced, or new fee prices for /wallet-status.
+        if (moved) this.report();
       } catch (err) {
         this.lastError = `reading the ledger parameters failed: ${(err as Error).message}`;
       } finally {
@@ -299,6 +299,7 @@ export class NetworkDustSync {
       maxId: this.maxId,
       balance: wallets.reduce((s, w) => s + BigInt(w.balance), 0n).toString(),
       wallets,
+      fees: this.paramsMatchEra() ? this.tip.fees : undefined,
       lastError: this.lastError,
       updatedAt: this.now(),
     };

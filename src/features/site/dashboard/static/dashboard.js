@@ -306,6 +306,8 @@
     ])]);
   }
   function td(text, name) { return h('td', name ? { text: text, 'data-field': name } : { text: text }); }
+  /** A fee price as the ledger gives it (a float): four significant digits show a block's change. */
+  function price(n) { return typeof n === 'number' && isFinite(n) ? String(Number(n.toPrecision(4))) : '–'; }
 
   /** Prometheus text → [{name, labels, value}]. */
   function samples(text) {
@@ -339,7 +341,16 @@
         ]);
       });
       parts.push(h('h3', { text: 'Sponsorship pool' }), table(['Network', 'Wallet sync', 'Free', 'Reserved', 'Held / target', 'DUST balance', 'Sustains', 'Keeper'], rows, { 'data-field': 'pool' }));
-      parts.push(h('p', { class: 'gap', text: 'Current fee prices: no route exposes them yet (the wallets read them from the tip for each fee).' }));
+      var frows = Object.keys(wallets).map(function (n) {
+        var f = wallets[n].fees, p = f ? f.prices : {};
+        return h('tr', { 'data-fees': n }, [
+          td(NAMES[n] || n),
+          td(f ? int(f.atHeight) : 'not read yet', 'at-height'),
+          td(price(p.overall), 'overall'), td(price(p.read), 'read'), td(price(p.compute), 'compute'), td(price(p.blockUsage), 'block-usage'), td(price(p.write), 'write'),
+        ]);
+      });
+      parts.push(h('h3', { text: 'Fee prices' }), table(['Network', 'At block', 'Overall', 'Read', 'Compute', 'Block usage', 'Write'], frows, { 'data-field': 'fees' }));
+      parts.push(h('p', { class: 'small muted', text: 'The tip\'s prices the wallets price each fee from: overall, the price of a full block in an average dimension; the others, the factor of each dimension.' }));
     }
     var left = [], right = [];
     var comps = health && health.components;
