@@ -172,12 +172,16 @@ export function buildFee(user: AnyTx, args: SponsorArgs, snapshotBuffer: SharedA
         } finally {
           freeLedger(merged, shapedFee);
         }
-        if (need <= fee) {
+        // The mock-proven estimate runs about 1 % below what the proven transaction is charged
+        // (LEDGER.md): 2 % over it, at this round's prices, so a block's price rise between the
+        // caller's attempts cannot leave a measured fee short.
+        const want = need + need / 50n;
+        if (want <= fee) {
           feePartCost.set(costKey(args), need - userFee);
           built = true;
           return { feeTx, fee, userFee, params: replica.params, prices, reservation };
         }
-        fee = need;
+        fee = want;
       } finally {
         // This round's fee part is the answer only when the round returned it.
         if (!built) freeLedger(feeTx);
