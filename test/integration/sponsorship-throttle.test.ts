@@ -19,20 +19,26 @@ const MARGIN = 1_000;
  * Until every answered reservation has ended (landed or released), driven as the server's wheel
  * would be: at each of the DUST sync's reports (one per block of the real-time devnet chain),
  * once that chain is past `t`, the server clock moves past `t` + margin and on by a recheck
- * (one block), and the due timers fire. Bounded by 30 reports, never a sleep.
+ * (one block), and the due timers fire. Bounded by 30 blocks of that chain (the sync may report
+ * several times a block), never a sleep.
  */
 async function expireThrough(app: SponsorApp, clock: ManualClock, t: number): Promise<number> {
   const net = app.service.network('preview')!;
   const tracked = (): number => (app.service.status()['preview'] as { reclaimTimers: number }).reclaimTimers;
-  let reports = 0;
+  let blocks = 0;
+  let seen = net.snapshot.confirmedAt;
   await app.untilSync(() => {
+    if (net.snapshot.confirmedAt !== seen) {
+      seen = net.snapshot.confirmedAt;
+      blocks++;
+    }
     if (net.snapshot.confirmedAt > t) {
       clock.set(Math.max(clock.now() + 1_000, t + MARGIN));
       app.service.reclaimDue();
     }
-    return tracked() === 0 || ++reports > 30;
+    return tracked() === 0 || blocks > 30;
   });
-  return reports;
+  return blocks;
 }
 
 /** Counts decay with time (by < 2 % over this test's seconds): compared whole. */
