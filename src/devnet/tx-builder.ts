@@ -152,7 +152,8 @@ export async function buildFinalized(spec: TxSpec, ctx: BuildContext): Promise<L
         if (!payer) return proven.bind();
         const needed = proven.feesWithMargin(ctx.params, FEE_MARGIN);
         if (needed <= fee) return proven.bind();
-        fee = needed;
+        // A little over what this round needs: the next round's spend of it must not need more.
+        fee = needed + needed / 100n;
       } finally {
         // Each round's transaction is rebuilt; only the bound one is kept.
         release(unproven, proven, spend);
