@@ -24,7 +24,7 @@ import { DevnetDrops } from './lib/devnet-drops.js';
 import { fundFromFaucet, prefunded, type Funded } from './lib/funding.js';
 import { pollUntil, sleep } from './lib/http.js';
 import { commitInfo, machineInfo } from './lib/machine.js';
-import { closedPort, onlyDevnetOf, sponsorSeeds, startNightgate } from './lib/nightgate.js';
+import { closedPort, localServeEnv, onlyDevnetOf, sponsorSeeds, startNightgate } from './lib/nightgate.js';
 import { freshWallet, ledger, walletFromSeed, type NightWallet } from './lib/night-transfer.js';
 import { BENCH_DIR, ROOT, RESULTS_DIR } from './lib/paths.js';
 import { PoolPoller, readPool } from './lib/pool-poller.js';
@@ -75,14 +75,7 @@ async function devnetOf(baseUrl: string, apiKey: string, network: string): Promi
 
 /** The local server's environment: one key per client in a config file, the server's defaults otherwise. */
 async function localEnv(args: SustainedArgs, configFile: string): Promise<Record<string, string>> {
-  const env: Record<string, string> = {
-    NIGHTGATE_HOST: '127.0.0.1',
-    NIGHTGATE_PORT: '0',
-    NIGHTGATE_CONFIG: configFile,
-    // `info`, so the "listening" line and the devnet's "dropped at block time" lines are printed.
-    NIGHTGATE_LOG_LEVEL: 'info',
-    NIGHTGATE_LOG_REQUESTS: 'none',
-  };
+  const env = localServeEnv(configFile);
   if (args.blockTimeMs !== undefined) env['NIGHTGATE_DEVNET_BLOCK_TIME_MS'] = String(args.blockTimeMs);
   if (args.ledger !== undefined) env[`NIGHTGATE_${args.network.toUpperCase()}_DEVNET_LEDGER`] = String(args.ledger);
   if (args.sponsorWallets !== undefined) env['NIGHTGATE_DUST_WALLET_SEEDS'] = sponsorSeeds(args.sponsorWallets).join(',');

@@ -38,6 +38,15 @@ export function closedPort(): Promise<number> {
  * what a load run sends so they never answer 429, a DUST budget that never runs out and no cap on
  * the DUST UTXOs one key holds reserved (dust.maxReservationsPerKey, 16 a network by default).
  */
+/**
+ * A local `serve` on a free loopback port with the keys of `configFile` and the server's defaults
+ * otherwise; at `info`, so the "listening" line and the devnet's "dropped at block time" lines are
+ * printed, without an access log.
+ */
+export function localServeEnv(configFile: string): Record<string, string> {
+  return { NIGHTGATE_HOST: '127.0.0.1', NIGHTGATE_PORT: '0', NIGHTGATE_CONFIG: configFile, NIGHTGATE_LOG_LEVEL: 'info', NIGHTGATE_LOG_REQUESTS: 'none' };
+}
+
 /** Settings that leave only `network` an embedded devnet: the others point at `closedPort`, where nothing listens. */
 export function onlyDevnetOf(network: string, closedPort: number): Record<string, string> {
   const env: Record<string, string> = {};

@@ -20,7 +20,7 @@ import { mintKey, sha256Hex } from '../../../src/core/pipeline/auth.js';
 import { ChainWatch } from '../../../bench/lib/chain-watch.js';
 import { fundFromFaucet } from '../../../bench/lib/funding.js';
 import { request, sleep } from '../../../bench/lib/http.js';
-import { closedPort, onlyDevnetOf, startNightgate } from '../../../bench/lib/nightgate.js';
+import { closedPort, localServeEnv, onlyDevnetOf, startNightgate } from '../../../bench/lib/nightgate.js';
 import { freshWallet, ledger, unprovenTransfer } from '../../../bench/lib/night-transfer.js';
 import { readPool } from '../../../bench/lib/pool-poller.js';
 import { ProcessGroup } from '../../../bench/lib/processes.js';
@@ -64,14 +64,7 @@ async function main(): Promise<void> {
     const configFile = join(tmp, 'config.json');
     writeFileSync(configFile, JSON.stringify({ auth: { keys: keys.map((k, i) => ({ id: ids[i], sha256: sha256Hex(k) })) } }), { mode: 0o600 });
     const port = await closedPort();
-    const env: Record<string, string> = {
-      NIGHTGATE_HOST: '127.0.0.1',
-      NIGHTGATE_PORT: '0',
-      NIGHTGATE_CONFIG: configFile,
-      NIGHTGATE_LOG_LEVEL: 'info',
-      NIGHTGATE_LOG_REQUESTS: 'none',
-      [`NIGHTGATE_${NETWORK.toUpperCase()}_DEVNET_LEDGER`]: String(ERA),
-    };
+    const env = { ...localServeEnv(configFile), [`NIGHTGATE_${NETWORK.toUpperCase()}_DEVNET_LEDGER`]: String(ERA) };
     // Only the network under attack runs a devnet: the others would compete for the cores.
     Object.assign(env, onlyDevnetOf(NETWORK, port));
     const server = await startNightgate(group, 'nightgate', env, { probe: false });
