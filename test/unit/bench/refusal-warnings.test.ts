@@ -6,6 +6,7 @@ import { REFUSED_SHARE, SCENARIO_LIMITS, refusalWarning, refusedScenarios, whatR
 import { renderMarkdown } from '../../../bench/lib/report-markdown.js';
 import type { BenchResults, LoadFigures, Measurement } from '../../../bench/lib/types.js';
 import { WRK_NOT_OK, WRK_OK } from '../../../bench/lib/wrk.js';
+import { benchResults } from '../../fixtures/bench/bench-results.js';
 
 const load = (status: Record<string, number>): LoadFigures => {
   const responses = Object.values(status).reduce((a, b) => a + b, 0);
@@ -13,25 +14,8 @@ const load = (status: Record<string, number>): LoadFigures => {
 };
 const run = (scenario: string, status: Record<string, number>, target = 'nightgate', variant = 'c=10'): Measurement => ({ scenario, variant, target, load: load(status) });
 
-function results(measurements: Measurement[]): BenchResults {
-  return {
-    run: {
-      startedAt: '2026-11-27T10:00:00.000Z',
-      finishedAt: '2026-11-27T10:05:00.000Z',
-      commit: 'abc1234',
-      dirty: false,
-      machine: { cpuModel: 'Test CPU', cores: 2, memoryMiB: 4096, kernel: '6', platform: 'linux-x64', node: 'v20.0.0', uws: 'test' },
-      mode: 'full',
-      targetKind: 'remote',
-      url: 'https://gw.example',
-      loadAverage: { start: 0, end: 0 },
-      server: {},
-      notes: [],
-    },
-    measurements,
-    targets: [],
-  };
-}
+/** A full run against a deployment (`--url`). */
+const results = (measurements: Measurement[]): BenchResults => benchResults({ targetKind: 'remote', url: 'https://gw.example' }, measurements);
 
 t.test('a scenario whose answers were mostly 429 on public routes names the per-IP limit', async (t) => {
   const refused = refusedScenarios([run('cached-summary', { 200: 30, 429: 970 }, 'nightgate', 'c=1'), run('cached-summary', { 200: 100, 429: 900 }, 'nightgate', 'c=100')]);
