@@ -88,13 +88,14 @@ export function admit(era: Era, tx: AnyTx, unproven: boolean, networkId: string,
     for (const [segment, intent] of intents ?? []) {
       const offers = [intent.guaranteedUnshieldedOffer, intent.fallibleUnshieldedOffer];
       const dust = intent.dustActions;
+      const registrations = dust?.registrations ?? [];
       const actions = intent.actions;
       try {
         earliestTtl = Math.min(earliestTtl, intent.ttl.getTime());
         if (dust && dust.spends.length > 0) {
           throw rejected(`the transaction already pays a fee with DUST (segment ${segment}): it needs no sponsorship`);
         }
-        if (actions.length > 0 || (dust?.registrations.length ?? 0) > 0) effect = true;
+        if (actions.length > 0 || registrations.length > 0) effect = true;
         for (const offer of offers) {
           if (!offer) continue;
           if (offer.inputs.length > 0 || offer.outputs.length > 0) effect = true;
@@ -103,7 +104,7 @@ export function admit(era: Era, tx: AnyTx, unproven: boolean, networkId: string,
           }
         }
       } finally {
-        freeLedger(...offers, dust, ...actions);
+        freeLedger(...offers, dust, ...registrations, ...actions);
       }
     }
   } finally {
