@@ -344,6 +344,7 @@ async function startShared(config: Readonly<Config>, logger: Logger, clock: Cloc
     import('./features/sponsorship/shared/budget.js'),
     import('./features/sponsorship/shared/sponsorship.js'),
     import('./features/sponsorship/shared/wallet-leases.js'),
+    import('./features/sponsorship/shared/user-counters.js'),
     import('./features/proving/shared-proof-cache.js'),
   ]);
   return (await import('./infra/state/index.js')).startSharedState(config, logger, clock);

@@ -98,8 +98,7 @@ export function loadConfig(opts: LoadOptions = {}): Readonly<Config> {
     if (!Value.Check(setting.schema, value)) {
       const first = Value.Errors(setting.schema, value).First();
       const where = setting.env ? `${setting.path} (${setting.env})` : setting.path;
-      const shown = setting.secret ? '<redacted>' : JSON.stringify(value);
-      throw new ConfigError(`invalid setting ${where} from ${source}: ${shown} — ${first?.message ?? 'invalid value'}`);
+      throw new ConfigError(`invalid setting ${where} from ${source}: ${shownValue(setting.secret === true, value, first)} — ${first?.message ?? 'invalid value'}`);
     }
     setPath(out, setting.path, value);
   }
@@ -111,4 +110,15 @@ export function loadConfig(opts: LoadOptions = {}): Readonly<Config> {
   }
   crossCheck(out);
   return deepFreeze(out);
+}
+
+/**
+ * The wrong value as an error shows it: a scalar whole, a list or record (auth.keys) by the path
+ * of its first error and the value there; secrets, and any field named `secret`, never.
+ */
+function shownValue(secret: boolean, value: unknown, first: { path: string; value: unknown } | undefined): string {
+  if (secret) return '<redacted>';
+  if (value === null || typeof value !== 'object' || first === undefined) return JSON.stringify(value);
+  const inner = /(^|\/)secret(\/|$)/.test(first.path) ? '<redacted>' : JSON.stringify(first.value) ?? 'nothing';
+  return `at ${first.path || '/'} ${inner}`;
 }

@@ -95,6 +95,12 @@ export const ERRORS = {
   BUDGET_UNAVAILABLE: { status: 503, title: 'Service Unavailable', message: 'The DUST budget cannot be charged exactly now; retry shortly' },
   // Several instances: another instance holds (or took) the lease on this network's server DUST wallets.
   WALLET_LEASE_LOST: { status: 503, title: 'Service Unavailable', message: 'This instance does not hold the lease on its DUST wallets' },
+  // The key's policy (docs/policies.md) does not sponsor this transaction; `rule` names the rule. Nothing is reserved.
+  POLICY_DENIED: { status: 403, title: 'Forbidden', message: "This key's sponsorship policy does not pay for this transaction" },
+  // A per-user cap of the key's policy is reached for this window; Retry-After says when it opens.
+  USER_LIMIT: { status: 429, title: 'Too Many Requests', message: 'This user has reached the sponsorships this key pays for in the window' },
+  // The key's policy asks its owner's webhook, which did not answer (and `onTimeout` is "reject").
+  POLICY_WEBHOOK_UNAVAILABLE: { status: 503, title: 'Service Unavailable', message: "The key's policy webhook did not answer; nothing was reserved; retry shortly" },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -104,14 +110,17 @@ export class GatewayError extends Error {
   readonly status: number;
   /** Extra response headers, e.g. `Retry-After` on 503/429, `Allow` on 405. */
   readonly headers: Readonly<Record<string, string>> | undefined;
+  /** The policy rule that refused (POLICY_DENIED, USER_LIMIT, POLICY_WEBHOOK_UNAVAILABLE), sent as `rule`. */
+  readonly rule: string | undefined;
 
-  constructor(code: ErrorCode, detail?: string, opts?: { headers?: Record<string, string>; cause?: unknown }) {
+  constructor(code: ErrorCode, detail?: string, opts?: { headers?: Record<string, string>; cause?: unknown; rule?: string }) {
     const spec: ErrorSpec = ERRORS[code];
     super(detail ?? spec.message, opts?.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'GatewayError';
     this.code = code;
     this.status = spec.status;
     this.headers = opts?.headers;
+    this.rule = opts?.rule;
   }
 }
 
@@ -119,9 +128,9 @@ export function isGatewayError(err: unknown): err is GatewayError {
   return err instanceof GatewayError;
 }
 
-/** `{error: title, message: detail, code}`: the one error body (OpenAPI `Error`). */
+/** `{error: title, message: detail, code, rule?}`: the one error body (OpenAPI `Error`). */
 export function errorBody(err: GatewayError): string {
-  return JSON.stringify({ error: ERRORS[err.code].title, message: err.message, code: err.code });
+  return JSON.stringify({ error: ERRORS[err.code].title, message: err.message, code: err.code, ...(err.rule === undefined ? {} : { rule: err.rule }) });
 }
 
 /** Wrap anything thrown into a catalogued error; unknown errors become INTERNAL without leaking internals. */

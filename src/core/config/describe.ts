@@ -18,6 +18,9 @@ export function redactedConfig(config: Config): unknown {
     const redacted = Array.isArray(v) ? `<${v.length} redacted>` : '<redacted>';
     setPath(copy, s.path, redacted);
   }
+  // A key's webhook secret signs what nightgate asks its owner's service: never logged.
+  const keys = getPath(copy, 'auth.keys') as Array<{ policy?: { webhook?: { secret?: string } } }> | undefined;
+  for (const k of keys ?? []) if (k.policy?.webhook?.secret !== undefined) k.policy.webhook.secret = '<redacted>';
   return redactDeep(copy);
 }
 

@@ -4,6 +4,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { NETWORKS, networkGroup } from './networks.js';
+import { KeyPolicySchema } from './key-policy.js';
 import { NonNegInt, Port, PositiveInt, Speck, leavesOf, setting, type Setting } from './setting.js';
 
 export const ApiKeyRecord = Type.Object(
@@ -15,6 +16,8 @@ export const ApiKeyRecord = Type.Object(
     rateLimit: Type.Optional(Type.Object({ limit: PositiveInt, windowMs: PositiveInt }, { additionalProperties: false })),
     dustBudget: Type.Optional(Speck),
     maxFee: Type.Optional(Speck),
+    admin: Type.Optional(Type.Boolean({ description: 'May read every key\'s usage (GET /usage)' })),
+    policy: Type.Optional(KeyPolicySchema),
   },
   { additionalProperties: false },
 );
@@ -56,7 +59,7 @@ export const ConfigSchema = Type.Object({
     keyIds: setting(Type.Array(Type.String({ minLength: 1 })), { env: 'NIGHTGATE_METRICS_KEY_IDS', default: [], doc: 'Ids of API keys (`auth.keys`) that may read `/metrics` on the main port from anywhere' }),
   }),
   auth: Type.Object({
-    keys: setting(Type.Array(ApiKeyRecord), { default: [], doc: 'API keys as `{id, sha256, name?, revoked?, rateLimit?, dustBudget?, maxFee?}` (config file only; mint with `nightgate keys create`). Ids of nightgate\'s own accounts are refused: `nightgate-*`, `env-<n>`, `dev-generated`' }),
+    keys: setting(Type.Array(ApiKeyRecord), { default: [], doc: 'API keys as `{id, sha256, name?, revoked?, rateLimit?, dustBudget?, maxFee?, admin?, policy?}` (policy: docs/policies.md) (config file only; mint with `nightgate keys create`). Ids of nightgate\'s own accounts are refused: `nightgate-*`, `env-<n>`, `dev-generated`' }),
     apiKeys: setting(Type.Array(Type.String({ minLength: 8 })), { env: 'NIGHTGATE_API_KEYS', default: [], secret: true, doc: 'Development only: comma-separated raw API keys' }),
     failureLimit: setting(NonNegInt, { env: 'NIGHTGATE_AUTH_FAILURE_LIMIT', default: 100, doc: 'Failed authentications per window per client IP (an IPv6 client by its /64); beyond → 429 with Retry-After for every keyed request from that IP, the key unread, until the window admits it. Valid keys never count. 0 = no limit' }),
     failureWindowMs: setting(PositiveInt, { env: 'NIGHTGATE_AUTH_FAILURE_WINDOW_MS', default: 60_000, doc: 'Window of auth.failureLimit in ms' }),

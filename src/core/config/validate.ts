@@ -5,6 +5,7 @@
 import { redactUrl } from '../log/url-redaction.js';
 import { CidrList } from '../pipeline/cidr.js';
 import { reservedKeyId } from '../pipeline/key-ids.js';
+import { keyPolicyProblem } from './key-policy.js';
 import { NETWORKS } from './networks.js';
 import { proverBackendOf, proverUrlOf } from './network-endpoints.js';
 import { SETTINGS, type Config } from './schema.js';
@@ -118,6 +119,8 @@ export function crossCheck(config: Config): void {
     if (ids.has(k.id)) throw new ConfigError(`invalid setting auth.keys: duplicate key id "${k.id}"`);
     const reserved = reservedKeyId(k.id);
     if (reserved !== undefined) throw new ConfigError(`invalid setting auth.keys: key id "${k.id}" ${reserved}; choose another id`);
+    const problem = k.policy === undefined ? undefined : keyPolicyProblem(k.policy);
+    if (problem !== undefined) throw new ConfigError(`invalid setting auth.keys: key "${k.id}": ${problem}`);
     ids.add(k.id);
   }
   const largestBody = Math.max(config.server.bodyLimit, config.server.proverBodyLimit);

@@ -21,8 +21,9 @@ export const ErrorSchema = Type.Object(
     error: Type.String({ description: 'Short title of the status, e.g. `Not Found`' }),
     message: Type.String({ description: 'What was wrong, for people: names the parameter, the limit, the reason' }),
     code: Type.Union(CODES.map((c) => Type.Literal(c)), { description: 'Stable machine code from the error catalogue (src/core/errors.ts); branch on this, not on the texts' }),
+    rule: Type.Optional(Type.String({ description: "The key's policy rule that refused the sponsorship (POLICY_DENIED, USER_LIMIT, POLICY_WEBHOOK_UNAVAILABLE), e.g. `allow.contracts`, `perUser.maxSponsorships` (docs/policies.md)" })),
   },
-  { $id: 'Error', description: 'Every error: `{error, message, code}`, plus details some errors add (GET /readyz: `status`, `missing`)' },
+  { $id: 'Error', description: 'Every error: `{error, message, code}`, plus `rule` on a policy refusal and details some errors add (GET /readyz: `status`, `missing`)' },
 );
 
 const RATE_HEADERS = {

@@ -7,6 +7,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ApiKeyRecord } from '../config.js';
+import { compileKeyPolicy, type KeyPolicy } from '../config/key-policy.js';
 import { CidrList } from './cidr.js';
 
 export const KEY_PREFIX = 'ngk_';
@@ -18,6 +19,10 @@ export interface AuthenticatedKey {
   readonly rateLimit?: { limit: number; windowMs: number } | undefined;
   readonly dustBudget?: bigint | undefined;
   readonly maxFee?: bigint | undefined;
+  /** May read every key's usage (GET /usage). */
+  readonly admin?: boolean | undefined;
+  /** What the key's DUST may pay for (docs/policies.md); absent: anything. */
+  readonly policy?: KeyPolicy | undefined;
   readonly source: 'config' | 'env' | 'generated' | 'trusted-network';
 }
 
@@ -41,18 +46,23 @@ interface StoredKey {
   digest: Buffer;
   key: AuthenticatedKey;
   revoked: boolean;
+  /** The config file's record (its limits and policy as written, for what a reload changed). */
+  record?: ApiKeyRecord;
 }
 
 function storedOf(r: ApiKeyRecord): StoredKey {
   return {
     digest: Buffer.from(r.sha256, 'hex'),
     revoked: r.revoked === true,
+    record: r,
     key: {
       id: r.id,
       name: r.name,
       rateLimit: r.rateLimit,
       dustBudget: r.dustBudget === undefined ? undefined : BigInt(r.dustBudget),
       maxFee: r.maxFee === undefined ? undefined : BigInt(r.maxFee),
+      ...(r.admin === true ? { admin: true } : {}),
+      ...(r.policy !== undefined ? { policy: compileKeyPolicy(r.policy) } : {}),
       source: 'config',
     },
   };
@@ -64,7 +74,7 @@ export interface KeyChanges {
   removed: string[];
   revoked: string[];
   restored: string[];
-  /** Name, rate limit, DUST budget or fee cap changed. */
+  /** Name, rate limit, DUST budget, fee cap, admin flag or policy changed. */
   changed: string[];
 }
 
@@ -97,7 +107,7 @@ export class KeyStore {
       if (!b) changes.added.push(id);
       else if (!b.revoked && a.revoked) changes.revoked.push(id);
       else if (b.revoked && !a.revoked) changes.restored.push(id);
-      else if (!b.digest.equals(a.digest) || JSON.stringify(limitsOf(b.key)) !== JSON.stringify(limitsOf(a.key))) changes.changed.push(id);
+      else if (!b.digest.equals(a.digest) || limitsOf(b) !== limitsOf(a)) changes.changed.push(id);
     }
     for (const id of before.keys()) if (!after.has(id)) changes.removed.push(id);
     this.trusted = new CidrList(trustedNetworks);
@@ -143,6 +153,7 @@ export class KeyStore {
   }
 }
 
-function limitsOf(k: AuthenticatedKey): unknown {
-  return [k.name ?? null, k.rateLimit ?? null, k.dustBudget?.toString() ?? null, k.maxFee?.toString() ?? null];
+function limitsOf(s: StoredKey): string {
+  const r = s.record;
+  return JSON.stringify([r?.name ?? null, r?.rateLimit ?? null, r?.dustBudget ?? null, r?.maxFee ?? null, r?.admin ?? false, r?.policy ?? null]);
 }

@@ -48,6 +48,13 @@ export interface SponsorArgs {
    * reserved (src/features/sponsorship/input-check.ts); a task told so without a port fails closed.
    */
   checkInputs?: boolean;
+  /**
+   * The key has a policy: the transaction's effects are read (worker/effects.ts) and the main thread
+   * asked over the task's port whether the policy pays for them, before anything is reserved.
+   */
+  policy?: boolean;
+  /** With `policy`: the user's part's fee is read too (for the key owner's webhook). */
+  policyFee?: boolean;
 }
 
 export interface SponsorResult {

@@ -22,6 +22,9 @@ import type { SponsoredNetwork } from './sponsored-network.js';
 import { SponsorshipService } from './sponsorship.js';
 import { DustSyncHost } from './sync-host.js';
 import { InputChecker, UnspentUtxoReader } from './input-check.js';
+import { PolicyGate } from './policy/gate.js';
+import { MemoryUserCounters, type UserCounterStore } from './policy/user-counters.js';
+import { PolicyWebhook } from './policy/webhook.js';
 
 export const SPONSORSHIP_COMPONENT = 'sponsorship';
 
@@ -90,6 +93,7 @@ export const mountSponsorship: Module = async (ctx: AppContext) => {
   }
   // Several instances: budgets, dedupe and shares in Redis; each wallet leased to one instance.
   const state = ctx.state ? await sharedSponsorship(ctx, networks, log) : undefined;
+  const gate = policyGate(ctx, state?.userCounters, log);
   const budgets = state ? new state.RedisBudgetStore(ctx.state!.redis, { local: (id) => id === POOL_KEY_ID }) : new MemoryBudgetStore();
   const policy = new SponsorshipPolicy({ maxFee: BigInt(config.dust.maxFee), budget: BigInt(config.dust.budget), windowMs: config.dust.budgetWindowMs }, budgets);
   const service = new SponsorshipService({
@@ -100,6 +104,7 @@ export const mountSponsorship: Module = async (ctx: AppContext) => {
     ...(state ? { sharing: state.sharing } : {}),
     ...(config.dust.checkInputs ? { inputs: inputChecker(ctx, networks) } : {}),
     expiryMarginMs: config.dust.expiryMarginMs, throttleSlack: config.dust.throttleSlack, keyHealthWindowMs: config.dust.keyHealthWindowMs,
+    gate,
   });
   for (const n of networks) {
     const source = sourceOf(ctx, n.name)!;
@@ -134,11 +139,17 @@ export const mountSponsorship: Module = async (ctx: AppContext) => {
       service.close();
       await sync.close();
       journal?.close();
+      await gate.close();
       await state?.leases.release();
     },
   };
   ctx.addComponent(component);
 };
+
+/** Keys' policies (docs/policies.md): per-user counters shared through Redis with several instances, the owners' webhooks. */
+function policyGate(ctx: AppContext, shared: UserCounterStore | undefined, log: AppContext['logger']): PolicyGate {
+  return new PolicyGate({ counters: shared ?? new MemoryUserCounters(), webhook: new PolicyWebhook({ clock: ctx.clock }), logger: log });
+}
 
 /** Reads each sponsored network's unspent UTXOs from the indexer its DUST sync follows. */
 function inputChecker(ctx: AppContext, networks: readonly SponsoredNetwork[]): InputChecker {
@@ -157,10 +168,11 @@ function inputChecker(ctx: AppContext, networks: readonly SponsoredNetwork[]): I
 
 /** The shared side of sponsorship: wallet leases taken (or the start refused), dedupe and shares in Redis. */
 async function sharedSponsorship(ctx: AppContext, networks: readonly SponsoredNetwork[], log: AppContext['logger']) {
-  const [{ WalletLeases, WalletLeaseError }, { RedisSponsorshipSharing }, { RedisBudgetStore }] = await Promise.all([
+  const [{ WalletLeases, WalletLeaseError }, { RedisSponsorshipSharing }, { RedisBudgetStore }, { RedisUserCounters }] = await Promise.all([
     import('./shared/wallet-leases.js'),
     import('./shared/sponsorship.js'),
     import('./shared/budget.js'),
+    import('./shared/user-counters.js'),
   ]);
   const redis = ctx.state!.redis;
   const leases = new WalletLeases({ redis, clock: ctx.clock, logger: log, ttlMs: ctx.config.state.leaseTtlMs, wallets: new Map(networks.map((n) => [n.name, n.seeds])) });
@@ -172,5 +184,5 @@ async function sharedSponsorship(ctx: AppContext, networks: readonly SponsoredNe
     throw err;
   }
   const sharing = new RedisSponsorshipSharing({ redis, leases, clock: ctx.clock, logger: log, dedupeWindowMs: ctx.config.dust.dedupeWindowMs });
-  return { leases, sharing, RedisBudgetStore };
+  return { leases, sharing, RedisBudgetStore, userCounters: new RedisUserCounters(redis) };
 }

@@ -27,17 +27,14 @@
  * network runs now (its `protocolVersion`).
  *
  * Threads: the worker reads the inputs out of the transaction (admission.ts) and asks the main
- * thread over the task's port (`sponsorTaskPort`, `remoteInputCheck`); the main thread owns the
- * cache and the reads, so all workers share them.
+ * thread over the task's port (task-port.ts); the main thread owns the cache and the reads, so all
+ * workers share them.
  */
-import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { bech32mEncode } from '../../core/bech32m.js';
 import type { Clock } from '../../core/clock.js';
-import { GatewayError, isGatewayError, toGatewayError, type ErrorCode } from '../../core/errors.js';
+import { GatewayError, isGatewayError } from '../../core/errors.js';
 import { GraphqlWsConnection } from '../../infra/indexer/graphql-ws.js';
 import { eraOfProtocolVersion, type Era } from '../../infra/ledger/era.js';
-import type { ProvingPort } from '../../infra/prover/proving-port.js';
-import { transferListFor, type ProvingReply } from '../../infra/pool/tasks.js';
 import { UNSPENT_UTXOS } from './queries.js';
 
 /** One unshielded input of a user's transaction, as the worker reads it (all plain data). */
@@ -275,83 +272,4 @@ export class InputChecker {
 
 function refused(input: UnshieldedInput, why: string): GatewayError {
   return new GatewayError('TRANSACTION_REJECTED', `the transaction spends input ${input.intentHash}#${input.outputNo}, ${why}: it can never land, so nothing is reserved for it`);
-}
-
-// --- the task's port -----------------------------------------------------------------------
-
-/** Worker → main: check these inputs. */
-export interface InputCheckRequest {
-  inputCheck: number;
-  inputs: UnshieldedInput[];
-}
-
-/** Main → worker. Carries no `id`, so the proving provider on the same port ignores it. */
-export type InputCheckReply = { inputCheck: number; ok: true } | { inputCheck: number; ok: false; code: ErrorCode; message: string; headers?: Record<string, string> };
-
-function isInputCheck(msg: unknown): msg is InputCheckRequest {
-  return typeof msg === 'object' && msg !== null && 'inputCheck' in msg;
-}
-
-export interface TaskPort {
-  port: MessagePort;
-  close(): void;
-}
-
-/**
- * The one port a sponsorship task gets: its input checks are answered here by `check`; anything
- * else is a proof call, passed to the proving port when the network proves on the main thread
- * (upstream, native) and its answers passed back. Closing it closes both.
- */
-export function sponsorTaskPort(check: (inputs: UnshieldedInput[]) => Promise<void>, proving: ProvingPort | undefined): TaskPort {
-  const { port1, port2 } = new MessageChannel();
-  port1.on('message', (msg: unknown) => {
-    if (isInputCheck(msg)) {
-      const reply = (r: InputCheckReply): void => port1.postMessage(r);
-      check(msg.inputs).then(
-        () => reply({ inputCheck: msg.inputCheck, ok: true }),
-        (err: unknown) => {
-          const e = toGatewayError(err);
-          reply({ inputCheck: msg.inputCheck, ok: false, code: e.code, message: e.message, ...(e.headers ? { headers: { ...e.headers } } : {}) });
-        },
-      );
-      return;
-    }
-    const body = (msg as { body?: Uint8Array }).body;
-    proving?.port.postMessage(msg, transferListFor(body));
-  });
-  proving?.port.on('message', (r: ProvingReply) => port1.postMessage(r, r.ok ? transferListFor(r.bytes) : []));
-  return {
-    port: port2,
-    close: () => {
-      port1.close();
-      proving?.close();
-      proving?.port.close();
-    },
-  };
-}
-
-/** Worker side: asks the main thread to check the inputs over the task's port. */
-export function remoteInputCheck(port: MessagePort): (inputs: UnshieldedInput[]) => Promise<void> {
-  let next = 0;
-  const pending = new Map<number, { resolve(): void; reject(e: Error): void }>();
-  port.on('message', (r: InputCheckReply) => {
-    if (typeof r !== 'object' || r === null || !('inputCheck' in r)) return;
-    const p = pending.get(r.inputCheck);
-    pending.delete(r.inputCheck);
-    if (!p) return;
-    if (r.ok) p.resolve();
-    else p.reject(new GatewayError(r.code, r.message, r.headers ? { headers: r.headers } : undefined));
-  });
-  port.on('close', () => {
-    for (const [id, p] of pending) {
-      pending.delete(id);
-      p.reject(new GatewayError('INPUTS_UNCHECKED', 'the task ended before its inputs were checked', { headers: { 'Retry-After': RETRY_AFTER_S } }));
-    }
-  });
-  return (inputs) =>
-    new Promise<void>((resolve, reject) => {
-      const id = ++next;
-      pending.set(id, { resolve, reject });
-      port.postMessage({ inputCheck: id, inputs } satisfies InputCheckRequest);
-    });
 }

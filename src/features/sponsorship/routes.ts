@@ -106,30 +106,31 @@ export function sponsorshipRoutes(deps: SponsorshipRouteDeps): RouteDef[] {
     auth: 'key',
     rateLimit: 'key',
     body: { limit: deps.bodyLimit, contentTypes: [OCTET] },
-    readHeaders: ['x-midnight-network'],
+    readHeaders: ['x-midnight-network', 'x-client-id'],
     schema: {
       summary: DESCRIPTIONS[kind].summary,
       description:
         'Server-owned DUST wallets pay the fee. Before any DUST UTXO is reserved the transaction is checked as the ledger will check it (well-formed for the network at the tip\'s parameters, signatures, TTL neither expired, nor too close to land, nor beyond the ledger\'s horizon, a real effect, no DUST spend of its own); the sponsored result is checked whole, balance included, before it is answered. ' +
         'The fee covers the largest price rise of every block until `expiresAt` (×1.046 a block), so a transaction submitted before `expiresAt` is never short of fee. ' +
         'One key holds at most `dust.maxReservationsPerKey` DUST UTXOs of a network at once (in flight, or answered and not yet landed or reclaimed); its budget is charged per answer and refunded when an answer\'s reservation is reclaimed unspent. ' +
-        'The same bytes sent again by the same key within the dedupe window get the same answer and no second DUST UTXO (`X-Dedupe: HIT`).',
+        'The same bytes sent again by the same key within the dedupe window get the same answer and no second DUST UTXO (`X-Dedupe: HIT`). ' +
+        "A key's policy (docs/policies.md) may narrow what it pays for — its dates, the kinds of effect and the contracts and entry points a transaction may call, caps per end user, its owner's webhook — and refuses before anything is reserved, naming the rule in the error's `rule`.",
       tags: ['sponsorship'],
       querystring: QUERY,
-      headers: { 'X-Midnight-Network': 'mainnet, preprod or preview (or ?network=)' },
+      headers: { 'X-Midnight-Network': 'mainnet, preprod or preview (or ?network=)', 'X-Client-ID': 'The end user, for a key whose policy counts users by it (`perUser.userFrom: "client-id"`)' },
       body: { contentType: OCTET, description: DESCRIPTIONS[kind].body },
       response: {
         200: { description: 'Sponsored: submit `tx`', schema: SponsoredSchema, headers: { 'X-Dedupe': 'HIT when this answer was given before for the same bytes, else MISS' } },
-        400: { description: `The body is ${DESCRIPTIONS[kind].wrong} (WRONG_TRANSACTION_KIND), does not deserialize (INVALID_BODY), is refused by the ledger — built for another network, badly signed, expired or expiring within a block, TTL too far ahead, no effect, already paying its own DUST fee, unbalanced — (TRANSACTION_REJECTED, with the ledger's reason; nothing is reserved), or the network is unknown (INVALID_NETWORK)` },
+        400: { description: `The body is ${DESCRIPTIONS[kind].wrong} (WRONG_TRANSACTION_KIND), does not deserialize (INVALID_BODY), is refused by the ledger — built for another network, badly signed, expired or expiring within a block, TTL too far ahead, no effect, already paying its own DUST fee, unbalanced — (TRANSACTION_REJECTED, with the ledger's reason; nothing is reserved), the network is unknown (INVALID_NETWORK), or the key's policy counts users by X-Client-ID and it is missing (INVALID_PARAMETER)` },
         401: { description: 'Missing or invalid API key' },
-        403: { description: 'The fee exceeds the per-transaction cap (FEE_CAP_EXCEEDED). Fee prices rise with full blocks and fall with empty ones, so the answer carries Retry-After (one block): the same transaction may fit later' },
+        403: { description: "The fee exceeds the per-transaction cap (FEE_CAP_EXCEEDED). Fee prices rise with full blocks and fall with empty ones, so the answer carries Retry-After (one block): the same transaction may fit later. Or the key's policy does not pay for this transaction (POLICY_DENIED, `rule` names the rule: validFrom — with Retry-After —, validUntil, allow.contracts, allow.deploys, allow.nightTransfers, allow.shielded, allow.dustRegistrations, perUser, webhook; nothing is reserved)" },
         404: { description: 'Balancing is disabled on this server, or not configured for this network (BALANCING_DISABLED)' },
         413: { description: 'Body over the limit' },
         415: { description: 'Content-Type is not application/octet-stream' },
-        429: { description: 'Rate limit (RATE_LIMITED), DUST budget of this key (DUST_BUDGET_EXCEEDED) exceeded, or this key already holds its share of the DUST pool (RESERVATION_LIMIT: one is freed when one of its transactions lands or its reservation expires); see Retry-After' },
+        429: { description: "Rate limit (RATE_LIMITED), DUST budget of this key (DUST_BUDGET_EXCEEDED) exceeded, this key already holds its share of the DUST pool (RESERVATION_LIMIT: one is freed when one of its transactions lands or its reservation expires), or the end user has had what the key's policy pays per user in the window (USER_LIMIT, `rule` perUser.maxSponsorships or perUser.maxDust, Retry-After to the window's end); see Retry-After" },
         500: { description: 'Proving failed (PROVER_FAILED) or a worker crashed (WORKER_CRASHED)' },
         502: { description: 'The proof server could not be reached or answered garbage' },
-        503: { description: 'Wallet still syncing (WALLET_SYNCING, Retry-After: 30), no DUST UTXO free (NO_DUST_AVAILABLE), the fee did not settle while the pool or the prices moved (FEE_UNSETTLED, nothing reserved), queue full (QUEUE_FULL), prover busy (PROVER_BUSY); see Retry-After. With several instances (`state.redisUrl`): the shared state (Redis) is unavailable, so the key\'s budget cannot be charged exactly (BUDGET_UNAVAILABLE, Retry-After: 5; nothing is reserved or charged), or this instance does not hold the lease on its DUST wallets of that network now (WALLET_LEASE_LOST). Or the server is shutting down (SHUTTING_DOWN): a sponsorship still queued is refused at once ("The server is shutting down; the sponsorship was not started") and holds no DUST reservation; one under way past the shutdown deadline ends with "Server shut down before the request finished" and its reservation is released' },
+        503: { description: "The key's policy webhook did not answer and its policy says reject (POLICY_WEBHOOK_UNAVAILABLE, Retry-After: 5, nothing reserved). " + 'Wallet still syncing (WALLET_SYNCING, Retry-After: 30), no DUST UTXO free (NO_DUST_AVAILABLE), the fee did not settle while the pool or the prices moved (FEE_UNSETTLED, nothing reserved), queue full (QUEUE_FULL), prover busy (PROVER_BUSY); see Retry-After. With several instances (`state.redisUrl`): the shared state (Redis) is unavailable, so the key\'s budget cannot be charged exactly (BUDGET_UNAVAILABLE, Retry-After: 5; nothing is reserved or charged), or this instance does not hold the lease on its DUST wallets of that network now (WALLET_LEASE_LOST). Or the server is shutting down (SHUTTING_DOWN): a sponsorship still queued is refused at once ("The server is shutting down; the sponsorship was not started") and holds no DUST reservation; one under way past the shutdown deadline ends with "Server shut down before the request finished" and its reservation is released' },
       },
     },
     handler: async (ctx: RequestContext) => {
@@ -138,7 +139,7 @@ export function sponsorshipRoutes(deps: SponsorshipRouteDeps): RouteDef[] {
       const t0 = performance.now();
       let answer;
       try {
-        answer = await service.sponsor(kind, network, ctx.key!, ctx.body!, ctx.signal);
+        answer = await service.sponsor(kind, network, ctx.key!, ctx.body!, ctx.signal, ctx.headers['x-client-id']);
       } catch (err) {
         const code = toGatewayError(err).code;
         deps.metrics?.sponsorships.inc({ network, kind, outcome: code });

@@ -15,7 +15,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../core/clock.js';
 import type { NetworkName } from '../../core/config.js';
-import { GatewayError } from '../../core/errors.js';
+import { GatewayError, toGatewayError } from '../../core/errors.js';
 import type { AuthenticatedKey } from '../../core/pipeline/auth.js';
 import type { WorkerPoolComponent } from '../../infra/pool/worker-pool.js';
 import { provingPort } from '../../infra/prover/proving-port.js';
@@ -25,7 +25,10 @@ import { SponsorshipPolicy, type BudgetCharge } from './budget.js';
 import { EraGuard } from './era-guard.js';
 import { SponsorBacklog, feeTtlBlocks } from './backlog.js';
 import { InFlightReservations } from './in-flight.js';
-import { sponsorTaskPort, type InputChecker } from './input-check.js';
+import type { InputChecker } from './input-check.js';
+import { sponsorTaskPort, type TaskAnswerers } from './task-port.js';
+import type { PolicyGate } from './policy/gate.js';
+import type { UsageRecorder } from './policy/ports.js';
 import { KeyHealth } from './key-health.js';
 import { KeyShares } from './key-shares.js';
 import { KEEPER_RESERVE, POOL_KEY_ID } from './pool-constants.js';
@@ -35,6 +38,7 @@ import { journalAnswer, restoreReservations } from './reservation-restore.js';
 import { ReservationReclaimer } from './reservations.js';
 import type { SponsoredNetwork } from './sponsored-network.js';
 import type { DustSyncHost } from './sync-host.js';
+import { networkStatus } from './network-status.js';
 import { TaskDeadlines } from './task-deadlines.js';
 import { startTimerWheel, TimerWheel, type TimerWheelDriver } from './timer-wheel.js';
 import type { Era } from '../../infra/ledger/era.js';
@@ -68,7 +72,12 @@ export interface SponsorshipOptions {
   /** Per-key throttle of answers that expire unlanded (key-health.ts): `dust.throttleSlack`, `dust.keyHealthWindowMs`. */
   throttleSlack?: number;
   keyHealthWindowMs?: number;
+  /** Keys' policies (policy/gate.ts): absent, no key's policy is read. */
+  gate?: PolicyGate;
+  /** Sponsorships per key, for GET /usage (policy/usage.ts). */
+  usage?: UsageRecorder;
 }
+
 
 const POOL_FEE_CAP_FACTOR = 10n;
 /** The server's own key for its pool maintenance: POOL_FEE_CAP_FACTOR × the fee cap, a budget that never binds. */
@@ -160,13 +169,25 @@ export class SponsorshipService {
     return this.eras.eraOf(name);
   }
 
-  async sponsor(kind: SponsorKind, name: NetworkName, key: AuthenticatedKey, body: Buffer, signal: AbortSignal): Promise<SponsorAnswer> {
+  /** `clientId`: the request's `X-Client-ID`, the user for a policy that counts users by it. */
+  async sponsor(kind: SponsorKind, name: NetworkName, key: AuthenticatedKey, body: Buffer, signal: AbortSignal, clientId?: string): Promise<SponsorAnswer> {
+    try {
+      return await this.sponsorOnce(kind, name, key, body, signal, clientId);
+    } catch (err) {
+      // Refusals per key, by the policy rule or the error code (GET /usage).
+      const e = toGatewayError(err);
+      this.opts.usage?.refused(key.id, name, e.rule ?? e.code, this.opts.clock.now());
+      throw err;
+    }
+  }
+
+  private async sponsorOnce(kind: SponsorKind, name: NetworkName, key: AuthenticatedKey, body: Buffer, signal: AbortSignal, clientId: string | undefined): Promise<SponsorAnswer> {
     const net = this.byName.get(name);
     if (!net) throw new GatewayError('BALANCING_DISABLED', `sponsorship is not configured for ${name} (no server DUST wallets)`);
     if (!this.opts.sync.isSynced(name) || this.eraOf(name) === undefined) await this.eras.untilSynced(net, body, signal);
     this.opts.sharing?.admit(name);
     const dedupeKey = requestKey(key.id, kind, name, this.eraOf(name), body);
-    return this.dedupe.answer(dedupeKey, signal, (s) => this.compute(kind, net, key, body, s, dedupeKey));
+    return this.dedupe.answer(dedupeKey, signal, (s) => this.compute(kind, net, key, body, s, dedupeKey, clientId));
   }
 
   /**
@@ -204,11 +225,13 @@ export class SponsorshipService {
     return feeTtlBlocks(this.backlogs.get(net.name)!.blocks(net.table.counts().reserved));
   }
 
-  private async compute(kind: SponsorKind, net: SponsoredNetwork, key: AuthenticatedKey, body: Buffer, signal: AbortSignal, dedupeKey: string | undefined): Promise<string> {
+  private async compute(kind: SponsorKind, net: SponsoredNetwork, key: AuthenticatedKey, body: Buffer, signal: AbortSignal, dedupeKey: string | undefined, clientId?: string): Promise<string> {
     const now = this.opts.clock.now();
     // The era the task builds in: the one the network's wallets are synced in as it starts.
     const era = this.eraOf(net.name);
     if (era === undefined) throw new GatewayError('WALLET_SYNCING', `the server DUST wallets of ${net.name} are still syncing`, { headers: { 'Retry-After': '30' } });
+    const gate = key.id === POOL_KEY_ID ? undefined : this.opts.gate;
+    gate?.precheck(key, clientId, now);
     const policy = this.opts.policy;
     const budgetLeft = policy.budgetFor(key) - policy.spent(key.id, now);
     const budgetResetAt = policy.windowEndsAt(now);
@@ -229,6 +252,8 @@ export class SponsorshipService {
     let member: string | undefined;
     if (this.opts.sharing && key.id !== POOL_KEY_ID) member = await this.shares.holdShared(net, key, hold, deadline);
     const checked = this.opts.inputs !== undefined && key.id !== POOL_KEY_ID;
+    // The key's policy, asked by the worker once it has read the transaction's effects.
+    const taskPolicy = gate?.asks(key) === true ? gate.forTask({ key, network: net.name, era, kind, clientId, now }, signal) : undefined;
     const entry = this.inFlight.acquire();
     if (entry === undefined) {
       this.shares.unhold(net, key, hold);
@@ -245,13 +270,19 @@ export class SponsorshipService {
         blockTimeMs: net.blockTimeMs, feeTtlMs: this.opts.feeTtlMs || this.feeTtlBlocksOf(net) * net.blockTimeMs,
         // The server's own splits spend NIGHT it has just read from the indexer: not checked again.
         checkInputs: checked,
+        policy: taskPolicy !== undefined,
+        policyFee: gate?.asksFee(key) === true,
       },
       prover: net.prover,
       inFlightEntry: entry,
     };
     let answered = false;
     const proving = net.prover.backend === 'upstream' || net.prover.backend === 'native' ? provingPort(net.backend, signal) : undefined;
-    const remote = checked ? sponsorTaskPort((inputs) => this.opts.inputs!.check(net.name, era, inputs), proving) : proving;
+    const answerers: TaskAnswerers = {
+      ...(checked ? { inputs: (inputs) => this.opts.inputs!.check(net.name, era, inputs) } : {}),
+      ...(taskPolicy ? { policy: taskPolicy.answer } : {}),
+    };
+    const remote = checked || taskPolicy ? sponsorTaskPort(answerers, proving) : proving;
     try {
       // Refused at shutdown if it has not started: it then reserved nothing, and `finally` releases nothing.
       const res = await this.opts.pool.run('balance', { args, data: body, shared: [net.table.buffer, net.snapshot.buffer, this.inFlight.buffer], ...(remote ? { port: remote.port } : {}) }, { signal, work: 'the sponsorship' });
@@ -261,13 +292,26 @@ export class SponsorshipService {
       // The budget is charged while the reservation lives, and refunded if it is reclaimed
       // unspent (the transaction never landed): a key pays for what lands or is still pending.
       let charge: BudgetCharge;
+      const fee = BigInt(res.fee);
       try {
-        charge = await policy.admit(key, BigInt(res.fee), now);
+        charge = await policy.admit(key, fee, now);
       } catch (err) {
         net.table.release(reservation);
         throw err;
       }
-      const refund = (): void => void policy.refund(charge).catch(() => undefined);
+      try {
+        await taskPolicy?.commit(fee, now);
+      } catch (err) {
+        net.table.release(reservation);
+        await policy.refund(charge).catch(() => undefined);
+        throw err;
+      }
+      const users = taskPolicy?.users ?? [];
+      const refund = (): void => {
+        void policy.refund(charge).catch(() => undefined);
+        void taskPolicy?.refund(fee).catch(() => undefined);
+        if (key.id !== POOL_KEY_ID) this.opts.usage?.expired(key.id, net.name, users, fee, now);
+      };
       // Released at the fee intent's TTL if it has not landed by then (it never can after), and
       // the key's record told which way it went.
       const expiry = { expiresAt: res.expiresAt, ...(key.id === POOL_KEY_ID ? {} : { onOutcome: (o: 'landed' | 'expired') => this.health.record(net.name, key.id, o) }) };
@@ -275,6 +319,7 @@ export class SponsorshipService {
       hold.answered.push({ ...reservation, member });
       answered = true;
       this.sponsored++;
+      if (key.id !== POOL_KEY_ID) this.opts.usage?.sponsored(key.id, net.name, users, fee, now);
       const json = JSON.stringify({
         tx: Buffer.from(res.tx).toString('hex'),
         txHash: res.txHash,
@@ -293,6 +338,7 @@ export class SponsorshipService {
     } finally {
       this.shares.unhold(net, key, hold);
       if (!answered) this.shares.releaseShared(net, key, member);
+      await taskPolicy?.end(answered).catch(() => undefined);
       remote?.close();
       // Whatever the task still held when it ended without an answer goes back at once.
       const held = this.inFlight.finish(entry);
@@ -307,22 +353,7 @@ export class SponsorshipService {
   /** Per network: balance, UTXO counts, sync state, fee prices (for /health and /wallet-status). */
   status(): Record<string, unknown> {
     const out: Record<string, unknown> = {};
-    for (const n of this.byName.values()) {
-      const sync = this.opts.sync.status(n.name);
-      const counts = n.table.counts();
-      out[n.name] = {
-        sync: sync ? { phase: sync.phase, era: sync.era ?? null, eraSwitches: sync.eraSwitches, eventId: sync.eventId, maxId: sync.maxId, lastError: sync.lastError ?? null } : { phase: 'starting', failure: this.opts.sync.failure(n.name) ?? null },
-        balance: sync?.balance ?? '0',
-        balanceUnit: 'SPECK',
-        wallets: sync?.wallets ?? [],
-        fees: sync?.fees ?? null,
-        utxos: { free: counts.free, reserved: counts.reserved, spent: counts.spent, total: counts.total },
-        reclaimTimers: this.reclaimers.get(n.name)!.tracked,
-        walletStateBytes: n.snapshot.length,
-        prover: n.prover.backend,
-        pool: this.keepers.get(n.name)?.status() ?? null,
-      };
-    }
+    for (const n of this.byName.values()) out[n.name] = networkStatus(n, this.opts.sync, this.reclaimers.get(n.name)!.tracked, this.keepers.get(n.name));
     return out;
   }
 

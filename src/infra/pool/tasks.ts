@@ -102,7 +102,7 @@ export interface WorkerLoadedMessage {
   ledgerLoadMs: Partial<Record<Era, number>>;
 }
 
-export type TaskOutcome<T> = { ok: true; value: T } | { ok: false; code: ErrorCode; message: string; headers?: Record<string, string> };
+export type TaskOutcome<T> = { ok: true; value: T } | { ok: false; code: ErrorCode; message: string; headers?: Record<string, string>; rule?: string };
 
 /** `useRecords: false`: plain msgpack maps, no shared structure state between the threads. */
 const packr = new Packr({ useRecords: false, moreTypes: true });

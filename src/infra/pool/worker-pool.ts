@@ -286,7 +286,7 @@ export class WorkerPool implements WorkerPoolComponent {
     if (outcome.code === 'INTERNAL') {
       throw new GatewayError('INTERNAL', undefined, { cause: new Error(`worker task ${task}: ${outcome.message}`) });
     }
-    throw new GatewayError(outcome.code, outcome.message, outcome.headers ? { headers: outcome.headers } : undefined);
+    throw new GatewayError(outcome.code, outcome.message, { ...(outcome.headers ? { headers: outcome.headers } : {}), ...(outcome.rule === undefined ? {} : { rule: outcome.rule }) });
   }
 
   #translate(err: unknown, task: string, signal: AbortSignal | undefined): GatewayError {

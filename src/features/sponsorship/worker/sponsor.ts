@@ -20,7 +20,8 @@
  */
 import { GatewayError } from '../../../core/errors.js';
 import { DustAllocatorTable } from '../allocator.js';
-import type { UnshieldedInput } from '../input-check.js';
+import type { RemoteAsk } from '../task-port.js';
+import { effectsOf } from './effects.js';
 import type { SponsorArgs, SponsorResult } from '../balance-task.js';
 import { feeWithin, pricesAt } from './wallet-replica.js';
 import { admit, checkSponsored } from './admission.js';
@@ -36,31 +37,37 @@ export type { Holder } from './reservation-holder.js';
 /** A body of the other era than its network's: refused by its header tag, before anything else. */
 export { expectEra } from '../transaction-tag.js';
 
-/** Asks whether every unshielded input is unspent on chain and its signer's (src/features/sponsorship/input-check.ts); throws if not. */
-export type InputCheck = (inputs: UnshieldedInput[]) => Promise<void>;
-
-export async function sponsor(bytes: Uint8Array, args: SponsorArgs, tableBuffer: SharedArrayBuffer, snapshotBuffer: SharedArrayBuffer, provider: L.ProvingProvider, holder?: Holder, checkInputs?: InputCheck): Promise<SponsorResult> {
+/**
+ * `ask`: the main thread's answers over the task's port (task-port.ts): whether the key's policy
+ * pays for the transaction, whether its unshielded inputs are unspent and its signers'.
+ */
+export async function sponsor(bytes: Uint8Array, args: SponsorArgs, tableBuffer: SharedArrayBuffer, snapshotBuffer: SharedArrayBuffer, provider: L.ProvingProvider, holder?: Holder, ask?: RemoteAsk): Promise<SponsorResult> {
   // The network moved on since the main thread sent this: 409 whatever the body's era (a body of
   // the new era would otherwise be told that the network runs the old one).
   const announced = announcedEra(snapshotBuffer);
   if (announced !== undefined && announced > args.era) throw eraChanged(args, announced);
   const user = deserialize(bytes, args.kind, args.era);
   try {
-    return await sponsorDeserialized(user, args, tableBuffer, snapshotBuffer, provider, holder, checkInputs);
+    return await sponsorDeserialized(user, args, tableBuffer, snapshotBuffer, provider, holder, ask);
   } finally {
     freeLedger(user);
   }
 }
 
-async function sponsorDeserialized(user: AnyTx, args: SponsorArgs, tableBuffer: SharedArrayBuffer, snapshotBuffer: SharedArrayBuffer, provider: L.ProvingProvider, holder: Holder | undefined, checkInputs: InputCheck | undefined): Promise<SponsorResult> {
+async function sponsorDeserialized(user: AnyTx, args: SponsorArgs, tableBuffer: SharedArrayBuffer, snapshotBuffer: SharedArrayBuffer, provider: L.ProvingProvider, holder: Holder | undefined, ask: RemoteAsk | undefined): Promise<SponsorResult> {
   const table = DustAllocatorTable.fromShared(tableBuffer);
   const replica = replicaFor(args, snapshotBuffer);
   // Nothing is reserved for a transaction the ledger would refuse.
   const { earliestTtl, inputs } = admit(args.era, user, args.kind === 'prove-and-balance', args.networkId, replica.params, args.now, args.blockTimeMs);
+  // Nor for one the key's policy does not pay for.
+  if (args.policy) {
+    if (!ask) throw new GatewayError('INTERNAL', "the task has no way to ask for the key's policy");
+    await ask('policy', effectsOf(args.era, user, replica.params, args.policyFee === true));
+  }
   // Nor for one spending what is not on chain, or not its signer's: it could never land.
   if (args.checkInputs) {
-    if (!checkInputs) throw new GatewayError('INPUTS_UNCHECKED', 'the task has no way to check its inputs', { headers: { 'Retry-After': '5' } });
-    await checkInputs(inputs);
+    if (!ask) throw new GatewayError('INPUTS_UNCHECKED', 'the task has no way to check its inputs', { headers: { 'Retry-After': '5' } });
+    await ask('inputs', inputs);
   }
   let measure = false;
   let floor = 0n;

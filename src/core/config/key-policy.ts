@@ -1,0 +1,148 @@
+/**
+ * A key's sponsorship policy (`auth.keys[].policy`): what the key's DUST may pay for, as written in
+ * the config file, and its compiled form, which the sponsorship feature reads on every request
+ * (src/features/sponsorship/policy/). No policy: the key sponsors any transaction within its rate
+ * limit, budget and fee cap.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { PositiveInt, Speck } from './setting.js';
+
+const Hex = (bytes: number, description: string) => Type.String({ pattern: `^(0x)?[0-9a-fA-F]{${bytes * 2}}$`, description });
+
+export const ContractRule = Type.Object(
+  {
+    address: Hex(32, 'Contract address, 64 hex digits (as the indexer and Midnight.js show it)'),
+    entryPoints: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { minItems: 1, description: 'Circuits that may be called; absent: any' })),
+    maintenance: Type.Optional(Type.Boolean({ description: 'Maintenance updates of the contract (its verifier keys or authority) too; default false' })),
+  },
+  { additionalProperties: false },
+);
+
+export const KeyPolicySchema = Type.Object(
+  {
+    allow: Type.Optional(
+      Type.Object(
+        {
+          nightTransfers: Type.Optional(Type.Boolean({ description: 'Unshielded offers: NIGHT or any unshielded token moving between users' })),
+          shielded: Type.Optional(Type.Boolean({ description: 'Zswap (shielded) offers' })),
+          deploys: Type.Optional(Type.Boolean({ description: 'Contract deployments' })),
+          dustRegistrations: Type.Optional(Type.Boolean({ description: 'DUST registrations (NIGHT registered to generate DUST)' })),
+          contracts: Type.Optional(Type.Array(ContractRule, { maxItems: 10_000 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    perUser: Type.Optional(
+      Type.Object(
+        {
+          maxSponsorships: Type.Optional(PositiveInt),
+          maxDust: Type.Optional(Speck),
+          windowMs: PositiveInt,
+          userFrom: Type.Optional(Type.Union([Type.Literal('transaction'), Type.Literal('client-id')])),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    validFrom: Type.Optional(Type.String({ minLength: 10, maxLength: 40, description: 'ISO date-time: no sponsorship before' })),
+    validUntil: Type.Optional(Type.String({ minLength: 10, maxLength: 40, description: 'ISO date-time: no sponsorship from then on' })),
+    webhook: Type.Optional(
+      Type.Object(
+        {
+          url: Type.String({ pattern: '^https?://', maxLength: 2048 }),
+          timeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 60_000 })),
+          onTimeout: Type.Union([Type.Literal('reject'), Type.Literal('sponsor')]),
+          secret: Type.String({ minLength: 16, maxLength: 512 }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type KeyPolicyInput = Static<typeof KeyPolicySchema>;
+
+/** A contract's rule: the entry points that may be called (null: any), and whether maintenance updates may. */
+export interface ContractAllowance {
+  readonly entryPoints: ReadonlySet<string> | null;
+  readonly maintenance: boolean;
+}
+
+export interface KeyPolicy {
+  /** Absent: every kind of effect is allowed. Present: only those set true, and only the listed contracts. */
+  readonly allow?: {
+    readonly nightTransfers: boolean;
+    readonly shielded: boolean;
+    readonly deploys: boolean;
+    readonly dustRegistrations: boolean;
+    /** By lower-case 64-hex address. */
+    readonly contracts: ReadonlyMap<string, ContractAllowance>;
+  };
+  readonly perUser?: {
+    readonly maxSponsorships?: number;
+    readonly maxDust?: bigint;
+    readonly windowMs: number;
+    readonly userFrom: 'transaction' | 'client-id';
+  };
+  /** ms since the epoch. */
+  readonly validFrom?: number;
+  readonly validUntil?: number;
+  readonly webhook?: { readonly url: string; readonly timeoutMs: number; readonly onTimeout: 'reject' | 'sponsor'; readonly secret: string };
+}
+
+export const DEFAULT_WEBHOOK_TIMEOUT_MS = 2_000;
+
+/** A contract address as the policy compares it: 64 lower-case hex digits. */
+export function normalAddress(address: string): string {
+  return address.toLowerCase().replace(/^0x/, '');
+}
+
+/** Why `p` cannot be used (a message naming the field), or undefined. The schema has checked its shape. */
+export function keyPolicyProblem(p: KeyPolicyInput): string | undefined {
+  for (const field of ['validFrom', 'validUntil'] as const) {
+    const v = p[field];
+    if (v !== undefined && Number.isNaN(Date.parse(v))) return `policy.${field} "${v}" is not an ISO date-time`;
+  }
+  if (p.validFrom !== undefined && p.validUntil !== undefined && Date.parse(p.validFrom) >= Date.parse(p.validUntil)) return 'policy.validFrom must be before policy.validUntil';
+  if (p.perUser && p.perUser.maxSponsorships === undefined && p.perUser.maxDust === undefined) return 'policy.perUser needs maxSponsorships or maxDust';
+  const seen = new Set<string>();
+  for (const c of p.allow?.contracts ?? []) {
+    const a = normalAddress(c.address);
+    if (seen.has(a)) return `policy.allow.contracts lists ${a} twice`;
+    seen.add(a);
+  }
+  if (p.webhook && !URL.canParse(p.webhook.url)) return `policy.webhook.url is not a URL`;
+  return undefined;
+}
+
+/** The form the sponsorship reads per request: dates as ms, contracts by address, defaults filled in. */
+export function compileKeyPolicy(p: KeyPolicyInput): KeyPolicy {
+  const allow = p.allow;
+  return {
+    ...(allow
+      ? {
+          allow: {
+            nightTransfers: allow.nightTransfers === true,
+            shielded: allow.shielded === true,
+            deploys: allow.deploys === true,
+            dustRegistrations: allow.dustRegistrations === true,
+            contracts: new Map(
+              (allow.contracts ?? []).map((c) => [normalAddress(c.address), { entryPoints: c.entryPoints ? new Set(c.entryPoints) : null, maintenance: c.maintenance === true }]),
+            ),
+          },
+        }
+      : {}),
+    ...(p.perUser
+      ? {
+          perUser: {
+            ...(p.perUser.maxSponsorships !== undefined ? { maxSponsorships: p.perUser.maxSponsorships } : {}),
+            ...(p.perUser.maxDust !== undefined ? { maxDust: BigInt(p.perUser.maxDust) } : {}),
+            windowMs: p.perUser.windowMs,
+            userFrom: p.perUser.userFrom ?? 'transaction',
+          },
+        }
+      : {}),
+    ...(p.validFrom !== undefined ? { validFrom: Date.parse(p.validFrom) } : {}),
+    ...(p.validUntil !== undefined ? { validUntil: Date.parse(p.validUntil) } : {}),
+    ...(p.webhook ? { webhook: { url: p.webhook.url, timeoutMs: p.webhook.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS, onTimeout: p.webhook.onTimeout, secret: p.webhook.secret } } : {}),
+  };
+}

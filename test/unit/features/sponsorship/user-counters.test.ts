@@ -1,0 +1,105 @@
+/**
+ * The in-memory per-user counters (one instance): the caps per user and fixed window, the place
+ * given back by release and refund, a commit refused past maxDust, and the bound on the users kept.
+ */
+import t from 'tap';
+import { MemoryUserCounters, secondsToWindowEnd, windowStartOf, type HoldResult, type UserHold } from '../../../../src/features/sponsorship/policy/user-counters.js';
+import { userCountersFor } from '../../../../src/features/sponsorship/shared/user-counters.js';
+
+const WINDOW = 60_000;
+const T0 = 1_800_000_040_000; // 40 s into a window
+const held = (r: HoldResult): UserHold => {
+  if (!r.ok) throw new Error(`refused: ${r.rule}`);
+  return r.hold;
+};
+
+t.test('window helpers: fixed windows, Retry-After to the window end', async (t) => {
+  t.equal(windowStartOf(T0, WINDOW), 1_800_000_000_000);
+  t.equal(secondsToWindowEnd(T0, WINDOW), 20);
+  t.equal(secondsToWindowEnd(T0 + 19_999, WINDOW), 1, 'at least 1 s');
+  t.equal(secondsToWindowEnd(T0 + 20_000, WINDOW), 60, 'a new window');
+});
+
+t.test('maxSponsorships: places held count, other users and keys have their own', async (t) => {
+  const s = new MemoryUserCounters();
+  const limits = { maxSponsorships: 3, windowMs: WINDOW };
+  for (let i = 0; i < 3; i++) t.ok(s.hold('k', 'alice', limits, T0 + i).ok);
+  const refused = s.hold('k', 'alice', limits, T0 + 5_000);
+  t.same(refused, { ok: false, rule: 'perUser.maxSponsorships', retryAfterS: 15 }, 'the fourth is refused until the window ends');
+  t.ok(s.hold('k', 'bob', limits, T0).ok, 'another user');
+  t.ok(s.hold('k2', 'alice', limits, T0).ok, 'the same user under another key');
+  t.same(s.read('k', 'alice', WINDOW, T0), { count: 3, dust: 0n });
+  t.same(s.read('k', 'carol', WINDOW, T0), { count: 0, dust: 0n }, 'an unknown user reads zero');
+});
+
+t.test('the window rolls over: counts and DUST start afresh', async (t) => {
+  const s = new MemoryUserCounters();
+  const limits = { maxSponsorships: 1, maxDust: 100n, windowMs: WINDOW };
+  const h = held(s.hold('k', 'alice', limits, T0));
+  t.equal(h.windowStart, windowStartOf(T0, WINDOW));
+  t.ok(s.commit(h, 60n, limits.maxDust));
+  t.notOk(s.hold('k', 'alice', limits, T0 + 19_999).ok, 'full until the window ends');
+  const next = T0 + 20_000;
+  t.same(s.read('k', 'alice', WINDOW, next), { count: 0, dust: 0n }, 'the next window reads empty');
+  const h2 = held(s.hold('k', 'alice', limits, next));
+  t.equal(h2.windowStart, windowStartOf(next, WINDOW));
+  t.same(s.read('k', 'alice', WINDOW, next), { count: 1, dust: 0n });
+  // The old hold's answer arrives after the window rolled over: it counts in none.
+  t.ok(s.commit(h, 1_000n, limits.maxDust), 'a commit of a past window is accepted');
+  s.release(h);
+  t.same(s.read('k', 'alice', WINDOW, next), { count: 1, dust: 0n }, 'and a release of it does not touch the new window');
+});
+
+t.test('maxDust: a commit past the cap is refused and gives back its place; a user at the cap is refused', async (t) => {
+  const s = new MemoryUserCounters();
+  const limits = { maxDust: 1_000n, windowMs: WINDOW };
+  const a = held(s.hold('k', 'alice', limits, T0));
+  const b = held(s.hold('k', 'alice', limits, T0));
+  t.ok(s.commit(a, 700n, limits.maxDust));
+  t.notOk(s.commit(b, 301n, limits.maxDust), '700 + 301 passes 1000');
+  t.same(s.read('k', 'alice', WINDOW, T0), { count: 1, dust: 700n }, 'the refused commit gave back its place, its fee not counted');
+  const c = held(s.hold('k', 'alice', limits, T0));
+  t.ok(s.commit(c, 300n, limits.maxDust), 'exactly at the cap is allowed');
+  t.same(s.hold('k', 'alice', limits, T0), { ok: false, rule: 'perUser.maxDust', retryAfterS: 20 }, 'at the cap: no more holds');
+  t.ok(s.commit(held(s.hold('k', 'bob', { windowMs: WINDOW }, T0)), 10n ** 30n, undefined), 'no maxDust: any fee (past 2^64)');
+  t.same(s.read('k', 'bob', WINDOW, T0), { count: 1, dust: 10n ** 30n });
+});
+
+t.test('release gives back a place; refund its place and fee', async (t) => {
+  const s = new MemoryUserCounters();
+  const limits = { maxSponsorships: 2, maxDust: 1_000n, windowMs: WINDOW };
+  const a = held(s.hold('k', 'alice', limits, T0));
+  const b = held(s.hold('k', 'alice', limits, T0));
+  t.notOk(s.hold('k', 'alice', limits, T0).ok);
+  s.release(a);
+  t.same(s.read('k', 'alice', WINDOW, T0), { count: 1, dust: 0n });
+  t.ok(s.commit(b, 400n, limits.maxDust));
+  s.refund(b, 400n);
+  t.same(s.read('k', 'alice', WINDOW, T0), { count: 0, dust: 0n }, 'the refunded answer is not counted');
+  s.release(b);
+  t.same(s.read('k', 'alice', WINDOW, T0), { count: 0, dust: 0n }, 'never below zero');
+});
+
+t.test('bounded: past windows go first, then the least recently used', async (t) => {
+  const s = new MemoryUserCounters(3);
+  const limits = { maxSponsorships: 1, windowMs: WINDOW };
+  t.ok(s.hold('k', 'u1', limits, T0).ok);
+  t.ok(s.hold('k', 'u2', limits, T0).ok);
+  t.ok(s.hold('k', 'u3', limits, T0 - WINDOW).ok, 'u3 in the previous window');
+  t.ok(s.hold('k', 'u4', limits, T0).ok, 'full: u3 (a past window) is dropped');
+  t.same(s.read('k', 'u1', WINDOW, T0), { count: 1, dust: 0n }, 'u1 kept');
+  // A hold (even refused) uses u1: u2 is the least recently used now.
+  t.notOk(s.hold('k', 'u1', limits, T0).ok);
+  t.ok(s.hold('k', 'u5', limits, T0).ok);
+  t.same(s.read('k', 'u2', WINDOW, T0), { count: 0, dust: 0n }, 'u2 forgotten: it starts afresh');
+  t.same(s.read('k', 'u1', WINDOW, T0), { count: 1, dust: 0n });
+  t.notOk(s.hold('k', 'u1', limits, T0).ok, 'u1 still at its cap');
+  t.ok(s.hold('k', 'u2', limits, T0).ok, 'a forgotten user may hold again');
+});
+
+t.test('without Redis the factory gives the memory store', async (t) => {
+  const s = userCountersFor(undefined);
+  t.ok(s instanceof MemoryUserCounters);
+  t.ok((await s.hold('k', 'alice', { maxSponsorships: 1, windowMs: WINDOW }, T0)).ok);
+  t.same(await s.read('k', 'alice', WINDOW, T0), { count: 1, dust: 0n });
+});
