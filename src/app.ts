@@ -31,6 +31,7 @@ import { collectServer } from './infra/metrics/server-gauges.js';
 import { collectStats } from './features/stats/metrics.js';
 import { collectProving } from './features/proving/metrics.js';
 import { collectSponsorship } from './features/sponsorship/metrics.js';
+import { collectUsage } from './features/sponsorship/policy/usage.js';
 import { SharedRateLimitStore } from './core/pipeline/shared-rate-limit.js';
 import { HttpThreads, ScopedRateLimitStore, childAppsSupported, destinationOf } from './core/http/threads/main.js';
 
@@ -67,7 +68,7 @@ export interface App {
 }
 
 /** Each feature's /metrics series (statistics, proving, sponsorship). */
-const FEATURE_METRICS: readonly MetricsCollector[] = [collectStats, collectProving, collectSponsorship];
+const FEATURE_METRICS: readonly MetricsCollector[] = [collectStats, collectProving, collectSponsorship, collectUsage];
 
 async function defaultModules(): Promise<Module[]> {
   const [{ mountStats }, { mountProver }, { mountSponsorship }] = await Promise.all([
@@ -188,6 +189,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     devnet: devnetInfo,
     dustSeeds,
     metrics,
+    keys,
     state: shared,
     addRoutes: (defs) => {
       for (const r of defs) {

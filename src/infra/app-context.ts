@@ -3,6 +3,7 @@
  * logging, time, the embedded devnet if one runs, and ways to mount routes, push topics and
  * components. Modules never see uWS.
  */
+import type { KeyStore } from '../core/pipeline/auth.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.js';
 import type { Config, NetworkName } from '../core/config.js';
@@ -51,6 +52,8 @@ export interface AppContext {
   readonly dustSeeds: ReadonlyMap<NetworkName, readonly string[]>;
   /** The app's Prometheus registry, where each feature registers its own series (its `MetricsCollector`). */
   readonly metrics: Metrics;
+  /** The API keys as configured now (replaced whole on a reload). */
+  readonly keys: KeyStore;
   /** The state shared with other instances through Redis (`state.redisUrl`); undefined: this process alone. */
   readonly state?: SharedState | undefined;
   addRoutes(routes: readonly RouteDef[]): void;

@@ -3,9 +3,9 @@
  * embedded devnet with all three networks: `/` loads with no console error (a refused script or
  * style, a failed request and a thrown exception are all console errors), each network's tip is the
  * one `/api/v1/{network}/latest-block` answers, the height moves within two blocks, and an operator
- * key shows the sponsorship pool and the fee prices; `/api` lists every route of the OpenAPI
- * document and its "Try it out" of the summary answers 200. Screenshots go to test-artifacts/
- * (git-ignored), for CI to keep.
+ * key shows the sponsorship pool, the fee prices, and its requests and usage (Keys); `/api` lists
+ * every route of the OpenAPI document and its "Try it out" of the summary answers 200. Screenshots
+ * go to test-artifacts/ (git-ignored), for CI to keep.
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,6 +17,7 @@ import { mountProver } from '../../src/features/proving/index.js';
 import { mountSponsorship } from '../../src/features/sponsorship/index.js';
 import { NETWORKS } from '../../src/core/config.js';
 import { startApp, TEST_KEY, type TestApp } from '../helpers/app.js';
+import { USAGE_COMPONENT, type UsageComponent } from '../../src/features/sponsorship/policy/usage.js';
 
 const CHROMIUM = process.env['NIGHTGATE_CHROMIUM'] ?? '/usr/bin/chromium';
 const ARTIFACTS = join(fileURLToPath(new URL('../../', import.meta.url)), 'test-artifacts', 'browser');
@@ -111,6 +112,10 @@ t.test('the dashboard and the API reference in Chromium', { skip, timeout: 240_0
     await page.waitForSelector('[data-network="preview"] .uplot canvas', { state: 'attached', timeout: 15_000 });
     t.pass('the block chart is drawn');
 
+    // The key's usage, as the sponsorship service records it (TEST_KEY is env-1): shown in the Keys section.
+    const usage = s.app.context.component<UsageComponent>(USAGE_COMPONENT)!.ledger;
+    usage.sponsored('env-1', 'preview', ['alice'], 2_500_000_000_000_000n, Date.now());
+    usage.refused('env-1', 'preview', 'allow.contracts', Date.now());
     await page.fill('#key', TEST_KEY);
     await page.click('#key-save');
     await page.waitForSelector('[data-pool="preview"] [data-field="free"]', { timeout: 15_000 });
@@ -127,6 +132,19 @@ t.test('the dashboard and the API reference in Chromium', { skip, timeout: 240_0
       }
     }
     await page.waitForSelector('[data-field="queue"] [data-field="worker-pool"]', { timeout: 10_000 });
+    const keyCell = (name: string) => page.textContent(`[data-field="keys"] [data-key="env-1"] [data-field="${name}"]`);
+    t.equal(await keyCell('sponsorships'), '1', 'Keys: the key\'s sponsorships (GET /usage)');
+    t.equal(await keyCell('dust'), '2.5 DUST', 'Keys: the DUST they cost');
+    t.equal(await keyCell('expired'), '0', 'Keys: none expired');
+    t.equal(await keyCell('rules'), 'allow.contracts 1', 'Keys: refusals by rule');
+    t.equal(await keyCell('policy'), 'any transaction', 'Keys: what the key may sponsor (an env key has no policy)');
+    // The panel's own requests carry the key: counted, and shown at a later refresh if not at the first.
+    const requests = await until('the key\'s requests to be counted', async () => {
+      const n = Number((await keyCell('requests'))?.replace(/,/g, ''));
+      return n > 0 ? n : undefined;
+    }, 15_000);
+    t.pass(`Keys: the key's requests (${requests})`);
+    t.match(await keyCell('refused'), /^(0|[\d,]+ · [A-Z_]+ \d)/, 'Keys: refused requests by code');
     t.equal(await page.evaluate('sessionStorage.getItem("nightgate.operatorKey")'), TEST_KEY, 'the key is kept for the tab');
     t.equal(await page.evaluate('localStorage.length'), 0, 'and nowhere else');
 

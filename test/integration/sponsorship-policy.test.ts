@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
+import { request } from 'undici';
 import { ManualClock } from '../../src/core/clock.js';
 import { sha256Hex } from '../../src/core/pipeline/auth.js';
 import { ledger, type Era } from '../../src/infra/ledger/index.js';
@@ -153,5 +154,19 @@ for (const era of SPONSOR_ERAS) t.test(`ledger ${era}: each policy rule, nothing
     const down = await refused('unreachable, onTimeout reject', 'hookDown', transfer(), 503, 'POLICY_WEBHOOK_UNAVAILABLE', 'webhook');
     t.equal(down.headers['retry-after'], '5');
     await sponsored('unreachable, onTimeout sponsor', 'hookLenient', transfer());
+  });
+
+  await t.test('usage: what each key paid for, its refusals by rule, its policy as configured', async () => {
+    const get = async (key: keyof typeof KEYS, query: string) => {
+      const r = await request(`${app.url}/usage?${query}`, { headers: { 'x-api-key': KEYS[key] } });
+      t.equal(r.statusCode, 200);
+      return ((await r.body.json()) as { keys: Array<Record<string, any>> }).keys;
+    };
+    const [capped] = await get('capped', 'groupBy=user');
+    t.match(capped, { keyId: 'capped', sponsorships: 2, refusals: { 'perUser.maxSponsorships': 1, perUser: 1 }, config: { admin: false, policy: { perUser: { maxSponsorships: 1 } } } });
+    t.same(capped!['users'].map((u: { user: string }) => u.user).sort(), [user.address, other.user.address].sort(), 'one sponsorship for each user');
+    const [hooked] = await get('hook', 'groupBy=day');
+    t.match(hooked, { sponsorships: 1, refusals: { webhook: 1 }, config: { policy: { webhook: { secret: '<redacted>', onTimeout: 'reject' } } } });
+    t.notMatch(JSON.stringify(hooked), SECRET, 'the secret is not shown');
   });
 });

@@ -21,7 +21,9 @@ import { rateLimitSubject } from '../pipeline/cidr.js';
 import type { RateLimitResult } from '../pipeline/rate-limit.js';
 import type { Endpoint } from './endpoint.js';
 import { Exchange } from './exchange.js';
+import type { KeyRequests } from './key-requests.js';
 import { readBodyThen } from './pipeline-body.js';
+import { RequestMetrics } from './request-metrics.js';
 import { rateLimited, tooManyAuthFailures, unauthorized } from './refusals.js';
 import { capture, clientIp, keepClient, measureLine, refusedAtTheDoor, requestId, scanHeaders } from './request-head.js';
 import { socketClosed } from './refusal.js';
@@ -119,7 +121,17 @@ function authenticated(ep: Endpoint, ex: Exchange): boolean {
   }
   ex.key = key;
   ex.keyId = key?.id;
+  if (key !== undefined && opts.counter instanceof RequestMetrics) countByKey(ex, key.id, opts.counter.keys);
   return true;
+}
+
+/** The answer of a keyed request is counted for its key (key-requests.ts) when it is written. */
+function countByKey(ex: Exchange, keyId: string, keys: KeyRequests): void {
+  const forwarded = ex.onReply;
+  ex.onReply = (r) => {
+    keys.count(keyId, r.status ?? 200, r.code);
+    forwarded?.(r);
+  };
 }
 
 /** This request's hit on its key's or its address's limit, if the route is limited. */

@@ -14,6 +14,7 @@
  * keys or client addresses.
  */
 import { performance } from 'node:perf_hooks';
+import { KeyRequests } from './key-requests.js';
 import type { RequestCounter, RouteCounts, ThreadCountSink } from './request-counter.js';
 import type { RouteDef } from './route.js';
 
@@ -39,6 +40,8 @@ export class RequestMetrics implements RequestCounter, ThreadCountSink {
   #ticks = new Uint32Array(0);
   /** Error answers by stable code (bounded by the error catalogue). */
   readonly #errors = new Map<string, number>();
+  /** Keyed requests per API key, for GET /usage: counted by the pipeline (pipeline.ts), never a series. */
+  readonly keys = new KeyRequests();
 
   /**
    * `timedByLog`: every exchange already reads the clock when it starts (the access log is on), and

@@ -68,6 +68,17 @@ function storedOf(r: ApiKeyRecord): StoredKey {
   };
 }
 
+/** A key as GET /usage shows it: what it may sponsor and within which limits. */
+export interface KeyDescription {
+  source: AuthenticatedKey['source'];
+  revoked: boolean;
+  admin: boolean;
+  rateLimit?: { limit: number; windowMs: number };
+  dustBudget?: string;
+  maxFee?: string;
+  policy?: unknown;
+}
+
 /** What a reload changed, by key id (never a key or digest). */
 export interface KeyChanges {
   added: string[];
@@ -131,6 +142,24 @@ export class KeyStore {
     const hex = sha256Hex(raw);
     this.byDigest.set(hex, { digest: Buffer.from(hex, 'hex'), revoked: false, key: { id, source } });
     return id;
+  }
+
+  /**
+   * What the key `id` may do, as configured: its limits, admin flag and policy as written, the
+   * webhook's secret left out (GET /usage). Undefined for a key not in the configuration.
+   */
+  describe(id: string): KeyDescription | undefined {
+    for (const s of this.byDigest.values()) {
+      if (s.key.id !== id) continue;
+      const r = s.record;
+      const policy = r?.policy === undefined ? undefined : { ...r.policy, ...(r.policy.webhook ? { webhook: { ...r.policy.webhook, secret: '<redacted>' } } : {}) };
+      return {
+        source: s.key.source, revoked: s.revoked, admin: r?.admin === true,
+        ...(r?.rateLimit ? { rateLimit: r.rateLimit } : {}), ...(r?.dustBudget ? { dustBudget: r.dustBudget } : {}), ...(r?.maxFee ? { maxFee: r.maxFee } : {}),
+        ...(policy ? { policy } : {}),
+      };
+    }
+    return undefined;
   }
 
   get size(): number {

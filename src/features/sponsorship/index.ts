@@ -23,6 +23,8 @@ import { SponsorshipService } from './sponsorship.js';
 import { DustSyncHost } from './sync-host.js';
 import { InputChecker, UnspentUtxoReader } from './input-check.js';
 import { PolicyGate } from './policy/gate.js';
+import { UsageLedger, usageComponent } from './policy/usage.js';
+import { usageRoutes } from './policy/usage-routes.js';
 import { MemoryUserCounters, type UserCounterStore } from './policy/user-counters.js';
 import { PolicyWebhook } from './policy/webhook.js';
 
@@ -46,6 +48,8 @@ export const mountSponsorship: Module = async (ctx: AppContext) => {
   const routeDeps = { defaultNetwork: config.prover.defaultNetwork, bodyLimit: config.server.bodyLimit, metrics: ctx.metrics, audit: ctx.logger.child({ module: 'audit' }) };
   if (!config.dust.enabled) {
     ctx.addRoutes(sponsorshipRoutes({ ...routeDeps, service: undefined }));
+    // No sponsorship to count, but a key's requests and configuration still are.
+    mountUsage(ctx, new UsageLedger({ clock: ctx.clock, logger: ctx.logger.child({ module: 'sponsorship' }) }));
     const off: SponsorshipComponent = { name: SPONSORSHIP_COMPONENT, service: undefined, health: () => ({ status: 'disabled' }) };
     ctx.addComponent(off);
     return;
@@ -94,6 +98,7 @@ export const mountSponsorship: Module = async (ctx: AppContext) => {
   // Several instances: budgets, dedupe and shares in Redis; each wallet leased to one instance.
   const state = ctx.state ? await sharedSponsorship(ctx, networks, log) : undefined;
   const gate = policyGate(ctx, state?.userCounters, log);
+  const usage = usageLedger(ctx, log);
   const budgets = state ? new state.RedisBudgetStore(ctx.state!.redis, { local: (id) => id === POOL_KEY_ID }) : new MemoryBudgetStore();
   const policy = new SponsorshipPolicy({ maxFee: BigInt(config.dust.maxFee), budget: BigInt(config.dust.budget), windowMs: config.dust.budgetWindowMs }, budgets);
   const service = new SponsorshipService({
@@ -104,7 +109,7 @@ export const mountSponsorship: Module = async (ctx: AppContext) => {
     ...(state ? { sharing: state.sharing } : {}),
     ...(config.dust.checkInputs ? { inputs: inputChecker(ctx, networks) } : {}),
     expiryMarginMs: config.dust.expiryMarginMs, throttleSlack: config.dust.throttleSlack, keyHealthWindowMs: config.dust.keyHealthWindowMs,
-    gate,
+    gate, usage,
   });
   for (const n of networks) {
     const source = sourceOf(ctx, n.name)!;
@@ -124,6 +129,7 @@ export const mountSponsorship: Module = async (ctx: AppContext) => {
   if (networks.length > 0) sync.start();
   else log.warn('balancing enabled but no network has server DUST wallets: set NIGHTGATE_DUST_WALLET_SEEDS');
   ctx.addRoutes(sponsorshipRoutes({ ...routeDeps, service }));
+  mountUsage(ctx, usage);
   const component: SponsorshipComponent = {
     name: SPONSORSHIP_COMPONENT,
     service,
@@ -149,6 +155,18 @@ export const mountSponsorship: Module = async (ctx: AppContext) => {
 /** Keys' policies (docs/policies.md): per-user counters shared through Redis with several instances, the owners' webhooks. */
 function policyGate(ctx: AppContext, shared: UserCounterStore | undefined, log: AppContext['logger']): PolicyGate {
   return new PolicyGate({ counters: shared ?? new MemoryUserCounters(), webhook: new PolicyWebhook({ clock: ctx.clock }), logger: log });
+}
+
+/** What each key's DUST paid for, kept in `dust.stateDir` when set, and GET /usage that reads it with the keys' requests. */
+function usageLedger(ctx: AppContext, log: AppContext['logger']): UsageLedger {
+  const usage = new UsageLedger({ clock: ctx.clock, logger: log });
+  if (ctx.config.dust.stateDir !== '') usage.load(ctx.config.dust.stateDir);
+  return usage;
+}
+
+function mountUsage(ctx: AppContext, usage: UsageLedger): void {
+  ctx.addRoutes(usageRoutes({ ledger: usage, keyRequests: ctx.config.metrics.enabled ? ctx.metrics.requests.keys : undefined, describe: (id) => ctx.keys.describe(id) }));
+  ctx.addComponent(usageComponent(usage));
 }
 
 /** Reads each sponsored network's unspent UTXOs from the indexer its DUST sync follows. */

@@ -13,7 +13,8 @@
  *    components already keep (collectors registered with `onScrape`), so nothing on any hot path
  *    maintains them.
  * Label sets are bounded: routes, status classes, error codes, networks, backends, wallets,
- * outcome codes. No API key, client address or path is ever a label.
+ * outcome codes, and configured key ids on the per-key usage series (features/sponsorship/policy/usage.ts).
+ * No API key, end user, client address or path is ever a label.
  */
 import { Counter, Histogram, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 import { ERRORS, type ErrorCode } from '../../core/errors.js';

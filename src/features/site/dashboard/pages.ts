@@ -24,7 +24,7 @@ export function dashboardPage(opts: Shell & { networks: readonly string[] }): st
 <section id="operator" class="operator" aria-label="Operator">
 <div class="op-head"><h2>Operator</h2>
 <form id="key-form" class="key-form" autocomplete="off"><label for="key">API key</label><input id="key" name="key" type="password" placeholder="operator key" autocomplete="off" spellcheck="false"><button type="submit" id="key-save">Show</button><button type="button" id="key-forget" hidden>Forget</button></form></div>
-<p class="muted small" id="op-note">The key stays in this tab (sessionStorage) and is sent only to this server, as <code>X-API-Key</code>, to <code>/wallet-status</code>, <code>/health</code> and <code>/metrics</code>.</p>
+<p class="muted small" id="op-note">The key stays in this tab (sessionStorage) and is sent only to this server, as <code>X-API-Key</code>, to <code>/wallet-status</code>, <code>/usage</code>, <code>/health</code> and <code>/metrics</code>.</p>
 <div id="op-body" class="op-body"></div>
 </section>
 </main>

@@ -294,7 +294,7 @@
   }
 
   // ---- operator panel ------------------------------------------------------------------------
-  var op = { key: null, timer: null, metrics: true, wallets: true, busy: false };
+  var op = { key: null, timer: null, metrics: true, wallets: true, usage: true, busy: false };
   var opBody = document.getElementById('op-body');
   var keyInput = document.getElementById('key');
   var forget = document.getElementById('key-forget');
@@ -324,7 +324,75 @@
     return out;
   }
 
-  function renderOperator(wallets, health, metrics, notes) {
+  /** `{name: n}` → "name n, …", most first; '–' when empty. */
+  function counts(map) {
+    var names = Object.keys(map || {}).sort(function (a, b) { return map[b] - map[a]; });
+    return names.length ? names.map(function (n) { return n + ' ' + int(map[n]); }).join(', ') : '–';
+  }
+
+  /** What a key may sponsor, in a few words, from its configuration (docs/policies.md). */
+  function policyText(config) {
+    if (!config) return '–';
+    var p = config.policy;
+    var parts = [];
+    if (config.revoked) parts.push('revoked');
+    if (config.admin) parts.push('admin');
+    if (!p) parts.push('any transaction');
+    else {
+      if (p.allow) {
+        var kinds = ['nightTransfers', 'shielded', 'deploys', 'dustRegistrations'].filter(function (k) { return p.allow[k]; });
+        var contracts = (p.allow.contracts || []).length;
+        parts.push('only ' + (kinds.concat(contracts ? [contracts + (contracts === 1 ? ' contract' : ' contracts')] : []).join(', ') || 'nothing'));
+      } else parts.push('any effect');
+      if (p.perUser) {
+        var caps = [];
+        if (p.perUser.maxSponsorships) caps.push(int(p.perUser.maxSponsorships));
+        if (p.perUser.maxDust) caps.push(scaled(p.perUser.maxDust, 15, 6) + ' DUST');
+        parts.push(caps.join(' / ') + ' per user per ' + duration(p.perUser.windowMs));
+      }
+      if (p.validFrom) parts.push('from ' + p.validFrom.slice(0, 10));
+      if (p.validUntil) parts.push('until ' + p.validUntil.slice(0, 10));
+      if (p.webhook) parts.push('webhook (' + p.webhook.onTimeout + ' on timeout)');
+    }
+    if (config.maxFee) parts.push('fee ≤ ' + scaled(config.maxFee, 15, 6) + ' DUST');
+    return parts.join('; ');
+  }
+
+  /** `ms` as the largest whole unit: "1 d", "6 h", "30 min", "20 s". */
+  function duration(ms) {
+    var units = [[86400000, 'd'], [3600000, 'h'], [60000, 'min'], [1000, 's']];
+    for (var i = 0; i < units.length; i++) if (ms >= units[i][0] && ms % units[i][0] === 0) return (ms / units[i][0]) + ' ' + units[i][1];
+    return int(ms) + ' ms';
+  }
+
+  /** GET /usage: per key, its requests since start and what its DUST paid for in the window. */
+  function keysSection(usage) {
+    var rows = usage.keys.map(function (k) {
+      var req = k.requests;
+      var refused = req ? Object.keys(req.refused).reduce(function (sum, c) { return sum + req.refused[c]; }, 0) : null;
+      var shown = scaled(k.dust, 15, 6);
+      var dust = td((shown === '0' && k.dust !== '0' ? '< 0.000001' : shown) + ' DUST', 'dust');
+      dust.title = k.dust + ' SPECK';
+      return h('tr', { 'data-key': k.keyId }, [
+        td(k.keyId),
+        td(req ? int(req.total) : '–', 'requests'),
+        td(req ? (refused ? int(refused) + ' · ' + counts(req.refused) : '0') : '–', 'refused'),
+        td(int(k.sponsorships), 'sponsorships'),
+        dust,
+        td(int(k.expired), 'expired'),
+        td(counts(k.refusals), 'rules'),
+        td(policyText(k.config), 'policy'),
+      ]);
+    });
+    var days = Math.round((Date.parse(usage.to) - Date.parse(usage.from)) / 86400000);
+    return [
+      h('h3', { text: 'Keys' }),
+      table(['Key', 'Requests', 'Refused by code', 'Sponsorships', 'DUST', 'Expired', 'Refused by rule', 'May sponsor'], rows, { 'data-field': 'keys' }),
+      h('p', { class: 'small muted', text: 'Sponsorships, DUST and refusals by policy rule over the last ' + days + ' days (UTC days); requests since the server started. An admin key sees every key.' }),
+    ];
+  }
+
+  function renderOperator(wallets, health, metrics, notes, usage) {
     var parts = [];
     if (wallets) {
       var rows = Object.keys(wallets).map(function (n) {
@@ -352,6 +420,7 @@
       parts.push(h('h3', { text: 'Fee prices' }), table(['Network', 'At block', 'Overall', 'Read', 'Compute', 'Block usage', 'Write'], frows, { 'data-field': 'fees' }));
       parts.push(h('p', { class: 'small muted', text: 'The tip\'s prices the wallets price each fee from: overall, the price of a full block in an average dimension; the others, the factor of each dimension.' }));
     }
+    if (usage) parts.push.apply(parts, keysSection(usage));
     var left = [], right = [];
     var comps = health && health.components;
     if (comps) {
@@ -389,7 +458,6 @@
       });
       right.push(h('h3', { text: 'Refusals by code' }), erows.length ? table(['Code', 'Status', 'Count'], erows, { 'data-field': 'refusals' }) : h('p', { class: 'small muted', text: 'None since start.' }));
     }
-    right.push(h('p', { class: 'gap', text: 'Requests and refusals per API key: the metrics count by route and code, not by key (no key label), so they are not shown per key.' }));
     parts.push(h('div', { class: 'cols' }, [h('div', null, left), h('div', null, right)]));
     notes.forEach(function (n) { parts.push(h('p', { class: 'gap', text: n })); });
     opBody.replaceChildren.apply(opBody, parts);
@@ -404,18 +472,21 @@
       op.wallets ? getJson('/wallet-status', headers) : Promise.resolve(null),
       getJson('/health', headers),
       op.metrics ? fetch('/metrics', { headers: headers, cache: 'no-store' }).then(function (r) { return r.text().then(function (t) { return { status: r.status, text: t }; }); }) : Promise.resolve(null),
+      op.usage ? getJson('/usage?groupBy=day', headers) : Promise.resolve(null),
     ]).then(function (res) {
-      var w = res[0], hl = res[1], m = res[2];
-      if (hl.status === 401 || (w && w.status === 401)) {
+      var w = res[0], hl = res[1], m = res[2], u = res[3];
+      if (hl.status === 401 || (w && w.status === 401) || (u && u.status === 401)) {
         stopOperator('This key was not accepted (401). Enter another.');
         return;
       }
-      // A server without balancing, or a key /metrics does not serve: asked once, not every 5 s.
+      // A server without balancing or /usage, or a key /metrics does not serve: asked once, not every 5 s.
       if (w && w.status !== 200) { op.wallets = false; op.walletNote = 'Sponsorship pool: ' + errText(w); }
       if (m && m.status !== 200) { op.metrics = false; op.metricsNote = 'Metrics: ' + (m.status === 403 ? 'this key may not read /metrics (metrics.keyIds) from this address' : 'HTTP ' + m.status) + ': requests, refusals and queue depth are not shown.'; }
+      if (u && u.status !== 200) { op.usage = false; op.usageNote = 'Keys: ' + errText(u); }
       if (op.walletNote) notes.push(op.walletNote);
       if (op.metricsNote) notes.push(op.metricsNote);
-      renderOperator(w && w.status === 200 ? w.body : null, hl.status === 200 ? hl.body : null, m && m.status === 200 ? samples(m.text) : null, notes);
+      if (op.usageNote) notes.push(op.usageNote);
+      renderOperator(w && w.status === 200 ? w.body : null, hl.status === 200 ? hl.body : null, m && m.status === 200 ? samples(m.text) : null, notes, u && u.status === 200 ? u.body : null);
     }, function (err) {
       opBody.replaceChildren(h('p', { class: 'err', text: 'Operator data unreachable: ' + err.message }));
     }).then(function () { op.busy = false; });
@@ -423,7 +494,7 @@
 
   function startOperator(key) {
     op.key = key;
-    op.metrics = true; op.wallets = true; op.walletNote = op.metricsNote = undefined;
+    op.metrics = true; op.wallets = true; op.usage = true; op.walletNote = op.metricsNote = op.usageNote = undefined;
     sessionStorage.setItem(KEY_STORE, key);
     forget.hidden = false;
     keyInput.value = '';
