@@ -25,6 +25,11 @@ export interface NetworkOptions extends CallOptions {
   network?: Network;
 }
 
+/** A sponsorship's options: its network, and the end user for a key whose policy counts users by `X-Client-ID` (docs/policies.md). */
+export interface SponsorOptions extends NetworkOptions {
+  clientId?: string;
+}
+
 export interface LimitOptions extends CallOptions {
   limit?: number;
 }
@@ -51,8 +56,8 @@ export function createClient(options: ClientOptions) {
   const proverGet = (path: string, o: NetworkOptions = {}): Promise<string> =>
     sendText(t, { method: 'GET', path, headers: networkHeader(o), auth: true, retry: 'idempotent' }, o);
 
-  const sponsor = (path: string, tx: TransactionInput, o: NetworkOptions = {}): Promise<SponsoredTransaction> =>
-    sendJson<SponsoredTransaction>(t, { method: 'POST', path, body: bytesOf(tx), headers: networkHeader(o), auth: true, retry: 'sponsorship' }, o);
+  const sponsor = (path: string, tx: TransactionInput, o: SponsorOptions = {}): Promise<SponsoredTransaction> =>
+    sendJson<SponsoredTransaction>(t, { method: 'POST', path, body: bytesOf(tx), headers: { ...networkHeader(o), ...(o.clientId === undefined ? {} : { 'X-Client-ID': o.clientId }) }, auth: true, retry: 'sponsorship' }, o);
 
   return {
     // --- statistics (public) ---------------------------------------------------------------
@@ -103,9 +108,9 @@ export function createClient(options: ClientOptions) {
 
     // --- sponsorship (API key) -------------------------------------------------------------
     /** An unproven transaction (bytes, or a ledger transaction of either era) → proven, DUST fee paid, bound: submit `tx`. */
-    proveAndBalance: (tx: TransactionInput, o?: NetworkOptions) => sponsor('/prove-and-balance', tx, o),
+    proveAndBalance: (tx: TransactionInput, o?: SponsorOptions) => sponsor('/prove-and-balance', tx, o),
     /** A proven transaction, bound or not → DUST fee paid, bound: submit `tx`. */
-    balanceOnly: (tx: TransactionInput, o?: NetworkOptions) => sponsor('/balance-only', tx, o),
+    balanceOnly: (tx: TransactionInput, o?: SponsorOptions) => sponsor('/balance-only', tx, o),
     /** The server DUST wallets and pool, per network. */
     walletStatus: (o?: CallOptions) => sendJson<WalletStatus>(t, { method: 'GET', path: '/wallet-status', auth: true, retry: 'idempotent' }, o),
   };

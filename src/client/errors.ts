@@ -18,16 +18,19 @@ export class NightgateError extends Error {
   readonly title: string;
   /** Seconds the server asked to wait (`Retry-After`), when it said. */
   readonly retryAfter: number | undefined;
+  /** The key's policy rule that refused a sponsorship (POLICY_DENIED, USER_LIMIT, POLICY_WEBHOOK_UNAVAILABLE), e.g. `allow.contracts`. */
+  readonly rule: string | undefined;
   /** The whole error body: some errors add details (`GET /readyz`: `status`, `missing`). */
   readonly body: unknown;
 
-  constructor(init: { status: number; code: NightgateErrorCode; message: string; title?: string; retryAfter?: number | undefined; body?: unknown }) {
+  constructor(init: { status: number; code: NightgateErrorCode; message: string; title?: string; retryAfter?: number | undefined; body?: unknown; rule?: string | undefined }) {
     super(init.message);
     this.name = 'NightgateError';
     this.status = init.status;
     this.code = init.code;
     this.title = init.title ?? '';
     this.retryAfter = init.retryAfter;
+    this.rule = init.rule;
     this.body = init.body;
   }
 }
@@ -45,9 +48,9 @@ export function errorFromAnswer(status: number, text: string, retryAfter: number
   } catch {
     // Not JSON: not nightgate's body.
   }
-  const b = body as { code?: unknown; message?: unknown; error?: unknown } | null;
+  const b = body as { code?: unknown; message?: unknown; error?: unknown; rule?: unknown } | null;
   if (b !== null && typeof b === 'object' && typeof b.code === 'string' && typeof b.message === 'string') {
-    return new NightgateError({ status, code: b.code as ErrorCode, message: b.message, title: typeof b.error === 'string' ? b.error : '', retryAfter, body });
+    return new NightgateError({ status, code: b.code as ErrorCode, message: b.message, title: typeof b.error === 'string' ? b.error : '', retryAfter, body, rule: typeof b.rule === 'string' ? b.rule : undefined });
   }
   return new NightgateError({ status, code: 'UNKNOWN', message: `HTTP ${status}${text ? `: ${text.slice(0, 200)}` : ''}`, retryAfter, body });
 }

@@ -108,6 +108,8 @@ export type BalancedOf<W> = W extends { balanceTx(...args: never[]): Promise<inf
 export interface SponsoringOptions {
   ledger: SponsoringLedger;
   network?: Network;
+  /** The end user, for a key whose policy counts users by `X-Client-ID` (docs/policies.md). */
+  clientId?: string;
   /** Sees each sponsorship: fee, `expiresAt` (submit before), `txHash`, which server DUST UTXO paid. */
   onSponsored?: (answer: SponsoredTransaction) => void;
 }
@@ -126,7 +128,7 @@ function hexBytes(hex: string): Uint8Array {
  * expiry (`expiresAt`, seen by `onSponsored`). The transaction must balance in everything but DUST.
  */
 export function sponsoredWalletProvider<W extends WalletKeys, F = BalancedOf<W>>(client: NightgateClient, wallet: W, opts: SponsoringOptions) {
-  const o = opts.network ? { network: opts.network } : {};
+  const o = { ...(opts.network ? { network: opts.network } : {}), ...(opts.clientId === undefined ? {} : { clientId: opts.clientId }) };
   const finish = (answer: SponsoredTransaction): F => {
     opts.onSponsored?.(answer);
     return opts.ledger.Transaction.deserialize('signature', 'proof', 'binding', hexBytes(answer.tx)) as F;

@@ -601,7 +601,7 @@ export interface paths {
         put?: never;
         /**
          * Add a DUST fee paid by the server, prove everything, bind: users pay no gas
-         * @description Server-owned DUST wallets pay the fee. Before any DUST UTXO is reserved the transaction is checked as the ledger will check it (well-formed for the network at the tip's parameters, signatures, TTL neither expired, nor too close to land, nor beyond the ledger's horizon, a real effect, no DUST spend of its own); the sponsored result is checked whole, balance included, before it is answered. The fee covers the largest price rise of every block until `expiresAt` (×1.046 a block), so a transaction submitted before `expiresAt` is never short of fee. One key holds at most `dust.maxReservationsPerKey` DUST UTXOs of a network at once (in flight, or answered and not yet landed or reclaimed); its budget is charged per answer and refunded when an answer's reservation is reclaimed unspent. The same bytes sent again by the same key within the dedupe window get the same answer and no second DUST UTXO (`X-Dedupe: HIT`).
+         * @description Server-owned DUST wallets pay the fee. Before any DUST UTXO is reserved the transaction is checked as the ledger will check it (well-formed for the network at the tip's parameters, signatures, TTL neither expired, nor too close to land, nor beyond the ledger's horizon, a real effect, no DUST spend of its own); the sponsored result is checked whole, balance included, before it is answered. The fee covers the largest price rise of every block until `expiresAt` (×1.046 a block), so a transaction submitted before `expiresAt` is never short of fee. One key holds at most `dust.maxReservationsPerKey` DUST UTXOs of a network at once (in flight, or answered and not yet landed or reclaimed); its budget is charged per answer and refunded when an answer's reservation is reclaimed unspent. The same bytes sent again by the same key within the dedupe window get the same answer and no second DUST UTXO (`X-Dedupe: HIT`). A key's policy (docs/policies.md) may narrow what it pays for — its dates, the kinds of effect and the contracts and entry points a transaction may call, caps per end user, its owner's webhook — and refuses before anything is reserved, naming the rule in the error's `rule`.
          */
         post: operations["postProveAndBalance"];
         delete?: never;
@@ -621,7 +621,7 @@ export interface paths {
         put?: never;
         /**
          * Add a proven, bound DUST fee part paid by the server to an already proven transaction
-         * @description Server-owned DUST wallets pay the fee. Before any DUST UTXO is reserved the transaction is checked as the ledger will check it (well-formed for the network at the tip's parameters, signatures, TTL neither expired, nor too close to land, nor beyond the ledger's horizon, a real effect, no DUST spend of its own); the sponsored result is checked whole, balance included, before it is answered. The fee covers the largest price rise of every block until `expiresAt` (×1.046 a block), so a transaction submitted before `expiresAt` is never short of fee. One key holds at most `dust.maxReservationsPerKey` DUST UTXOs of a network at once (in flight, or answered and not yet landed or reclaimed); its budget is charged per answer and refunded when an answer's reservation is reclaimed unspent. The same bytes sent again by the same key within the dedupe window get the same answer and no second DUST UTXO (`X-Dedupe: HIT`).
+         * @description Server-owned DUST wallets pay the fee. Before any DUST UTXO is reserved the transaction is checked as the ledger will check it (well-formed for the network at the tip's parameters, signatures, TTL neither expired, nor too close to land, nor beyond the ledger's horizon, a real effect, no DUST spend of its own); the sponsored result is checked whole, balance included, before it is answered. The fee covers the largest price rise of every block until `expiresAt` (×1.046 a block), so a transaction submitted before `expiresAt` is never short of fee. One key holds at most `dust.maxReservationsPerKey` DUST UTXOs of a network at once (in flight, or answered and not yet landed or reclaimed); its budget is charged per answer and refunded when an answer's reservation is reclaimed unspent. The same bytes sent again by the same key within the dedupe window get the same answer and no second DUST UTXO (`X-Dedupe: HIT`). A key's policy (docs/policies.md) may narrow what it pays for — its dates, the kinds of effect and the contracts and entry points a transaction may call, caps per end user, its owner's webhook — and refuses before anything is reserved, naming the rule in the error's `rule`.
          */
         post: operations["postBalanceOnly"];
         delete?: never;
@@ -639,6 +639,26 @@ export interface paths {
         };
         /** Server DUST wallets per network: balance, free/reserved/spent UTXOs, sync state, fee prices */
         get: operations["getWalletStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sponsorships, DUST spent, refusals and requests per API key
+         * @description What this key's DUST paid for, counted per UTC day (a day is counted when it overlaps from..to): sponsorships answered, DUST they cost, those that expired unspent (their fee taken back), refusals by policy rule or error code; per day, or the top users. A key marked `admin` reads every key (or one, with `key`). Kept across restarts when `dust.stateDir` is set; 400 days are kept. `Cache-Control: no-store`.
+         */
+        get: operations["getUsage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -691,14 +711,16 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description Every error: `{error, message, code}`, plus details some errors add (GET /readyz: `status`, `missing`) */
+        /** @description Every error: `{error, message, code}`, plus `rule` on a policy refusal and details some errors add (GET /readyz: `status`, `missing`) */
         Error: {
             /** @description Short title of the status, e.g. `Not Found` */
             error: string;
             /** @description What was wrong, for people: names the parameter, the limit, the reason */
             message: string;
             /** @description Stable machine code from the error catalogue (src/core/errors.ts); branch on this, not on the texts */
-            code: "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "URI_TOO_LONG" | "BAD_REQUEST" | "INVALID_PARAMETER" | "INVALID_BODY" | "UNAUTHORIZED" | "FORBIDDEN" | "RATE_LIMITED" | "ORIGIN_NOT_ALLOWED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES" | "BODY_BUDGET_FULL" | "CLIENT_BODY_BUDGET_FULL" | "SHUTTING_DOWN" | "SERVER_NOT_READY" | "INTERNAL" | "TIMEOUT" | "UNKNOWN_NETWORK" | "BLOCK_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CONTRACT_NOT_FOUND" | "IDENTIFIER_NOT_FOUND" | "SEARCH_NO_MATCH" | "INDEXER_UNAVAILABLE" | "INDEXER_BAD_RESPONSE" | "NOT_READY" | "INDEXER_TIMEOUT" | "INDEXER_BUSY" | "EPOCH_UNAVAILABLE" | "D_PARAMETER_UNAVAILABLE" | "PROVER_UNREACHABLE" | "PROVER_BAD_RESPONSE" | "PROVER_BUSY" | "PROVER_REJECTED" | "PROVER_FAILED" | "PROVER_TIMEOUT" | "PROVER_KEYS_MISSING" | "PROVER_UNAVAILABLE" | "QUEUE_FULL" | "WORKER_CRASHED" | "CLIENT_ABORTED" | "INVALID_NETWORK" | "PROVER_KEYS_INVALID" | "PROVER_BINARY_NOT_FOUND" | "PROVER_BINARY_NOT_EXECUTABLE" | "DEV_PROVER_UNSUPPORTED_CIRCUIT" | "BALANCING_DISABLED" | "WALLET_SYNCING" | "NO_DUST_AVAILABLE" | "FEE_UNSETTLED" | "WRONG_TRANSACTION_KIND" | "FEE_CAP_EXCEEDED" | "DUST_BUDGET_EXCEEDED" | "TRANSACTION_REJECTED" | "LEDGER_ERA_MISMATCH" | "LEDGER_ERA_CHANGED" | "INPUTS_UNCHECKED" | "RESERVATION_LIMIT" | "BUDGET_UNAVAILABLE" | "WALLET_LEASE_LOST";
+            code: "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "URI_TOO_LONG" | "BAD_REQUEST" | "INVALID_PARAMETER" | "INVALID_BODY" | "UNAUTHORIZED" | "FORBIDDEN" | "RATE_LIMITED" | "ORIGIN_NOT_ALLOWED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES" | "BODY_BUDGET_FULL" | "CLIENT_BODY_BUDGET_FULL" | "SHUTTING_DOWN" | "SERVER_NOT_READY" | "INTERNAL" | "TIMEOUT" | "UNKNOWN_NETWORK" | "BLOCK_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CONTRACT_NOT_FOUND" | "IDENTIFIER_NOT_FOUND" | "SEARCH_NO_MATCH" | "INDEXER_UNAVAILABLE" | "INDEXER_BAD_RESPONSE" | "NOT_READY" | "INDEXER_TIMEOUT" | "INDEXER_BUSY" | "EPOCH_UNAVAILABLE" | "D_PARAMETER_UNAVAILABLE" | "PROVER_UNREACHABLE" | "PROVER_BAD_RESPONSE" | "PROVER_BUSY" | "PROVER_REJECTED" | "PROVER_FAILED" | "PROVER_TIMEOUT" | "PROVER_KEYS_MISSING" | "PROVER_UNAVAILABLE" | "QUEUE_FULL" | "WORKER_CRASHED" | "CLIENT_ABORTED" | "INVALID_NETWORK" | "PROVER_KEYS_INVALID" | "PROVER_BINARY_NOT_FOUND" | "PROVER_BINARY_NOT_EXECUTABLE" | "DEV_PROVER_UNSUPPORTED_CIRCUIT" | "BALANCING_DISABLED" | "WALLET_SYNCING" | "NO_DUST_AVAILABLE" | "FEE_UNSETTLED" | "WRONG_TRANSACTION_KIND" | "FEE_CAP_EXCEEDED" | "DUST_BUDGET_EXCEEDED" | "TRANSACTION_REJECTED" | "LEDGER_ERA_MISMATCH" | "LEDGER_ERA_CHANGED" | "INPUTS_UNCHECKED" | "RESERVATION_LIMIT" | "BUDGET_UNAVAILABLE" | "WALLET_LEASE_LOST" | "POLICY_DENIED" | "USER_LIMIT" | "POLICY_WEBHOOK_UNAVAILABLE";
+            /** @description The key's policy rule that refused the sponsorship (POLICY_DENIED, USER_LIMIT, POLICY_WEBHOOK_UNAVAILABLE), e.g. `allow.contracts`, `perUser.maxSponsorships` (docs/policies.md) */
+            rule?: string;
         };
         Health: {
             status: "ok" | "degraded" | "shutting-down";
@@ -1357,6 +1379,91 @@ export interface components {
                     sustainableTxPerSecond: number;
                 };
             };
+        };
+        GetUsageResponse: {
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            groupBy: "day" | "user";
+            /** @description The asking key only; every key with usage or requests for an admin key (or the one asked with `key`) */
+            keys: {
+                keyId: string;
+                /** @description Sponsorships answered (a repeat answered from the dedupe is not counted again) */
+                sponsorships: number;
+                /** @description DUST the answered sponsorships cost, SPECK (decimal); the fee of an expired one is not counted */
+                dust: string;
+                /** @description Answered sponsorships reclaimed unspent (never landed), counted in the day they were answered */
+                expired: number;
+                /** @description Refused sponsorships by reason: the policy rule (e.g. `allow.contracts`), else the error code */
+                refusals: {
+                    [key: string]: number;
+                };
+                /** @constant */
+                dustUnit: "SPECK";
+                /** @description The same figures per network */
+                networks: {
+                    [key: string]: {
+                        /** @description Sponsorships answered (a repeat answered from the dedupe is not counted again) */
+                        sponsorships: number;
+                        /** @description DUST the answered sponsorships cost, SPECK (decimal); the fee of an expired one is not counted */
+                        dust: string;
+                        /** @description Answered sponsorships reclaimed unspent (never landed), counted in the day they were answered */
+                        expired: number;
+                        /** @description Refused sponsorships by reason: the policy rule (e.g. `allow.contracts`), else the error code */
+                        refusals: {
+                            [key: string]: number;
+                        };
+                    };
+                };
+                /** @description groupBy=day: the days with any usage, oldest first */
+                days?: {
+                    /**
+                     * Format: date
+                     * @description UTC day
+                     */
+                    day: string;
+                    /** @description Sponsorships answered (a repeat answered from the dedupe is not counted again) */
+                    sponsorships: number;
+                    /** @description DUST the answered sponsorships cost, SPECK (decimal); the fee of an expired one is not counted */
+                    dust: string;
+                    /** @description Answered sponsorships reclaimed unspent (never landed), counted in the day they were answered */
+                    expired: number;
+                    /** @description Refused sponsorships by reason: the policy rule (e.g. `allow.contracts`), else the error code */
+                    refusals: {
+                        [key: string]: number;
+                    };
+                }[];
+                /** @description groupBy=user: the 100 users with the most sponsorships (as the key's policy counts users); a sponsorship with several users counts for each; users beyond 10 000 a day are counted as `(other)` */
+                users?: {
+                    user: string;
+                    sponsorships: number;
+                    dust: string;
+                }[];
+                /** @description What the key may sponsor, as configured now; absent for a key no longer configured */
+                config?: {
+                    /** @description `config` (auth.keys), `env` (NIGHTGATE_API_KEYS), `generated` (the development key) */
+                    source: string;
+                    revoked: boolean;
+                    admin: boolean;
+                    rateLimit?: {
+                        limit: number;
+                        windowMs: number;
+                    };
+                    dustBudget?: string;
+                    maxFee?: string;
+                    /** @description The key's policy as configured (docs/policies.md), its webhook secret left out */
+                    policy?: unknown;
+                };
+                /** @description This key's requests answered since the server started (any route; not limited to from/to) */
+                requests?: {
+                    total: number;
+                    /** @description Answers with status ≥ 400 by error code */
+                    refused: {
+                        [key: string]: number;
+                    };
+                };
+            }[];
         };
         /** @description The server reads nothing from the client: any message up to 1024 bytes is discarded; a larger one closes the connection. Keep-alive is the protocol's ping/pong, which the server sends itself. */
         PushClientMessage: string;
@@ -6380,6 +6487,8 @@ export interface operations {
             header?: {
                 /** @description mainnet, preprod or preview (or ?network=) */
                 "X-Midnight-Network"?: string;
+                /** @description The end user, for a key whose policy counts users by it (`perUser.userFrom: "client-id"`) */
+                "X-Client-ID"?: string;
             };
             path?: never;
             cookie?: never;
@@ -6412,7 +6521,7 @@ export interface operations {
                     "application/json": components["schemas"]["PostProveAndBalanceResponse"];
                 };
             };
-            /** @description The body is not an unproven transaction (e.g. "expected an unproven transaction, got a finalized one") (WRONG_TRANSACTION_KIND), does not deserialize (INVALID_BODY), is refused by the ledger — built for another network, badly signed, expired or expiring within a block, TTL too far ahead, no effect, already paying its own DUST fee, unbalanced — (TRANSACTION_REJECTED, with the ledger's reason; nothing is reserved), or the network is unknown (INVALID_NETWORK) */
+            /** @description The body is not an unproven transaction (e.g. "expected an unproven transaction, got a finalized one") (WRONG_TRANSACTION_KIND), does not deserialize (INVALID_BODY), is refused by the ledger — built for another network, badly signed, expired or expiring within a block, TTL too far ahead, no effect, already paying its own DUST fee, unbalanced — (TRANSACTION_REJECTED, with the ledger's reason; nothing is reserved), the network is unknown (INVALID_NETWORK), or the key's policy counts users by X-Client-ID and it is missing (INVALID_PARAMETER) */
             400: {
                 headers: {
                     /** @description Requests allowed per window */
@@ -6450,7 +6559,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fee exceeds the per-transaction cap (FEE_CAP_EXCEEDED). Fee prices rise with full blocks and fall with empty ones, so the answer carries Retry-After (one block): the same transaction may fit later */
+            /** @description The fee exceeds the per-transaction cap (FEE_CAP_EXCEEDED). Fee prices rise with full blocks and fall with empty ones, so the answer carries Retry-After (one block): the same transaction may fit later. Or the key's policy does not pay for this transaction (POLICY_DENIED, `rule` names the rule: validFrom — with Retry-After —, validUntil, allow.contracts, allow.deploys, allow.nightTransfers, allow.shielded, allow.dustRegistrations, perUser, webhook; nothing is reserved) */
             403: {
                 headers: {
                     /** @description Requests allowed per window */
@@ -6526,7 +6635,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (RATE_LIMITED), DUST budget of this key (DUST_BUDGET_EXCEEDED) exceeded, or this key already holds its share of the DUST pool (RESERVATION_LIMIT: one is freed when one of its transactions lands or its reservation expires); see Retry-After */
+            /** @description Rate limit (RATE_LIMITED), DUST budget of this key (DUST_BUDGET_EXCEEDED) exceeded, this key already holds its share of the DUST pool (RESERVATION_LIMIT: one is freed when one of its transactions lands or its reservation expires), or the end user has had what the key's policy pays per user in the window (USER_LIMIT, `rule` perUser.maxSponsorships or perUser.maxDust, Retry-After to the window's end); see Retry-After */
             429: {
                 headers: {
                     /** @description Requests allowed per window */
@@ -6585,7 +6694,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Wallet still syncing (WALLET_SYNCING, Retry-After: 30), no DUST UTXO free (NO_DUST_AVAILABLE), the fee did not settle while the pool or the prices moved (FEE_UNSETTLED, nothing reserved), queue full (QUEUE_FULL), prover busy (PROVER_BUSY); see Retry-After. With several instances (`state.redisUrl`): the shared state (Redis) is unavailable, so the key's budget cannot be charged exactly (BUDGET_UNAVAILABLE, Retry-After: 5; nothing is reserved or charged), or this instance does not hold the lease on its DUST wallets of that network now (WALLET_LEASE_LOST). Or the server is shutting down (SHUTTING_DOWN): a sponsorship still queued is refused at once ("The server is shutting down; the sponsorship was not started") and holds no DUST reservation; one under way past the shutdown deadline ends with "Server shut down before the request finished" and its reservation is released */
+            /** @description The key's policy webhook did not answer and its policy says reject (POLICY_WEBHOOK_UNAVAILABLE, Retry-After: 5, nothing reserved). Wallet still syncing (WALLET_SYNCING, Retry-After: 30), no DUST UTXO free (NO_DUST_AVAILABLE), the fee did not settle while the pool or the prices moved (FEE_UNSETTLED, nothing reserved), queue full (QUEUE_FULL), prover busy (PROVER_BUSY); see Retry-After. With several instances (`state.redisUrl`): the shared state (Redis) is unavailable, so the key's budget cannot be charged exactly (BUDGET_UNAVAILABLE, Retry-After: 5; nothing is reserved or charged), or this instance does not hold the lease on its DUST wallets of that network now (WALLET_LEASE_LOST). Or the server is shutting down (SHUTTING_DOWN): a sponsorship still queued is refused at once ("The server is shutting down; the sponsorship was not started") and holds no DUST reservation; one under way past the shutdown deadline ends with "Server shut down before the request finished" and its reservation is released */
             503: {
                 headers: {
                     /** @description Requests allowed per window */
@@ -6615,6 +6724,8 @@ export interface operations {
             header?: {
                 /** @description mainnet, preprod or preview (or ?network=) */
                 "X-Midnight-Network"?: string;
+                /** @description The end user, for a key whose policy counts users by it (`perUser.userFrom: "client-id"`) */
+                "X-Client-ID"?: string;
             };
             path?: never;
             cookie?: never;
@@ -6647,7 +6758,7 @@ export interface operations {
                     "application/json": components["schemas"]["PostBalanceOnlyResponse"];
                 };
             };
-            /** @description The body is not a proven transaction (e.g. "expected a proven transaction or a finalized transaction, got an unproven one") (WRONG_TRANSACTION_KIND), does not deserialize (INVALID_BODY), is refused by the ledger — built for another network, badly signed, expired or expiring within a block, TTL too far ahead, no effect, already paying its own DUST fee, unbalanced — (TRANSACTION_REJECTED, with the ledger's reason; nothing is reserved), or the network is unknown (INVALID_NETWORK) */
+            /** @description The body is not a proven transaction (e.g. "expected a proven transaction or a finalized transaction, got an unproven one") (WRONG_TRANSACTION_KIND), does not deserialize (INVALID_BODY), is refused by the ledger — built for another network, badly signed, expired or expiring within a block, TTL too far ahead, no effect, already paying its own DUST fee, unbalanced — (TRANSACTION_REJECTED, with the ledger's reason; nothing is reserved), the network is unknown (INVALID_NETWORK), or the key's policy counts users by X-Client-ID and it is missing (INVALID_PARAMETER) */
             400: {
                 headers: {
                     /** @description Requests allowed per window */
@@ -6685,7 +6796,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The fee exceeds the per-transaction cap (FEE_CAP_EXCEEDED). Fee prices rise with full blocks and fall with empty ones, so the answer carries Retry-After (one block): the same transaction may fit later */
+            /** @description The fee exceeds the per-transaction cap (FEE_CAP_EXCEEDED). Fee prices rise with full blocks and fall with empty ones, so the answer carries Retry-After (one block): the same transaction may fit later. Or the key's policy does not pay for this transaction (POLICY_DENIED, `rule` names the rule: validFrom — with Retry-After —, validUntil, allow.contracts, allow.deploys, allow.nightTransfers, allow.shielded, allow.dustRegistrations, perUser, webhook; nothing is reserved) */
             403: {
                 headers: {
                     /** @description Requests allowed per window */
@@ -6761,7 +6872,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit (RATE_LIMITED), DUST budget of this key (DUST_BUDGET_EXCEEDED) exceeded, or this key already holds its share of the DUST pool (RESERVATION_LIMIT: one is freed when one of its transactions lands or its reservation expires); see Retry-After */
+            /** @description Rate limit (RATE_LIMITED), DUST budget of this key (DUST_BUDGET_EXCEEDED) exceeded, this key already holds its share of the DUST pool (RESERVATION_LIMIT: one is freed when one of its transactions lands or its reservation expires), or the end user has had what the key's policy pays per user in the window (USER_LIMIT, `rule` perUser.maxSponsorships or perUser.maxDust, Retry-After to the window's end); see Retry-After */
             429: {
                 headers: {
                     /** @description Requests allowed per window */
@@ -6820,7 +6931,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Wallet still syncing (WALLET_SYNCING, Retry-After: 30), no DUST UTXO free (NO_DUST_AVAILABLE), the fee did not settle while the pool or the prices moved (FEE_UNSETTLED, nothing reserved), queue full (QUEUE_FULL), prover busy (PROVER_BUSY); see Retry-After. With several instances (`state.redisUrl`): the shared state (Redis) is unavailable, so the key's budget cannot be charged exactly (BUDGET_UNAVAILABLE, Retry-After: 5; nothing is reserved or charged), or this instance does not hold the lease on its DUST wallets of that network now (WALLET_LEASE_LOST). Or the server is shutting down (SHUTTING_DOWN): a sponsorship still queued is refused at once ("The server is shutting down; the sponsorship was not started") and holds no DUST reservation; one under way past the shutdown deadline ends with "Server shut down before the request finished" and its reservation is released */
+            /** @description The key's policy webhook did not answer and its policy says reject (POLICY_WEBHOOK_UNAVAILABLE, Retry-After: 5, nothing reserved). Wallet still syncing (WALLET_SYNCING, Retry-After: 30), no DUST UTXO free (NO_DUST_AVAILABLE), the fee did not settle while the pool or the prices moved (FEE_UNSETTLED, nothing reserved), queue full (QUEUE_FULL), prover busy (PROVER_BUSY); see Retry-After. With several instances (`state.redisUrl`): the shared state (Redis) is unavailable, so the key's budget cannot be charged exactly (BUDGET_UNAVAILABLE, Retry-After: 5; nothing is reserved or charged), or this instance does not hold the lease on its DUST wallets of that network now (WALLET_LEASE_LOST). Or the server is shutting down (SHUTTING_DOWN): a sponsorship still queued is refused at once ("The server is shutting down; the sponsorship was not started") and holds no DUST reservation; one under way past the shutdown deadline ends with "Server shut down before the request finished" and its reservation is released */
             503: {
                 headers: {
                     /** @description Requests allowed per window */
@@ -6901,6 +7012,125 @@ export interface operations {
                     RateLimit?: string;
                     /** @description IETF draft structured field: "policy";q=<quota>;w=<window seconds> */
                     "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: {
+                /** @description Start: an ISO 8601 date (`2025-06-01`, the start of that UTC day) or date-time with a zone (`2025-06-01T12:00:00Z`). Default: 30 days before `to` */
+                from?: string;
+                /** @description End (exclusive): a date-time with a zone, or a date (its whole UTC day included). Default: now. At most 400 days after `from` */
+                to?: string;
+                /** @description `day` (default): per-day figures; `user`: the top users */
+                groupBy?: "day" | "user";
+                /** @description Admin keys: one key id. Another key asking for any key but its own gets 403 */
+                key?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Usage per key */
+            200: {
+                headers: {
+                    /** @description no-store */
+                    "Cache-Control"?: string;
+                    /** @description Requests allowed per window */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description Unix time (seconds) when the window resets (or, on 429, when a request is admitted again) */
+                    "X-RateLimit-Reset"?: string;
+                    /** @description IETF draft structured field: "policy";r=<remaining>;t=<seconds to reset> */
+                    RateLimit?: string;
+                    /** @description IETF draft structured field: "policy";q=<quota>;w=<window seconds> */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetUsageResponse"];
+                };
+            };
+            /** @description INVALID_PARAMETER: from, to, groupBy or key malformed, from not before to, or a window over 400 days; the message names the parameter */
+            400: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description Unix time (seconds) when the window resets (or, on 429, when a request is admitted again) */
+                    "X-RateLimit-Reset"?: string;
+                    /** @description IETF draft structured field: "policy";r=<remaining>;t=<seconds to reset> */
+                    RateLimit?: string;
+                    /** @description IETF draft structured field: "policy";q=<quota>;w=<window seconds> */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description Unix time (seconds) when the window resets (or, on 429, when a request is admitted again) */
+                    "X-RateLimit-Reset"?: string;
+                    /** @description IETF draft structured field: "policy";r=<remaining>;t=<seconds to reset> */
+                    RateLimit?: string;
+                    /** @description IETF draft structured field: "policy";q=<quota>;w=<window seconds> */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: a key that is not `admin` asked for another key */
+            403: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description Unix time (seconds) when the window resets (or, on 429, when a request is admitted again) */
+                    "X-RateLimit-Reset"?: string;
+                    /** @description IETF draft structured field: "policy";r=<remaining>;t=<seconds to reset> */
+                    RateLimit?: string;
+                    /** @description IETF draft structured field: "policy";q=<quota>;w=<window seconds> */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit (RATE_LIMITED) */
+            429: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description Unix time (seconds) when the window resets (or, on 429, when a request is admitted again) */
+                    "X-RateLimit-Reset"?: string;
+                    /** @description IETF draft structured field: "policy";r=<remaining>;t=<seconds to reset> */
+                    RateLimit?: string;
+                    /** @description IETF draft structured field: "policy";q=<quota>;w=<window seconds> */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds until a request is admitted again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
