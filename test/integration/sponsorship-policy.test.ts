@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { request } from 'undici';
+import { createClient } from '../../src/client/index.js';
 import { ManualClock } from '../../src/core/clock.js';
 import { sha256Hex } from '../../src/core/pipeline/auth.js';
 import { ledger, type Era } from '../../src/infra/ledger/index.js';
@@ -140,6 +141,10 @@ for (const era of SPONSOR_ERAS) t.test(`ledger ${era}: each policy rule, nothing
     await sponsored('client a', 'client', transfer(), { 'x-client-id': 'user-a' });
     await refused('client a again', 'client', transfer(), 429, 'USER_LIMIT', 'perUser.maxSponsorships', { 'x-client-id': 'user-a' });
     await sponsored('client b, same inputs', 'client', transfer(), { 'x-client-id': 'user-b' });
+    // The typed client: X-Client-ID as an option, the refusing rule on its error.
+    const client = createClient({ baseUrl: app.url, apiKey: KEYS.client, retries: false });
+    t.match(await client.proveAndBalance(transfer(), { clientId: 'user-c' }), { network: 'preview', feeUnit: 'SPECK' });
+    await t.rejects(client.proveAndBalance(transfer(), { clientId: 'user-c' }), { name: 'NightgateError', status: 429, code: 'USER_LIMIT', rule: 'perUser.maxSponsorships' });
   });
 
   await t.test('webhook', async () => {
