@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { modulePath } from './paths.js';
 import type { Measurement } from './types.js';
 
-export const MICRO_BENCHES = ['allocator', 'timer-wheel', 'compression'] as const;
+export const MICRO_BENCHES = ['allocator', 'timer-wheel', 'compression', 'policy-check'] as const;
 
 export interface MicroOptions {
   quick: boolean;
