@@ -38,6 +38,9 @@ const SEED_A = 'a1'.repeat(32);
 const SEED_B = 'b2'.repeat(32);
 const LIMITED = 'limited-key-0123456789';
 const POOR = 'poor-key-0123456789abc';
+/** A key whose policy pays 2 sponsorships per end user (4 asked at once stay within its share of SHARE). */
+const CAPPED = 'capped-key-0123456789a';
+const PER_USER = 2;
 const POOR_BUDGET = 10n ** 20n;
 /** Windows far longer than the test (the next boundary is years away): no window rolls mid-test. */
 const LONG_WINDOW_MS = 1_000_000_000_000;
@@ -54,6 +57,7 @@ for (const era of SPONSOR_ERAS) t.test(`ledger ${era}: two instances, one Redis,
       keys: [
         { id: 'limited', sha256: sha256Hex(LIMITED), rateLimit: { limit: 6, windowMs: LONG_WINDOW_MS } },
         { id: 'poor', sha256: sha256Hex(POOR), dustBudget: POOR_BUDGET.toString() },
+        { id: 'capped', sha256: sha256Hex(CAPPED), policy: { perUser: { maxSponsorships: PER_USER, windowMs: LONG_WINDOW_MS } } },
       ],
     },
     rateLimit: { limit: 10_000, windowMs: LONG_WINDOW_MS },
@@ -141,6 +145,15 @@ for (const era of SPONSOR_ERAS) t.test(`ledger ${era}: two instances, one Redis,
     t.equal(String(await stateOf(a).redis.command(['GET', budgetKey])), spent.toString(), 'Redis holds exactly the two answered fees more');
     const reserved = a.service.network('preview')!.table.counts().reserved + b.service.network('preview')!.table.counts().reserved;
     t.equal(reserved, 4, 'the refusals hold no UTXO (2 dedupe answers, 2 budget answers)');
+  });
+
+  await t.test('a policy\'s per-user cap holds across instances', async (t) => {
+    // Both at once, alternating instances: the user's places are counted in Redis, one count.
+    const answers = await Promise.all(Array.from({ length: 2 * PER_USER }, (_, i) => (i % 2 ? b : a).post('/prove-and-balance', tx(), CAPPED)));
+    const ok = answers.filter((r) => r.status === 200);
+    t.equal(ok.length, PER_USER, `exactly ${PER_USER} sponsored over both instances`);
+    t.same([...new Set(answers.filter((r) => r.status !== 200).map((r) => `${r.status} ${String(r.json['code'])} ${String(r.json['rule'])}`))], ['429 USER_LIMIT perUser.maxSponsorships']);
+    t.equal(a.service.held('preview', 'capped') + b.service.held('preview', 'capped'), PER_USER, 'the refusals hold no UTXO');
   });
 
   await t.test('a key\'s share of the pool holds across instances', async (t) => {
