@@ -81,6 +81,9 @@ function deployBody(era: Era): Uint8Array {
   return L.Transaction.fromParts('undeployed', undefined, undefined, intent).serialize();
 }
 
+// A devnet, a synced pool and two funded users per era: minutes on a loaded 2-core machine.
+t.setTimeout(180_000 * SPONSOR_ERAS.length);
+
 for (const era of SPONSOR_ERAS) t.test(`ledger ${era}: each policy rule, nothing reserved on refusal`, async (t) => {
   const clock = new ManualClock(Date.now());
   const hook = await startHook(clock);
