@@ -13,7 +13,7 @@ import { ManualClock } from '../../src/core/clock.js';
 import { sha256Hex } from '../../src/core/pipeline/auth.js';
 import { ledger, type Era } from '../../src/infra/ledger/index.js';
 import { verifyWebhookSignature } from '../../src/features/sponsorship/policy/signature.js';
-import { counterDeploy } from '../../src/devnet/counter-contract.js';
+import { counterDeploy, counterIncrement } from '../../src/devnet/counter-contract.js';
 import { kitFor } from '../../src/devnet/ledger-kit.js';
 import { eraOverrides, SPONSOR_ERAS, startSponsorApp, type SponsorApp } from '../fixtures/dust/sponsor-app.js';
 import { freshUser, transferFrom } from '../fixtures/dust/user-tx.js';
@@ -84,6 +84,21 @@ function deployBody(era: Era): Uint8Array {
 // A devnet, a synced pool and two funded users per era: minutes on a loaded 2-core machine.
 t.setTimeout(180_000 * SPONSOR_ERAS.length);
 
+/**
+ * An unproven call of the counter's `increment`, built against a state holding a counter of its
+ * own (the devnet never deployed it: the call could not land, but it is judged before that).
+ */
+function callBody(era: Era): { body: Uint8Array; address: string } {
+  const kit = kitFor(era);
+  const L = kit.L;
+  const deploy = counterDeploy(kit);
+  const state = L.LedgerState.blank('undeployed').updateIndex(deploy.address, deploy.initialState.data, new Map());
+  const call = counterIncrement(kit, state, deploy.address);
+  if (!call) throw new Error('the counter is not in the state');
+  const intent = L.Intent.new(new Date(Date.now() + 10 * 60_000)).addCall(call);
+  return { body: L.Transaction.fromParts('undeployed', undefined, undefined, intent).serialize(), address: deploy.address };
+}
+
 for (const era of SPONSOR_ERAS) t.test(`ledger ${era}: each policy rule, nothing reserved on refusal`, async (t) => {
   const clock = new ManualClock(Date.now());
   const hook = await startHook(clock);
@@ -123,6 +138,10 @@ for (const era of SPONSOR_ERAS) t.test(`ledger ${era}: each policy rule, nothing
     await refused('a deploy, deploys not allowed', 'transfers', deployBody(era), 403, 'POLICY_DENIED', 'allow.deploys');
     const r = await refused('a transfer, only a contract allowed', 'contracts', transfer(), 403, 'POLICY_DENIED', 'allow.nightTransfers');
     t.match(r.json['message'], /unshielded/);
+    const call = callBody(era);
+    const c = await refused('a call of a contract not listed', 'contracts', call.body, 403, 'POLICY_DENIED', 'allow.contracts');
+    t.match(c.json['message'], call.address);
+    await refused('a call, only transfers allowed', 'transfers', callBody(era).body, 403, 'POLICY_DENIED', 'allow.contracts');
   });
 
   await t.test('dates', async () => {
