@@ -76,7 +76,10 @@ t.test('five keys bursting at once cannot take the keeper\'s reserve; the pool g
   const first = await burst();
   const won = first.filter((a) => a.status === 200).length;
   t.comment(`first burst: ${JSON.stringify(tally(first))}`);
-  t.ok(won > 0 && won <= GENESIS_UTXOS - KEEPER_RESERVE, `${won} sponsored: never one of the last ${KEEPER_RESERVE} free UTXOs (at most ${GENESIS_UTXOS - KEEPER_RESERVE})`);
+  // The pool may grow during the burst (a slow machine lets the keeper's first splits land): the
+  // bound is the pool as it stands at the end, the reserve left free or in the keeper's splits.
+  const bound = live() - KEEPER_RESERVE;
+  t.ok(won > 0 && won <= bound, `${won} sponsored: never one of the last ${KEEPER_RESERVE} free UTXOs (at most ${bound} of ${live()} live)`);
   t.same(Object.keys(tally(first)).filter((k) => k !== '200' && k !== '503 NO_DUST_AVAILABLE' && k !== '429 RESERVATION_LIMIT'), [], 'every other answer: 503 NO_DUST_AVAILABLE or 429 RESERVATION_LIMIT');
   const refusal = first.find((a) => a.status === 503);
   t.ok(refusal === undefined || refusal.headers['retry-after'] !== undefined, 'the 503s carry Retry-After');
