@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Compile with tsc, and record what was compiled: a SHA-256 over every input tsc reads from the
-// repository (the .ts files under tsconfig's `include`, both tsconfig files, the TypeScript version)
-// is written to dist/.build-stamp after a successful build.
+// Compile with `tsc -b` (the workspace packages tsconfig.json references, each into its own dist/,
+// then the root project into dist/), and record what was compiled: a SHA-256 over every input tsc
+// reads from the repository (the .ts files under each project's `include`, every tsconfig file, the
+// TypeScript version) is written to dist/.build-stamp after a successful build.
 //   node scripts/build.mjs             always compile (`npm run build`)
 //   node scripts/build.mjs --if-stale  compile only when the inputs differ from the stamp (`npm start`):
 //                                      starting a current build costs a hash of the sources, not a tsc run
@@ -18,6 +19,8 @@ const TSCONFIG = join(ROOT, 'tsconfig.json');
 const STAMP = join(ROOT, 'dist', '.build-stamp');
 /** What `npm start` runs: without it there is nothing to start, whatever the stamp says. */
 const ENTRY = join(ROOT, 'dist', 'src', 'cli.js');
+/** The projects tsconfig.json references (the workspace packages), by directory. */
+const REFERENCES = (JSON.parse(readFileSync(TSCONFIG, 'utf8')).references ?? []).map((r) => join(ROOT, r.path));
 
 function tsFiles(dir, out) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -28,14 +31,19 @@ function tsFiles(dir, out) {
   return out;
 }
 
+/** A project's tsconfig and the .ts files under its `include`. */
+function projectInputs(dir) {
+  const tsconfig = join(dir, 'tsconfig.json');
+  const { include = [] } = JSON.parse(readFileSync(tsconfig, 'utf8'));
+  return [tsconfig, ...include.flatMap((sub) => (existsSync(join(dir, sub)) ? tsFiles(join(dir, sub), []) : []))];
+}
+
 function inputsHash() {
   const require = createRequire(import.meta.url);
-  const tsconfig = readFileSync(TSCONFIG, 'utf8');
-  const { include = [] } = JSON.parse(tsconfig);
-  const files = include.flatMap((dir) => (existsSync(join(ROOT, dir)) ? tsFiles(join(ROOT, dir), []) : []));
+  const files = [ROOT, ...REFERENCES].flatMap(projectInputs);
   const hash = createHash('sha256');
   hash.update(`typescript ${require('typescript/package.json').version}\0`);
-  for (const file of [TSCONFIG, join(ROOT, 'tsconfig.test.json'), ...files.sort()]) {
+  for (const file of [join(ROOT, 'tsconfig.test.json'), ...files.sort()]) {
     hash.update(`${relative(ROOT, file)}\0`);
     hash.update(readFileSync(file));
     hash.update('\0');
@@ -45,12 +53,13 @@ function inputsHash() {
 
 const ifStale = process.argv.includes('--if-stale');
 const before = inputsHash();
-if (ifStale && existsSync(ENTRY) && existsSync(STAMP) && readFileSync(STAMP, 'utf8').trim() === before) {
+const built = [ENTRY, ...REFERENCES.map((dir) => join(dir, 'dist'))].every((path) => existsSync(path));
+if (ifStale && built && existsSync(STAMP) && readFileSync(STAMP, 'utf8').trim() === before) {
   console.error('nightgate: dist/ is current (sources unchanged since the last build): not recompiling');
   process.exit(0);
 }
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-const run = spawnSync(process.execPath, [tsc, '-p', TSCONFIG], { cwd: ROOT, stdio: 'inherit' });
+const run = spawnSync(process.execPath, [tsc, '-b', TSCONFIG], { cwd: ROOT, stdio: 'inherit' });
 if (run.status !== 0) process.exit(run.status ?? 1);
 // The package's bin (`npx nightgate …`, as the README's tour runs it): tsc writes files without the
 // execute bit, and npm links no bin for the project it is run in.

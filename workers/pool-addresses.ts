@@ -1,8 +1,6 @@
-/** Task `poolAddresses`: the NIGHT address of each server wallet (src/infra/ledger/wallet-keys.ts), and NIGHT's token type. */
-import { encodeUnshieldedAddress } from '../src/infra/ledger/address.js';
+/** Task `poolAddresses`: the NIGHT address of each server wallet (packages/ledger/src/wallet-keys.ts), and NIGHT's token type. */
+import { encodeUnshieldedAddress, nightSecretOf, ledger } from '../src/infra/ledger/index.js';
 import type { WalletAddress } from '../src/features/sponsorship/pool-task.js';
-import { nightSecretOf } from '../src/infra/ledger/wallet-keys.js';
-import { ledger } from '../src/infra/ledger/index.js';
 import { defineTask } from '../src/infra/pool/worker/task.js';
 
 export const poolAddresses = defineTask<'poolAddresses'>(async (args): Promise<{ nightToken: string; wallets: WalletAddress[] }> => {

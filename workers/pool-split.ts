@@ -7,8 +7,7 @@
  * added by the ordinary sponsorship path, like any user's.
  */
 import { GatewayError } from '../src/core/errors.js';
-import { nightSecretOf } from '../src/infra/ledger/wallet-keys.js';
-import { ledger, signOffer, release as freeLedger } from '../src/infra/ledger/index.js';
+import { nightSecretOf, ledger, signOffer, release as freeLedger } from '../src/infra/ledger/index.js';
 import { defineTask } from '../src/infra/pool/worker/task.js';
 
 /** The segment `Transaction.fromParts` puts its one intent in. */

@@ -5,8 +5,7 @@
  * (LEDGER.md: ≈ 85 MB and 100 ms per load).
  */
 import { randomBytes } from 'node:crypto';
-import { DEFAULT_ERA, ledger as ledgerOf, signOffer, type Era, type L as Ledger, type Ledger as LedgerPackage } from '../../src/infra/ledger/index.js';
-import { encodeUnshieldedAddress } from '../../src/infra/ledger/address.js';
+import { DEFAULT_ERA, ledger as ledgerOf, signOffer, type Era, type L as Ledger, type Ledger as LedgerPackage, encodeUnshieldedAddress } from '../../src/infra/ledger/index.js';
 
 /** An era's ledger package and the era it is (signatures are wrapped in ledger 9). */
 export type LedgerModule = LedgerPackage & { readonly era: Era };

@@ -6,7 +6,7 @@
  * its part: the full run keeps the sustained block, a sustained run replaces only its era's subsection.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { ERAS, type Era } from '../../src/infra/ledger/era.js';
+import { ERAS, type Era } from '../../src/infra/ledger/index.js';
 
 const BEGIN = '<!-- sustained:begin -->';
 const END = '<!-- sustained:end -->';

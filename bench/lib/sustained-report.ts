@@ -3,7 +3,7 @@
  * subsection of bench/RESULTS.md: one table of the headline figures against the targets, then the
  * detail (per minute, statuses, rejections, block capacity, pool).
  */
-import type { Era } from '../../src/infra/ledger/era.js';
+import type { Era } from '../../src/infra/ledger/index.js';
 import { eraHeading } from './results-section.js';
 import { SETTLED_MINUTE, summarize, type BlockSeen, type PoolSample, type SponsorCall, type SustainedSummary, type TxRecord } from './sustained-stats.js';
 import type { MachineInfo } from './types.js';

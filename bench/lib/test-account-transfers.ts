@@ -7,8 +7,7 @@
  *   unproven:  signed, not proven        (the body of /prove-and-balance)
  *   finalized: signed, proven and bound  (the body of /balance-only; a NIGHT transfer needs no proof)
  */
-import { DEFAULT_ERA, ledger, provingProvider, signOffer } from '../../src/infra/ledger/index.js';
-import { encodeUnshieldedAddress } from '../../src/infra/ledger/address.js';
+import { DEFAULT_ERA, ledger, provingProvider, signOffer, encodeUnshieldedAddress } from '../../src/infra/ledger/index.js';
 import { devnetTestAccount } from '../../src/devnet/test-accounts.js';
 import { unspentUtxos } from './devnet-utxos.js';
 import type { DevnetNetwork } from './scenario.js';

@@ -14,8 +14,7 @@
  * once sponsored they can be submitted to the devnet. A NIGHT transfer needs no proof, so
  * "proving" it is the ledger's own `prove` with a provider that is never asked for one.
  */
-import { bech32mDecode } from '../core/bech32m.js';
-import { DEFAULT_ERA, isEra, ledger, signOffer, provingProvider, type Era, type Ledger } from '../infra/ledger/index.js';
+import { bech32mDecode, DEFAULT_ERA, isEra, ledger, signOffer, provingProvider, type Era, type Ledger } from '../infra/ledger/index.js';
 import { devnetTestAccount } from '../devnet/test-accounts.js';
 import { baseUrl } from './base-url.js';
 

@@ -5,7 +5,7 @@
 // fees from one shared devnet DUST wallet; users 0 and 1 also hold shielded coins.
 import type { L, LedgerKit } from './ledger-kit.js';
 import { deriveSeed, hexToBytes } from './keys.js';
-import { nightSecretOf } from '../infra/ledger/wallet-keys.js';
+import { nightSecretOf } from '@nightgate/ledger/wallet-keys';
 import { devnetTestAccount } from './test-accounts.js';
 import { Actor, DustWallet, ShieldedWallet } from './wallet.js';
 
@@ -51,7 +51,7 @@ export function createActors(kit: LedgerKit, networkName: string, seed: string, 
       dustPublicKey: L.DustSecretKey.fromSeed(hexToBytes(test.dustSeed)).publicKey,
       zswap: L.ZswapSecretKeys.fromSeed(hexToBytes(test.zswapSeed)),
     },
-    // The NIGHT that backs a server wallet is owned by the key its seed derives (src/infra/ledger/wallet-keys.ts),
+    // The NIGHT that backs a server wallet is owned by the key its seed derives (packages/ledger/src/wallet-keys.ts),
     // so nightgate can split it into more DUST-generating UTXOs when its pool runs low.
     sponsors: sponsorDustSeeds.map((dustSeed) => ({
       owner: new Actor(nightSecretOf(dustSeed), kit),

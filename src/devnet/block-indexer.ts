@@ -3,7 +3,7 @@
 // `raw` is the ledger's own serialization, so wallets can replay them), contract actions from the
 // intents, Merkle roots from an observer that replays the zswap events.
 import { release, type L, type LedgerKit } from './ledger-kit.js';
-import { DEFAULT_ERA, DEVNET_PROTOCOL_VERSION } from '../infra/ledger/index.js';
+import { DEFAULT_ERA, DEVNET_PROTOCOL_VERSION } from '@nightgate/ledger';
 import { bytesToHex, deriveSeed } from './keys.js';
 import type { AppliedTx, ProducedBlock } from './chain.js';
 import type { IndexerStore } from './indexer-store.js';

@@ -12,7 +12,7 @@
 //   and its change: 98.7 %). Three transactions of 20 take 96.2 % of an otherwise empty block.
 // Submitted transactions go into a block first; a payout that does not fit waits for the next block
 // with the requests behind it (chain.ts keeps faucet candidates in order).
-import { parseUnshieldedAddress } from '../infra/ledger/address.js';
+import { parseUnshieldedAddress } from '@nightgate/ledger/address';
 import { candidateOf, type Candidate } from './chain.js';
 import { DevnetError, DevnetErrorCode, reasonOf } from './errors.js';
 import { OUTPUTS_PER_REGISTRATION } from './genesis.js';

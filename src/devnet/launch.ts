@@ -3,7 +3,7 @@
 // ledger; the main thread exchanges a few small messages per block at most.
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import { DEFAULT_ERA } from '../infra/ledger/era.js';
+import { DEFAULT_ERA } from '@nightgate/ledger/era';
 import { startModuleWorker } from '../core/worker-thread.js';
 import { DevnetError, DevnetErrorCode } from './errors.js';
 import type { DevnetLogger } from './logger.js';

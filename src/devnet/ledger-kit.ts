@@ -15,12 +15,12 @@ import {
   type L,
   type Ledger,
   type ProvingProviderParts,
-} from '../infra/ledger/index.js';
-import { strictness } from '../infra/ledger/checks.js';
+} from '@nightgate/ledger';
+import { strictness } from '@nightgate/ledger/checks';
 import { DevnetError, DevnetErrorCode, reasonOf } from './errors.js';
 
 export type { Era, L, Ledger };
-export { release } from '../infra/ledger/release.js';
+export { release } from '@nightgate/ledger/release';
 
 /** Any transaction variant the chain applies (finalized submissions, genesis claims and mints). */
 export type AnyTransaction = L.Transaction<L.Signaturish, L.Proofish, L.Bindingish>;

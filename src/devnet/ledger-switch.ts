@@ -5,7 +5,7 @@
 // ledger-8 UTXO the indexer still shows unspent is shown spent by block H's first transaction.
 // Blocks, hashes and record ids continue; records before H keep their ledger-8 bytes and protocol
 // version.
-import { LEDGER_PACKAGES } from '../infra/ledger/index.js';
+import { LEDGER_PACKAGES } from '@nightgate/ledger';
 import type { BlockBundle } from './indexer-records.js';
 import type { LedgerKit } from './ledger-kit.js';
 

@@ -2,8 +2,8 @@
 // be proven and bound to be finalized (and to have a transaction hash), and its fee depends on the
 // proofs' sizes. So proofs are the ledger's own mock shapes: the bytes `mockProve()` puts in each
 // place, learned from mock-proven samples of its era. They never verify; they only have the right size.
-import { DEFAULT_ERA } from '../infra/ledger/era.js';
-import type { KeyMaterial } from '../infra/ledger/index.js';
+import { DEFAULT_ERA } from '@nightgate/ledger/era';
+import type { KeyMaterial } from '@nightgate/ledger';
 import { kitFor, type L, type LedgerKit } from './ledger-kit.js';
 
 export const ZSWAP_SPEND = 'midnight/zswap/spend';

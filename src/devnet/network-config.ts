@@ -1,5 +1,5 @@
 // What one embedded network is configured with and what it reports once it runs (network.ts).
-import type { Era } from '../infra/ledger/era.js';
+import type { Era } from '@nightgate/ledger/era';
 
 export interface NetworkConfig {
   name: string;

@@ -6,7 +6,7 @@
 // are served from its block log (indexer-store.ts). A network of ledger 8 can switch to ledger 9
 // at a configured height, from a fresh state (ledger-switch.ts).
 import type { GraphQLSchema } from 'graphql';
-import { DEFAULT_ERA, eraName } from '../infra/ledger/index.js';
+import { DEFAULT_ERA, eraName } from '@nightgate/ledger';
 import { candidateOf, type Candidate, type ProducedBlock } from './chain.js';
 import { DevnetError, DevnetErrorCode, reasonOf } from './errors.js';
 import { createWorld, retireWorld, type EraWorld } from './era-world.js';

@@ -13,7 +13,7 @@
 import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { Packr } from 'msgpackr';
-import type { Era } from '../infra/ledger/index.js';
+import type { Era } from '@nightgate/ledger';
 import { DevnetError, DevnetErrorCode } from './errors.js';
 import type { BlockBundle, BlockRecord, ContractActionRecord, DustEventRecord, TransactionRecord, ZswapEventRecord } from './indexer-records.js';
 import type { BlockArchive, IndexerStore } from './indexer-store.js';

@@ -7,7 +7,7 @@
 // sign: every unshielded input (guaranteed and fallible) and every DUST registration, over
 // `signatureData(segment)` — the data wallets sign. A Zswap offer itself carries no signature (its
 // proofs authorise it). Both eras are checked the same way.
-import { verifyIntentSignatures as verifyEach } from '../infra/ledger/checks.js';
+import { verifyIntentSignatures as verifyEach } from '@nightgate/ledger/checks';
 import { release, type AnyTransaction, type L, type LedgerKit } from './ledger-kit.js';
 
 function refuseMaintenance(kit: LedgerKit, segment: number, intent: L.Intent<L.Signaturish, L.Proofish, L.Bindingish>, made: unknown[]): void {

@@ -3,7 +3,7 @@
 // ledger events older than the indexer's retained history come from its archive; without one, a
 // feed that would need them fails with DEVNET_PRUNED instead of skipping them. Unshielded
 // transactions and contract actions cover the retained history (indexer-store.ts).
-import { parseUnshieldedAddress } from '../infra/ledger/address.js';
+import { parseUnshieldedAddress } from '@nightgate/ledger/address';
 import { DevnetErrorCode } from './errors.js';
 import type { BlockOffsetInput, GraphQLContext, ResolverMap } from './graphql-context.js';
 import type { BlockRecord, ContractActionRecord, DustEventRecord, TransactionRecord, UtxoRecord, ZswapEventRecord } from './indexer-records.js';

@@ -1,6 +1,6 @@
 // Resolvers of the object types: how a record becomes the schema's object. Fields whose record
 // property has the schema's name and type need none (graphql-js reads the property).
-import { encodeUnshieldedAddress } from '../infra/ledger/address.js';
+import { encodeUnshieldedAddress } from '@nightgate/ledger/address';
 import { D_PARAMETER } from './epoch.js';
 import type { GraphQLContext, ResolverMap } from './graphql-context.js';
 import type {

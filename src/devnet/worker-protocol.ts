@@ -1,6 +1,6 @@
 // Messages between the main thread (launch.ts) and the devnet worker (chain-worker.ts). Only plain,
 // structured-cloneable data crosses: no ledger objects, no logger.
-import type { Era } from '../infra/ledger/era.js';
+import type { Era } from '@nightgate/ledger/era';
 import type { LogLevel } from './logger.js';
 import type { NetworkInfo } from './network-config.js';
 

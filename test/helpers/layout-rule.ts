@@ -3,28 +3,52 @@
  * features → infra → core, never back; a feature imports no other feature; only the app (src/app.ts,
  * src/server.ts, src/cli.ts, src/cli/) imports features; the embedded devnet (src/devnet/) uses core
  * and the ledger boundary only, and nothing but the app and infra's context imports it; the client
- * (src/client/) stands alone but for the error catalogue; src/ imports nothing from bench/ or test/; only src/infra/ledger/
- * imports a ledger package. Plus: no import circles among the product's files.
+ * (src/client/) stands alone but for the error catalogue; src/ imports nothing from bench/ or test/.
+ * The workspace packages (packages/<name>/, `@nightgate/<name>`): a package imports its own files by
+ * path and other packages by name, only those it is allowed (PACKAGE_USES) and nothing of src/; the
+ * product imports a package by name, never by path, and the ledger boundary (`@nightgate/ledger`)
+ * only from src/infra/ledger/; only packages/ledger/ imports a ledger package; a package imports only
+ * what its package.json declares. Plus: no import circles among the product's files.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { dirname, join, posix, relative } from 'node:path';
 
 export type Sources = Map<string, string>;
 
 const IMPORT = /(?:^|[^\w.])(?:import|export)\s+(?:type\s+)?(?:[\w*{}\s,$]+\s+from\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|declare\s+module\s+['"]([^'"]+)['"]/g;
 const LEDGER_PACKAGE = /^@midnight(?:-)?ntwrk\/ledger/;
+/** A workspace package by name, with its subpath: `@nightgate/ledger/era`. */
+const WORKSPACE = /^@nightgate\/([\w-]+)(?:\/([\w./-]+))?$/;
+/** The workspace packages each package may import by name. */
+const PACKAGE_USES: Readonly<Record<string, readonly string[]>> = { ledger: [] };
 
-/** Every .ts file under `dirs` of `root`, by its path relative to root (posix). */
+/** Every .ts file under `dirs` of `root`, by its path relative to root (posix); no dependency or build output. */
 export function readSources(root: string, dirs: readonly string[]): Sources {
   const out: Sources = new Map();
   const walk = (dir: string): void => {
     for (const e of readdirSync(join(root, dir), { withFileTypes: true })) {
       const p = posix.join(dir, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.name.endsWith('.ts') && !e.name.endsWith('.d.ts')) out.set(p, readFileSync(join(root, p), 'utf8'));
+      if (e.isDirectory()) {
+        if (e.name !== 'node_modules' && e.name !== 'dist') walk(p);
+      } else if (e.name.endsWith('.ts') && !e.name.endsWith('.d.ts')) out.set(p, readFileSync(join(root, p), 'utf8'));
     }
   };
   for (const d of dirs) walk(d);
+  return out;
+}
+
+/** What a workspace package's package.json declares it uses, by package directory name. */
+export type Manifests = Map<string, ReadonlySet<string>>;
+
+/** The dependencies and peer dependencies each packages/<name>/package.json declares. */
+export function readManifests(root: string): Manifests {
+  const out: Manifests = new Map();
+  for (const e of readdirSync(join(root, 'packages'), { withFileTypes: true })) {
+    if (!e.isDirectory()) continue;
+    const pkg = JSON.parse(readFileSync(join(root, 'packages', e.name, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
+    out.set(e.name, new Set([...Object.keys(pkg['dependencies'] ?? {}), ...Object.keys(pkg['peerDependencies'] ?? {})]));
+  }
   return out;
 }
 
@@ -36,15 +60,27 @@ export function importsOf(source: string): string[] {
   return out;
 }
 
-/** A relative specifier resolved to a file of `sources` (`.js` written for `.ts`), or undefined. */
+/** A relative specifier, or a workspace package's name, resolved to a file of `sources` (`.js` written for `.ts`), or undefined. */
 function resolve(from: string, spec: string, sources: Sources): string | undefined {
-  if (!spec.startsWith('.')) return undefined;
-  const base = posix.normalize(posix.join(posix.dirname(from), spec));
+  const named = WORKSPACE.exec(spec);
+  const base = named ? `packages/${named[1]}/src/${named[2] ?? 'index'}` : spec.startsWith('.') ? posix.normalize(posix.join(posix.dirname(from), spec)) : undefined;
+  if (base === undefined) return undefined;
   for (const c of [base, base.replace(/\.js$/, '.ts'), `${base}.ts`, `${base}/index.ts`]) if (sources.has(c)) return c;
   return undefined;
 }
 
-type Area = 'core' | 'infra' | `feature:${string}` | 'app' | 'devnet' | 'client' | 'workers' | 'native' | 'other';
+/** The workspace package a file belongs to (`packages/ledger/src/era.ts` → `ledger`). */
+function packageOf(file: string): string | undefined {
+  return /^packages\/([^/]+)\//.exec(file)?.[1];
+}
+
+/** The npm package a bare specifier names (`pino`, `@midnight-ntwrk/ledger-v8`, `graphql-ws` of `graphql-ws/use/ws`). */
+function npmName(spec: string): string {
+  const parts = spec.split('/');
+  return spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
+}
+
+type Area = 'core' | 'infra' | `feature:${string}` | 'app' | 'devnet' | 'client' | 'workers' | 'native' | `package:${string}` | 'other';
 
 function areaOf(file: string): Area {
   if (file.startsWith('src/core/')) return 'core';
@@ -56,22 +92,38 @@ function areaOf(file: string): Area {
   if (file.startsWith('src/client/')) return 'client';
   if (file.startsWith('workers/')) return 'workers';
   if (file.startsWith('native/')) return 'native';
+  const p = packageOf(file);
+  if (p) return `package:${p}`;
   return 'other';
 }
 
-/** Why `from` may not import `to`, or undefined when it may. */
+/** Why `from` may not import the workspace package `name` by its name, or undefined when it may. */
+function refusalByName(from: string, name: string): string | undefined {
+  const own = packageOf(from);
+  if (own !== undefined) {
+    const uses = PACKAGE_USES[own] ?? [];
+    return uses.includes(name) ? undefined : `packages/${own} imports ${uses.length ? uses.map((u) => `@nightgate/${u}`).join(' and ') : 'no workspace package'}`;
+  }
+  if (!(name in PACKAGE_USES)) return `no workspace package @nightgate/${name}`;
+  if (name === 'ledger') return from.startsWith('src/infra/ledger/') || areaOf(from) === 'devnet' ? undefined : 'the product reaches the ledger boundary through src/infra/ledger/';
+  return undefined;
+}
+
+/** Why `from` may not import `to` by a relative path, or undefined when it may. */
 function refusal(from: string, to: string): string | undefined {
   const a = areaOf(from);
   const b = areaOf(to);
   if (to.startsWith('bench/') || to.startsWith('test/')) return 'the product imports nothing from bench/ or test/';
   if (a === b) return undefined;
+  if (a.startsWith('package:')) return 'a package imports by path only its own files (another package by its name)';
+  if (b.startsWith('package:')) return 'a package is imported by its name, not by a path';
   if (a === 'app' || a === 'other') return undefined;
   if (a === 'workers') return b === 'app' || b === 'devnet' || b === 'client' ? 'a worker entry reaches features, infra and core only' : undefined;
   // The error catalogue is part of the API the client speaks; it is packed with it.
   if (a === 'client') return to === 'src/core/errors.ts' ? undefined : 'the client stands alone (it is packed on its own)';
   if (a === 'native') return b === 'core' ? undefined : 'native/ uses core only';
   if (a === 'core') return b === 'native' ? undefined : 'core imports nothing above it';
-  if (a === 'devnet') return b === 'core' || to.startsWith('src/infra/ledger/') ? undefined : 'the devnet uses core and the ledger boundary only';
+  if (a === 'devnet') return b === 'core' ? undefined : 'the devnet uses core and the ledger boundary only';
   if (a === 'infra') {
     if (b === 'core' || b === 'native') return undefined;
     if (b === 'devnet' && from === 'src/infra/app-context.ts') return undefined;
@@ -88,18 +140,30 @@ export interface Violation {
   why: string;
 }
 
-export function violations(sources: Sources): Violation[] {
+/** Breaks of the rule; with `manifests`, also a package's imports of npm packages its package.json does not declare. */
+export function violations(sources: Sources, manifests?: Manifests): Violation[] {
   const out: Violation[] = [];
   for (const [from, src] of sources) {
-    if (!from.startsWith('src/') && !from.startsWith('workers/') && !from.startsWith('native/')) continue;
+    if (!from.startsWith('src/') && !from.startsWith('workers/') && !from.startsWith('native/') && !from.startsWith('packages/')) continue;
+    const own = packageOf(from);
     for (const spec of importsOf(src)) {
-      if (LEDGER_PACKAGE.test(spec) && !from.startsWith('src/infra/ledger/')) out.push({ from, to: spec, why: 'only src/infra/ledger/ imports a ledger package' });
+      if (LEDGER_PACKAGE.test(spec) && own !== 'ledger') out.push({ from, to: spec, why: 'only packages/ledger/ imports a ledger package' });
       if (spec.startsWith('.') && /(^|\/)(bench|test)\//.test(posix.normalize(posix.join(posix.dirname(from), spec)))) {
         out.push({ from, to: spec, why: 'the product imports nothing from bench/ or test/' });
         continue;
       }
+      const named = WORKSPACE.exec(spec);
+      if (named) {
+        const why = refusalByName(from, named[1]!);
+        if (why) out.push({ from, to: spec, why });
+        else if (own !== undefined && manifests && !manifests.get(own)?.has(npmName(spec))) out.push({ from, to: spec, why: `packages/${own}/package.json does not declare ${npmName(spec)}` });
+        continue;
+      }
+      if (own !== undefined && manifests && !spec.startsWith('.') && !spec.startsWith('node:') && !builtinModules.includes(spec) && !manifests.get(own)?.has(npmName(spec))) {
+        out.push({ from, to: spec, why: `packages/${own}/package.json does not declare ${npmName(spec)}` });
+      }
       const to = resolve(from, spec, sources);
-      if (!to) continue;
+      if (!to || !spec.startsWith('.')) continue;
       const why = refusal(from, to);
       if (why) out.push({ from, to, why });
     }
@@ -107,7 +171,7 @@ export function violations(sources: Sources): Violation[] {
   return out;
 }
 
-/** Import circles (strongly connected components of more than one file, or a file importing itself). */
+/** Import circles (strongly connected components of more than one file, or a file importing itself), through packages too. */
 export function circles(sources: Sources): string[][] {
   const edges = new Map<string, string[]>();
   for (const [from, src] of sources) edges.set(from, importsOf(src).map((s) => resolve(from, s, sources)).filter((x): x is string => x !== undefined));

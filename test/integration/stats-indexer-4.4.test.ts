@@ -6,7 +6,7 @@
  * again after a reconnect.
  */
 import t from 'tap';
-import { DEVNET_PROTOCOL_VERSION } from '../../src/infra/ledger/era.js';
+import { DEVNET_PROTOCOL_VERSION } from '../../packages/ledger/src/era.js';
 import { networkEras } from '../../src/infra/ledger/network-eras.js';
 import { BASELINE_FEATURES } from '../../src/features/stats/queries.js';
 import { FakeIndexer, hashOf, type FakeTx } from '../fixtures/stats/fake-indexer.js';

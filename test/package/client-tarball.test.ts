@@ -1,17 +1,18 @@
 /**
- * What a user gets from `npm install`: the package packed (`npm pack`, with the `files` and
- * `exports` of package.json and the client built by src/client/tsconfig.json, as `prepack` builds
- * it), installed into an empty project, and used there: an ESM script imports `nightgate/client`
- * and calls `summary('preview')` against a nightgate this test started; a TypeScript file using
- * the client compiles against the installed declarations alone (no Node types). The server's
- * own build is not repeated here: the client and its declarations are what is checked.
+ * What a user gets from `npm install`: the package as `npm pack` makes it from the repository once
+ * `prepack` has built it (the build, the client's declarations from src/client/tsconfig.json, and
+ * the workspace packages' dist/, which the tarball carries as `bundleDependencies`), installed into
+ * an empty project, and used there: an ESM script imports `nightgate/client` and calls
+ * `summary('preview')` against a nightgate this test started; a TypeScript file using the client
+ * compiles against the installed declarations alone (no Node types); and the installed bin,
+ * `npx nightgate` with no configuration, starts the embedded devnet and serves its chain.
  */
-import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import ts from 'typescript';
 import { ManualClock } from '../../src/core/clock.js';
 import { mountStats } from '../../src/features/stats/index.js';
@@ -22,6 +23,7 @@ import { T0 } from '../fixtures/stats/stats-app.js';
 
 const run = promisify(execFile);
 const ROOT = resolve('.');
+const KEY = 'tarball-key-0123456789abcdef';
 const CLOSED = { indexer: 'http://127.0.0.1:9/api/v4/graphql', prover: 'upstream' as const, proverUrl: 'http://127.0.0.1:9' };
 
 const SCRIPT = `import { createClient, NightgateError } from 'nightgate/client';
@@ -46,29 +48,46 @@ export async function height(baseUrl: string): Promise<number> {
 }
 `;
 
-t.test('the packed client, installed in an empty project, calls a running nightgate', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'nightgate-tarball-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+/** The directory of this run: the tarball, and the empty project it is installed in. */
+const dir = mkdtempSync(join(tmpdir(), 'nightgate-tarball-'));
+t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+// Packing and installing take longer than a test's default on a loaded machine; starting the devnet too.
+t.setTimeout(300_000);
 
-  // The package as `npm pack` makes it from the repository once `prepack` has built dist/.
-  const pkg = join(dir, 'package');
-  await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'src/client/tsconfig.json'), '--outDir', join(pkg, 'dist')], { cwd: ROOT });
-  for (const f of ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md']) cpSync(join(ROOT, f), join(pkg, f));
-  const { stdout: packed } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: pkg });
+/** The package packed from the repository, as `prepack` builds it, and installed into an empty project. */
+async function packAndInstall(t: Test): Promise<string> {
+  await run(process.execPath, [join(ROOT, 'scripts/build.mjs'), '--if-stale'], { cwd: ROOT, timeout: 240_000 });
+  // The client's declarations; the build wrote its JavaScript.
+  await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'src/client/tsconfig.json'), '--emitDeclarationOnly'], { cwd: ROOT });
+  const { stdout: packed } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
   const { filename, files } = (JSON.parse(packed) as Array<{ filename: string; files: Array<{ path: string }> }>)[0]!;
   const paths = files.map((f) => f.path);
   t.ok(paths.includes('dist/src/client/index.js') && paths.includes('dist/src/client/index.d.ts') && paths.includes('dist/src/core/errors.d.ts'), 'the client, its declarations and the error codes are packed');
-  t.notOk(paths.some((p) => p.startsWith('src/') || p.startsWith('test/')), 'no sources or tests');
+  t.ok(paths.includes('dist/src/cli.js'), 'the bin is packed');
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; bundleDependencies?: string[] };
+  t.ok((manifest.bundleDependencies ?? []).length > 0, 'the workspace packages are bundled');
+  for (const name of manifest.bundleDependencies ?? []) t.ok(paths.includes(`node_modules/${name}/dist/index.js`), `${name} is packed, built`);
+  t.notOk(paths.some((p) => (p.endsWith('.ts') && !p.endsWith('.d.ts')) || p.startsWith('test/') || p.startsWith('packages/')), 'no sources or tests');
+  t.notOk(paths.some((p) => p.startsWith('node_modules/@midnight')), 'the ledger packages are installed, not packed');
 
   // An empty project. The package's dependencies come with it (from the npm cache when it has them).
   const app = join(dir, 'app');
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'uses-nightgate', version: '1.0.0', private: true, type: 'module' }));
-  const manifest = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
   t.ok(Object.keys(manifest.dependencies ?? {}).length > 0, 'the package has the server\'s dependencies');
   await run('npm', ['install', join(dir, filename), '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts', '--omit=dev', '--no-package-lock'], { cwd: app, timeout: 180_000 });
   t.ok(readdirSync(join(app, 'node_modules', 'nightgate', 'dist', 'src', 'client')).includes('index.js'), 'installed');
+  return app;
+}
 
+let app: string | undefined;
+
+t.test('the package packs with its workspace packages and installs into an empty project', async (t) => {
+  app = await packAndInstall(t);
+});
+
+t.test('the packed client, installed in an empty project, calls a running nightgate', async (t) => {
+  if (!app) return t.fail('the package did not install');
   const fake = await FakeIndexer.start();
   for (let i = 0; i < 3; i++) fake.addBlock(T0 + i * 6000, [fake.tx()]);
   const s = await startApp(
@@ -92,4 +111,46 @@ t.test('the packed client, installed in an empty project, calls a running nightg
   });
   const problems = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
   t.strictSame(problems, [], 'a TypeScript user of the installed package compiles');
+});
+
+t.test('npx nightgate, installed, starts the embedded devnet and serves its chain', async (t) => {
+  if (!app) return t.fail('the package did not install');
+  // The default configuration, as a user's shell has it: no NIGHTGATE_* setting but the port and a key.
+  const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('NIGHTGATE_'))), NIGHTGATE_PORT: '0', NIGHTGATE_API_KEYS: KEY };
+  const child = spawn('npx', ['--no', 'nightgate'], { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  t.teardown(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      process.kill(-child.pid!, 'SIGTERM');
+      await exited;
+    }
+  });
+  let output = '';
+  const port = await new Promise<number>((resolve, reject) => {
+    const onData = (d: Buffer): void => {
+      output += d.toString('utf8');
+      const m = /nightgate listening on http:\/\/[^:]+:(\d+)/.exec(output);
+      if (m) resolve(Number(m[1]));
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    void exited.then((code) => reject(new Error(`npx nightgate exited (${code}) before listening:\n${output}`)));
+  });
+  const base = `http://127.0.0.1:${port}`;
+
+  const health = (await (await fetch(`${base}/health`, { headers: { 'x-api-key': KEY } })).json()) as { components?: { devnet?: { status?: string; networks?: Record<string, { graphqlUrl?: string }> } } };
+  t.equal(health.components?.devnet?.status, 'ok', 'the devnet component is up');
+  t.same(Object.keys(health.components?.devnet?.networks ?? {}).sort(), ['mainnet', 'preprod', 'preview'], 'every network on the embedded devnet');
+  // The statistics read the devnet's chain through its indexer endpoint, as for any network.
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const r = await fetch(`${base}/api/v1/preview/summary`);
+    const body = (await r.json()) as { latestBlock?: { height?: number } };
+    if (r.status === 200 && Number.isInteger(body.latestBlock?.height)) {
+      t.pass(`the summary shows the devnet's block ${body.latestBlock!.height}`);
+      break;
+    }
+    if (Date.now() > deadline) throw new Error(`no summary from the installed devnet: ${r.status} ${JSON.stringify(body)}\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
 });

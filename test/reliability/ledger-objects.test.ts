@@ -1,6 +1,6 @@
 // Soak: WebAssembly memory grew ≈ 7 MiB/min with live chains because hot paths left
 // ledger-v8 objects to the garbage collector, which frees them only after a major GC that a small
-// JS heap seldom runs (src/infra/ledger/release.ts). These tests count live ledger objects by class
+// JS heap seldom runs (packages/ledger/src/release.ts). These tests count live ledger objects by class
 // (test/helpers/ledger-census.ts) around each repeated path: after a warm-up, repeating the path
 // must leave nothing behind. Every path runs on each ledger era (SPONSOR_ERAS): the census counts
 // both eras' objects, and `census(era)` tells which package made them. The census must be evaluated
@@ -15,7 +15,7 @@ import type { DevnetLogger } from '../../src/devnet/logger.js';
 import { freshUser, fund, unprovenTransfer } from '../fixtures/dust/user-tx.js';
 import { checkBody, proveBody, midnightFile } from '../fixtures/prover/samples.js';
 import { DustAllocatorTable } from '../../src/features/sponsorship/allocator.js';
-import { release } from '../../src/infra/ledger/release.js';
+import { release } from '../../packages/ledger/src/release.js';
 import { SharedSnapshot } from '../../src/features/sponsorship/shared-snapshot.js';
 import { NetworkDustSync, type SyncStatus } from '../../src/features/sponsorship/wallet-sync.js';
 import { pack, unpack, type TaskOutcome } from '../../src/infra/pool/tasks.js';

@@ -4,19 +4,21 @@
  */
 import t from 'tap';
 import { ROOT } from '../helpers/spawn.js';
-import { circles, readSources, violations, type Sources } from '../helpers/layout-rule.js';
+import { circles, readManifests, readSources, violations, type Sources } from '../helpers/layout-rule.js';
 
-const DIRS = ['src', 'workers', 'native', 'bench'];
+const DIRS = ['src', 'workers', 'native', 'bench', 'packages'];
 /** Generated, not hand-written: the client's types from the OpenAPI document, the indexer's schema text. */
 const GENERATED = new Set(['src/client/openapi-types.ts', 'src/devnet/indexer-schema.ts']);
 const MAX_LINES = 400;
 
 const tree = readSources(ROOT, DIRS);
+const manifests = readManifests(ROOT);
 const planted = (extra: Record<string, string>): Sources => new Map([...tree, ...Object.entries(extra)]);
 
-t.test('features → infra → core, never back; no import circles', async (t) => {
+t.test('features → infra → core, never back; packages by name, as allowed and declared; no import circles', async (t) => {
   t.ok(tree.size > 200, `${tree.size} files read`);
-  t.same(violations(tree), []);
+  t.ok([...tree.keys()].some((f) => f.startsWith('packages/ledger/src/')), 'the workspace packages are read');
+  t.same(violations(tree, manifests), []);
   t.same(circles(tree), []);
 });
 
@@ -31,7 +33,12 @@ t.test('a planted break of each kind is caught', async (t) => {
   ]);
   t.same(violations(planted({ 'src/infra/planted.ts': "export { x } from '../features/sponsorship/budget.js';\n" })).map((v) => v.why), ['infra imports core only']);
   t.same(violations(planted({ 'src/features/stats/planted.ts': "const m = await import('../sponsorship/index.js');\n" })).map((v) => v.why), ['a feature imports no other feature']);
-  t.same(violations(planted({ 'src/features/proving/planted.ts': "import { Transaction } from '@midnightntwrk/ledger-v9';\n" })).map((v) => v.why), ['only src/infra/ledger/ imports a ledger package']);
+  t.same(violations(planted({ 'src/features/proving/planted.ts': "import { Transaction } from '@midnightntwrk/ledger-v9';\n" })).map((v) => v.why), ['only packages/ledger/ imports a ledger package']);
+  t.same(violations(planted({ 'src/infra/ledger/planted.ts': "import type * as V8 from '@midnight-ntwrk/ledger-v8';\n" })).map((v) => v.why), ['only packages/ledger/ imports a ledger package']);
+  t.same(violations(planted({ 'src/features/stats/planted.ts': "import { ledger } from '@nightgate/ledger';\n" })).map((v) => v.why), ['the product reaches the ledger boundary through src/infra/ledger/']);
+  t.same(violations(planted({ 'src/infra/planted.ts': "import { eraName } from '../../packages/ledger/src/era.js';\n" })).map((v) => v.why), ['a package is imported by its name, not by a path']);
+  t.same(violations(planted({ 'packages/ledger/src/planted.ts': "import type { Clock } from '../../../src/core/clock.js';\n" })).map((v) => v.why), ['a package imports by path only its own files (another package by its name)']);
+  t.same(violations(planted({ 'packages/ledger/src/planted.ts': "import { parse } from 'graphql';\n" }), manifests).map((v) => v.why), ['packages/ledger/package.json does not declare graphql']);
   t.same(violations(planted({ 'src/infra/planted.ts': "import { x } from '../../test/helpers/spawn.js';\n" })).map((v) => v.why), ['the product imports nothing from bench/ or test/']);
   t.same(violations(planted({ 'src/core/planted.ts': "// import { x } from '../features/stats/index.js';\n/* import '../features/stats/index.js' */\n" })), [], 'a path in a comment is not an import');
   t.same(circles(planted({ 'src/core/a.ts': "import { b } from './b.js';\n", 'src/core/b.ts': "import type { a } from './a.js';\n" })), [['src/core/a.ts', 'src/core/b.ts']]);

@@ -11,7 +11,7 @@ import type { Clock } from '../../core/clock.js';
 import { PACKAGE } from '../../core/version.js';
 import { TEXT_TYPE, readyBody, type CallOptions, type ProverBackend, type ProvingQueue, type Relayed } from '../../infra/prover/backend.js';
 import { GatewayError } from '../../core/errors.js';
-import { DEFAULT_ERA, PROOF_VERSIONS, type Era } from '../../infra/ledger/era.js';
+import { DEFAULT_ERA, PROOF_VERSIONS, type Era } from '../../infra/ledger/index.js';
 import { transferListFor, type InProcessBackend, type TaskArgs, type TaskResult } from '../../infra/pool/tasks.js';
 import type { WorkerPool } from '../../infra/pool/worker-pool.js';
 

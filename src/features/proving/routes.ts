@@ -18,7 +18,7 @@ import { NETWORKS, type NetworkName } from '../../core/config.js';
 import { GatewayError, isGatewayError, toGatewayError } from '../../core/errors.js';
 import { NETWORK_HEADER, networkOf } from '../../core/http/network-of.js';
 import { OCTET, type RequestContext, type Reply, type ResponseDoc, type RouteDef, type RouteSchema } from '../../core/http/route.js';
-import type { Era } from '../../infra/ledger/era.js';
+import type { Era } from '../../infra/ledger/index.js';
 import type { ProverBackend, Relayed } from '../../infra/prover/backend.js';
 import type { ProofCounters } from './metrics.js';
 import type { ProofResults } from './proof-results.js';

@@ -1,6 +1,6 @@
 /** The `balance` worker task's arguments and result (both threads import this; no ledger here). */
 import type { ProverBackendName } from '../../core/config.js';
-import type { Era } from '../../infra/ledger/era.js';
+import type { Era } from '../../infra/ledger/index.js';
 
 export type SponsorKind = 'prove-and-balance' | 'balance-only';
 

@@ -5,7 +5,7 @@
  */
 import type { NetworkName } from '../../core/config.js';
 import { GatewayError, isGatewayError } from '../../core/errors.js';
-import { eraName, type Era } from '../../infra/ledger/era.js';
+import { eraName, type Era } from '../../infra/ledger/index.js';
 import type { SponsoredNetwork } from './sponsored-network.js';
 import type { DustSyncHost } from './sync-host.js';
 import type { TimerWheel } from './timer-wheel.js';

@@ -30,11 +30,10 @@
  * thread over the task's port (task-port.ts); the main thread owns the cache and the reads, so all
  * workers share them.
  */
-import { bech32mEncode } from '../../core/bech32m.js';
+import { bech32mEncode, eraOfProtocolVersion, type Era } from '../../infra/ledger/index.js';
 import type { Clock } from '../../core/clock.js';
 import { GatewayError, isGatewayError } from '../../core/errors.js';
 import { GraphqlWsConnection } from '../../infra/indexer/graphql-ws.js';
-import { eraOfProtocolVersion, type Era } from '../../infra/ledger/era.js';
 import { UNSPENT_UTXOS } from './queries.js';
 
 /** One unshielded input of a user's transaction, as the worker reads it (all plain data). */

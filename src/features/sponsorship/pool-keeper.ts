@@ -26,7 +26,7 @@ import type { Clock } from '../../core/clock.js';
 import type { NetworkName } from '../../core/config.js';
 import { isGatewayError } from '../../core/errors.js';
 import type { WorkerPoolComponent } from '../../infra/pool/worker-pool.js';
-import type { Era } from '../../infra/ledger/era.js';
+import type { Era } from '../../infra/ledger/index.js';
 import { readNightUtxos } from './night-utxos.js';
 import type { NightUtxo, WalletAddress } from './pool-task.js';
 import { POOL_KEY_ID } from './pool-constants.js';

@@ -1,5 +1,5 @@
 /** The pool keeper's worker tasks (`poolAddresses`, `poolSplit` in workers/): arguments and results, no ledger. */
-import type { Era } from '../../infra/ledger/era.js';
+import type { Era } from '../../infra/ledger/index.js';
 
 export interface PoolAddressesArgs {
   /** The network's ledger era (a wallet's NIGHT address is the same in both). */

@@ -41,7 +41,7 @@ import type { DustSyncHost } from './sync-host.js';
 import { networkStatus } from './network-status.js';
 import { TaskDeadlines } from './task-deadlines.js';
 import { startTimerWheel, TimerWheel, type TimerWheelDriver } from './timer-wheel.js';
-import type { Era } from '../../infra/ledger/era.js';
+import type { Era } from '../../infra/ledger/index.js';
 import type { SponsorshipSharing } from './shared/sponsorship.js';
 
 export interface SponsorshipOptions {

@@ -5,7 +5,7 @@
  * deserialization so a wrong kind is answered 400 naming what was found.
  */
 import { GatewayError } from '../../core/errors.js';
-import { eraName, eraOfBytes, type Era } from '../../infra/ledger/era.js';
+import { eraName, eraOfBytes, type Era } from '../../infra/ledger/index.js';
 
 export type Marker<T extends string> = T;
 export type SignatureMarker = 'signature' | 'signature-erased';

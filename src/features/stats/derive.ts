@@ -5,7 +5,7 @@
 import type { BlockWindow } from './block-window.js';
 import type { DParameterChange, NodeDParameterReading } from './governance.js';
 import type { BlockTime, BlocksProduced, DParameter, LatestBlock, RecentTransactions, Uptime } from './schemas.js';
-import { eraOfProtocolVersion, type Era } from '../../infra/ledger/era.js';
+import { eraOfProtocolVersion, type Era } from '../../infra/ledger/index.js';
 import type { FeeFields, RingBlock, TxTypename } from './upstream-types.js';
 
 /** Midnight's block time (LEDGER.md, "Units"). */

@@ -20,7 +20,7 @@ import { NodeRpcClient } from './node-rpc.js';
 import { Lookups } from './lookups.js';
 import { DerivedViews } from './views.js';
 import { redactUrl } from '../../core/log/url-redaction.js';
-import { eraOfProtocolVersion, type Era } from '../../infra/ledger/era.js';
+import { eraOfProtocolVersion, type Era } from '../../infra/ledger/index.js';
 import { networkEras } from '../../infra/ledger/network-eras.js';
 
 /** Client pings on the block subscription; three silent periods mean a dead connection. */

@@ -3,7 +3,7 @@
  * whose message names the parameter, before anything is sent upstream.
  */
 import { GatewayError } from '../../core/errors.js';
-import { bech32mDecode, bech32mEncode } from '../../core/bech32m.js';
+import { bech32mDecode, bech32mEncode } from '../../infra/ledger/index.js';
 
 /** GraphQL `Int` is a signed 32-bit integer: larger heights cannot even be asked for. */
 const MAX_HEIGHT = 2_147_483_647;

@@ -12,7 +12,7 @@
 import { EventEmitter } from 'node:events';
 import type { AppContext, Component, ComponentHealth } from '../app-context.js';
 import type { Config, NetworkName } from '../../core/config.js';
-import { DEFAULT_ERA, LEDGER_PACKAGES, type Era } from './era.js';
+import { DEFAULT_ERA, LEDGER_PACKAGES, type Era } from '@nightgate/ledger/era';
 
 export const NETWORK_ERAS = 'ledger';
 

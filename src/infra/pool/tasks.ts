@@ -24,7 +24,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import { Packr } from 'msgpackr';
 import type { ErrorCode } from '../../core/errors.js';
-import type { Era } from '../ledger/era.js';
+import type { Era } from '../ledger/index.js';
 
 /** Which in-process prover a proving task uses (`upstream`/`native` never reach a worker). */
 export type InProcessBackend = 'dev' | 'wasm';

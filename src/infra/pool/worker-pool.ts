@@ -23,7 +23,7 @@ import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
 import type { Component, ComponentHealth } from '../app-context.js';
 import { GatewayError, isGatewayError } from '../../core/errors.js';
-import { DEFAULT_ERA, type Era } from '../ledger/era.js';
+import { DEFAULT_ERA, type Era } from '../ledger/index.js';
 import { Slots } from './slots.js';
 import {
   WORKER_LOADED, unpack, pack,

@@ -12,7 +12,7 @@
  */
 import type { ComponentHealth } from '../app-context.js';
 import type { ProverBackendName } from '../../core/config.js';
-import type { Era } from '../ledger/era.js';
+import type { Era } from '../ledger/index.js';
 
 /** A small GET answer relayed as is (status, body, type) — /version, /ready, /proof-versions. */
 export interface Relayed {

@@ -31,7 +31,8 @@ t.test('SIGTERM to npm start ends the server it started', async (t) => {
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'ng-start', version: '1.0.0', private: true, type: 'module', scripts: { start: pkg.scripts['start'] } }));
   mkdirSync(join(dir, 'dist', 'src'), { recursive: true });
   const tsx = pathToFileURL(createRequire(join(ROOT, 'package.json')).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
-  writeFileSync(join(dir, 'dist', 'src', 'cli.js'), `import { register } from ${JSON.stringify(tsx)};\nregister();\nawait import(${JSON.stringify(pathToFileURL(join(ROOT, 'src', 'cli.ts')).href)});\n`);
+  // The repository's tsconfig.json: its `paths` lead tsx to the workspace packages' sources from this directory too.
+  writeFileSync(join(dir, 'dist', 'src', 'cli.js'), `import { register } from ${JSON.stringify(tsx)};\nregister({ tsconfig: ${JSON.stringify(join(ROOT, 'tsconfig.json'))} });\nawait import(${JSON.stringify(pathToFileURL(join(ROOT, 'src', 'cli.ts')).href)});\n`);
 
   const npm = runProcess('npm', ['start', '--prefix', dir], { PATH: process.env['PATH'], HOME: process.env['HOME'], ...NO_DEVNET_ENV, NIGHTGATE_PORT: '0', NIGHTGATE_API_KEYS: 'npm-start-key-0123456789' });
   const listening = await npm.waitFor(/nightgate listening on/);

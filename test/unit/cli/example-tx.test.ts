@@ -4,7 +4,7 @@ import t, { type Test } from 'tap';
 import { ExampleTxError, exampleTransaction, isExampleKind, parseLedgerFlag } from '../../../src/cli/example-tx.js';
 import { ERAS, eraOfBytes, ledger, release } from '../../../src/infra/ledger/index.js';
 import { devnetTestAccount } from '../../../src/devnet/test-accounts.js';
-import { encodeUnshieldedAddress } from '../../../src/infra/ledger/address.js';
+import { encodeUnshieldedAddress } from '../../../packages/ledger/src/address.js';
 import { parseProveRequest, versionedPreimage } from '../../../src/features/proving/wire.js';
 
 t.test('the kinds', async (t) => {

@@ -4,7 +4,7 @@
 // 64 NIGHT outputs by the ledger's bytes-churned limit, so no faucet can fund 100 in one. A
 // recipient registered for DUST generation is paid in the same batches.
 import t from 'tap';
-import { encodeUnshieldedAddress } from '../../../src/infra/ledger/address.js';
+import { encodeUnshieldedAddress } from '../../../packages/ledger/src/address.js';
 import { hexToBytes } from '../../../src/devnet/keys.js';
 import { FAUCET_PAYOUTS_PER_BLOCK } from '../../../src/devnet/faucet.js';
 import { devnetTestAccount } from '../../../src/devnet/test-accounts.js';

@@ -1,7 +1,7 @@
 // POST /faucet pays NIGHT to a fresh address in the next block; the payout shows through the
 // `unshieldedTransactions` subscription and GraphQL. Bad input is refused with 400.
 import t from 'tap';
-import { encodeUnshieldedAddress } from '../../../src/infra/ledger/address.js';
+import { encodeUnshieldedAddress } from '../../../packages/ledger/src/address.js';
 import { kitFor } from '../../../src/devnet/ledger-kit.js';
 import { Actor } from '../../../src/devnet/wallet.js';
 

@@ -9,7 +9,7 @@ import type { GraphQLContext } from '../../../src/devnet/graphql-context.js';
 import type { BlockRecord, ContractActionRecord, TransactionRecord } from '../../../src/devnet/indexer-records.js';
 import type { IndexerStore } from '../../../src/devnet/indexer-store.js';
 import type { BridgeClaimRecord } from '../../../src/devnet/type-resolvers.js';
-import { DEVNET_PROTOCOL_VERSION } from '../../../src/infra/ledger/era.js';
+import { DEVNET_PROTOCOL_VERSION } from '../../../packages/ledger/src/era.js';
 
 const hex = (n: number): string => n.toString(16).padStart(64, '0');
 const CONTRACT = 'cc'.repeat(32);

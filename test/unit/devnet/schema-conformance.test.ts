@@ -21,7 +21,7 @@ import {
 import t from 'tap';
 import { INDEXER_SDL } from '../../../src/devnet/indexer-schema.js';
 import { startNetwork } from '../../fixtures/devnet/harness.js';
-import { DEVNET_PROTOCOL_VERSION } from '../../../src/infra/ledger/era.js';
+import { DEVNET_PROTOCOL_VERSION } from '../../../packages/ledger/src/era.js';
 import { featuresFromProbe } from '../../../src/features/stats/indexer-features.js';
 import { FEATURES_PROBE, documentsFor } from '../../../src/features/stats/queries.js';
 

@@ -1,7 +1,7 @@
 // POST /submit, on both ledger eras: a balanced, finalized transfer goes into the next block and is
 // found by hash; a malformed or unbalanced one is refused with the ledger's reason, and the chain goes on.
 import t from 'tap';
-import { encodeUnshieldedAddress } from '../../../src/infra/ledger/address.js';
+import { encodeUnshieldedAddress } from '../../../packages/ledger/src/address.js';
 import { hexToBytes } from '../../../src/devnet/keys.js';
 import { kitFor, NIGHT_TOKEN, STAR_PER_NIGHT, type L, type LedgerKit } from '../../../src/devnet/ledger-kit.js';
 import { MockProver } from '../../../src/devnet/mock-prover.js';

@@ -5,7 +5,7 @@
  * its instance id, with an expiry (`state.leaseTtlMs`) it renews every third of that.
  *
  * The wallet id is public: the x-only secp256k1 public key of the wallet's NIGHT key (the key of
- * the NIGHT address that generates its DUST, src/infra/ledger/wallet-keys.ts); never the seed.
+ * the NIGHT address that generates its DUST, packages/ledger/src/wallet-keys.ts); never the seed.
  *
  * - At start, a wallet whose lease another live instance holds stops the start with a message
  *   that names the wallet and the holder (`WalletLeaseError`).
@@ -19,7 +19,7 @@ import { createECDH } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../../../core/clock.js';
 import { GatewayError } from '../../../core/errors.js';
-import { nightSecretOf } from '../../../infra/ledger/wallet-keys.js';
+import { nightSecretOf } from '../../../infra/ledger/index.js';
 import { registerScript, type RedisState } from '../../../infra/state/redis.js';
 
 /** KEYS: lease. ARGV: instance id, ttl ms. → '' when held by us now (taken or renewed), else the holder's id. */

@@ -14,8 +14,7 @@
  * state must all be of that era (the caller has refused a body of the other era already).
  */
 import { GatewayError } from '../../../core/errors.js';
-import { ledger, release as freeLedger, type Era, type L } from '../../../infra/ledger/index.js';
-import { strictness, verifyIntentSignatures } from '../../../infra/ledger/checks.js';
+import { ledger, release as freeLedger, type Era, type L, strictness, verifyIntentSignatures } from '../../../infra/ledger/index.js';
 import type { UnshieldedInput } from '../input-check.js';
 
 type AnyTx = L.Transaction<L.Signaturish, L.Proofish, L.Bindingish>;

@@ -151,7 +151,7 @@ export function buildFee(user: AnyTx, args: SponsorArgs, snapshotBuffer: SharedA
         empty = L.Transaction.fromParts(networkId);
         feeTx = empty.addIntent({ tag: 'specific', value: seg }, intent);
       } finally {
-        // Ledger objects live in WASM memory until freed (src/infra/ledger/release.ts): the setter and
+        // Ledger objects live in WASM memory until freed (packages/ledger/src/release.ts): the setter and
         // `addIntent` copy what they are given, so free every step's leftovers now.
         freeLedger(spent, spend, actions, intent, empty);
       }

@@ -3,7 +3,7 @@
  * workers/index.ts — before the first task arrives, so no request pays for a load (≈ 100–500 ms,
  * ≈ 85 MB per era: DESIGN.md "Proving"). Which eras: the pool's `workerData.eras` (the eras of
  * the configured networks), else ledger 9, the era of every public network. An era a task asks
- * for that was not preloaded still loads, on first use (src/infra/ledger).
+ * for that was not preloaded still loads, on first use (packages/ledger).
  *
  * Synchronous loads only, no top-level await: piscina loads the entry with `require()` first
  * (which on Node 20 is also how the test loader reaches worker threads), and a module with

@@ -2,7 +2,7 @@
 import t from 'tap';
 import { BlockWindow } from '../../../../src/features/stats/block-window.js';
 import { blockTime, blocksProduced, dParameter, feesOf, latestBlock, ledgerOf, paidFee, recentTransactions, transactionKind, uptime } from '../../../../src/features/stats/derive.js';
-import { DEVNET_PROTOCOL_VERSION, LEDGER_9_PROTOCOL_VERSION } from '../../../../src/infra/ledger/era.js';
+import { DEVNET_PROTOCOL_VERSION, LEDGER_9_PROTOCOL_VERSION } from '../../../../packages/ledger/src/era.js';
 import type { RingBlock, RingTransaction } from '../../../../src/features/stats/upstream-types.js';
 
 const T0 = 1_700_000_000_000;

@@ -1,6 +1,6 @@
 /** Bech32m against the BIP-350 test vectors, and Midnight address round trips. */
 import t from 'tap';
-import { bech32mDecode, bech32mDecodeWords, bech32mEncode } from '../../../src/core/bech32m.js';
+import { bech32mDecode, bech32mDecodeWords, bech32mEncode } from '../../../packages/ledger/src/bech32m.js';
 import { addressHrp, decodeAddress, hexToAddress } from '../../../src/features/stats/params.js';
 
 /** BIP-350, "Test vectors for Bech32m": valid strings. */

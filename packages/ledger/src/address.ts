@@ -1,7 +1,7 @@
 // Unshielded addresses as the indexer shows them: Bech32m with the `mn_addr` prefix and the
 // network id as suffix (`mn_addr_undeployed1…`; mainnet has no suffix), over the 32-byte address
 // that ledger-v8 renders as 64 hex characters.
-import { bech32mDecode, bech32mEncode } from '../../core/bech32m.js';
+import { bech32mDecode, bech32mEncode } from './bech32m.js';
 
 const ADDRESS_BYTES = 32;
 const HEX_ADDRESS = /^[0-9a-f]{64}$/;
