@@ -17,8 +17,8 @@ import { loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '@nightgate/threads';
 import { DustAllocatorTable } from '../src/features/sponsorship/allocator.js';
-import { startModuleWorker } from '../src/core/worker-thread.js';
 
 export interface AllocatorBenchOptions {
   /** Shorter measuring (the harness's --quick). */

@@ -38,7 +38,7 @@ import { isMainThread, parentPort, workerData, type MessagePort, type Worker } f
 import { pino } from 'pino';
 import { compileKeyPolicy, type KeyPolicyInput } from '../src/core/config/key-policy.js';
 import type { AuthenticatedKey } from '../src/core/pipeline/auth.js';
-import { startModuleWorker } from '../src/core/worker-thread.js';
+import { startModuleWorker } from '@nightgate/threads';
 import { COUNTER_ENTRY_POINT } from '../src/devnet/counter-contract.js';
 import type { TxEffects } from '../src/features/sponsorship/policy/effects.js';
 import { PolicyGate, type PolicyQuestion } from '../src/features/sponsorship/policy/gate.js';

@@ -3,7 +3,7 @@
 // (era-world.ts), so networks of both eras share the thread. Block production — 100–400 ms of WASM per block — never runs on the caller's event loop.
 // Each network keeps its own chain and loopback HTTP port; the main thread only gets their URLs.
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { lowerThreadPriority } from '../core/thread-priority.js';
+import { lowerThreadPriority } from '@nightgate/threads';
 import { reasonOf } from './errors.js';
 import { buildExecutableSchema } from './executable-schema.js';
 import type { DevnetLogger, LogLevel } from './logger.js';

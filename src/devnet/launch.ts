@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { DEFAULT_ERA } from '@nightgate/ledger/era';
-import { startModuleWorker } from '../core/worker-thread.js';
+import { startModuleWorker } from '@nightgate/threads';
 import { DevnetError, DevnetErrorCode } from './errors.js';
 import type { DevnetLogger } from './logger.js';
 import type { DevnetOptions, EmbeddedDevnet } from './devnet-options.js';

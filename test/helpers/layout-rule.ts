@@ -21,7 +21,7 @@ const LEDGER_PACKAGE = /^@midnight(?:-)?ntwrk\/ledger/;
 /** A workspace package by name, with its subpath: `@nightgate/ledger/era`. */
 const WORKSPACE = /^@nightgate\/([\w-]+)(?:\/([\w./-]+))?$/;
 /** The workspace packages each package may import by name. */
-const PACKAGE_USES: Readonly<Record<string, readonly string[]>> = { ledger: [] };
+const PACKAGE_USES: Readonly<Record<string, readonly string[]>> = { ledger: [], threads: [] };
 
 /** Every .ts file under `dirs` of `root`, by its path relative to root (posix); no dependency or build output. */
 export function readSources(root: string, dirs: readonly string[]): Sources {
@@ -38,18 +38,23 @@ export function readSources(root: string, dirs: readonly string[]): Sources {
   return out;
 }
 
-/** What a workspace package's package.json declares it uses, by package directory name. */
-export type Manifests = Map<string, ReadonlySet<string>>;
+/** Of each workspace package (by directory name), from its package.json: what it declares it uses, and the subpaths it exports. */
+export type Manifests = Map<string, { declares: ReadonlySet<string>; exports: readonly string[] }>;
 
-/** The dependencies and peer dependencies each packages/<name>/package.json declares. */
 export function readManifests(root: string): Manifests {
   const out: Manifests = new Map();
   for (const e of readdirSync(join(root, 'packages'), { withFileTypes: true })) {
     if (!e.isDirectory()) continue;
-    const pkg = JSON.parse(readFileSync(join(root, 'packages', e.name, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
-    out.set(e.name, new Set([...Object.keys(pkg['dependencies'] ?? {}), ...Object.keys(pkg['peerDependencies'] ?? {})]));
+    const pkg = JSON.parse(readFileSync(join(root, 'packages', e.name, 'package.json'), 'utf8')) as Record<string, Record<string, unknown> | undefined>;
+    const declares = new Set([...Object.keys(pkg['dependencies'] ?? {}), ...Object.keys(pkg['peerDependencies'] ?? {})]);
+    out.set(e.name, { declares, exports: Object.keys(pkg['exports'] ?? {}) });
   }
   return out;
+}
+
+/** Whether `exports` (`.`, `./era`, `./*`) exports the subpath a name import asks for (undefined: the package itself). */
+function exported(exports: readonly string[], subpath: string | undefined): boolean {
+  return subpath === undefined ? exports.includes('.') : exports.includes(`./${subpath}`) || exports.includes('./*');
 }
 
 /** The specifiers a source imports (comments stripped first, so a path in a comment is not an import). */
@@ -106,6 +111,9 @@ function refusalByName(from: string, name: string): string | undefined {
   }
   if (!(name in PACKAGE_USES)) return `no workspace package @nightgate/${name}`;
   if (name === 'ledger') return from.startsWith('src/infra/ledger/') || areaOf(from) === 'devnet' ? undefined : 'the product reaches the ledger boundary through src/infra/ledger/';
+  // The thread helpers sit below core: anything may use them but the client and native/, which stand apart.
+  if (areaOf(from) === 'client') return 'the client stands alone (it is packed on its own)';
+  if (areaOf(from) === 'native') return 'native/ uses core only';
   return undefined;
 }
 
@@ -155,11 +163,13 @@ export function violations(sources: Sources, manifests?: Manifests): Violation[]
       const named = WORKSPACE.exec(spec);
       if (named) {
         const why = refusalByName(from, named[1]!);
+        const target = manifests?.get(named[1]!);
         if (why) out.push({ from, to: spec, why });
-        else if (own !== undefined && manifests && !manifests.get(own)?.has(npmName(spec))) out.push({ from, to: spec, why: `packages/${own}/package.json does not declare ${npmName(spec)}` });
+        else if (own !== undefined && manifests && !manifests.get(own)?.declares.has(npmName(spec))) out.push({ from, to: spec, why: `packages/${own}/package.json does not declare ${npmName(spec)}` });
+        else if (target && !exported(target.exports, named[2])) out.push({ from, to: spec, why: `packages/${named[1]}/package.json does not export ${named[2] ? `./${named[2]}` : '.'}` });
         continue;
       }
-      if (own !== undefined && manifests && !spec.startsWith('.') && !spec.startsWith('node:') && !builtinModules.includes(spec) && !manifests.get(own)?.has(npmName(spec))) {
+      if (own !== undefined && manifests && !spec.startsWith('.') && !spec.startsWith('node:') && !builtinModules.includes(spec) && !manifests.get(own)?.declares.has(npmName(spec))) {
         out.push({ from, to: spec, why: `packages/${own}/package.json does not declare ${npmName(spec)}` });
       }
       const to = resolve(from, spec, sources);

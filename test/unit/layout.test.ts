@@ -2,6 +2,8 @@
  * The layout's rule (test/helpers/layout-rule.ts) holds on the tree, and the check catches each
  * kind of break when one is planted.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import t from 'tap';
 import { ROOT } from '../helpers/spawn.js';
 import { circles, readManifests, readSources, violations, type Sources } from '../helpers/layout-rule.js';
@@ -22,6 +24,23 @@ t.test('features → infra → core, never back; packages by name, as allowed an
   t.same(circles(tree), []);
 });
 
+t.test('every workspace package is built first, run from its sources and bundled', async (t) => {
+  const tsconfig = JSON.parse(readFileSync(join(ROOT, 'tsconfig.json'), 'utf8')) as { references?: Array<{ path: string }>; compilerOptions: { paths?: Record<string, string[]> } };
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; bundleDependencies?: string[] };
+  const paths = tsconfig.compilerOptions.paths ?? {};
+  t.ok(manifests.size >= 2, `${manifests.size} packages`);
+  for (const [name, { exports }] of manifests) {
+    t.ok(tsconfig.references?.some((r) => r.path === `packages/${name}`), `tsconfig.json references packages/${name} (tsc -b builds it first)`);
+    for (const sub of exports.filter((e) => e !== './package.json')) {
+      const spec = `@nightgate/${name}${sub.slice(1)}`;
+      const mapped = paths[spec] ?? (sub.endsWith('/*') ? undefined : paths[`@nightgate/${name}/*`]);
+      t.same(mapped, [sub === '.' ? `./packages/${name}/src/index.ts` : `./packages/${name}/src${sub.slice(1)}.ts`], `${spec} runs from its sources`);
+    }
+    t.equal(pkg.dependencies[`@nightgate/${name}`], '1.0.0', `nightgate depends on @nightgate/${name}`);
+    t.ok(pkg.bundleDependencies?.includes(`@nightgate/${name}`), `and bundles it`);
+  }
+});
+
 t.test('no hand-written source file is over 400 lines', async (t) => {
   const long = [...tree].filter(([f, s]) => !GENERATED.has(f) && s.split('\n').length > MAX_LINES).map(([f, s]) => `${f}: ${s.split('\n').length}`);
   t.same(long, []);
@@ -39,6 +58,9 @@ t.test('a planted break of each kind is caught', async (t) => {
   t.same(violations(planted({ 'src/infra/planted.ts': "import { eraName } from '../../packages/ledger/src/era.js';\n" })).map((v) => v.why), ['a package is imported by its name, not by a path']);
   t.same(violations(planted({ 'packages/ledger/src/planted.ts': "import type { Clock } from '../../../src/core/clock.js';\n" })).map((v) => v.why), ['a package imports by path only its own files (another package by its name)']);
   t.same(violations(planted({ 'packages/ledger/src/planted.ts': "import { parse } from 'graphql';\n" }), manifests).map((v) => v.why), ['packages/ledger/package.json does not declare graphql']);
+  t.same(violations(planted({ 'packages/ledger/src/planted.ts': "import { startModuleWorker } from '@nightgate/threads';\n" })).map((v) => v.why), ['packages/ledger imports no workspace package']);
+  t.same(violations(planted({ 'src/features/stats/planted.ts': "import { lowerThreadPriority } from '@nightgate/threads/thread-priority';\n" }), manifests).map((v) => v.why), ['packages/threads/package.json does not export ./thread-priority']);
+  t.same(violations(planted({ 'src/client/planted.ts': "import { startModuleWorker } from '@nightgate/threads';\n" })).map((v) => v.why), ['the client stands alone (it is packed on its own)']);
   t.same(violations(planted({ 'src/infra/planted.ts': "import { x } from '../../test/helpers/spawn.js';\n" })).map((v) => v.why), ['the product imports nothing from bench/ or test/']);
   t.same(violations(planted({ 'src/core/planted.ts': "// import { x } from '../features/stats/index.js';\n/* import '../features/stats/index.js' */\n" })), [], 'a path in a comment is not an import');
   t.same(circles(planted({ 'src/core/a.ts': "import { b } from './b.js';\n", 'src/core/b.ts': "import type { a } from './a.js';\n" })), [['src/core/a.ts', 'src/core/b.ts']]);

@@ -5,7 +5,7 @@
  */
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { startModuleWorker } from '../../core/worker-thread.js';
+import { startModuleWorker } from '@nightgate/threads';
 import type { FromSyncThread, SyncThreadData, ToSyncThread } from './sync-protocol.js';
 import type { SyncStatus } from './wallet-sync.js';
 

@@ -58,11 +58,11 @@ t.test('two stores on one buffer see each other’s hits; attaching checks the t
   t.throws(() => new SharedRateLimitStore('fixed', 0), RangeError);
 });
 
-// A worker thread (plain JS, booted like src/core/worker-thread.ts does: register tsx, then import the
-// TypeScript module). For each table in turn it waits (blocked, not spinning) until every worker
-// is there, then hits one shared id and its own id; after another such wait, new ids. Workers are
-// slow to boot, so one set of workers serves both algorithms; tap's own loaders are not passed on
-// (execArgv: []).
+// A worker thread (plain JS, booted like packages/threads/src/worker-thread.ts does: register tsx,
+// then import the TypeScript module). For each table in turn it waits (blocked, not spinning) until
+// every worker is there, then hits one shared id and its own id; after another such wait, new ids.
+// Workers are slow to boot, so one set of workers serves both algorithms; tap's own loaders are not
+// passed on (execArgv: []).
 const TSX = import.meta.resolve('tsx/esm/api');
 const STORE = new URL('../../../../src/core/pipeline/shared-rate-limit.ts', import.meta.url).href;
 const FRESH = 10_000;

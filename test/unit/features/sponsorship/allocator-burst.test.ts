@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import t from 'tap';
-import { startModuleWorker } from '../../../../src/core/worker-thread.js';
+import { startModuleWorker } from '../../../../packages/threads/src/worker-thread.js';
 import { SYNC_ROUND, createSync, raise } from '../../../fixtures/dust/barrier.js';
 import { RELEASE, START } from '../../../fixtures/dust/burst-protocol.js';
 import type { BurstJob } from '../../../fixtures/dust/burst-protocol.js';

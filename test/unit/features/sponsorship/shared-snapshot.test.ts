@@ -1,5 +1,5 @@
 import t from 'tap';
-import { startModuleWorker } from '../../../../src/core/worker-thread.js';
+import { startModuleWorker } from '../../../../packages/threads/src/worker-thread.js';
 import { SharedSnapshot } from '../../../../src/features/sponsorship/shared-snapshot.js';
 
 t.test('publish and read, versions, capacity', async (t) => {

@@ -2,7 +2,8 @@
  * Start a worker thread on one of our own modules, from compiled JS (production, `dist/`) or from
  * the TypeScript sources (tests, `npx tsx`). On Node 20 a worker does not get the parent's tsx
  * loader for its entry module even with the parent's execArgv, so under TypeScript the worker
- * boots a tiny script that registers tsx first and then imports the entry.
+ * boots a tiny script that registers tsx first and then imports the entry. tsx is looked up only
+ * then, in the repository (its devDependency): compiled code never needs it.
  */
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 

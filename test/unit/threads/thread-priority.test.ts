@@ -1,7 +1,7 @@
 import t from 'tap';
 import { getPriority } from 'node:os';
-import { lowerThreadPriority, type PriorityResult } from '../../../src/core/thread-priority.js';
-import { startModuleWorker } from '../../../src/core/worker-thread.js';
+import { lowerThreadPriority, type PriorityResult } from '../../../packages/threads/src/thread-priority.js';
+import { startModuleWorker } from '../../../packages/threads/src/worker-thread.js';
 
 interface Seen { before: number; result: PriorityResult; after: number }
 
