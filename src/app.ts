@@ -3,10 +3,12 @@
  * (src/server.ts) so tests build as many apps as they like, each on 127.0.0.1 port 0.
  */
 import type { Logger } from 'pino';
+import type { DevnetNetworkInfo } from '@nightgate/devnet';
+import { devnetSponsorSeeds } from '@nightgate/devnet/sponsor-seeds';
 import { systemClock, type Clock } from './core/clock.js';
 import { NETWORKS, isEmbedded, redactedConfig, type Config, type NetworkName } from './core/config.js';
 import { GatewayError } from './core/errors.js';
-import type { AppContext, Component, ComponentHealth, DevnetNetworkInfo, MetricsCollector, Module } from './infra/app-context.js';
+import type { AppContext, Component, ComponentHealth, MetricsCollector, Module } from './infra/app-context.js';
 import { HttpServer, type TopicRoute } from './core/http/server.js';
 import { loadUws } from './core/http/uws.js';
 import type { RouteDef } from './core/http/route.js';
@@ -17,7 +19,6 @@ import { AuthThrottle } from './core/pipeline/auth-throttle.js';
 import { BodyBudget } from './core/pipeline/body-budget.js';
 import { createLogger } from './core/log/log.js';
 import { BoundedOutput } from './core/log/output.js';
-import { devnetSponsorSeeds } from './devnet/sponsor-seeds.js';
 import { metaRoutes } from './features/site/meta.js';
 import { siteRoutes } from './features/site/site.js';
 import { openApiDocument } from './core/http/openapi.js';
@@ -159,7 +160,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   }
   if (opts.devnet !== false && embedded.length > 0) {
     // Loaded only when needed: the devnet brings a worker thread and the ledger packages of its eras.
-    const { startDevnet } = await import('./devnet/index.js');
+    const { startDevnet } = await import('@nightgate/devnet');
     const devnet = await startDevnet({
       networks: embedded.map((n) => ({
         name: n,

@@ -1,7 +1,8 @@
 /**
- * The devnet as a process of its own (`src/devnet/cli`), for runs that measure nightgate as it is
- * deployed: in front of an indexer elsewhere, not hosting a chain. The devnet's chain state grows
- * with every block (it is a chain); in its own process that growth is not counted as nightgate's.
+ * The devnet as a process of its own (`packages/devnet/src/cli`), for runs that measure nightgate
+ * as it is deployed: in front of an indexer elsewhere, not hosting a chain. The devnet's chain state
+ * grows with every block (it is a chain); in its own process that growth is not counted as
+ * nightgate's.
  */
 import { NETWORKS, type NetworkName } from '../../src/core/config.js';
 import type { ProcessGroup, Started } from './processes.js';
@@ -44,7 +45,7 @@ export async function startExternalDevnet(group: ProcessGroup, opts: { sponsorSe
   const banner = new DevnetBanner();
   const started = await group.start({
     name: 'devnet',
-    module: 'src/devnet/cli',
+    module: 'packages/devnet/src/cli',
     args: [
       ...opts.sponsorSeeds.flatMap((s) => ['--sponsor-dust-seed', s]),
       ...(opts.blockTimeMs ? ['--block-time-ms', String(Math.round(opts.blockTimeMs))] : []),

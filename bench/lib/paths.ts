@@ -21,9 +21,14 @@ export const RESULTS_DIR = join(BENCH_DIR, 'results');
 /** Extension of sibling modules at run time. */
 export const MODULE_EXT = COMPILED ? '.js' : '.ts';
 
-/** Absolute path of a project module given without extension, e.g. `src/cli` or `bench/baselines/raw-uws`. */
+/**
+ * Absolute path of a project module given without extension, e.g. `src/cli`, `bench/baselines/raw-uws`
+ * or `packages/devnet/src/cli` (a workspace package compiles into its own dist/).
+ */
 export function modulePath(rel: string): string {
-  return COMPILED ? join(ROOT, 'dist', `${rel}.js`) : join(ROOT, `${rel}.ts`);
+  if (!COMPILED) return join(ROOT, `${rel}.ts`);
+  const pkg = /^packages\/([^/]+)\/src\/(.+)$/.exec(rel);
+  return pkg ? join(ROOT, 'packages', pkg[1]!, 'dist', `${pkg[2]}.js`) : join(ROOT, 'dist', `${rel}.js`);
 }
 
 /** node arguments that run a project module as a process: the compiled file, or the source through tsx's loader. */

@@ -8,7 +8,7 @@
  * can sponsor at most the DUST UTXOs the server wallets own — SPONSOR_DUST_UTXOS per wallet per
  * embedded network at genesis — and the two sponsorship scenarios share them: each takes half.
  */
-import { SPONSOR_DUST_UTXOS } from '../../src/devnet/genesis.js';
+import { SPONSOR_DUST_UTXOS } from '@nightgate/devnet/genesis';
 import { request, sleep } from './http.js';
 import { proverHeaders } from './proof-cache.js';
 import type { DevnetNetwork, ScenarioContext } from './scenario.js';

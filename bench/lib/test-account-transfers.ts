@@ -1,6 +1,6 @@
 /**
- * Distinct NIGHT transfers from an embedded network's public test account (src/devnet/test-accounts.ts),
- * for the sponsorship routes. Same bytes are answered once by design (one sponsorship per
+ * Distinct NIGHT transfers from an embedded network's public test account
+ * (packages/devnet/src/test-accounts.ts), for the sponsorship routes. Same bytes are answered once by design (one sponsorship per
  * transaction), so each request needs its own transaction: transfer i sends i+1 STAR to the account
  * itself from one of its genesis UTXOs (round robin) and the rest back as change. They are never
  * submitted, so the UTXOs stay unspent for the next run.
@@ -8,7 +8,7 @@
  *   finalized: signed, proven and bound  (the body of /balance-only; a NIGHT transfer needs no proof)
  */
 import { DEFAULT_ERA, ledger, provingProvider, signOffer, encodeUnshieldedAddress } from '../../src/infra/ledger/index.js';
-import { devnetTestAccount } from '../../src/devnet/test-accounts.js';
+import { devnetTestAccount } from '@nightgate/devnet/test-accounts';
 import { unspentUtxos } from './devnet-utxos.js';
 import type { DevnetNetwork } from './scenario.js';
 

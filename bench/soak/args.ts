@@ -22,10 +22,10 @@ const USAGE = `usage: npx tsx bench/soak.ts --minutes N [options]
                         client left gets prover.abortGraceMs, then its worker thread is ended)
   --node-flags "F …"    extra Node/V8 flags for the server (e.g. "--no-wasm-tier-up"), to test a
                         hypothesis about what grows
-  --external-devnet     run the devnet as a process of its own (src/devnet/cli) and nightgate in
-                        front of it as in production: its indexer elsewhere, proofs from an
-                        upstream proof server (a loopback stand-in, bench/stand-in-prover.ts). The
-                        verdict is on nightgate's process; the devnet's, whose chain state grows
+  --external-devnet     run the devnet as a process of its own (packages/devnet/src/cli) and
+                        nightgate in front of it as in production: its indexer elsewhere, proofs
+                        from an upstream proof server (a loopback stand-in, bench/stand-in-prover.ts).
+                        The verdict is on nightgate's process; the devnet's, whose chain state grows
                         with every block, is reported beside it
   --trace-gc            run the server with V8's --trace-gc and report, for each thread's heap
                         (isolate), its size after every full collection: live JS memory, apart

@@ -15,7 +15,7 @@
  * "proving" it is the ledger's own `prove` with a provider that is never asked for one.
  */
 import { bech32mDecode, DEFAULT_ERA, isEra, ledger, signOffer, provingProvider, type Era, type Ledger } from '../infra/ledger/index.js';
-import { devnetTestAccount } from '../devnet/test-accounts.js';
+import { devnetTestAccount } from '@nightgate/devnet/test-accounts';
 import { baseUrl } from './base-url.js';
 
 export const EXAMPLE_KINDS = ['unproven', 'proven', 'finalized', 'prove-payload'] as const;

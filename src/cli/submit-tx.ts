@@ -7,7 +7,7 @@
  * devnet's `submitUrl` under `components.devnet.networks`. A network read from a public indexer
  * has none, and nightgate does not relay to public networks: a wallet or the operator's node
  * submits there. The devnet answers 202 `{accepted, hash, identifiers, expectedHeight}` or a
- * refusal as a node words it (`{error, code}`, src/devnet/node-rejections.ts).
+ * refusal as a node words it (`{error, code}`, packages/devnet/src/node-rejections.ts).
  *
  * On chain means the public transaction route (GET /api/v1/{network}/transaction?hash=) answers
  * 200 — its detail carries the block's height and hash. Until then it answers 404; a 404 is not

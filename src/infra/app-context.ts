@@ -12,10 +12,19 @@ import type { TopicRoute } from '../core/http/server.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { SharedState } from './state/index.js';
 
-// Type-only: the app context names the devnet's endpoint record without loading the devnet.
-import type { DevnetNetworkInfo } from '../devnet/index.js';
-
-export type { DevnetNetworkInfo };
+/**
+ * The endpoints of a network the embedded devnet serves, as the app hands them to features (the
+ * devnet reports them, and more, when the network starts; the app, which starts it, passes them on).
+ */
+export interface DevnetEndpoints {
+  readonly name: string;
+  /** The ledger's network id, which addresses are encoded with. */
+  readonly networkId: string;
+  readonly graphqlUrl: string;
+  readonly graphqlWsUrl: string;
+  readonly submitUrl: string;
+  readonly faucetUrl: string;
+}
 
 export type ComponentStatus = 'ok' | 'degraded' | 'down' | 'starting' | 'disabled';
 
@@ -47,7 +56,7 @@ export interface AppContext {
   readonly logger: Logger;
   readonly clock: Clock;
   /** Per network served by the embedded devnet: its endpoints. */
-  readonly devnet: ReadonlyMap<NetworkName, DevnetNetworkInfo>;
+  readonly devnet: ReadonlyMap<NetworkName, DevnetEndpoints>;
   /** Hex seeds of the server DUST wallets, per network. */
   readonly dustSeeds: ReadonlyMap<NetworkName, readonly string[]>;
   /** The app's Prometheus registry, where each feature registers its own series (its `MetricsCollector`). */

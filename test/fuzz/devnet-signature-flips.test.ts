@@ -3,7 +3,7 @@
 // mutant is submitted; any that /submit accepted would be in the next block, which must hold none of them.
 import fc from 'fast-check';
 import t from 'tap';
-import type { Era } from '../../src/devnet/ledger-kit.js';
+import type { Era } from '../../packages/devnet/src/ledger-kit.js';
 import { startNetwork } from '../fixtures/devnet/harness.js';
 import { flipped, signedTransfer, submit } from '../fixtures/devnet/signed-transfer.js';
 

@@ -1,14 +1,14 @@
 /**
  * The layout's one rule, checked from the imports as written (type-only imports count too):
  * features → infra → core, never back; a feature imports no other feature; only the app (src/app.ts,
- * src/server.ts, src/cli.ts, src/cli/) imports features; the embedded devnet (src/devnet/) uses core
- * and the ledger boundary only, and nothing but the app and infra's context imports it; the client
- * (src/client/) stands alone but for the error catalogue; src/ imports nothing from bench/ or test/.
+ * src/server.ts, src/cli.ts, src/cli/) imports features; the client (src/client/) stands alone but
+ * for the error catalogue; src/ imports nothing from bench/ or test/.
  * The workspace packages (packages/<name>/, `@nightgate/<name>`): a package imports its own files by
- * path and other packages by name, only those it is allowed (PACKAGE_USES) and nothing of src/; the
- * product imports a package by name, never by path, and the ledger boundary (`@nightgate/ledger`)
- * only from src/infra/ledger/; only packages/ledger/ imports a ledger package; a package imports only
- * what its package.json declares. Plus: no import circles among the product's files.
+ * path and other packages by name, only those it is allowed (PACKAGE_USES: the embedded devnet uses
+ * the ledger boundary and the thread helpers, they use no other) and nothing of src/; the product
+ * imports a package by name, never by path, and only what it exports: the devnet only from the app,
+ * the ledger boundary only from src/infra/ledger/; only packages/ledger/ imports a ledger package; a
+ * package imports only what its package.json declares. Plus: no import circles, packages included.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -21,7 +21,7 @@ const LEDGER_PACKAGE = /^@midnight(?:-)?ntwrk\/ledger/;
 /** A workspace package by name, with its subpath: `@nightgate/ledger/era`. */
 const WORKSPACE = /^@nightgate\/([\w-]+)(?:\/([\w./-]+))?$/;
 /** The workspace packages each package may import by name. */
-const PACKAGE_USES: Readonly<Record<string, readonly string[]>> = { ledger: [], threads: [] };
+const PACKAGE_USES: Readonly<Record<string, readonly string[]>> = { devnet: ['ledger', 'threads'], ledger: [], threads: [] };
 
 /** Every .ts file under `dirs` of `root`, by its path relative to root (posix); no dependency or build output. */
 export function readSources(root: string, dirs: readonly string[]): Sources {
@@ -85,7 +85,7 @@ function npmName(spec: string): string {
   return spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
 }
 
-type Area = 'core' | 'infra' | `feature:${string}` | 'app' | 'devnet' | 'client' | 'workers' | 'native' | `package:${string}` | 'other';
+type Area = 'core' | 'infra' | `feature:${string}` | 'app' | 'client' | 'workers' | 'native' | `package:${string}` | 'other';
 
 function areaOf(file: string): Area {
   if (file.startsWith('src/core/')) return 'core';
@@ -93,7 +93,6 @@ function areaOf(file: string): Area {
   const f = /^src\/features\/([^/]+)\//.exec(file);
   if (f) return `feature:${f[1]}`;
   if (file === 'src/app.ts' || file === 'src/server.ts' || file === 'src/cli.ts' || file.startsWith('src/cli/')) return 'app';
-  if (file.startsWith('src/devnet/')) return 'devnet';
   if (file.startsWith('src/client/')) return 'client';
   if (file.startsWith('workers/')) return 'workers';
   if (file.startsWith('native/')) return 'native';
@@ -110,7 +109,9 @@ function refusalByName(from: string, name: string): string | undefined {
     return uses.includes(name) ? undefined : `packages/${own} imports ${uses.length ? uses.map((u) => `@nightgate/${u}`).join(' and ') : 'no workspace package'}`;
   }
   if (!(name in PACKAGE_USES)) return `no workspace package @nightgate/${name}`;
-  if (name === 'ledger') return from.startsWith('src/infra/ledger/') || areaOf(from) === 'devnet' ? undefined : 'the product reaches the ledger boundary through src/infra/ledger/';
+  if (name === 'ledger') return from.startsWith('src/infra/ledger/') ? undefined : 'the product reaches the ledger boundary through src/infra/ledger/';
+  // The devnet is started where the process is: a feature, infra or a worker never loads it.
+  if (name === 'devnet') return areaOf(from) === 'app' ? undefined : 'only the app (src/app.ts, src/server.ts, src/cli.ts, src/cli/) imports the devnet';
   // The thread helpers sit below core: anything may use them but the client and native/, which stand apart.
   if (areaOf(from) === 'client') return 'the client stands alone (it is packed on its own)';
   if (areaOf(from) === 'native') return 'native/ uses core only';
@@ -126,17 +127,12 @@ function refusal(from: string, to: string): string | undefined {
   if (a.startsWith('package:')) return 'a package imports by path only its own files (another package by its name)';
   if (b.startsWith('package:')) return 'a package is imported by its name, not by a path';
   if (a === 'app' || a === 'other') return undefined;
-  if (a === 'workers') return b === 'app' || b === 'devnet' || b === 'client' ? 'a worker entry reaches features, infra and core only' : undefined;
+  if (a === 'workers') return b === 'app' || b === 'client' ? 'a worker entry reaches features, infra and core only' : undefined;
   // The error catalogue is part of the API the client speaks; it is packed with it.
   if (a === 'client') return to === 'src/core/errors.ts' ? undefined : 'the client stands alone (it is packed on its own)';
   if (a === 'native') return b === 'core' ? undefined : 'native/ uses core only';
   if (a === 'core') return b === 'native' ? undefined : 'core imports nothing above it';
-  if (a === 'devnet') return b === 'core' ? undefined : 'the devnet uses core and the ledger boundary only';
-  if (a === 'infra') {
-    if (b === 'core' || b === 'native') return undefined;
-    if (b === 'devnet' && from === 'src/infra/app-context.ts') return undefined;
-    return 'infra imports core only';
-  }
+  if (a === 'infra') return b === 'core' || b === 'native' ? undefined : 'infra imports core only';
   // A feature.
   if (b === 'core' || b === 'infra' || b === 'native') return undefined;
   return b.startsWith('feature:') ? 'a feature imports no other feature' : `a feature does not import ${b}`;

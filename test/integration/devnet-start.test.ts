@@ -4,7 +4,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createClient } from 'graphql-ws';
 import t from 'tap';
 import WebSocket from 'ws';
-import { startDevnet } from '../../src/devnet/index.js';
+import { startDevnet } from '../../packages/devnet/src/index.js';
 import { subscribe } from '../fixtures/devnet/harness.js';
 
 t.test('three networks come up and their chains grow every block', async (t) => {

@@ -23,7 +23,7 @@ import type { WorkerPoolComponent } from '../../src/infra/pool/worker-pool.js';
 import type { ProverBackend } from '../../src/infra/prover/backend.js';
 import { ManualClock } from '../../src/core/clock.js';
 import { captureLogs } from '../helpers/app.js';
-import { SPONSOR_DUST_UTXOS } from '../../src/devnet/genesis.js';
+import { SPONSOR_DUST_UTXOS } from '../../packages/devnet/src/genesis.js';
 import { ledger, NetworkEras, type Era } from '../../src/infra/ledger/index.js';
 import { sponsor, type SponsorArgs } from '../../src/features/sponsorship/worker/sponsor.js';
 import { devProvingProvider } from '../../src/features/proving/worker/providers.js';

@@ -13,8 +13,8 @@ import { ManualClock } from '../../src/core/clock.js';
 import { sha256Hex } from '../../src/core/pipeline/auth.js';
 import { ledger, type Era } from '../../src/infra/ledger/index.js';
 import { verifyWebhookSignature } from '../../src/features/sponsorship/policy/signature.js';
-import { counterDeploy, counterIncrement } from '../../src/devnet/counter-contract.js';
-import { kitFor } from '../../src/devnet/ledger-kit.js';
+import { counterDeploy, counterIncrement } from '../../packages/devnet/src/counter-contract.js';
+import { kitFor } from '../../packages/devnet/src/ledger-kit.js';
 import { eraOverrides, SPONSOR_ERAS, startSponsorApp, type SponsorApp } from '../fixtures/dust/sponsor-app.js';
 import { freshUser, transferFrom } from '../fixtures/dust/user-tx.js';
 

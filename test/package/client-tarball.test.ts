@@ -66,7 +66,11 @@ async function packAndInstall(t: Test): Promise<string> {
   t.ok(paths.includes('dist/src/cli.js'), 'the bin is packed');
   const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; bundleDependencies?: string[] };
   t.ok((manifest.bundleDependencies ?? []).length > 0, 'the workspace packages are bundled');
-  for (const name of manifest.bundleDependencies ?? []) t.ok(paths.includes(`node_modules/${name}/dist/index.js`), `${name} is packed, built`);
+  for (const name of manifest.bundleDependencies ?? []) {
+    t.ok(paths.includes(`node_modules/${name}/dist/index.js`), `${name} is packed, built`);
+    const own = JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+    for (const dep of Object.keys(own.dependencies ?? {})) t.ok(paths.includes(`node_modules/${dep}/package.json`), `with its dependency ${dep}`);
+  }
   t.notOk(paths.some((p) => (p.endsWith('.ts') && !p.endsWith('.d.ts')) || p.startsWith('test/') || p.startsWith('packages/')), 'no sources or tests');
   t.notOk(paths.some((p) => p.startsWith('node_modules/@midnight')), 'the ledger packages are installed, not packed');
 

@@ -10,7 +10,7 @@ import { circles, readManifests, readSources, violations, type Sources } from '.
 
 const DIRS = ['src', 'workers', 'native', 'bench', 'packages'];
 /** Generated, not hand-written: the client's types from the OpenAPI document, the indexer's schema text. */
-const GENERATED = new Set(['src/client/openapi-types.ts', 'src/devnet/indexer-schema.ts']);
+const GENERATED = new Set(['src/client/openapi-types.ts', 'packages/devnet/src/indexer-schema.ts']);
 const MAX_LINES = 400;
 
 const tree = readSources(ROOT, DIRS);
@@ -33,7 +33,7 @@ t.test('every workspace package is built first, run from its sources and bundled
     t.ok(tsconfig.references?.some((r) => r.path === `packages/${name}`), `tsconfig.json references packages/${name} (tsc -b builds it first)`);
     for (const sub of exports.filter((e) => e !== './package.json')) {
       const spec = `@nightgate/${name}${sub.slice(1)}`;
-      const mapped = paths[spec] ?? (sub.endsWith('/*') ? undefined : paths[`@nightgate/${name}/*`]);
+      const mapped = paths[spec] ?? paths[`@nightgate/${name}/*`]?.map((p) => p.replace('*', sub.slice(2)));
       t.same(mapped, [sub === '.' ? `./packages/${name}/src/index.ts` : `./packages/${name}/src${sub.slice(1)}.ts`], `${spec} runs from its sources`);
     }
     t.equal(pkg.dependencies[`@nightgate/${name}`], '1.0.0', `nightgate depends on @nightgate/${name}`);
@@ -61,6 +61,19 @@ t.test('a planted break of each kind is caught', async (t) => {
   t.same(violations(planted({ 'packages/ledger/src/planted.ts': "import { startModuleWorker } from '@nightgate/threads';\n" })).map((v) => v.why), ['packages/ledger imports no workspace package']);
   t.same(violations(planted({ 'src/features/stats/planted.ts': "import { lowerThreadPriority } from '@nightgate/threads/thread-priority';\n" }), manifests).map((v) => v.why), ['packages/threads/package.json does not export ./thread-priority']);
   t.same(violations(planted({ 'src/client/planted.ts': "import { startModuleWorker } from '@nightgate/threads';\n" })).map((v) => v.why), ['the client stands alone (it is packed on its own)']);
+  const onlyTheApp = 'only the app (src/app.ts, src/server.ts, src/cli.ts, src/cli/) imports the devnet';
+  t.same(violations(planted({ 'src/infra/planted.ts': "import type { DevnetNetworkInfo } from '@nightgate/devnet';\n" })).map((v) => v.why), [onlyTheApp]);
+  t.same(violations(planted({ 'src/features/sponsorship/planted.ts': "const { startDevnet } = await import('@nightgate/devnet');\n" })).map((v) => v.why), [onlyTheApp]);
+  t.same(violations(planted({ 'workers/planted.ts': "import { devnetTestAccount } from '@nightgate/devnet/test-accounts';\n" })).map((v) => v.why), [onlyTheApp], 'no worker loads the devnet');
+  t.same(violations(planted({ 'src/cli/planted.ts': "import { devnetTestAccount } from '@nightgate/devnet/test-accounts';\n" }), manifests), [], 'the app may');
+  t.same(violations(planted({ 'src/cli/planted.ts': "import { buildGenesis } from '@nightgate/devnet/chain';\n" }), manifests).map((v) => v.why), ['packages/devnet/package.json does not export ./chain']);
+  t.same(violations(planted({ 'packages/devnet/src/planted.ts': "import { ManualClock } from '../../../src/core/clock.js';\n" })).map((v) => v.why), ['a package imports by path only its own files (another package by its name)']);
+  t.same(violations(planted({ 'packages/devnet/src/planted.ts': "import { Transaction } from '@midnightntwrk/ledger-v9';\n" })).map((v) => v.why), ['only packages/ledger/ imports a ledger package']);
+  t.same(violations(planted({ 'packages/devnet/src/planted.ts': "import { pino } from 'pino';\nimport { WebSocketServer } from 'ws';\nimport { Redis } from 'redis';\n" }), manifests).map((v) => v.why), ['packages/devnet/package.json does not declare redis']);
+  const era = 'packages/ledger/src/era.ts';
+  const backToTheDevnet = planted({ [era]: `${tree.get(era)!}import type { EmbeddedDevnet } from '@nightgate/devnet';\n` });
+  t.same(violations(backToTheDevnet).map((v) => v.why), ['packages/ledger imports no workspace package']);
+  t.ok(circles(backToTheDevnet).some((c) => c.includes(era) && c.includes('packages/devnet/src/launch.ts')), 'a circle through two packages is found');
   t.same(violations(planted({ 'src/infra/planted.ts': "import { x } from '../../test/helpers/spawn.js';\n" })).map((v) => v.why), ['the product imports nothing from bench/ or test/']);
   t.same(violations(planted({ 'src/core/planted.ts': "// import { x } from '../features/stats/index.js';\n/* import '../features/stats/index.js' */\n" })), [], 'a path in a comment is not an import');
   t.same(circles(planted({ 'src/core/a.ts': "import { b } from './b.js';\n", 'src/core/b.ts': "import type { a } from './a.js';\n" })), [['src/core/a.ts', 'src/core/b.ts']]);

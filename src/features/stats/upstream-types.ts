@@ -2,7 +2,7 @@
  * The shapes the indexer answers our documents (src/features/stats/queries.ts) with, as typebox schemas
  * compiled once: a response that does not match is an indexer error (INDEXER_BAD_RESPONSE),
  * never a crash or a half-rendered page. Field meanings: the indexer schemas v4.3.7 and 4.4
- * (src/devnet/indexer-schema.ts). Which fee fields arrive depends on the indexer's features
+ * (packages/devnet/src/indexer-schema.ts). Which fee fields arrive depends on the indexer's features
  * (queries.ts): `fee` from indexers that have it, else the deprecated `fees`.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';

@@ -15,7 +15,7 @@ import { mountSponsorship, SPONSORSHIP_COMPONENT, type SponsorshipComponent } fr
 import type { DustAllocatorTable } from '../../../src/features/sponsorship/allocator.js';
 import type { SponsorshipService } from '../../../src/features/sponsorship/sponsorship.js';
 import { mountStats } from '../../../src/features/stats/index.js';
-import type { DevnetNetworkInfo } from '../../../src/infra/app-context.js';
+import type { DevnetEndpoints } from '../../../src/infra/app-context.js';
 import { startApp, TEST_KEY, type TestApp } from '../../helpers/app.js';
 import { FakeIndexer } from '../../fixtures/stats/fake-indexer.js';
 import { T0 } from '../../fixtures/stats/stats-app.js';
@@ -50,7 +50,7 @@ export interface SponsorRig {
   service: SponsorshipService;
   table: DustAllocatorTable;
   pool: WorkerPoolComponent;
-  devnet: DevnetNetworkInfo;
+  devnet: DevnetEndpoints;
   post(path: string, body: Uint8Array, opts?: { headers?: Record<string, string>; signal?: AbortSignal }): Promise<Answer>;
 }
 

@@ -6,7 +6,7 @@
 import WebSocket from 'ws';
 import { createClient } from 'graphql-ws';
 import { DEFAULT_ERA, type Era, type L } from '../../../src/infra/ledger/index.js';
-import type { DevnetNetworkInfo } from '../../../src/infra/app-context.js';
+import type { DevnetEndpoints } from '../../../src/infra/app-context.js';
 import { freshUser, fundViaFaucet, transferFrom, type User } from '../../fixtures/dust/user-tx.js';
 
 export interface FundedUser {
@@ -16,7 +16,7 @@ export interface FundedUser {
   transfer(n: number): L.UnprovenTransaction;
 }
 
-export async function fundedUser(devnet: DevnetNetworkInfo, seedByte: number, era: Era = DEFAULT_ERA): Promise<FundedUser> {
+export async function fundedUser(devnet: DevnetEndpoints, seedByte: number, era: Era = DEFAULT_ERA): Promise<FundedUser> {
   const client = createClient({ url: devnet.graphqlWsUrl, webSocketImpl: WebSocket, lazy: true, retryAttempts: 0 });
   const user = freshUser(seedByte, era);
   const to = freshUser(seedByte + 1, era).address;

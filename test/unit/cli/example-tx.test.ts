@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { ExampleTxError, exampleTransaction, isExampleKind, parseLedgerFlag } from '../../../src/cli/example-tx.js';
 import { ERAS, eraOfBytes, ledger, release } from '../../../src/infra/ledger/index.js';
-import { devnetTestAccount } from '../../../src/devnet/test-accounts.js';
+import { devnetTestAccount } from '../../../packages/devnet/src/test-accounts.js';
 import { encodeUnshieldedAddress } from '../../../packages/ledger/src/address.js';
 import { parseProveRequest, versionedPreimage } from '../../../src/features/proving/wire.js';
 

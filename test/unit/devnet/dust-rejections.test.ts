@@ -3,12 +3,12 @@
 // 171 for a spend outside the validity window (also when only the mempool's block two slots ahead
 // would see it so), 173 for a registration allowance beyond the DUST its NIGHT generated.
 import t from 'tap';
-import { hexToBytes } from '../../../src/devnet/keys.js';
-import { kitFor } from '../../../src/devnet/ledger-kit.js';
-import { MockProver } from '../../../src/devnet/mock-prover.js';
-import { dustRejectionOf, MEMPOOL_LOOKAHEAD_MS } from '../../../src/devnet/node-rejections.js';
-import { devnetTestAccount } from '../../../src/devnet/test-accounts.js';
-import { buildFinalized } from '../../../src/devnet/tx-builder.js';
+import { hexToBytes } from '../../../packages/devnet/src/keys.js';
+import { kitFor } from '../../../packages/devnet/src/ledger-kit.js';
+import { MockProver } from '../../../packages/devnet/src/mock-prover.js';
+import { dustRejectionOf, MEMPOOL_LOOKAHEAD_MS } from '../../../packages/devnet/src/node-rejections.js';
+import { devnetTestAccount } from '../../../packages/devnet/src/test-accounts.js';
+import { buildFinalized } from '../../../packages/devnet/src/tx-builder.js';
 import { ERAS, latestParams, post, startEra, syncDust, testAccountTransfer, unspentNight } from './eras.js';
 
 const account = devnetTestAccount('preview');

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { startNetwork } from '../../fixtures/devnet/harness.js';
-import { epochAt } from '../../../src/devnet/epoch.js';
+import { epochAt } from '../../../packages/devnet/src/epoch.js';
 import { ManualClock } from '../../../src/core/clock.js';
 
 const UTILIZATION = 'query U($e: Int!) { epochUtilization(epoch: $e) }';

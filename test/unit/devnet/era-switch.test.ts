@@ -4,9 +4,9 @@
 // from the state directory resumes on ledger 9.
 import t from 'tap';
 import { DEVNET_PROTOCOL_VERSION, eraOfBytes } from '../../../src/infra/ledger/index.js';
-import { SPONSOR_DUST_UTXOS } from '../../../src/devnet/genesis.js';
-import { kitFor } from '../../../src/devnet/ledger-kit.js';
-import { devnetTestAccount } from '../../../src/devnet/test-accounts.js';
+import { SPONSOR_DUST_UTXOS } from '../../../packages/devnet/src/genesis.js';
+import { kitFor } from '../../../packages/devnet/src/ledger-kit.js';
+import { devnetTestAccount } from '../../../packages/devnet/src/test-accounts.js';
 import { SPONSOR_SEEDS, tempDir } from '../../fixtures/devnet/harness.js';
 import { post, startEra, syncDust, testAccountTransfer, unspentNight } from './eras.js';
 

@@ -1,13 +1,13 @@
 // Helpers for the devnet tests that run on both ledger eras: a network of an era (manual blocks),
 // and a wallet's view of it read from the network's indexer store, in that era's objects.
 import { request } from 'undici';
-import type { NetworkConfig } from '../../../src/devnet/network.js';
-import { hexToBytes } from '../../../src/devnet/keys.js';
-import { kitFor, NIGHT_TOKEN, STAR_PER_NIGHT, type Era, type L, type LedgerKit } from '../../../src/devnet/ledger-kit.js';
-import { MockProver } from '../../../src/devnet/mock-prover.js';
-import { devnetTestAccount } from '../../../src/devnet/test-accounts.js';
-import { buildFinalized, type TxSpec } from '../../../src/devnet/tx-builder.js';
-import { Actor, DustWallet } from '../../../src/devnet/wallet.js';
+import type { NetworkConfig } from '../../../packages/devnet/src/network.js';
+import { hexToBytes } from '../../../packages/devnet/src/keys.js';
+import { kitFor, NIGHT_TOKEN, STAR_PER_NIGHT, type Era, type L, type LedgerKit } from '../../../packages/devnet/src/ledger-kit.js';
+import { MockProver } from '../../../packages/devnet/src/mock-prover.js';
+import { devnetTestAccount } from '../../../packages/devnet/src/test-accounts.js';
+import { buildFinalized, type TxSpec } from '../../../packages/devnet/src/tx-builder.js';
+import { Actor, DustWallet } from '../../../packages/devnet/src/wallet.js';
 import { startNetwork, type Harness } from '../../fixtures/devnet/harness.js';
 
 export const ERAS: Era[] = [9, 8];

@@ -5,11 +5,11 @@
 // recipient registered for DUST generation is paid in the same batches.
 import t from 'tap';
 import { encodeUnshieldedAddress } from '../../../packages/ledger/src/address.js';
-import { hexToBytes } from '../../../src/devnet/keys.js';
-import { FAUCET_PAYOUTS_PER_BLOCK } from '../../../src/devnet/faucet.js';
-import { devnetTestAccount } from '../../../src/devnet/test-accounts.js';
-import { kitFor } from '../../../src/devnet/ledger-kit.js';
-import { Actor } from '../../../src/devnet/wallet.js';
+import { hexToBytes } from '../../../packages/devnet/src/keys.js';
+import { FAUCET_PAYOUTS_PER_BLOCK } from '../../../packages/devnet/src/faucet.js';
+import { devnetTestAccount } from '../../../packages/devnet/src/test-accounts.js';
+import { kitFor } from '../../../packages/devnet/src/ledger-kit.js';
+import { Actor } from '../../../packages/devnet/src/wallet.js';
 
 // Addresses are the same in both eras; the default era's keys make them.
 const kit = kitFor(9);

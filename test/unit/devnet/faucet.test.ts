@@ -2,8 +2,8 @@
 // `unshieldedTransactions` subscription and GraphQL. Bad input is refused with 400.
 import t from 'tap';
 import { encodeUnshieldedAddress } from '../../../packages/ledger/src/address.js';
-import { kitFor } from '../../../src/devnet/ledger-kit.js';
-import { Actor } from '../../../src/devnet/wallet.js';
+import { kitFor } from '../../../packages/devnet/src/ledger-kit.js';
+import { Actor } from '../../../packages/devnet/src/wallet.js';
 
 // Addresses are the same in both eras; the default era's keys make them.
 const kit = kitFor(9);

@@ -2,8 +2,8 @@
 // DUST has accrued: a consumer replaying `dustLedgerEvents` holds a positive balance, and the
 // event stream continues, in order, with every new block.
 import t from 'tap';
-import { SPONSOR_DUST_UTXOS } from '../../../src/devnet/genesis.js';
-import { kitFor } from '../../../src/devnet/ledger-kit.js';
+import { SPONSOR_DUST_UTXOS } from '../../../packages/devnet/src/genesis.js';
+import { kitFor } from '../../../packages/devnet/src/ledger-kit.js';
 import { SPONSOR_SEEDS, take } from '../../fixtures/devnet/harness.js';
 import { ERAS, startEra, syncDust } from './eras.js';
 

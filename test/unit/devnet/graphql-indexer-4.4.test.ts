@@ -4,11 +4,11 @@
 // devnet has no data for answer NOT_SERVED. Run over a hand-written store: no chain is needed.
 import { graphql } from 'graphql';
 import t from 'tap';
-import { buildExecutableSchema } from '../../../src/devnet/executable-schema.js';
-import type { GraphQLContext } from '../../../src/devnet/graphql-context.js';
-import type { BlockRecord, ContractActionRecord, TransactionRecord } from '../../../src/devnet/indexer-records.js';
-import type { IndexerStore } from '../../../src/devnet/indexer-store.js';
-import type { BridgeClaimRecord } from '../../../src/devnet/type-resolvers.js';
+import { buildExecutableSchema } from '../../../packages/devnet/src/executable-schema.js';
+import type { GraphQLContext } from '../../../packages/devnet/src/graphql-context.js';
+import type { BlockRecord, ContractActionRecord, TransactionRecord } from '../../../packages/devnet/src/indexer-records.js';
+import type { IndexerStore } from '../../../packages/devnet/src/indexer-store.js';
+import type { BridgeClaimRecord } from '../../../packages/devnet/src/type-resolvers.js';
 import { DEVNET_PROTOCOL_VERSION } from '../../../packages/ledger/src/era.js';
 
 const hex = (n: number): string => n.toString(16).padStart(64, '0');

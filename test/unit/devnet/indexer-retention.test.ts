@@ -3,7 +3,7 @@
 // size below is taken at an exact height; nothing waits on a timer.
 import t from 'tap';
 import { startNetwork, subscribe, take, tempDir } from '../../fixtures/devnet/harness.js';
-import type { StoreSizes } from '../../../src/devnet/indexer-store.js';
+import type { StoreSizes } from '../../../packages/devnet/src/indexer-store.js';
 
 const RETAIN = 5;
 /** The synthetic traffic repeats every 60 blocks (traffic.ts); half a period either side. */

@@ -3,12 +3,12 @@
 // lands, blocks and records carry the era's protocol version, and the other era's bytes are refused.
 import t from 'tap';
 import { DEVNET_PROTOCOL_VERSION } from '../../../src/infra/ledger/index.js';
-import { hexToBytes } from '../../../src/devnet/keys.js';
-import { kitFor } from '../../../src/devnet/ledger-kit.js';
-import { MockProver } from '../../../src/devnet/mock-prover.js';
-import { devnetTestAccount } from '../../../src/devnet/test-accounts.js';
-import { buildFinalized } from '../../../src/devnet/tx-builder.js';
-import { SPONSOR_DUST_UTXOS } from '../../../src/devnet/genesis.js';
+import { hexToBytes } from '../../../packages/devnet/src/keys.js';
+import { kitFor } from '../../../packages/devnet/src/ledger-kit.js';
+import { MockProver } from '../../../packages/devnet/src/mock-prover.js';
+import { devnetTestAccount } from '../../../packages/devnet/src/test-accounts.js';
+import { buildFinalized } from '../../../packages/devnet/src/tx-builder.js';
+import { SPONSOR_DUST_UTXOS } from '../../../packages/devnet/src/genesis.js';
 import { SPONSOR_SEEDS } from '../../fixtures/devnet/harness.js';
 import { ERAS, latestParams, post, startEra, syncDust, testAccountTransfer, unspentNight } from './eras.js';
 

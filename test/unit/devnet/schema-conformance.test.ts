@@ -19,7 +19,7 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import t from 'tap';
-import { INDEXER_SDL } from '../../../src/devnet/indexer-schema.js';
+import { INDEXER_SDL } from '../../../packages/devnet/src/indexer-schema.js';
 import { startNetwork } from '../../fixtures/devnet/harness.js';
 import { DEVNET_PROTOCOL_VERSION } from '../../../packages/ledger/src/era.js';
 import { featuresFromProbe } from '../../../src/features/stats/indexer-features.js';

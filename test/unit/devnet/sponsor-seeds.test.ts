@@ -2,7 +2,7 @@ import t from 'tap';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { devnetSponsorSeeds, SPONSOR_SEEDS_FILE } from '../../../src/devnet/sponsor-seeds.js';
+import { devnetSponsorSeeds, SPONSOR_SEEDS_FILE } from '../../../packages/devnet/src/sponsor-seeds.js';
 
 t.test('without a state dir: fresh random seeds on every call', async (t) => {
   const a = devnetSponsorSeeds('', 'preview');

@@ -3,7 +3,7 @@
 // the ledger's reason and never lands; one that also carries a Zswap offer (checked apart, dev
 // proofs) likewise. The devnet's own traffic still lands, and /health says which checks run.
 import t from 'tap';
-import { kitFor, SHIELDED_TOKEN } from '../../../src/devnet/ledger-kit.js';
+import { kitFor, SHIELDED_TOKEN } from '../../../packages/devnet/src/ledger-kit.js';
 import { startNetwork } from '../../fixtures/devnet/harness.js';
 import { flipped, signedTransfer, submit } from '../../fixtures/devnet/signed-transfer.js';
 import { ERAS, startEra } from './eras.js';

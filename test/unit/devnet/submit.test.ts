@@ -2,12 +2,12 @@
 // found by hash; a malformed or unbalanced one is refused with the ledger's reason, and the chain goes on.
 import t from 'tap';
 import { encodeUnshieldedAddress } from '../../../packages/ledger/src/address.js';
-import { hexToBytes } from '../../../src/devnet/keys.js';
-import { kitFor, NIGHT_TOKEN, STAR_PER_NIGHT, type L, type LedgerKit } from '../../../src/devnet/ledger-kit.js';
-import { MockProver } from '../../../src/devnet/mock-prover.js';
-import { devnetTestAccount } from '../../../src/devnet/test-accounts.js';
-import { buildFinalized, type TxSpec } from '../../../src/devnet/tx-builder.js';
-import { Actor } from '../../../src/devnet/wallet.js';
+import { hexToBytes } from '../../../packages/devnet/src/keys.js';
+import { kitFor, NIGHT_TOKEN, STAR_PER_NIGHT, type L, type LedgerKit } from '../../../packages/devnet/src/ledger-kit.js';
+import { MockProver } from '../../../packages/devnet/src/mock-prover.js';
+import { devnetTestAccount } from '../../../packages/devnet/src/test-accounts.js';
+import { buildFinalized, type TxSpec } from '../../../packages/devnet/src/tx-builder.js';
+import { Actor } from '../../../packages/devnet/src/wallet.js';
 import type { Harness } from '../../fixtures/devnet/harness.js';
 import { syncDust, unspentUtxos } from '../../fixtures/devnet/wallet-sync.js';
 import { ERAS, startEra } from './eras.js';

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import t, { type Test } from 'tap';
 import { Kind, buildSchema, execute, parse, validate, type GraphQLSchema, type SelectionSetNode } from 'graphql';
-import { INDEXER_SDL } from '../../../../src/devnet/indexer-schema.js';
+import { INDEXER_SDL } from '../../../../packages/devnet/src/indexer-schema.js';
 import { featuresFromProbe } from '../../../../src/features/stats/indexer-features.js';
 import { BACKFILL_BATCH, BASELINE_FEATURES, DOCUMENTS, FEATURES_PROBE, allFeatureSets, backfillQuery, documentsFor, type FeatureDocuments, type GqlDocument, type IndexerFeatures } from '../../../../src/features/stats/queries.js';
 import { DOCUMENTS as DUST_DOCUMENTS } from '../../../../src/features/sponsorship/queries.js';

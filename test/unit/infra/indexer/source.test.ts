@@ -1,11 +1,11 @@
 /** Where each network's data comes from: the embedded devnet's endpoints, or an indexer and its WebSocket. */
 import t from 'tap';
-import type { AppContext, DevnetNetworkInfo } from '../../../../src/infra/app-context.js';
+import type { AppContext, DevnetEndpoints } from '../../../../src/infra/app-context.js';
 import { loadConfig, type NetworkName } from '../../../../src/core/config.js';
 import { sourceOf } from '../../../../src/infra/indexer/source.js';
 
-const devnetInfo: DevnetNetworkInfo = { name: 'preview', networkId: 'undeployed', graphqlUrl: 'http://127.0.0.1:1/api/v4/graphql', graphqlWsUrl: 'ws://127.0.0.1:1/api/v4/graphql/ws', submitUrl: '', faucetUrl: '', ledger: 9, ledger9AtHeight: 0 };
-const ctxWith = (devnet: Array<[NetworkName, DevnetNetworkInfo]>) =>
+const devnetInfo: DevnetEndpoints = { name: 'preview', networkId: 'undeployed', graphqlUrl: 'http://127.0.0.1:1/api/v4/graphql', graphqlWsUrl: 'ws://127.0.0.1:1/api/v4/graphql/ws', submitUrl: '', faucetUrl: '' };
+const ctxWith = (devnet: Array<[NetworkName, DevnetEndpoints]>) =>
   ({
     config: loadConfig({ env: {}, overrides: { networks: { mainnet: { indexer: 'public', prover: 'upstream', proverUrl: 'http://p' }, preprod: { indexer: 'https://idx.example/api/v4/graphql', indexerWs: 'wss://ws.example/x', prover: 'upstream', proverUrl: 'http://p' } } } }),
     devnet: new Map(devnet),

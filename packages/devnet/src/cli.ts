@@ -1,4 +1,5 @@
-// Runs the embedded devnet alone, for wallets and tests: `npm run devnet`, or `npx tsx src/devnet/cli.ts`.
+// Runs the embedded devnet alone, for wallets and tests: `npm run devnet`, or
+// `npx tsx packages/devnet/src/cli.ts`.
 //   --port-base N        network i listens on N + i (default: free ports)
 //   --block-time-ms N    block interval (default 6000)
 //   --state-dir DIR      persist the chains there (default: in memory)

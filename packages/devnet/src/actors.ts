@@ -51,8 +51,9 @@ export function createActors(kit: LedgerKit, networkName: string, seed: string, 
       dustPublicKey: L.DustSecretKey.fromSeed(hexToBytes(test.dustSeed)).publicKey,
       zswap: L.ZswapSecretKeys.fromSeed(hexToBytes(test.zswapSeed)),
     },
-    // The NIGHT that backs a server wallet is owned by the key its seed derives (packages/ledger/src/wallet-keys.ts),
-    // so nightgate can split it into more DUST-generating UTXOs when its pool runs low.
+    // The NIGHT that backs a server wallet is owned by the key its seed derives
+    // (packages/ledger/src/wallet-keys.ts), so nightgate can split it into more DUST-generating
+    // UTXOs when its pool runs low.
     sponsors: sponsorDustSeeds.map((dustSeed) => ({
       owner: new Actor(nightSecretOf(dustSeed), kit),
       dustPublicKey: L.DustSecretKey.fromSeed(hexToBytes(dustSeed)).publicKey,
