@@ -7,6 +7,7 @@
  * refuses with its own 503 BUDGET_UNAVAILABLE).
  */
 import { GatewayError, isGatewayError } from '../../core/errors.js';
+import { secondsUntil, windowStartOf } from './fixed-window.js';
 
 export interface BudgetCharge {
   readonly keyId: string;
@@ -30,7 +31,7 @@ export class MemoryBudgetStore implements BudgetStore {
   constructor(private readonly maxKeys = 100_000) {}
 
   charge(keyId: string, amount: bigint, budget: bigint, windowMs: number, now: number): BudgetCharge | undefined {
-    const windowStart = now - (now % windowMs);
+    const windowStart = windowStartOf(now, windowMs);
     let e = this.spend.get(keyId);
     if (e === undefined || e.windowStart !== windowStart) {
       if (e === undefined && this.spend.size >= this.maxKeys) this.evictStale(windowStart);
@@ -50,7 +51,7 @@ export class MemoryBudgetStore implements BudgetStore {
 
   spent(keyId: string, windowMs: number, now: number): bigint {
     const e = this.spend.get(keyId);
-    return e && e.windowStart === now - (now % windowMs) ? e.amount : 0n;
+    return e && e.windowStart === windowStartOf(now, windowMs) ? e.amount : 0n;
   }
 
   private evictStale(windowStart: number): void {
@@ -101,7 +102,7 @@ export class SponsorshipPolicy {
     if (!charge) {
       const resetAt = this.windowEndsAt(now);
       throw new GatewayError('DUST_BUDGET_EXCEEDED', `DUST budget of ${this.budgetFor(key)} SPECK per ${Math.round(this.limits.windowMs / 1000)} s is spent for this key`, {
-        headers: { 'Retry-After': String(Math.max(1, Math.ceil((resetAt - now) / 1000))) },
+        headers: { 'Retry-After': String(secondsUntil(resetAt, now)) },
       });
     }
     return charge;
@@ -112,7 +113,7 @@ export class SponsorshipPolicy {
    * aligns them to multiples of `windowMs`), so a spent budget is whole again then and not before.
    */
   windowEndsAt(now: number): number {
-    return now - (now % this.limits.windowMs) + this.limits.windowMs;
+    return windowStartOf(now, this.limits.windowMs) + this.limits.windowMs;
   }
 
   async refund(charge: BudgetCharge): Promise<void> {

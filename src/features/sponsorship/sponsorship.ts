@@ -29,6 +29,7 @@ import type { InputChecker } from './input-check.js';
 import { sponsorTaskPort, type TaskAnswerers } from './task-port.js';
 import type { PolicyGate } from './policy/gate.js';
 import type { UsageRecorder } from './policy/ports.js';
+import { secondsUntil } from './fixed-window.js';
 import { KeyHealth } from './key-health.js';
 import { KeyShares } from './key-shares.js';
 import { KEEPER_RESERVE, POOL_KEY_ID } from './pool-constants.js';
@@ -77,7 +78,6 @@ export interface SponsorshipOptions {
   /** Sponsorships per key, for GET /usage (policy/usage.ts). */
   usage?: UsageRecorder;
 }
-
 
 const POOL_FEE_CAP_FACTOR = 10n;
 /** The server's own key for its pool maintenance: POOL_FEE_CAP_FACTOR × the fee cap, a budget that never binds. */
@@ -235,7 +235,7 @@ export class SponsorshipService {
     const policy = this.opts.policy;
     const budgetLeft = policy.budgetFor(key) - policy.spent(key.id, now);
     const budgetResetAt = policy.windowEndsAt(now);
-    if (budgetLeft <= 0n) throw new GatewayError('DUST_BUDGET_EXCEEDED', `the DUST budget of this key is spent for this window`, { headers: { 'Retry-After': String(Math.max(1, Math.ceil((budgetResetAt - now) / 1000))) } });
+    if (budgetLeft <= 0n) throw new GatewayError('DUST_BUDGET_EXCEEDED', `the DUST budget of this key is spent for this window`, { headers: { 'Retry-After': String(secondsUntil(budgetResetAt, now)) } });
     // The last few free UTXOs are the pool keeper's while it grows the pool (pool-keeper.ts). The
     // worker's reservation keeps them, atomically (a count checked here would race the other
     // requests); this check only spares a task when nothing but the reserve is left.

@@ -19,7 +19,8 @@ import type { SponsorKind } from '../balance-task.js';
 import type { TxEffects } from './effects.js';
 import type { PolicyWebhookClient, WebhookSummary } from './ports.js';
 import { checkAllowed, checkValidity, type Refusal } from './rules.js';
-import { secondsToWindowEnd, type UserCounterStore, type UserHold } from './user-counters.js';
+import { secondsToWindowEnd } from '../fixed-window.js';
+import type { UserCounterStore, UserHold } from './user-counters.js';
 
 /** `X-Client-ID` as a user id: printable ASCII, no spaces, ≤ 128 characters. */
 const CLIENT_ID = /^[\x21-\x7e]{1,128}$/;

@@ -4,6 +4,7 @@
  * per-user caps and the webhook (gate.ts) come after them.
  */
 import type { KeyPolicy } from '../../../core/config/key-policy.js';
+import { secondsUntil } from '../fixed-window.js';
 import type { TxEffects } from './effects.js';
 
 /** A refusal: the rule that refused (as `rule` in the error body) and why, for people. */
@@ -17,7 +18,7 @@ export interface Refusal {
 /** The policy's dates: a key is sponsoring from `validFrom` until (not including) `validUntil`. */
 export function checkValidity(policy: KeyPolicy, now: number): Refusal | undefined {
   if (policy.validFrom !== undefined && now < policy.validFrom) {
-    return { rule: 'validFrom', message: `this key sponsors from ${new Date(policy.validFrom).toISOString()}`, retryAfterS: Math.max(1, Math.ceil((policy.validFrom - now) / 1000)) };
+    return { rule: 'validFrom', message: `this key sponsors from ${new Date(policy.validFrom).toISOString()}`, retryAfterS: secondsUntil(policy.validFrom, now) };
   }
   if (policy.validUntil !== undefined && now >= policy.validUntil) {
     return { rule: 'validUntil', message: `this key sponsored until ${new Date(policy.validUntil).toISOString()}` };

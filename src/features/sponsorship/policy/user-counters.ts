@@ -13,6 +13,8 @@
  * The store sits behind this interface: memory here, Redis for several instances
  * (src/features/sponsorship/shared/user-counters.ts).
  */
+import { secondsToWindowEnd, windowStartOf } from '../fixed-window.js';
+
 export interface UserLimits {
   readonly maxSponsorships?: number | undefined;
   readonly maxDust?: bigint | undefined;
@@ -44,11 +46,6 @@ export interface UserCounterStore {
   /** The user's count and DUST in the window holding `now` (for /usage and tests). */
   read(keyId: string, user: string, windowMs: number, now: number): { count: number; dust: bigint } | Promise<{ count: number; dust: bigint }>;
 }
-
-export const windowStartOf = (now: number, windowMs: number): number => now - (now % windowMs);
-
-/** Seconds until the window holding `now` ends (at least 1): the Retry-After of a user at a cap. */
-export const secondsToWindowEnd = (now: number, windowMs: number): number => Math.max(1, Math.ceil((windowStartOf(now, windowMs) + windowMs - now) / 1000));
 
 interface Counter {
   windowStart: number;

@@ -19,6 +19,7 @@
 import { randomBytes } from 'node:crypto';
 import { GatewayError } from '../../../core/errors.js';
 import { MemoryBudgetStore, type BudgetCharge, type BudgetStore } from '../budget.js';
+import { windowStartOf } from '../fixed-window.js';
 import { registerScript, StateUnavailableError, type RedisState } from '../../../infra/state/redis.js';
 
 /** Decimal-string arithmetic for Lua (numbers there are doubles: exact only to 2^53). */
@@ -105,7 +106,7 @@ export class RedisBudgetStore implements BudgetStore {
 
   async charge(keyId: string, amount: bigint, budget: bigint, windowMs: number, now: number): Promise<BudgetCharge | undefined> {
     if (this.opts.local?.(keyId)) return this.memory.charge(keyId, amount, budget, windowMs, now);
-    const windowStart = now - (now % windowMs);
+    const windowStart = windowStartOf(now, windowMs);
     const token = randomBytes(12).toString('base64url');
     const keys = [keyOf(keyId, windowStart), tokenKey(keyId, token)];
     const ttl = windowStart + windowMs - now + windowMs;
@@ -151,7 +152,7 @@ export class RedisBudgetStore implements BudgetStore {
   spent(keyId: string, windowMs: number, now: number): bigint {
     if (this.opts.local?.(keyId)) return this.memory.spent(keyId, windowMs, now);
     const e = this.known.get(keyId);
-    return e && e.windowStart === now - (now % windowMs) ? e.amount : 0n;
+    return e && e.windowStart === windowStartOf(now, windowMs) ? e.amount : 0n;
   }
 
   private remember(keyId: string, windowStart: number, amount: bigint): void {

@@ -21,7 +21,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { GatewayError } from '../../../core/errors.js';
 import { KEY_PREFIX, registerScript, StateUnavailableError, type RedisState } from '../../../infra/state/redis.js';
-import { MemoryUserCounters, secondsToWindowEnd, windowStartOf, type HoldResult, type UserCounterStore, type UserHold, type UserLimits } from '../policy/user-counters.js';
+import { secondsToWindowEnd, windowStartOf } from '../fixed-window.js';
+import { MemoryUserCounters, type HoldResult, type UserCounterStore, type UserHold, type UserLimits } from '../policy/user-counters.js';
 import { DECIMAL_LUA } from './budget.js';
 
 /**

@@ -9,6 +9,7 @@ import type { DustAllocatorTable, Reservation } from '../allocator.js';
 import { feeToTableUnits } from '../wallet-state.js';
 import { feeIntentTtl, reclaimAt as reclaimTime } from '../reservations.js';
 import { marginBlocks } from '../fee-margin.js';
+import { secondsUntil } from '../fixed-window.js';
 import type { SponsorArgs } from '../balance-task.js';
 import { feeWithin, pricesWithin, replicaOf, secretKeyOf, utxoOf, type WalletReplica } from './wallet-replica.js';
 import { ledger, release as freeLedger, type L } from '../../../infra/ledger/index.js';
@@ -215,7 +216,7 @@ function overLimitOrStuck(fee: bigint, limit: bigint, args: SponsorArgs): Gatewa
       });
     }
     // Budget windows are fixed: what is spent comes back whole when the window ends.
-    const retryAfterS = args.budgetResetAt === undefined ? UNKNOWN_BUDGET_RESET_S : Math.max(1, Math.ceil((args.budgetResetAt - args.now) / 1000));
+    const retryAfterS = args.budgetResetAt === undefined ? UNKNOWN_BUDGET_RESET_S : secondsUntil(args.budgetResetAt, args.now);
     return new GatewayError('DUST_BUDGET_EXCEEDED', `fee ${fee} SPECK exceeds what is left of this key's DUST budget (${args.budgetLeft} SPECK)`, {
       headers: { 'Retry-After': String(retryAfterS) },
     });

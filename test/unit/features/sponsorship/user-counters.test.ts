@@ -3,7 +3,8 @@
  * given back by release and refund, a commit refused past maxDust, and the bound on the users kept.
  */
 import t from 'tap';
-import { MemoryUserCounters, secondsToWindowEnd, windowStartOf, type HoldResult, type UserHold } from '../../../../src/features/sponsorship/policy/user-counters.js';
+import { secondsToWindowEnd, windowStartOf } from '../../../../src/features/sponsorship/fixed-window.js';
+import { MemoryUserCounters, type HoldResult, type UserHold } from '../../../../src/features/sponsorship/policy/user-counters.js';
 import { userCountersFor } from '../../../../src/features/sponsorship/shared/user-counters.js';
 
 const WINDOW = 60_000;
