@@ -3,6 +3,7 @@
  * in docs/configuration.md.
  */
 import { redactDeep } from '../log/url-redaction.js';
+import { shownPolicy, type KeyPolicyInput } from './key-policy.js';
 import { SETTINGS, type Config } from './schema.js';
 import { getPath, setPath } from './setting.js';
 
@@ -19,8 +20,8 @@ export function redactedConfig(config: Config): unknown {
     setPath(copy, s.path, redacted);
   }
   // A key's webhook secret signs what nightgate asks its owner's service: never logged.
-  const keys = getPath(copy, 'auth.keys') as Array<{ policy?: { webhook?: { secret?: string } } }> | undefined;
-  for (const k of keys ?? []) if (k.policy?.webhook?.secret !== undefined) k.policy.webhook.secret = '<redacted>';
+  const keys = getPath(copy, 'auth.keys') as Array<{ policy?: KeyPolicyInput }> | undefined;
+  for (const k of keys ?? []) if (k.policy !== undefined) k.policy = shownPolicy(k.policy);
   return redactDeep(copy);
 }
 

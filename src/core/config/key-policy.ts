@@ -96,6 +96,11 @@ export function normalAddress(address: string): string {
   return address.toLowerCase().replace(/^0x/, '');
 }
 
+/** The policy as written, its webhook's secret replaced: what may be logged or shown (config dump, GET /usage). */
+export function shownPolicy(p: KeyPolicyInput): KeyPolicyInput {
+  return p.webhook ? { ...p, webhook: { ...p.webhook, secret: '<redacted>' } } : p;
+}
+
 /** Why `p` cannot be used (a message naming the field), or undefined. The schema has checked its shape. */
 export function keyPolicyProblem(p: KeyPolicyInput): string | undefined {
   for (const field of ['validFrom', 'validUntil'] as const) {

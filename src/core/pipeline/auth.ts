@@ -7,7 +7,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ApiKeyRecord } from '../config.js';
-import { compileKeyPolicy, type KeyPolicy } from '../config/key-policy.js';
+import { compileKeyPolicy, shownPolicy, type KeyPolicy } from '../config/key-policy.js';
 import { CidrList } from './cidr.js';
 
 export const KEY_PREFIX = 'ngk_';
@@ -152,7 +152,7 @@ export class KeyStore {
     for (const s of this.byDigest.values()) {
       if (s.key.id !== id) continue;
       const r = s.record;
-      const policy = r?.policy === undefined ? undefined : { ...r.policy, ...(r.policy.webhook ? { webhook: { ...r.policy.webhook, secret: '<redacted>' } } : {}) };
+      const policy = r?.policy === undefined ? undefined : shownPolicy(r.policy);
       return {
         source: s.key.source, revoked: s.revoked, admin: r?.admin === true,
         ...(r?.rateLimit ? { rateLimit: r.rateLimit } : {}), ...(r?.dustBudget ? { dustBudget: r.dustBudget } : {}), ...(r?.maxFee ? { maxFee: r.maxFee } : {}),
