@@ -157,7 +157,11 @@ t.test('the DUST sync across a switch: first seen on the tip, then on the new er
   const fresh = startSync(t, h.info.graphqlUrl, h.info.graphqlWsUrl);
   const first = await fresh.until((s) => s.phase === 'synced');
   t.strictSame([first.era, first.eraSwitches, fresh.snapshot.era], [9, 0, 9], 'a fresh sync: ledger 9, no switch of its own');
-  t.strictSame(fresh.table.counts(), { free: POOL, reserved: 0, spent: 0, total: POOL }, 'and only the ledger-9 UTXOs held now');
+  // The table follows each batch of events the replay gets: when the indexer's events arrive in
+  // more than one batch, the UTXO the ledger-9 answer spent is held for a batch, then SPENT.
+  const counts = fresh.table.counts();
+  t.strictSame([counts.free, counts.reserved], [POOL, 0], 'and only the ledger-9 UTXOs free now');
+  t.ok(counts.spent <= 1 && counts.total === POOL + counts.spent, `no ledger-8 UTXO held (SPENT: ${counts.spent}, the ledger-9 answer's at most)`);
 });
 
 t.test('the main thread while the wallets switch era: refuse the old era at once, hold the new one for the wallets, answer nothing twice across eras', async (t) => {
