@@ -32,7 +32,7 @@ import { collectServer } from './infra/metrics/server-gauges.js';
 import { collectStats } from './features/stats/metrics.js';
 import { collectProving } from './features/proving/metrics.js';
 import { collectSponsorship } from './features/sponsorship/metrics.js';
-import { collectUsage } from './features/sponsorship/policy/usage.js';
+import { collectUsage } from './features/sponsorship/policy/usage-component.js';
 import { SharedRateLimitStore } from './core/pipeline/shared-rate-limit.js';
 import { HttpThreads, ScopedRateLimitStore, childAppsSupported, destinationOf } from './core/http/threads/main.js';
 

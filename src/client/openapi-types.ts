@@ -1434,7 +1434,7 @@ export interface components {
                         [key: string]: number;
                     };
                 }[];
-                /** @description groupBy=user: the 100 users with the most sponsorships (as the key's policy counts users); a sponsorship with several users counts for each; users beyond 10 000 a day are counted as `(other)` */
+                /** @description groupBy=user: the 100 users with the most sponsorships (as the key's policy counts users); a sponsorship with several users counts for each; users beyond 10 000 a key and day are counted as `(other)`; users are kept for the last 31 days, older days count in the totals only */
                 users?: {
                     user: string;
                     sponsorships: number;

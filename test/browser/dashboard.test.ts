@@ -17,7 +17,7 @@ import { mountProver } from '../../src/features/proving/index.js';
 import { mountSponsorship } from '../../src/features/sponsorship/index.js';
 import { NETWORKS } from '../../src/core/config.js';
 import { startApp, TEST_KEY, type TestApp } from '../helpers/app.js';
-import { USAGE_COMPONENT, type UsageComponent } from '../../src/features/sponsorship/policy/usage.js';
+import { USAGE_COMPONENT, type UsageComponent } from '../../src/features/sponsorship/policy/usage-component.js';
 
 const CHROMIUM = process.env['NIGHTGATE_CHROMIUM'] ?? '/usr/bin/chromium';
 const ARTIFACTS = join(fileURLToPath(new URL('../../', import.meta.url)), 'test-artifacts', 'browser');

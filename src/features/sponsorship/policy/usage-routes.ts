@@ -38,7 +38,7 @@ const KeyUsageSchema = Type.Object({
   networks: Type.Record(Type.String(), Type.Object(tallyProps), { description: 'The same figures per network' }),
   days: Type.Optional(Type.Array(Type.Object({ day: Type.String({ format: 'date', description: 'UTC day' }), ...tallyProps }), { description: 'groupBy=day: the days with any usage, oldest first' })),
   users: Type.Optional(Type.Array(Type.Object({ user: Type.String(), sponsorships: Count, dust: Type.String({ pattern: '^[0-9]+$' }) }), {
-    description: 'groupBy=user: the 100 users with the most sponsorships (as the key\'s policy counts users); a sponsorship with several users counts for each; users beyond 10 000 a day are counted as `(other)`',
+    description: 'groupBy=user: the 100 users with the most sponsorships (as the key\'s policy counts users); a sponsorship with several users counts for each; users beyond 10 000 a key and day are counted as `(other)`; users are kept for the last 31 days, older days count in the totals only',
   })),
   config: Type.Optional(Type.Object({
     source: Type.String({ description: '`config` (auth.keys), `env` (NIGHTGATE_API_KEYS), `generated` (the development key)' }),

@@ -6,30 +6,33 @@
  * unspent (`expired`: counted in the day the sponsorship was answered, its fee taken back from that
  * day's DUST) and refusals by reason (the policy rule, else the error code). Per key and day, per
  * user: sponsorships and DUST, for at most `maxUsersPerDay` users (the rest under `(other)`); a
- * sponsorship with several users counts for each. Days older than `retentionDays` are dropped.
+ * sponsorship with several users counts for each. The users of days older than `userDays` are
+ * dropped, and whole days older than `retentionDays`: memory is bounded by
+ * keys × (retentionDays + userDays × maxUsersPerDay) entries.
  *
- * With a state directory (`load`) the ledger is kept in `<dir>/usage.json`, written whole beside
- * and renamed over (a crash leaves the old file or the new one), at most once per `flushIntervalMs`
- * after a change and at `close`: a crash loses at most that interval. A file that cannot be read
- * is logged and moved aside (`usage.json.corrupt-<ms>`), and the ledger starts empty.
+ * With a state directory (`load`) the ledger is kept in `<dir>/usage/`, one file per UTC day
+ * (usage-file.ts), each written beside and renamed over (a crash leaves the old file or the new
+ * one). Only the days changed since the last write are written, at most once per `flushIntervalMs`
+ * after a change and at `close`: a crash loses at most that interval, and a write costs one day,
+ * not the retention. A day file that cannot be read is logged and moved aside
+ * (`<day>.json.corrupt-<ms>`); the other days are read.
  *
- * The Prometheus counters (`collectUsage`) count since the process started, never back: an expired
- * sponsorship is counted as `outcome="expired"`, its fee stays in the DUST counter.
+ * The Prometheus counters (`collectUsage`, usage-component.ts) count since the process started,
+ * never back: an expired sponsorship is counted as `outcome="expired"`, its fee stays in the DUST
+ * counter.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Clock } from '../../../core/clock.js';
-import type { Component, ComponentHealth, MetricsCollector } from '../../../infra/app-context.js';
-import { ScrapedSeries, setCount } from '../../../infra/metrics/scraped-series.js';
 import type { UsageRecorder } from './ports.js';
-import { decodeDays, encodeDays, type KeyDay, type Tally } from './usage-file.js';
+import { DAY_MS, dayName, dayOf, decodeDay, listDays, setAside, writeDay, type KeyDay, type Tally } from './usage-file.js';
 
-export const USAGE_FILE = 'usage.json';
-export const USAGE_COMPONENT = 'usage';
+export { DAY_MS } from './usage-file.js';
+/** The directory of the day files, in the state directory. */
+export const USAGE_DIR = 'usage';
 /** Users beyond the bound of a key's day, reasons beyond the bound of a tally. */
 export const OTHER = '(other)';
-export const DAY_MS = 86_400_000;
 /** Users and reasons are clipped to this many characters. */
 const MAX_NAME = 128;
 /** Distinct refusal reasons per tally, and outcomes per key in the counters. */
@@ -44,6 +47,8 @@ export interface UsageLedgerOptions {
   maxUsersPerDay?: number;
   /** Days kept (default 400). */
   retentionDays?: number;
+  /** Days whose users are kept, today's included (default 31); older days keep their totals. */
+  userDays?: number;
   /** Fewest ms between two writes of the file (default 30 000). */
   flushIntervalMs?: number;
   /** Runs `fn` once after `ms` and returns its cancel (default: an unref'd setTimeout). */
@@ -82,10 +87,6 @@ export interface UsageAnswer {
   keys: KeyUsage[];
 }
 
-/** The UTC day of `ms`, as days since the epoch. */
-export const dayOf = (ms: number): number => Math.floor(ms / DAY_MS);
-export const dayName = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10);
-
 const newTally = (): Tally => ({ sponsorships: 0, dust: 0n, expired: 0, refusals: new Map() });
 const clip = (s: string): string => (s.length > MAX_NAME ? s.slice(0, MAX_NAME) : s);
 
@@ -115,19 +116,24 @@ export class UsageLedger implements UsageRecorder {
   private readonly totals = new Map<string, Totals>();
   private readonly maxUsers: number;
   private readonly retentionDays: number;
+  private readonly userDays: number;
   private readonly interval: number;
   private readonly schedule: (fn: () => void, ms: number) => () => void;
   private dir: string | undefined;
-  private dirty = false;
+  /** Days changed (or dropped) since their file was last written. */
+  private readonly dirty = new Set<number>();
   private cancelFlush: (() => void) | undefined;
   private lastFlushAt = 0;
   private prunedDay = -1;
+  /** The newest day whose users are dropped. */
+  private trimmedDay = -1;
   private writeErrors = 0;
   private closed = false;
 
   constructor(private readonly opts: UsageLedgerOptions) {
     this.maxUsers = opts.maxUsersPerDay ?? 10_000;
     this.retentionDays = opts.retentionDays ?? 400;
+    this.userDays = opts.userDays ?? 31;
     this.interval = opts.flushIntervalMs ?? 30_000;
     this.schedule = opts.schedule ?? ((fn, ms) => {
       const t = setTimeout(fn, ms);
@@ -136,17 +142,19 @@ export class UsageLedger implements UsageRecorder {
     });
   }
 
+  /** The directory of the day files, when kept. */
   get path(): string | undefined {
-    return this.dir === undefined ? undefined : join(this.dir, USAGE_FILE);
+    return this.dir;
   }
 
   sponsored(keyId: string, network: string, users: readonly string[], fee: bigint, at: number): void {
     const kd = this.keyDay(keyId, at);
     if (kd === undefined) return;
+    const keepUsers = dayOf(at) > this.trimmedDay;
     const t = tallyOf(kd, network);
     t.sponsorships++;
     t.dust += fee;
-    for (const u of new Set(users.map(clip))) {
+    for (const u of keepUsers ? new Set(users.map(clip)) : []) {
       const name = kd.users.has(u) || kd.users.size < this.maxUsers ? u : OTHER;
       const ut = kd.users.get(name) ?? { sponsorships: 0, dust: 0n };
       ut.sponsorships++;
@@ -156,7 +164,7 @@ export class UsageLedger implements UsageRecorder {
     const tot = this.totalsOf(keyId);
     bump(tot.outcomes, 'sponsored', MAX_REASONS);
     tot.dust += fee;
-    this.changed();
+    this.changed(dayOf(at));
   }
 
   expired(keyId: string, network: string, users: readonly string[], fee: bigint, answeredAt: number): void {
@@ -170,15 +178,17 @@ export class UsageLedger implements UsageRecorder {
         const ut = kd.users.get(u) ?? kd.users.get(OTHER);
         if (ut !== undefined) ut.dust = ut.dust > fee ? ut.dust - fee : 0n;
       }
+      this.changed(dayOf(answeredAt));
     }
-    this.changed();
   }
 
   refused(keyId: string, network: string, reason: string, at: number): void {
     bump(this.totalsOf(keyId).outcomes, clip(reason), MAX_REASONS);
     const kd = this.keyDay(keyId, at);
-    if (kd !== undefined) bump(tallyOf(kd, network).refusals, clip(reason), MAX_REASONS);
-    this.changed();
+    if (kd !== undefined) {
+      bump(tallyOf(kd, network).refusals, clip(reason), MAX_REASONS);
+      this.changed(dayOf(at));
+    }
   }
 
   /** The keys with anything counted in a day overlapping [from, to). */
@@ -239,52 +249,55 @@ export class UsageLedger implements UsageRecorder {
   }
 
   /**
-   * Keeps the ledger in `dir` from now on, adding what `<dir>/usage.json` holds. A file that cannot
-   * be read is moved aside and logged; a directory that cannot be made throws.
+   * Keeps the ledger in `<dir>/usage/` from now on, adding the days its files hold. A file that
+   * cannot be read is moved aside and logged; a directory that cannot be made throws.
    */
-  load(dir: string): void {
+  load(stateDir: string): void {
+    const dir = join(stateDir, USAGE_DIR);
     mkdirSync(dir, { recursive: true });
     this.dir = dir;
     this.lastFlushAt = this.opts.clock.now();
-    const path = join(dir, USAGE_FILE);
-    if (!existsSync(path)) return;
-    let read: Map<number, Map<string, KeyDay>>;
-    try {
-      read = decodeDays(JSON.parse(readFileSync(path, 'utf8')) as unknown);
-    } catch (err) {
-      const aside = `${path}.corrupt-${this.opts.clock.now()}`;
-      try {
-        renameSync(path, aside);
-      } catch {
-        // Left where it is: the next flush writes over it.
-      }
-      this.opts.logger.error({ err, path, movedTo: aside }, 'the usage file cannot be read: moved aside, usage starts empty');
-      return;
-    }
-    for (const [day, keys] of read) {
-      const mine = this.days.get(day) ?? new Map<string, KeyDay>();
-      for (const [id, kd] of keys) if (!mine.has(id)) mine.set(id, kd);
-      this.days.set(day, mine);
-    }
     this.prune(true);
-    this.opts.logger.info({ path, days: this.days.size }, 'usage ledger loaded');
+    for (const { day, path } of listDays(dir)) {
+      // A day past the retention: dropped as it would have been had the process kept running.
+      if (day <= this.prunedDay) {
+        this.dirty.add(day);
+        continue;
+      }
+      let read: Map<string, KeyDay>;
+      try {
+        read = decodeDay(readFileSync(path, 'utf8'), day);
+      } catch (err) {
+        const movedTo = setAside(path, this.opts.clock.now());
+        this.opts.logger.error({ err, path, movedTo }, 'a usage file cannot be read: moved aside, that day starts empty');
+        continue;
+      }
+      const mine = this.days.get(day) ?? new Map<string, KeyDay>();
+      for (const [id, kd] of read) if (!mine.has(id)) mine.set(id, kd);
+      this.days.set(day, mine);
+      if (day <= this.trimmedDay) this.trimUsers(day);
+    }
+    this.scheduleFlush();
+    this.opts.logger.info({ path: dir, days: this.days.size }, 'usage ledger loaded');
   }
 
-  /** Writes the file now if anything changed since the last write (and a directory is set). */
+  /** Writes the days changed since their last write, now (when a directory is set). */
   flush(): void {
     this.cancelFlush?.();
     this.cancelFlush = undefined;
-    if (this.dir === undefined || !this.dirty) return;
-    const path = join(this.dir, USAGE_FILE);
+    if (this.dir === undefined || this.dirty.size === 0) return;
     this.lastFlushAt = this.opts.clock.now();
-    try {
-      const tmp = `${path}.tmp`;
-      writeFileSync(tmp, JSON.stringify(encodeDays(this.days)));
-      renameSync(tmp, path);
-      this.dirty = false;
-    } catch (err) {
+    let failed = 0;
+    for (const day of [...this.dirty]) {
+      try {
+        writeDay(this.dir, day, this.days.get(day));
+        this.dirty.delete(day);
+      } catch (err) {
+        if (failed++ === 0) this.opts.logger.error({ err, dir: this.dir, day: dayName(day) }, 'could not write the usage file; retrying after the flush interval');
+      }
+    }
+    if (failed > 0) {
       this.writeErrors++;
-      this.opts.logger.error({ err, path }, 'could not write the usage file; retrying after the flush interval');
       this.scheduleFlush();
     }
   }
@@ -296,13 +309,13 @@ export class UsageLedger implements UsageRecorder {
     this.closed = true;
   }
 
-  private changed(): void {
-    this.dirty = true;
+  private changed(day: number): void {
+    this.dirty.add(day);
     this.scheduleFlush();
   }
 
   private scheduleFlush(): void {
-    if (this.dir === undefined || this.closed || this.cancelFlush !== undefined) return;
+    if (this.dir === undefined || this.closed || this.cancelFlush !== undefined || this.dirty.size === 0) return;
     const wait = Math.max(0, this.lastFlushAt + this.interval - this.opts.clock.now());
     this.cancelFlush = this.schedule(() => {
       this.cancelFlush = undefined;
@@ -322,16 +335,27 @@ export class UsageLedger implements UsageRecorder {
     return kd;
   }
 
-  /** Drops the days past the retention (once per day, or now when `force`). */
+  /** Drops the days past the retention and the users of days past `userDays` (once per day, or now when `force`). */
   private prune(force: boolean): void {
-    const last = dayOf(this.opts.clock.now()) - this.retentionDays;
+    const today = dayOf(this.opts.clock.now());
+    const last = today - this.retentionDays;
     if (!force && last === this.prunedDay) return;
     this.prunedDay = last;
+    this.trimmedDay = today - this.userDays;
     for (const d of this.days.keys()) {
       if (d <= last) {
         this.days.delete(d);
-        this.dirty = true;
-      }
+        this.dirty.add(d);
+      } else if (d <= this.trimmedDay) this.trimUsers(d);
+    }
+  }
+
+  /** Drops a day's users (its file is written without them). */
+  private trimUsers(day: number): void {
+    for (const kd of this.days.get(day)?.values() ?? []) {
+      if (kd.users.size === 0) continue;
+      kd.users.clear();
+      this.dirty.add(day);
     }
   }
 
@@ -358,33 +382,3 @@ function topUsers(users: Map<string, { sponsorships: number; dust: bigint }>): A
     .slice(0, TOP_USERS)
     .map(([user, u]) => ({ user, sponsorships: u.sponsorships, dust: u.dust.toString() }));
 }
-
-/** What the app registers so /health shows the ledger and the counters find it. */
-export interface UsageComponent extends Component {
-  readonly ledger: UsageLedger;
-}
-
-export function usageComponent(ledger: UsageLedger): UsageComponent {
-  return {
-    name: USAGE_COMPONENT,
-    ledger,
-    health: (): ComponentHealth => ({ status: 'ok', ...ledger.stats() }),
-    close: async () => ledger.close(),
-  };
-}
-
-/** `nightgate_key_sponsorships_total{key,outcome}` and `nightgate_key_sponsored_dust_speck_total{key}`, from the usage component. */
-export const collectUsage: MetricsCollector = (ctx) => {
-  const series = new ScrapedSeries(ctx.metrics);
-  const sponsorships = series.counter('nightgate_key_sponsorships_total', 'Sponsorships per API key id by outcome: sponsored, expired (answered, reclaimed unspent), or the refusal\'s policy rule or error code', ['key', 'outcome']);
-  const dust = series.counter('nightgate_key_sponsored_dust_speck_total', 'DUST fees of the sponsorships answered per API key id, SPECK (an expired one\'s fee included: see outcome="expired")', ['key']);
-  ctx.metrics.onScrape(() => {
-    series.reset();
-    const ledger = ctx.component<UsageComponent>(USAGE_COMPONENT)?.ledger;
-    if (ledger === undefined) return;
-    for (const c of ledger.counters()) {
-      for (const [outcome, n] of c.outcomes) setCount(sponsorships, { key: c.keyId, outcome }, n);
-      setCount(dust, { key: c.keyId }, Number(c.dust));
-    }
-  });
-};
