@@ -3,7 +3,7 @@
 // in treasury transactions of up to FAUCET_PAYOUTS_PER_TX outputs, each spending its own treasury
 // UTXO (the treasury holds OUTPUTS_PER_REGISTRATION of them from genesis; change returns to it).
 //
-// Limits measured on ledger-v8 8.1.0 (2026-11-24, initial parameters):
+// Limits measured on ledger-v8 8.1.0 (initial parameters):
 // - The guaranteed section may take at most 15 ms to dismiss: beside the DUST fee that is 4 NIGHT
 //   outputs, registered recipients or not. So the payouts go in the intent's fallible section,
 //   which that limit does not cover; the fee stays guaranteed.

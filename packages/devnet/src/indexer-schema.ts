@@ -1,5 +1,5 @@
-// The Midnight indexer GraphQL schema of the 4.4 line (indexer 4.4.101 serves the public networks
-// since November 2026; midnight-indexer repository, Apache-2.0), verbatim. The devnet builds its
+// The Midnight indexer GraphQL schema of the 4.4 line (indexer 4.4.101 serves the public networks;
+// midnight-indexer repository, Apache-2.0), verbatim. The devnet builds its
 // executable schema from this text so that every type and field it serves has the real name and
 // type by construction; the tests read the 4.4 schema from here too. It lives in a module (not a
 // .graphql file) because the TypeScript build copies no assets into dist/.

@@ -1,6 +1,6 @@
 // Signature checks for the one kind of transaction the ledger cannot check as submitted on the
 // devnet: one that carries a Zswap offer. The ledger's `wellFormed` verifies Zswap proofs whatever
-// the strictness says (measured on ledger 8, 2026-11-24: "Invalid proof -- while verifying Zswap
+// the strictness says (measured on ledger 8: "Invalid proof -- while verifying Zswap
 // proof" with every check off), and the devnet's proofs are mock-shaped; the proof-erased
 // transaction passes but its signatures are then not verified either (docs/midnight/LEDGER.md). So
 // such a transaction is checked proof-erased for everything else, and here for what its intents

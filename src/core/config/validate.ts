@@ -87,8 +87,8 @@ export function crossCheck(config: Config): void {
       throw new ConfigError(`invalid setting prover.keyDir (NIGHTGATE_PROVER_KEY_DIR): the wasm backend of ${n} needs a key material directory`);
     }
   }
-  // Measured 2026-11-24 (31fe7f4, 2 cores, three networks with the DUST sync): at 1 000 and 2 000 ms
-  // blocks the embedded devnets fell behind (a block every 2-3 s); at 3 000 ms they kept up.
+  // On 2 cores with three networks and the DUST sync, embedded devnets fall behind at 1 000 and
+  // 2 000 ms blocks (a block every 2-3 s) and keep up at 3 000 ms.
   const embedded = NETWORKS.filter((n) => config.networks[n].indexer === 'embedded').length;
   if (embedded === NETWORKS.length && config.devnet.blockTimeMs < MIN_BLOCK_TIME_ALL_DEVNETS_MS) {
     throw new ConfigError(`invalid setting devnet.blockTimeMs (NIGHTGATE_DEVNET_BLOCK_TIME_MS): ${config.devnet.blockTimeMs} ms is too short for three embedded networks (they fall behind below ${MIN_BLOCK_TIME_ALL_DEVNETS_MS} ms on 2 cores); use at least ${MIN_BLOCK_TIME_ALL_DEVNETS_MS}, or serve fewer networks from the devnet`);

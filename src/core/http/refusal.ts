@@ -26,8 +26,8 @@
  * (a chunked body growing over the limit) it does not look: the chunk loop ignores what the data
  * handler returns, and the next request read behind the refusal is dispatched on the closed
  * socket — to a handler that must not run, or to a WebSocket upgrade that crashed the process
- * (found on 20.30, fa4b05b; still dispatched on 20.57, 2026-11-24). Every entry point therefore
- * drops a request whose socket is already closed (`socketClosed`).
+ * (on both 20.30 and 20.57). Every entry point therefore drops a request whose socket is already
+ * closed (`socketClosed`).
  *
  * Open on both builds:
  *  - if the kernel cannot take the whole write at once (the client stopped reading and the send
@@ -36,19 +36,19 @@
  *  - a HEAD answer has no body to pad, so a refused HEAD is dropped unanswered (`res.close()`),
  *    with any answers to requests pipelined before it that are still corked.
  *
- * Tried and dropped (4285572): sending the refusal as `write(first)` + `end(rest, true)`, so that a
+ * Does not work: sending the refusal as `write(first)` + `end(rest, true)`, so that a
  * `write` refused for backpressure could `close()` the still-open response before anything behind
  * is parsed. It closes and serves nothing behind, but `end(…, true)` then writes its
  * `Connection: close` header into the chunked body, which corrupts the answer. `tryEnd` for the
  * first part cannot be followed by `end`: the response never completes and uWS aborts.
- * Not possible from JavaScript on either build (15d05e4; 20.57 checked 2026-11-24): remembering
+ * Not possible from JavaScript on either build: remembering
  * the refused connection until the event loop turns and refusing whatever is dispatched from it
  * meanwhile. A response object is new per request and neither build has `getRemotePort`, so the
  * only key is the client address, which on loopback or behind a proxy is every client's: their
  * requests in the same turn would be refused too. Nor can a held request close the connection
  * once the refusal has drained: `onWritable` reports that the socket takes more, not that the
- * queue is empty, and neither build exposes an HTTP response's buffered amount. (uWebSockets
- * added a remote-port call in March 2026, after the source the 20.57 build was made from.)
+ * queue is empty, and neither build exposes an HTTP response's buffered amount. (Newer
+ * uWebSockets sources have a remote-port call; neither build nightgate loads has it.)
  */
 
 /** uWS `LoopData::CORK_BUFFER_SIZE`: writes that fit are held until the socket is uncorked. */

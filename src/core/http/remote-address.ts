@@ -5,9 +5,9 @@
  * ArrayBuffer to decode (≈ 1.9 µs per request with the decode, measured on the bench machine,
  * against ≈ 1 µs here), and every public request needs the address for its per-IP rate limit.
  * The binary call itself is one getpeername(2) per call on both builds nightgate loads (20.30 and
- * 20.57: 4 000 calls for 2 000 requests reading it twice, strace 2026-11-24); neither keeps the
- * address nor has a cheaper call, so it is read once per request. (uWebSockets added an opt-in
- * cache, UWS_REMOTE_ADDRESS_USERSPACE, in March 2026, after the source of the 20.57 build.)
+ * 20.57: strace counts 4 000 calls for 2 000 requests reading it twice); neither keeps the address
+ * nor has a cheaper call, so it is read once per request. (Newer uWebSockets sources have an
+ * opt-in cache, UWS_REMOTE_ADDRESS_USERSPACE; neither build nightgate loads has it.)
  */
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 

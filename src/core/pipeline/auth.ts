@@ -146,7 +146,7 @@ export class KeyStore {
 
   /**
    * What the key `id` may do, as configured: its limits, admin flag and policy as written, the
-   * webhook's secret left out (GET /usage). Undefined for a key not in the configuration.
+   * webhook's `secret` shown as `<redacted>` (GET /usage). Undefined for a key not in the configuration.
    */
   describe(id: string): KeyDescription | undefined {
     for (const s of this.byDigest.values()) {
