@@ -48,90 +48,126 @@ export interface UserCounterStore {
 }
 
 interface Counter {
-  windowStart: number;
+  /** When the counter may be forgotten: a window after its window ends, as in Redis. */
+  expiresAt: number;
   count: number;
   dust: bigint;
 }
 
+interface KeyCounters {
+  /** `${user}\u0000${windowStart}` → counter, least recently used first (Map keeps insertion order). */
+  readonly counters: Map<string, Counter>;
+  sweptAt: number;
+}
+
+/** Fewest ms between two sweeps of a full key's expired counters (a sweep scans them all). */
+const SWEEP_GAP_MS = 1_000;
+
 /**
- * One instance's counters. At most `maxUsers` (key, user) pairs: beyond, counters of past windows
- * go first, then the least recently used (a user forgotten that way starts the window afresh).
+ * One instance's counters, per key and user and window: an answer committed, released or refunded
+ * after its window ended still counts in that window, as in Redis. A counter a release or refund
+ * brings back to nothing is dropped (a refused request leaves nothing behind); the others are kept
+ * a window past their window's end. At most `maxUsersPerKey` counters a key, so one key's users
+ * never push out another's: beyond, the expired go first (swept at most once a second), then the
+ * least recently used (a user forgotten that way starts the window afresh).
  */
 export class MemoryUserCounters implements UserCounterStore {
-  private readonly counters = new Map<string, Counter>();
+  private readonly keys = new Map<string, KeyCounters>();
 
-  constructor(private readonly maxUsers = 1_000_000) {}
+  constructor(private readonly maxUsersPerKey = 200_000) {}
 
-  private counter(keyId: string, user: string, windowMs: number, now: number, create: boolean): Counter | undefined {
-    const id = `${keyId}\u0000${user}`;
-    const windowStart = windowStartOf(now, windowMs);
-    let c = this.counters.get(id);
-    if (c !== undefined) {
-      // Most recently used last: Map keeps insertion order.
-      this.counters.delete(id);
-      this.counters.set(id, c);
-      if (c.windowStart !== windowStart) {
-        if (c.windowStart > windowStart) return c;
-        c.windowStart = windowStart;
-        c.count = 0;
-        c.dust = 0n;
-      }
-      return c;
-    }
-    if (!create) return undefined;
-    if (this.counters.size >= this.maxUsers) this.evict(windowStart);
-    c = { windowStart, count: 0, dust: 0n };
-    this.counters.set(id, c);
-    return c;
+  private idOf(user: string, windowStart: number): string {
+    return `${user}\u0000${windowStart}`;
   }
 
-  private evict(windowStart: number): void {
-    for (const [id, c] of this.counters) if (c.windowStart < windowStart) this.counters.delete(id);
-    if (this.counters.size < this.maxUsers) return;
-    const oldest = this.counters.keys().next();
-    if (!oldest.done) this.counters.delete(oldest.value);
+  private find(hold: UserHold): { k: KeyCounters; id: string; c: Counter } | undefined {
+    const k = this.keys.get(hold.keyId);
+    const id = this.idOf(hold.user, hold.windowStart);
+    const c = k?.counters.get(id);
+    return k && c ? { k, id, c } : undefined;
+  }
+
+  /** Drops a counter with nothing in it, and its key's map once empty. */
+  private dropIfEmpty(keyId: string, k: KeyCounters, id: string, c: Counter): void {
+    if (c.count > 0 || c.dust > 0n) return;
+    k.counters.delete(id);
+    if (k.counters.size === 0) this.keys.delete(keyId);
+  }
+
+  private makeRoom(k: KeyCounters, now: number): void {
+    if (k.counters.size < this.maxUsersPerKey) return;
+    if (now - k.sweptAt >= SWEEP_GAP_MS) {
+      k.sweptAt = now;
+      for (const [id, c] of k.counters) if (c.expiresAt <= now) k.counters.delete(id);
+    }
+    while (k.counters.size >= this.maxUsersPerKey) {
+      const oldest = k.counters.keys().next();
+      if (oldest.done) break;
+      k.counters.delete(oldest.value);
+    }
   }
 
   hold(keyId: string, user: string, limits: UserLimits, now: number): HoldResult {
-    const c = this.counter(keyId, user, limits.windowMs, now, true)!;
+    const windowStart = windowStartOf(now, limits.windowMs);
+    let k = this.keys.get(keyId);
+    if (k === undefined) this.keys.set(keyId, (k = { counters: new Map(), sweptAt: -Infinity }));
+    const id = this.idOf(user, windowStart);
+    let c = k.counters.get(id);
+    if (c !== undefined) k.counters.delete(id); // used now: to the end
+    else {
+      this.makeRoom(k, now);
+      c = { expiresAt: windowStart + 2 * limits.windowMs, count: 0, dust: 0n };
+    }
+    k.counters.set(id, c);
     const retryAfterS = secondsToWindowEnd(now, limits.windowMs);
-    if (limits.maxSponsorships !== undefined && c.count >= limits.maxSponsorships) return { ok: false, rule: 'perUser.maxSponsorships', retryAfterS };
-    if (limits.maxDust !== undefined && c.dust >= limits.maxDust) return { ok: false, rule: 'perUser.maxDust', retryAfterS };
+    let refused: UserCapRule | undefined;
+    if (limits.maxSponsorships !== undefined && c.count >= limits.maxSponsorships) refused = 'perUser.maxSponsorships';
+    else if (limits.maxDust !== undefined && c.dust >= limits.maxDust) refused = 'perUser.maxDust';
+    if (refused !== undefined) {
+      this.dropIfEmpty(keyId, k, id, c);
+      return { ok: false, rule: refused, retryAfterS };
+    }
     c.count++;
-    return { ok: true, hold: { keyId, user, windowStart: c.windowStart, windowMs: limits.windowMs } };
-  }
-
-  private sameWindow(hold: UserHold): Counter | undefined {
-    const c = this.counters.get(`${hold.keyId}\u0000${hold.user}`);
-    return c?.windowStart === hold.windowStart ? c : undefined;
+    return { ok: true, hold: { keyId, user, windowStart, windowMs: limits.windowMs } };
   }
 
   commit(hold: UserHold, fee: bigint, maxDust: bigint | undefined): boolean {
-    const c = this.sameWindow(hold);
-    // The window ended while the sponsorship was built: the answer counts in none (as a budget's).
-    if (!c) return true;
-    if (maxDust !== undefined && c.dust + fee > maxDust) {
-      c.count = Math.max(0, c.count - 1);
+    const f = this.find(hold);
+    // The window's counter is gone (forgotten a window after it ended): the answer counts in none.
+    if (!f) return true;
+    if (maxDust !== undefined && f.c.dust + fee > maxDust) {
+      f.c.count = Math.max(0, f.c.count - 1);
+      this.dropIfEmpty(hold.keyId, f.k, f.id, f.c);
       return false;
     }
-    c.dust += fee;
+    f.c.dust += fee;
     return true;
   }
 
   release(hold: UserHold): void {
-    const c = this.sameWindow(hold);
-    if (c) c.count = Math.max(0, c.count - 1);
+    const f = this.find(hold);
+    if (!f) return;
+    f.c.count = Math.max(0, f.c.count - 1);
+    this.dropIfEmpty(hold.keyId, f.k, f.id, f.c);
   }
 
   refund(hold: UserHold, fee: bigint): void {
-    const c = this.sameWindow(hold);
-    if (!c) return;
-    c.count = Math.max(0, c.count - 1);
-    c.dust = c.dust > fee ? c.dust - fee : 0n;
+    const f = this.find(hold);
+    if (!f) return;
+    f.c.count = Math.max(0, f.c.count - 1);
+    f.c.dust = f.c.dust > fee ? f.c.dust - fee : 0n;
+    this.dropIfEmpty(hold.keyId, f.k, f.id, f.c);
   }
 
   read(keyId: string, user: string, windowMs: number, now: number): { count: number; dust: bigint } {
-    const c = this.counters.get(`${keyId}\u0000${user}`);
-    return c?.windowStart === windowStartOf(now, windowMs) ? { count: c.count, dust: c.dust } : { count: 0, dust: 0n };
+    const c = this.keys.get(keyId)?.counters.get(this.idOf(user, windowStartOf(now, windowMs)));
+    return c ? { count: c.count, dust: c.dust } : { count: 0, dust: 0n };
+  }
+
+  /** Counters held now, all keys (tests). */
+  get size(): number {
+    let n = 0;
+    for (const k of this.keys.values()) n += k.counters.size;
+    return n;
   }
 }

@@ -33,22 +33,26 @@ t.test('maxSponsorships: places held count, other users and keys have their own'
   t.same(s.read('k', 'carol', WINDOW, T0), { count: 0, dust: 0n }, 'an unknown user reads zero');
 });
 
-t.test('the window rolls over: counts and DUST start afresh', async (t) => {
+t.test('the window rolls over: counts and DUST start afresh; a late answer counts in its own window', async (t) => {
   const s = new MemoryUserCounters();
-  const limits = { maxSponsorships: 1, maxDust: 100n, windowMs: WINDOW };
+  const limits = { maxSponsorships: 3, maxDust: 100n, windowMs: WINDOW };
   const h = held(s.hold('k', 'alice', limits, T0));
   t.equal(h.windowStart, windowStartOf(T0, WINDOW));
-  t.ok(s.commit(h, 60n, limits.maxDust));
+  const late1 = held(s.hold('k', 'alice', limits, T0 + 19_000));
+  const late2 = held(s.hold('k', 'alice', limits, T0 + 19_500));
   t.notOk(s.hold('k', 'alice', limits, T0 + 19_999).ok, 'full until the window ends');
   const next = T0 + 20_000;
   t.same(s.read('k', 'alice', WINDOW, next), { count: 0, dust: 0n }, 'the next window reads empty');
   const h2 = held(s.hold('k', 'alice', limits, next));
   t.equal(h2.windowStart, windowStartOf(next, WINDOW));
   t.same(s.read('k', 'alice', WINDOW, next), { count: 1, dust: 0n });
-  // The old hold's answer arrives after the window rolled over: it counts in none.
-  t.ok(s.commit(h, 1_000n, limits.maxDust), 'a commit of a past window is accepted');
+  // Answers of the past window arrive after it rolled over: they count there, against its cap.
+  t.ok(s.commit(late1, 90n, limits.maxDust), 'a late answer under the cap of its window');
+  t.notOk(s.commit(late2, 90n, limits.maxDust), 'the next one would pass it: refused');
+  t.same(s.read('k', 'alice', WINDOW, T0), { count: 2, dust: 90n }, 'the past window holds them');
   s.release(h);
-  t.same(s.read('k', 'alice', WINDOW, next), { count: 1, dust: 0n }, 'and a release of it does not touch the new window');
+  t.same(s.read('k', 'alice', WINDOW, T0), { count: 1, dust: 90n }, 'a release of the past window gives back there');
+  t.same(s.read('k', 'alice', WINDOW, next), { count: 1, dust: 0n }, 'the new window untouched');
 });
 
 t.test('maxDust: a commit past the cap is refused and gives back its place; a user at the cap is refused', async (t) => {
@@ -81,21 +85,43 @@ t.test('release gives back a place; refund its place and fee', async (t) => {
   t.same(s.read('k', 'alice', WINDOW, T0), { count: 0, dust: 0n }, 'never below zero');
 });
 
-t.test('bounded: past windows go first, then the least recently used', async (t) => {
+t.test('a refused or given-back request leaves no counter behind', async (t) => {
+  const s = new MemoryUserCounters();
+  const limits = { maxSponsorships: 1, maxDust: 100n, windowMs: WINDOW };
+  for (let i = 0; i < 1_000; i++) s.release(held(s.hold('k', `fresh-${i}`, limits, T0)));
+  t.equal(s.size, 0, 'a thousand holds released: nothing kept');
+  const a = held(s.hold('k', 'alice', limits, T0));
+  t.notOk(s.commit(a, 101n, limits.maxDust), 'refused at commit');
+  t.equal(s.size, 0, 'nor after a refused commit');
+  const b = held(s.hold('k', 'alice', limits, T0));
+  t.ok(s.commit(b, 40n, limits.maxDust));
+  s.refund(b, 40n);
+  t.equal(s.size, 0, 'nor after a refund');
+  t.ok(s.commit(held(s.hold('k', 'alice', limits, T0)), 40n, limits.maxDust));
+  t.equal(s.size, 1, 'an answer is kept');
+});
+
+t.test('bounded per key: expired counters go first, then the least recently used; keys never push out each other', async (t) => {
   const s = new MemoryUserCounters(3);
-  const limits = { maxSponsorships: 1, windowMs: WINDOW };
-  t.ok(s.hold('k', 'u1', limits, T0).ok);
-  t.ok(s.hold('k', 'u2', limits, T0).ok);
-  t.ok(s.hold('k', 'u3', limits, T0 - WINDOW).ok, 'u3 in the previous window');
-  t.ok(s.hold('k', 'u4', limits, T0).ok, 'full: u3 (a past window) is dropped');
+  const minute = { maxSponsorships: 1, windowMs: WINDOW };
+  const day = { maxSponsorships: 1, windowMs: 86_400_000 };
+  t.ok(s.hold('k', 'u1', minute, T0).ok);
+  t.ok(s.hold('k', 'u2', minute, T0).ok);
+  t.ok(s.hold('k', 'u3', minute, T0 - 2 * WINDOW).ok, 'u3 two windows ago: expired');
+  t.ok(s.hold('k', 'u4', minute, T0).ok, 'full: u3 (expired) is dropped');
   t.same(s.read('k', 'u1', WINDOW, T0), { count: 1, dust: 0n }, 'u1 kept');
   // A hold (even refused) uses u1: u2 is the least recently used now.
-  t.notOk(s.hold('k', 'u1', limits, T0).ok);
-  t.ok(s.hold('k', 'u5', limits, T0).ok);
+  t.notOk(s.hold('k', 'u1', minute, T0).ok);
+  t.ok(s.hold('k', 'u5', minute, T0).ok);
   t.same(s.read('k', 'u2', WINDOW, T0), { count: 0, dust: 0n }, 'u2 forgotten: it starts afresh');
-  t.same(s.read('k', 'u1', WINDOW, T0), { count: 1, dust: 0n });
-  t.notOk(s.hold('k', 'u1', limits, T0).ok, 'u1 still at its cap');
-  t.ok(s.hold('k', 'u2', limits, T0).ok, 'a forgotten user may hold again');
+  t.notOk(s.hold('k', 'u1', minute, T0).ok, 'u1 still at its cap');
+  t.ok(s.hold('k', 'u2', minute, T0).ok, 'a forgotten user may hold again');
+
+  // A key counting by the day, at its cap, while another key with minute windows churns users.
+  t.ok(s.hold('daily', 'victim', day, T0).ok);
+  for (let i = 0; i < 50; i++) s.hold('k', `churn-${i}`, minute, T0 + 5 * WINDOW + i);
+  t.notOk(s.hold('daily', 'victim', day, T0 + 5 * WINDOW + 60).ok, 'the other key\'s churn did not forget the daily user');
+  t.ok(s.size <= 3 + 1, 'each key within its bound');
 });
 
 t.test('without Redis the factory gives the memory store', async (t) => {
