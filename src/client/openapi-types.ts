@@ -1452,7 +1452,7 @@ export interface components {
                     };
                     dustBudget?: string;
                     maxFee?: string;
-                    /** @description The key's policy as configured (docs/policies.md), its webhook `secret` shown as `<redacted>` */
+                    /** @description The key's policy as configured (docs/policies.md), its webhook `secret` shown as `<redacted>` and the credentials and query of its URL redacted */
                     policy?: unknown;
                 };
                 /** @description This key's requests answered since the server started (any route; not limited to from/to) */

@@ -5,6 +5,7 @@
  * limit, budget and fee cap.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { redactUrl } from '../log/url-redaction.js';
 import { PositiveInt, Speck } from './setting.js';
 
 const Hex = (bytes: number, description: string) => Type.String({ pattern: `^(0x)?[0-9a-fA-F]{${bytes * 2}}$`, description });
@@ -96,9 +97,9 @@ export function normalAddress(address: string): string {
   return address.toLowerCase().replace(/^0x/, '');
 }
 
-/** The policy as written, its webhook's secret replaced: what may be logged or shown (config dump, GET /usage). */
+/** The policy as written, its webhook's secret replaced and its URL's credentials redacted: what may be logged or shown (config dump, GET /usage). */
 export function shownPolicy(p: KeyPolicyInput): KeyPolicyInput {
-  return p.webhook ? { ...p, webhook: { ...p.webhook, secret: '<redacted>' } } : p;
+  return p.webhook ? { ...p, webhook: { ...p.webhook, url: redactUrl(p.webhook.url), secret: '<redacted>' } } : p;
 }
 
 /** Why `p` cannot be used (a message naming the field), or undefined. The schema has checked its shape. */

@@ -145,8 +145,9 @@ export class KeyStore {
   }
 
   /**
-   * What the key `id` may do, as configured: its limits, admin flag and policy as written, the
-   * webhook's `secret` shown as `<redacted>` (GET /usage). Undefined for a key not in the configuration.
+   * What the key `id` may do, as configured: its limits, admin flag and policy as written (shown:
+   * the webhook's secret and its URL's credentials redacted; GET /usage). Undefined for a key not
+   * in the configuration.
    */
   describe(id: string): KeyDescription | undefined {
     for (const s of this.byDigest.values()) {

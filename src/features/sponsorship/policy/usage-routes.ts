@@ -47,7 +47,7 @@ const KeyUsageSchema = Type.Object({
     rateLimit: Type.Optional(Type.Object({ limit: Type.Integer(), windowMs: Type.Integer() })),
     dustBudget: Type.Optional(Type.String()),
     maxFee: Type.Optional(Type.String()),
-    policy: Type.Optional(Type.Unknown({ description: "The key's policy as configured (docs/policies.md), its webhook `secret` shown as `<redacted>`" })),
+    policy: Type.Optional(Type.Unknown({ description: "The key's policy as configured (docs/policies.md), its webhook `secret` shown as `<redacted>` and the credentials and query of its URL redacted" })),
   }, { description: 'What the key may sponsor, as configured now; absent for a key no longer configured' })),
   requests: Type.Optional(Type.Object({
     total: Count,

@@ -4,7 +4,7 @@
  */
 import t from 'tap';
 import { ConfigError, loadConfig, type ApiKeyRecord } from '../../../../src/core/config.js';
-import { compileKeyPolicy } from '../../../../src/core/config/key-policy.js';
+import { compileKeyPolicy, shownPolicy } from '../../../../src/core/config/key-policy.js';
 import { redactedConfig } from '../../../../src/core/config/describe.js';
 import { KeyStore, sha256Hex } from '../../../../src/core/pipeline/auth.js';
 
@@ -74,6 +74,14 @@ t.test('the webhook secret is never shown: not in the logged config, not in a lo
   })();
   t.match(short, /<redacted>/, 'a wrong secret is not echoed either');
   t.notMatch(short, 'short-secret');
+});
+
+t.test('what a policy shows (GET /usage, the config dump): no secret, no credentials in the webhook URL', async (t) => {
+  const policy = { webhook: { url: 'https://hook:PASSWORD@shop.example/sponsor?token=TOKEN', onTimeout: 'reject' as const, secret: SECRET } };
+  const shown = JSON.stringify(shownPolicy(policy));
+  for (const secret of [SECRET, 'PASSWORD', 'TOKEN']) t.notMatch(shown, secret, `${secret.slice(0, 8)}… not shown`);
+  t.match(shownPolicy(policy).webhook, { url: 'https://redacted@shop.example/sponsor?redacted', secret: '<redacted>', onTimeout: 'reject' }, 'the host and path stay');
+  t.equal(policy.webhook.url, 'https://hook:PASSWORD@shop.example/sponsor?token=TOKEN', 'the policy itself is untouched');
 });
 
 t.test('a reload that changes only a policy or the admin flag reports the key changed, and the next request gets it', async (t) => {
