@@ -110,6 +110,11 @@ export function keyPolicyProblem(p: KeyPolicyInput): string | undefined {
   }
   if (p.validFrom !== undefined && p.validUntil !== undefined && Date.parse(p.validFrom) >= Date.parse(p.validUntil)) return 'policy.validFrom must be before policy.validUntil';
   if (p.perUser && p.perUser.maxSponsorships === undefined && p.perUser.maxDust === undefined) return 'policy.perUser needs maxSponsorships or maxDust';
+  // Users counted by the transaction are the owners of its unshielded inputs: a transaction with
+  // none names no user, and one with some moves unshielded tokens, which this `allow` refuses.
+  if (p.perUser && (p.perUser.userFrom ?? 'transaction') === 'transaction' && p.allow && p.allow.nightTransfers !== true) {
+    return 'policy.perUser counts users by the owners of unshielded inputs, which policy.allow refuses (nightTransfers is not true): every transaction would be refused; allow nightTransfers or set perUser.userFrom to "client-id"';
+  }
   const seen = new Set<string>();
   for (const c of p.allow?.contracts ?? []) {
     const a = normalAddress(c.address);

@@ -4,7 +4,7 @@
  */
 import t from 'tap';
 import { ConfigError, loadConfig, type ApiKeyRecord } from '../../../../src/core/config.js';
-import { compileKeyPolicy, shownPolicy } from '../../../../src/core/config/key-policy.js';
+import { compileKeyPolicy, keyPolicyProblem, shownPolicy } from '../../../../src/core/config/key-policy.js';
 import { redactedConfig } from '../../../../src/core/config/describe.js';
 import { KeyStore, sha256Hex } from '../../../../src/core/pipeline/auth.js';
 
@@ -40,6 +40,7 @@ t.test('refused at load, naming the key and the field', async (t) => {
     ['a date that is no date', { validFrom: 'next tuesday' }, /key "shop": policy\.validFrom "next tuesday" is not an ISO date-time/],
     ['dates the wrong way round', { validFrom: '2027-01-01T00:00:00Z', validUntil: '2026-01-01T00:00:00Z' }, /policy\.validFrom must be before policy\.validUntil/],
     ['a per-user cap with no cap', { perUser: { windowMs: 1000 } }, /policy\.perUser needs maxSponsorships or maxDust/],
+    ['users counted by inputs an allow list refuses', { allow: { contracts: [{ address: 'ab'.repeat(32) }] }, perUser: { maxSponsorships: 1, windowMs: 1000 } }, /policy\.perUser counts users by the owners of unshielded inputs, which policy\.allow refuses/],
     ['a contract listed twice', { allow: { contracts: [{ address: 'ab'.repeat(32) }, { address: `0x${'AB'.repeat(32)}` }] } }, /policy\.allow\.contracts lists (ab){32} twice/],
     ['an unknown field', { allow: { night: true } }, /invalid setting auth\.keys/],
     ['a short address', { allow: { contracts: [{ address: 'abcd' }] } }, /invalid setting auth\.keys/],
@@ -82,6 +83,9 @@ t.test('what a policy shows (GET /usage, the config dump): no secret, no credent
   for (const secret of [SECRET, 'PASSWORD', 'TOKEN']) t.notMatch(shown, secret, `${secret.slice(0, 8)}… not shown`);
   t.match(shownPolicy(policy).webhook, { url: 'https://redacted@shop.example/sponsor?redacted', secret: '<redacted>', onTimeout: 'reject' }, 'the host and path stay');
   t.equal(policy.webhook.url, 'https://hook:PASSWORD@shop.example/sponsor?token=TOKEN', 'the policy itself is untouched');
+  const allowed = { allow: { contracts: [{ address: 'ab'.repeat(32) }], nightTransfers: true }, perUser: { maxSponsorships: 1, windowMs: 1000 } };
+  t.equal(keyPolicyProblem(allowed), undefined, 'users by inputs with nightTransfers allowed: fine');
+  t.equal(keyPolicyProblem({ ...allowed, allow: { contracts: allowed.allow.contracts }, perUser: { ...allowed.perUser, userFrom: 'client-id' as const } }), undefined, 'or counted by client id');
 });
 
 t.test('a reload that changes only a policy or the admin flag reports the key changed, and the next request gets it', async (t) => {
