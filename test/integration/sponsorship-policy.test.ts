@@ -178,6 +178,11 @@ for (const era of SPONSOR_ERAS) t.test(`ledger ${era}: each policy rule, nothing
     t.equal(hook.seen.length, 2, 'asked once per sponsorship');
     t.ok(hook.seen.every((s) => s.signed), 'every request carries a valid signature');
     t.match(hook.seen[0]!.body, { keyId: 'hook', network: 'preview', era, kind: 'prove-and-balance', user: user.address, owners: [user.address], effects: { nightTransfers: true, shielded: false, deploys: [] }, calls: [], feeUnit: 'SPECK' });
+    // A transaction that could never land is refused before the policy: the owner is not asked.
+    const pauper = freshUser(94, era);
+    const madeUp = { ...utxo, intentHash: 'cd'.repeat(32), outputNo: 3, owner: pauper.address };
+    await refused('inputs not on chain', 'hook', transferFrom(pauper, madeUp, to, 1_000n).serialize(), 400, 'TRANSACTION_REJECTED', undefined);
+    t.equal(hook.seen.length, 2, 'the webhook was not asked about it');
     const down = await refused('unreachable, onTimeout reject', 'hookDown', transfer(), 503, 'POLICY_WEBHOOK_UNAVAILABLE', 'webhook');
     t.equal(down.headers['retry-after'], '5');
     await sponsored('unreachable, onTimeout sponsor', 'hookLenient', transfer());

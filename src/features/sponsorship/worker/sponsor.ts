@@ -59,15 +59,16 @@ async function sponsorDeserialized(user: AnyTx, args: SponsorArgs, tableBuffer: 
   const replica = replicaFor(args, snapshotBuffer);
   // Nothing is reserved for a transaction the ledger would refuse.
   const { earliestTtl, inputs } = admit(args.era, user, args.kind === 'prove-and-balance', args.networkId, replica.params, args.now, args.blockTimeMs);
+  // Nor for one spending what is not on chain, or not its signer's: it could never land. Checked
+  // before the policy, so a user's place is never held, nor the key owner's webhook asked, for it.
+  if (args.checkInputs) {
+    if (!ask) throw new GatewayError('INPUTS_UNCHECKED', 'the task has no way to check its inputs', { headers: { 'Retry-After': '5' } });
+    await ask('inputs', inputs);
+  }
   // Nor for one the key's policy does not pay for.
   if (args.policy) {
     if (!ask) throw new GatewayError('INTERNAL', "the task has no way to ask for the key's policy");
     await ask('policy', effectsOf(args.era, user, replica.params, args.policyFee === true));
-  }
-  // Nor for one spending what is not on chain, or not its signer's: it could never land.
-  if (args.checkInputs) {
-    if (!ask) throw new GatewayError('INPUTS_UNCHECKED', 'the task has no way to check its inputs', { headers: { 'Retry-After': '5' } });
-    await ask('inputs', inputs);
   }
   let measure = false;
   let floor = 0n;
