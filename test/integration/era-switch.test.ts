@@ -53,6 +53,8 @@ interface Answer {
   kind: Kind;
   status: number;
   code: string;
+  /** The refusal's message (none for a 200). */
+  message: string;
   /** The tip the client knew when the answer came. */
   tip: number;
   at: number;
@@ -208,7 +210,7 @@ t.test(`${CLIENTS} clients sponsor and submit across a switch from ledger 8 to 9
       const afterSwitch = follower.era === 9;
       const res = await request(`${s.url}/${kind}?network=preview`, { method: 'POST', headers: { 'x-api-key': TEST_KEY, 'content-type': 'application/octet-stream' }, body });
       const json = (await res.body.json()) as Json;
-      const answer: Answer = { client: i, era: user.era, kind, status: res.statusCode, code: String(json['code'] ?? ''), tip: follower.tip!.height, at: Date.now(), ms: Date.now() - sentAt, afterSwitch };
+      const answer: Answer = { client: i, era: user.era, kind, status: res.statusCode, code: String(json['code'] ?? ''), message: String(json['message'] ?? ''), tip: follower.tip!.height, at: Date.now(), ms: Date.now() - sentAt, afterSwitch };
       answers.push(answer);
       if (res.statusCode !== 200) {
         if (res.statusCode >= 500 || ![409, 400].includes(res.statusCode)) failures.push(`client ${i} (${kind}, ledger ${user.era}, tip ${answer.tip}): ${res.statusCode} ${json['code']}: ${json['message']}`);
@@ -307,7 +309,7 @@ t.test(`${CLIENTS} clients sponsor and submit across a switch from ledger 8 to 9
   // Mid-switch answers are 409 LEDGER_ERA_CHANGED or 400 LEDGER_ERA_MISMATCH; nothing is a 5xx.
   t.strictSame(answers.filter((a) => a.status >= 500).map((a) => `${a.status} ${a.code}`), [], '0 5xx from nightgate');
   t.strictSame(
-    answers.filter((a) => a.status !== 200 && !(a.status === 409 && a.code === 'LEDGER_ERA_CHANGED') && !(a.status === 400 && a.code === 'LEDGER_ERA_MISMATCH')).map((a) => `${a.status} ${a.code}`),
+    answers.filter((a) => a.status !== 200 && !(a.status === 409 && a.code === 'LEDGER_ERA_CHANGED') && !(a.status === 400 && a.code === 'LEDGER_ERA_MISMATCH')).map((a) => `${a.status} ${a.code}: ${a.message} (client ${a.client}, ledger ${a.era}, tip ${a.tip}, ${a.ms} ms)`),
     [],
     'every refusal is of the switch: 409 LEDGER_ERA_CHANGED or 400 LEDGER_ERA_MISMATCH',
   );
