@@ -25,7 +25,7 @@ export interface KeyDay {
 }
 
 const VERSION = 1;
-const FILE = /^(\d{4}-\d{2}-\d{2})\.json$/;
+const DAY_NAME = /^\d{4}-\d{2}-\d{2}$/;
 
 /** The UTC day of `ms`, as days since the epoch. */
 export const dayOf = (ms: number): number => Math.floor(ms / DAY_MS);
@@ -34,12 +34,16 @@ export const dayName = (day: number): string => new Date(day * DAY_MS).toISOStri
 /** The file name of a day. */
 export const dayFile = (day: number): string => `${dayName(day)}.json`;
 
+/** The UTC day a `YYYY-MM-DD` names, or undefined for anything else (2025-02-30, which parses as 2 March, included). */
+export function dayOfName(name: string): number | undefined {
+  if (!DAY_NAME.test(name)) return undefined;
+  const ms = Date.parse(`${name}T00:00:00Z`);
+  return Number.isFinite(ms) && dayName(dayOf(ms)) === name ? dayOf(ms) : undefined;
+}
+
 /** The day a file name is of, or undefined for a name that is not a day file. */
 export function dayOfFile(name: string): number | undefined {
-  const m = FILE.exec(name);
-  if (m === null) return undefined;
-  const ms = Date.parse(`${m[1]}T00:00:00Z`);
-  return Number.isFinite(ms) && dayFile(dayOf(ms)) === name ? dayOf(ms) : undefined;
+  return name.endsWith('.json') ? dayOfName(name.slice(0, -'.json'.length)) : undefined;
 }
 
 export function encodeDay(day: number, keys: ReadonlyMap<string, KeyDay>): string {

@@ -8,7 +8,8 @@ import { GatewayError } from '../../../core/errors.js';
 import type { KeyRequests } from '../../../core/http/key-requests.js';
 import type { KeyDescription } from '../../../core/pipeline/auth.js';
 import { json, type RequestContext, type RouteDef } from '../../../core/http/route.js';
-import { DAY_MS, type GroupBy, type UsageLedger } from './usage.js';
+import { DAY_MS, dayOfName } from './usage-file.js';
+import type { GroupBy, UsageLedger } from './usage.js';
 
 /** The window when none is given: the last 30 days. */
 export const DEFAULT_DAYS = 30;
@@ -69,7 +70,6 @@ const QUERY = Type.Object({
   key: Type.Optional(Type.String({ maxLength: 128, description: 'Admin keys: one key id. Another key asking for any key but its own gets 403' })),
 });
 
-const DATE = /^(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
 const DATE_TIME = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/;
 
 function invalid(message: string): GatewayError {
@@ -78,11 +78,9 @@ function invalid(message: string): GatewayError {
 
 /** `from`/`to` as ms; a bare date is the start of its UTC day, or for `to` the end of it. */
 function instant(name: 'from' | 'to', v: string): number {
-  if (DATE.test(v)) {
-    const ms = Date.parse(`${v}T00:00:00Z`);
-    // 2025-02-30 parses as 2 March: refused.
-    if (Number.isFinite(ms) && new Date(ms).toISOString().slice(0, 10) === v) return name === 'to' ? ms + DAY_MS : ms;
-  } else if (DATE_TIME.test(v)) {
+  const day = dayOfName(v);
+  if (day !== undefined) return (name === 'to' ? day + 1 : day) * DAY_MS;
+  if (DATE_TIME.test(v)) {
     const ms = Date.parse(v);
     if (Number.isFinite(ms)) return ms;
   }

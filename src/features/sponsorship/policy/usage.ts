@@ -28,7 +28,6 @@ import type { Clock } from '../../../core/clock.js';
 import type { UsageRecorder } from './ports.js';
 import { DAY_MS, dayName, dayOf, decodeDay, listDays, setAside, writeDay, type KeyDay, type Tally } from './usage-file.js';
 
-export { DAY_MS } from './usage-file.js';
 /** The directory of the day files, in the state directory. */
 export const USAGE_DIR = 'usage';
 /** Users beyond the bound of a key's day, reasons beyond the bound of a tally. */

@@ -6,7 +6,8 @@ import { ManualClock } from '../../../../src/core/clock.js';
 import type { AppContext } from '../../../../src/infra/app-context.js';
 import { Metrics } from '../../../../src/infra/metrics/metrics.js';
 import { collectUsage, usageComponent } from '../../../../src/features/sponsorship/policy/usage-component.js';
-import { DAY_MS, USAGE_DIR, UsageLedger, type UsageLedgerOptions } from '../../../../src/features/sponsorship/policy/usage.js';
+import { DAY_MS } from '../../../../src/features/sponsorship/policy/usage-file.js';
+import { USAGE_DIR, UsageLedger, type UsageLedgerOptions } from '../../../../src/features/sponsorship/policy/usage.js';
 import { captureLogs } from '../../../helpers/app.js';
 import { sample } from '../../../helpers/metrics-text.js';
 
