@@ -78,7 +78,7 @@ async function localEnv(args: SustainedArgs, configFile: string): Promise<Record
   const env = localServeEnv(configFile);
   if (args.blockTimeMs !== undefined) env['NIGHTGATE_DEVNET_BLOCK_TIME_MS'] = String(args.blockTimeMs);
   if (args.ledger !== undefined) env[`NIGHTGATE_${args.network.toUpperCase()}_DEVNET_LEDGER`] = String(args.ledger);
-  if (args.sponsorWallets !== undefined) env['NIGHTGATE_DUST_WALLET_SEEDS'] = sponsorSeeds(args.sponsorWallets).join(',');
+  if (args.sponsorWallets !== undefined) Object.assign(env, { NIGHTGATE_DUST_WALLET_DERIVATION: 'legacy', NIGHTGATE_DUST_WALLET_SEEDS: sponsorSeeds(args.sponsorWallets).join(',') });
   if (args.maxFee !== undefined) {
     env['NIGHTGATE_DUST_MAX_FEE'] = args.maxFee;
     env['NIGHTGATE_DUST_BUDGET'] = (10n ** 39n).toString();

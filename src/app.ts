@@ -4,7 +4,6 @@
  */
 import type { Logger } from 'pino';
 import type { DevnetNetworkInfo } from '@nightgate/devnet';
-import { devnetSponsorSeeds } from '@nightgate/devnet/sponsor-seeds';
 import { systemClock, type Clock } from './core/clock.js';
 import { NETWORKS, isEmbedded, redactedConfig, type Config, type NetworkName } from './core/config.js';
 import { GatewayError } from './core/errors.js';
@@ -32,6 +31,8 @@ import { collectServer } from './infra/metrics/server-gauges.js';
 import { collectStats } from './features/stats/metrics.js';
 import { collectProving } from './features/proving/metrics.js';
 import { collectSponsorship } from './features/sponsorship/metrics.js';
+import { serverWallets } from './features/sponsorship/server-wallets.js';
+import { relayDeprecation } from './infra/node/submitter.js';
 import { collectUsage } from './features/sponsorship/policy/usage-component.js';
 import { SharedRateLimitStore } from './core/pipeline/shared-rate-limit.js';
 import { HttpThreads, ScopedRateLimitStore, childAppsSupported, destinationOf } from './core/http/threads/main.js';
@@ -103,6 +104,11 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     log.warn({ keyId: 'dev-generated', ...(key.file ? { keptIn: key.file } : {}) }, 'no API key configured: using a development key (printed in a box once listening)');
   }
 
+  for (const n of NETWORKS) {
+    const deprecated = relayDeprecation(config, n);
+    if (deprecated) log.warn({ network: n, setting: `networks.${n}.submitUrl` }, deprecated);
+  }
+
   // server.threads > 1: the per-IP limiter is one table every HTTP thread shares (http/threads/).
   const threadCount = config.server.threads;
   if (threadCount > 1 && !childAppsSupported(uws.uws)) {
@@ -152,12 +158,8 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
 
   // Embedded devnets for networks without an indexer; each has its own genesis and DUST wallets.
   const devnetInfo = new Map<NetworkName, DevnetNetworkInfo>();
-  const dustSeeds = new Map<NetworkName, string[]>();
+  const wallets = serverWallets(config);
   const embedded = NETWORKS.filter((n) => isEmbedded(config, n));
-  for (const n of NETWORKS) {
-    if (config.dust.walletSeeds.length > 0) dustSeeds.set(n, [...config.dust.walletSeeds]);
-    else if (embedded.includes(n)) dustSeeds.set(n, devnetSponsorSeeds(config.devnet.stateDir, n));
-  }
   if (opts.devnet !== false && embedded.length > 0) {
     // Loaded only when needed: the devnet brings a worker thread and the ledger packages of its eras.
     const { startDevnet } = await import('@nightgate/devnet');
@@ -165,9 +167,10 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
       networks: embedded.map((n) => ({
         name: n,
         seed: `nightgate-devnet-${n}`,
-        sponsorDustSeeds: dustSeeds.get(n) ?? [],
+        sponsorWallets: config.devnet.profile === 'public' ? [] : (wallets.get(n) ?? []),
         ledger: config.networks[n].devnet.ledger,
         ledger9AtHeight: config.networks[n].devnet.ledger9AtHeight,
+        ...(config.devnet.profile === 'public' ? { profile: 'public' as const, projectId: config.networks[n].projectId } : {}),
       })),
       blockTimeMs: config.devnet.blockTimeMs,
       retainBlocks: config.devnet.retainBlocks,
@@ -188,7 +191,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     logger,
     clock,
     devnet: devnetInfo,
-    dustSeeds,
+    serverWallets: wallets,
     metrics,
     keys,
     state: shared,

@@ -47,7 +47,7 @@ export async function startExternalDevnet(group: ProcessGroup, opts: { sponsorSe
     name: 'devnet',
     module: 'packages/devnet/src/cli',
     args: [
-      ...opts.sponsorSeeds.flatMap((s) => ['--sponsor-dust-seed', s]),
+      ...opts.sponsorSeeds.flatMap((s) => ['--sponsor-wallet', s]),
       ...(opts.blockTimeMs ? ['--block-time-ms', String(Math.round(opts.blockTimeMs))] : []),
       ...(opts.retainBlocks ? ['--retain-blocks', String(Math.round(opts.retainBlocks))] : []),
     ],
@@ -76,6 +76,7 @@ export function behindExternalDevnet(devnet: ExternalDevnet, proverUrl: string, 
         ];
       }),
     ),
+    NIGHTGATE_DUST_WALLET_DERIVATION: 'legacy',
     NIGHTGATE_DUST_WALLET_SEEDS: sponsorSeeds.join(','),
   };
 }

@@ -12,11 +12,13 @@ import { Value } from '@sinclair/typebox/value';
 import { ConfigSchema, SETTINGS, type Config, type ConfigInput } from './config/schema.js';
 import { getPath, setPath, type Setting } from './config/setting.js';
 import { ConfigError, checkFileShape, crossCheck } from './config/validate.js';
+import { openSecretFile } from './config/secret-file.js';
 
 export { ApiKeyRecord, ConfigSchema, SETTINGS, type Config, type ConfigInput } from './config/schema.js';
-export { NETWORKS, PROVER_BACKENDS, PUBLIC_INDEXERS, type NetworkName, type ProverBackendName } from './config/networks.js';
-export { indexerUrlOf, isEmbedded, proverBackendOf, proverUrlOf } from './config/network-endpoints.js';
+export { NETWORKS, PROVER_BACKENDS, PUBLIC_ENDPOINTS, PROJECT_ID_HEADER, type NetworkName, type ProverBackendName } from './config/networks.js';
+export { NO_CREDENTIALS, credentialsOf, indexerUrlOf, indexerWsUrl, indexerWsUrlOf, isEmbedded, nodeRpcUrlOf, proverBackendOf, proverUrlOf, type UpstreamCredentials } from './config/network-endpoints.js';
 export { ConfigError, MIN_BLOCK_TIME_ALL_DEVNETS_MS } from './config/validate.js';
+export { openSecretFile } from './config/secret-file.js';
 export { redactedConfig, settingsTable } from './config/describe.js';
 
 /** Removed settings: named in an error that points to what replaced them, never silently ignored. */
@@ -39,6 +41,10 @@ function fromEnv(setting: Setting, raw: string): unknown {
     return raw;
   }
   return raw;
+}
+
+function isEmptyValue(v: unknown): boolean {
+  return v === undefined || v === '' || (Array.isArray(v) && v.length === 0);
 }
 
 function deepFreeze<T>(o: T): T {
@@ -74,6 +80,9 @@ export function loadConfig(opts: LoadOptions = {}): Readonly<Config> {
     }
     for (const r of REPLACED) if (getPath(file, r.path) !== undefined) throw new ConfigError(r.message);
     checkFileShape(file);
+    const secrets = SETTINGS.filter((st) => st.secret === true && !isEmptyValue(getPath(file, st.path))).map((st) => st.path);
+    const open = secrets.length > 0 ? openSecretFile(filePath) : undefined;
+    if (open) throw new ConfigError(`NIGHTGATE_CONFIG: ${open} (${secrets.join(', ')})`);
   }
   for (const r of REPLACED) if (env[r.env] !== undefined) throw new ConfigError(r.message);
   const out: Record<string, unknown> = {};

@@ -54,6 +54,15 @@ export const ERRORS = {
   INDEXER_TIMEOUT: { status: 500, title: 'Indexer Timeout', message: 'The Midnight indexer did not answer in time' },
   // Address-activity lookups each read one indexer WebSocket; beyond stats.maxAddressStreams per network.
   INDEXER_BUSY: { status: 503, title: 'Service Unavailable', message: 'Too many address lookups are reading from the indexer; retry shortly' },
+  // --- Midnight node (submission, src/infra/node/submitter.ts) ------------------------------
+  NODE_UNAVAILABLE: { status: 502, title: 'Bad Gateway', message: 'The Midnight node could not be reached' },
+  NODE_BAD_RESPONSE: { status: 502, title: 'Bad Gateway', message: 'The Midnight node answered with something unexpected' },
+  NODE_REJECTED: { status: 400, title: 'Bad Request', message: 'The Midnight node refused the transaction; it will not land' },
+  NODE_BUSY: { status: 503, title: 'Service Unavailable', message: "The Midnight node's pool did not take the transaction now; retry shortly" },
+  // A hosted provider refused the network's credentials (`networks.<n>.projectId`).
+  NODE_UNAUTHORIZED: { status: 502, title: 'Bad Gateway', message: "The network's provider refused nightgate's credentials" },
+  // The configured endpoint answers 410: retired. The message names the setting to change.
+  NODE_DECOMMISSIONED: { status: 502, title: 'Bad Gateway', message: "The network's endpoint is decommissioned" },
   EPOCH_UNAVAILABLE: { status: 404, title: 'Not Found', message: 'Epoch information is not available for this network' },
   D_PARAMETER_UNAVAILABLE: { status: 404, title: 'Not Found', message: 'No block with system parameters has been received yet' },
 

@@ -24,6 +24,10 @@ export interface DevnetEndpoints {
   readonly graphqlWsUrl: string;
   readonly submitUrl: string;
   readonly faucetUrl: string;
+  /** The devnet's node RPC (`author_submitExtrinsic`). */
+  readonly nodeRpcUrl: string;
+  /** `public`: it wants the network's project id, takes transactions through the node RPC only, and has no faucet. */
+  readonly profile: 'default' | 'public';
 }
 
 export type ComponentStatus = 'ok' | 'degraded' | 'down' | 'starting' | 'disabled';
@@ -57,8 +61,8 @@ export interface AppContext {
   readonly clock: Clock;
   /** Per network served by the embedded devnet: its endpoints. */
   readonly devnet: ReadonlyMap<NetworkName, DevnetEndpoints>;
-  /** Hex seeds of the server DUST wallets, per network. */
-  readonly dustSeeds: ReadonlyMap<NetworkName, readonly string[]>;
+  /** Each network's server wallets (`WalletKeys`: secrets), none where it cannot sponsor. */
+  readonly serverWallets: ReadonlyMap<NetworkName, readonly string[]>;
   /** The app's Prometheus registry, where each feature registers its own series (its `MetricsCollector`). */
   readonly metrics: Metrics;
   /** The API keys as configured now (replaced whole on a reload). */

@@ -10,7 +10,7 @@ import { subscribe } from '../fixtures/devnet/harness.js';
 t.test('three networks come up and their chains grow every block', async (t) => {
   const started = Date.now();
   const devnet = await startDevnet({
-    networks: ['mainnet', 'preprod', 'preview'].map((name) => ({ name, seed: `integration-${name}`, sponsorDustSeeds: ['c3'.repeat(32)] })),
+    networks: ['mainnet', 'preprod', 'preview'].map((name) => ({ name, seed: `integration-${name}`, sponsorWallets: ['c3'.repeat(32)] })),
     // Three networks share one worker; a block costs 0.1–0.5 s of CPU, so leave each room.
     blockTimeMs: 1500,
   });
@@ -48,7 +48,7 @@ t.test('three networks come up and their chains grow every block', async (t) => 
 t.test('invalid options are refused before any worker starts', async (t) => {
   await t.rejects(startDevnet({ networks: [], blockTimeMs: 6000 }), { code: 'DEVNET_BAD_OPTIONS' });
   await t.rejects(
-    startDevnet({ networks: [{ name: 'preview', seed: 's', sponsorDustSeeds: ['zz'] }], blockTimeMs: 6000 }),
+    startDevnet({ networks: [{ name: 'preview', seed: 's', sponsorWallets: ['zz'] }], blockTimeMs: 6000 }),
     { code: 'DEVNET_BAD_OPTIONS' },
   );
 });
@@ -61,7 +61,7 @@ t.test('threadNice lowers the devnet thread, not the caller', { skip: process.pl
   const main = getPriority();
   const before = new Set(readdirSync('/proc/self/task'));
   const logs = captureLogs();
-  const devnet = await startDevnet({ networks: [{ name: 'preview', seed: 'integration-nice', sponsorDustSeeds: [] }], blockTimeMs: 60_000, threadNice: Math.max(main, 9), logger: logs.logger });
+  const devnet = await startDevnet({ networks: [{ name: 'preview', seed: 'integration-nice', sponsorWallets: [] }], blockTimeMs: 60_000, threadNice: Math.max(main, 9), logger: logs.logger });
   t.teardown(() => devnet.close());
   t.match(logs.lines.find((l) => l['msg'] === 'devnet thread priority lowered: block production yields the CPU to serving'), { nice: Math.max(main, 9) });
   const lowered = readdirSync('/proc/self/task').filter((tid) => !before.has(tid) && niceOf(tid) === Math.max(main, 9));

@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
 import { ledger, type Era, type L } from '../../src/infra/ledger/index.js';
-import { startNetwork, SPONSOR_SEEDS, type Harness } from '../fixtures/devnet/harness.js';
+import { startNetwork, SPONSOR_WALLETS, type Harness } from '../fixtures/devnet/harness.js';
 import { SPONSOR_ERAS } from '../fixtures/dust/sponsor-app.js';
 import { freshUser, fund, unprovenTransfer } from '../fixtures/dust/user-tx.js';
 import { DustAllocatorTable } from '../../src/features/sponsorship/allocator.js';
@@ -27,7 +27,7 @@ async function rig(t: Test, era: Era): Promise<Rig> {
   const waiters: Array<{ after: number; resolve: (s: SyncStatus) => void }> = [];
   let last: SyncStatus | undefined;
   const sync = new NetworkDustSync(
-    { network: 'preview', graphqlUrl: h.info.graphqlUrl, graphqlWsUrl: h.info.graphqlWsUrl, seeds: SPONSOR_SEEDS, table: table.buffer, snapshot: snapshot.buffer, timeoutMs: 5000, spentRetentionMs: 600_000, reconnectMinMs: 50, reconnectMaxMs: 500, blockTimeMs: 6_000 },
+    { network: 'preview', graphqlUrl: h.info.graphqlUrl, graphqlWsUrl: h.info.graphqlWsUrl, seeds: SPONSOR_WALLETS, table: table.buffer, snapshot: snapshot.buffer, timeoutMs: 5000, spentRetentionMs: 600_000, reconnectMinMs: 50, reconnectMaxMs: 500, blockTimeMs: 6_000 },
     (s) => {
       last = s;
       for (const w of [...waiters]) if (s.phase === 'synced' && s.eventId > w.after) {
@@ -45,7 +45,7 @@ async function rig(t: Test, era: Era): Promise<Rig> {
 }
 
 const args = (era: Era, kind: SponsorArgs['kind'], over: Partial<SponsorArgs> = {}): SponsorArgs => ({
-  kind, era, networkId: 'undeployed', seeds: SPONSOR_SEEDS, margin: 3, maxFee: (10n ** 18n).toString(), budgetLeft: (10n ** 19n).toString(), now: Date.now(), reservationTtlMs: 300_000, ttlSafetyMs: 60_000, blockTimeMs: 6_000, feeTtlMs: 60_000, ...over,
+  kind, era, networkId: 'undeployed', seeds: SPONSOR_WALLETS, margin: 3, maxFee: (10n ** 18n).toString(), budgetLeft: (10n ** 19n).toString(), now: Date.now(), reservationTtlMs: 300_000, ttlSafetyMs: 60_000, blockTimeMs: 6_000, feeTtlMs: 60_000, ...over,
 });
 
 async function submit(h: Harness, bytes: Uint8Array): Promise<{ status: number; body: Record<string, unknown> }> {

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { eraOfBytes, ledger } from '../../src/infra/ledger/index.js';
 import { SPONSOR_ERAS } from '../fixtures/dust/sponsor-app.js';
-import { startNetwork, SPONSOR_SEEDS } from '../fixtures/devnet/harness.js';
+import { startNetwork, SPONSOR_WALLETS } from '../fixtures/devnet/harness.js';
 import { DustAllocatorTable } from '../../src/features/sponsorship/allocator.js';
 import { SharedSnapshot } from '../../src/features/sponsorship/shared-snapshot.js';
 import { NetworkDustSync, type SyncStatus } from '../../src/features/sponsorship/wallet-sync.js';
@@ -18,7 +18,7 @@ for (const era of SPONSOR_ERAS) t.test(`ledger ${era}: DUST sync replays the dev
   let synced!: () => void;
   const ready = new Promise<void>((r) => (synced = r));
   const sync = new NetworkDustSync(
-    { network: 'preview', graphqlUrl: h.info.graphqlUrl, graphqlWsUrl: h.info.graphqlWsUrl, seeds: SPONSOR_SEEDS, table: table.buffer, snapshot: snapshot.buffer, timeoutMs: 5000, spentRetentionMs: 60_000, reconnectMinMs: 50, reconnectMaxMs: 500, blockTimeMs: 6_000 },
+    { network: 'preview', graphqlUrl: h.info.graphqlUrl, graphqlWsUrl: h.info.graphqlWsUrl, seeds: SPONSOR_WALLETS, table: table.buffer, snapshot: snapshot.buffer, timeoutMs: 5000, spentRetentionMs: 60_000, reconnectMinMs: 50, reconnectMaxMs: 500, blockTimeMs: 6_000 },
     (s) => {
       statuses.push(s);
       onStatus(s);

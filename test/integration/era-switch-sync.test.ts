@@ -27,7 +27,7 @@ import { SPONSOR_DUST_UTXOS } from '../../packages/devnet/src/genesis.js';
 import { ledger, NetworkEras, type Era } from '../../src/infra/ledger/index.js';
 import { sponsor, type SponsorArgs } from '../../src/features/sponsorship/worker/sponsor.js';
 import { devProvingProvider } from '../../src/features/proving/worker/providers.js';
-import { startNetwork, SPONSOR_SEEDS, type Harness } from '../fixtures/devnet/harness.js';
+import { startNetwork, SPONSOR_SEEDS, SPONSOR_WALLETS, type Harness } from '../fixtures/devnet/harness.js';
 import { freshUser, fund, unprovenTransfer } from '../fixtures/dust/user-tx.js';
 
 /** The first ledger-9 block; the devnet starts at height 2. */
@@ -49,7 +49,7 @@ function startSync(t: Test, graphqlUrl: string, graphqlWsUrl: string): Rig {
   let last: SyncStatus | undefined;
   const waiters: Array<{ done: (s: SyncStatus) => boolean; resolve: (s: SyncStatus) => void }> = [];
   const sync = new NetworkDustSync(
-    { network: 'preview', graphqlUrl, graphqlWsUrl, seeds: SPONSOR_SEEDS, table: table.buffer, snapshot: snapshot.buffer, timeoutMs: 5000, spentRetentionMs: 600_000, paramsRefreshMs: 50, reconnectMinMs: 50, reconnectMaxMs: 500, blockTimeMs: 6_000 },
+    { network: 'preview', graphqlUrl, graphqlWsUrl, seeds: SPONSOR_WALLETS, table: table.buffer, snapshot: snapshot.buffer, timeoutMs: 5000, spentRetentionMs: 600_000, paramsRefreshMs: 50, reconnectMinMs: 50, reconnectMaxMs: 500, blockTimeMs: 6_000 },
     (s) => {
       last = s;
       for (const w of [...waiters]) if (w.done(s)) {
@@ -91,7 +91,7 @@ async function paramsProxy(t: Test, h: Harness): Promise<{ url: string; override
 }
 
 const args = (era: Era, over: Partial<SponsorArgs> = {}): SponsorArgs => ({
-  kind: 'prove-and-balance', era, networkId: 'undeployed', seeds: SPONSOR_SEEDS, margin: 1, maxFee: (10n ** 18n).toString(), budgetLeft: (10n ** 19n).toString(), now: Date.now(), reservationTtlMs: 300_000, ttlSafetyMs: 60_000, blockTimeMs: 6_000, feeTtlMs: 60_000, ...over,
+  kind: 'prove-and-balance', era, networkId: 'undeployed', seeds: SPONSOR_WALLETS, margin: 1, maxFee: (10n ** 18n).toString(), budgetLeft: (10n ** 19n).toString(), now: Date.now(), reservationTtlMs: 300_000, ttlSafetyMs: 60_000, blockTimeMs: 6_000, feeTtlMs: 60_000, ...over,
 });
 
 async function submit(h: Harness, bytes: Uint8Array): Promise<number> {
@@ -187,7 +187,7 @@ t.test('the main thread while the wallets switch era: refuse the old era at once
     },
   } as unknown as WorkerPoolComponent;
   const service = new SponsorshipService({
-    networks: [{ name: 'preview', networkId: 'undeployed', seeds: ['00'.repeat(32)], table, snapshot: SharedSnapshot.create(65_536), prover: { backend: 'dev', keyDir: '' }, backend: {} as ProverBackend, blockTimeMs: 3_000 }],
+    networks: [{ name: 'preview', networkId: 'undeployed', seeds: ['00'.repeat(64)], table, snapshot: SharedSnapshot.create(65_536), prover: { backend: 'dev', keyDir: '' }, backend: {} as ProverBackend, blockTimeMs: 3_000 }],
     pool, sync, clock, logger: captureLogs().logger,
     policy: new SponsorshipPolicy({ maxFee: 10n ** 18n, budget: 10n ** 20n, windowMs: 3_600_000 }, new MemoryBudgetStore()),
     margin: 1, reservationTtlMs: 300_000, ttlSafetyMs: 60_000, dedupeWindowMs: 300_000, maxInFlight: 8, feeTtlMs: 20_000, maxReservationsPerKey: 8,

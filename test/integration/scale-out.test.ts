@@ -74,7 +74,7 @@ for (const era of SPONSOR_ERAS) t.test(`ledger ${era}: two instances, one Redis,
     const config = instanceConfig(devnet, redis.url, [SEED_A], overrides);
     await t.rejects(buildApp(config, { logger: logs.logger, devnet: false, modules: [mountProver, mountSponsorship], print: () => undefined }), {
       name: 'ConfigError',
-      message: /DUST wallet [0-9a-f]{16}… of mainnet is in use by another live instance \(.+\).*Give each instance its own NIGHTGATE_DUST_WALLET_SEEDS/,
+      message: /DUST wallet [0-9a-f]{16}… of mainnet is in use by another live instance \(.+\).*Give each instance its own wallets: its own NIGHTGATE_DUST_WALLET_ACCOUNT/,
     });
     t.notMatch(logs.text(), SEED_A, 'the seed is never logged');
   });

@@ -35,7 +35,7 @@ t.test('balancing disabled: both routes 404, wallet-status 404', async (t) => {
 
 t.test('wallet still syncing: 503 with Retry-After 30', async (t) => {
   // Server wallets for a network whose indexer never answers: the sync cannot finish.
-  const s = await startApp({ dust: { walletSeeds: ['ab'.repeat(32)] }, networks: { mainnet: CLOSED, preprod: CLOSED, preview: CLOSED } }, { modules: [mountProver, mountSponsorship] });
+  const s = await startApp({ dust: { walletDerivation: 'legacy', walletSeeds: ['ab'.repeat(32)] }, networks: { mainnet: CLOSED, preprod: CLOSED, preview: CLOSED } }, { modules: [mountProver, mountSponsorship] });
   t.teardown(() => s.close());
   const r = await request(`${s.url}/prove-and-balance?network=mainnet`, { method: 'POST', headers: OCTET, body: Buffer.from('midnight:transaction[v9](signature[v1],proof-preimage,embedded-fr[v1]):') });
   t.equal(r.statusCode, 503);

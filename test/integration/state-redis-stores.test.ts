@@ -12,6 +12,7 @@ import { freePort, startRedis, until } from '../helpers/redis-server.js';
 import { startSharedState, type SharedState } from '../../src/infra/state/index.js';
 import { RedisBudgetStore } from '../../src/features/sponsorship/shared/budget.js';
 import { WalletLeases, walletId } from '../../src/features/sponsorship/shared/wallet-leases.js';
+import { legacyWalletKeys } from '../../src/infra/ledger/index.js';
 import { AuthThrottle } from '../../src/core/pipeline/auth-throttle.js';
 import { loadConfig } from '../../src/core/config.js';
 import { GatewayError } from '../../src/core/errors.js';
@@ -110,14 +111,14 @@ t.test('shared stores over two instances', async (t) => {
   });
 
   await t.test('a wallet is leased to one instance; the second start is refused with a clear message', async (t) => {
-    const seeds = ['a1'.repeat(32), 'b2'.repeat(32)];
+    const seeds = ['a1'.repeat(32), 'b2'.repeat(32)].map(legacyWalletKeys);
     const wallets = new Map([['preview', seeds]]);
     const logs = captureLogs();
     const la = new WalletLeases({ redis: a.redis, clock, logger: logs.logger, ttlMs: 5_000, wallets });
     await la.start();
     t.doesNotThrow(() => la.check('preview'));
     const lb = new WalletLeases({ redis: b.redis, clock, logger: silent, ttlMs: 5_000, wallets: new Map([['preview', [seeds[1]!]]]) });
-    await t.rejects(lb.start(), { name: 'WalletLeaseError', message: new RegExp(`DUST wallet ${walletId(seeds[1]!).slice(0, 16)}… of preview is in use by another live instance \\(${a.redis.instanceId}\\).*own NIGHTGATE_DUST_WALLET_SEEDS`) });
+    await t.rejects(lb.start(), { name: 'WalletLeaseError', message: new RegExp(`DUST wallet ${walletId(seeds[1]!).slice(0, 16)}… of preview is in use by another live instance \\(${a.redis.instanceId}\\).*own NIGHTGATE_DUST_WALLET_ACCOUNT`) });
     t.notMatch(logs.text(), seeds[0]!, 'the seed is never logged');
     t.notMatch(String(await a.redis.command(['KEYS', 'nightgate:lease:*'])), seeds[0]!, 'nor a lease key');
     // Another instance takes the lease at run time (it expired and was taken): A stops sponsoring.

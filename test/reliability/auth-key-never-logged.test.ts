@@ -28,7 +28,7 @@ t.test('no raw key (or wallet seed) in any log line at trace level', async (t) =
     {
       auth: { keys: [{ id: 'gone', sha256: sha256Hex(REVOKED), revoked: true }] },
       networks: { mainnet: CLOSED, preprod: { ...CLOSED, proverUrl: stub.url }, preview: { ...CLOSED, proverUrl: stub.url } },
-      dust: { walletSeeds: [SEED] },
+      dust: { walletDerivation: 'legacy', walletSeeds: [SEED] },
       rateLimit: { limit: 20 },
       server: { proverBodyLimit: 4096 },
       log: { level: 'trace', requests: 'all' },

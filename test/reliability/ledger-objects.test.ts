@@ -9,7 +9,7 @@ import { census, growth, liveSites, traceSites } from '../helpers/ledger-census.
 import t, { type Test } from 'tap';
 import { ledger, type Era, type L } from '../../src/infra/ledger/index.js';
 import { SPONSOR_ERAS } from '../fixtures/dust/sponsor-app.js';
-import { startNetwork, SPONSOR_SEEDS, type Harness } from '../fixtures/devnet/harness.js';
+import { startNetwork, SPONSOR_WALLETS, type Harness } from '../fixtures/devnet/harness.js';
 import type { BlockRecord } from '../../packages/devnet/src/indexer-records.js';
 import type { DevnetLogger } from '../../packages/devnet/src/logger.js';
 import { freshUser, fund, unprovenTransfer } from '../fixtures/dust/user-tx.js';
@@ -77,7 +77,7 @@ async function rig(t: Test, era: Era): Promise<Rig> {
   let waiter: { until: number; resolve: () => void } | undefined;
   let last = -1;
   const sync = new NetworkDustSync(
-    { network: 'preview', graphqlUrl: h.info.graphqlUrl, graphqlWsUrl: h.info.graphqlWsUrl, seeds: SPONSOR_SEEDS, table: table.buffer, snapshot: snapshot.buffer, timeoutMs: 5000, spentRetentionMs: 600_000, reconnectMinMs: 50, reconnectMaxMs: 500, blockTimeMs: 6_000 },
+    { network: 'preview', graphqlUrl: h.info.graphqlUrl, graphqlWsUrl: h.info.graphqlWsUrl, seeds: SPONSOR_WALLETS, table: table.buffer, snapshot: snapshot.buffer, timeoutMs: 5000, spentRetentionMs: 600_000, reconnectMinMs: 50, reconnectMaxMs: 500, blockTimeMs: 6_000 },
     (s: SyncStatus) => {
       if (s.phase !== 'synced') return;
       last = s.eventId;
@@ -138,7 +138,7 @@ for (const era of SPONSOR_ERAS) t.test(`ledger ${era}: sponsoring (prove-and-bal
   const alice = freshUser(41, era);
   await fund(r.h, alice, 50_000_000n);
   const args = (kind: SponsorArgs['kind']): SponsorArgs => ({
-    kind, era, networkId: 'undeployed', seeds: SPONSOR_SEEDS, margin: 3, maxFee: (10n ** 18n).toString(), budgetLeft: (10n ** 19n).toString(), now: Date.now(), reservationTtlMs: 300_000, ttlSafetyMs: 60_000, blockTimeMs: 6_000, feeTtlMs: 60_000,
+    kind, era, networkId: 'undeployed', seeds: SPONSOR_WALLETS, margin: 3, maxFee: (10n ** 18n).toString(), budgetLeft: (10n ** 19n).toString(), now: Date.now(), reservationTtlMs: 300_000, ttlSafetyMs: 60_000, blockTimeMs: 6_000, feeTtlMs: 60_000,
   });
   const user = await unprovenTransfer(r.h, alice, freshUser(42, era).address, 1_000_000n);
   const proven = await user.prove(devProvingProvider({}, era), L.CostModel.initialCostModel());

@@ -5,7 +5,7 @@
 // fees from one shared devnet DUST wallet; users 0 and 1 also hold shielded coins.
 import type { L, LedgerKit } from './ledger-kit.js';
 import { deriveSeed, hexToBytes } from './keys.js';
-import { nightSecretOf } from '@nightgate/ledger/wallet-keys';
+import { dustSeedOf, nightSecretOf } from '@nightgate/ledger/wallet-keys';
 import { devnetTestAccount } from './test-accounts.js';
 import { Actor, DustWallet, ShieldedWallet } from './wallet.js';
 
@@ -38,7 +38,7 @@ export interface DevnetActors {
  * The actors of one era. Keys derive from seeds alone, so the actors of a network's ledger-9 era
  * have the same addresses and DUST public keys as those of its ledger-8 era.
  */
-export function createActors(kit: LedgerKit, networkName: string, seed: string, sponsorDustSeeds: string[], params: L.DustParameters): DevnetActors {
+export function createActors(kit: LedgerKit, networkName: string, seed: string, sponsorWallets: string[], params: L.DustParameters): DevnetActors {
   const { L } = kit;
   const test = devnetTestAccount(networkName);
   return {
@@ -51,12 +51,12 @@ export function createActors(kit: LedgerKit, networkName: string, seed: string, 
       dustPublicKey: L.DustSecretKey.fromSeed(hexToBytes(test.dustSeed)).publicKey,
       zswap: L.ZswapSecretKeys.fromSeed(hexToBytes(test.zswapSeed)),
     },
-    // The NIGHT that backs a server wallet is owned by the key its seed derives
+    // The NIGHT that backs a server wallet is owned by its NIGHT key
     // (packages/ledger/src/wallet-keys.ts), so nightgate can split it into more DUST-generating
     // UTXOs when its pool runs low.
-    sponsors: sponsorDustSeeds.map((dustSeed) => ({
-      owner: new Actor(nightSecretOf(dustSeed), kit),
-      dustPublicKey: L.DustSecretKey.fromSeed(hexToBytes(dustSeed)).publicKey,
+    sponsors: sponsorWallets.map((wallet) => ({
+      owner: new Actor(nightSecretOf(wallet), kit),
+      dustPublicKey: L.DustSecretKey.fromSeed(hexToBytes(dustSeedOf(wallet))).publicKey,
     })),
   };
 }

@@ -6,7 +6,8 @@
 //   --retain-blocks N    blocks each indexer keeps in memory (default 1000); older ones are served
 //                        from the state dir, or pruned without one
 //   --networks a,b,c     network names (default mainnet,preprod,preview)
-//   --sponsor-dust-seed  hex 32-byte DUST seed registered at genesis; repeatable
+//   --sponsor-wallet     a server wallet funded and registered at genesis: its keys (128 hex, DUST
+//                        seed ‖ NIGHT key) or a legacy 32-byte seed (64 hex); repeatable
 //   --ledger 8|9         ledger era of every network (default 9)
 //   --ledger9-at-height N  with --ledger 8: switch to ledger 9 at block N, from a fresh state
 import { parseArgs } from 'node:util';
@@ -30,7 +31,7 @@ async function main(): Promise<void> {
       'state-dir': { type: 'string' },
       'retain-blocks': { type: 'string' },
       networks: { type: 'string' },
-      'sponsor-dust-seed': { type: 'string', multiple: true },
+      'sponsor-wallet': { type: 'string', multiple: true },
       ledger: { type: 'string' },
       'ledger9-at-height': { type: 'string' },
     },
@@ -43,7 +44,7 @@ async function main(): Promise<void> {
       networks: names.map((name) => ({
         name,
         seed: `nightgate-devnet-${name}`,
-        sponsorDustSeeds: values['sponsor-dust-seed'] ?? [],
+        sponsorWallets: values['sponsor-wallet'] ?? [],
         ledger: integer('ledger', values.ledger, 9) === 8 ? 8 : 9,
         ledger9AtHeight: integer('ledger9-at-height', values['ledger9-at-height'], 0),
       })),

@@ -8,12 +8,22 @@ export interface DevnetOptions {
     name: 'mainnet' | 'preprod' | 'preview' | string;
     /** Genesis seed; different per network. */
     seed: string;
-    /** Hex 32-byte seeds of the server's DUST secret keys (L.DustSecretKey.fromSeed). */
-    sponsorDustSeeds: string[];
+    /**
+     * Server wallets funded and registered at genesis: each its keys (`WalletKeys`, 128 hex: DUST
+     * seed ‖ NIGHT key, @nightgate/ledger/wallet-keys) or a legacy 32-byte seed (64 hex).
+     */
+    sponsorWallets: string[];
     /** Ledger era of the genesis (default 9, as every public network). */
     ledger?: 8 | 9;
     /** With ledger 8: the height whose block starts ledger 9 from a fresh state (0 or absent: never). */
     ledger9AtHeight?: number;
+    /**
+     * A hosted provider's project id: every request but /health must carry it (`project_id` header,
+     * or the GraphQL WebSocket's connection_init payload), else 401. Absent: none wanted.
+     */
+    projectId?: string;
+    /** `public`: as a public network, transactions through the node RPC only, and no faucet. */
+    profile?: 'default' | 'public';
   }>;
   blockTimeMs: number;
   stateDir?: string;

@@ -26,7 +26,7 @@ export interface WorldSettings {
   name: string;
   networkId: string;
   seed: string;
-  sponsorDustSeeds: string[];
+  sponsorWallets: string[];
   store: IndexerStore;
   log: DevnetLogger;
 }
@@ -42,7 +42,7 @@ export function createWorld(era: Era, settings: WorldSettings, head?: Omit<Chain
   const chain = new Chain(kit, settings.networkId, head);
   const params = chain.state.parameters;
   const dustParams = params.dust;
-  const actors = createActors(kit, settings.name, settings.seed, settings.sponsorDustSeeds, dustParams);
+  const actors = createActors(kit, settings.name, settings.seed, settings.sponsorWallets, dustParams);
   release(dustParams, params);
   return {
     kit,

@@ -14,6 +14,7 @@ export const DevnetErrorCode = {
   BAD_REQUEST: 'DEVNET_BAD_REQUEST',
   BODY_TOO_LARGE: 'DEVNET_BODY_TOO_LARGE',
   NOT_FOUND: 'DEVNET_NOT_FOUND',
+  UNAUTHORIZED: 'DEVNET_UNAUTHORIZED',
   METHOD_NOT_ALLOWED: 'DEVNET_METHOD_NOT_ALLOWED',
   NOT_SERVED: 'DEVNET_NOT_SERVED',
   /** Older than the indexer's retained history, on a devnet without a state directory. */

@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { DEFAULT_ERA } from '@nightgate/ledger/era';
+import { isWalletKeys, legacyWalletKeys } from '@nightgate/ledger/wallet-keys';
 import { startModuleWorker } from '@nightgate/threads';
 import { DevnetError, DevnetErrorCode } from './errors.js';
 import type { DevnetLogger } from './logger.js';
@@ -41,7 +42,7 @@ function validate(opts: DevnetOptions): void {
     const switchAt = n.ledger9AtHeight ?? 0;
     if (!Number.isSafeInteger(switchAt) || switchAt < 0) fail(`devnet: network '${n.name}' ledger9AtHeight must be a non-negative integer`);
     if (switchAt > 0 && n.ledger !== 8) fail(`devnet: network '${n.name}' switches to ledger 9 at height ${switchAt} only from ledger 8 (set ledger: 8)`);
-    for (const s of n.sponsorDustSeeds) if (!HEX_SEED.test(s)) fail(`devnet: sponsor DUST seeds of '${n.name}' must be 32-byte hex`);
+    for (const s of n.sponsorWallets) if (!HEX_SEED.test(s) && !isWalletKeys(s)) fail(`devnet: each sponsor wallet of '${n.name}' is its keys (128 lower-case hex) or a legacy seed (64 hex)`);
     names.add(n.name);
     seeds.add(n.seed);
   }
@@ -63,10 +64,12 @@ export async function launchDevnet(opts: DevnetOptions, launch: LaunchOptions = 
       name: n.name,
       networkId: opts.networkId ?? 'undeployed',
       seed: n.seed,
-      sponsorDustSeeds: [...n.sponsorDustSeeds],
+      sponsorWallets: n.sponsorWallets.map((s) => (isWalletKeys(s) ? s : legacyWalletKeys(s))),
       port: launch.portBase ? launch.portBase + i : 0,
       ledger: n.ledger ?? DEFAULT_ERA,
       ledger9AtHeight: n.ledger9AtHeight ?? 0,
+      ...(n.projectId ? { projectId: n.projectId } : {}),
+      ...(n.profile ? { profile: n.profile } : {}),
       ...(opts.stateDir ? { stateDir: join(opts.stateDir, n.name) } : {}),
     })),
   };

@@ -5,7 +5,7 @@ export interface NetworkConfig {
   name: string;
   networkId: string;
   seed: string;
-  sponsorDustSeeds: string[];
+  sponsorWallets: string[];
   /** 0: blocks only on `produceBlock()`. */
   blockTimeMs: number;
   /** 0 picks a free port. */
@@ -19,6 +19,13 @@ export interface NetworkConfig {
   ledger?: Era;
   /** With `ledger` 8: the height whose block starts ledger 9 from a fresh state (0 or absent: never). */
   ledger9AtHeight?: number;
+  /**
+   * A hosted provider's project id: every request but /health must carry it (`project_id` header,
+   * or the GraphQL WebSocket's connection_init payload), else 401. Absent: none wanted.
+   */
+  projectId?: string;
+  /** `public`: as a public network, transactions through the node RPC only, and no faucet. */
+  profile?: 'default' | 'public';
   now?: () => number;
 }
 
@@ -28,8 +35,14 @@ export interface NetworkInfo {
   networkId: string;
   graphqlUrl: string;
   graphqlWsUrl: string;
+  /** The node RPC (JSON-RPC `author_submitExtrinsic`) over HTTP, and over WebSocket. */
+  nodeRpcUrl: string;
+  nodeRpcWsUrl: string;
+  /** On a network of the `public` profile these two answer 404: transactions go through the node RPC. */
   submitUrl: string;
   faucetUrl: string;
+  /** `default`, or `public`: behaves as a hosted public network (project id, node RPC only, no faucet). */
+  profile: 'default' | 'public';
   /** The ledger era the network ran when it started. */
   ledger: Era;
   /** The height whose block runs ledger 9 first: 0 from genesis, the switch height, or null (never). */

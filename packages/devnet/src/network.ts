@@ -13,7 +13,7 @@ import { createWorld, retireWorld, type EraWorld } from './era-world.js';
 import { FaucetQueue } from './faucet-queue.js';
 import { genesisCandidates, registrationCandidates, REGISTRATION_DELAY_MS, SETUP_BLOCK_MS } from './genesis.js';
 import type { GraphQLContext } from './graphql-context.js';
-import { DevnetHttpServer, FAUCET_PATH, GRAPHQL_PATH, GRAPHQL_WS_PATH, SUBMIT_PATH } from './http-server.js';
+import { DevnetHttpServer, FAUCET_PATH, GRAPHQL_PATH, GRAPHQL_WS_PATH, RPC_PATH, SUBMIT_PATH } from './http-server.js';
 import type { BlockRecord } from './indexer-records.js';
 import { IndexerStore } from './indexer-store.js';
 import { sha256Hex } from './keys.js';
@@ -76,12 +76,12 @@ export class DevnetNetwork {
     this.#faucetQueue = new FaucetQueue(config.name, log);
     this.#world = createWorld(era, this.#settings(), undefined, prover);
     this.#ledger9From = era === 9 ? 0 : undefined;
-    this.#http = new DevnetHttpServer(this, schema, log);
+    this.#http = new DevnetHttpServer(this, schema, log, { ...(config.projectId ? { projectId: config.projectId } : {}), rpcOnly: config.profile === 'public' });
   }
 
   #settings(): Parameters<typeof createWorld>[1] {
-    const { name, networkId, seed, sponsorDustSeeds } = this.#config;
-    return { name, networkId, seed, sponsorDustSeeds, store: this.#store, log: this.#log };
+    const { name, networkId, seed, sponsorWallets } = this.#config;
+    return { name, networkId, seed, sponsorWallets, store: this.#store, log: this.#log };
   }
 
   /** The height configured for the switch to ledger 9 (0: none). */
@@ -123,8 +123,11 @@ export class DevnetNetwork {
       networkId: this.#config.networkId,
       graphqlUrl: `${base}${GRAPHQL_PATH}`,
       graphqlWsUrl: `${base.replace('http:', 'ws:')}${GRAPHQL_WS_PATH}`,
+      nodeRpcUrl: `${base}${RPC_PATH}`,
+      nodeRpcWsUrl: `${base.replace('http:', 'ws:')}${RPC_PATH}`,
       submitUrl: `${base}${SUBMIT_PATH}`,
       faucetUrl: `${base}${FAUCET_PATH}`,
+      profile: this.#config.profile ?? 'default',
       ledger: startEra,
       ledger9AtHeight: this.#ledger9From ?? (this.#plannedSwitch || null),
     };

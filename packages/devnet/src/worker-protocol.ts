@@ -8,12 +8,19 @@ export interface WorkerNetworkConfig {
   name: string;
   networkId: string;
   seed: string;
-  sponsorDustSeeds: string[];
+  sponsorWallets: string[];
   port: number;
   stateDir?: string;
   ledger: Era;
   /** With ledger 8: the height ledger 9 starts at (0: never). */
   ledger9AtHeight: number;
+  /**
+   * A hosted provider's project id: every request but /health must carry it (`project_id` header,
+   * or the GraphQL WebSocket's connection_init payload), else 401. Absent: none wanted.
+   */
+  projectId?: string;
+  /** `public`: as a public network, transactions through the node RPC only, and no faucet. */
+  profile?: 'default' | 'public';
 }
 
 export interface WorkerConfig {

@@ -2,6 +2,7 @@
 // network id as suffix (`mn_addr_undeployed1…`; mainnet has no suffix), over the 32-byte address
 // that ledger-v8 renders as 64 hex characters.
 import { bech32mDecode, bech32mEncode } from './bech32m.js';
+import { compactEncode } from './scale.js';
 
 const ADDRESS_BYTES = 32;
 const HEX_ADDRESS = /^[0-9a-f]{64}$/;
@@ -12,6 +13,14 @@ function hrpFor(networkId: string): string {
 
 export function encodeUnshieldedAddress(hexAddress: string, networkId: string): string {
   return bech32mEncode(hrpFor(networkId), Buffer.from(hexAddress, 'hex'));
+}
+
+/**
+ * A DUST address as Midnight's wallets show it (`mn_dust_preview1…`): Bech32m over the SCALE
+ * compact encoding of the DUST public key, which is where NIGHT's holder registers its DUST to go.
+ */
+export function encodeDustAddress(publicKey: bigint, networkId: string): string {
+  return bech32mEncode(networkId === 'mainnet' ? 'mn_dust' : `mn_dust_${networkId}`, compactEncode(publicKey));
 }
 
 /**

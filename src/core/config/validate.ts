@@ -6,8 +6,8 @@ import { redactUrl } from '../log/url-redaction.js';
 import { CidrList } from '../pipeline/cidr.js';
 import { reservedKeyId } from '../pipeline/key-ids.js';
 import { keyPolicyProblem } from './key-policy.js';
-import { NETWORKS } from './networks.js';
-import { proverBackendOf, proverUrlOf } from './network-endpoints.js';
+import { NETWORKS, PUBLIC_ENDPOINTS, RETIRED_HOSTS } from './networks.js';
+import { nodeRpcUrlOf, proverBackendOf, proverUrlOf } from './network-endpoints.js';
 import { SETTINGS, type Config } from './schema.js';
 
 /** The shortest block time with all three networks on the embedded devnet (docs/devnet.md). */
@@ -70,11 +70,23 @@ export function crossCheck(config: Config): void {
     if (net.prover === 'dev' && net.indexer !== 'embedded') {
       throw new ConfigError(`invalid setting networks.${n}.prover (NIGHTGATE_${n.toUpperCase()}_PROVER): the dev backend is only allowed on a network served by the embedded devnet`);
     }
-    if (net.nodeRpc !== '' && !isHttpUrl(net.nodeRpc)) {
-      throw new ConfigError(`invalid setting networks.${n}.nodeRpc (NIGHTGATE_${n.toUpperCase()}_NODE_RPC): "${redactUrl(net.nodeRpc)}" — expected an http(s) URL (a node answers JSON-RPC over HTTP on its RPC port, e.g. http://127.0.0.1:9944)`);
+    const N = n.toUpperCase();
+    if (net.nodeRpc !== '' && net.nodeRpc !== 'public' && !isRpcUrl(net.nodeRpc)) {
+      throw new ConfigError(`invalid setting networks.${n}.nodeRpc (NIGHTGATE_${N}_NODE_RPC): "${redactUrl(net.nodeRpc)}" — expected public or an http(s) or ws(s) URL (a node answers JSON-RPC on its RPC port, e.g. http://127.0.0.1:9944)`);
     }
     if (net.submitUrl !== '' && !/^https?:\/\//.test(net.submitUrl)) {
-      throw new ConfigError(`invalid setting networks.${n}.submitUrl (NIGHTGATE_${n.toUpperCase()}_SUBMIT_URL): "${net.submitUrl}" — expected an http(s) URL`);
+      throw new ConfigError(`invalid setting networks.${n}.submitUrl (NIGHTGATE_${N}_SUBMIT_URL): "${redactUrl(net.submitUrl)}" — expected an http(s) URL`);
+    }
+    for (const [setting, url] of [['indexer', net.indexer], ['indexerWs', net.indexerWs], ['nodeRpc', net.nodeRpc]] as const) {
+      const retired = retiredHost(url);
+      if (retired) throw new ConfigError(`invalid setting networks.${n}.${setting} (NIGHTGATE_${N}_${setting === 'indexerWs' ? 'INDEXER_WS' : setting === 'nodeRpc' ? 'NODE_RPC' : 'INDEXER'}): ${retired} is decommissioned; use \`public\` (${PUBLIC_ENDPOINTS[n].provider}) or your own`);
+    }
+    const usesPublic = net.indexer === 'public' || nodeRpcUrlOf(config, n) === PUBLIC_ENDPOINTS[n].nodeRpc;
+    if (usesPublic && PUBLIC_ENDPOINTS[n].needsProjectId && net.projectId === '') {
+      throw new ConfigError(`missing setting networks.${n}.projectId (NIGHTGATE_${N}_PROJECT_ID): ${PUBLIC_ENDPOINTS[n].provider} serves ${n} only with a project id`);
+    }
+    if (net.indexer === 'embedded' && config.devnet.profile === 'public' && net.projectId === '') {
+      throw new ConfigError(`missing setting networks.${n}.projectId (NIGHTGATE_${N}_PROJECT_ID): with devnet.profile public the embedded ${n} refuses requests without one; any token of letters, digits, _ and - will do`);
     }
     const backend = proverBackendOf(config, n);
     if (backend === 'upstream' && !proverUrlOf(config, n)) {
@@ -93,6 +105,7 @@ export function crossCheck(config: Config): void {
   if (embedded === NETWORKS.length && config.devnet.blockTimeMs < MIN_BLOCK_TIME_ALL_DEVNETS_MS) {
     throw new ConfigError(`invalid setting devnet.blockTimeMs (NIGHTGATE_DEVNET_BLOCK_TIME_MS): ${config.devnet.blockTimeMs} ms is too short for three embedded networks (they fall behind below ${MIN_BLOCK_TIME_ALL_DEVNETS_MS} ms on 2 cores); use at least ${MIN_BLOCK_TIME_ALL_DEVNETS_MS}, or serve fewer networks from the devnet`);
   }
+  checkWallets(config);
   if (config.dust.feeTtlMs > 0 && config.dust.feeTtlMs + config.dust.ttlSafetyMs > config.dust.reservationTtlMs) {
     throw new ConfigError('invalid setting dust.feeTtlMs (NIGHTGATE_DUST_FEE_TTL_MS): with dust.ttlSafetyMs it must fit within dust.reservationTtlMs, so the fee intent expires before its UTXO can be reclaimed');
   }
@@ -132,9 +145,9 @@ export function crossCheck(config: Config): void {
   }
 }
 
-function isHttpUrl(text: string): boolean {
+function isRpcUrl(text: string): boolean {
   try {
-    return ['http:', 'https:'].includes(new URL(text).protocol);
+    return ['http:', 'https:', 'ws:', 'wss:'].includes(new URL(text).protocol);
   } catch {
     return false;
   }
@@ -146,5 +159,28 @@ function isCidr(text: string): boolean {
     return /^[0-9a-fA-F:.]+\/\d{1,3}$/.test(text);
   } catch {
     return false;
+  }
+}
+
+/** A URL on a host Midnight has retired (its hostname), or undefined. */
+function retiredHost(url: string): string | undefined {
+  if (!/^(https?|wss?):\/\//.test(url)) return undefined;
+  const host = new URL(url).hostname;
+  return RETIRED_HOSTS.includes(host) ? host : undefined;
+}
+
+/**
+ * The server wallets come from exactly one source: a mnemonic (inline or in a file) or its seed
+ * with `hd`, or hex seeds with `legacy`. With none, only embedded networks can sponsor (their
+ * wallets are generated); a network served elsewhere then has none (checked where it starts).
+ */
+function checkWallets(config: Config): void {
+  const d = config.dust;
+  const hd = [d.walletMnemonic !== '' && 'dust.walletMnemonic', d.walletMnemonicFile !== '' && 'dust.walletMnemonicFile', d.walletSeed !== '' && 'dust.walletSeed'].filter((x): x is string => x !== false);
+  if (hd.length > 1) throw new ConfigError(`invalid settings ${hd.join(' and ')}: set one source of the server wallets`);
+  if (d.walletDerivation === 'legacy') {
+    if (hd.length > 0) throw new ConfigError(`invalid setting ${hd[0]}: dust.walletDerivation is legacy, which takes dust.walletSeeds; remove it or set dust.walletDerivation hd`);
+  } else if (d.walletSeeds.length > 0) {
+    throw new ConfigError('invalid setting dust.walletSeeds (NIGHTGATE_DUST_WALLET_SEEDS): these seeds are of nightgate\'s own derivation; to keep them set dust.walletDerivation legacy (NIGHTGATE_DUST_WALLET_DERIVATION=legacy), or move to a mnemonic (docs/going-live.md)');
   }
 }

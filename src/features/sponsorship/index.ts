@@ -28,6 +28,7 @@ import { UsageLedger } from './policy/usage.js';
 import { usageRoutes } from './policy/usage-routes.js';
 import { MemoryUserCounters, type UserCounterStore } from './policy/user-counters.js';
 import { PolicyWebhook } from './policy/webhook.js';
+import { networkSubmitter, type Submitter } from '../../infra/node/submitter.js';
 
 export const SPONSORSHIP_COMPONENT = 'sponsorship';
 
@@ -62,7 +63,7 @@ export const mountSponsorship: Module = async (ctx: AppContext) => {
 
   const networks: SponsoredNetwork[] = [];
   for (const n of NETWORKS) {
-    const seeds = ctx.dustSeeds.get(n);
+    const seeds = ctx.serverWallets.get(n);
     const source = sourceOf(ctx, n);
     if (!seeds?.length || !source) continue;
     networks.push({
@@ -82,7 +83,7 @@ export const mountSponsorship: Module = async (ctx: AppContext) => {
       networks: networks.map((n) => {
         const source = sourceOf(ctx, n.name)!;
         return {
-          network: n.name, graphqlUrl: source.httpUrl, graphqlWsUrl: source.wsUrl, seeds: n.seeds, table: n.table.buffer, snapshot: n.snapshot.buffer,
+          network: n.name, graphqlUrl: source.httpUrl, graphqlWsUrl: source.wsUrl, credentials: source.credentials, seeds: n.seeds, table: n.table.buffer, snapshot: n.snapshot.buffer,
           timeoutMs: config.stats.upstreamTimeoutMs, spentRetentionMs: config.dust.spentRetentionMs,
           reconnectMinMs: config.stats.reconnectMinMs, reconnectMaxMs: config.stats.reconnectMaxMs, blockTimeMs: n.blockTimeMs,
         };
@@ -112,11 +113,14 @@ export const mountSponsorship: Module = async (ctx: AppContext) => {
     expiryMarginMs: config.dust.expiryMarginMs, throttleSlack: config.dust.throttleSlack, keyHealthWindowMs: config.dust.keyHealthWindowMs,
     gate, usage,
   });
+  const submitters: Submitter[] = [];
   for (const n of networks) {
     const source = sourceOf(ctx, n.name)!;
+    const submitter = networkSubmitter(config, n.name, source.nodeRpcUrl, source.credentials);
+    submitters.push(submitter);
     service.addKeeper(
       new PoolKeeper({
-        net: n, target: config.dust.targetUtxos, submitUrl: config.networks[n.name].submitUrl || ctx.devnet.get(n.name)?.submitUrl, indexerWsUrl: source.wsUrl,
+        net: n, target: config.dust.targetUtxos, submitter, indexerWsUrl: source.wsUrl, credentials: source.credentials,
         service, pool, clock: ctx.clock, logger: log, maxSplits: config.dust.maxReservationsPerKey, timeoutMs: config.stats.upstreamTimeoutMs,
         stateDir: config.dust.stateDir || undefined, metrics: ctx.metrics,
       }),
@@ -128,7 +132,7 @@ export const mountSponsorship: Module = async (ctx: AppContext) => {
     if (s.era !== undefined) eras.set(s.network as NetworkName, s.era);
   });
   if (networks.length > 0) sync.start();
-  else log.warn('balancing enabled but no network has server DUST wallets: set NIGHTGATE_DUST_WALLET_SEEDS');
+  else log.warn('balancing enabled but no network has server wallets: set NIGHTGATE_DUST_WALLET_MNEMONIC (docs/going-live.md)');
   ctx.addRoutes(sponsorshipRoutes({ ...routeDeps, service }));
   mountUsage(ctx, usage);
   const component: SponsorshipComponent = {
@@ -146,6 +150,7 @@ export const mountSponsorship: Module = async (ctx: AppContext) => {
       service.close();
       await sync.close();
       journal?.close();
+      await Promise.all(submitters.map((s) => s.close()));
       await gate.close();
       await state?.leases.release();
     },
@@ -173,7 +178,7 @@ function mountUsage(ctx: AppContext, usage: UsageLedger): void {
 /** Reads each sponsored network's unspent UTXOs from the indexer its DUST sync follows. */
 function inputChecker(ctx: AppContext, networks: readonly SponsoredNetwork[]): InputChecker {
   const byName = new Map(networks.map((n) => [n.name as string, n]));
-  const readers = new Map(networks.map((n) => [n.name as string, new UnspentUtxoReader(sourceOf(ctx, n.name)!.wsUrl, ctx.config.stats.upstreamTimeoutMs)]));
+  const readers = new Map(networks.map((n) => [n.name as string, new UnspentUtxoReader(sourceOf(ctx, n.name)!.wsUrl, ctx.config.stats.upstreamTimeoutMs, undefined, sourceOf(ctx, n.name)!.credentials)]));
   return new InputChecker({
     clock: ctx.clock,
     cacheMs: ctx.config.dust.inputCheckCacheMs,

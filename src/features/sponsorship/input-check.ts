@@ -35,6 +35,7 @@ import type { Clock } from '../../core/clock.js';
 import { GatewayError, isGatewayError } from '../../core/errors.js';
 import { GraphqlWsConnection } from '../../infra/indexer/graphql-ws.js';
 import { UNSPENT_UTXOS } from './queries.js';
+import type { UpstreamCredentials } from '../../core/config.js';
 
 /** One unshielded input of a user's transaction, as the worker reads it (all plain data). */
 export interface UnshieldedInput {
@@ -115,8 +116,8 @@ function readOn(conn: GraphqlWsConnection, own: boolean, address: string, timeou
 }
 
 /** One read over a connection of its own. */
-export function readUnspentUtxos(wsUrl: string, address: string, timeoutMs: number): Promise<UnspentSet> {
-  return readOn(new GraphqlWsConnection(wsUrl, { ackTimeoutMs: timeoutMs }), true, address, timeoutMs);
+export function readUnspentUtxos(wsUrl: string, address: string, timeoutMs: number, credentials?: UpstreamCredentials): Promise<UnspentSet> {
+  return readOn(new GraphqlWsConnection(wsUrl, { ackTimeoutMs: timeoutMs, ...(credentials ? { credentials } : {}) }), true, address, timeoutMs);
 }
 
 /**
@@ -129,13 +130,14 @@ export class UnspentUtxoReader {
   private reading = 0;
   private idle: NodeJS.Timeout | undefined;
 
-  constructor(private readonly wsUrl: string, private readonly timeoutMs: number, private readonly idleMs = 60_000) {}
+  constructor(private readonly wsUrl: string, private readonly timeoutMs: number, private readonly idleMs = 60_000, private readonly credentials?: UpstreamCredentials) {}
 
   async read(address: string): Promise<UnspentSet> {
     clearTimeout(this.idle);
     if (!this.conn) {
       const conn = new GraphqlWsConnection(this.wsUrl, {
         ackTimeoutMs: this.timeoutMs,
+        ...(this.credentials ? { credentials: this.credentials } : {}),
         keepAliveMs: 15_000,
         onClose: () => {
           if (this.conn === conn) this.conn = undefined;

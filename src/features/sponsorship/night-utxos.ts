@@ -6,9 +6,10 @@
  */
 import { readUnspentUtxos } from './input-check.js';
 import type { NightUtxo } from './pool-task.js';
+import type { UpstreamCredentials } from '../../core/config.js';
 
-export async function readNightUtxos(wsUrl: string, address: string, nightToken: string, timeoutMs: number): Promise<NightUtxo[]> {
-  const unspent = await readUnspentUtxos(wsUrl, address, timeoutMs);
+export async function readNightUtxos(wsUrl: string, address: string, nightToken: string, timeoutMs: number, credentials?: UpstreamCredentials): Promise<NightUtxo[]> {
+  const unspent = await readUnspentUtxos(wsUrl, address, timeoutMs, credentials);
   const night = nightToken.toLowerCase();
   return [...unspent].filter(([, u]) => u.tokenType === night).map(([id, u]) => {
     const at = id.lastIndexOf('#');

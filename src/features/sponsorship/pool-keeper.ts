@@ -14,14 +14,13 @@
  * (write, fsync, rename), so a restart does not build a second split of the same UTXO — which the
  * chain would refuse anyway, at the cost of a wasted reservation.
  *
- * Where: networks nightgate can submit to: the embedded devnet's /submit, or
- * `networks.<n>.submitUrl` (an endpoint of the same contract in front of a node). Without one the
- * keeper reports itself unavailable and the operator grows the pool with a wallet.
+ * Where: networks nightgate can submit to (src/infra/node/submitter.ts): the node RPC of the
+ * network (`networks.<n>.nodeRpc`, or the embedded devnet's own). Without one the keeper reports
+ * itself unavailable and the operator grows the pool with a wallet.
  */
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { request } from 'undici';
 import type { Clock } from '../../core/clock.js';
 import type { NetworkName } from '../../core/config.js';
 import { isGatewayError } from '../../core/errors.js';
@@ -32,6 +31,8 @@ import type { NightUtxo, WalletAddress } from './pool-task.js';
 import { POOL_KEY_ID } from './pool-constants.js';
 import type { SponsoredNetwork } from './sponsored-network.js';
 import type { Metrics } from '../../infra/metrics/metrics.js';
+import type { UpstreamCredentials } from '../../core/config.js';
+import type { Submitter } from '../../infra/node/submitter.js';
 
 /** DUST-generating outputs per split: the ledger allows about three per transaction (LEDGER.md). */
 export const SPLIT_OUTPUTS = 3;
@@ -78,9 +79,11 @@ export interface KeeperSponsor {
 export interface PoolKeeperOptions {
   net: SponsoredNetwork;
   target: number;
-  /** Where the network takes transactions; undefined: the keeper is unavailable. */
-  submitUrl: string | undefined;
+  /** How the network takes transactions; one that has nowhere to submit leaves the keeper unavailable. */
+  submitter: Pick<Submitter, 'submit' | 'unavailable'>;
   indexerWsUrl: string;
+  /** What the indexer wants with each request. */
+  credentials?: UpstreamCredentials;
   service: KeeperSponsor;
   pool: WorkerPoolComponent;
   clock: Clock;
@@ -142,8 +145,9 @@ export class PoolKeeper {
   private readonly abort = new AbortController();
 
   constructor(private readonly opts: PoolKeeperOptions) {
-    this.state = opts.submitUrl === undefined ? 'unavailable' : 'idle';
-    if (opts.submitUrl === undefined) this.reason = `no submit endpoint for ${opts.net.name}: set networks.${opts.net.name}.submitUrl, or grow the pool by splitting the wallets' NIGHT with a wallet`;
+    const unavailable = opts.submitter.unavailable;
+    this.state = unavailable === undefined ? 'idle' : 'unavailable';
+    if (unavailable !== undefined) this.reason = `${unavailable}, or grow the pool by splitting the wallets' NIGHT with a wallet`;
     else if (opts.target === 0) this.reason = 'dust.targetUtxos is 0';
     this.loadJournal();
   }
@@ -220,7 +224,7 @@ export class PoolKeeper {
     const { nightToken, wallets } = this.addresses;
     const candidates: Array<{ wallet: number; utxo: NightUtxo }[]> = [];
     for (const [wallet, address] of wallets.entries()) {
-      const utxos = await readNightUtxos(this.opts.indexerWsUrl, address.bech32, nightToken, this.opts.timeoutMs);
+      const utxos = await readNightUtxos(this.opts.indexerWsUrl, address.bech32, nightToken, this.opts.timeoutMs, this.opts.credentials);
       candidates.push(
         utxos
           .filter((u) => BigInt(u.value) >= MIN_SPLIT_STAR && !this.pending.has(`${u.intentHash}#${u.outputIndex}`))
@@ -302,11 +306,11 @@ export class PoolKeeper {
     const id = `${utxo.intentHash}#${utxo.outputIndex}`;
     this.pending.set(id, answer.expiresAt + this.opts.net.blockTimeMs);
     this.saveJournal();
-    const res = await request(this.opts.submitUrl!, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: answer.tx, signal: this.abort.signal, headersTimeout: this.opts.timeoutMs, bodyTimeout: this.opts.timeoutMs });
-    const text = await res.body.text();
-    if (res.statusCode !== 202 && res.statusCode !== 200) {
+    try {
+      await this.opts.submitter.submit(answer.tx);
+    } catch (err) {
       this.pending.delete(id);
-      throw new SplitRefused(`the network refused a pool split (${res.statusCode}): ${text.slice(0, 200)}`);
+      throw new SplitRefused(`the network refused a pool split: ${(err as Error).message.slice(0, 300)}`);
     }
     this.submitted++;
     this.recent.push(this.opts.clock.now());

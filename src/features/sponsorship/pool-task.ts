@@ -5,7 +5,7 @@ export interface PoolAddressesArgs {
   /** The network's ledger era (a wallet's NIGHT address is the same in both). */
   era: Era;
   networkId: string;
-  /** Server wallet seeds, in wallet-index order. */
+  /** Server wallets' keys (`WalletKeys`), in wallet-index order. */
   seeds: string[];
 }
 

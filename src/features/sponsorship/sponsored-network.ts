@@ -8,6 +8,7 @@ import type { SharedSnapshot } from './shared-snapshot.js';
 export interface SponsoredNetwork {
   name: NetworkName;
   networkId: string;
+  /** The keys of its server wallets (`WalletKeys`), in wallet-index order: secrets. */
   seeds: readonly string[];
   table: DustAllocatorTable;
   snapshot: SharedSnapshot;

@@ -1,11 +1,14 @@
 /** Messages between the main thread (sync-host.ts) and the DUST sync thread (sync-thread.ts). */
+import type { UpstreamCredentials } from '../../core/config.js';
 import type { Era } from '../../infra/ledger/index.js';
 
 export interface NetworkSyncInit {
   network: string;
   graphqlUrl: string;
   graphqlWsUrl: string;
-  /** Hex seeds of the server DUST wallets; the wallet index is the position here. */
+  /** What the indexer wants with each request (a hosted provider's project id): secrets. */
+  credentials?: UpstreamCredentials;
+  /** The keys of the server wallets (`WalletKeys`); the wallet index is the position here. */
   seeds: readonly string[];
   table: SharedArrayBuffer;
   snapshot: SharedArrayBuffer;

@@ -33,10 +33,10 @@ export class TipParameters {
   fees: TipFees | undefined;
 
   constructor(
-    private readonly init: Pick<NetworkSyncInit, 'network' | 'graphqlUrl' | 'timeoutMs' | 'blockTimeMs'>,
+    private readonly init: Pick<NetworkSyncInit, 'network' | 'graphqlUrl' | 'timeoutMs' | 'blockTimeMs'> & Partial<Pick<NetworkSyncInit, 'credentials'>>,
     private readonly now: () => number,
   ) {
-    this.http = new GraphqlHttpClient(init.graphqlUrl, { timeoutMs: init.timeoutMs, maxResponseBytes: 16 * 1024 * 1024, connections: 2 });
+    this.http = new GraphqlHttpClient(init.graphqlUrl, { timeoutMs: init.timeoutMs, maxResponseBytes: 16 * 1024 * 1024, connections: 2, ...(init.credentials ? { headers: init.credentials.headers } : {}) });
   }
 
   /**

@@ -4,7 +4,7 @@
  * encodes it into the shared snapshot; balancing workers decode it into their replica (only when
  * its version changed).
  */
-import { ledger, type Era, type L } from '../../infra/ledger/index.js';
+import { dustSeedOf, ledger, type Era, type L, type WalletKeys } from '../../infra/ledger/index.js';
 import { pack, unpack } from '../../infra/pool/tasks.js';
 
 export interface WalletStateSnapshot {
@@ -63,6 +63,7 @@ export function utxoValue(era: Era, state: L.DustLocalState, qdo: L.QualifiedDus
   return gen ? ledger(era).updatedValue(qdo.ctime, qdo.initialValue, gen, now, params) : qdo.initialValue;
 }
 
-export function dustSecretKey(era: Era, seedHex: string): L.DustSecretKey {
-  return ledger(era).DustSecretKey.fromSeed(Buffer.from(seedHex, 'hex'));
+/** The DUST secret key of a server wallet (`WalletKeys`, packages/ledger/src/wallet-keys.ts). */
+export function dustSecretKey(era: Era, wallet: WalletKeys): L.DustSecretKey {
+  return ledger(era).DustSecretKey.fromSeed(Buffer.from(dustSeedOf(wallet), 'hex'));
 }

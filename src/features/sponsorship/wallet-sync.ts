@@ -200,6 +200,7 @@ export class NetworkDustSync {
     this.phase = this.eventId < 0 ? 'syncing' : this.phase === 'synced' ? 'synced' : 'syncing';
     const ws = new GraphqlWsConnection(this.init.graphqlWsUrl, {
       ackTimeoutMs: this.init.timeoutMs,
+      ...(this.init.credentials ? { credentials: this.init.credentials } : {}),
       keepAliveMs: 15_000,
       onReady: () => {
         this.retryDelay = this.init.reconnectMinMs;

@@ -9,6 +9,7 @@ import { GatewayError, toGatewayError } from '../../core/errors.js';
 import { GraphqlWsConnection } from '../../infra/indexer/graphql-ws.js';
 import { ADDRESS_ACTIVITY } from './queries.js';
 import { AddressEvent, expectShape } from './upstream-types.js';
+import type { UpstreamCredentials } from '../../core/config.js';
 
 /** Beyond this many events an address is too busy to summarise in one lookup. */
 const MAX_ADDRESS_EVENTS = 50_000;
@@ -18,6 +19,7 @@ export type AddressTransactionEvent = Extract<Event, { __typename: 'UnshieldedTr
 
 export interface StreamOptions {
   wsUrl: string;
+  credentials?: UpstreamCredentials;
   address: string;
   timeoutMs: number;
   signal?: AbortSignal;
@@ -44,7 +46,7 @@ export function streamAddressActivity(opts: StreamOptions, onTransaction: (ev: A
     };
     const onAbort = (): void => finish(opts.signal!.reason);
     const timer = setTimeout(() => finish(new GatewayError('INDEXER_TIMEOUT', `The indexer did not finish the address activity of ${opts.address} within ${opts.timeoutMs} ms`)), opts.timeoutMs);
-    const conn = new GraphqlWsConnection(opts.wsUrl, { ackTimeoutMs: opts.timeoutMs, onClose: (err) => err && finish(err) });
+    const conn = new GraphqlWsConnection(opts.wsUrl, { ackTimeoutMs: opts.timeoutMs, ...(opts.credentials ? { credentials: opts.credentials } : {}), onClose: (err) => err && finish(err) });
     if (opts.signal?.aborted) return finish(opts.signal.reason);
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     conn.subscribe(ADDRESS_ACTIVITY, { address: opts.address }, {

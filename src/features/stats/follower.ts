@@ -21,6 +21,7 @@ import { GraphqlWsConnection } from '../../infra/indexer/graphql-ws.js';
 import type { IndexerFeatureProbe } from './indexer-features.js';
 import { BACKFILL_BATCH, BASELINE_FEATURES, documentsFor, type FeatureDocuments } from './queries.js';
 import { BackfillData, BlocksEvent, TipData, expectShape, type RingBlock } from './upstream-types.js';
+import type { UpstreamCredentials } from '../../core/config.js';
 
 export type FollowerState = 'starting' | 'live' | 'polling' | 'stopped';
 
@@ -30,6 +31,8 @@ export interface FollowerOptions {
   http: GraphqlHttpClient;
   /** The indexer's WebSocket endpoint; without one the follower only polls. */
   wsUrl: string | undefined;
+  /** A hosted provider's credentials for the subscription. */
+  credentials?: UpstreamCredentials;
   window: BlockWindow;
   clock: Clock;
   log: Logger;
@@ -258,6 +261,7 @@ export class ChainFollower extends EventEmitter<{ blocks: [number]; state: [] }>
     if (this.subscribedFrom.length > SUBSCRIPTIONS_KEPT) this.subscribedFrom.shift();
     const ws = new GraphqlWsConnection(url, {
       ackTimeoutMs: this.opts.ackTimeoutMs,
+      ...(this.opts.credentials ? { credentials: this.opts.credentials } : {}),
       ...(this.opts.keepAliveMs ? { keepAliveMs: this.opts.keepAliveMs } : {}),
       onClose: (err) => {
         if (this.ws !== ws) return;

@@ -24,6 +24,7 @@ import type { SearchHit, SearchResult } from './schemas.js';
 import { BlockDetailData, ContractDetailData, SearchHeightData, SearchHexData, TransactionDetailData, expectShape } from './upstream-types.js';
 import { iso } from './derive.js';
 import { SingleFlight } from '../../core/single-flight.js';
+import type { UpstreamCredentials } from '../../core/config.js';
 
 /** Data that changes with the next block (the tip, contract state, address activity). */
 const TIP = { ttlMs: 6_000, cacheControl: 'public, max-age=6' } as const;
@@ -41,6 +42,7 @@ export interface LookupDeps {
   networkId: string;
   http: GraphqlHttpClient;
   wsUrl: string;
+  credentials?: UpstreamCredentials;
   cache: LookupCache;
   window: BlockWindow;
   timeoutMs: number;
@@ -184,7 +186,7 @@ export class Lookups {
     }
     this.#addressStreams++;
     try {
-      return await streamAddressActivity({ wsUrl: this.d.wsUrl, address: address.bech32, timeoutMs: this.d.timeoutMs, signal }, onTransaction);
+      return await streamAddressActivity({ wsUrl: this.d.wsUrl, ...(this.d.credentials ? { credentials: this.d.credentials } : {}), address: address.bech32, timeoutMs: this.d.timeoutMs, signal }, onTransaction);
     } finally {
       this.#addressStreams--;
     }

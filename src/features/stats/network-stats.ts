@@ -73,12 +73,13 @@ export class NetworkStats implements Component {
     const cfg = ctx.config.stats;
     this.name = `stats:${network}`;
     this.log = ctx.logger.child({ module: 'stats', network });
-    this.http = new GraphqlHttpClient(source.httpUrl, { timeoutMs: cfg.upstreamTimeoutMs, maxResponseBytes: cfg.maxResponseBytes });
+    this.http = new GraphqlHttpClient(source.httpUrl, { timeoutMs: cfg.upstreamTimeoutMs, maxResponseBytes: cfg.maxResponseBytes, headers: source.credentials.headers });
     this.window = new BlockWindow(cfg.ringSize);
     this.features = new IndexerFeatureProbe(this.http, this.log);
     this.follower = new ChainFollower({
       http: this.http,
       wsUrl: source.wsUrl,
+      credentials: source.credentials,
       window: this.window,
       clock: ctx.clock,
       log: this.log,
@@ -89,8 +90,9 @@ export class NetworkStats implements Component {
       keepAliveMs: KEEPALIVE_MS,
       features: this.features,
     });
-    const nodeRpc = ctx.config.networks[network].nodeRpc;
-    this.nodeRpc = nodeRpc === '' ? undefined : new NodeRpcClient(nodeRpc, { timeoutMs: cfg.upstreamTimeoutMs });
+    // The devnet's node has no epoch or D-parameter methods: its indexer serves both.
+    const nodeRpc = source.embedded ? undefined : source.nodeRpcUrl;
+    this.nodeRpc = nodeRpc === undefined ? undefined : new NodeRpcClient(nodeRpc, { timeoutMs: cfg.upstreamTimeoutMs, headers: source.credentials.headers });
     this.governance = new Governance(this.http, ctx.clock, this.log, this.nodeRpc && { rpc: this.nodeRpc, window: this.window });
     this.views = new DerivedViews({
       network: { id: network, name: NAMES[network], source: source.label },
@@ -105,6 +107,7 @@ export class NetworkStats implements Component {
       networkId: source.networkId,
       http: this.http,
       wsUrl: source.wsUrl,
+      credentials: source.credentials,
       cache: this.cache,
       window: this.window,
       timeoutMs: cfg.upstreamTimeoutMs,
@@ -117,8 +120,8 @@ export class NetworkStats implements Component {
   }
 
   start(): void {
-    const nodeRpc = this.ctx.config.networks[this.network].nodeRpc;
-    this.log.info({ indexer: redactUrl(this.source.httpUrl), ws: redactUrl(this.source.wsUrl), nodeRpc: nodeRpc === '' ? null : redactUrl(nodeRpc), source: this.source.label }, 'following the chain');
+    const nodeRpc = this.source.embedded ? undefined : this.source.nodeRpcUrl;
+    this.log.info({ indexer: redactUrl(this.source.httpUrl), ws: redactUrl(this.source.wsUrl), nodeRpc: nodeRpc === undefined ? null : redactUrl(nodeRpc), source: this.source.label }, 'following the chain');
     this.follower.start();
   }
 

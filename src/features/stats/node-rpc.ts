@@ -35,6 +35,8 @@ export type NodeDParameter = Static<typeof NodeDParameter>;
 
 export interface NodeRpcOptions {
   timeoutMs: number;
+  /** A hosted provider's credentials, sent with every request (secrets). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 export class NodeRpcClient {
@@ -44,8 +46,9 @@ export class NodeRpcClient {
   private readonly pool: Pool;
   private nextId = 1;
 
+  /** `url` over HTTP; a ws(s) URL is asked over HTTP on the same port, as a node serves both there. */
   constructor(url: string, private readonly opts: NodeRpcOptions) {
-    const u = new URL(url);
+    const u = new URL(url.replace(/^ws(s?):/, 'http$1:'));
     this.path = `${u.pathname}${u.search}`;
     this.pool = new Pool(u.origin, {
       connections: 2,
@@ -95,7 +98,7 @@ export class NodeRpcClient {
       const res = await this.pool.request({
         method: 'POST',
         path: this.path,
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        headers: { ...this.opts.headers, 'content-type': 'application/json', accept: 'application/json' },
         body: JSON.stringify({ jsonrpc: '2.0', id: this.nextId++, method, params }),
         signal: deadline,
       });

@@ -14,6 +14,8 @@ export interface GraphqlHttpOptions {
   maxResponseBytes: number;
   /** Sockets kept to the indexer; lookups beyond this queue in the pool. */
   connections?: number;
+  /** Sent with every request: a hosted provider's credentials (secrets). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 export interface GqlResult {
@@ -66,7 +68,7 @@ export class GraphqlHttpClient {
       const res = await this.pool.request({
         method: 'POST',
         path: this.path,
-        headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' },
+        headers: { ...this.opts.headers, 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' },
         body: JSON.stringify({ operationName: document.name, query: document.text, variables }),
         signal,
       });

@@ -8,6 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { WebSocket } from 'undici';
 import { GatewayError } from '../../core/errors.js';
+import type { UpstreamCredentials } from '../../core/config.js';
 import type { GqlDocument } from './document.js';
 
 export const SUBPROTOCOL = 'graphql-transport-ws';
@@ -28,6 +29,8 @@ export interface WsConnectionOptions {
   onReady?(): void;
   /** The connection ended: `err` says why, undefined when we closed it ourselves. */
   onClose?(err: GatewayError | undefined): void;
+  /** A hosted provider's credentials: headers of the upgrade, and the connection_init payload. */
+  credentials?: UpstreamCredentials;
 }
 
 type ServerMessage =
@@ -48,8 +51,9 @@ export class GraphqlWsConnection {
   private readonly keepAlive: NodeJS.Timeout | undefined;
 
   constructor(readonly url: string, private readonly opts: WsConnectionOptions) {
-    this.ws = new WebSocket(url, SUBPROTOCOL);
-    this.ws.addEventListener('open', () => this.send({ type: 'connection_init', payload: {} }));
+    const creds = opts.credentials;
+    this.ws = creds ? new WebSocket(url, { protocols: SUBPROTOCOL, headers: { ...creds.headers } }) : new WebSocket(url, SUBPROTOCOL);
+    this.ws.addEventListener('open', () => this.send({ type: 'connection_init', payload: { ...creds?.initPayload } }));
     this.ws.addEventListener('message', (ev) => this.onMessage(ev.data));
     this.ws.addEventListener('close', (ev) => this.end(new GatewayError('INDEXER_UNAVAILABLE', `The indexer subscription closed (${ev.code}${ev.reason ? ` ${ev.reason}` : ''})`)));
     this.ackTimer = setTimeout(() => this.fail(new GatewayError('INDEXER_TIMEOUT', `The indexer did not acknowledge the subscription connection within ${opts.ackTimeoutMs} ms`)), opts.ackTimeoutMs);

@@ -1,9 +1,10 @@
 /**
  * Where a network's chain data comes from: its embedded devnet, or a Midnight indexer
- * (configured URL or the public host). Statistics and DUST sync both read from here.
+ * (configured URL or the public provider's), with the credentials it wants and the node RPC
+ * beside it. Statistics, DUST sync and submissions all start from here.
  */
 import type { AppContext } from '../app-context.js';
-import { indexerUrlOf, isEmbedded, type NetworkName } from '../../core/config.js';
+import { NO_CREDENTIALS, credentialsOf, indexerUrlOf, indexerWsUrlOf, isEmbedded, nodeRpcUrlOf, type NetworkName, type UpstreamCredentials } from '../../core/config.js';
 
 export interface NetworkSource {
   httpUrl: string;
@@ -13,28 +14,22 @@ export interface NetworkSource {
   /** The ledger's network id, which addresses are encoded with. */
   networkId: string;
   embedded: boolean;
+  /** What the indexer and node want with each request (a hosted provider's project id): secrets. */
+  credentials: UpstreamCredentials;
+  /** The node's JSON-RPC (submissions, epoch, D-parameter); undefined when there is none. */
+  nodeRpcUrl: string | undefined;
 }
 
 /** Where a network's data comes from; undefined for an embedded network whose devnet is not running. */
 export function sourceOf(ctx: AppContext, network: NetworkName): NetworkSource | undefined {
   if (isEmbedded(ctx.config, network)) {
     const d = ctx.devnet.get(network);
-    return d && { httpUrl: d.graphqlUrl, wsUrl: d.graphqlWsUrl, label: 'embedded-devnet', networkId: d.networkId, embedded: true };
+    if (!d) return undefined;
+    const credentials = d.profile === 'public' ? credentialsOf(ctx.config, network) : NO_CREDENTIALS;
+    return { httpUrl: d.graphqlUrl, wsUrl: d.graphqlWsUrl, label: 'embedded-devnet', networkId: d.networkId, embedded: true, credentials, nodeRpcUrl: nodeRpcUrlOf(ctx.config, network) ?? d.nodeRpcUrl };
   }
   const httpUrl = indexerUrlOf(ctx.config, network)!;
-  const wsUrl = ctx.config.networks[network].indexerWs || indexerWsUrl(httpUrl);
+  const wsUrl = indexerWsUrlOf(ctx.config, network)!;
   const networkId = ctx.config.networks[network].networkId || network;
-  return { httpUrl, wsUrl, label: `indexer:${new URL(httpUrl).host}`, networkId, embedded: false };
-}
-
-/**
- * config.ts: an empty indexerWs means the indexer URL's `…/graphql/ws` (LEDGER.md, "Indexer").
- * The `/ws` goes at the end of the path, before any query string (`…/graphql?apikey=X` →
- * `…/graphql/ws?apikey=X`), and the scheme becomes ws/wss.
- */
-export function indexerWsUrl(httpUrl: string): string {
-  const u = new URL(httpUrl);
-  u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
-  u.pathname = `${u.pathname.replace(/\/$/, '')}/ws`;
-  return u.toString();
+  return { httpUrl, wsUrl, label: `indexer:${new URL(httpUrl).host}`, networkId, embedded: false, credentials: credentialsOf(ctx.config, network), nodeRpcUrl: nodeRpcUrlOf(ctx.config, network) };
 }

@@ -8,4 +8,6 @@ export * from '@nightgate/ledger/address';
 export * from '@nightgate/ledger/bech32m';
 export * from '@nightgate/ledger/checks';
 export * from '@nightgate/ledger/wallet-keys';
+export * from '@nightgate/ledger/scale';
+export * from '@nightgate/ledger/extrinsic';
 export { NetworkEras, networkEras, configuredEra, ledgerPackageReport, NETWORK_ERAS, type EraChange } from './network-eras.js';

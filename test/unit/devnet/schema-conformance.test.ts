@@ -63,7 +63,7 @@ t.test('4.4 keeps every v4.3.7 type and field, but for the changes it documents'
 });
 
 t.test('every served type and field matches the reference schema', async (t) => {
-  const h = await startNetwork({ sponsorDustSeeds: [] });
+  const h = await startNetwork({ sponsorWallets: [] });
   t.teardown(() => h.close());
   const { data } = await h.gql(getIntrospectionQuery());
   const served = buildClientSchema(data);
@@ -85,7 +85,7 @@ t.test('every served type and field matches the reference schema', async (t) => 
 });
 
 t.test('the reference example operations run without errors', async (t) => {
-  const h = await startNetwork({ sponsorDustSeeds: [] });
+  const h = await startNetwork({ sponsorWallets: [] });
   t.teardown(() => h.close());
   await h.network.produceBlock();
   const block = await h.network.produceBlock();
@@ -114,7 +114,7 @@ t.test('the reference example operations run without errors', async (t) => {
 
 t.test('the statistics documents for a 4.4 indexer run on the devnet, which reports each era\'s protocol version and the fee', async (t) => {
   for (const ledger of [9, 8] as const) {
-    const h = await startNetwork({ sponsorDustSeeds: [], ledger });
+    const h = await startNetwork({ sponsorWallets: [], ledger });
     t.teardown(() => h.close());
     await h.network.produceBlock();
     await h.network.produceBlock();

@@ -1,6 +1,6 @@
 /**
  * Server DUST wallets owned by one instance at a time. Two instances given the same
- * wallet seeds would reserve the same UTXOs apart and spend them twice; so each instance holds a
+ * wallets would reserve the same UTXOs apart and spend them twice; so each instance holds a
  * lease in Redis on each of its wallets, per network: `lease:<network>:<wallet id>`, the value
  * its instance id, with an expiry (`state.leaseTtlMs`) it renews every third of that.
  *
@@ -19,7 +19,7 @@ import { createECDH } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../../../core/clock.js';
 import { GatewayError } from '../../../core/errors.js';
-import { nightSecretOf } from '../../../infra/ledger/index.js';
+import { nightSecretOf, type WalletKeys } from '../../../infra/ledger/index.js';
 import { registerScript, type RedisState } from '../../../infra/state/redis.js';
 
 /** KEYS: lease. ARGV: instance id, ttl ms. → '' when held by us now (taken or renewed), else the holder's id. */
@@ -36,10 +36,10 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1
 `);
 
-/** The public id of the wallet with seed `seedHex`: its NIGHT key's x-only public key, hex. */
-export function walletId(seedHex: string): string {
+/** The public id of a wallet (`WalletKeys`): its NIGHT key's x-only public key, hex. */
+export function walletId(wallet: WalletKeys): string {
   const ecdh = createECDH('secp256k1');
-  ecdh.setPrivateKey(Buffer.from(nightSecretOf(seedHex)));
+  ecdh.setPrivateKey(Buffer.from(nightSecretOf(wallet)));
   return ecdh.getPublicKey('hex', 'compressed').slice(2);
 }
 
@@ -62,7 +62,7 @@ export interface WalletLeaseOptions {
   clock: Clock;
   logger: Logger;
   ttlMs: number;
-  /** Per network, the hex seeds of its server wallets. */
+  /** Per network, its server wallets' keys (`WalletKeys`). */
   wallets: ReadonlyMap<string, readonly string[]>;
 }
 
@@ -95,7 +95,7 @@ export class WalletLeases {
         const l = taken[0]!;
         await this.release();
         throw new WalletLeaseError(
-          `the DUST wallet ${l.wallet.slice(0, 16)}… of ${l.network} is in use by another live instance (${l.takenBy})${taken.length > 1 ? ` (and ${taken.length - 1} more wallet(s))` : ''}: two instances must never share wallet seeds, or they spend the same DUST UTXOs. Give each instance its own NIGHTGATE_DUST_WALLET_SEEDS (docs/scale-out.md), or stop the other instance; its lease expires ${Math.round(this.opts.ttlMs / 1000)} s after it stops renewing it`,
+          `the DUST wallet ${l.wallet.slice(0, 16)}… of ${l.network} is in use by another live instance (${l.takenBy})${taken.length > 1 ? ` (and ${taken.length - 1} more wallet(s))` : ''}: two instances must never share a wallet, or they spend the same DUST UTXOs. Give each instance its own wallets: its own NIGHTGATE_DUST_WALLET_ACCOUNT on one mnemonic (docs/scale-out.md), or stop the other instance; its lease expires ${Math.round(this.opts.ttlMs / 1000)} s after it stops renewing it`,
         );
       }
       this.log.info({ wallets: this.leases.map((l) => ({ network: l.network, wallet: l.wallet })), ttlMs: this.opts.ttlMs }, 'wallet leases taken');

@@ -50,14 +50,16 @@ t.test('every row: a default of its schema, a doc, an env var of its own', async
     t.ok(Value.Check(s.schema, s.default), `${s.path}: default passes its schema`);
     t.ok(s.doc.length > 0, `${s.path}: documented`);
   }
-  t.strictSame(SETTINGS.filter((s) => s.secret).map((s) => s.path), ['auth.apiKeys', 'dust.walletSeeds']);
+  t.strictSame(SETTINGS.filter((s) => s.secret).map((s) => s.path), ['auth.apiKeys', 'dust.walletMnemonic', 'dust.walletSeed', 'dust.walletSeeds', 'networks.mainnet.projectId', 'networks.preprod.projectId', 'networks.preview.projectId']);
   t.strictSame(SETTINGS.filter((s) => !s.env).map((s) => s.path), ['auth.keys'], 'file only');
 });
 
-t.test('nodeRpc: empty, or an http(s) URL', async (t) => {
+t.test('nodeRpc: empty, public, or an http(s) or ws(s) URL', async (t) => {
   t.equal(loadConfig({ env: {} }).networks.mainnet.nodeRpc, '');
   t.equal(loadConfig({ env: { NIGHTGATE_MAINNET_NODE_RPC: 'http://127.0.0.1:9944' } }).networks.mainnet.nodeRpc, 'http://127.0.0.1:9944');
-  t.throws(() => loadConfig({ env: { NIGHTGATE_MAINNET_NODE_RPC: 'ws://127.0.0.1:9944' } }), /^invalid setting networks\.mainnet\.nodeRpc \(NIGHTGATE_MAINNET_NODE_RPC\): "ws:\/\/127\.0\.0\.1:9944" — expected an http\(s\) URL/);
+  t.equal(loadConfig({ env: { NIGHTGATE_MAINNET_NODE_RPC: 'ws://127.0.0.1:9944' } }).networks.mainnet.nodeRpc, 'ws://127.0.0.1:9944');
+  t.equal(loadConfig({ env: { NIGHTGATE_PREVIEW_NODE_RPC: 'public' } }).networks.preview.nodeRpc, 'public');
+  t.throws(() => loadConfig({ env: { NIGHTGATE_MAINNET_NODE_RPC: 'tcp://127.0.0.1:9944' } }), /^invalid setting networks\.mainnet\.nodeRpc \(NIGHTGATE_MAINNET_NODE_RPC\): "tcp:\/\/127\.0\.0\.1:9944" — expected public or an http\(s\) or ws\(s\) URL/);
   t.throws(() => loadConfig({ env: { NIGHTGATE_PREPROD_NODE_RPC: 'http://' } }), /networks\.preprod\.nodeRpc/);
   const err = t.throws(() => loadConfig({ env: { NIGHTGATE_PREVIEW_NODE_RPC: 'ftp://u:SECRET@node.example/' } })) as Error;
   t.match(err.message, /"ftp:\/\/redacted@node\.example\/"/);

@@ -38,7 +38,7 @@ async function bodies(era: Era): Promise<{ unproven: Uint8Array; finalized: Uint
 }
 
 const args = (kind: SponsorArgs['kind'], era: Era): SponsorArgs => ({
-  kind, era, networkId: 'undeployed', seeds: ['00'.repeat(32)], margin: 1, maxFee: (10n ** 18n).toString(), budgetLeft: (10n ** 19n).toString(), now: Date.now(), reservationTtlMs: 300_000, ttlSafetyMs: 60_000, blockTimeMs: 6_000, feeTtlMs: 60_000,
+  kind, era, networkId: 'undeployed', seeds: ['00'.repeat(64)], margin: 1, maxFee: (10n ** 18n).toString(), budgetLeft: (10n ** 19n).toString(), now: Date.now(), reservationTtlMs: 300_000, ttlSafetyMs: 60_000, blockTimeMs: 6_000, feeTtlMs: 60_000,
 });
 
 for (const network of ERAS) {

@@ -11,23 +11,25 @@ import { GatewayError } from '../../../../src/core/errors.js';
 import { Metrics } from '../../../../src/infra/metrics/metrics.js';
 import { collectSponsorship } from '../../../../src/features/sponsorship/metrics.js';
 import type { AppContext } from '../../../../src/infra/app-context.js';
+import { Submitter } from '../../../../src/infra/node/submitter.js';
+import { MIDNIGHT_EXTRINSIC } from '../../../../src/infra/ledger/index.js';
 
 function keeper(over: Partial<PoolKeeperOptions>, utxos = 20, failWith: () => Error = () => new Error('no worker here')): { keeper: PoolKeeper; table: DustAllocatorTable; runs: string[] } {
   const table = DustAllocatorTable.create(64);
   for (let i = 0; i < utxos; i++) table.add({ walletIndex: 0, key: BigInt(i + 1), value: 10n ** 9n });
   const runs: string[] = [];
   const pool = { run: async (name: string) => { runs.push(name); throw failWith(); } } as unknown as WorkerPoolComponent;
-  const net = { name: 'preview', networkId: 'undeployed', seeds: ['00'.repeat(32)], table, blockTimeMs: 6_000 } as unknown as SponsoredNetwork;
+  const net = { name: 'preview', networkId: 'undeployed', seeds: ['00'.repeat(64)], table, blockTimeMs: 6_000 } as unknown as SponsoredNetwork;
   const service = { held: () => 0, eraOf: () => 9 } as unknown as SponsorshipService;
-  const k = new PoolKeeper({ net, target: 40, submitUrl: 'http://127.0.0.1:9/submit', indexerWsUrl: 'ws://127.0.0.1:9/ws', service, pool, clock: new ManualClock(0), logger: pino({ level: 'silent' }), maxSplits: 16, timeoutMs: 1_000, ...over });
+  const k = new PoolKeeper({ net, target: 40, submitter: new Submitter({ network: 'preview', nodeRpc: 'http://127.0.0.1:9/rpc', framing: MIDNIGHT_EXTRINSIC, timeoutMs: 1_000 }), indexerWsUrl: 'ws://127.0.0.1:9/ws', service, pool, clock: new ManualClock(0), logger: pino({ level: 'silent' }), maxSplits: 16, timeoutMs: 1_000, ...over });
   return { keeper: k, table, runs };
 }
 
 t.test('without a submit endpoint the keeper is unavailable and says how to fix it', async (t) => {
-  const { keeper: k, runs } = keeper({ submitUrl: undefined });
+  const { keeper: k, runs } = keeper({ submitter: new Submitter({ network: 'preview', nodeRpc: undefined, framing: MIDNIGHT_EXTRINSIC, timeoutMs: 1_000 }) });
   k.poke();
   t.equal(k.status().maintenance.state, 'unavailable');
-  t.match(k.status().maintenance.reason, /set networks\.preview\.submitUrl/);
+  t.match(k.status().maintenance.reason, /no node to submit to on preview: set networks\.preview\.nodeRpc \(NIGHTGATE_PREVIEW_NODE_RPC\), or grow the pool/);
   t.equal(k.wantsReserve(), false, 'no reserve is kept for a keeper that cannot split');
   t.same(runs, []);
 });

@@ -39,7 +39,7 @@ function rig(behaviour: Behaviour) {
   const sync = { isSynced: () => true, onStatus: () => () => undefined, status: () => ({ phase: 'synced', era: 9, eraSwitches: 0 }), failure: () => undefined } as unknown as DustSyncHost;
   const logs = captureLogs('debug');
   const service = new SponsorshipService({
-    networks: [{ name: 'preview', networkId: 'undeployed', seeds: ['00'.repeat(32)], table, snapshot: SharedSnapshot.create(65_536), prover: { backend: 'dev', keyDir: '' }, backend: {} as ProverBackend, blockTimeMs: 6_000 }],
+    networks: [{ name: 'preview', networkId: 'undeployed', seeds: ['00'.repeat(64)], table, snapshot: SharedSnapshot.create(65_536), prover: { backend: 'dev', keyDir: '' }, backend: {} as ProverBackend, blockTimeMs: 6_000 }],
     pool, sync, clock, logger: logs.logger,
     policy: new SponsorshipPolicy({ maxFee: 10n ** 18n, budget: 10n ** 20n, windowMs: 3_600_000 }, new MemoryBudgetStore()),
     margin: 3, reservationTtlMs: TTL, ttlSafetyMs: 60_000, dedupeWindowMs: 300_000, maxInFlight: 8, feeTtlMs: 60_000, maxReservationsPerKey: 8,

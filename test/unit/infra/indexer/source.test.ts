@@ -4,24 +4,26 @@ import type { AppContext, DevnetEndpoints } from '../../../../src/infra/app-cont
 import { loadConfig, type NetworkName } from '../../../../src/core/config.js';
 import { sourceOf } from '../../../../src/infra/indexer/source.js';
 
-const devnetInfo: DevnetEndpoints = { name: 'preview', networkId: 'undeployed', graphqlUrl: 'http://127.0.0.1:1/api/v4/graphql', graphqlWsUrl: 'ws://127.0.0.1:1/api/v4/graphql/ws', submitUrl: '', faucetUrl: '' };
+const devnetInfo: DevnetEndpoints = { name: 'preview', networkId: 'undeployed', graphqlUrl: 'http://127.0.0.1:1/api/v4/graphql', graphqlWsUrl: 'ws://127.0.0.1:1/api/v4/graphql/ws', submitUrl: '', faucetUrl: '', nodeRpcUrl: 'http://127.0.0.1:1/rpc', profile: 'default' };
 const ctxWith = (devnet: Array<[NetworkName, DevnetEndpoints]>) =>
   ({
-    config: loadConfig({ env: {}, overrides: { networks: { mainnet: { indexer: 'public', prover: 'upstream', proverUrl: 'http://p' }, preprod: { indexer: 'https://idx.example/api/v4/graphql', indexerWs: 'wss://ws.example/x', prover: 'upstream', proverUrl: 'http://p' } } } }),
+    config: loadConfig({ env: {}, overrides: { networks: { mainnet: { indexer: 'public', projectId: 'mainnetPID', prover: 'upstream', proverUrl: 'http://p' }, preprod: { indexer: 'https://idx.example/api/v4/graphql', indexerWs: 'wss://ws.example/x', prover: 'upstream', proverUrl: 'http://p' } } } }),
     devnet: new Map(devnet),
   }) as unknown as AppContext;
 
 t.test('sources', async (t) => {
   const ctx = ctxWith([['preview', devnetInfo]]);
   t.strictSame(sourceOf(ctx, 'mainnet'), {
-    httpUrl: 'https://indexer.mainnet.midnight.network/api/v4/graphql',
-    wsUrl: 'wss://indexer.mainnet.midnight.network/api/v4/graphql/ws',
-    label: 'indexer:indexer.mainnet.midnight.network',
+    httpUrl: 'https://midnight-mainnet.blockfrost.io/api/v0',
+    wsUrl: 'wss://midnight-mainnet.blockfrost.io/api/v0/ws',
+    label: 'indexer:midnight-mainnet.blockfrost.io',
     networkId: 'mainnet',
     embedded: false,
+    credentials: { headers: { project_id: 'mainnetPID' }, initPayload: { project_id: 'mainnetPID' } },
+    nodeRpcUrl: 'https://rpc.midnight-mainnet.blockfrost.io',
   });
-  t.strictSame(sourceOf(ctx, 'preprod'), { httpUrl: 'https://idx.example/api/v4/graphql', wsUrl: 'wss://ws.example/x', label: 'indexer:idx.example', networkId: 'preprod', embedded: false });
-  t.strictSame(sourceOf(ctx, 'preview'), { httpUrl: devnetInfo.graphqlUrl, wsUrl: devnetInfo.graphqlWsUrl, label: 'embedded-devnet', networkId: 'undeployed', embedded: true });
+  t.strictSame(sourceOf(ctx, 'preprod'), { httpUrl: 'https://idx.example/api/v4/graphql', wsUrl: 'wss://ws.example/x', label: 'indexer:idx.example', networkId: 'preprod', embedded: false, credentials: { headers: {}, initPayload: {} }, nodeRpcUrl: undefined });
+  t.strictSame(sourceOf(ctx, 'preview'), { httpUrl: devnetInfo.graphqlUrl, wsUrl: devnetInfo.graphqlWsUrl, label: 'embedded-devnet', networkId: 'undeployed', embedded: true, credentials: { headers: {}, initPayload: {} }, nodeRpcUrl: 'http://127.0.0.1:1/rpc' });
   t.equal(sourceOf(ctxWith([]), 'preview'), undefined, 'embedded without a running devnet');
 });
 
