@@ -1,8 +1,8 @@
 /**
  * Task `k`: a tagged ZKIR v2 source in, the circuit's k out (the proof server's `/k`). The same for
  * both ledger eras: zkir-v2 reads v2 sources whichever ledger built the circuit. A ZKIR v3 source
- * (Compact 0.36 and later) has no in-process reader on the registry: it is answered 400 here and
- * needs an upstream proof server 9.
+ * (Compact 0.36 and later) has no in-process reader on the registry: the routes answer it 400
+ * before it gets here (src/features/proving/routes.ts) and send it to a proof server 9 unchanged.
  */
 import { GatewayError } from '../src/core/errors.js';
 import { release } from '../src/infra/ledger/index.js';

@@ -57,12 +57,12 @@ async function buildBackends(ctx: AppContext, pool: WorkerPool, opts: ProverModu
       const backend = await once(kind === 'upstream' ? `upstream ${proverUrlOf(config, n)}` : kind, () => {
         switch (kind) {
           case 'upstream':
-            return new UpstreamBackend({ url: proverUrlOf(config, n), timeoutMs: p.timeoutMs, maxQueue: p.queueSize, logger: log });
+            return new UpstreamBackend({ url: proverUrlOf(config, n), timeoutMs: p.timeoutMs, maxQueue: p.queueSize, logger: log, clock: ctx.clock });
           case 'native':
             return NativeBackend.start({
               binary: p.nativeBinary, port: p.nativePort, args: p.nativeArgs, keyDir: p.keyDir, timeoutMs: p.timeoutMs, maxQueue: p.queueSize,
               readyTimeoutMs: p.nativeReadyTimeoutMs, stopGraceMs: p.nativeStopGraceMs,
-              logger: ctx.logger.child({ module: 'proof-server' }), cwd: opts.cwd ?? process.cwd(),
+              logger: ctx.logger.child({ module: 'proof-server' }), cwd: opts.cwd ?? process.cwd(), clock: ctx.clock,
             });
           case 'wasm': {
             const report = inspectKeyDir(p.keyDir);

@@ -6,6 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { ComponentHealth } from '../../infra/app-context.js';
+import type { Clock } from '../../core/clock.js';
 import { GatewayError } from '../../core/errors.js';
 import { locateProofServer } from '../../../native/locate.js';
 import { ProofServerSupervisor } from '../../../native/supervisor.js';
@@ -25,6 +26,8 @@ export interface NativeBackendOptions {
   logger: Logger;
   /** Base for a relative binary path. */
   cwd: string;
+  /** Times the reuse of the proof server's `/proof-versions` answer. */
+  clock?: Clock;
 }
 
 export class NativeBackend implements ProverBackend {
@@ -45,7 +48,7 @@ export class NativeBackend implements ProverBackend {
       readyTimeoutMs: opts.readyTimeoutMs, stopGraceMs: opts.stopGraceMs, logger: opts.logger,
     });
     await supervisor.start();
-    return new NativeBackend(supervisor, new UpstreamBackend({ url: supervisor.url, timeoutMs: opts.timeoutMs, maxQueue: opts.maxQueue, logger: opts.logger, name: 'native' }));
+    return new NativeBackend(supervisor, new UpstreamBackend({ url: supervisor.url, timeoutMs: opts.timeoutMs, maxQueue: opts.maxQueue, logger: opts.logger, name: 'native', ...(opts.clock ? { clock: opts.clock } : {}) }));
   }
 
   #upstreamWhenReady(): UpstreamBackend {

@@ -5,13 +5,16 @@
  *
  * `dev` serves mock-shaped proofs (src/features/proving/worker/dev-proofs.ts) and is only ever configured for a
  * network served by the embedded devnet (src/core/config.ts refuses anything else).
+ *
+ * Both prove V2 preimages only, on either ledger era: the ledger packages read no other version,
+ * and zkir-v2 reads ZKIR v2 circuits only. A V3 preimage (Compact 0.37) needs a proof server 9.
  */
 import type { ComponentHealth } from '../../infra/app-context.js';
 import type { Clock } from '../../core/clock.js';
 import { PACKAGE } from '../../core/version.js';
 import { TEXT_TYPE, readyBody, type CallOptions, type ProverBackend, type ProvingQueue, type Relayed } from '../../infra/prover/backend.js';
 import { GatewayError } from '../../core/errors.js';
-import { DEFAULT_ERA, PROOF_VERSIONS, type Era } from '../../infra/ledger/index.js';
+import { DEFAULT_ERA } from '../../infra/ledger/index.js';
 import { transferListFor, type InProcessBackend, type TaskArgs, type TaskResult } from '../../infra/pool/tasks.js';
 import type { WorkerPool } from '../../infra/pool/worker-pool.js';
 
@@ -27,11 +30,15 @@ export interface PoolBackendOptions {
   keyReport?: Record<string, unknown>;
 }
 
+/** What the in-process backends prove, whichever the network's ledger era. */
+export const IN_PROCESS_VERSIONS: readonly string[] = Object.freeze(['V2']);
+
 /** How a refusal at shutdown names each task's work. */
 const WORK = { prove: 'the proof', check: 'the check', k: 'the k computation' } as const;
 
 export class PoolBackend implements ProverBackend {
   readonly name: InProcessBackend;
+  readonly inProcessVersions = IN_PROCESS_VERSIONS;
   readonly #pool: WorkerPool;
   readonly #clock: Clock;
   readonly #keyDir: string;
@@ -88,9 +95,9 @@ export class PoolBackend implements ProverBackend {
     return readyBody(busy, h.running, h.queueSize, h.maxQueue, this.#clock.now(), { prover: this.name });
   }
 
-  /** What a proof server of the network's era answers: the in-process backends stand in for it. */
-  async proofVersions(_signal: AbortSignal, era: Era): Promise<Relayed> {
-    return { status: 200, contentType: TEXT_TYPE, body: JSON.stringify(PROOF_VERSIONS[era]) };
+  /** What this backend proves (a proof server's answer of the same shape), on either era. */
+  async proofVersions(): Promise<Relayed> {
+    return { status: 200, contentType: TEXT_TYPE, body: JSON.stringify(this.inProcessVersions) };
   }
 
   /** The pool's queue, shared with the other tasks (balance tasks included). */

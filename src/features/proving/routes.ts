@@ -6,10 +6,13 @@
  *
  * Bodies are the proof server's own (application/octet-stream, built by the ledger's
  * `createProvingPayload` / `createCheckPayload`) and are walked before anything else runs: a body
- * that is not one gets 400 naming what is wrong. The network is `X-Midnight-Network` or
- * `?network=`, else `prover.defaultNetwork`; its configured backend answers, for the ledger era
- * the network runs now. Both eras build these bodies with the same tags and preimage version, so
- * the era comes from the network, never from the body.
+ * that is not one gets 400 naming what is wrong. A body of a version nightgate does not read (a V3
+ * preimage, a ZKIR v3 circuit: Compact 0.37) is not walked: a proof server backend (upstream,
+ * native) is sent it unchanged (a /prove or /check result is cached as any other), an in-process
+ * one refuses it with 400.
+ * The network is `X-Midnight-Network` or `?network=`, else `prover.defaultNetwork`; its configured
+ * backend answers, for the ledger era the network runs now. Both eras build these bodies with the
+ * same tags and preimage version, so the era comes from the network, never from the body.
  */
 import { performance } from 'node:perf_hooks';
 import { Type } from '@sinclair/typebox';
@@ -22,7 +25,7 @@ import type { Era } from '../../infra/ledger/index.js';
 import type { ProverBackend, Relayed } from '../../infra/prover/backend.js';
 import type { ProofCounters } from './metrics.js';
 import type { ProofResults } from './proof-results.js';
-import { WireError, checkIrSource, parseCheckRequest, parseProveRequest, type PreimageInfo } from './wire.js';
+import { UnreadableVersion, WireError, checkIrSource, parseCheckRequest, parseProveRequest, type PreimageInfo } from './wire.js';
 import { clip } from '../../core/log/log.js';
 
 export interface ProverRoutesDeps {
@@ -54,7 +57,7 @@ function errorDocs(kind: 'compute' | 'relay'): Record<number, ResponseDoc> {
     : {};
   return {
     ...body,
-    400: { description: kind === 'compute' ? 'The body is not a request of this route\'s format (INVALID_BODY, naming what is wrong), the prover rejected it (PROVER_REJECTED, with its reason), the dev prover cannot mock this circuit (DEV_PROVER_UNSUPPORTED_CIRCUIT), or the network is unknown (INVALID_NETWORK)' : 'Unknown network (INVALID_NETWORK)' },
+    400: { description: kind === 'compute' ? 'The body is not a request of this route\'s format, or (wasm, dev) is of a version the backend does not prove (INVALID_BODY, naming what is wrong), the prover rejected it (PROVER_REJECTED, with its reason), the dev prover cannot mock this circuit (DEV_PROVER_UNSUPPORTED_CIRCUIT), or the network is unknown (INVALID_NETWORK)' : 'Unknown network (INVALID_NETWORK)' },
     401: { description: 'Missing or invalid API key (UNAUTHORIZED)' },
     429: { description: 'Rate limit of the API key exceeded (RATE_LIMITED)' },
     500: { description: 'The proof server failed (PROVER_FAILED), or a worker crashed and was replaced (WORKER_CRASHED): retry' },
@@ -80,10 +83,22 @@ function labelled(err: unknown, headers: Record<string, string>): GatewayError {
   return new GatewayError(e.code, e.message, { headers: { ...e.headers, ...headers }, ...(cause === undefined ? {} : { cause }) });
 }
 
-function validate<T>(parse: (b: Uint8Array) => T, body: Uint8Array): T {
+/**
+ * Walk a body for `backend`: what the walk found, or undefined for a body of a version nightgate
+ * does not read that goes to a proof server unchanged (`unread` is told which version it was).
+ * An in-process backend refuses such a body, naming the version and what it proves instead.
+ */
+function validate<T>(parse: (b: Uint8Array) => T, body: Uint8Array, backend: ProverBackend, unread?: (version: string) => void): T | undefined {
   try {
     return parse(body);
   } catch (err) {
+    if (err instanceof UnreadableVersion) {
+      if (!backend.inProcessVersions) {
+        unread?.(err.version);
+        return undefined;
+      }
+      throw new GatewayError('INVALID_BODY', `the body holds ${err.holds}; the ${backend.name} backend proves only ${err.reads}: ${err.version} needs a proof server (backend upstream or native)`);
+    }
     if (err instanceof WireError) throw new GatewayError('INVALID_BODY', err.message);
     throw err;
   }
@@ -107,7 +122,10 @@ export function proverRoutes(deps: ProverRoutesDeps): RouteDef[] {
 
   const computed = (kind: 'prove' | 'check', parse: (b: Uint8Array) => PreimageInfo): Handler => async (ctx, backend, network, era) => {
     const body = ctx.body!;
-    const circuit = validate(parse, body).keyLocation;
+    let preimage: string | undefined;
+    const circuit = validate(parse, body, backend, (v) => {
+      preimage = v;
+    })?.keyLocation;
     const t0 = performance.now();
     let started = 0;
     const onStart = (): void => {
@@ -123,7 +141,9 @@ export function proverRoutes(deps: ProverRoutesDeps): RouteDef[] {
         deps.metrics?.wait.observe(labels, (started - t0) / 1000);
         deps.metrics?.run.observe(labels, (end - started) / 1000);
       }
-      deps.audit?.info({ audit: 'proof', keyId: ctx.key?.id, kind, circuit: clip(circuit, 128), network, backend: backend.name, cache: decision, ms: Math.round((end - t0) * 100) / 100, outcome }, 'proof');
+      // A body passed on unread names no circuit, only its preimage version.
+      const what = circuit === undefined ? { preimage } : { circuit: clip(circuit, 128) };
+      deps.audit?.info({ audit: 'proof', keyId: ctx.key?.id, kind, ...what, network, backend: backend.name, cache: decision, ms: Math.round((end - t0) * 100) / 100, outcome }, 'proof');
     };
     let r;
     try {
@@ -137,8 +157,8 @@ export function proverRoutes(deps: ProverRoutesDeps): RouteDef[] {
     return { body: r.bytes, contentType: OCTET, headers: { 'X-Cache': r.cache } };
   };
 
-  const relayed = (get: (b: ProverBackend, s: AbortSignal, era: Era) => Promise<Relayed>): Handler => async (ctx, backend, _network, era) => {
-    const r = await get(backend, ctx.signal, era);
+  const relayed = (get: (b: ProverBackend, s: AbortSignal) => Promise<Relayed>): Handler => async (ctx, backend) => {
+    const r = await get(backend, ctx.signal);
     return { status: r.status, body: r.body, contentType: r.contentType, ...(r.headers ? { headers: r.headers } : {}) };
   };
 
@@ -153,14 +173,14 @@ export function proverRoutes(deps: ProverRoutesDeps): RouteDef[] {
 
   const proveSchema: RouteSchema = {
     summary: 'Prove one circuit (proof-server /prove)',
-    description: 'Body: a proof-server proving request, `midnight:(proof-preimage-versioned,option(proving-data),option(fr-bls)):` … as built by the ledger\'s `createProvingPayload(preimage, bindingInput, keyMaterial?)` (ledger-v8 on a ledger-8 network, ledger-v9 on a ledger-9 one: the same bytes). The network\'s ledger era decides how the in-process backends parse and mock-prove it. Answer: the proof, `midnight:proof-versioned:` …, byte for byte as the backend produced it. Identical bodies within 30 s are answered from the cache; identical bodies in flight share one computation.',
+    description: 'Body: a proof-server proving request, `midnight:(proof-preimage-versioned,option(proving-data),option(fr-bls)):` … as built by the ledger\'s `createProvingPayload(preimage, bindingInput, keyMaterial?)` (ledger-v8 on a ledger-8 network, ledger-v9 on a ledger-9 one: the same bytes). The network\'s ledger era decides how the in-process backends parse and mock-prove it. A preimage version other than V2 (V3: Compact 0.37 circuits) is sent to an upstream or native proof server unchanged; the in-process backends answer it 400. Answer: the proof, `midnight:proof-versioned:` …, byte for byte as the backend produced it. Identical bodies within 30 s are answered from the cache; identical bodies in flight share one computation.',
     tags: ['proving'], querystring, headers: headerDocs,
     body: { contentType: OCTET, description: 'Proving request (createProvingPayload)' },
     response: { 200: { description: 'The proof (`midnight:proof-versioned:` …)', contentType: OCTET, headers: CACHED_HEADERS }, ...errorDocs('compute') },
   };
   const checkSchema = (summary: string): RouteSchema => ({
     summary,
-    description: 'Body: a proof-server check request, `midnight:(proof-preimage-versioned,option(wrapped-ir)):` … as built by the ledger\'s `createCheckPayload(preimage, ir?)` (either era). Answer: `midnight:vec(option(u64)):` …, readable with `parseCheckResult`. The circuit IR is the one in the request, else the built-in circuit\'s. Cached and shared like /prove.',
+    description: 'Body: a proof-server check request, `midnight:(proof-preimage-versioned,option(wrapped-ir)):` … as built by the ledger\'s `createCheckPayload(preimage, ir?)` (either era). Answer: `midnight:vec(option(u64)):` …, readable with `parseCheckResult`. The circuit IR is the one in the request, else the built-in circuit\'s. Cached, shared and, for a preimage other than V2, passed on like /prove.',
     tags: ['proving'], querystring, headers: headerDocs,
     body: { contentType: OCTET, description: 'Check request (createCheckPayload)' },
     response: { 200: { description: 'The check result (`midnight:vec(option(u64)):` …)', contentType: OCTET, headers: CACHED_HEADERS }, ...errorDocs('compute') },
@@ -173,13 +193,13 @@ export function proverRoutes(deps: ProverRoutesDeps): RouteDef[] {
     post('/check', checkSchema('Proof-server alias of /verify'), computed('check', parseCheckRequest)),
     post('/k', {
       summary: 'k of a circuit (proof-server /k)',
-      description: 'Body: a circuit IR, `midnight:ir-source[v2]:` …. Answer: its k (the circuit has 2^k rows) as text.',
+      description: 'Body: a circuit IR, `midnight:ir-source[v2]:` …. Answer: its k (the circuit has 2^k rows) as text. Another ZKIR version (`ir-source[v3]`) is sent to an upstream or native proof server unchanged; the in-process backends answer it 400.',
       tags: ['proving'], querystring, headers: headerDocs,
       body: { contentType: OCTET, description: 'Tagged ZKIR v2 source' },
       response: { 200: textDoc('k, as decimal text'), ...errorDocs('compute') },
     }, async (ctx, backend) => {
       const ir = ctx.body!;
-      validate(checkIrSource, ir);
+      validate(checkIrSource, ir, backend);
       return { body: await backend.k(ir, ctx.signal), contentType: 'text/plain; charset=utf-8' };
     }),
     get('/version', {
@@ -201,8 +221,8 @@ export function proverRoutes(deps: ProverRoutesDeps): RouteDef[] {
     get('/proof-versions', {
       summary: 'Proof versions the prover produces (proof-server /proof-versions)',
       tags: ['proving'], querystring, headers: headerDocs,
-      description: 'The proof server\'s own answer (upstream, native); for the in-process backends, what a proof server of the network\'s ledger era answers: `["V2","V3"]` on a ledger-9 network, `["V2"]` on a ledger-8 one.',
+      description: 'What the network\'s backend proves. Upstream, native: the proof server\'s own answer (proof server 9: `["V2","V3"]`), reused for a minute. The in-process backends (wasm, dev): `["V2"]`, on either ledger era.',
       response: { 200: textDoc('e.g. ["V2","V3"]'), ...errorDocs('relay') },
-    }, relayed((b, s, era) => b.proofVersions(s, era))),
+    }, relayed((b, s) => b.proofVersions(s))),
   ];
 }

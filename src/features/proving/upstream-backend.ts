@@ -14,12 +14,18 @@
  * would pile up requests (each holding its body, up to 64 MiB) in the undici queue without limit.
  * The waiting calls queue here (slots.ts), not in undici, so that at shutdown `drain()` can
  * refuse exactly those not yet sent (503 SHUTTING_DOWN) while those at the proof server finish.
+ *
+ * Bodies nightgate does not read (a V3 preimage, a ZKIR v3 circuit) are sent the same way: this
+ * backend never looks inside a request. `/proof-versions` is the proof server's own answer, reused
+ * for `PROOF_VERSIONS_REUSE_MS`: it changes only when the proof server is replaced.
  */
 import { performance } from 'node:perf_hooks';
 import { Client, Pool } from 'undici';
 import type { Logger } from 'pino';
 import type { ComponentHealth } from '../../infra/app-context.js';
 import type { ProverBackendName } from '../../core/config.js';
+import { systemClock, type Clock } from '../../core/clock.js';
+import { SingleFlight } from '../../core/single-flight.js';
 import { GatewayError, isGatewayError } from '../../core/errors.js';
 import { TEXT_TYPE, type CallOptions, type ProverBackend, type ProvingQueue, type Relayed } from '../../infra/prover/backend.js';
 import { Slots } from '../../infra/pool/slots.js';
@@ -37,7 +43,12 @@ export interface UpstreamOptions {
   name?: ProverBackendName;
   /** Connections to the proof server (default `UPSTREAM_CONNECTIONS`; tests use a few). */
   connections?: number;
+  /** Times the reuse of the `/proof-versions` answer (default: the system clock). */
+  clock?: Clock;
 }
+
+/** How long the proof server's 200 answer to `/proof-versions` is reused, ms. */
+export const PROOF_VERSIONS_REUSE_MS = 60_000;
 
 /** Connections to the proof server; calls beyond them wait (up to `maxQueue`). */
 export const UPSTREAM_CONNECTIONS = 64;
@@ -88,6 +99,11 @@ export class UpstreamBackend implements ProverBackend {
   #calls = 0;
   /** Moving mean of a call's duration, ms (for Retry-After). */
   #meanMs = 0;
+  readonly #clock: Clock;
+  /** The last 200 answer to `/proof-versions`, and when it came. */
+  #versions: { at: number; answer: Relayed } | undefined;
+  /** Concurrent `/proof-versions` asks share one call. */
+  readonly #versionsFlight = new SingleFlight<Relayed>();
 
   constructor(opts: UpstreamOptions) {
     const u = new URL(opts.url);
@@ -96,6 +112,7 @@ export class UpstreamBackend implements ProverBackend {
     this.#base = u.pathname.replace(/\/$/, '');
     this.#timeoutMs = opts.timeoutMs;
     this.#log = opts.logger;
+    this.#clock = opts.clock ?? systemClock;
     const connections = opts.connections ?? UPSTREAM_CONNECTIONS;
     this.#slots = new Slots({
       size: connections,
@@ -218,8 +235,13 @@ export class UpstreamBackend implements ProverBackend {
     return this.#relay('/ready', signal);
   }
 
-  proofVersions(signal: AbortSignal): Promise<Relayed> {
-    return this.#relay('/proof-versions', signal);
+  /** The proof server's own answer; a 200 is reused for `PROOF_VERSIONS_REUSE_MS`, nothing else is. */
+  async proofVersions(signal: AbortSignal): Promise<Relayed> {
+    const held = this.#versions;
+    if (held && this.#clock.now() - held.at < PROOF_VERSIONS_REUSE_MS) return held.answer;
+    const answer = await this.#versionsFlight.run('/proof-versions', (s) => this.#relay('/proof-versions', s), signal).result;
+    if (answer.status === 200) this.#versions = { at: this.#clock.now(), answer };
+    return answer;
   }
 
   /** Any answer to GET /ready (200, or 503 while its queue is full) shows the proof server is up. */

@@ -3,11 +3,13 @@
  * a tagged value, `midnight:<type tag>:` followed by its serialization. Requests are walked here
  * on the main thread so a malformed body is answered 400 — naming what is wrong — before it costs
  * a worker or an upstream round trip. The walk only finds boundaries; the ledger (in the workers)
- * or the upstream prover still does the real, canonical parse.
+ * or the upstream prover still does the real, canonical parse. A body of a version nightgate does
+ * not read (a preimage other than V2, a circuit IR other than ZKIR v2) is not walked at all: it
+ * throws `UnreadableVersion`, and the routes pass it to a proof server unchanged.
  *
  *   /prove  (ProofPreimageVersioned, Option<ProvingKeyMaterial>, Option<Fr>)
  *   /check  (ProofPreimageVersioned, Option<WrappedIr>)
- *   /k      tagged ZKIR v2 source
+ *   /k      tagged ZKIR source (`ir-source[v2]`; Compact 0.37 builds `ir-source[v3]`)
  *   ProofPreimage = inputs: vec<Fr>, private_transcript: vec<Fr>, public_transcript_inputs: vec<Fr>,
  *                   public_transcript_outputs: vec<Fr>, binding_input: Fr,
  *                   communications_commitment: Option<(Fr, Fr)>, key_location: string
@@ -29,9 +31,35 @@ export const TAG = {
 /**
  * `ProofPreimageVersioned::V2` — the only preimage version either era's ledger package reads
  * (ledger-v8 8.1.0 and ledger-v9 1.0.0-rc.3 both refuse discriminant 2) and zkir-v2 proves.
- * Proof server 9 also lists V3 (ZKIR v3 circuits), which no reachable package builds.
+ * Proof server 9 also proves V3 (discriminant 2: the ZKIR v3 circuits of Compact 0.37 /
+ * Midnight.js 6), whose layout nightgate does not walk.
  */
 export const PREIMAGE_V2 = 1;
+
+/** A preimage version's name as the proof server lists it: discriminant 1 is V2. */
+export function preimageVersionName(discriminant: number): string {
+  return `V${discriminant + 1}`;
+}
+
+/**
+ * The body is of a version nightgate does not read: another preimage version than V2, or another
+ * circuit IR than ZKIR v2. Its layout is unknown here, so it is not walked. A proof server may read
+ * it (the proof-server backends are sent it unchanged); the in-process backends cannot.
+ */
+export class UnreadableVersion extends WireError {
+  override name = 'UnreadableVersion';
+
+  constructor(
+    /** The version as a proof server names it: `V3` (a preimage), `ZKIR v3` (a circuit IR). */
+    readonly version: string,
+    /** What the body holds, e.g. `a V3 proof preimage (discriminant 2 at byte 74)`. */
+    readonly holds: string,
+    /** What nightgate reads instead: `V2 proof preimages`, `ZKIR v2 circuits`. */
+    readonly reads: string,
+  ) {
+    super(`the body holds ${holds}; nightgate reads only ${reads}`);
+  }
+}
 
 /** A byte range of the request body. */
 export interface Span {
@@ -106,7 +134,10 @@ function bytesField(r: Reader, what: string): Span {
 function readPreimage(r: Reader): PreimageInfo {
   const at = r.pos;
   const version = r.byte('preimage version');
-  if (version !== PREIMAGE_V2) throw new WireError(`unsupported proof preimage version ${version} at byte ${at}; nightgate reads V2 preimages (version byte ${PREIMAGE_V2}), the version both ledger 8 and ledger 9 build`);
+  if (version !== PREIMAGE_V2) {
+    const name = preimageVersionName(version);
+    throw new UnreadableVersion(name, `a ${name} proof preimage (discriminant ${version} at byte ${at})`, `V2 proof preimages (discriminant ${PREIMAGE_V2}), the version both ledger 8 and ledger 9 build`);
+  }
   const start = r.pos;
   skipFrVec(r, 'preimage inputs');
   skipFrVec(r, 'preimage private transcript');
@@ -156,8 +187,14 @@ export function parseCheckRequest(bytes: Uint8Array): CheckRequest {
   return { ...pre, ir };
 }
 
-/** A `/k` body is a tagged ZKIR v2 source. */
+/** `midnight:ir-source[<version>]:`, the tag of every ZKIR version (`v2`, `v3`, `v3-generic`). */
+const IR_TAG = /^midnight:ir-source\[([0-9A-Za-z._-]{1,32})\]:/;
+
+/** A `/k` body is a tagged ZKIR v2 source; another ZKIR version throws `UnreadableVersion`. */
 export function checkIrSource(bytes: Uint8Array): void {
+  if (hasTag(bytes, 'ir')) return;
+  const v = IR_TAG.exec(Buffer.from(bytes.subarray(0, 64)).toString('latin1'))?.[1];
+  if (v !== undefined) throw new UnreadableVersion(`ZKIR ${v}`, `a ZKIR ${v} circuit (the tag "midnight:ir-source[${v}]:")`, 'ZKIR v2 circuits');
   expectTag(bytes, 'ir', 'a /k body (a circuit IR)');
 }
 

@@ -9,6 +9,9 @@
  *   native    nightgate's own supervised midnight-proof-server, then upstream (native-backend.ts)
  *   wasm/dev  zkir-v2 / mock-shaped proofs in the worker pool (pool-backend.ts; the workers hold
  *             them as ledger `ProvingProvider`s: src/features/proving/worker/providers.ts)
+ *
+ * A body of a version nightgate does not read (a V3 preimage, a ZKIR v3 circuit) goes to the proof
+ * server backends unchanged; the in-process ones refuse it (`inProcessVersions`).
  */
 import type { ComponentHealth } from '../app-context.js';
 import type { ProverBackendName } from '../../core/config.js';
@@ -46,6 +49,13 @@ export interface ProvingQueue {
 
 export interface ProverBackend {
   readonly name: ProverBackendName;
+  /**
+   * The proof versions an in-process backend proves (`["V2"]`): its `/proof-versions` answer, and
+   * what it is sent — a body of any other version is refused with 400. Absent for a proof server
+   * (upstream, native), which answers `/proof-versions` itself and is sent unchanged the bodies
+   * nightgate does not read.
+   */
+  readonly inProcessVersions?: readonly string[];
   /** A `/prove` body → `midnight:proof-versioned:` bytes. */
   prove(body: Uint8Array, signal: AbortSignal, opts?: CallOptions): Promise<Uint8Array>;
   /** A `/check` body → `midnight:vec(option(u64)):` bytes. */
@@ -54,8 +64,8 @@ export interface ProverBackend {
   k(ir: Uint8Array, signal: AbortSignal): Promise<string>;
   version(signal: AbortSignal): Promise<Relayed>;
   ready(signal: AbortSignal): Promise<Relayed>;
-  /** What the prover answers at `/proof-versions` for a network of ledger era `era` (a proof server answers for itself). */
-  proofVersions(signal: AbortSignal, era: Era): Promise<Relayed>;
+  /** What the prover answers at `/proof-versions`: the proof versions it proves. */
+  proofVersions(signal: AbortSignal): Promise<Relayed>;
   health(): ComponentHealth;
   /** Work waiting for its turn now (a worker thread or a proof-server connection), and how much may wait before 503 QUEUE_FULL. */
   queue(): ProvingQueue;

@@ -6,12 +6,15 @@
  * sees these as events in its own process, so it never polls.
  *
  * `/prove` answers with the ledger's mock-shaped proof of the requested built-in circuit (the
- * dev backend's bytes), so a sponsored transaction proven through it deserializes and binds.
+ * dev backend's bytes), so a sponsored transaction proven through it deserializes and binds. A
+ * body of a preimage version nightgate does not read (V3) is answered with `unreadProof(body)`.
+ * With `record` set, every request's exact bytes are kept in `received`.
  */
+import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { parseProveRequest } from '../../../src/features/proving/wire.js';
+import { TAG, UnreadableVersion, parseProveRequest } from '../../../src/features/proving/wire.js';
 import { devProof } from '../../../src/features/proving/worker/dev-proofs.js';
 
 /**
@@ -37,6 +40,14 @@ export const STUB_FAULTS: ReadonlyArray<readonly [StubMode, number, string, stri
 const COMPUTE = new Set(['/prove', '/check', '/k']);
 const CHECK_RESULT = Buffer.concat([Buffer.from('midnight:vec(option(u64)):'), Buffer.from([0])]);
 
+/**
+ * The stub's proof for a `/prove` body whose preimage nightgate does not read: the proof tag, then
+ * the SHA-256 of the body as the stub received it — equal only if the body arrived unchanged.
+ */
+export function unreadProof(body: Uint8Array): Buffer {
+  return Buffer.concat([Buffer.from(TAG.proof), createHash('sha256').update(body).digest()]);
+}
+
 export interface StubEvents {
   /** A request arrived (its body fully read). */
   request: [path: string];
@@ -51,6 +62,12 @@ export class ProofServerStub extends EventEmitter<StubEvents> {
   /** Fixed delay before each compute answer, ms (real time: it models a slow prover). */
   latencyMs = 0;
   readonly calls = new Map<string, number>();
+  /** Keep every request in `received` (off by default: the load tests send thousands). */
+  record = false;
+  /** With `record`: every request, in arrival order, with its body byte for byte. */
+  readonly received: Array<{ method: string; path: string; body: Buffer }> = [];
+  /** The answer to `GET /proof-versions`. */
+  proofVersions = '["V2"]';
   port = 0;
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
@@ -145,6 +162,7 @@ export class ProofServerStub extends EventEmitter<StubEvents> {
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       this.calls.set(path, this.count(path) + 1);
+      if (this.record) this.received.push({ method: req.method ?? '', path, body });
       const go = (): void => {
         if (res.destroyed) return;
         if (this.latencyMs > 0) setTimeout(() => this.compute(path, body, res), this.latencyMs);
@@ -169,7 +187,7 @@ export class ProofServerStub extends EventEmitter<StubEvents> {
 
   private meta(path: string, res: ServerResponse): void {
     if (path === '/version') return send(res, 200, 'stub-0.0.0', 'text/plain');
-    if (path === '/proof-versions') return send(res, 200, '["V2"]', 'text/plain');
+    if (path === '/proof-versions') return send(res, 200, this.proofVersions, 'text/plain');
     if (path === '/ready' || path === '/health') return send(res, 200, JSON.stringify({ status: 'ok', jobsProcessing: this.held, jobsPending: 0, jobCapacity: 0, timestamp: new Date().toISOString() }), 'application/json');
     send(res, 404, 'not found');
   }
@@ -196,6 +214,7 @@ export class ProofServerStub extends EventEmitter<StubEvents> {
     try {
       proof = devProof(parseProveRequest(body).keyLocation);
     } catch (err) {
+      if (err instanceof UnreadableVersion) return send(res, 200, unreadProof(body));
       return send(res, 400, `bad input: ${(err as Error).message}`);
     }
     send(res, 200, Buffer.from(proof));

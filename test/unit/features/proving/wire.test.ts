@@ -1,7 +1,7 @@
 import t from 'tap';
 import fc from 'fast-check';
 import { Reader, WireError, encodeCompact } from '../../../../src/features/proving/compact.js';
-import { encodeCheckResult, parseCheckRequest, parseProveRequest, slice, unversionedPreimage, versionedPreimage } from '../../../../src/features/proving/wire.js';
+import { TAG, checkIrSource, encodeCheckResult, parseCheckRequest, parseProveRequest, slice, unversionedPreimage, versionedPreimage } from '../../../../src/features/proving/wire.js';
 import { ERAS, contractCallPreimage, ledgerOf, outputPreimage, preimagesOf, shieldedTx, midnightFile } from '../../../fixtures/prover/samples.js';
 
 for (const era of ERAS) t.test(`ledger ${era}`, async (t) => {
@@ -74,6 +74,31 @@ t.test('any bytes after a valid tag either walk or fail with a WireError (never 
     }),
     { numRuns: 2000 },
   );
+});
+
+t.test('another preimage version than V2, or another ZKIR than v2, is not walked: UnreadableVersion names it', async (t) => {
+  const L = ledgerOf(9);
+  const cases = [[TAG.proveRequest, L.createProvingPayload(outputPreimage(), 3n, undefined), parseProveRequest], [TAG.checkRequest, L.createCheckPayload(outputPreimage(), undefined), parseCheckRequest]] as const;
+  for (const [tag, v2, parse] of cases) {
+    t.doesNotThrow(() => parse(v2), 'V2 walks');
+    for (const d of [0, 2, 3, 255]) {
+      // The discriminant changed, and bytes a V2 walk would refuse: nothing after it is read.
+      const body = Buffer.concat([Buffer.from(v2), Buffer.from('later fields')]);
+      body[tag.length] = d;
+      t.throws(() => parse(body), {
+        name: 'UnreadableVersion', version: `V${d + 1}`,
+        message: `the body holds a V${d + 1} proof preimage (discriminant ${d} at byte ${tag.length}); nightgate reads only V2 proof preimages (discriminant 1), the version both ledger 8 and ledger 9 build`,
+      }, `discriminant ${d}: V${d + 1}`);
+    }
+  }
+  t.doesNotThrow(() => checkIrSource(midnightFile('zk/zswap_output.bzkir')), 'ZKIR v2 passes');
+  for (const v of ['v3', 'v3-generic']) {
+    t.throws(() => checkIrSource(Buffer.from(`midnight:ir-source[${v}]:\x01\x02`)), {
+      name: 'UnreadableVersion', version: `ZKIR ${v}`,
+      message: `the body holds a ZKIR ${v} circuit (the tag "midnight:ir-source[${v}]:"); nightgate reads only ZKIR v2 circuits`,
+    });
+  }
+  t.throws(() => checkIrSource(Buffer.from('midnight:transaction[v9]:xyz')), { name: 'WireError' }, 'a body that is no circuit IR is still malformed');
 });
 
 t.test('compact integers round-trip, in every mode', async () => {
