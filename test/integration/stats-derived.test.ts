@@ -69,12 +69,16 @@ t.test('every derived route, exactly', async (t) => {
   t.equal(bt2.headers['etag'], bt1.headers['etag'], 'same block-time bytes');
   t.equal(bt2.headers['cache-control'], 'public, max-age=2', 'the next block is due in 1.5 s');
 
-  // A stale chain: 36 s without a block halves freshness.
+  // A late chain: 36 s without a block halves freshness, short of stale (10 block times).
   clock.set(T0 + 60_000);
-  t.strictSame((await get('/api/v1/mainnet/uptime')).json, { status: 'degraded', score: 0.475, latestBlockAgeSeconds: 36, epochUtilization: 0.95 });
+  t.strictSame((await get('/api/v1/mainnet/uptime')).json, { status: 'healthy', score: 0.475, latestBlockAgeSeconds: 36, epochUtilization: 0.95 });
   const s2 = (await get('/api/v1/mainnet/summary')).json as { status: string; dataAgeSeconds: number };
-  t.equal(s2.status, 'degraded');
+  t.equal(s2.status, 'healthy');
   t.equal(s2.dataAgeSeconds, 33);
+  // A stale one: 60 s without a block.
+  clock.set(T0 + 84_000);
+  t.strictSame((await get('/api/v1/mainnet/uptime')).json, { status: 'degraded', score: 0, latestBlockAgeSeconds: 60, epochUtilization: 0.95 });
+  t.equal(((await get('/api/v1/mainnet/summary')).json as { status: string }).status, 'degraded');
 });
 
 t.test('a new block re-renders the chain-derived routes', async (t) => {

@@ -3,7 +3,8 @@
  * snapshot, the reclaim timers; per request, dedupe, policy and one `balance` task.
  *
  * A request's life: syncing? → 503. Same bytes answered within the dedupe window? → the same
- * answer, no second reservation. Otherwise a worker reserves a UTXO, builds and proves; the main
+ * answer, no second reservation. A stale chain (no block for 10 block times)? → 503, for its fee
+ * would be priced on old state. Otherwise a worker reserves a UTXO, builds and proves; the main
  * thread then charges the key's budget (a lost race refunds nothing and releases the UTXO) and
  * starts the 5-minute reclaim timer. A task that ends without an answer (client abort, worker
  * crash, error) has its reservation released at once through the in-flight registry.
@@ -100,6 +101,7 @@ export class SponsorshipService {
   private readonly deadlines: TaskDeadlines;
   private sponsored = 0;
   private failed = 0;
+  private staleChain: ((network: NetworkName, now: number) => string | undefined) | undefined;
   /** Per key and network: answers landed and expired unlanded, and the share of the pool that earns. */
   readonly health: KeyHealth;
 
@@ -142,6 +144,11 @@ export class SponsorshipService {
         if (opts.networks.every((n) => journal.pending(n.name).length === 0)) off();
       });
     }
+  }
+
+  /** Who says why a chain is too stale to price fees on (the statistics: src/features/stats/derive.ts, `isStale`); unset, none is. */
+  judgeChainsBy(judge: (network: NetworkName, now: number) => string | undefined): void {
+    this.staleChain = judge;
   }
 
   /** Attaches a network's pool keeper: poked after every synced block, shown in status(), closed with the service. */
@@ -227,6 +234,9 @@ export class SponsorshipService {
 
   private async compute(kind: SponsorKind, net: SponsoredNetwork, key: AuthenticatedKey, body: Buffer, signal: AbortSignal, dedupeKey: string | undefined, clientId?: string): Promise<string> {
     const now = this.opts.clock.now();
+    // A chain that stopped producing blocks would have its fee priced on old state: refused until it moves.
+    const stale = this.staleChain?.(net.name, now);
+    if (stale !== undefined) throw new GatewayError('CHAIN_STALE', `the ${net.name} chain is stale: ${stale}`, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(net.blockTimeMs / 1000))) } });
     // The era the task builds in: the one the network's wallets are synced in as it starts.
     const era = this.eraOf(net.name);
     if (era === undefined) throw new GatewayError('WALLET_SYNCING', `the server DUST wallets of ${net.name} are still syncing`, { headers: { 'Retry-After': '30' } });

@@ -10,16 +10,20 @@ import type { FeeFields, RingBlock, TxTypename } from './upstream-types.js';
 
 /** Midnight's block time (LEDGER.md, "Units"). */
 export const TARGET_BLOCK_SECONDS = 6;
-/** Up to this block age the chain is fully fresh… */
-const FRESH_SECONDS = 2 * TARGET_BLOCK_SECONDS;
-/** …and at this age freshness has fallen linearly to zero. */
-const DEAD_SECONDS = 10 * TARGET_BLOCK_SECONDS;
+/** Up to this many block times of block age the chain is fully fresh… */
+const FRESH_BLOCKS = 2;
+/**
+ * …and from this many it is stale: freshness has fallen linearly to zero, the network is
+ * `degraded` (uptime, summary, /health), missing from /readyz and not sponsored (503 CHAIN_STALE).
+ * Exactly this many block times is stale already (`isStale`).
+ */
+export const STALE_AFTER_BLOCKS = 10;
 /** Block time is averaged over at most this many of the latest intervals (10 minutes at 6 s). */
 const BLOCK_TIME_INTERVALS = 100;
 /** A gap between consecutive blocks longer than this is a halt, not a block interval. */
 const STALL_SECONDS = 10 * TARGET_BLOCK_SECONDS;
-/** Below this uptime score the network is `degraded`. */
-const HEALTHY_SCORE = 0.8;
+/** Below this production (epoch utilization, or target / average block time) the network is `degraded`. */
+const HEALTHY_PRODUCTION = 0.8;
 
 const round = (x: number, decimals: number): number => {
   const f = 10 ** decimals;
@@ -30,6 +34,23 @@ export const iso = (ms: number): string => new Date(ms).toISOString();
 
 export function ageSeconds(block: RingBlock, now: number): number {
   return Math.max(0, Math.floor((now - block.timestamp) / 1000));
+}
+
+/**
+ * The freshness rule: a chain whose newest block is `ageMs` old is stale from STALE_AFTER_BLOCKS
+ * times its expected block time `blockTimeMs` on, that boundary included. An indexer keeps
+ * answering while the chain behind it has stopped; only the age of its newest block tells.
+ */
+export function isStale(ageMs: number, blockTimeMs: number): boolean {
+  return ageMs >= STALE_AFTER_BLOCKS * blockTimeMs;
+}
+
+/** Why the chain whose newest block is `tip` is stale at `now`, for /readyz, /health and a 503; undefined while it is fresh. */
+export function staleReason(tip: RingBlock, now: number, blockTimeMs: number): string | undefined {
+  const ageMs = Math.max(0, now - tip.timestamp);
+  if (!isStale(ageMs, blockTimeMs)) return undefined;
+  // The age to a tenth of a second, never rounded up past the limit; the block time as configured.
+  return `newest block (height ${tip.height}) is ${Math.floor(ageMs / 100) / 10} s old, at least ${STALE_AFTER_BLOCKS} × the ${blockTimeMs / 1000} s block time`;
 }
 
 export type TransactionKind = 'regular' | 'system' | 'bridge-claim';
@@ -88,13 +109,22 @@ export function blocksProduced(tip: RingBlock, bt: BlockTime): BlocksProduced {
   return { total: tip.height + 1, estimatedHourly: ok ? Math.round(3600 / avg) : null, estimatedDaily: ok ? Math.round(86400 / avg) : null };
 }
 
-export function uptime(tip: RingBlock, now: number, bt: BlockTime, epochUtilization: number | null, upstreamOk: boolean): Uptime {
+/**
+ * `blockTimeMs`: the block time the network is expected to keep (an embedded devnet's own, else
+ * Midnight's). The score declines with block age from FRESH_BLOCKS block times to zero at
+ * STALE_AFTER_BLOCKS; the status is `degraded` only by the freshness rule (`isStale`), a failing
+ * indexer or low production — a late block short of stale lowers the score, not the status.
+ */
+export function uptime(tip: RingBlock, now: number, bt: BlockTime, epochUtilization: number | null, upstreamOk: boolean, blockTimeMs = TARGET_BLOCK_SECONDS * 1000): Uptime {
   const age = ageSeconds(tip, now);
-  const freshness = age <= FRESH_SECONDS ? 1 : age >= DEAD_SECONDS ? 0 : 1 - (age - FRESH_SECONDS) / (DEAD_SECONDS - FRESH_SECONDS);
+  const fresh = (FRESH_BLOCKS * blockTimeMs) / 1000;
+  const dead = (STALE_AFTER_BLOCKS * blockTimeMs) / 1000;
+  const freshness = age <= fresh ? 1 : age >= dead ? 0 : 1 - (age - fresh) / (dead - fresh);
   const avg = bt.averageSeconds;
   const production = epochUtilization ?? (avg !== null && avg > 0 ? Math.min(1, TARGET_BLOCK_SECONDS / avg) : 1);
   const score = round(freshness * production, 3);
-  return { status: upstreamOk && score >= HEALTHY_SCORE ? 'healthy' : 'degraded', score, latestBlockAgeSeconds: age, epochUtilization };
+  const healthy = upstreamOk && !isStale(now - tip.timestamp, blockTimeMs) && round(production, 3) >= HEALTHY_PRODUCTION;
+  return { status: healthy ? 'healthy' : 'degraded', score, latestBlockAgeSeconds: age, epochUtilization };
 }
 
 /**

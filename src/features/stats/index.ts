@@ -3,7 +3,7 @@
  * chain follower feeding pre-rendered derived routes, cached indexer lookups, a health
  * component, and a WebSocket topic that pushes the summary on every new block.
  */
-import type { Component, Module } from '../../infra/app-context.js';
+import type { AppContext, Component, Module } from '../../infra/app-context.js';
 import { NETWORKS } from '../../core/config.js';
 import { NetworkStats, summaryTopic } from './network-stats.js';
 import { sourceOf } from '../../infra/indexer/source.js';
@@ -50,6 +50,38 @@ export const mountStats: Module = (ctx) => {
       return network === undefined ? undefined : nets.get(network)!.views.summaryText(ctx.clock.now());
     },
   });
+  // Sponsorship refuses to price fees on a stale chain, as these followers judge it.
+  const link = judgeSponsorshipChains(ctx, (network, now) => nets.get(network)?.staleReason(now));
+  for (const stats of nets.values()) {
+    stats.follower.on('blocks', link);
+    stats.follower.on('state', link);
+  }
   // Followers start once everything is mounted; the first data arrives while the server starts listening.
   for (const stats of nets.values()) stats.start();
 };
+
+/** The sponsorship module's component (SPONSORSHIP_COMPONENT), by name and by what this uses of it: a feature imports no other. */
+const SPONSORSHIP = 'sponsorship';
+type StaleChainJudge = (network: string, now: number) => string | undefined;
+interface JudgedSponsorship extends Component {
+  service?: { judgeChainsBy(judge: StaleChainJudge): void } | undefined;
+}
+
+/**
+ * Hands `judge` to the sponsorship service (SponsorshipService.judgeChainsBy). Sponsorship mounts
+ * after statistics, so this tries until it is there: at once, and whenever a follower has news —
+ * before a follower's first block there is no chain to judge. Without the sponsorship module, or
+ * with balancing disabled, there is nothing to hand it to. The returned function is the attempt.
+ */
+function judgeSponsorshipChains(ctx: AppContext, judge: StaleChainJudge): () => void {
+  let done = false;
+  const attempt = (): void => {
+    if (done) return;
+    const sponsorship = ctx.component<JudgedSponsorship>(SPONSORSHIP);
+    if (sponsorship === undefined) return;
+    done = true;
+    sponsorship.service?.judgeChainsBy(judge);
+  };
+  attempt();
+  return attempt;
+}

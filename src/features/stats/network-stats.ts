@@ -19,6 +19,7 @@ import { LookupCache } from './lookup-cache.js';
 import { NodeRpcClient } from './node-rpc.js';
 import { Lookups } from './lookups.js';
 import { DerivedViews } from './views.js';
+import { STALE_AFTER_BLOCKS, TARGET_BLOCK_SECONDS, staleReason } from './derive.js';
 import { redactUrl } from '../../core/log/url-redaction.js';
 import { eraOfProtocolVersion, type Era } from '../../infra/ledger/index.js';
 import { networkEras } from '../../infra/ledger/network-eras.js';
@@ -35,9 +36,16 @@ export interface NetworkStatsHealth extends ComponentHealth {
   status: 'ok' | 'degraded' | 'down' | 'starting';
   source: string;
   follower: FollowerState;
+  /** Whether the follower's latest exchange with the indexer succeeded (else cached data is served, `X-Cache: STALE`). */
+  upstreamOk: boolean;
   subscription: 'connected' | 'disconnected';
   latestHeight: number | null;
   latestBlockAgeSeconds: number | null;
+  /** The block time the network is expected to keep, and the block age from which it is stale (`degraded`, missing from /readyz, not sponsored). */
+  blockTimeSeconds: number;
+  staleAfterSeconds: number;
+  /** Why the chain is stale (its newest block's height and age), else null. */
+  stale: string | null;
   dataAgeSeconds: number | null;
   windowBlocks: number;
   /** Times the block subscription was lost and reopened. */
@@ -66,6 +74,11 @@ export class NetworkStats implements Component {
   readonly views: DerivedViews;
   readonly cache: LookupCache;
   readonly lookups: Lookups;
+  /**
+   * The block time this network is expected to keep, which its freshness is judged by: the embedded
+   * devnet's `devnet.blockTimeMs`, else Midnight's 6 s (as sponsorship prices fees by).
+   */
+  readonly blockTimeMs: number;
   private readonly log: Logger;
   private pushedTip: string | undefined;
 
@@ -75,6 +88,7 @@ export class NetworkStats implements Component {
     this.log = ctx.logger.child({ module: 'stats', network });
     this.http = new GraphqlHttpClient(source.httpUrl, { timeoutMs: cfg.upstreamTimeoutMs, maxResponseBytes: cfg.maxResponseBytes, headers: source.credentials.headers });
     this.window = new BlockWindow(cfg.ringSize);
+    this.blockTimeMs = source.embedded ? ctx.config.devnet.blockTimeMs : TARGET_BLOCK_SECONDS * 1000;
     this.features = new IndexerFeatureProbe(this.http, this.log);
     this.follower = new ChainFollower({
       http: this.http,
@@ -100,6 +114,7 @@ export class NetworkStats implements Component {
       follower: this.follower,
       governance: this.governance,
       chainEpochSeconds: source.embedded ? DEVNET_EPOCH_SECONDS : CHAIN_SPEC_EPOCH_SECONDS[network],
+      blockTimeMs: this.blockTimeMs,
     });
     this.cache = new LookupCache(cfg.lookupCacheSize, ctx.clock);
     this.lookups = new Lookups({
@@ -140,18 +155,29 @@ export class NetworkStats implements Component {
     if (text !== undefined) this.ctx.publish(summaryTopic(this.network), text);
   }
 
+  /** Why this network's chain is stale at `now` (derive.ts, `isStale`); undefined while it is fresh or has no block yet. */
+  staleReason(now: number): string | undefined {
+    const tip = this.window.tip;
+    return tip && staleReason(tip, now, this.blockTimeMs);
+  }
+
   health(): NetworkStatsHealth {
     const f = this.follower;
     const now = this.ctx.clock.now();
     const tip = this.window.tip;
-    const status = f.state === 'stopped' ? 'down' : tip === undefined ? (f.lastError ? 'down' : 'starting') : f.upstreamOk ? 'ok' : 'degraded';
+    const stale = this.staleReason(now);
+    const status = f.state === 'stopped' ? 'down' : tip === undefined ? (f.lastError ? 'down' : 'starting') : f.upstreamOk && stale === undefined ? 'ok' : 'degraded';
     return {
       status,
       source: this.source.label,
       follower: f.state,
+      upstreamOk: f.upstreamOk,
       subscription: f.subscriptionConnected ? 'connected' : 'disconnected',
       latestHeight: tip?.height ?? null,
       latestBlockAgeSeconds: tip ? Math.max(0, Math.floor((now - tip.timestamp) / 1000)) : null,
+      blockTimeSeconds: this.blockTimeMs / 1000,
+      staleAfterSeconds: (STALE_AFTER_BLOCKS * this.blockTimeMs) / 1000,
+      stale: stale ?? null,
       dataAgeSeconds: f.dataAgeSeconds(now),
       windowBlocks: this.window.size,
       reconnects: f.reconnects,
@@ -170,12 +196,16 @@ export class NetworkStats implements Component {
     };
   }
 
-  /** Ready once the follower holds a block: the derived routes then have something to serve, stale or not. */
+  /**
+   * Ready once the follower holds a block and that block is fresh: an indexer that answers while
+   * the chain behind it has stopped serves old state (sponsorship then refuses, CHAIN_STALE).
+   */
   ready(): string[] {
     const f = this.follower;
     if (f.state === 'stopped') return [`${this.name}: follower stopped`];
     if (this.window.tip === undefined) return [`${this.name}: no block from the indexer yet${f.lastError ? ` (${f.lastError.code})` : ''}`];
-    return [];
+    const stale = this.staleReason(this.ctx.clock.now());
+    return stale === undefined ? [] : [`${this.name}: chain stale: ${stale}`];
   }
 
   async close(): Promise<void> {

@@ -71,8 +71,8 @@ export type BlocksProduced = Static<typeof BlocksProduced>;
 
 export const Uptime = Type.Object(
   {
-    status: Type.Union([Type.Literal('healthy'), Type.Literal('degraded')]),
-    score: Fraction('freshness × production, 3 decimals: freshness is 1 up to 12 s of block age and falls linearly to 0 at 60 s; production is epochUtilization when known, else min(1, 6 / averageSeconds)'),
+    status: Type.Union([Type.Literal('healthy'), Type.Literal('degraded')], { description: 'degraded when the indexer fails, the chain is stale (its latest block is 10 block times old or more: 60 s at 6 s blocks, the devnet\'s own block time on an embedded devnet) or production is below 0.8' }),
+    score: Fraction('freshness × production, 3 decimals: freshness is 1 up to 2 block times of block age and falls linearly to 0 at 10 (12 s and 60 s at 6 s blocks), where the chain is stale; production is epochUtilization when known, else min(1, 6 / averageSeconds)'),
     latestBlockAgeSeconds: Type.Integer({ minimum: 0 }),
     epochUtilization: Nullable(Fraction('Produced / expected blocks of the current epoch (SPO indexer); null when unavailable')),
   },
@@ -117,7 +117,7 @@ export type NightSupply = Static<typeof NightSupply>;
 export const Summary = Type.Object({
   network: NetworkInfo,
   generatedAt: Iso,
-  status: Type.Union([Type.Literal('healthy'), Type.Literal('degraded')], { description: 'degraded when the indexer fails (cached data is then served), the latest block is stale or the epoch under-produces' }),
+  status: Type.Union([Type.Literal('healthy'), Type.Literal('degraded')], { description: 'degraded when the indexer fails (cached data is then served), the chain is stale (its latest block is 10 block times old or more) or the epoch under-produces: `uptime.status`' }),
   dataAgeSeconds: Nullable(Type.Integer({ minimum: 0, description: 'Seconds since the indexer last answered' })),
   ledger: LedgerEra,
   latestBlock: LatestBlock,

@@ -4,14 +4,15 @@
  *    recent-transactions) are rendered once per change of the window, not per request;
  *  - bodies that depend on the time too (latest-block's age, uptime, epoch, summary) are
  *    re-rendered lazily, at most once per second of the injected clock, on the first request
- *    of that second — honest to the second without per-request work.
+ *    of that second — honest to the second without per-request work — and at once when the
+ *    chain turns stale (derive.ts, `isStale`), so their status never lags /readyz.
  * A request for a fresh view costs a comparison and returns the same Reply object.
  */
 import type { NetworkName } from '../../core/config.js';
 import { ERRORS, GatewayError } from '../../core/errors.js';
 import type { Reply } from '../../core/http/route.js';
 import type { BlockWindow } from './block-window.js';
-import { TARGET_BLOCK_SECONDS, blockTime, blocksProduced, dParameter, latestBlock, recentTransactions, uptime } from './derive.js';
+import { TARGET_BLOCK_SECONDS, blockTime, blocksProduced, dParameter, isStale, latestBlock, recentTransactions, uptime } from './derive.js';
 import { anchorFromChainTime, epochAt, type EpochAnchor } from './epoch.js';
 import type { ChainFollower } from './follower.js';
 import type { Governance } from './governance.js';
@@ -34,6 +35,8 @@ export interface ViewDeps {
   governance: Governance;
   /** Epoch length to derive epochs from chain time when the indexer has none; undefined = unknown. */
   chainEpochSeconds: number | undefined;
+  /** The block time the network is expected to keep, which its freshness is judged by (derive.ts, `isStale`); default Midnight's. */
+  blockTimeMs?: number;
 }
 
 export class DerivedViews {
@@ -53,6 +56,8 @@ export class DerivedViews {
   private version = 0;
   private renderedVersion = -1;
   private renderedSecond = Number.NaN;
+  /** Whether the chain was stale at the last render: a change re-renders within the second, as /readyz sees it. */
+  private renderedStale = false;
   private bt: BlockTime | undefined;
   private dp: DParameter | null = null;
   private ep: Epoch | null = null;
@@ -100,7 +105,9 @@ export class DerivedViews {
 
   private refresh(now: number): void {
     const second = Math.floor(now / 1000);
-    if (this.renderedVersion === this.version && second === this.renderedSecond) return;
+    const tip = this.deps.window.tip;
+    const stale = tip !== undefined && isStale(now - tip.timestamp, this.deps.blockTimeMs ?? TARGET_BLOCK_SECONDS * 1000);
+    if (this.renderedVersion === this.version && second === this.renderedSecond && stale === this.renderedStale) return;
     this.ensureData();
     if (this.renderedVersion !== this.version) {
       this.renderPerBlock(now);
@@ -108,6 +115,7 @@ export class DerivedViews {
     }
     this.renderTimed(now);
     this.renderedSecond = second;
+    this.renderedStale = stale;
   }
 
   private ensureData(): void {
@@ -135,7 +143,7 @@ export class DerivedViews {
     const { window, follower, governance, network } = this.deps;
     const tip = window.tip!;
     const lb = latestBlock(tip, now);
-    const up = uptime(tip, now, this.bt!, governance.utilization, follower.upstreamOk);
+    const up = uptime(tip, now, this.bt!, governance.utilization, follower.upstreamOk, this.deps.blockTimeMs);
     this.ep = this.epoch(now);
     const stale = this.staleSeconds(now);
     const summary: Summary = {

@@ -49,8 +49,8 @@ t.test('latest block age and uptime score', async (t) => {
   t.equal(latestBlock(tip, T0 - 5000).ageSeconds, 0, 'a clock behind the chain is age 0');
   const six = { averageSeconds: 6, sampleSize: 10, targetSeconds: 6 } as const;
   t.strictSame(uptime(tip, T0 + 12_000, six, null, true), { status: 'healthy', score: 1, latestBlockAgeSeconds: 12, epochUtilization: null });
-  t.strictSame(uptime(tip, T0 + 36_000, six, null, true), { status: 'degraded', score: 0.5, latestBlockAgeSeconds: 36, epochUtilization: null });
-  t.strictSame(uptime(tip, T0 + 60_000, six, null, true), { status: 'degraded', score: 0, latestBlockAgeSeconds: 60, epochUtilization: null });
+  t.strictSame(uptime(tip, T0 + 36_000, six, null, true), { status: 'healthy', score: 0.5, latestBlockAgeSeconds: 36, epochUtilization: null }, 'late, short of stale: a lower score only');
+  t.strictSame(uptime(tip, T0 + 60_000, six, null, true), { status: 'degraded', score: 0, latestBlockAgeSeconds: 60, epochUtilization: null }, 'stale at 10 block times');
   t.strictSame(uptime(tip, T0 + 3000, { averageSeconds: 7.5, sampleSize: 10, targetSeconds: 6 }, null, true).score, 0.8, 'production = 6 / 7.5');
   t.strictSame(uptime(tip, T0 + 3000, six, 0.75, true), { status: 'degraded', score: 0.75, latestBlockAgeSeconds: 3, epochUtilization: 0.75 });
   t.equal(uptime(tip, T0 + 3000, six, null, false).status, 'degraded', 'indexer failing');
