@@ -1,15 +1,22 @@
 // Turns a produced block into indexer records, as the real indexer derives them from a node:
 // UTXOs from the ledger's UTXO-set delta, ledger events split into zswap and DUST streams (their
-// `raw` is the ledger's own serialization, so wallets can replay them), contract actions from the
-// intents, Merkle roots from an observer that replays the zswap events.
+// `raw` is the ledger's own serialization, so wallets can replay them) and contract events (a
+// contract's `contractLog`, contract-events.ts), contract actions from the intents, Merkle roots
+// from an observer that replays the zswap events, and each contract's filtered commitment tree
+// after the block (contract-zswap.ts).
 import { release, type L, type LedgerKit } from './ledger-kit.js';
 import { DEFAULT_ERA, DEVNET_PROTOCOL_VERSION } from '@nightgate/ledger';
 import { bytesToHex, deriveSeed } from './keys.js';
+import { decodeContractLog, type ContractLogContent } from './contract-events.js';
+import { contractZswapTrees } from './contract-zswap.js';
 import type { AppliedTx, ProducedBlock } from './chain.js';
 import type { IndexerStore } from './indexer-store.js';
 import type {
   BlockBundle,
+  BlockRecord,
   ContractActionRecord,
+  ContractEventRecord,
+  ContractZswapTrees,
   DustEventRecord,
   DustEventTypename,
   TransactionRecord,
@@ -93,6 +100,7 @@ export class BlockIndexer {
     const ids = this.#store.nextIds();
     const params = state.parameters;
     const zswap = state.zswap;
+    const parent = this.#store.latestBlock;
     const bundle: BlockBundle = {
       block: {
         height: block.height,
@@ -113,13 +121,20 @@ export class BlockIndexer {
       zswapEvents: [],
       contractActions: [],
     };
-    release(params, zswap);
-    for (const applied of block.applied) {
-      const record = this.#indexTransaction(applied, ids.transaction++, block.height, bundle, ids);
-      bundle.transactions.push(record);
-      bundle.block.transactionIds.push(record.id);
+    release(params);
+    /** Contracts this block's new coin commitments belong to. */
+    const owners = new Set<string>();
+    try {
+      for (const applied of block.applied) {
+        const record = this.#indexTransaction(applied, ids.transaction++, block.height, bundle, ids, owners);
+        bundle.transactions.push(record);
+        bundle.block.transactionIds.push(record.id);
+      }
+      bundle.block.zswapMerkleTreeRoot = rootHex(this.#observer);
+      bundle.block.contractZswap = this.#contractZswap(bundle.block, parent, zswap, owners);
+    } finally {
+      release(zswap);
     }
-    bundle.block.zswapMerkleTreeRoot = rootHex(this.#observer);
     return {
       bundle,
       dustEvents: Buffer.concat(bundle.dustEvents.map((e) => e.raw)),
@@ -133,11 +148,13 @@ export class BlockIndexer {
     height: number,
     bundle: BlockBundle,
     ids: ReturnType<IndexerStore['nextIds']>,
+    owners: Set<string>,
   ): TransactionRecord {
     const { candidate, result, before, after } = applied;
     const zswapRaws: Uint8Array[] = [];
     const dustEventIds: number[] = [];
     const zswapEventIds: number[] = [];
+    const contractEvents: ContractEventRecord[] = [];
     const generationNonces = new Set<string>();
     let fee = 0n;
     const events = result.events;
@@ -163,6 +180,24 @@ export class BlockIndexer {
         bundle.zswapEvents.push(record);
         zswapEventIds.push(record.id);
         zswapRaws.push(raw);
+        const owner = contractOfOutput(content);
+        if (owner) owners.add(owner);
+      } else if (content.tag === 'contractLog') {
+        const log = content as unknown as ContractLogContent;
+        const decoded = decodeContractLog(log);
+        if (decoded) {
+          contractEvents.push({
+            id: ids.contractEvent++,
+            ...decoded,
+            raw,
+            protocolVersion: this.#kit.protocolVersion,
+            contractAddress: log.address,
+            transactionId: id,
+            blockHeight: height,
+            entryPoint: entryPointText(log.entryPoint),
+            contractActionId: null,
+          });
+        }
       }
     }
     release(...events);
@@ -201,6 +236,7 @@ export class BlockIndexer {
     const spentUtxoKeys = [...spent].map((u) => utxoKey(u.intentHash, u.outputNo));
     for (const key of spentUtxoKeys) bundle.spentUtxos.push({ key, transactionId: id });
     const contractActionIds = this.#contractActions(applied, id, bundle, ids);
+    attributeEvents(contractEvents, bundle.contractActions.filter((a) => a.transactionId === id));
     const segments = result.successfulSegments
       ? [...result.successfulSegments].map(([segment, success]) => ({ id: segment, success }))
       : null;
@@ -222,7 +258,39 @@ export class BlockIndexer {
       spentUtxoKeys,
       zswapEventIds,
       dustEventIds,
+      contractEvents,
     };
+  }
+
+  /**
+   * Every contract's filtered commitment tree after the block. A block of this era that adds no
+   * commitment (the tree's end index unchanged) and names no new owner shares its parent's.
+   */
+  #contractZswap(block: BlockRecord, parent: BlockRecord | undefined, zswap: L.ZswapChainState, owners: Set<string>): ContractZswapTrees {
+    const sameEra = parent !== undefined && parent.protocolVersion === this.#kit.protocolVersion;
+    const known = sameEra ? (parent.contractZswap?.owners ?? this.#ownersFromEvents()) : {};
+    const unchanged = sameEra && parent.contractZswap !== undefined && parent.zswapEndIndex === block.zswapEndIndex;
+    if (unchanged && [...owners].every((a) => a in known)) return parent.contractZswap as ContractZswapTrees;
+    for (const address of Object.keys(known)) owners.add(address);
+    return contractZswapTrees(zswap, owners);
+  }
+
+  /**
+   * The owners of this era's commitments, read from the Zswap events held (the store's history,
+   * and its archive): for a chain whose blocks were logged before the devnet kept the trees.
+   */
+  #ownersFromEvents(): Record<string, Uint8Array> {
+    const owners: Record<string, Uint8Array> = {};
+    const none = new Uint8Array();
+    for (let id = 1; id <= this.#store.maxZswapEventId; id++) {
+      const record = this.#store.zswapEvent(id);
+      if (!record || record.protocolVersion !== this.#kit.protocolVersion) continue;
+      const event = this.#kit.L.Event.deserialize(record.raw);
+      const owner = contractOfOutput(event.content);
+      if (owner) owners[owner] = none;
+      release(event);
+    }
+    return owners;
   }
 
   #contractActions(applied: AppliedTx, txId: number, bundle: BlockBundle, ids: ReturnType<IndexerStore['nextIds']>): number[] {
@@ -275,6 +343,23 @@ export class BlockIndexer {
   }
 }
 
+/** The contract a new coin commitment belongs to, from its `zswapOutput` event (none: a user's). */
+function contractOfOutput(content: L.Event['content']): string | undefined {
+  return content.tag === 'zswapOutput' && 'contract' in content ? content.contract : undefined;
+}
+
 function entryPointText(entryPoint: string | Uint8Array): string {
   return typeof entryPoint === 'string' ? entryPoint : bytesToHex(entryPoint);
+}
+
+/**
+ * Attributes each event to the call that logged it: the one call of its transaction with its
+ * address and entry point. With several such calls it is left unattributed, as indexer 4.4 leaves
+ * it (reachable through `Query.contractEvents` only).
+ */
+function attributeEvents(events: ContractEventRecord[], actions: ContractActionRecord[]): void {
+  for (const e of events) {
+    const calls = actions.filter((a) => a.typename === 'ContractCall' && a.address === e.contractAddress && a.entryPoint === e.entryPoint);
+    e.contractActionId = calls.length === 1 ? (calls[0] as ContractActionRecord).id : null;
+  }
 }

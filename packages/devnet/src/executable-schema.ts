@@ -27,17 +27,15 @@ export const NOT_SERVED: Record<string, string[]> = {
     'spoCompositeByPoolId', 'stakePoolOperators', 'spoPerformanceLatest', 'spoPerformanceBySpoSk', 'epochPerformance',
     'committee', 'registeredTotalsSeries', 'registeredSpoSeries', 'registeredPresence', 'registeredFirstValidEpochs',
     'stakeDistribution',
-    // Contract events and the Cardano bridge (indexer 4.4): the devnet's contracts emit no events
-    // and no bridge feeds it.
-    'contractEvents', 'bridgeEvents', 'bridgeBalance', 'bridgeDeposits', 'bridgeReserveInflows', 'bridgeTreasuryInflows', 'bridgePoolSummary',
+    // The Cardano bridge (indexer 4.4): no bridge feeds the devnet.
+    'bridgeEvents', 'bridgeBalance', 'bridgeDeposits', 'bridgeReserveInflows', 'bridgeTreasuryInflows', 'bridgePoolSummary',
   ],
   Mutation: ['connect', 'disconnect'],
   Subscription: [
     'dustGenerations', 'dustNullifierTransactions', 'shieldedNullifierTransactions', 'shieldedTransactions',
-    'contractEvents', 'bridgeEvents', 'bridgePoolUpdates', 'bridgeBalance',
+    'bridgeEvents', 'bridgePoolUpdates', 'bridgeBalance',
   ],
-  Block: ['dustCommitmentEndIndex', 'dustGenerationEndIndex', 'dustCommitmentMerkleTreeRoot', 'dustGenerationMerkleTreeRoot', 'contractZswapState'],
-  ContractCall: ['contractEvents'],
+  Block: ['dustCommitmentEndIndex', 'dustGenerationEndIndex', 'dustCommitmentMerkleTreeRoot', 'dustGenerationMerkleTreeRoot'],
   Contract: ['maintenanceAuthority'],
   RegularTransaction: ['dustCommitmentStartIndex', 'dustCommitmentEndIndex', 'dustGenerationStartIndex', 'dustGenerationEndIndex'],
 };

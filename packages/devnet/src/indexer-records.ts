@@ -7,6 +7,19 @@ export type DustEventTypename = 'DustInitialUtxo' | 'DustGenerationDtimeUpdate' 
 
 export type ContractActionTypename = 'ContractDeploy' | 'ContractCall' | 'ContractUpdate';
 
+export type ContractEventTypename =
+  | 'ShieldedSpendEvent'
+  | 'ShieldedReceiveEvent'
+  | 'ShieldedMintEvent'
+  | 'ShieldedBurnEvent'
+  | 'UnshieldedSpendEvent'
+  | 'UnshieldedReceiveEvent'
+  | 'UnshieldedMintEvent'
+  | 'UnshieldedBurnEvent'
+  | 'PausedEvent'
+  | 'UnpausedEvent'
+  | 'MiscContractEvent';
+
 export interface BlockRecord {
   height: number;
   hash: string;
@@ -19,6 +32,19 @@ export interface BlockRecord {
   zswapMerkleTreeRoot: string;
   zswapEndIndex: number;
   transactionIds: number[];
+  /**
+   * `contractZswapState` after this block, for every contract (contract-zswap.ts); absent from
+   * blocks logged before the devnet kept it.
+   */
+  contractZswap?: ContractZswapTrees;
+}
+
+/** The chain's coin-commitment tree after a block, filtered to each contract (serialized ZswapChainState). */
+export interface ContractZswapTrees {
+  /** Every leaf collapsed: the answer for any contract without a commitment in the tree. */
+  collapsed: Uint8Array;
+  /** Contracts with commitments in the tree, by address, and theirs. */
+  owners: Record<string, Uint8Array>;
 }
 
 export interface TransactionRecord {
@@ -40,6 +66,8 @@ export interface TransactionRecord {
   spentUtxoKeys: string[];
   zswapEventIds: number[];
   dustEventIds: number[];
+  /** The contract events it emitted, in order; absent from transactions logged before the devnet indexed them. */
+  contractEvents?: ContractEventRecord[];
 }
 
 export interface UtxoRecord {
@@ -86,6 +114,33 @@ export interface ContractActionRecord {
   /** The id of the deploy of this address (its own id for a deploy). */
   deployId: number;
   balances: Array<{ tokenType: string; amount: string }>;
+}
+
+export interface AddressOrContractRecord {
+  kind: 'USER' | 'CONTRACT';
+  userAddress: string | null;
+  contractAddress: string | null;
+}
+
+/** A contract event's own fields under their schema names: hex, amounts in decimal, null when absent. */
+export type ContractEventFields = Record<string, string | AddressOrContractRecord | null>;
+
+export interface ContractEventRecord {
+  id: number;
+  typename: ContractEventTypename;
+  /** The ledger's `contractLog` event, serialized. */
+  raw: Uint8Array;
+  protocolVersion: number;
+  /** The event schema version the contract declared. */
+  version: number;
+  contractAddress: string;
+  transactionId: number;
+  blockHeight: number;
+  /** The entry point whose call logged it (text, or hex for a binary one). */
+  entryPoint: string;
+  /** The call it is attributed to: the one call of its transaction with its address and entry point; null if none or several. */
+  contractActionId: number | null;
+  fields: ContractEventFields;
 }
 
 /** Everything one block adds to the indexer; the unit of persistence. */

@@ -8,6 +8,7 @@ export interface RecordIds {
   dustEvent: number;
   zswapEvent: number;
   contractAction: number;
+  contractEvent: number;
 }
 
 /** Records read back by height or id, for blocks older than the retained history. */
@@ -34,6 +35,7 @@ export interface StoreSizes {
   dustEvents: number;
   zswapEvents: number;
   contractActions: number;
+  contractEvents: number;
   utxos: number;
   keptForReferences: number;
   blockHashes: number;
@@ -42,4 +44,6 @@ export interface StoreSizes {
   addresses: number;
   addressEntries: number;
   contractAddresses: number;
+  /** Addresses with contract events held. */
+  contractEventAddresses: number;
 }

@@ -13,7 +13,9 @@
 //    empty list), and a subscription asked to start before the retained history — or one whose
 //    client fell that far behind — fails with DEVNET_PRUNED rather than skip what a wallet needs.
 //  - Either way, lookups by hash, identifier or address cover the retained history only (their
-//    indexes are what would grow). Block 0 (genesis) is always kept.
+//    indexes are what would grow); so do contract events, which have no id index in the archive
+//    (an archived call still reaches its own through its transaction). Block 0 (genesis) is
+//    always kept.
 //  - A record the retained history refers to through a non-null field stays: the transaction that
 //    created a UTXO which is unspent or spent within the retained history
 //    (UnshieldedUtxo.createdAtTransaction), the deploy of a retained contract call
@@ -21,10 +23,12 @@
 //    record keeps its own fields; its lists (a block's transactions, a transaction's events) hold
 //    only what is still kept. Unspent UTXO records stay: they are the chain's current state.
 import { IdRange, pushTo, trimFront } from './id-range.js';
+import { sameTrees } from './contract-zswap.js';
 import type {
   BlockBundle,
   BlockRecord,
   ContractActionRecord,
+  ContractEventRecord,
   DustEventRecord,
   TransactionRecord,
   UtxoRecord,
@@ -46,12 +50,15 @@ export class IndexerStore {
   readonly #dustEvents = new IdRange<DustEventRecord>(1);
   readonly #zswapEvents = new IdRange<ZswapEventRecord>(1);
   readonly #contractActions = new IdRange<ContractActionRecord>(1);
+  /** The same records as their transactions' `contractEvents`, by id. */
+  readonly #contractEvents = new IdRange<ContractEventRecord>(1);
   readonly #utxos = new Map<string, UtxoRecord>();
   readonly #blockByHash = new Map<string, number>();
   readonly #txByHash = new Map<string, number[]>();
   readonly #txByIdentifier = new Map<string, number[]>();
   readonly #txByAddress = new Map<string, number[]>();
   readonly #actionsByAddress = new Map<string, number[]>();
+  readonly #eventsByAddress = new Map<string, number[]>();
   /** Older records kept because a held record refers to them (see the header). */
   readonly #kept = new KeptRecords();
   #latestDeploy: string | undefined;
@@ -121,6 +128,7 @@ export class IndexerStore {
       dustEvent: this.#dustEvents.next,
       zswapEvent: this.#zswapEvents.next,
       contractAction: this.#contractActions.next,
+      contractEvent: this.#contractEvents.next,
     };
   }
 
@@ -131,6 +139,7 @@ export class IndexerStore {
       dustEvent: this.#dustEvents.base,
       zswapEvent: this.#zswapEvents.base,
       contractAction: this.#contractActions.base,
+      contractEvent: this.#contractEvents.base,
     };
   }
 
@@ -140,6 +149,11 @@ export class IndexerStore {
     // Ledger parameters rarely change: share the previous block's text (1.4 kB per block otherwise).
     const previous = this.latestBlock;
     if (previous && previous.ledgerParameters === block.ledgerParameters) block.ledgerParameters = previous.ledgerParameters;
+    // So do the filtered commitment trees (≈ 1.6 KiB), which the block indexer already shares
+    // when nothing changed, but blocks read back from the log do not.
+    if (previous?.contractZswap && block.contractZswap && previous.contractZswap !== block.contractZswap && sameTrees(previous.contractZswap, block.contractZswap)) {
+      block.contractZswap = previous.contractZswap;
+    }
     this.#blocks.push(block.height, block);
     this.#firstTxIds.push(block.height, this.#transactions.next);
     if (block.height === 0) this.#genesis = block;
@@ -148,6 +162,10 @@ export class IndexerStore {
       this.#transactions.push(tx.id, tx);
       pushTo(this.#txByHash, tx.hash, tx.id);
       for (const identifier of tx.identifiers) pushTo(this.#txByIdentifier, identifier, tx.id);
+      for (const event of tx.contractEvents ?? []) {
+        this.#contractEvents.push(event.id, event);
+        pushTo(this.#eventsByAddress, event.contractAddress, event.id);
+      }
     }
     const touched: Array<{ owner: string; id: number }> = [];
     for (const utxo of bundle.createdUtxos) {
@@ -185,9 +203,14 @@ export class IndexerStore {
     let lastDust = 0;
     let lastZswap = 0;
     let lastAction = 0;
+    let lastEvent = 0;
     for (const id of block.transactionIds) {
       const tx = this.#transactions.at(id) as TransactionRecord;
       lastTx = id;
+      for (const event of tx.contractEvents ?? []) {
+        lastEvent = event.id;
+        trimFront(this.#eventsByAddress, event.contractAddress, event.id);
+      }
       lastDust = Math.max(lastDust, ...tx.dustEventIds);
       lastZswap = Math.max(lastZswap, ...tx.zswapEventIds);
       // Its spends leave the retained history: the records they spent are no longer referred to.
@@ -217,6 +240,7 @@ export class IndexerStore {
     this.#dustEvents.dropThrough(lastDust);
     this.#zswapEvents.dropThrough(lastZswap);
     this.#contractActions.dropThrough(lastAction);
+    this.#contractEvents.dropThrough(lastEvent);
     this.#blockByHash.delete(block.hash);
     this.#kept.evictBlock(block);
     this.#blocks.dropThrough(block.height);
@@ -254,6 +278,11 @@ export class IndexerStore {
     return this.#contractActions.at(id) ?? this.#kept.contractAction(id) ?? (id >= 1 && id < this.#contractActions.base ? this.#archive?.contractAction(id) : undefined);
   }
 
+  /** A contract event of the retained history (see the header). */
+  contractEvent(id: number): ContractEventRecord | undefined {
+    return this.#contractEvents.at(id);
+  }
+
   /** The highest transaction id in blocks at or below `height` (0: none); undefined when not known. */
   lastTransactionIdAt(height: number): number | undefined {
     if (height < 0) return undefined;
@@ -273,6 +302,11 @@ export class IndexerStore {
 
   get maxZswapEventId(): number {
     return this.#zswapEvents.next - 1;
+  }
+
+  /** The highest contract event id ever indexed (0: none). */
+  get maxContractEventId(): number {
+    return this.#contractEvents.next - 1;
   }
 
   /** Retained blocks from `height` on, oldest first (at most `limit`). */
@@ -323,6 +357,11 @@ export class IndexerStore {
     return this.#actionsByAddress.get(address.toLowerCase()) ?? [];
   }
 
+  /** Ids of the retained contract events of `address`, ascending. */
+  contractEventIds(address: string): readonly number[] {
+    return this.#eventsByAddress.get(address.toLowerCase()) ?? [];
+  }
+
   sizes(): StoreSizes {
     let addressEntries = 0;
     for (const list of this.#txByAddress.values()) addressEntries += list.length;
@@ -332,6 +371,7 @@ export class IndexerStore {
       dustEvents: this.#dustEvents.items.length,
       zswapEvents: this.#zswapEvents.items.length,
       contractActions: this.#contractActions.items.length,
+      contractEvents: this.#contractEvents.items.length,
       utxos: this.#utxos.size,
       keptForReferences: this.#kept.size,
       blockHashes: this.#blockByHash.size,
@@ -340,6 +380,7 @@ export class IndexerStore {
       addresses: this.#txByAddress.size,
       addressEntries,
       contractAddresses: this.#actionsByAddress.size,
+      contractEventAddresses: this.#eventsByAddress.size,
     };
   }
 }

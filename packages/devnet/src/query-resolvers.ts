@@ -1,7 +1,8 @@
 // Root query fields. Offsets are the schema's `@oneOf` inputs, so exactly one key is present.
+import { contractEventFilter, matchesFilter, type ContractEventFilterInput } from './contract-events.js';
 import { epochAt, epochBoundsMs, D_PARAMETER, SLOT_SECONDS } from './epoch.js';
 import type { BlockOffsetInput, GraphQLContext, ResolverMap, TransactionOffsetInput } from './graphql-context.js';
-import type { BlockRecord, ContractActionRecord } from './indexer-records.js';
+import type { BlockRecord, ContractActionRecord, ContractEventRecord } from './indexer-records.js';
 import type { IndexerStore } from './indexer-store.js';
 import { bytesToHex } from './keys.js';
 import type { ContractView } from './type-resolvers.js';
@@ -50,6 +51,25 @@ function contractAt(store: IndexerStore, address: string, offset: BlockOffsetInp
   return action ? { address: action.address, state: action.state, transactionBound: bound } : null;
 }
 
+/** `Query.contractEvents`: 100 by default, at most 500 (the schema's documented limits). */
+const EVENTS_DEFAULT = 100;
+const EVENTS_MAX = 500;
+
+/** The contract's retained events that pass the filter, by id, from `offset` on (at most `limit`). */
+function contractEvents(store: IndexerStore, args: { filter: ContractEventFilterInput; limit?: number | null; offset?: number | null }): ContractEventRecord[] {
+  const filter = contractEventFilter(args.filter);
+  const limit = Math.min(EVENTS_MAX, Math.max(1, args.limit ?? EVENTS_DEFAULT));
+  let skip = Math.max(0, args.offset ?? 0);
+  const out: ContractEventRecord[] = [];
+  for (const id of store.contractEventIds(filter.contractAddress)) {
+    const e = store.contractEvent(id);
+    if (!e || !matchesFilter(e, filter, () => store.transaction(e.transactionId)?.hash)) continue;
+    if (skip > 0) skip--;
+    else if (out.push(e) === limit) break;
+  }
+  return out;
+}
+
 export const queryResolvers: ResolverMap = {
   Query: {
     block: (_: unknown, { offset }: { offset?: BlockOffsetInput | null }, ctx: GraphQLContext) => blockAt(ctx.store, offset) ?? null,
@@ -59,6 +79,7 @@ export const queryResolvers: ResolverMap = {
       return bound === undefined ? null : latestAction(ctx.store, args.address, bound);
     },
     contract: (_: unknown, args: { address: string; offset?: BlockOffsetInput | null }, ctx: GraphQLContext) => contractAt(ctx.store, args.address, args.offset),
+    contractEvents: (_: unknown, args: Parameters<typeof contractEvents>[1], ctx: GraphQLContext) => contractEvents(ctx.store, args),
     dParameterHistory: (_: unknown, __: unknown, ctx: GraphQLContext) => {
       const genesis = ctx.store.genesis;
       return genesis ? [{ blockHeight: 0, blockHash: genesis.hash, timestamp: genesis.timestamp, ...D_PARAMETER }] : [];

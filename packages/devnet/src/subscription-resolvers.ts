@@ -2,11 +2,12 @@
 // once and in order (a reconnecting client passes the next offset and misses nothing). Blocks and
 // ledger events older than the indexer's retained history come from its archive; without one, a
 // feed that would need them fails with DEVNET_PRUNED instead of skipping them. Unshielded
-// transactions and contract actions cover the retained history (indexer-store.ts).
+// transactions, contract actions and contract events cover the retained history (indexer-store.ts).
 import { parseUnshieldedAddress } from '@nightgate/ledger/address';
+import { contractEventFilter, matchesFilter, type ContractEventFilter, type ContractEventFilterInput } from './contract-events.js';
 import { DevnetErrorCode } from './errors.js';
 import type { BlockOffsetInput, GraphQLContext, ResolverMap } from './graphql-context.js';
-import type { BlockRecord, ContractActionRecord, DustEventRecord, TransactionRecord, UtxoRecord, ZswapEventRecord } from './indexer-records.js';
+import type { BlockRecord, ContractActionRecord, ContractEventRecord, DustEventRecord, TransactionRecord, UtxoRecord, ZswapEventRecord } from './indexer-records.js';
 import type { IndexerStore } from './indexer-store.js';
 import { LiveFeed } from './live-feed.js';
 import { blockAt } from './query-resolvers.js';
@@ -121,6 +122,48 @@ function contractFeed(store: IndexerStore, address: string, fromHeight: number):
   });
 }
 
+/** What a feed's pull yields last when the subscription is complete. */
+const END = Symbol('end of subscription');
+
+/** The feed's items up to `END`, where the subscription completes. */
+function untilEnd<T>(feed: LiveFeed<T | typeof END>): AsyncIterableIterator<T> {
+  const it: AsyncIterableIterator<T> = {
+    async next(): Promise<IteratorResult<T>> {
+      const r = await feed.next();
+      if (!r.done && r.value !== END) return { value: r.value as T, done: false };
+      await feed.return();
+      return { value: undefined, done: true };
+    },
+    // LiveFeed's return ends a wait for the next block at once (a generator's would wait for it).
+    return: () => feed.return() as Promise<IteratorResult<T>>,
+    [Symbol.asyncIterator]: () => it,
+  };
+  return it;
+}
+
+/**
+ * The contract's events that pass the filter, by id from `fromId` on (and, through the filter,
+ * from `fromBlock`): the held ones, then each block's. With `toBlock`, it completes after the
+ * first pull made once the chain has reached that height (decided before the pull reads the
+ * store, so it reads every block the decision saw).
+ */
+function contractEventFeed(store: IndexerStore, filter: ContractEventFilter, fromId: number): AsyncIterableIterator<ContractEventRecord> {
+  let next = fromId;
+  const feed = new LiveFeed<ContractEventRecord | typeof END>(store, () => {
+    const last = filter.toBlock !== undefined && (store.latestBlock?.height ?? -1) >= filter.toBlock;
+    const out: Array<ContractEventRecord | typeof END> = [];
+    for (const id of store.contractEventIds(filter.contractAddress)) {
+      if (id < next) continue;
+      next = id + 1;
+      const e = store.contractEvent(id);
+      if (e && matchesFilter(e, filter, () => store.transaction(e.transactionId)?.hash)) out.push(e);
+    }
+    if (last) out.push(END);
+    return out;
+  });
+  return untilEnd(feed);
+}
+
 const passThrough = (event: never) => event;
 
 export const subscriptionResolvers: ResolverMap = {
@@ -154,6 +197,11 @@ export const subscriptionResolvers: ResolverMap = {
     contractActions: {
       subscribe: (_: unknown, args: { address: string; offset?: BlockOffsetInput | null }, ctx: GraphQLContext) =>
         contractFeed(ctx.store, args.address.toLowerCase(), startHeight(ctx.store, args.offset)),
+      resolve: passThrough,
+    },
+    contractEvents: {
+      subscribe: (_: unknown, args: { filter: ContractEventFilterInput; id?: number | null }, ctx: GraphQLContext) =>
+        contractEventFeed(ctx.store, contractEventFilter(args.filter), args.id ?? 0),
       resolve: passThrough,
     },
   },

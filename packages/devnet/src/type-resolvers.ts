@@ -3,9 +3,13 @@
 import { encodeUnshieldedAddress } from '@nightgate/ledger/address';
 import { D_PARAMETER } from './epoch.js';
 import type { GraphQLContext, ResolverMap } from './graphql-context.js';
+import { CONTRACT_EVENT_FIELDS } from './contract-events.js';
+import { contractZswapTree } from './contract-zswap.js';
 import type {
   BlockRecord,
   ContractActionRecord,
+  ContractEventRecord,
+  ContractEventTypename,
   DustEventRecord,
   TransactionRecord,
   UtxoRecord,
@@ -56,6 +60,40 @@ const contractActionFields = {
   unshieldedBalances: (a: ContractActionRecord) => a.balances,
 };
 
+/** What every type of the `ContractEvent` interface resolves alike; `id`, `version`, … are record properties. */
+const contractEventFields = {
+  raw: (e: ContractEventRecord) => bytesToHex(e.raw),
+  maxId: (_: ContractEventRecord, __: never, ctx: GraphQLContext) => ctx.store.maxContractEventId,
+  transaction: (e: ContractEventRecord, _: never, ctx: GraphQLContext) => ctx.store.transaction(e.transactionId),
+};
+
+/** Each contract event type: the interface's fields, and its own from the record's decoded fields. */
+const contractEventTypes = Object.fromEntries(
+  (Object.entries(CONTRACT_EVENT_FIELDS) as Array<[ContractEventTypename, readonly string[]]>).map(([typename, fields]) => [
+    typename,
+    { ...contractEventFields, ...Object.fromEntries(fields.map((field) => [field, (e: ContractEventRecord) => e.fields[field] ?? null])) },
+  ]),
+);
+
+/**
+ * `Block.contractZswapState`: null when no action of the contract is at or before the block (as
+ * `Query.contract` decides); the tree kept with the block otherwise (contract-zswap.ts). A block
+ * logged before the devnet kept trees has none, as an indexer has no ledger state for a block
+ * older than its retention.
+ */
+function contractZswapState(b: BlockRecord, { address }: { address: string }, ctx: GraphQLContext): string | null | GraphQLError {
+  if (!/^(?:[0-9a-f]{2})*$/i.test(address)) return new GraphQLError('invalid address');
+  const key = address.toLowerCase();
+  const first = ctx.store.contractActionIds(key)[0];
+  const oldest = first === undefined ? undefined : ctx.store.contractAction(first);
+  const bound = ctx.store.lastTransactionIdAt(b.height);
+  if (!oldest || bound === undefined || oldest.transactionId > bound) return null;
+  if (!b.contractZswap) {
+    return new GraphQLError('ledger state for this block is no longer available, query a more recent block', { extensions: { code: DevnetErrorCode.PRUNED } });
+  }
+  return bytesToHex(contractZswapTree(b.contractZswap, key));
+}
+
 const dustEventFields = {
   raw: (e: DustEventRecord) => bytesToHex(e.raw),
   maxId: (_: DustEventRecord, __: never, ctx: GraphQLContext) => ctx.store.maxDustEventId,
@@ -67,6 +105,7 @@ export const typeResolvers: ResolverMap = {
     parent: (b: BlockRecord, _: never, ctx: GraphQLContext) => (b.height > 0 ? (ctx.store.block(b.height - 1) ?? null) : null),
     transactions: (b: BlockRecord, _: never, ctx: GraphQLContext) => transactionsOf(ctx.store, b.transactionIds),
     systemParameters: () => ({ dParameter: D_PARAMETER, termsAndConditions: null }),
+    contractZswapState,
   },
   RegularTransaction: {
     ...transactionFields,
@@ -97,7 +136,11 @@ export const typeResolvers: ResolverMap = {
     deploy: (a: ContractActionRecord, _: never, ctx: GraphQLContext) =>
       ctx.store.contractAction(a.deployId) ??
       new GraphQLError(`the deploy of contract ${a.address} is older than this devnet keeps (no state directory)`, { extensions: { code: DevnetErrorCode.PRUNED } }),
+    // Read from the transaction, which carries its events even when archived.
+    contractEvents: (a: ContractActionRecord, _: never, ctx: GraphQLContext) =>
+      (ctx.store.transaction(a.transactionId)?.contractEvents ?? []).filter((e) => e.contractActionId === a.id),
   },
+  ...contractEventTypes,
   DustInitialUtxo: { ...dustEventFields, output: (e: DustEventRecord) => ({ nonce: e.outputNonce }) },
   DustGenerationDtimeUpdate: dustEventFields,
   DustSpendProcessed: dustEventFields,
@@ -143,5 +186,6 @@ export const typeNames = {
   Transaction: (tx: TransactionRecord) => (isBridgeClaim(tx) ? 'BridgeClaimTransaction' : 'RegularTransaction'),
   ContractAction: (a: ContractActionRecord) => a.typename,
   DustLedgerEvent: (e: DustEventRecord) => e.typename,
+  ContractEvent: (e: ContractEventRecord) => e.typename,
   UnshieldedTransactionsEvent: (e: { __typename: string }) => e.__typename,
 };
