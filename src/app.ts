@@ -31,7 +31,9 @@ import { collectServer } from './infra/metrics/server-gauges.js';
 import { collectStats } from './features/stats/metrics.js';
 import { collectProving } from './features/proving/metrics.js';
 import { collectSponsorship } from './features/sponsorship/metrics.js';
-import { serverWallets } from './features/sponsorship/server-wallets.js';
+import { devnetSponsorSeeds } from '@nightgate/devnet/sponsor-seeds';
+import { configuredWallets } from './infra/ledger/server-wallets.js';
+import { legacyWalletKeys, type WalletKeys } from './infra/ledger/index.js';
 import { relayDeprecation } from './infra/node/submitter.js';
 import { collectUsage } from './features/sponsorship/policy/usage-component.js';
 import { SharedRateLimitStore } from './core/pipeline/shared-rate-limit.js';
@@ -158,8 +160,14 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
 
   // Embedded devnets for networks without an indexer; each has its own genesis and DUST wallets.
   const devnetInfo = new Map<NetworkName, DevnetNetworkInfo>();
-  const wallets = serverWallets(config);
+  // The server wallets: the configured ones on every network, or on an embedded network the devnet's.
+  const configured = configuredWallets(config);
   const embedded = NETWORKS.filter((n) => isEmbedded(config, n));
+  const wallets = new Map<NetworkName, WalletKeys[]>();
+  for (const n of NETWORKS) {
+    if (configured) wallets.set(n, [...configured]);
+    else if (embedded.includes(n)) wallets.set(n, devnetSponsorSeeds(config.devnet.stateDir, n).map(legacyWalletKeys));
+  }
   if (opts.devnet !== false && embedded.length > 0) {
     // Loaded only when needed: the devnet brings a worker thread and the ledger packages of its eras.
     const { startDevnet } = await import('@nightgate/devnet');

@@ -8,7 +8,8 @@ import { DustAddress } from '@midnight-ntwrk/wallet-sdk-address-format';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import { ledger } from '../../../packages/ledger/src/index.js';
 import { encodeDustAddress, encodeUnshieldedAddress } from '../../../packages/ledger/src/address.js';
-import { MnemonicError, dustSeedOf, hdSeedFromHex, hdWalletKeys, isWalletKeys, legacyWalletKeys, mnemonicSeed, nightSecretOf } from '../../../packages/ledger/src/wallet-keys.js';
+import { dustSeedOf, isWalletKeys, legacyWalletKeys, nightSecretOf } from '../../../packages/ledger/src/wallet-keys.js';
+import { MnemonicError, hdSeedFromHex, hdWalletKeys, mnemonicSeed } from '../../../packages/ledger/src/hd-wallets.js';
 
 const MNEMONIC = `${'abandon '.repeat(23)}art`;
 

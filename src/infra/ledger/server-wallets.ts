@@ -1,15 +1,15 @@
 /**
- * The server wallets of each network, from the configuration (packages/ledger/src/wallet-keys.ts):
+ * The server wallets the configuration names (packages/ledger/src/wallet-keys.ts):
  * - `hd` (default): wallets 0 … `dust.walletCount` − 1 of `dust.walletAccount`, from
  *   `dust.walletMnemonic`, the file `dust.walletMnemonicFile`, or the 64-byte `dust.walletSeed`;
  * - `legacy`: one wallet per `dust.walletSeeds` entry;
- * - neither set: on an embedded network, the devnet's generated wallets; elsewhere none.
+ * - neither set: none here (on an embedded network the app takes the devnet's generated ones).
  * The same wallets serve every network (an address is the same key on each chain).
  */
 import { readFileSync } from 'node:fs';
-import { devnetSponsorSeeds } from '@nightgate/devnet/sponsor-seeds';
-import { ConfigError, NETWORKS, isEmbedded, openSecretFile, type Config, type NetworkName } from '../../core/config.js';
-import { MnemonicError, hdSeedFromHex, hdWalletKeys, legacyWalletKeys, mnemonicSeed, type WalletKeys } from '../../infra/ledger/index.js';
+import { ConfigError, openSecretFile, type Config } from '../../core/config.js';
+import { MnemonicError, hdSeedFromHex, hdWalletKeys, mnemonicSeed } from '@nightgate/ledger/hd-wallets';
+import { legacyWalletKeys, type WalletKeys } from '@nightgate/ledger/wallet-keys';
 
 function readSecretFile(path: string, setting: string): string {
   let text: string;
@@ -38,15 +38,4 @@ export function configuredWallets(config: Config): WalletKeys[] | undefined {
     throw err;
   }
   return hdWalletKeys(seed, d.walletAccount, d.walletCount);
-}
-
-/** Each network's server wallets: the configured ones, or on an embedded network the devnet's. */
-export function serverWallets(config: Config): Map<NetworkName, WalletKeys[]> {
-  const configured = configuredWallets(config);
-  const out = new Map<NetworkName, WalletKeys[]>();
-  for (const n of NETWORKS) {
-    if (configured) out.set(n, [...configured]);
-    else if (isEmbedded(config, n)) out.set(n, devnetSponsorSeeds(config.devnet.stateDir, n).map(legacyWalletKeys));
-  }
-  return out;
 }
