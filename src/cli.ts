@@ -16,8 +16,11 @@
  *                                   write a sample request body for /prove-and-balance,
  *                                   /balance-only or /prove to stdout (src/cli/example-tx.ts)
  *   nightgate submit --network NET [--url URL] [--key KEY] [--timeout S] < answer.json
- *                                   submit a sponsored transaction to NET's embedded devnet and
- *                                   print it once on chain (src/cli/submit-tx.ts)
+ *                                   submit a transaction to NET's node and print it once on
+ *                                   chain (src/cli/submit-tx.ts)
+ *   nightgate wallet address|status|register|fund --network NET [...]
+ *                                   the server wallets: addresses, state, DUST registration,
+ *                                   devnet NIGHT (src/cli/wallet.ts)
  */
 import { mintKey, sha256Hex } from './core/pipeline/auth.js';
 import { settingsTable } from './core/config.js';
@@ -106,6 +109,7 @@ async function run(argv: string[]): Promise<number> {
   if (cmd === 'config-doc') return configDoc(argv.slice(1));
   if (cmd === 'example-tx') return exampleTx(argv.slice(1));
   if (cmd === 'submit') return submit(argv.slice(1));
+  if (cmd === 'wallet') return wallet(sub, rest);
   process.stderr.write(allUsage(EXAMPLE_USAGE));
   return 2;
 }
@@ -157,6 +161,24 @@ async function submit(args: string[]): Promise<number> {
   } catch (err) {
     if (!(err instanceof SubmitTxError)) throw err;
     process.stderr.write(`nightgate submit: ${err.message}\n`);
+    return 1;
+  }
+}
+
+async function wallet(sub: string | undefined, args: string[]): Promise<number> {
+  const { parseWalletArgs, runWallet } = await import('./cli/wallet.js');
+  const { CliError } = await import('./cli/chain-access.js');
+  const parsed = parseWalletArgs(sub, args);
+  if ('problem' in parsed) {
+    process.stderr.write(`nightgate wallet: ${parsed.problem}\n${(['address', 'status', 'register', 'fund'] as const).map((s) => USAGE[`wallet ${s}`].split('\n')[0]).join('\n')}\n`);
+    return 2;
+  }
+  try {
+    await runWallet(parsed, { out: (line) => process.stdout.write(`${line}\n`), log: (line) => process.stderr.write(`${line}\n`) });
+    return 0;
+  } catch (err) {
+    if (!(err instanceof CliError)) throw err;
+    process.stderr.write(`nightgate wallet ${sub}: ${err.message}\n`);
     return 1;
   }
 }

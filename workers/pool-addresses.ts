@@ -1,5 +1,5 @@
-/** Task `poolAddresses`: the NIGHT address of each server wallet (packages/ledger/src/wallet-keys.ts), and NIGHT's token type. */
-import { encodeUnshieldedAddress, nightSecretOf, ledger } from '../src/infra/ledger/index.js';
+/** Task `poolAddresses`: the NIGHT and DUST addresses of each server wallet (packages/ledger/src/wallet-keys.ts), and NIGHT's token type. */
+import { dustSeedOf, encodeDustAddress, encodeUnshieldedAddress, nightSecretOf, ledger, release as freeLedger } from '../src/infra/ledger/index.js';
 import type { WalletAddress } from '../src/features/sponsorship/pool-task.js';
 import { defineTask } from '../src/infra/pool/worker/task.js';
 
@@ -9,7 +9,10 @@ export const poolAddresses = defineTask<'poolAddresses'>(async (args): Promise<{
     nightToken: L.nativeToken().raw,
     wallets: args.seeds.map((seed) => {
       const hex = L.addressFromKey(L.signatureVerifyingKey(L.signingKeyFromBip340(nightSecretOf(seed))));
-      return { hex, bech32: encodeUnshieldedAddress(hex, args.networkId) };
+      const dustKey = L.DustSecretKey.fromSeed(Buffer.from(dustSeedOf(seed), 'hex'));
+      const dust = encodeDustAddress(dustKey.publicKey, args.networkId);
+      freeLedger(dustKey);
+      return { hex, bech32: encodeUnshieldedAddress(hex, args.networkId), dust };
     }),
   };
 });

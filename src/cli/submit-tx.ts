@@ -1,20 +1,24 @@
 /**
- * `nightgate submit`: sends a transaction to the embedded devnet of its network and waits until
- * the chain has it. stdin holds the JSON answer of POST /prove-and-balance or /balance-only
- * (`tx` in hex, `txHash`) or a finalized transaction's bytes (`midnight:transaction…`).
+ * `nightgate submit`: sends a transaction to its network's node and waits until the chain has it.
+ * stdin holds the JSON answer of POST /prove-and-balance or /balance-only (`tx` in hex, `txHash`)
+ * or a finalized transaction's bytes (`midnight:transaction…`).
  *
- * Where to submit comes from the running server: GET /health with a key lists each embedded
- * devnet's `submitUrl` under `components.devnet.networks`. A network read from a public indexer
- * has none, and nightgate does not relay to public networks: a wallet or the operator's node
- * submits there. The devnet answers 202 `{accepted, hash, identifiers, expectedHeight}` or a
- * refusal as a node words it (`{error, code}`, packages/devnet/src/node-rejections.ts).
+ * Where to submit is where the server submits (chain-access.ts): the node RPC of the configuration
+ * (`networks.<n>.nodeRpc`, with the network's project id), or for an embedded network the devnet's
+ * own, which the running server's keyed GET /health lists. The node's refusals are printed as the
+ * server words them (src/infra/node/submitter.ts).
  *
  * On chain means the public transaction route (GET /api/v1/{network}/transaction?hash=) answers
  * 200 — its detail carries the block's height and hash. Until then it answers 404; a 404 is not
  * cached (lookup-cache.ts), so each poll asks the indexer again.
  */
+import { ConfigError, loadConfig, type Config } from '../core/config.js';
 import { NETWORKS, type NetworkName } from '../core/config/networks.js';
+import { GatewayError } from '../core/errors.js';
+import { eraOfBytes, ledger, release } from '../infra/ledger/index.js';
+import { Submitter } from '../infra/node/submitter.js';
 import { baseUrl, DEFAULT_BASE_URL } from './base-url.js';
+import { chainAccess, CliError, getText, jsonOrUndefined } from './chain-access.js';
 
 export class SubmitTxError extends Error {}
 
@@ -43,6 +47,8 @@ export interface SubmitInput {
 
 export interface SubmitOptions extends SubmitArgs, SubmitInput {
   pollMs?: number;
+  /** The server's configuration (default: read as the server reads it). */
+  config?: Readonly<Config>;
   /** Progress, for a person watching (stderr). */
   log?: (line: string) => void;
 }
@@ -94,57 +100,54 @@ function transactionBytes(bytes: Buffer, what: string): Uint8Array {
   throw new SubmitTxError(`${what} is ${tag ?? 'not midnight: bytes'}, not a transaction (midnight:transaction…)`);
 }
 
-/** Submits the transaction and answers its detail from the transaction route once it is on chain. */
+/** Submits the transaction to the network's node and answers its detail from the transaction route once it is on chain. */
 export async function submitTransaction(opts: SubmitOptions): Promise<unknown> {
   const deadline = Date.now() + opts.timeoutMs;
   const base = baseUrl(opts.url);
-  const submitUrl = await submitUrlOf(base, opts.network, opts.key, deadline);
-  const accepted = await submit(submitUrl, opts.network, opts.tx, deadline);
-  const hash = opts.txHash ?? accepted.hash;
-  const height = typeof accepted.expectedHeight === 'number' ? ` for block ${accepted.expectedHeight}` : '';
-  opts.log?.(`submitted ${hash} to the ${opts.network} devnet${height}; waiting for it on chain`);
+  const config = opts.config ?? loadCliConfig();
+  let access;
+  try {
+    access = await chainAccess(config, opts.network, base, opts.key, deadline);
+  } catch (err) {
+    if (err instanceof CliError) throw new SubmitTxError(err.message);
+    throw err;
+  }
+  const submitter = new Submitter({ network: opts.network, nodeRpc: access.nodeRpcUrl, relayUrl: access.relayUrl, headers: access.credentials.headers, framing: access.framing, timeoutMs: Math.max(1, deadline - Date.now()) });
+  try {
+    await submitter.submit(opts.tx);
+  } catch (err) {
+    if (err instanceof GatewayError) throw new SubmitTxError(`the ${opts.network} node refused the transaction: ${err.code}: ${err.message}`);
+    throw err;
+  } finally {
+    await submitter.close();
+  }
+  const hash = opts.txHash ?? transactionHashOf(opts.tx);
+  opts.log?.(`submitted ${hash} to ${opts.network} through its node${access.embedded ? ' (the embedded devnet)' : ''}; waiting for it on chain`);
   return onChain(`${base}/api/v1/${opts.network}/transaction?hash=${hash}`, deadline, opts);
 }
 
+/** The configuration the server runs with (NIGHTGATE_CONFIG and the environment), its errors as the CLI's. */
+export function loadCliConfig(): Readonly<Config> {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) throw new SubmitTxError(err.message);
+    throw err;
+  }
+}
+
+/** The hash the indexer knows a finalized transaction by. */
+function transactionHashOf(bytes: Uint8Array): string {
+  const era = eraOfBytes(bytes);
+  if (era === undefined) throw new SubmitTxError('the transaction is of no ledger era nightgate knows');
+  const tx = ledger(era).Transaction.deserialize('signature', 'proof', 'binding', bytes);
+  const hash = tx.transactionHash();
+  release(tx);
+  return hash;
+}
+
 async function get(url: string, headers: Record<string, string>, deadline: number): Promise<{ status: number; text: string }> {
-  const res = await fetch(url, { headers, signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())) });
-  return { status: res.status, text: await res.text() };
-}
-
-async function submitUrlOf(base: string, network: NetworkName, key: string | undefined, deadline: number): Promise<string> {
-  let res: { status: number; text: string };
-  try {
-    res = await get(`${base}/health`, key === undefined ? {} : { 'x-api-key': key }, deadline);
-  } catch (err) {
-    throw new SubmitTxError(`cannot read ${base}/health (${(err as Error).message}): is nightgate running there? (--url)`);
-  }
-  if (res.status === 401) throw new SubmitTxError(`${base} refused the API key (401): pass a valid one with --key`);
-  if (res.status !== 200) throw new SubmitTxError(`GET ${base}/health answered ${res.status}: ${res.text.slice(0, 300)}`);
-  const health = jsonOrUndefined(res.text) as { components?: { devnet?: { networks?: Record<string, { submitUrl?: unknown }> } } } | undefined;
-  if (health === undefined) throw new SubmitTxError(`GET ${base}/health answered no JSON object: ${res.text.slice(0, 300)}`);
-  if (health.components === undefined) throw new SubmitTxError(`GET ${base}/health lists its components only to a key: pass one with --key`);
-  const submitUrl = health.components.devnet?.networks?.[network]?.submitUrl;
-  if (typeof submitUrl !== 'string') {
-    throw new SubmitTxError(`${network} is not served by an embedded devnet at ${base}: nightgate submits to its own devnets only, not to public networks (submit there with a wallet or through a node)`);
-  }
-  return submitUrl;
-}
-
-async function submit(submitUrl: string, network: NetworkName, tx: Uint8Array, deadline: number): Promise<{ hash: string; expectedHeight?: unknown }> {
-  let res: Response;
-  try {
-    res = await fetch(submitUrl, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: tx, signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())) });
-  } catch (err) {
-    throw new SubmitTxError(`cannot reach the ${network} devnet at ${submitUrl} (${(err as Error).message})`);
-  }
-  const text = await res.text();
-  const body = jsonOrUndefined(text);
-  if (res.status !== 202 && res.status !== 200) {
-    const reason = typeof body?.['error'] === 'string' ? `${String(body['code'] ?? res.status)}: ${body['error']}` : `${res.status}: ${text.slice(0, 300)}`;
-    throw new SubmitTxError(`the ${network} devnet refused the transaction: ${reason}`);
-  }
-  if (typeof body?.['hash'] !== 'string') throw new SubmitTxError(`the ${network} devnet accepted the transaction without naming its hash: ${text.slice(0, 300)}`);
-  return { hash: body['hash'], expectedHeight: body['expectedHeight'] };
+  return getText(url, headers, deadline);
 }
 
 async function onChain(url: string, deadline: number, opts: SubmitOptions): Promise<unknown> {
@@ -165,14 +168,5 @@ async function onChain(url: string, deadline: number, opts: SubmitOptions): Prom
       throw new SubmitTxError(`the transaction is not on chain after ${opts.timeoutMs / 1000} s (--timeout); GET ${url} last answered ${last}`);
     }
     await new Promise((resolve) => setTimeout(resolve, pollMs));
-  }
-}
-
-function jsonOrUndefined(text: string): Record<string, unknown> | undefined {
-  try {
-    const v = JSON.parse(text) as unknown;
-    return v !== null && typeof v === 'object' ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
   }
 }

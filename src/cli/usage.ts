@@ -23,11 +23,29 @@ export const USAGE = {
   <!-- settings:begin --> and <!-- settings:end --> lines (docs/configuration.md).
 `,
   submit: `usage: nightgate submit --network NET [--url http://127.0.0.1:8080] [--key KEY] [--timeout S] < answer.json
-  Submit a transaction to the embedded devnet serving NET and print its detail once it is on
-  chain (GET /api/v1/NET/transaction: block height and hash). stdin: the JSON answer of
-  /prove-and-balance or /balance-only, or a finalized transaction's bytes. --key: an API key, for
-  /health to name the devnet's submit URL. --timeout: seconds to wait in all (default 60).
-  A network served from a public indexer is refused: nightgate does not relay to public networks.
+  Submit a transaction to NET's node (author_submitExtrinsic, as the server submits) and print its
+  detail once it is on chain (GET /api/v1/NET/transaction: block height and hash). stdin: the JSON
+  answer of /prove-and-balance or /balance-only, or a finalized transaction's bytes. The node is
+  the configuration's (networks.NET.nodeRpc, read as the server reads it), or on an embedded
+  network the devnet's, which the server at --url names in /health to --key.
+  --timeout: seconds to wait in all (default 60).
+`,
+  'wallet address': `usage: nightgate wallet address --network NET [--json]
+  One line per server wallet: its index, its NIGHT address (send NIGHT here) and its DUST address,
+  derived from the configured mnemonic (dust.walletMnemonic; docs/going-live.md). Reads nothing
+  from the network.
+`,
+  'wallet status': `usage: nightgate wallet status --network NET [--url http://127.0.0.1:8080] [--key KEY] [--json]
+  Each server wallet as the running server sees it (GET /wallet-status): addresses, NIGHT, DUST,
+  DUST generation and whether its NIGHT is registered; says what a wallet lacks.
+`,
+  'wallet register': `usage: nightgate wallet register --network NET [--wallet I] [--url http://127.0.0.1:8080] [--key KEY] [--timeout S]
+  Register each wallet's NIGHT for DUST generation (or wallet I's only): builds, signs and submits
+  the registration to NET's node, its fee drawn from the DUST its NIGHT has generated since it
+  arrived, and waits until the indexer shows the NIGHT registered. --timeout: seconds (default 120).
+`,
+  'wallet fund': `usage: nightgate wallet fund --network NET [--night N] [--url http://127.0.0.1:8080] [--key KEY]
+  Embedded devnet only: the devnet's faucet sends N NIGHT (default 10000) to each server wallet.
 `,
 } as const;
 
@@ -44,8 +62,8 @@ export function commandOf(argv: readonly string[]): Command | undefined {
   const [cmd, sub] = argv;
   if (cmd === undefined || cmd === 'serve' || cmd.startsWith('-')) return 'serve';
   if (cmd === 'example-tx') return cmd;
-  if (cmd === 'keys') {
-    const c = `keys ${sub ?? ''}`;
+  if (cmd === 'keys' || cmd === 'wallet') {
+    const c = `${cmd} ${sub ?? ''}`;
     return c in USAGE ? (c as Command) : undefined;
   }
   return cmd in USAGE ? (cmd as Command) : undefined;

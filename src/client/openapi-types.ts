@@ -461,7 +461,7 @@ export interface paths {
         put?: never;
         /**
          * Prove one circuit (proof-server /prove)
-         * @description Body: a proof-server proving request, `midnight:(proof-preimage-versioned,option(proving-data),option(fr-bls)):` … as built by the ledger's `createProvingPayload(preimage, bindingInput, keyMaterial?)` (ledger-v8 on a ledger-8 network, ledger-v9 on a ledger-9 one: the same bytes). The network's ledger era decides how the in-process backends parse and mock-prove it. Answer: the proof, `midnight:proof-versioned:` …, byte for byte as the backend produced it. Identical bodies within 30 s are answered from the cache; identical bodies in flight share one computation.
+         * @description Body: a proof-server proving request, `midnight:(proof-preimage-versioned,option(proving-data),option(fr-bls)):` … as built by the ledger's `createProvingPayload(preimage, bindingInput, keyMaterial?)` (ledger-v8 on a ledger-8 network, ledger-v9 on a ledger-9 one: the same bytes). The network's ledger era decides how the in-process backends parse and mock-prove it. A preimage version other than V2 (V3: Compact 0.37 circuits) is sent to an upstream or native proof server unchanged; the in-process backends answer it 400. Answer: the proof, `midnight:proof-versioned:` …, byte for byte as the backend produced it. Identical bodies within 30 s are answered from the cache; identical bodies in flight share one computation.
          */
         post: operations["postProve"];
         delete?: never;
@@ -481,7 +481,7 @@ export interface paths {
         put?: never;
         /**
          * Check a proof preimage against its circuit (proof-server /check)
-         * @description Body: a proof-server check request, `midnight:(proof-preimage-versioned,option(wrapped-ir)):` … as built by the ledger's `createCheckPayload(preimage, ir?)` (either era). Answer: `midnight:vec(option(u64)):` …, readable with `parseCheckResult`. The circuit IR is the one in the request, else the built-in circuit's. Cached and shared like /prove.
+         * @description Body: a proof-server check request, `midnight:(proof-preimage-versioned,option(wrapped-ir)):` … as built by the ledger's `createCheckPayload(preimage, ir?)` (either era). Answer: `midnight:vec(option(u64)):` …, readable with `parseCheckResult`. The circuit IR is the one in the request, else the built-in circuit's. Cached, shared and, for a preimage other than V2, passed on like /prove.
          */
         post: operations["postVerify"];
         delete?: never;
@@ -501,7 +501,7 @@ export interface paths {
         put?: never;
         /**
          * Proof-server alias of /verify
-         * @description Body: a proof-server check request, `midnight:(proof-preimage-versioned,option(wrapped-ir)):` … as built by the ledger's `createCheckPayload(preimage, ir?)` (either era). Answer: `midnight:vec(option(u64)):` …, readable with `parseCheckResult`. The circuit IR is the one in the request, else the built-in circuit's. Cached and shared like /prove.
+         * @description Body: a proof-server check request, `midnight:(proof-preimage-versioned,option(wrapped-ir)):` … as built by the ledger's `createCheckPayload(preimage, ir?)` (either era). Answer: `midnight:vec(option(u64)):` …, readable with `parseCheckResult`. The circuit IR is the one in the request, else the built-in circuit's. Cached, shared and, for a preimage other than V2, passed on like /prove.
          */
         post: operations["postCheck"];
         delete?: never;
@@ -521,7 +521,7 @@ export interface paths {
         put?: never;
         /**
          * k of a circuit (proof-server /k)
-         * @description Body: a circuit IR, `midnight:ir-source[v2]:` …. Answer: its k (the circuit has 2^k rows) as text.
+         * @description Body: a circuit IR, `midnight:ir-source[v2]:` …. Answer: its k (the circuit has 2^k rows) as text. Another ZKIR version (`ir-source[v3]`) is sent to an upstream or native proof server unchanged; the in-process backends answer it 400.
          */
         post: operations["postK"];
         delete?: never;
@@ -579,7 +579,7 @@ export interface paths {
         };
         /**
          * Proof versions the prover produces (proof-server /proof-versions)
-         * @description The proof server's own answer (upstream, native); for the in-process backends, what a proof server of the network's ledger era answers: `["V2","V3"]` on a ledger-9 network, `["V2"]` on a ledger-8 one.
+         * @description What the network's backend proves. Upstream, native: the proof server's own answer (proof server 9: `["V2","V3"]`), reused for a minute. The in-process backends (wasm, dev): `["V2"]`, on either ledger era.
          */
         get: operations["getProofVersions"];
         put?: never;
@@ -1333,9 +1333,23 @@ export interface components {
                 balanceUnit: "SPECK";
                 wallets: {
                     index: number;
+                    /** @description Spendable DUST of this wallet, SPECK */
                     balance: string;
+                    /** @description Its DUST UTXOs */
                     utxos: number;
+                    /** @description Its NIGHT address (Bech32m): send NIGHT here to back its DUST */
+                    address?: string;
+                    /** @description Its DUST address (Bech32m) */
+                    dustAddress?: string;
+                    /** @description Unspent NIGHT at its address, STAR */
+                    night?: string;
+                    nightUtxos?: number;
+                    /** @description All its NIGHT is registered for DUST generation (false while it holds none): `nightgate wallet register` */
+                    registered?: boolean;
+                    /** @description What keeps it from generating DUST, if anything */
+                    problem?: null | "no NIGHT" | "unregistered";
                 }[];
+                walletsReadAt?: null | string;
                 fees: null | {
                     /** @description The tip block the wallets last read the prices at */
                     atHeight: number;
@@ -5091,7 +5105,7 @@ export interface operations {
                     "application/octet-stream": unknown;
                 };
             };
-            /** @description The body is not a request of this route's format (INVALID_BODY, naming what is wrong), the prover rejected it (PROVER_REJECTED, with its reason), the dev prover cannot mock this circuit (DEV_PROVER_UNSUPPORTED_CIRCUIT), or the network is unknown (INVALID_NETWORK) */
+            /** @description The body is not a request of this route's format, or (wasm, dev) is of a version the backend does not prove (INVALID_BODY, naming what is wrong), the prover rejected it (PROVER_REJECTED, with its reason), the dev prover cannot mock this circuit (DEV_PROVER_UNSUPPORTED_CIRCUIT), or the network is unknown (INVALID_NETWORK) */
             400: {
                 headers: {
                     /** @description Requests allowed per window */
@@ -5315,7 +5329,7 @@ export interface operations {
                     "application/octet-stream": unknown;
                 };
             };
-            /** @description The body is not a request of this route's format (INVALID_BODY, naming what is wrong), the prover rejected it (PROVER_REJECTED, with its reason), the dev prover cannot mock this circuit (DEV_PROVER_UNSUPPORTED_CIRCUIT), or the network is unknown (INVALID_NETWORK) */
+            /** @description The body is not a request of this route's format, or (wasm, dev) is of a version the backend does not prove (INVALID_BODY, naming what is wrong), the prover rejected it (PROVER_REJECTED, with its reason), the dev prover cannot mock this circuit (DEV_PROVER_UNSUPPORTED_CIRCUIT), or the network is unknown (INVALID_NETWORK) */
             400: {
                 headers: {
                     /** @description Requests allowed per window */
@@ -5539,7 +5553,7 @@ export interface operations {
                     "application/octet-stream": unknown;
                 };
             };
-            /** @description The body is not a request of this route's format (INVALID_BODY, naming what is wrong), the prover rejected it (PROVER_REJECTED, with its reason), the dev prover cannot mock this circuit (DEV_PROVER_UNSUPPORTED_CIRCUIT), or the network is unknown (INVALID_NETWORK) */
+            /** @description The body is not a request of this route's format, or (wasm, dev) is of a version the backend does not prove (INVALID_BODY, naming what is wrong), the prover rejected it (PROVER_REJECTED, with its reason), the dev prover cannot mock this circuit (DEV_PROVER_UNSUPPORTED_CIRCUIT), or the network is unknown (INVALID_NETWORK) */
             400: {
                 headers: {
                     /** @description Requests allowed per window */
@@ -5761,7 +5775,7 @@ export interface operations {
                     "text/plain": unknown;
                 };
             };
-            /** @description The body is not a request of this route's format (INVALID_BODY, naming what is wrong), the prover rejected it (PROVER_REJECTED, with its reason), the dev prover cannot mock this circuit (DEV_PROVER_UNSUPPORTED_CIRCUIT), or the network is unknown (INVALID_NETWORK) */
+            /** @description The body is not a request of this route's format, or (wasm, dev) is of a version the backend does not prove (INVALID_BODY, naming what is wrong), the prover rejected it (PROVER_REJECTED, with its reason), the dev prover cannot mock this circuit (DEV_PROVER_UNSUPPORTED_CIRCUIT), or the network is unknown (INVALID_NETWORK) */
             400: {
                 headers: {
                     /** @description Requests allowed per window */

@@ -29,6 +29,7 @@ import { usageRoutes } from './policy/usage-routes.js';
 import { MemoryUserCounters, type UserCounterStore } from './policy/user-counters.js';
 import { PolicyWebhook } from './policy/webhook.js';
 import { networkSubmitter, type Submitter } from '../../infra/node/submitter.js';
+import { WalletBook } from './wallet-book.js';
 
 export const SPONSORSHIP_COMPONENT = 'sponsorship';
 
@@ -123,6 +124,7 @@ export const mountSponsorship: Module = async (ctx: AppContext) => {
         net: n, target: config.dust.targetUtxos, submitter, indexerWsUrl: source.wsUrl, credentials: source.credentials,
         service, pool, clock: ctx.clock, logger: log, maxSplits: config.dust.maxReservationsPerKey, timeoutMs: config.stats.upstreamTimeoutMs,
         stateDir: config.dust.stateDir || undefined, metrics: ctx.metrics,
+        walletBook: new WalletBook({ net: n, pool, clock: ctx.clock, indexerWsUrl: source.wsUrl, credentials: source.credentials, timeoutMs: config.stats.upstreamTimeoutMs, eraOf: (name) => service.eraOf(name) }),
       }),
     );
   }

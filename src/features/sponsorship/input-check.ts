@@ -53,6 +53,10 @@ export interface UnspentUtxo {
   tokenType: string;
   value: string;
   era: Era;
+  /** Created at, seconds since the epoch (when the indexer says). */
+  ctime?: number;
+  /** Its owner's NIGHT is registered for DUST generation (when the indexer says). */
+  registered?: boolean;
 }
 
 /** An address's unspent UTXOs by `intentHash#outputIndex` (lower-case hex). */
@@ -75,7 +79,7 @@ export function unshieldedBech32(hexAddress: string, networkId: string): string 
 }
 
 type Event =
-  | { __typename: 'UnshieldedTransaction'; transaction?: { protocolVersion?: number }; createdUtxos: Array<{ tokenType: string; value: string; intentHash: string; outputIndex: number }>; spentUtxos: Array<{ intentHash: string; outputIndex: number }> }
+  | { __typename: 'UnshieldedTransaction'; transaction?: { protocolVersion?: number }; createdUtxos: Array<{ tokenType: string; value: string; intentHash: string; outputIndex: number; ctime?: number; registeredForDustGeneration?: boolean }>; spentUtxos: Array<{ intentHash: string; outputIndex: number }> }
   | { __typename: 'UnshieldedTransactionsProgress'; highestTransactionId: number };
 
 /**
@@ -106,7 +110,13 @@ function readOn(conn: GraphqlWsConnection, own: boolean, address: string, timeou
         const version = event.transaction?.protocolVersion;
         if (typeof version !== 'number') return finish(new GatewayError('INDEXER_BAD_RESPONSE', 'the indexer sent an unshielded transaction without its protocol version'));
         const era = eraOfProtocolVersion(version);
-        for (const u of event.createdUtxos) unspent.set(utxoId(u.intentHash, u.outputIndex), { tokenType: u.tokenType.toLowerCase(), value: u.value, era });
+        for (const u of event.createdUtxos) {
+          unspent.set(utxoId(u.intentHash, u.outputIndex), {
+            tokenType: u.tokenType.toLowerCase(), value: u.value, era,
+            ...(typeof u.ctime === 'number' ? { ctime: u.ctime } : {}),
+            ...(typeof u.registeredForDustGeneration === 'boolean' ? { registered: u.registeredForDustGeneration } : {}),
+          });
+        }
         for (const u of event.spentUtxos) spent.add(utxoId(u.intentHash, u.outputIndex));
       },
       error: (err) => finish(err),

@@ -11,7 +11,8 @@ export function networkStatus(n: SponsoredNetwork, syncHost: DustSyncHost, recla
     sync: sync ? { phase: sync.phase, era: sync.era ?? null, eraSwitches: sync.eraSwitches, eventId: sync.eventId, maxId: sync.maxId, lastError: sync.lastError ?? null } : { phase: 'starting', failure: syncHost.failure(n.name) ?? null },
     balance: sync?.balance ?? '0',
     balanceUnit: 'SPECK',
-    wallets: sync?.wallets ?? [],
+    wallets: walletsOf(sync?.wallets ?? [], keeper),
+    walletsReadAt: keeper?.wallets().readAt ?? null,
     fees: sync?.fees ?? null,
     utxos: { free: counts.free, reserved: counts.reserved, spent: counts.spent, total: counts.total },
     reclaimTimers,
@@ -19,4 +20,19 @@ export function networkStatus(n: SponsoredNetwork, syncHost: DustSyncHost, recla
     prover: n.prover.backend,
     pool: keeper?.status() ?? null,
   };
+}
+
+/**
+ * Each wallet's DUST (from the sync) beside its addresses, NIGHT and registration (from the
+ * keeper's reads), and in a word what it lacks: `no NIGHT`, `unregistered`, or null.
+ */
+function walletsOf(dust: ReadonlyArray<{ index: number; balance: string; utxos: number }>, keeper: PoolKeeper | undefined): Array<Record<string, unknown>> {
+  const held = keeper?.wallets().wallets ?? [];
+  const count = Math.max(dust.length, held.length);
+  return Array.from({ length: count }, (_, index) => {
+    const d = dust.find((w) => w.index === index);
+    const h = held.find((w) => w.index === index);
+    const problem = h === undefined ? null : h.nightUtxos === 0 ? 'no NIGHT' : h.registered ? null : 'unregistered';
+    return { index, balance: d?.balance ?? '0', utxos: d?.utxos ?? 0, ...(h ? { address: h.address, dustAddress: h.dustAddress, night: h.night, nightUtxos: h.nightUtxos, registered: h.registered, problem } : {}) };
+  });
 }

@@ -28,11 +28,12 @@ import type { WorkerPoolComponent } from '../../infra/pool/worker-pool.js';
 import type { Era } from '../../infra/ledger/index.js';
 import { readNightUtxos } from './night-utxos.js';
 import type { NightUtxo, WalletAddress } from './pool-task.js';
-import { POOL_KEY_ID } from './pool-constants.js';
+import { KEEPER_RESERVE, POOL_KEY_ID } from './pool-constants.js';
 import type { SponsoredNetwork } from './sponsored-network.js';
 import type { Metrics } from '../../infra/metrics/metrics.js';
 import type { UpstreamCredentials } from '../../core/config.js';
 import type { Submitter } from '../../infra/node/submitter.js';
+import type { WalletBook } from './wallet-book.js';
 
 /** DUST-generating outputs per split: the ledger allows about three per transaction (LEDGER.md). */
 export const SPLIT_OUTPUTS = 3;
@@ -95,7 +96,10 @@ export interface PoolKeeperOptions {
   stateDir?: string | undefined;
   /** Splits counted as sponsorships of kind `pool-split`, their fees with the users' (/metrics). */
   metrics?: Metrics | undefined;
+  /** Read after each synced block with the keeper's poke (wallet-book.ts). */
+  walletBook?: WalletBook;
 }
+
 
 export type KeeperState = 'idle' | 'splitting' | 'waiting' | 'unavailable' | 'failing';
 
@@ -163,6 +167,7 @@ export class PoolKeeper {
    * has not reached the target yet.
    */
   poke(): void {
+    if (!this.closed) this.opts.walletBook?.refresh();
     if (this.closed || this.running || this.state === 'unavailable' || this.opts.target === 0) return;
     const now = this.opts.clock.now();
     for (const [utxo, until] of this.pending) if (until <= now) this.pending.delete(utxo);
@@ -171,8 +176,10 @@ export class PoolKeeper {
     const live = free + reserved;
     const missing = this.opts.target - live - SPLIT_OUTPUTS * this.recent.length;
     // Grows with demand: only once free capacity has run low, so an idle server leaves its NIGHT be.
+    // A pool no larger than the keeper's reserve serves no user at all (a wallet just registered):
+    // that is demand too.
     if (missing <= 0 && live >= this.opts.target) this.growing = false;
-    else if (missing > 0 && free < lowWater(live)) this.growing = true;
+    else if (missing > 0 && (free < lowWater(live) || free <= KEEPER_RESERVE)) this.growing = true;
     if (missing <= 0 || !this.growing) {
       this.state = this.recent.length > 0 ? 'waiting' : 'idle';
       if (this.state === 'idle') this.reason = null;
@@ -203,6 +210,11 @@ export class PoolKeeper {
     return this.state !== 'unavailable' && !failing && this.opts.target > 0 && live < this.opts.target;
   }
 
+  /** Each wallet's addresses, NIGHT and registration as last read (wallet-book.ts). */
+  wallets(): ReturnType<WalletBook['wallets']> {
+    return this.opts.walletBook?.wallets() ?? { wallets: [], readAt: null, error: null };
+  }
+
   /** Resolves when the round under way (if any) has ended (tests). */
   async settled(): Promise<void> {
     await this.running;
@@ -227,7 +239,7 @@ export class PoolKeeper {
       const utxos = await readNightUtxos(this.opts.indexerWsUrl, address.bech32, nightToken, this.opts.timeoutMs, this.opts.credentials);
       candidates.push(
         utxos
-          .filter((u) => BigInt(u.value) >= MIN_SPLIT_STAR && !this.pending.has(`${u.intentHash}#${u.outputIndex}`))
+          .filter((u) => BigInt(u.value) >= MIN_SPLIT_STAR && u.registered !== false && !this.pending.has(`${u.intentHash}#${u.outputIndex}`))
           .sort((a, b) => (BigInt(b.value) > BigInt(a.value) ? 1 : BigInt(b.value) < BigInt(a.value) ? -1 : 0))
           .map((utxo) => ({ wallet, utxo })),
       );
@@ -256,7 +268,7 @@ export class PoolKeeper {
     }
     if (splits.length === 0) {
       this.state = 'failing';
-      this.reason = `no NIGHT UTXO of at least ${MIN_SPLIT_STAR / 1_000_000n} NIGHT left to split: fund the wallets' NIGHT addresses`;
+      this.reason = `no registered NIGHT UTXO of at least ${MIN_SPLIT_STAR / 1_000_000n} NIGHT left to split: fund the wallets' NIGHT addresses and register them (nightgate wallet register)`;
       this.roundFailed('no-night', this.reason);
       return;
     }
@@ -339,6 +351,7 @@ export class PoolKeeper {
   }
 
   close(): void {
+    this.opts.walletBook?.close();
     this.closed = true;
     this.abort.abort();
   }

@@ -14,6 +14,8 @@ export interface WalletAddress {
   hex: string;
   /** The same, Bech32m as the indexer shows it. */
   bech32: string;
+  /** The wallet's DUST address, Bech32m (`mn_dust…`): where its registered NIGHT sends DUST. */
+  dust: string;
 }
 
 /** A NIGHT UTXO as the indexer reports it (value in STAR, decimal). */
@@ -21,6 +23,10 @@ export interface NightUtxo {
   value: string;
   intentHash: string;
   outputIndex: number;
+  /** Created at, seconds since the epoch. */
+  ctime?: number;
+  /** Registered for DUST generation: it generates DUST for its owner's DUST address. */
+  registered?: boolean;
 }
 
 export interface PoolSplitArgs {

@@ -15,7 +15,7 @@ export const DUST_EVENTS = gql('NightgateDustEvents', `subscription NightgateDus
 export const UNSPENT_UTXOS = gql(
   'NightgateUnspentUtxos',
   `subscription NightgateUnspentUtxos($address: UnshieldedAddress!) { unshieldedTransactions(address: $address) { __typename
-    ... on UnshieldedTransaction { transaction { protocolVersion } createdUtxos { tokenType value intentHash outputIndex } spentUtxos { intentHash outputIndex } }
+    ... on UnshieldedTransaction { transaction { protocolVersion } createdUtxos { tokenType value intentHash outputIndex ctime registeredForDustGeneration } spentUtxos { intentHash outputIndex } }
     ... on UnshieldedTransactionsProgress { highestTransactionId } } }`,
 );
 

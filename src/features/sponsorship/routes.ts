@@ -33,7 +33,18 @@ const WalletStatusSchema = Type.Record(Type.String(), Type.Object({
   }, { additionalProperties: true }),
   balance: Type.String({ description: 'Spendable DUST of the server wallets now, SPECK' }),
   balanceUnit: Type.Literal('SPECK'),
-  wallets: Type.Array(Type.Object({ index: Type.Integer(), balance: Type.String(), utxos: Type.Integer() })),
+  wallets: Type.Array(Type.Object({
+    index: Type.Integer(),
+    balance: Type.String({ description: 'Spendable DUST of this wallet, SPECK' }),
+    utxos: Type.Integer({ description: 'Its DUST UTXOs' }),
+    address: Type.Optional(Type.String({ description: 'Its NIGHT address (Bech32m): send NIGHT here to back its DUST' })),
+    dustAddress: Type.Optional(Type.String({ description: 'Its DUST address (Bech32m)' })),
+    night: Type.Optional(Type.String({ description: 'Unspent NIGHT at its address, STAR' })),
+    nightUtxos: Type.Optional(Type.Integer()),
+    registered: Type.Optional(Type.Boolean({ description: 'All its NIGHT is registered for DUST generation (false while it holds none): `nightgate wallet register`' })),
+    problem: Type.Optional(Type.Union([Type.Null(), Type.Literal('no NIGHT'), Type.Literal('unregistered')], { description: 'What keeps it from generating DUST, if anything' })),
+  }, { description: 'Each server wallet; the address fields appear once the pool keeper has read them (once a block)' })),
+  walletsReadAt: Type.Optional(Type.Union([Type.Null(), Type.String({ format: 'date-time' })])),
   fees: Type.Union([
     Type.Null(),
     Type.Object({

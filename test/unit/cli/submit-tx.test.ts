@@ -2,6 +2,8 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { DEFAULT_TIMEOUT_S, parseSubmitArgs, parseSubmitInput, SubmitTxError, submitTransaction } from '../../../src/cli/submit-tx.js';
+import { loadConfig } from '../../../src/core/config.js';
+import { decodeSubmitExtrinsic, ledger } from '../../../src/infra/ledger/index.js';
 
 const TX = Buffer.from('midnight:transaction[v9](signature[v1],proof,binding):\x00\x01\x02', 'latin1');
 const TX_HASH = 'ab'.repeat(32);
@@ -67,8 +69,8 @@ interface Stub {
   submitted: Array<{ type: string | undefined; body: Buffer }>;
   healthKeys: Array<string | undefined>;
   polled: string[];
-  /** The devnet's answer to POST /submit. */
-  submitAnswer: { status: number; body: unknown };
+  /** The node's JSON-RPC answer to author_submitExtrinsic (`result` or `error`). */
+  submitAnswer: Record<string, unknown>;
   /** How many polls answer 404 before the 200 (Infinity: never on chain). */
   pending: number;
 }
@@ -81,7 +83,7 @@ async function stub(t: Test): Promise<Stub> {
     submitted: [],
     healthKeys: [],
     polled: [],
-    submitAnswer: { status: 202, body: { accepted: true, hash: 'cd'.repeat(32), identifiers: [], expectedHeight: 7 } },
+    submitAnswer: { result: `0x${'cd'.repeat(32)}` },
     pending: 2,
   };
   const send = (res: import('node:http').ServerResponse, status: number, body: unknown): void => {
@@ -95,12 +97,13 @@ async function stub(t: Test): Promise<Stub> {
       if (typeof s.health === 'number') return send(res, s.health, { error: 'Unauthorized', code: 'UNAUTHORIZED' });
       return send(res, 200, s.health);
     }
-    if (url.pathname === '/submit') {
+    if (url.pathname === '/rpc') {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        s.submitted.push({ type: req.headers['content-type'], body: Buffer.concat(chunks) });
-        send(res, s.submitAnswer.status, s.submitAnswer.body);
+        const call = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: number; method: string; params: string[] };
+        s.submitted.push({ type: call.method, body: Buffer.from(decodeSubmitExtrinsic(Buffer.from(call.params[0]!.slice(2), 'hex')).tx) });
+        send(res, 200, { jsonrpc: '2.0', id: call.id, ...s.submitAnswer });
       });
       return;
     }
@@ -115,40 +118,64 @@ async function stub(t: Test): Promise<Stub> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
   s.url = `127.0.0.1:${(server.address() as AddressInfo).port}`;
-  s.health = { status: 'ok', components: { devnet: { status: 'ok', networks: { preview: { name: 'preview', submitUrl: `http://${s.url}/submit` } } } } };
+  s.health = { status: 'ok', components: { devnet: { status: 'ok', networks: { preview: { name: 'preview', networkId: 'undeployed', graphqlUrl: `http://${s.url}/api/v4/graphql`, graphqlWsUrl: `ws://${s.url}/api/v4/graphql/ws`, nodeRpcUrl: `http://${s.url}/rpc`, profile: 'default' } } } } };
   return s;
 }
 
 const run = (s: Stub, extra: Partial<Parameters<typeof submitTransaction>[0]> = {}): Promise<unknown> =>
-  submitTransaction({ network: 'preview', url: s.url, key: 'ngk_x', timeoutMs: 5_000, tx: TX, txHash: TX_HASH, pollMs: 5, ...extra });
+  submitTransaction({ network: 'preview', url: s.url, key: 'ngk_x', timeoutMs: 5_000, tx: TX, txHash: TX_HASH, pollMs: 5, config: loadConfig({ env: {} }), ...extra });
 
-t.test('submits to the devnet /health names, then polls the transaction route until it answers 200', async (t) => {
+t.test('submits to the node RPC of the devnet /health names, then polls the transaction route until it answers 200', async (t) => {
   const s = await stub(t);
   const lines: string[] = [];
   const detail = await run(s, { log: (l) => lines.push(l) });
   t.same(detail, { hash: TX_HASH, block: { height: 7, hash: 'ef'.repeat(32) } }, 'the route\'s answer');
   t.same(s.healthKeys, ['ngk_x'], '/health asked with the key (X-API-Key)');
   t.equal(s.submitted.length, 1);
-  t.equal(s.submitted[0]!.type, 'application/octet-stream');
-  t.same(s.submitted[0]!.body, TX, 'the bytes as read');
+  t.equal(s.submitted[0]!.type, 'author_submitExtrinsic');
+  t.same(s.submitted[0]!.body, TX, 'the bytes as read, in their extrinsic');
   t.same(s.polled, [TX_HASH, TX_HASH, TX_HASH], 'by the answer\'s txHash: two 404s, then the 200');
-  t.same(lines, [`submitted ${TX_HASH} to the preview devnet for block 7; waiting for it on chain`]);
+  t.same(lines, [`submitted ${TX_HASH} to preview through its node (the embedded devnet); waiting for it on chain`]);
 });
 
-t.test('raw bytes: polled by the hash the devnet answered', async (t) => {
+t.test('raw bytes: polled by the transaction\'s own hash', async (t) => {
   const s = await stub(t);
   s.pending = 0;
-  await run(s, { txHash: undefined });
-  t.same(s.polled, ['cd'.repeat(32)]);
+  const L = ledger(9);
+  const tx = L.Transaction.fromParts('undeployed', undefined, undefined, L.Intent.new(new Date(Date.now() + 60_000))).mockProve().bind();
+  await run(s, { txHash: undefined, tx: tx.serialize() });
+  t.same(s.polled, [tx.transactionHash()]);
 });
 
-t.test('a network without an embedded devnet is refused before anything is sent', async (t) => {
+t.test('an embedded network the server runs no devnet for is refused before anything is sent', async (t) => {
   const s = await stub(t);
   s.health = { status: 'ok', components: { devnet: { status: 'ok', networks: {} } } };
-  await t.rejects(run(s), { constructor: SubmitTxError, message: /^preview is not served by an embedded devnet at http:\/\/127\.0\.0\.1:\d+: nightgate submits to its own devnets only, not to public networks/ });
+  await t.rejects(run(s), { constructor: SubmitTxError, message: /^preview is not served by an embedded devnet at http:\/\/127\.0\.0\.1:\d+, though this configuration says it is \(networks\.preview\.indexer\)/ });
   s.health = { status: 'ok', components: { stats: { status: 'ok' } } };
   await t.rejects(run(s), { message: /^preview is not served by an embedded devnet/ }, 'no devnet component at all');
   t.equal(s.submitted.length, 0);
+});
+
+t.test('a public network: its configured node RPC, with its project id, and no /health', async (t) => {
+  const s = await stub(t);
+  s.pending = 0;
+  const seen: Array<string | undefined> = [];
+  const node = createServer((req, res) => {
+    seen.push(req.headers['project_id'] as string | undefined);
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const call = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: number };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: call.id, error: { code: 1010, message: 'Invalid Transaction', data: 'Custom error: 196' } }));
+    });
+  });
+  await new Promise<void>((r) => node.listen(0, '127.0.0.1', r));
+  t.teardown(() => node.close());
+  const config = loadConfig({ env: { NIGHTGATE_PREVIEW_INDEXER: 'http://127.0.0.1:9/api/v4/graphql', NIGHTGATE_PREVIEW_NODE_RPC: `http://127.0.0.1:${(node.address() as AddressInfo).port}`, NIGHTGATE_PREVIEW_PROJECT_ID: 'previewPID', NIGHTGATE_PROVER_URL: 'http://127.0.0.1:9' } });
+  await t.rejects(run(s, { config }), { message: /^the preview node refused the transaction: NODE_REJECTED: The node refused the transaction: 1010: Invalid Transaction \(Custom error: 196\) — DustDoubleSpend$/ });
+  t.same(seen, ['previewPID']);
+  t.same(s.healthKeys, [], 'the server\'s /health is not needed');
+  t.same(s.polled, [], 'nothing polled after a refusal');
 });
 
 t.test('/health without a key, or with a refused one, says to pass --key', async (t) => {
@@ -167,10 +194,10 @@ t.test('no server at --url', async (t) => {
   );
 });
 
-t.test('a refusal of the devnet is printed with its code and reason; nothing is polled', async (t) => {
+t.test('a refusal of the node is printed with its code and reason; nothing is polled', async (t) => {
   const s = await stub(t);
-  s.submitAnswer = { status: 400, body: { error: 'Invalid Transaction: Custom error: 170 (BalanceCheckOutOfBounds)', code: 'TX_REJECTED' } };
-  await t.rejects(run(s), { message: 'the preview devnet refused the transaction: TX_REJECTED: Invalid Transaction: Custom error: 170 (BalanceCheckOutOfBounds)' });
+  s.submitAnswer = { error: { code: 1010, message: 'Invalid Transaction', data: 'Custom error: 170' } };
+  await t.rejects(run(s), { message: 'the preview node refused the transaction: NODE_REJECTED: The node refused the transaction: 1010: Invalid Transaction (Custom error: 170) — InvalidDustSpendProof' });
   t.same(s.polled, []);
 });
 

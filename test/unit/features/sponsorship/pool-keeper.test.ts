@@ -136,3 +136,14 @@ t.test('no NIGHT left to split is a failure too: counted, warned, and the reserv
   t.match(lines.find((l) => l['code'] === 'POOL_SPLIT_FAILED'), { reason: 'no-night', err: /fund the wallets' NIGHT addresses/ });
   t.equal(k.wantsReserve(), false);
 });
+
+t.test('a pool no larger than the reserve grows though every UTXO is free: it serves no user', async (t) => {
+  const { keeper: k, runs } = keeper({ target: 9 }, 3);
+  k.poke();
+  await k.settled();
+  t.same(runs, ['poolAddresses'], '3 free of 3, all within the reserve of 8: a round starts');
+  const big = keeper({ target: 40 }, 20);
+  big.keeper.poke();
+  await big.keeper.settled();
+  t.same(big.runs, [], '20 free, above the reserve and half the pool: no demand, no round');
+});
