@@ -40,9 +40,10 @@ export const USAGE = {
   DUST generation and whether its NIGHT is registered; says what a wallet lacks.
 `,
   'wallet register': `usage: nightgate wallet register --network NET [--wallet I] [--url http://127.0.0.1:8080] [--key KEY] [--timeout S]
-  Register each wallet's NIGHT for DUST generation (or wallet I's only): builds, signs and submits
-  the registration to NET's node, its fee drawn from the DUST its NIGHT has generated since it
-  arrived, and waits until the indexer shows the NIGHT registered. --timeout: seconds (default 120).
+  Register each wallet's NIGHT key for DUST generation (or wallet I's only): builds, signs and
+  submits to NET's node a registration that spends its largest NIGHT UTXO back to itself, its fee
+  drawn from the DUST that NIGHT generated since it arrived, and waits until the indexer shows it.
+  Its other NIGHT generates once the pool keeper splits it. --timeout: seconds (default 120).
 `,
   'wallet fund': `usage: nightgate wallet fund --network NET [--night N] [--url http://127.0.0.1:8080] [--key KEY]
   Embedded devnet only: the devnet's faucet sends N NIGHT (default 10000) to each server wallet.

@@ -195,14 +195,15 @@ async function register(config: Config, args: WalletArgs, io: WalletIo): Promise
     for (const w of list) {
       const utxos = await nightUtxos(access, w.address, night, args.timeoutMs);
       if (utxos.length === 0) throw new CliError(`wallet ${w.index} holds no NIGHT: send NIGHT to ${w.address}, then register`);
-      const unregistered = utxos.filter((u) => !u.registered);
-      if (unregistered.length === 0) {
+      // A key is registered once: its NIGHT generates DUST from then on, each UTXO once it is spent again.
+      if (utxos.some((u) => u.registered)) {
         io.out(`${w.index}  ${w.address}  already registered`);
         continue;
       }
+      const largest = utxos.reduce((a, b) => (BigInt(b.value) > BigInt(a.value) ? b : a));
       let reg;
       try {
-        reg = await buildRegistration({ era, networkId: access.networkId, wallet: w.keys, utxos: unregistered, ledgerParameters: parameters, now: Date.now(), ttlMs: REGISTRATION_TTL_MS });
+        reg = await buildRegistration({ era, networkId: access.networkId, wallet: w.keys, utxos: [largest], ledgerParameters: parameters, now: Date.now(), ttlMs: REGISTRATION_TTL_MS });
       } catch (err) {
         if (err instanceof GatewayError) throw new CliError(`wallet ${w.index}: ${err.message}`);
         throw err;
@@ -257,7 +258,7 @@ async function nightUtxos(access: ChainAccess, address: string, night: string, t
 async function untilRegistered(access: ChainAccess, address: string, night: string, deadline: number, pollMs: number): Promise<void> {
   for (;;) {
     const utxos = await nightUtxos(access, address, night, Math.max(1, deadline - Date.now()));
-    if (utxos.length > 0 && utxos.every((u) => u.registered)) return;
+    if (utxos.some((u) => u.registered)) return;
     if (Date.now() + pollMs >= deadline) throw new CliError(`the registration of ${address} is not on chain within --timeout; run nightgate wallet status to see whether it landed`);
     await new Promise((r) => setTimeout(r, pollMs));
   }

@@ -1344,7 +1344,9 @@ export interface components {
                     /** @description Unspent NIGHT at its address, STAR */
                     night?: string;
                     nightUtxos?: number;
-                    /** @description All its NIGHT is registered for DUST generation (false while it holds none): `nightgate wallet register` */
+                    /** @description Its NIGHT UTXOs from before its registration, which generate no DUST until spent again (the pool keeper splits them) */
+                    idleNightUtxos?: number;
+                    /** @description Its NIGHT key is registered for DUST generation (false while it holds no NIGHT): `nightgate wallet register` */
                     registered?: boolean;
                     /** @description What keeps it from generating DUST, if anything */
                     problem?: null | "no NIGHT" | "unregistered";

@@ -33,6 +33,6 @@ function walletsOf(dust: ReadonlyArray<{ index: number; balance: string; utxos: 
     const d = dust.find((w) => w.index === index);
     const h = held.find((w) => w.index === index);
     const problem = h === undefined ? null : h.nightUtxos === 0 ? 'no NIGHT' : h.registered ? null : 'unregistered';
-    return { index, balance: d?.balance ?? '0', utxos: d?.utxos ?? 0, ...(h ? { address: h.address, dustAddress: h.dustAddress, night: h.night, nightUtxos: h.nightUtxos, registered: h.registered, problem } : {}) };
+    return { index, balance: d?.balance ?? '0', utxos: d?.utxos ?? 0, ...(h ? { address: h.address, dustAddress: h.dustAddress, night: h.night, nightUtxos: h.nightUtxos, idleNightUtxos: h.idleNightUtxos, registered: h.registered, problem } : {}) };
   });
 }

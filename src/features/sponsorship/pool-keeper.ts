@@ -237,9 +237,12 @@ export class PoolKeeper {
     const candidates: Array<{ wallet: number; utxo: NightUtxo }[]> = [];
     for (const [wallet, address] of wallets.entries()) {
       const utxos = await readNightUtxos(this.opts.indexerWsUrl, address.bech32, nightToken, this.opts.timeoutMs, this.opts.credentials);
+      // Splits of a wallet whose key is not registered would generate no DUST; once it is, every
+      // split output does, those of NIGHT held from before the registration too.
+      const keyRegistered = utxos.some((u) => u.registered !== false);
       candidates.push(
         utxos
-          .filter((u) => BigInt(u.value) >= MIN_SPLIT_STAR && u.registered !== false && !this.pending.has(`${u.intentHash}#${u.outputIndex}`))
+          .filter((u) => keyRegistered && BigInt(u.value) >= MIN_SPLIT_STAR && !this.pending.has(`${u.intentHash}#${u.outputIndex}`))
           .sort((a, b) => (BigInt(b.value) > BigInt(a.value) ? 1 : BigInt(b.value) < BigInt(a.value) ? -1 : 0))
           .map((utxo) => ({ wallet, utxo })),
       );

@@ -1,10 +1,12 @@
 /**
  * A server wallet's DUST-generation registration, as Midnight's wallets build one: one intent that
- * spends the wallet's NIGHT UTXOs back to the same address and registers its NIGHT key to its DUST
- * address. From then on every NIGHT output of that key generates DUST for the wallet. A fresh
+ * spends one of the wallet's NIGHT UTXOs back to the same address and registers its NIGHT key to
+ * its DUST address. From then on every NIGHT output of that key generates DUST for the wallet (the
+ * UTXOs it holds already do once they are spent again: the pool keeper's splits do that). A fresh
  * wallet has no DUST, so the fee is drawn from the registration's allowance: the DUST its NIGHT
- * inputs would have generated since they were created (`allowFeePayment`). Nothing in it needs a
- * zero-knowledge proof; it is signed by the NIGHT key and bound.
+ * input would have generated since it was created (`allowFeePayment`). One input and one output
+ * keep it within the ledger's time to dismiss a transaction of its size (three and three are not).
+ * Nothing in it needs a zero-knowledge proof; it is signed by the NIGHT key and bound.
  */
 import { GatewayError } from '../../core/errors.js';
 import { dustSeedOf, ledger, nightSecretOf, provingProvider, release, signOffer, type Era, type L, type WalletKeys } from '../../infra/ledger/index.js';
@@ -28,7 +30,8 @@ export interface RegistrationArgs {
   era: Era;
   networkId: string;
   wallet: WalletKeys;
-  utxos: readonly RegistrationUtxo[];
+  /** The NIGHT UTXO to register by: one (the largest is best, it pays the most allowance). */
+  utxos: readonly [RegistrationUtxo];
   /** The tip's `LedgerParameters`, serialized (the indexer's `block { ledgerParameters }`). */
   ledgerParameters: Uint8Array;
   /** Now, ms since the epoch: the registration's time, and its intent lives `ttlMs` beyond it. */
@@ -55,7 +58,6 @@ const NO_PROVER = provingProvider({
 });
 
 export async function buildRegistration(args: RegistrationArgs): Promise<Registration> {
-  if (args.utxos.length === 0) throw new GatewayError('INVALID_PARAMETER', 'the wallet holds no NIGHT to register: send NIGHT to its address first');
   const L = ledger(args.era);
   const sk = L.signingKeyFromBip340(nightSecretOf(args.wallet));
   const vk = L.signatureVerifyingKey(sk);

@@ -20,8 +20,10 @@ export interface WalletHolding {
   /** Unspent NIGHT, STAR (decimal). */
   night: string;
   nightUtxos: number;
-  /** All its NIGHT is registered for DUST generation; false while it holds none. */
+  /** Its NIGHT key is registered for DUST generation (some of its NIGHT generates); false while it holds none. */
   registered: boolean;
+  /** NIGHT UTXOs that generate no DUST yet (held from before the registration, until the keeper splits them). */
+  idleNightUtxos: number;
 }
 
 export interface WalletBookOptions {
@@ -79,7 +81,8 @@ export class WalletBook {
     for (const [index, a] of wallets.entries()) {
       const utxos = await readNightUtxos(this.opts.indexerWsUrl, a.bech32, nightToken, this.opts.timeoutMs, this.opts.credentials);
       const night = utxos.reduce((s, u) => s + BigInt(u.value), 0n);
-      out.push({ index, address: a.bech32, dustAddress: a.dust, night: night.toString(), nightUtxos: utxos.length, registered: utxos.length > 0 && utxos.every((u) => u.registered === true) });
+      const registered = utxos.filter((u) => u.registered === true).length;
+      out.push({ index, address: a.bech32, dustAddress: a.dust, night: night.toString(), nightUtxos: utxos.length, registered: registered > 0, idleNightUtxos: utxos.length - registered });
     }
     this.book = { at: now, wallets: out, error: null };
   }
