@@ -35,6 +35,7 @@ import { devnetSponsorSeeds } from '@nightgate/devnet/sponsor-seeds';
 import { configuredWallets } from './infra/ledger/server-wallets.js';
 import { legacyWalletKeys, type WalletKeys } from './infra/ledger/index.js';
 import { relayDeprecation } from './infra/node/submitter.js';
+import { checkIndexers } from './infra/indexer/endpoint-check.js';
 import { collectUsage } from './features/sponsorship/policy/usage-component.js';
 import { SharedRateLimitStore } from './core/pipeline/shared-rate-limit.js';
 import { HttpThreads, ScopedRateLimitStore, childAppsSupported, destinationOf } from './core/http/threads/main.js';
@@ -48,6 +49,8 @@ export interface BuildOptions {
   modules?: readonly Module[];
   /** Start the embedded devnet for networks without an indexer (default true). */
   devnet?: boolean;
+  /** Ask hosted indexers at start whether they refuse for good (default true; endpoint-check.ts). */
+  checkIndexers?: boolean;
   rateLimitStore?: RateLimitStore;
   /** Prints the development key's box at build time (tests, embedders); else `App.devKeyNotice` is for the caller to print once listening. */
   print?: (line: string) => void;
@@ -93,6 +96,8 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   const metrics = new Metrics({ requestsTimedByLog: config.log.requests !== 'none', defaultMetrics: config.metrics.enabled });
 
   // Several instances: limits, budgets, dedupe and wallet leases shared through Redis.
+  // A retired indexer host or a refused project id stops the start here, naming the setting.
+  if (opts.checkIndexers !== false) await checkIndexers(config);
   const shared = config.state.redisUrl !== '' ? await startShared(config, logger, clock) : undefined;
 
   const keys = new KeyStore(config.auth.keys, config.auth.apiKeys, config.auth.trustedNetworks);

@@ -53,6 +53,10 @@ export const ERRORS = {
   // A slow indexer is an indexer failure too: 500 like the others, with its own code.
   INDEXER_TIMEOUT: { status: 500, title: 'Indexer Timeout', message: 'The Midnight indexer did not answer in time' },
   // Address-activity lookups each read one indexer WebSocket; beyond stats.maxAddressStreams per network.
+  // The indexer's host answers 410 (Midnight's retired hosts: ENDPOINT_DECOMMISSIONED): not retried.
+  INDEXER_DECOMMISSIONED: { status: 502, title: 'Bad Gateway', message: "The network's indexer is decommissioned" },
+  // The indexer's provider refused the network's credentials (401/403): not retried.
+  INDEXER_UNAUTHORIZED: { status: 502, title: 'Bad Gateway', message: "The network's indexer refused nightgate's credentials" },
   INDEXER_BUSY: { status: 503, title: 'Service Unavailable', message: 'Too many address lookups are reading from the indexer; retry shortly' },
   // --- Midnight node (submission, src/infra/node/submitter.ts) ------------------------------
   NODE_UNAVAILABLE: { status: 502, title: 'Bad Gateway', message: 'The Midnight node could not be reached' },

@@ -72,3 +72,33 @@ t.test('no raw key (or wallet seed) in any log line at trace level', async (t) =
   }
   t.ok(logs.lines.some((l) => l['msg'] === 'request' && l['keyId'] === 'env-1'), "the key's id is what the access log records");
 });
+
+t.test('no mnemonic and no provider project id in any log line, in /health, or in the config dump', async (t) => {
+  const MNEMONIC = `${'abandon '.repeat(23)}art`;
+  const PROJECT_IDS = { mainnet: 'mainnetSecretPid', preprod: 'preprodSecretPid', preview: 'previewSecretPid' };
+  const logs = watchLogs('trace');
+  const s = await startApp(
+    {
+      networks: { mainnet: { ...CLOSED, projectId: PROJECT_IDS.mainnet, submitUrl: 'http://127.0.0.1:9/relay' }, preprod: { ...CLOSED, projectId: PROJECT_IDS.preprod, nodeRpc: 'http://127.0.0.1:9' }, preview: { ...CLOSED, projectId: PROJECT_IDS.preview } },
+      dust: { walletMnemonic: MNEMONIC },
+      log: { level: 'trace', requests: 'all' },
+    },
+    { modules: [mountStats, mountProver, mountSponsorship], logger: logs.logger },
+  );
+  t.teardown(() => s.close());
+  const bodies: string[] = [];
+  for (const path of ['/health', '/wallet-status', '/readyz', '/api/v1/preprod/summary', '/metrics']) {
+    const r = await request(`${s.url}${path}`, { headers: { 'x-api-key': TEST_KEY } });
+    bodies.push(await r.body.text());
+  }
+  const { redactedConfig } = await import('../../src/core/config.js');
+  const dump = JSON.stringify(redactedConfig(s.app.context.config));
+  const text = logs.text();
+  t.ok(logs.lines.some((l) => /networks\.mainnet\.submitUrl .* is deprecated/.test(String(l['msg']))), 'start-up warns about the deprecated relay');
+  for (const [name, secret] of Object.entries({ mnemonic: 'abandon abandon', ...PROJECT_IDS })) {
+    t.notOk(text.includes(secret), `${name}: in no log line`);
+    const leaked = bodies.find((b) => b.includes(secret));
+    t.notOk(leaked, `${name}: in no answer (/health, /wallet-status, /readyz, summary, /metrics)${leaked ? `: ${leaked.slice(Math.max(0, leaked.indexOf(secret) - 200), leaked.indexOf(secret) + 100)}` : ''}`);
+    t.notOk(dump.includes(secret), `${name}: not in the config dump`);
+  }
+});

@@ -22,6 +22,7 @@ import type { IndexerFeatureProbe } from './indexer-features.js';
 import { BACKFILL_BATCH, BASELINE_FEATURES, documentsFor, type FeatureDocuments } from './queries.js';
 import { BackfillData, BlocksEvent, TipData, expectShape, type RingBlock } from './upstream-types.js';
 import type { UpstreamCredentials } from '../../core/config.js';
+import { isFinalRefusal, refusalSetting } from '../../infra/indexer/graphql-http.js';
 
 export type FollowerState = 'starting' | 'live' | 'polling' | 'stopped';
 
@@ -31,6 +32,8 @@ export interface FollowerOptions {
   http: GraphqlHttpClient;
   /** The indexer's WebSocket endpoint; without one the follower only polls. */
   wsUrl: string | undefined;
+  /** The network, to name the setting to fix when its indexer refuses for good. */
+  network?: string;
   /** A hosted provider's credentials for the subscription. */
   credentials?: UpstreamCredentials;
   window: BlockWindow;
@@ -344,6 +347,14 @@ export class ChainFollower extends EventEmitter<{ blocks: [number]; state: [] }>
     this.lastErrorAt = this.opts.clock.now();
     const wasOk = this.upstreamOk;
     this.upstreamOk = false;
+    // A retired host or refused credentials do not change by asking again: stop, and say which setting.
+    if (isFinalRefusal(e)) {
+      const setting = refusalSetting(e, this.opts.network ?? '<network>');
+      this.lastError = new GatewayError(e.code, `${e.message}: set ${setting}`);
+      this.opts.log.error({ code: e.code, err: e.message, setting }, `${e.message}: stopped following; set ${setting} and restart`);
+      this.stop();
+      return;
+    }
     if (wasOk || this.upstreamErrors === 1) this.opts.log.warn({ code: e.code, err: e.message, where }, 'indexer request failed');
     this.emit('state');
   }

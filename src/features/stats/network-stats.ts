@@ -94,6 +94,7 @@ export class NetworkStats implements Component {
       http: this.http,
       wsUrl: source.wsUrl,
       credentials: source.credentials,
+      network,
       window: this.window,
       clock: ctx.clock,
       log: this.log,

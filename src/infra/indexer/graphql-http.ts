@@ -83,6 +83,8 @@ export class GraphqlHttpClient {
       // The message reaches public answers: no origin (the component's health and logs name it).
       throw new GatewayError('INDEXER_UNAVAILABLE', `The indexer could not be reached: ${describe(err)}`, { cause: err });
     }
+    const refusal = endpointRefusal(status, text);
+    if (refusal) throw refusal;
     return parseGraphqlResponse(text, status, document.name, opts.partial === true);
   }
 
@@ -112,4 +114,25 @@ function parseGraphqlResponse(text: string, status: number, what: string, partia
 
 function tooLarge(cap: number, declared: string | undefined): GatewayError {
   return new GatewayError('INDEXER_BAD_RESPONSE', declared === undefined ? `The indexer's response exceeds the ${cap}-byte limit` : `The indexer's response (${declared} bytes) exceeds the ${cap}-byte limit`);
+}
+
+/**
+ * An answer that no retry changes: the host retired (410, or Midnight's ENDPOINT_DECOMMISSIONED
+ * body) or the credentials refused (401/403). Undefined for anything else.
+ */
+export function endpointRefusal(status: number, text: string): GatewayError | undefined {
+  if (status === 410 || (status >= 400 && text.includes('ENDPOINT_DECOMMISSIONED'))) return new GatewayError('INDEXER_DECOMMISSIONED', `The indexer is decommissioned (HTTP ${status})`);
+  if (status === 401 || status === 403) return new GatewayError('INDEXER_UNAUTHORIZED', `The indexer refused the credentials (HTTP ${status})`);
+  return undefined;
+}
+
+/** Whether an error is an answer no retry changes (endpointRefusal). */
+export function isFinalRefusal(err: unknown): boolean {
+  return err instanceof GatewayError && (err.code === 'INDEXER_DECOMMISSIONED' || err.code === 'INDEXER_UNAUTHORIZED');
+}
+
+/** The setting to change after a refusal of a network's indexer (isFinalRefusal). */
+export function refusalSetting(err: GatewayError, network: string): string {
+  const N = network.toUpperCase();
+  return err.code === 'INDEXER_UNAUTHORIZED' ? `networks.${network}.projectId (NIGHTGATE_${N}_PROJECT_ID)` : `networks.${network}.indexer (NIGHTGATE_${N}_INDEXER)`;
 }
