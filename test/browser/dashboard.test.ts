@@ -3,7 +3,9 @@
  * embedded devnet with all three networks: `/` loads with no console error (a refused script or
  * style, a failed request and a thrown exception are all console errors), each network's tip is the
  * one `/api/v1/{network}/latest-block` answers, the height moves within two blocks, and an operator
- * key shows the sponsorship pool, the fee prices, and its requests and usage (Keys); `/api` lists
+ * key shows the sponsorship pool, each server wallet's NIGHT address and registration, the fee
+ * prices, and its requests and usage (Keys); with a stubbed /wallet-status, a wallet without NIGHT
+ * and an unregistered one are shown as warnings that say what to do; `/api` lists
  * every route of the OpenAPI document and its "Try it out" of the summary answers 200. Screenshots
  * go to test-artifacts/ (git-ignored), for CI to keep.
  */
@@ -131,6 +133,19 @@ t.test('the dashboard and the API reference in Chromium', { skip, timeout: 240_0
         t.match(await page.textContent(`[data-field="fees"] [data-fees="${n}"] [data-field="${price}"]`), /^\d/, `${n}: fee price ${price}`);
       }
     }
+    // The keeper reads the wallets' NIGHT once a block: their addresses show from the next refresh.
+    for (const n of NETWORKS) {
+      const cell = `[data-wallets="${n}"] [data-wallet="0"]`;
+      const address = await until(`${n}: wallet 0's NIGHT address`, async () => {
+        const a = await page.getAttribute(`${cell} [data-field="address"]`, 'title', { timeout: 1000 });
+        return a ?? undefined;
+      }, 30_000);
+      t.match(address, /^mn_addr(_[a-z]+)?1[a-z0-9]+$/, `${n}: wallet 0's NIGHT address`);
+      t.equal(await page.textContent(`${cell} [data-field="address"]`), address, `${n}: the whole address is the cell's text`);
+      t.match(await page.textContent(`${cell} [data-field="night"]`), /^[\d,.]+ NIGHT$/, `${n}: its NIGHT`);
+      t.match(await page.textContent(`${cell} [data-field="dust"]`), /^[\d,.<\s]+ DUST$/, `${n}: its DUST`);
+      t.match(await page.textContent(`${cell} [data-field="state"]`), /^(registered|No NIGHT — send NIGHT to mn_addr_\w+|Unregistered — run: nightgate wallet register --network \w+)$/, `${n}: its state`);
+    }
     await page.waitForSelector('[data-field="queue"] [data-field="worker-pool"]', { timeout: 10_000 });
     const keyCell = (name: string) => page.textContent(`[data-field="keys"] [data-key="env-1"] [data-field="${name}"]`);
     t.equal(await keyCell('sponsorships'), '1', 'Keys: the key\'s sponsorships (GET /usage)');
@@ -159,6 +174,65 @@ t.test('the dashboard and the API reference in Chromium', { skip, timeout: 240_0
     }, 5000).catch(async (err: Error) => { throw new Error(`${err.message}: ${(await widths()).join(' px in ')} px`); });
     t.pass(`no horizontal scroll at phone width (${fits} px)`);
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard-390.png'), fullPage: true });
+    t.strictSame(problems, [], 'no console error, exception or failed request');
+  });
+
+  t.test('/: each server wallet\'s state, its warnings and its address (a stubbed /wallet-status)', async (t) => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
+    t.teardown(() => context.close());
+    const page = await context.newPage();
+    const problems = watch(page);
+    // The server's own answer, with preview's wallets in the three states and preprod's not read yet.
+    const real = (await (await fetch(`${s.url}/wallet-status`, { headers: { 'x-api-key': TEST_KEY } })).json()) as Record<string, Record<string, unknown>>;
+    const A = ['mn_addr_preview1qy3ykzjhn9ck0r5h6kl9f4wmx0eqprd7gj2lhy6sva2c8y5dqqsz3w2ax', 'mn_addr_preview1x8n2tk6f0j5cmh7d4wq9ru3lesa0yzp2vkgx6n8jt4r5hc7m9fqs6de0u', 'mn_addr_preview1v7ad9ehs4m2kq8j0xf6wu3ptgl5cyrz9nkd2h7q4s6m8x0a3jfeqs0k8t'];
+    const wallet = (index: number, night: string, nightUtxos: number, registered: boolean, problem: string | null) =>
+      ({ index, balance: index === 0 ? '2500000000000000' : '0', utxos: index === 0 ? 3 : 0, address: A[index], dustAddress: `mn_dust_preview1${index}`, night, nightUtxos, idleNightUtxos: index === 0 ? 1 : nightUtxos, registered, problem });
+    const stubbed = {
+      ...real,
+      preview: { ...real['preview'], walletsReadAt: new Date().toISOString(), wallets: [wallet(0, '1500000000', 4, true, null), wallet(1, '0', 0, false, 'no NIGHT'), wallet(2, '150000000000', 2, false, 'unregistered')] },
+      preprod: { ...real['preprod'], walletsReadAt: null, wallets: [{ index: 0, balance: '0', utxos: 0 }] },
+    };
+    await page.route('**/wallet-status', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(stubbed) }));
+    await page.goto(`${s.url}/`);
+    await page.fill('#key', TEST_KEY);
+    await page.click('#key-save');
+    const row = (i: number) => `[data-wallets="preview"] [data-wallet="${i}"]`;
+    await page.waitForSelector(`${row(2)} [data-field="state"]`, { timeout: 15_000 });
+
+    for (const [i, a] of A.entries()) {
+      t.equal(await page.textContent(`${row(i)} [data-field="address"]`), a, `wallet ${i}: its whole address is the cell's text (a selection copies it)`);
+      t.equal(await page.getAttribute(`${row(i)} [data-field="address"]`, 'title'), a, `wallet ${i}: and its title`);
+    }
+    const [shown, whole] = await page.$eval(`${row(0)} .addr-head`, (e) => [e.clientWidth, e.scrollWidth]);
+    t.ok(shown < whole, `the address is shortened on screen (${shown} of ${whole} px)`);
+    t.equal(await page.textContent(`${row(0)} [data-field="night"]`), '1,500 NIGHT', 'NIGHT, from STAR');
+    t.equal(await page.textContent(`${row(0)} [data-field="night-utxos"]`), '4 (1 idle)', 'NIGHT UTXOs, those that generate no DUST yet');
+    t.equal(await page.textContent(`${row(0)} [data-field="dust"]`), '2.5 DUST', 'DUST, from SPECK');
+    t.equal(await page.textContent(`${row(0)} [data-field="dust-utxos"]`), '3', 'DUST UTXOs');
+    t.equal(await page.textContent(`${row(0)} [data-field="state"]`), 'registered');
+    t.equal(await page.textContent(`${row(1)} [data-field="night"]`), '0 NIGHT');
+    t.equal(await page.textContent(`${row(1)} [data-field="state"]`), `No NIGHT — send NIGHT to ${A[1]}`, 'a wallet without NIGHT: where to send it');
+    t.equal(await page.textContent(`${row(2)} [data-field="state"]`), 'Unregistered — run: nightgate wallet register --network preview', 'an unregistered wallet: the command');
+    for (const i of [1, 2]) t.match(await page.getAttribute(`${row(i)} [data-field="state"]`, 'class'), /\bwarn\b/, `wallet ${i}: styled as a warning`);
+    t.notMatch(await page.getAttribute(`${row(0)} [data-field="state"]`, 'class'), /\bwarn\b/, 'a registered wallet is not');
+    t.equal(await page.textContent('[data-field="wallet-warning"]'), '2 server wallets cannot generate DUST: see State below.', 'the panel says so above the tables');
+    t.equal(await page.textContent('[data-wallets="preprod"] [data-wallet="0"] [data-field="address"]'), 'not read yet', 'preprod: the address not read yet');
+    t.equal(await page.textContent('[data-wallets="preprod"] [data-wallet="0"] [data-field="state"]'), 'not read yet', 'nor the state');
+    t.ok(await page.$('[data-pool="preview"] [data-field="free"]'), 'the pool rows stay');
+    t.ok(await page.$('[data-fees="preview"] [data-field="overall"]'), 'and the fee prices');
+
+    await page.click(`${row(1)} [data-field="copy"]`);
+    t.equal(await page.evaluate('navigator.clipboard.readText()'), A[1], 'Copy puts the whole address on the clipboard');
+
+    await page.screenshot({ path: join(ARTIFACTS, 'dashboard-wallets-1280.png'), fullPage: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    const widths = async (): Promise<[number, number]> => (await page.evaluate('[document.documentElement.scrollWidth, window.innerWidth]')) as [number, number];
+    const fits = await until('the page to fit the phone width', async () => {
+      const [content, view] = await widths();
+      return content <= view + 1 ? content : undefined;
+    }, 5000).catch(async (err: Error) => { throw new Error(`${err.message}: ${(await widths()).join(' px in ')} px`); });
+    t.pass(`the wallets' warnings keep the page to the phone width (${fits} px)`);
+    await page.screenshot({ path: join(ARTIFACTS, 'dashboard-wallets-390.png'), fullPage: true });
     t.strictSame(problems, [], 'no console error, exception or failed request');
   });
 

@@ -25,6 +25,11 @@ t.test('pages, assets and their policies', async (t) => {
     const refs = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
     const assets = refs.filter((u) => u.startsWith('/assets/'));
     t.ok(assets.length >= 4, `${path}: ${assets.length} assets`);
+    if (path === '/') {
+      // The operator panel is its own script, run after the dashboard's (whose helpers it uses).
+      const scripts = assets.filter((a) => a.includes('.js?')).map((a) => a.slice('/assets/'.length, a.indexOf('?')));
+      t.strictSame(scripts, ['uplot.js', 'dashboard.js', 'operator.js'], '/: its scripts, in order');
+    }
     t.strictSame(refs.filter((u) => !u.startsWith('/')), [], `${path}: every reference is on this server`);
     for (const a of assets) {
       t.match(a, /\?v=[\w-]{10}$/, `${a}: named by its content`);

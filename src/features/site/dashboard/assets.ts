@@ -43,6 +43,7 @@ const TYPES: Record<string, string> = {
 const FILES: Record<string, () => string> = {
   'dashboard.js': () => join(staticDir(), 'dashboard.js'),
   'dashboard.css': () => join(staticDir(), 'dashboard.css'),
+  'operator.js': () => join(staticDir(), 'operator.js'),
   'api.js': () => join(staticDir(), 'api.js'),
   'api.css': () => join(staticDir(), 'api.css'),
   'favicon.svg': () => join(staticDir(), 'favicon.svg'),

@@ -1,7 +1,8 @@
 /**
  * The HTML shells of `/` and `/api`. They hold no script of their own (the Content-Security-Policy
- * allows none inline): the dashboard is drawn by static/dashboard.js, Swagger UI is started by
- * static/api.js. Without scripts each says where the same data is as JSON or plain HTML.
+ * allows none inline): the dashboard is drawn by static/dashboard.js (its operator panel by
+ * static/operator.js), Swagger UI is started by static/api.js. Without scripts each says where
+ * the same data is as JSON or plain HTML.
  */
 import type { AssetName } from './assets.js';
 
@@ -29,7 +30,7 @@ export function dashboardPage(opts: Shell & { networks: readonly string[] }): st
 </section>
 </main>
 <footer class="muted small" id="foot"></footer>
-<script src="${asset('uplot.js')}"></script><script src="${asset('dashboard.js')}"></script>
+<script src="${asset('uplot.js')}"></script><script src="${asset('dashboard.js')}"></script><script src="${asset('operator.js')}"></script>
 </body></html>`;
 }
 
