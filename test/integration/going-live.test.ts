@@ -90,7 +90,7 @@ t.test('from a mnemonic to a sponsored transfer landed through the node RPC', as
   const wallet = (sub: WalletArgs['sub']): Promise<string[]> => {
     const out: string[] = [];
     const args: WalletArgs = { sub, network: 'preview', url: app.url, key: TEST_KEY, json: false, wallet: undefined, night: 10_000n, timeoutMs: 60_000 };
-    return runWallet(args, { config, out: (l) => out.push(l), log: () => undefined, pollMs: 200 }).then(() => out);
+    return runWallet(args, { config, out: (l) => out.push(l), log: (l) => t.comment(l), pollMs: 200 }).then(() => out);
   };
 
   // The network behaves as a hosted one: the project id everywhere, no faucet, the node RPC listed.
