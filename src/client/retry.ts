@@ -34,7 +34,7 @@ export type RetryClass = 'idempotent' | 'sponsorship' | 'never';
 const SPONSOR_RETRYABLE: ReadonlySet<NightgateErrorCode> = new Set([
   'RATE_LIMITED', 'CLIENT_BODY_BUDGET_FULL', 'BODY_BUDGET_FULL',
   'WALLET_SYNCING', 'NO_DUST_AVAILABLE', 'FEE_UNSETTLED', 'RESERVATION_LIMIT', 'QUEUE_FULL', 'PROVER_BUSY', 'PROVER_UNAVAILABLE',
-  'BUDGET_UNAVAILABLE', 'WALLET_LEASE_LOST', 'USER_LIMIT', 'POLICY_WEBHOOK_UNAVAILABLE',
+  'BUDGET_UNAVAILABLE', 'WALLET_LEASE_LOST', 'USER_LIMIT', 'POLICY_WEBHOOK_UNAVAILABLE', 'CHAIN_STALE',
 ] satisfies ErrorCode[]);
 
 /** 429/503 that waiting does not lift: the key itself is refused, the prover is not provisioned, the budget is spent, the server is going away. */
