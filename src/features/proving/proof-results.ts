@@ -1,7 +1,8 @@
 /**
- * Caching and sharing of /prove and /verify (/check) results, keyed by the SHA-256 of the request
- * body plus the network and backend that answer it (DESIGN.md: "cached 30 s keyed by SHA-256 of
- * the body, concurrent identical requests share one computation"). Errors are never cached.
+ * Caching and sharing of /prove, /verify (/check) and /k results, keyed by the SHA-256 of the
+ * request body plus the network and backend that answer it (DESIGN.md: "cached 30 s keyed by
+ * SHA-256 of the body, concurrent identical requests share one computation"). Errors are never
+ * cached.
  *
  * Each decision is also emitted as a `result` event (HIT, MISS, SHARED) — for logs and metrics,
  * and so tests can wait for requests to have joined a computation instead of sleeping.
@@ -20,7 +21,7 @@ export interface SharedResults {
   set(key: string, bytes: Uint8Array): void;
 }
 
-export type ResultKind = 'prove' | 'check';
+export type ResultKind = 'prove' | 'check' | 'k';
 export type CacheOutcome = 'HIT' | 'MISS' | 'SHARED';
 
 export interface ResultEvent {

@@ -193,14 +193,16 @@ export function proverRoutes(deps: ProverRoutesDeps): RouteDef[] {
     post('/check', checkSchema('Proof-server alias of /verify'), computed('check', parseCheckRequest)),
     post('/k', {
       summary: 'k of a circuit (proof-server /k)',
-      description: 'Body: a circuit IR, `midnight:ir-source[v2]:` …. Answer: its k (the circuit has 2^k rows) as text. Another ZKIR version (`ir-source[v3]`) is sent to an upstream or native proof server unchanged; the in-process backends answer it 400.',
+      description: 'Body: a circuit IR, `midnight:ir-source[v2]:` …. Answer: its k (the circuit has 2^k rows) as text. Another ZKIR version (`ir-source[v3]`) is sent to an upstream or native proof server unchanged; the in-process backends answer it 400. Cached and shared like /prove.',
       tags: ['proving'], querystring, headers: headerDocs,
       body: { contentType: OCTET, description: 'Tagged ZKIR v2 source' },
-      response: { 200: textDoc('k, as decimal text'), ...errorDocs('compute') },
-    }, async (ctx, backend) => {
+      response: { 200: { description: 'k, as decimal text', contentType: 'text/plain', headers: CACHED_HEADERS }, ...errorDocs('compute') },
+    }, async (ctx, backend, network, era) => {
       const ir = ctx.body!;
       validate(checkIrSource, ir, backend);
-      return { body: await backend.k(ir, ctx.signal), contentType: 'text/plain; charset=utf-8' };
+      // A worker thread for most of a second per circuit: cached and shared as /prove is.
+      const r = await deps.results.get('k', network, backend.name, ir, ctx.signal, async (signal) => Buffer.from(await backend.k(ir, signal), 'utf8'), era);
+      return { body: r.bytes, contentType: 'text/plain; charset=utf-8', headers: { 'X-Cache': r.cache } };
     }),
     get('/version', {
       summary: 'Prover version (proof-server /version)',

@@ -1,5 +1,5 @@
 /**
- * The /prove and /verify result cache shared through Redis: a retry that lands on
+ * The /prove, /verify and /k result cache shared through Redis: a retry that lands on
  * another instance is a HIT instead of a second proof. Each instance keeps its own cache in front
  * (src/core/result-cache.ts); a local miss asks Redis before proving, and a proof made here is
  * written there. Size-capped: at most `maxBytes` of values in Redis (the oldest go first, an
