@@ -1,7 +1,7 @@
 /**
  * The pages without a browser (test/browser/ drives them in Chromium): every page carries its
- * Content-Security-Policy and loads only files this server serves; /docs writes its examples on the
- * address it was asked for; the push WebSocket lets this server's own pages in and others out.
+ * Content-Security-Policy and loads only files this server serves (/docs: docs-page.test.ts); the
+ * push WebSocket lets this server's own pages in and others out.
  */
 import t from 'tap';
 import { request } from 'undici';
@@ -52,22 +52,6 @@ t.test('pages, assets and their policies', async (t) => {
   const doc = (await (await request(`${s.url}/api/openapi.json`)).body.json()) as { paths: Record<string, unknown> };
   for (const p of ['/', '/api', '/api/reference', '/docs']) t.ok(doc.paths[p], `${p} in the OpenAPI document`);
   t.notOk(doc.paths['/assets/{file}'], 'the assets are not API routes');
-});
-
-t.test('/docs: examples on the address the page was asked for', async (t) => {
-  const s = await startApp({});
-  t.teardown(() => s.close());
-  const examples = async (headers: Record<string, string> = {}): Promise<string[]> => {
-    const r = await request(`${s.url}/docs`, { headers });
-    t.equal(r.statusCode, 200);
-    t.match(r.headers['content-security-policy'], /default-src 'none'/);
-    return [...(await r.body.text()).matchAll(/<pre>curl [^<]* (\S+\/prove(?:-and-balance)?)\b/g)].map((m) => m[1]!);
-  };
-  t.strictSame(await examples(), [`${s.url}/prove`, `${s.url}/prove-and-balance`], 'the port it listens on');
-  t.strictSame(await examples({ host: 'gateway.example:8443', 'x-forwarded-proto': 'https' }), ['https://gateway.example:8443/prove', 'https://gateway.example:8443/prove-and-balance'], 'behind a TLS proxy');
-  t.strictSame(await examples({ host: 'gw"><b>x' }), ['http://127.0.0.1:8080/prove', 'http://127.0.0.1:8080/prove-and-balance'], 'a Host that is no host name is never written into the page');
-  // Host is the client's choice: past the few kept, each answer is rendered and not kept.
-  for (let i = 0; i < 20; i++) t.strictSame((await examples({ host: `h${i}.example` }))[0], `http://h${i}.example/prove`);
 });
 
 t.test('the push WebSocket: this server\'s own pages may open it, other sites may not', async (t) => {

@@ -25,19 +25,6 @@ const NOT_MODIFIED = { description: 'Not Modified: If-None-Match matched the ETa
 const html = (body: string, csp: string, cache = 'no-cache'): Reply =>
   servedMany({ body, contentType: 'text/html; charset=utf-8', headers: { 'Cache-Control': cache, 'Content-Security-Policy': csp, 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' } });
 
-/** A Host header as it may be written back into a page: a name or address and a port, nothing else. */
-const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
-/** Distinct hosts the guide is kept rendered for; more are rendered per request, uncompressed. */
-const DOCS_HOSTS_KEPT = 16;
-
-/** The origin a request was made to, from its Host (and a proxy's X-Forwarded-Proto); undefined if Host is missing or malformed. */
-export function requestOrigin(headers: Readonly<Record<string, string>>): string | undefined {
-  const host = headers['host'];
-  if (host === undefined || !HOST.test(host)) return undefined;
-  const proto = headers['x-forwarded-proto']?.split(',')[0]?.trim().toLowerCase() === 'https' ? 'https' : 'http';
-  return `${proto}://${host}`;
-}
-
 export interface SiteDeps {
   /** The OpenAPI document; computed once all routes are mounted. */
   openapi(): Record<string, unknown>;
@@ -49,11 +36,7 @@ export function siteRoutes(deps: SiteDeps): RouteDef[] {
   let dashboard: Reply | undefined;
   let api: Reply | undefined;
   let reference: Reply | undefined;
-  let docsDefault: Reply | undefined;
-  const docsByOrigin = new Map<string, Reply>();
-  // Rendered once with a marker where the address goes: a new host costs a string replace.
-  const ORIGIN_MARK = '\u0000origin\u0000';
-  let docsTemplate: string | undefined;
+  let docs: Reply | undefined;
   const page = (summary: string, extra?: string): RouteDef['schema'] => ({
     summary,
     ...(extra ? { description: extra } : {}),
@@ -77,21 +60,11 @@ export function siteRoutes(deps: SiteDeps): RouteDef[] {
       handler: () => (reference ??= html(apiPage(deps.openapi()), PAGE_CSP, 'public, max-age=300')),
     },
     {
-      method: 'GET', url: '/docs', auth: 'none', rateLimit: 'none', readHeaders: ['host', 'x-forwarded-proto'],
-      schema: page('Proving and sponsorship API guide', 'Its `curl` examples use the address the page was asked for (Host, and X-Forwarded-Proto from a TLS proxy).'),
-      handler: (ctx) => {
-        const origin = requestOrigin(ctx.headers);
-        if (origin === undefined) return (docsDefault ??= html(docsPage(deps.openapi()), PAGE_CSP, 'public, max-age=300'));
-        const kept = docsByOrigin.get(origin);
-        if (kept) return kept;
-        // The origin passed HOST: letters, digits and `.-:[]` only, nothing HTML would read as markup.
-        const body = (docsTemplate ??= docsPage(deps.openapi(), ORIGIN_MARK)).replaceAll(ORIGIN_MARK, origin);
-        // Host is the client's to choose: past a few, a page is not kept, nor compressed, per name.
-        if (docsByOrigin.size >= DOCS_HOSTS_KEPT) return { body, contentType: 'text/html; charset=utf-8', headers: { 'Cache-Control': 'no-cache', 'Content-Security-Policy': PAGE_CSP, 'X-Content-Type-Options': 'nosniff' } };
-        const reply = html(body, PAGE_CSP, 'public, max-age=300');
-        docsByOrigin.set(origin, reply);
-        return reply;
-      },
+      // Nothing of the request goes into the page (no Host, no X-Forwarded-*): one page for every
+      // client, so a shared cache may keep it, and a client's junk Host cannot reach another reader.
+      method: 'GET', url: '/docs', auth: 'none', rateLimit: 'none',
+      schema: page('Proving and sponsorship API guide', 'The same page for every request: its `curl` examples are written for the default address, `http://127.0.0.1:8080`.'),
+      handler: () => (docs ??= html(docsPage(deps.openapi()), PAGE_CSP, 'public, max-age=300')),
     },
     ...assetRoutes(),
   ];
