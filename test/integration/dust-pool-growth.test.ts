@@ -41,7 +41,7 @@ t.test('under demand the keeper splits NIGHT until the pool holds the target, le
   // Demand: a user's answered reservations take more than three quarters of the pool.
   const { user, utxo } = await app.fundedUser(91, 500_000_000n);
   const answers = await Promise.all(Array.from({ length: 52 }, (_, i) => app.post('/prove-and-balance', transferFrom(user, utxo, freshUser(92).address, 1_000n + BigInt(i)).serialize())));
-  t.equal(answers.filter((a) => a.status === 200).length, 52, '52 sponsored: 14 of 66 left free');
+  t.equal(answers.filter((a) => a.status === 200).length, 52, `52 sponsored: 14 of 66 left free (${answers.filter((a) => a.status !== 200).map((a) => String(a.json['code'])).join(' ')})`);
   const held = answers[0]!;
   const heldSlot = (held.json['dustUtxo'] as { slot: number }).slot;
 

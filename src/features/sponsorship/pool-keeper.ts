@@ -96,7 +96,7 @@ export interface PoolKeeperOptions {
   stateDir?: string | undefined;
   /** Splits counted as sponsorships of kind `pool-split`, their fees with the users' (/metrics). */
   metrics?: Metrics | undefined;
-  /** Read after each synced block with the keeper's poke (wallet-book.ts). */
+  /** Each wallet's addresses, NIGHT and registration, for status (wallet-book.ts). */
   walletBook?: WalletBook;
 }
 
@@ -167,7 +167,6 @@ export class PoolKeeper {
    * has not reached the target yet.
    */
   poke(): void {
-    if (!this.closed) this.opts.walletBook?.refresh();
     if (this.closed || this.running || this.state === 'unavailable' || this.opts.target === 0) return;
     const now = this.opts.clock.now();
     for (const [utxo, until] of this.pending) if (until <= now) this.pending.delete(utxo);

@@ -1,7 +1,8 @@
 /**
  * Each server wallet as the operator needs to see it (/wallet-status, `nightgate wallet status`):
  * its NIGHT and DUST addresses, the NIGHT it holds and whether that NIGHT is registered for DUST
- * generation. Read from the indexer at most once a block, after a synced block.
+ * generation. Read from the indexer when asked, at most once a block: each read replays every
+ * wallet's address history, which nobody needs while nobody looks.
  */
 import type { Clock } from '../../core/clock.js';
 import type { NetworkName, UpstreamCredentials } from '../../core/config.js';
@@ -60,7 +61,9 @@ export class WalletBook {
       });
   }
 
+  /** What was last read; asking starts a new read when that is a block old (the next ask sees it). */
   wallets(): { wallets: WalletHolding[]; readAt: string | null; error: string | null } {
+    this.refresh();
     return { wallets: this.book?.wallets ?? [], readAt: this.book ? new Date(this.book.at).toISOString() : null, error: this.book?.error ?? null };
   }
 
