@@ -104,7 +104,11 @@ export interface FullRig {
 /** Every module mounted; mainnet from a fake indexer holding `blocks` blocks, proved through `proverUrl`. */
 export async function fullApp(t: Test, proverUrl: string, opts: { blocks?: number; overrides?: ConfigInput } = {}): Promise<FullRig> {
   const fake = await FakeIndexer.start();
-  for (let i = 0; i < (opts.blocks ?? 6); i++) fake.addBlock(T0 + i * 6000, [fake.tx()]);
+  // Blocks of the last minute: older ones would make mainnet's chain stale (10 block times), and
+  // readiness would miss it.
+  const blocks = opts.blocks ?? 6;
+  const first = Math.max(T0, Date.now() - blocks * 6000);
+  for (let i = 0; i < blocks; i++) fake.addBlock(first + i * 6000, [fake.tx()]);
   const logs = watchLogs('info');
   const o = opts.overrides ?? {};
   const s = await startApp(
