@@ -13,9 +13,10 @@
  * With `log.requests: aggregate` (the default) the public routes' answers below 400 get no line of
  * their own: they are counted by route pattern and status, and once a second one line
  * (`"msg":"requests"`) says how many each had, so a dashboard polling the cached statistics costs
- * the log nothing per request. Keyed requests and every error keep their full lines, but an
- * address's repeated refusals (refusal-fold.ts), which are counted by address and code in one warn
- * line a second (`"msg":"refusals"`).
+ * the log nothing per request. Keyed requests and every error keep their full lines, but the
+ * refusals refusal-fold.ts folds (an address's repeated ones, and all of them past a budget of
+ * lines a second), which are counted by code, with the addresses refused most, in one warn line a
+ * second (`"msg":"refusals"`).
  *
  * Batching applies on the bounded stdout output (log-output.ts) only: lines wait at most until the
  * end of the event-loop turn that served them (`setImmediate`) or until 64 KiB are pending, and a
@@ -24,15 +25,13 @@
  */
 import { pino, type Logger, type DestinationStream } from 'pino';
 import { BoundedOutput } from '../log/output.js';
+import { RefusalCounts, TOP_REFUSED_CLIENTS } from './refusal-fold.js';
 
 /** Pending bytes that make a batch leave before the end of the event-loop turn. */
 export const ACCESS_BATCH_BYTES = 64 * 1024;
 
 /** How often the counted answers are written (`"msg":"requests"`). */
 export const COUNT_WINDOW_MS = 1000;
-
-/** Addresses named in one `"refusals"` line; the rest are summed under `"other"`. */
-export const MAX_REFUSING_CLIENTS = 1000;
 
 /** Printable ASCII but `"` and `\`: a JSON string as is. Anything else goes through JSON.stringify. */
 const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
@@ -80,9 +79,8 @@ export class AccessLog {
   /** Counted answers since the last `"requests"` line: route pattern → status → count. */
   private readonly counts = new Map<string, Map<number, number>>();
   private counted = 0;
-  /** Refusals counted instead of logged (refusal-fold.ts): address → code → count. */
-  private readonly refusals = new Map<string, Map<string, number>>();
-  private refused = 0;
+  /** Refusals counted instead of logged (refusal-fold.ts). */
+  private readonly refusals = new RefusalCounts();
   private countsSince = 0;
   private countTimer: NodeJS.Timeout | undefined;
   private readonly countTick = (): void => this.writeCounts();
@@ -149,19 +147,9 @@ export class AccessLog {
     this.startCountTimer();
   }
 
-  /**
-   * One refusal counted instead of logged: it appears in the next `"refusals"` line, by address
-   * and code. Beyond MAX_REFUSING_CLIENTS addresses in one window, under `"other"`.
-   */
+  /** One refusal counted instead of logged: it appears in the next `"refusals"` line. */
   countRefusal(client: string, code: string): void {
-    const key = this.refusals.has(client) || this.refusals.size < MAX_REFUSING_CLIENTS ? client : 'other';
-    let byCode = this.refusals.get(key);
-    if (byCode === undefined) {
-      byCode = new Map();
-      this.refusals.set(key, byCode);
-    }
-    byCode.set(code, (byCode.get(code) ?? 0) + 1);
-    this.refused++;
+    this.refusals.add(client, code);
     this.startCountTimer();
   }
 
@@ -178,13 +166,13 @@ export class AccessLog {
    * until the next one.
    */
   writeCounts(): void {
-    if (this.counted === 0 && this.refused === 0) {
+    if (this.counted === 0 && this.refusals.total === 0) {
       if (this.countTimer !== undefined) clearInterval(this.countTimer);
       this.countTimer = undefined;
       return;
     }
     const now = Date.now();
-    if (this.refused > 0) this.writeRefusals(now);
+    if (this.refusals.total > 0) this.writeRefusals(now);
     if (this.counted === 0) {
       this.countsSince = now;
       return;
@@ -202,17 +190,20 @@ export class AccessLog {
     this.emit(line);
   }
 
-  /** At warn, as the refusals it stands for would have been: one line a second at most. */
+  /**
+   * At warn, as the refusals it stands for would have been: one line a second at most, of bounded
+   * size — the counts by code (`codes`), how many addresses (`addresses`, counted one by one up to
+   * MAX_COUNTED_CLIENTS), and by code for the TOP_REFUSED_CLIENTS addresses refused most, the
+   * others summed under `"other"` (`clients`).
+   */
   private writeRefusals(now: number): void {
+    const r = this.refusals;
+    const { top, other } = r.top(TOP_REFUSED_CLIENTS);
     let clients = '';
-    for (const [client, byCode] of this.refusals) {
-      let codes = '';
-      for (const [code, n] of byCode) codes += `${codes === '' ? '' : ','}${jsonString(code)}:${n}`;
-      clients += `${clients === '' ? '' : ','}${jsonString(client)}:{${codes}}`;
-    }
-    const line = `{"level":40${this.time()}${this.bindings},"windowMs":${now - this.countsSince},"total":${this.refused},"clients":{${clients}},"msg":"refusals"}\n`;
-    this.refusals.clear();
-    this.refused = 0;
+    for (const c of top) clients += `${clients === '' ? '' : ','}${jsonString(c.client)}:{${codeCounts(c.codes)}}`;
+    if (other !== undefined) clients += `${clients === '' ? '' : ','}"other":{${codeCounts(other)}}`;
+    const line = `{"level":40${this.time()}${this.bindings},"windowMs":${now - this.countsSince},"total":${r.total},"codes":{${codeCounts(r.codes)}},"addresses":${r.addresses},"clients":{${clients}},"msg":"refusals"}\n`;
+    r.clear();
     this.emit(line);
   }
 
@@ -225,4 +216,11 @@ export class AccessLog {
     this.pendingLines = 0;
     this.bounded!.writeLines(chunk, lines);
   }
+}
+
+/** `"CODE":n,…` */
+function codeCounts(codes: Map<string, number>): string {
+  let out = '';
+  for (const [code, n] of codes) out += `${out === '' ? '' : ','}${jsonString(code)}:${n}`;
+  return out;
 }

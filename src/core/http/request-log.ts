@@ -26,14 +26,20 @@ export class RequestLog {
 
   /**
    * A request was answered with `status` (499: the client left). `aggregate`: the public routes'
-   * answers below 400, and an address's repeated refusals, are counted: one line a second each.
+   * answers below 400, and the refusals refusal-fold.ts folds (an address's repeated ones, all of
+   * them past its budget of lines a second), are counted: one line a second each.
    */
   record(ex: Exchange, status: number): void {
     const mode = this.mode;
     if (mode === 'none' || !this.lines.enabled) return;
-    if (mode === 'aggregate' && status >= 400 && status < 500 && this.refusals.fold(rateLimitSubject(ex.ip), status, ex.code)) {
-      this.lines.countRefusal(rateLimitSubject(ex.ip), ex.code ?? String(status));
-    } else if (mode === 'all' || status >= 400 || (mode === 'aggregate' && ex.route.auth !== 'none')) {
+    if (mode === 'aggregate' && status >= 400 && status < 500) {
+      const client = rateLimitSubject(ex.ip);
+      if (this.refusals.fold(client, status, ex.code)) {
+        this.lines.countRefusal(client, ex.code ?? String(status));
+        return;
+      }
+    }
+    if (mode === 'all' || status >= 400 || (mode === 'aggregate' && ex.route.auth !== 'none')) {
       this.lines.write(
         ex.requestId,
         ex.method,

@@ -9,6 +9,14 @@
  * It also bounds the bytes taken per second (`log.maxBytesPerSecond`): a flood of requests, each
  * with its line, would otherwise fill a disk at the speed of the network. Lines over the bound are
  * dropped whole and counted, and `onRateDropped` listeners hear how many once the next second begins.
+ *
+ * Audit lines (a record with a top-level `audit` field: a sponsorship, a proof) are the operator's
+ * account of what was spent, and a flood must not cost them: they are never dropped over the
+ * bytes of a second (their bytes still count towards it, so the other lines get less room), and
+ * they may fill the buffer to twice `maxBytes` when other lines may not. Which lines they are,
+ * pino says: a destination that asks for its metadata gets each record (`lastObj`) just before its
+ * line, so a client's text in a line cannot pass for one. Only a stdout stalled until that reserve
+ * is full too loses one (`droppedAudit`).
  */
 import { pino, type DestinationStream } from 'pino';
 
@@ -38,6 +46,8 @@ interface Sonic extends DestinationStream {
 export class BoundedOutput implements DestinationStream {
   /** Lines dropped since start. */
   dropped = 0;
+  /** Audit lines among them: only over the buffer's audit reserve, never over the bytes of a second. */
+  droppedAudit = 0;
   /** Bytes accepted and not yet written. */
   bufferedBytes = 0;
   readonly maxBytes: number;
@@ -52,6 +62,10 @@ export class BoundedOutput implements DestinationStream {
   private overRate = 0;
   private readonly rateListeners: Array<(dropped: number) => void> = [];
   private rateTimer: NodeJS.Timeout | undefined;
+  /** pino: set `lastObj` to each record before `write`ing its line. */
+  readonly [pino.symbols.needsMetadataGsym] = true as const;
+  /** The record of the line pino writes next (its metadata); taken by `write`. */
+  lastObj: object | undefined;
 
   constructor(opts: BoundedOutputOptions) {
     this.maxBytes = opts.maxBytes;
@@ -72,7 +86,26 @@ export class BoundedOutput implements DestinationStream {
   }
 
   write(line: string): void {
-    this.writeLines(line, 1);
+    const record = this.lastObj as { audit?: unknown } | undefined;
+    // Taken, so that a line written without pino (a worker's batch, a notice) is not read as this record's.
+    this.lastObj = undefined;
+    if (record?.audit !== undefined) this.writeAudit(line);
+    else this.writeLines(line, 1);
+  }
+
+  /** Never dropped over the bytes of a second; in the buffer, up to twice `maxBytes`. */
+  private writeAudit(line: string): void {
+    const size = Buffer.byteLength(line);
+    // Over this second's share or not, its bytes count towards it.
+    if (this.overRateLimit(size)) this.secondBytes += size;
+    if (this.bufferedBytes + size > 2 * this.maxBytes) {
+      this.dropped++;
+      this.droppedAudit++;
+      this.unreported++;
+      return;
+    }
+    this.bufferedBytes += size;
+    this.sonic.write(line);
   }
 
   /**
@@ -97,7 +130,10 @@ export class BoundedOutput implements DestinationStream {
     this.sonic.write(chunk);
   }
 
-  /** Whether `size` more bytes exceed this second's share; a new second first reports the last one's drops. */
+  /**
+   * Whether `size` more bytes exceed this second's share; if not, they are taken from it. A new
+   * second first reports the last one's drops.
+   */
   private overRateLimit(size: number): boolean {
     if (this.maxBytesPerSecond === Infinity) return false;
     const second = Math.floor(this.now() / SECOND_MS);
@@ -138,7 +174,7 @@ export class BoundedOutput implements DestinationStream {
     this.sonic.flushSync();
   }
 
-  health(): { status: 'ok'; droppedLines: number; bufferedBytes: number; maxBytes: number; maxBytesPerSecond: number | null } {
-    return { status: 'ok', droppedLines: this.dropped, bufferedBytes: this.bufferedBytes, maxBytes: this.maxBytes, maxBytesPerSecond: Number.isFinite(this.maxBytesPerSecond) ? this.maxBytesPerSecond : null };
+  health(): { status: 'ok'; droppedLines: number; droppedAuditLines: number; bufferedBytes: number; maxBytes: number; maxBytesPerSecond: number | null } {
+    return { status: 'ok', droppedLines: this.dropped, droppedAuditLines: this.droppedAudit, bufferedBytes: this.bufferedBytes, maxBytes: this.maxBytes, maxBytesPerSecond: Number.isFinite(this.maxBytesPerSecond) ? this.maxBytesPerSecond : null };
   }
 }
