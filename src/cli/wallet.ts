@@ -231,7 +231,6 @@ async function tip(access: ChainAccess, timeoutMs: number): Promise<{ era: Era; 
     const block = res.data['block'] as { protocolVersion?: number; ledgerParameters?: string } | null;
     if (!block?.ledgerParameters || typeof block.protocolVersion !== 'number') throw new CliError(`the ${access.network} indexer has no block with ledger parameters yet`);
     const era = eraOfProtocolVersion(block.protocolVersion);
-    if (era === undefined) throw new CliError(`the ${access.network} chain runs protocol version ${block.protocolVersion}, of no ledger era nightgate knows`);
     return { era, parameters: new Uint8Array(Buffer.from(block.ledgerParameters, 'hex')) };
   } catch (err) {
     if (err instanceof GatewayError) throw new CliError(`the ${access.network} indexer: ${err.message}`);

@@ -120,7 +120,9 @@ function readOn(conn: GraphqlWsConnection, own: boolean, address: string, timeou
         for (const u of event.spentUtxos) spent.add(utxoId(u.intentHash, u.outputIndex));
       },
       error: (err) => finish(err),
-      complete: () => finish(undefined),
+      // Only the progress marker says the history is whole: a subscription that ends before it
+      // answered part of it, and an input missing from a part is not known to be spent.
+      complete: () => finish(new GatewayError('INDEXER_BAD_RESPONSE', `the indexer ended the history of ${address} before its progress marker`)),
     });
   });
 }
