@@ -51,6 +51,10 @@ export async function startApp(overrides: ConfigInput = {}, opts: BuildOptions =
       // A line per request, as tests read them (the default, `aggregate`, counts public answers).
       log: { requests: 'all', ...overrides.log },
       server: { host: '127.0.0.1', port: 0, ...overrides.server },
+      // The devnet is the chain under test, not background work: at the product's nice 10 it gets
+      // about a tenth of a core on a machine busy with other test files, and its indexer then takes
+      // seconds to answer an input check (503 INPUTS_UNCHECKED) or a subscription.
+      devnet: { threadNice: 0, ...overrides.devnet },
       auth: { apiKeys: [TEST_KEY, OTHER_KEY], ...overrides.auth },
     },
   });
