@@ -5,7 +5,7 @@
  */
 import { retryPolicy, type RetryOptions } from './retry.js';
 import { send, sendJson, sendText, type Call, type CallOptions, type FetchLike, type Transport } from './transport.js';
-import type { AddressActivity, BlockDetail, BlocksProduced, BlockTime, ContractDetail, DParameter, Epoch, Health, LatestBlock, Live, Network, NightSupply, OpenApiDocument, ProverAnswer, Ready, RecentTransactions, SearchResult, SponsoredTransaction, Summary, TransactionDetail, TransactionInput, Uptime, WalletStatus } from './types.js';
+import type { AddressActivity, BlockDetail, BlocksProduced, BlockTime, ContractDetail, DParameter, Epoch, Health, LatestBlock, Live, Network, NightSupply, OpenApiDocument, ProverAnswer, Ready, RecentTransactions, SearchResult, SponsoredTransaction, Submitted, Summary, TransactionDetail, TransactionInput, Uptime, WalletStatus } from './types.js';
 
 export interface ClientOptions {
   /** Where nightgate answers, e.g. `http://127.0.0.1:8080` (a path prefix is kept). */
@@ -111,6 +111,13 @@ export function createClient(options: ClientOptions) {
     proveAndBalance: (tx: TransactionInput, o?: SponsorOptions) => sponsor('/prove-and-balance', tx, o),
     /** A proven transaction, bound or not → DUST fee paid, bound: submit `tx`. */
     balanceOnly: (tx: TransactionInput, o?: SponsorOptions) => sponsor('/balance-only', tx, o),
+    /**
+     * A finalized transaction (e.g. a sponsorship's `tx`) to its network's node, through the
+     * server: it lands in a coming block unless the chain refuses it there. The same bytes again are
+     * accepted (`alreadyKnown`), so it is retried as any idempotent call.
+     */
+    submit: (tx: TransactionInput, o: NetworkOptions = {}) =>
+      sendJson<Submitted>(t, { method: 'POST', path: '/submit', body: bytesOf(tx), headers: networkHeader(o), auth: true, retry: 'idempotent' }, o),
     /** The server DUST wallets and pool, per network. */
     walletStatus: (o?: CallOptions) => sendJson<WalletStatus>(t, { method: 'GET', path: '/wallet-status', auth: true, retry: 'idempotent' }, o),
   };

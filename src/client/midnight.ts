@@ -140,3 +140,26 @@ export function sponsoredWalletProvider<W extends WalletKeys, F = BalancedOf<W>>
     balanceUnprovenTx: async (tx: TransactionInput, _ttl?: Date): Promise<F> => finish(await client.proveAndBalance(tx, o)),
   };
 }
+
+/** A finalized transaction as Midnight.js hands it to `submitTx`. */
+export interface SubmittableTx {
+  serialize(): Uint8Array;
+  identifiers(): string[];
+}
+
+/**
+ * Midnight.js' `MidnightProvider`: `submitTx` sends the finalized transaction to its network's node
+ * through nightgate (POST /submit, the server's node credentials) and resolves to its first
+ * identifier, as Midnight.js expects; Midnight.js then watches the indexer for it.
+ */
+export function nightgateMidnightProvider(client: NightgateClient, opts: { network?: Network } = {}) {
+  const o = opts.network ? { network: opts.network } : {};
+  return {
+    submitTx: async (tx: SubmittableTx): Promise<string> => {
+      await client.submit(tx.serialize(), o);
+      const [id] = tx.identifiers();
+      if (id === undefined) throw new TypeError('the transaction has no identifier');
+      return id;
+    },
+  };
+}

@@ -31,6 +31,8 @@ export type ContractDetail = Ok<'/api/v1/{network}/contract'>;
 export type AddressActivity = Ok<'/api/v1/{network}/address-activity'>;
 export type SponsoredTransaction = Ok<'/prove-and-balance', 'post'>;
 export type WalletStatus = Ok<'/wallet-status'>;
+/** What POST /submit answers (202): the node took the transaction. */
+export type Submitted = Schemas['Submitted'];
 
 /** What proving routes answer: the bytes, and the headers that say who answered and how. */
 export interface ProverAnswer {

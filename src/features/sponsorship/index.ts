@@ -30,6 +30,7 @@ import { MemoryUserCounters, type UserCounterStore } from './policy/user-counter
 import { PolicyWebhook } from './policy/webhook.js';
 import { networkSubmitter, type Submitter } from '../../infra/node/submitter.js';
 import { WalletBook } from './wallet-book.js';
+import { submitRoute } from './submit-route.js';
 
 export const SPONSORSHIP_COMPONENT = 'sponsorship';
 
@@ -114,11 +115,16 @@ export const mountSponsorship: Module = async (ctx: AppContext) => {
     expiryMarginMs: config.dust.expiryMarginMs, throttleSlack: config.dust.throttleSlack, keyHealthWindowMs: config.dust.keyHealthWindowMs,
     gate, usage,
   });
-  const submitters: Submitter[] = [];
+  // One submitter per network the server reaches: the keepers' splits and POST /submit.
+  const submitters = new Map<NetworkName, Submitter>();
+  for (const n of NETWORKS) {
+    const source = sourceOf(ctx, n);
+    if (source) submitters.set(n, networkSubmitter(config, n, source.nodeRpcUrl, source.credentials));
+  }
+  ctx.addRoutes([submitRoute({ submitters, defaultNetwork: config.prover.defaultNetwork, bodyLimit: config.server.bodyLimit, audit: routeDeps.audit })]);
   for (const n of networks) {
     const source = sourceOf(ctx, n.name)!;
-    const submitter = networkSubmitter(config, n.name, source.nodeRpcUrl, source.credentials);
-    submitters.push(submitter);
+    const submitter = submitters.get(n.name)!;
     service.addKeeper(
       new PoolKeeper({
         net: n, target: config.dust.targetUtxos, submitter, indexerWsUrl: source.wsUrl, credentials: source.credentials,
@@ -152,7 +158,7 @@ export const mountSponsorship: Module = async (ctx: AppContext) => {
       service.close();
       await sync.close();
       journal?.close();
-      await Promise.all(submitters.map((s) => s.close()));
+      await Promise.all([...submitters.values()].map((s) => s.close()));
       await gate.close();
       await state?.leases.release();
     },
