@@ -144,7 +144,7 @@ export interface paths {
         };
         /**
          * Proving and sponsorship API guide
-         * @description Its `curl` examples use the address the page was asked for (Host, and X-Forwarded-Proto from a TLS proxy).
+         * @description The same page for every request: its `curl` examples are written for the default address, `http://127.0.0.1:8080`.
          */
         get: operations["getDocs"];
         put?: never;
@@ -521,7 +521,7 @@ export interface paths {
         put?: never;
         /**
          * k of a circuit (proof-server /k)
-         * @description Body: a circuit IR, `midnight:ir-source[v2]:` …. Answer: its k (the circuit has 2^k rows) as text. Another ZKIR version (`ir-source[v3]`) is sent to an upstream or native proof server unchanged; the in-process backends answer it 400.
+         * @description Body: a circuit IR, `midnight:ir-source[v2]:` …. Answer: its k (the circuit has 2^k rows) as text. Another ZKIR version (`ir-source[v3]`) is sent to an upstream or native proof server unchanged; the in-process backends answer it 400. Cached and shared like /prove.
          */
         post: operations["postK"];
         delete?: never;
@@ -584,6 +584,26 @@ export interface paths {
         get: operations["getProofVersions"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit a finalized transaction to the network's node
+         * @description Sends the transaction (e.g. a sponsorship's `tx`) to the network's node as `author_submitExtrinsic`, with the server's credentials, and answers once the node has taken it into its pool: it lands in a coming block unless the chain refuses it there. Follow it with GET /api/v1/{network}/transaction?hash=.
+         */
+        post: operations["postSubmit"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1269,6 +1289,13 @@ export interface components {
             }[];
             /** @description Every unspent UTXO, plus the spent ones created by the listed transactions; newest first */
             utxos: components["schemas"]["AddressUtxo"][];
+        };
+        Submitted: {
+            network: "mainnet" | "preprod" | "preview";
+            /** @description The node's hash of the extrinsic that carries the transaction (null from a relay, or when the node had it already) */
+            extrinsicHash: string | null;
+            /** @description The node had the same transaction already (1013): it is in its pool all the same */
+            alreadyKnown: boolean;
         };
         PostProveAndBalanceResponse: {
             /** @description The balanced, proven and bound transaction, hex: submit it to the network */
@@ -5761,6 +5788,8 @@ export interface operations {
                     "X-Midnight-Network"?: string;
                     /** @description The ledger era (8 or 9) of that network the answer is for */
                     "X-Midnight-Ledger"?: string;
+                    /** @description HIT when served from the 30 s result cache, MISS when computed (or shared with an identical request in flight) */
+                    "X-Cache"?: string;
                     /** @description Requests allowed per window */
                     "X-RateLimit-Limit"?: string;
                     /** @description Requests left in the current window */
@@ -6476,6 +6505,201 @@ export interface operations {
             };
             /** @description The proof server did not answer within prover.timeoutMs (PROVER_TIMEOUT) */
             504: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description Unix time (seconds) when the window resets (or, on 429, when a request is admitted again) */
+                    "X-RateLimit-Reset"?: string;
+                    /** @description IETF draft structured field: "policy";r=<remaining>;t=<seconds to reset> */
+                    RateLimit?: string;
+                    /** @description IETF draft structured field: "policy";q=<quota>;w=<window seconds> */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postSubmit: {
+        parameters: {
+            query?: {
+                /** @description Network (or header X-Midnight-Network); default prover.defaultNetwork */
+                network?: "mainnet" | "preprod" | "preview";
+            };
+            header?: {
+                /** @description mainnet, preprod or preview (or ?network=) */
+                "X-Midnight-Network"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A finalized serialized transaction (`midnight:transaction[…](signature…,proof,…binding…):…`) */
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description The node took it */
+            202: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description Unix time (seconds) when the window resets (or, on 429, when a request is admitted again) */
+                    "X-RateLimit-Reset"?: string;
+                    /** @description IETF draft structured field: "policy";r=<remaining>;t=<seconds to reset> */
+                    RateLimit?: string;
+                    /** @description IETF draft structured field: "policy";q=<quota>;w=<window seconds> */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Submitted"];
+                };
+            };
+            /** @description Not a transaction (INVALID_BODY), an unknown network (INVALID_NETWORK), or the node refused it and it will not land (NODE_REJECTED, with the node's code and reason) */
+            400: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description Unix time (seconds) when the window resets (or, on 429, when a request is admitted again) */
+                    "X-RateLimit-Reset"?: string;
+                    /** @description IETF draft structured field: "policy";r=<remaining>;t=<seconds to reset> */
+                    RateLimit?: string;
+                    /** @description IETF draft structured field: "policy";q=<quota>;w=<window seconds> */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description Unix time (seconds) when the window resets (or, on 429, when a request is admitted again) */
+                    "X-RateLimit-Reset"?: string;
+                    /** @description IETF draft structured field: "policy";r=<remaining>;t=<seconds to reset> */
+                    RateLimit?: string;
+                    /** @description IETF draft structured field: "policy";q=<quota>;w=<window seconds> */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No node to submit to on this network (NODE_UNAVAILABLE is 502; BALANCING_DISABLED when sponsorship is off) */
+            404: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description Unix time (seconds) when the window resets (or, on 429, when a request is admitted again) */
+                    "X-RateLimit-Reset"?: string;
+                    /** @description IETF draft structured field: "policy";r=<remaining>;t=<seconds to reset> */
+                    RateLimit?: string;
+                    /** @description IETF draft structured field: "policy";q=<quota>;w=<window seconds> */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over the limit */
+            413: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description Unix time (seconds) when the window resets (or, on 429, when a request is admitted again) */
+                    "X-RateLimit-Reset"?: string;
+                    /** @description IETF draft structured field: "policy";r=<remaining>;t=<seconds to reset> */
+                    RateLimit?: string;
+                    /** @description IETF draft structured field: "policy";q=<quota>;w=<window seconds> */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Content-Type is not application/octet-stream */
+            415: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description Unix time (seconds) when the window resets (or, on 429, when a request is admitted again) */
+                    "X-RateLimit-Reset"?: string;
+                    /** @description IETF draft structured field: "policy";r=<remaining>;t=<seconds to reset> */
+                    RateLimit?: string;
+                    /** @description IETF draft structured field: "policy";q=<quota>;w=<window seconds> */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit (RATE_LIMITED) */
+            429: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description Unix time (seconds) when the window resets (or, on 429, when a request is admitted again) */
+                    "X-RateLimit-Reset"?: string;
+                    /** @description IETF draft structured field: "policy";r=<remaining>;t=<seconds to reset> */
+                    RateLimit?: string;
+                    /** @description IETF draft structured field: "policy";q=<quota>;w=<window seconds> */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds until a request is admitted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The node could not be reached (NODE_UNAVAILABLE), answered garbage (NODE_BAD_RESPONSE), refused the server's credentials (NODE_UNAUTHORIZED) or is decommissioned (NODE_DECOMMISSIONED) */
+            502: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description Unix time (seconds) when the window resets (or, on 429, when a request is admitted again) */
+                    "X-RateLimit-Reset"?: string;
+                    /** @description IETF draft structured field: "policy";r=<remaining>;t=<seconds to reset> */
+                    RateLimit?: string;
+                    /** @description IETF draft structured field: "policy";q=<quota>;w=<window seconds> */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The node's pool did not take it now (NODE_BUSY, Retry-After) */
+            503: {
                 headers: {
                     /** @description Requests allowed per window */
                     "X-RateLimit-Limit"?: string;
