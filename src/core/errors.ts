@@ -80,6 +80,8 @@ export const ERRORS = {
   PROVER_KEYS_MISSING: { status: 503, title: 'Service Unavailable', message: 'Prover key material not provisioned' },
   PROVER_UNAVAILABLE: { status: 503, title: 'Service Unavailable', message: 'The prover is not available' },
   QUEUE_FULL: { status: 503, title: 'Service Unavailable', message: 'Proving queue is full' },
+  // One key's tasks fill its share of the worker pool's queue; other keys' tasks are still taken.
+  KEY_QUEUE_FULL: { status: 503, title: 'Service Unavailable', message: "This key's share of the proving queue is full" },
   WORKER_CRASHED: { status: 500, title: 'Internal Server Error', message: 'A worker crashed while handling the request' },
   CLIENT_ABORTED: { status: 499, title: 'Client Closed Request', message: 'The client went away' },
   INVALID_NETWORK: { status: 400, title: 'Bad Request', message: 'X-Midnight-Network (or ?network=) must be one of mainnet, preprod, preview' },

@@ -3,8 +3,17 @@
  * `worker-pool` so every module that needs CPU work off the uWS thread (proving here, sponsorship
  * later) shares the same threads, each of which loads the ledger of each era it serves once.
  *
- *  - bounded queue: at most `threads` tasks are handed to piscina, the rest wait in our own FIFO
+ *  - bounded queue: at most `threads` tasks are handed to piscina, the rest wait in our own queue
  *    (slots.ts) of `maxQueue`; a full queue → 503 QUEUE_FULL with Retry-After;
+ *  - fair across keys: a task names the API key it works for (`key`); each key waits in a queue of
+ *    its own, and a freed thread goes to the waiting key that has had the least thread time so far
+ *    (each task charged its task kind's recent mean time when it starts, corrected by its real time
+ *    when it ends). A key may have `maxQueuePerKey` tasks waiting (by default all of the queue
+ *    but an eighth); beyond, 503 KEY_QUEUE_FULL with Retry-After, so one key cannot fill the
+ *    queue of all. Tasks that name no key share one;
+ *  - no task waits on I/O: a task holds its thread until it settles, so work that must wait for
+ *    the network (a sponsorship's input check and its key owner's webhook) is done on the main
+ *    thread between tasks, never inside one;
  *  - abort: the caller's signal (the client leaving) removes a queued task at once. A running one
  *    gets `abortGraceMs` to finish (its result is then discarded, and the caller sees
  *    CLIENT_ABORTED); past that, its thread is ended and piscina starts a fresh one. Ending a
@@ -44,6 +53,8 @@ export interface RunOptions {
   transferList?: ArrayBuffer[];
   /** Called once when the task gets its thread (the queue wait ends; /metrics). */
   onStart?: () => void;
+  /** The API key the task works for: the pool is shared fairly between keys (slots.ts). Absent: the key shared by every task that names none. */
+  key?: string;
 }
 
 export interface WorkerPoolHealth extends ComponentHealth {
@@ -53,6 +64,10 @@ export interface WorkerPoolHealth extends ComponentHealth {
   running: number;
   queueSize: number;
   maxQueue: number;
+  /** Tasks one key may have waiting (beyond: 503 KEY_QUEUE_FULL). */
+  maxQueuePerKey: number;
+  /** Keys with tasks waiting now. */
+  waitingKeys: number;
   /** Share of the threads' time spent on tasks since start, 0–1. */
   utilization: number;
   completed: number;
@@ -84,6 +99,8 @@ export interface WorkerPoolComponent extends Component {
 export interface WorkerPoolOptions {
   threads: number;
   maxQueue: number;
+  /** Tasks one key may have waiting; default all of `maxQueue` but an eighth (slots.ts). */
+  maxQueuePerKey?: number;
   logger: Logger;
   /** The worker entry; tests may point it at a fixture that re-exports the real tasks. */
   filename?: URL;
@@ -152,6 +169,8 @@ export class WorkerPool implements WorkerPoolComponent {
   #busyMs = 0;
   /** Exponentially weighted mean task time (ms), for Retry-After; undefined before the first task. */
   #recentMs: number | undefined;
+  /** The same per task kind: what a task is charged to its key when it starts (slots.ts). */
+  readonly #recentByTask = new Map<string, number>();
 
   constructor(opts: WorkerPoolOptions) {
     this.#log = opts.logger;
@@ -161,7 +180,9 @@ export class WorkerPool implements WorkerPoolComponent {
     this.#slots = new Slots({
       size: opts.threads,
       maxQueue: opts.maxQueue,
+      ...(opts.maxQueuePerKey === undefined ? {} : { maxQueuePerKey: opts.maxQueuePerKey }),
       full: () => this.#queueFull(),
+      keyFull: () => this.#keyQueueFull(),
       refused: (work) => new GatewayError('SHUTTING_DOWN', `The server is shutting down; ${work} was not started`),
     });
     this.#pool = new Piscina<TaskInput, Uint8Array>({
@@ -210,28 +231,43 @@ export class WorkerPool implements WorkerPoolComponent {
     return this.#slots.waiting + this.#pool.queueSize;
   }
 
-  /** The refusal a task would meet now, decided before its request's body is read; undefined while the queue has room. */
-  refusalIfFull(): GatewayError | undefined {
-    return this.#queued() >= this.#slots.maxQueue ? this.#queueFull() : undefined;
+  /** The refusal a task (of `key`) would meet now, decided before its request's body is read; undefined while the queue has room. */
+  refusalIfFull(key?: string): GatewayError | undefined {
+    if (this.#queued() >= this.#slots.maxQueue) return this.#queueFull();
+    return key === undefined ? undefined : (this.#slots.refusal(key) as GatewayError | undefined);
   }
 
   #queueFull(): GatewayError {
     return new GatewayError('QUEUE_FULL', `All ${this.#pool.maxThreads} workers are busy and ${this.#queued()} tasks are waiting`, { headers: { 'Retry-After': String(this.retryAfterSeconds()) } });
   }
 
+  #keyQueueFull(): GatewayError {
+    const perKey = this.#slots.maxQueuePerKey;
+    // Its tasks drain at its share of the threads: one of the keys waiting.
+    const ahead = Math.min(this.#queued(), perKey * Math.max(1, this.#slots.waitingKeys));
+    return new GatewayError('KEY_QUEUE_FULL', `This key has ${perKey} tasks waiting for a worker, its share of the queue`, { headers: { 'Retry-After': String(this.retryAfterSeconds(ahead)) } });
+  }
+
   async run<K extends TaskName>(task: K, payload: TaskPayload<K>, opts: RunOptions = {}): Promise<TaskResult<K>> {
+    const key = opts.key ?? '';
+    // What the task is charged to its key as it starts: its kind's recent mean time (1 ms before the first).
+    const cost = this.#recentByTask.get(task) ?? this.#recentMs ?? 1;
     try {
       // No await when a thread is free: the task reaches piscina before `run` first yields.
-      const turn = this.#slots.acquire(opts.work ?? `the ${task} task`, opts.signal);
+      const turn = this.#slots.acquire(opts.work ?? `the ${task} task`, opts.signal, false, { key, cost });
       if (turn) await turn;
     } catch (err) {
       throw this.#translate(err, task, opts.signal);
     }
     opts.onStart?.();
+    const started = performance.now();
     try {
       return await this.#start(task, payload, opts);
     } finally {
-      this.#slots.release();
+      const ms = performance.now() - started;
+      this.#slots.release(key, ms - cost);
+      const recent = this.#recentByTask.get(task);
+      this.#recentByTask.set(task, recent === undefined ? ms : recent + RECENT_WEIGHT * (ms - recent));
     }
   }
 
@@ -308,10 +344,10 @@ export class WorkerPool implements WorkerPoolComponent {
     this.#recentMs = this.#recentMs === undefined ? ms : this.#recentMs + RECENT_WEIGHT * (ms - this.#recentMs);
   }
 
-  /** How long the queue takes to drain at the recent mean task time (at least one second). */
-  retryAfterSeconds(): number {
+  /** How long the queue (or `tasks` of it) takes to drain at the recent mean task time (at least one second). */
+  retryAfterSeconds(tasks = this.#queued()): number {
     const perTaskMs = this.#recentMs !== undefined && this.#recentMs > 0 ? this.#recentMs : 1_000;
-    return Math.max(1, Math.ceil(((this.#queued() + 1) * perTaskMs) / this.#pool.maxThreads / 1000));
+    return Math.max(1, Math.ceil(((tasks + 1) * perTaskMs) / this.#pool.maxThreads / 1000));
   }
 
   /** Busy thread time over available thread time since start, O(1). */
@@ -330,6 +366,8 @@ export class WorkerPool implements WorkerPoolComponent {
       running: Math.max(0, this.#slots.busy - p.queueSize),
       queueSize: this.#queued(),
       maxQueue: this.#slots.maxQueue,
+      maxQueuePerKey: this.#slots.maxQueuePerKey,
+      waitingKeys: this.#slots.waitingKeys,
       utilization: this.#utilization(),
       completed: p.completed,
       failed: this.#failed,
