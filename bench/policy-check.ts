@@ -14,11 +14,12 @@
  * Parts, each in µs per check:
  * - effects: `effectsOf` in a worker thread, on the deserialized transaction, at the initial
  *   ledger parameters (what worker/sponsor.ts computes before it asks);
- * - roundTrip: in a real worker thread, `effectsOf` then `remoteAsk(port)('policy', effects)`
- *   until it resolves, the main thread answering through `sponsorTaskPort` into a real
- *   `PolicyGate` (memory counters) and committing the ticket with the fee once the answer is out,
- *   as the service does after the task: what the worker waits for, the headline against the 1 ms
- *   budget; `ask`: the same with the effects read before the loop (the port and the gate alone);
+ * - roundTrip: in a real worker thread, `effectsOf` then the effects posted to the main thread over
+ *   a port, which answers through a real `PolicyGate` (memory counters) and commits the ticket with
+ *   the fee once the answer is out, as the service does after the task: the effects crossing the
+ *   thread boundary (as the admission task's result does) and the gate's verdict, the headline
+ *   against the 1 ms budget; `ask`: the same with the effects read before the loop (the port and
+ *   the gate alone);
  * - gate: the main thread alone, `gate.admit` + `ticket.commit`, one check after the other.
  *
  * The counters hold 10 000 other users; each cell's users stay under their caps (their window
@@ -34,7 +35,7 @@
 import { once } from 'node:events';
 import { loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { isMainThread, parentPort, workerData, type MessagePort, type Worker } from 'node:worker_threads';
+import { isMainThread, MessageChannel, parentPort, workerData, type MessagePort, type Worker } from 'node:worker_threads';
 import { pino } from 'pino';
 import { compileKeyPolicy, type KeyPolicyInput } from '../src/core/config/key-policy.js';
 import type { AuthenticatedKey } from '../src/core/pipeline/auth.js';
@@ -44,7 +45,6 @@ import type { TxEffects } from '../src/features/sponsorship/policy/effects.js';
 import { PolicyGate, type PolicyQuestion } from '../src/features/sponsorship/policy/gate.js';
 import type { PolicyWebhookClient } from '../src/features/sponsorship/policy/ports.js';
 import { MemoryUserCounters } from '../src/features/sponsorship/policy/user-counters.js';
-import { remoteAsk, sponsorTaskPort } from '../src/features/sponsorship/task-port.js';
 import { effectsOf } from '../src/features/sponsorship/worker/effects.js';
 import { deserialize, type AnyTx } from '../src/features/sponsorship/worker/user-transaction.js';
 import { ledger, type Era, type L } from '../src/infra/ledger/index.js';
@@ -117,6 +117,18 @@ type Command =
 type Reply = { id: number; times: Float64Array } | { id: number; error: string };
 
 const elapsedUs = (start: bigint): number => Number(process.hrtime.bigint() - start) / 1000;
+
+/** Worker side of the round trip: posts the effects, resolves on the main thread's verdict. */
+function askOver(port: MessagePort): (effects: TxEffects) => Promise<void> {
+  let next = 0;
+  const pending = new Map<number, { resolve(): void; reject(e: Error): void }>();
+  port.on('message', (r: { ask: number; ok: boolean }) => {
+    const p = pending.get(r.ask);
+    pending.delete(r.ask);
+    return r.ok ? p?.resolve() : p?.reject(new Error('refused'));
+  });
+  return (effects) => new Promise((resolve, reject) => (pending.set(++next, { resolve, reject }), port.postMessage({ ask: next, effects })));
+}
 
 function median(values: ArrayLike<number>): number {
   const sorted = Float64Array.from(values).sort();
@@ -197,25 +209,24 @@ class Bench {
 
   /** The worker asks `checks` times over one task port; each admitted ticket is committed once the answer is out. */
   async roundTrip(cell: Cell, checks: number, precomputed: boolean): Promise<Float64Array> {
-    const task = sponsorTaskPort(
-      {
-        policy: async (effects) => {
-          const q = cell.question();
-          try {
-            const ticket = await this.gate.admit(q, effects);
-            setImmediate(() => void ticket.commit(cell.fee, q.now).catch(() => this.refused++));
-          } catch (err) {
-            this.refused++;
-            throw err;
-          }
+    const { port1, port2 } = new MessageChannel();
+    port1.on('message', (m: { ask: number; effects: TxEffects }) => {
+      const q = cell.question();
+      this.gate.admit(q, m.effects).then(
+        (ticket) => {
+          port1.postMessage({ ask: m.ask, ok: true });
+          setImmediate(() => void ticket.commit(cell.fee, q.now).catch(() => this.refused++));
         },
-      },
-      undefined,
-    );
+        () => {
+          this.refused++;
+          port1.postMessage({ ask: m.ask, ok: false });
+        },
+      );
+    });
     try {
-      return await this.command({ op: 'ask', era: cell.era, kind: cell.kind, checks, withFee: this.gate.asksFee(cell.key), port: task.port, precomputed }, [task.port]);
+      return await this.command({ op: 'ask', era: cell.era, kind: cell.kind, checks, withFee: this.gate.asksFee(cell.key), port: port2, precomputed }, [port2]);
     } finally {
-      task.close();
+      port1.close();
     }
   }
 
@@ -343,13 +354,13 @@ function serveWorker(job: WorkerJob, port: MessagePort): void {
         return { id: c.id, times };
       }
       const { port: taskPort, precomputed } = c as Extract<Command, { op: 'ask' }>;
-      const ask = remoteAsk(taskPort);
+      const ask = askOver(taskPort);
       const known = precomputed ? list.map((tx) => effectsOf(c.era, tx, params, withFee)) : [];
       try {
         for (let i = 0; i < c.checks; i++) {
           const start = process.hrtime.bigint();
           const effects = precomputed ? known[i % known.length]! : effectsOf(c.era, list[i % list.length]!, params, withFee);
-          await ask('policy', effects).catch(() => undefined);
+          await ask(effects).catch(() => undefined);
           times[i] = elapsedUs(start);
         }
       } finally {

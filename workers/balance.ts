@@ -8,7 +8,6 @@ import { InFlightReservations } from '../src/features/sponsorship/in-flight.js';
 import type { BalanceResult } from '../src/features/sponsorship/balance-task.js';
 import { provingProviderFor } from '../src/features/proving/worker/providers.js';
 import { sponsor } from '../src/features/sponsorship/worker/sponsor.js';
-import { remoteAsk } from '../src/features/sponsorship/task-port.js';
 import { defineTask, requireData } from '../src/infra/pool/worker/task.js';
 
 export const balance = defineTask<'balance'>(async (args, data, shared, port): Promise<BalanceResult> => {
@@ -17,7 +16,5 @@ export const balance = defineTask<'balance'>(async (args, data, shared, port): P
   if (!table || !snapshot || !inFlight) throw new GatewayError('INTERNAL', 'the balance task needs the allocator table, the wallet snapshot and the in-flight registry');
   const provider = provingProviderFor(args.prover.backend, args.prover.keyDir, {}, port, args.sponsor.era);
   const holder = { registry: new InFlightReservations(inFlight), entry: args.inFlightEntry };
-  // The same port carries the questions the main thread answers (inputs, policy) and any proof calls.
-  const ask = port && (args.sponsor.checkInputs || args.sponsor.policy) ? remoteAsk(port) : undefined;
-  return sponsor(body, args.sponsor, table, snapshot, provider, holder, ask);
+  return sponsor(body, args.sponsor, table, snapshot, provider, holder);
 });

@@ -9,6 +9,7 @@
 export { prove } from './prove.js';
 export { check } from './check.js';
 export { k } from './k.js';
+export { admission } from './admission.js';
 export { balance } from './balance.js';
 export { poolAddresses } from './pool-addresses.js';
 export { poolSplit } from './pool-split.js';

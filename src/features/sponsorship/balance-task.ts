@@ -1,6 +1,8 @@
-/** The `balance` worker task's arguments and result (both threads import this; no ledger here). */
+/** The `admission` and `balance` worker tasks' arguments and results (both threads import this; no ledger here). */
 import type { ProverBackendName } from '../../core/config.js';
 import type { Era } from '../../infra/ledger/index.js';
+import type { UnshieldedInput } from './input-check.js';
+import type { TxEffects } from './policy/effects.js';
 
 export type SponsorKind = 'prove-and-balance' | 'balance-only';
 
@@ -44,17 +46,31 @@ export interface SponsorArgs {
    */
   reclaimAt?: number;
   /**
-   * The unshielded inputs are checked against the chain over the task's port before anything is
-   * reserved (src/features/sponsorship/input-check.ts); a task told so without a port fails closed.
+   * Set when an `admission` task has judged these bytes already, and the main thread has then
+   * checked their inputs and the key's policy: the earliest TTL of their intents (ms since the
+   * epoch). The task does not judge them again. Absent: the task judges them first.
    */
-  checkInputs?: boolean;
+  admittedTtl?: number;
+}
+
+/** What an `admission` task reads a transaction with: the part of `SponsorArgs` that judges it. */
+export type AdmissionArgs = Pick<SponsorArgs, 'kind' | 'era' | 'networkId' | 'now' | 'blockTimeMs'> & {
   /**
-   * The key has a policy: the transaction's effects are read (worker/effects.ts) and the main thread
-   * asked over the task's port whether the policy pays for them, before anything is reserved.
+   * The key has a policy: the transaction's effects are read too (worker/effects.ts), with the
+   * user's part's fee (`'withFee'`) when the key owner's webhook is to be told it.
    */
-  policy?: boolean;
-  /** With `policy`: the user's part's fee is read too (for the key owner's webhook). */
-  policyFee?: boolean;
+  effects?: 'plain' | 'withFee';
+};
+
+/**
+ * What the main thread needs to admit a transaction before a `balance` task may reserve anything
+ * for it (worker/admission.ts judged it well-formed): its unshielded inputs for the input check
+ * (input-check.ts), its effects for the key's policy (policy/gate.ts).
+ */
+export interface AdmissionResult {
+  earliestTtl: number;
+  inputs: UnshieldedInput[];
+  effects?: TxEffects;
 }
 
 export interface SponsorResult {
@@ -92,6 +108,8 @@ export type BalanceResult = SponsorResult;
 
 declare module '../../infra/pool/tasks.js' {
   interface TaskMap {
+    /** Read and judge a transaction sent for sponsorship; reserves nothing. */
+    admission: { args: AdmissionArgs; result: AdmissionResult };
     /** Sponsor one transaction: reserve a DUST UTXO, build the fee part, prove, bind, merge. */
     balance: { args: BalanceArgs; result: BalanceResult };
   }

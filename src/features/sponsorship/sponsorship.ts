@@ -1,11 +1,12 @@
 /**
  * The sponsorship service (main thread): per network, the shared allocator table, the wallet
- * snapshot, the reclaim timers; per request, dedupe, policy and one `balance` task.
+ * snapshot, the reclaim timers; per request, dedupe, admission and one `balance` task.
  *
  * A request's life: syncing? → 503. Same bytes answered within the dedupe window? → the same
  * answer, no second reservation. A stale chain (no block for 10 block times)? → 503, for its fee
- * would be priced on old state. Otherwise a worker reserves a UTXO, builds and proves; the main
- * thread then charges the key's budget (a lost race refunds nothing and releases the UTXO) and
+ * would be priced on old state. Its inputs and its key's policy are checked with no worker thread
+ * held (admission.ts). Then a worker reserves a UTXO, builds and proves; the main thread then
+ * charges the key's budget (a lost race refunds nothing and releases the UTXO) and
  * starts the 5-minute reclaim timer. A task that ends without an answer (client abort, worker
  * crash, error) has its reservation released at once through the in-flight registry.
  *
@@ -19,7 +20,8 @@ import type { NetworkName } from '../../core/config.js';
 import { GatewayError, toGatewayError } from '../../core/errors.js';
 import type { AuthenticatedKey } from '../../core/pipeline/auth.js';
 import type { WorkerPoolComponent } from '../../infra/pool/worker-pool.js';
-import { provingPort } from '../../infra/prover/proving-port.js';
+import { provingPort, type ProvingPort } from '../../infra/prover/proving-port.js';
+import { admit, needsAdmission, type Admission } from './admission.js';
 import { AnswerDedupe, requestKey, type SponsorAnswer } from './answer-dedupe.js';
 import type { BalanceArgs, SponsorKind } from './balance-task.js';
 import { SponsorshipPolicy, type BudgetCharge } from './budget.js';
@@ -27,7 +29,6 @@ import { EraGuard } from './era-guard.js';
 import { SponsorBacklog, feeTtlBlocks } from './backlog.js';
 import { InFlightReservations } from './in-flight.js';
 import type { InputChecker } from './input-check.js';
-import { sponsorTaskPort, type TaskAnswerers } from './task-port.js';
 import type { PolicyGate } from './policy/gate.js';
 import type { UsageRecorder } from './policy/ports.js';
 import { secondsUntil } from './fixed-window.js';
@@ -261,9 +262,14 @@ export class SponsorshipService {
     // The key's share over every instance: a place held until the reservation ends (or its deadline).
     let member: string | undefined;
     if (this.opts.sharing && key.id !== POOL_KEY_ID) member = await this.shares.holdShared(net, key, hold, deadline);
-    const checked = this.opts.inputs !== undefined && key.id !== POOL_KEY_ID;
-    // The key's policy, asked by the worker once it has read the transaction's effects.
-    const taskPolicy = gate?.asks(key) === true ? gate.forTask({ key, network: net.name, era, kind, clientId, now }, signal) : undefined;
+    const admission: Admission = {
+      kind, net, era, now, body,
+      // The server's own splits spend NIGHT it has just read from the indexer: not checked again.
+      inputs: key.id === POOL_KEY_ID ? undefined : this.opts.inputs,
+      policy: gate?.asks(key) === true ? gate.forTask({ key, network: net.name, era, kind, clientId, now }, signal) : undefined,
+      withFee: gate?.asksFee(key) === true,
+    };
+    const taskPolicy = admission.policy;
     const entry = this.inFlight.acquire();
     if (entry === undefined) {
       this.shares.unhold(net, key, hold);
@@ -278,24 +284,20 @@ export class SponsorshipService {
         maxFee: (key.id === POOL_KEY_ID ? policy.capFor(key) * POOL_FEE_CAP_FACTOR : policy.capFor(key)).toString(), budgetLeft: budgetLeft.toString(), budgetResetAt, keepFree, now,
         reservationTtlMs: this.opts.reservationTtlMs, ttlSafetyMs: this.opts.ttlSafetyMs, reclaimAt: deadline,
         blockTimeMs: net.blockTimeMs, feeTtlMs: this.opts.feeTtlMs || this.feeTtlBlocksOf(net) * net.blockTimeMs,
-        // The server's own splits spend NIGHT it has just read from the indexer: not checked again.
-        checkInputs: checked,
-        policy: taskPolicy !== undefined,
-        policyFee: gate?.asksFee(key) === true,
       },
       prover: net.prover,
       inFlightEntry: entry,
     };
     let answered = false;
-    const proving = net.prover.backend === 'upstream' || net.prover.backend === 'native' ? provingPort(net.backend, signal) : undefined;
-    const answerers: TaskAnswerers = {
-      ...(checked ? { inputs: (inputs) => this.opts.inputs!.check(net.name, era, inputs) } : {}),
-      ...(taskPolicy ? { policy: taskPolicy.answer } : {}),
-    };
-    const remote = checked || taskPolicy ? sponsorTaskPort(answerers, proving) : proving;
+    let proving: ProvingPort | undefined;
+    // Each task is the key's in the pool's fair share of its threads.
+    const run = { signal, work: 'the sponsorship', key: key.id };
     try {
+      // Admitted before anything is reserved, no worker thread held while it waits (admission.ts).
+      if (needsAdmission(admission)) args.sponsor.admittedTtl = await admit(this.opts.pool, admission, run);
+      proving = net.prover.backend === 'upstream' || net.prover.backend === 'native' ? provingPort(net.backend, signal) : undefined;
       // Refused at shutdown if it has not started: it then reserved nothing, and `finally` releases nothing.
-      const res = await this.opts.pool.run('balance', { args, data: body, shared: [net.table.buffer, net.snapshot.buffer, this.inFlight.buffer], ...(remote ? { port: remote.port } : {}) }, { signal, work: 'the sponsorship' });
+      const res = await this.opts.pool.run('balance', { args, data: body, shared: [net.table.buffer, net.snapshot.buffer, this.inFlight.buffer], ...(proving ? { port: proving.port } : {}) }, run);
       const reservation = { slot: res.slot, generation: res.generation };
       this.backlogs.get(net.name)!.record(res.blockShare);
       this.eras.expectEra(net, era, reservation);
@@ -349,7 +351,7 @@ export class SponsorshipService {
       this.shares.unhold(net, key, hold);
       if (!answered) this.shares.releaseShared(net, key, member);
       await taskPolicy?.end(answered).catch(() => undefined);
-      remote?.close();
+      proving?.close();
       // Whatever the task still held when it ended without an answer goes back at once.
       const held = this.inFlight.finish(entry);
       if (!answered && held) {

@@ -6,9 +6,11 @@
  *  2. `allow`: every effect of an allowed kind, every contract call listed (rules.ts);
  *  3. `perUser`: one place held in each user's count (user-counters.ts); at a cap → 429 USER_LIMIT;
  *  4. `webhook`: the key owner's service says `{"sponsor": true}` (webhook.ts).
- * Steps 2–4 run when the worker has read the transaction's effects and asks over the task's port
- * (task-port.ts). The places held are the ticket's: committed with the answer's fee, released if
- * no answer is given, refunded if the answer's reservation is reclaimed unspent.
+ * Steps 2–4 run once an `admission` task has read the transaction's effects, on the main thread
+ * with no worker thread held (the webhook may take its whole timeout), before the `balance` task
+ * reserves anything (sponsorship.ts). The places held are the ticket's: committed with the
+ * answer's fee, released if no answer is given, refunded if the answer's reservation is reclaimed
+ * unspent.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -205,9 +207,9 @@ export class PolicyGate {
 }
 
 /**
- * One task's policy: answers the worker's question with the gate, and keeps the ticket it took —
- * committed with the answer, given back if the task ends without one, including when it ended
- * while the gate was still deciding (a slow webhook and an aborted request).
+ * One sponsorship's policy: judges its transaction's effects with the gate, and keeps the ticket
+ * it took — committed with the answer, given back if the sponsorship ends without one, including
+ * when it ended while the gate was still deciding (a slow webhook and an aborted request).
  */
 export class TaskPolicy {
   private ticket: PolicyTicket | undefined;

@@ -9,7 +9,7 @@ import type { SponsorArgs } from '../balance-task.js';
 import { replicaOf, type WalletReplica } from './wallet-replica.js';
 import { eraName, type Era } from '../../../infra/ledger/index.js';
 
-export function eraChanged(args: SponsorArgs, now: Era): GatewayError {
+export function eraChanged(args: Pick<SponsorArgs, 'era'>, now: Era): GatewayError {
   return new GatewayError('LEDGER_ERA_CHANGED', `the network changed from ${eraName(args.era)} to ${eraName(now)} during this request; nothing stays reserved: rebuild the transaction for ${eraName(now)}`);
 }
 
@@ -17,7 +17,7 @@ export function eraChanged(args: SponsorArgs, now: Era): GatewayError {
  * The replica the task may sponsor from: of the era the main thread sent. A newer era means the
  * chain switched since (409); an older one that the new era's wallets are not published yet (503).
  */
-export function replicaFor(args: SponsorArgs, snapshotBuffer: SharedArrayBuffer): WalletReplica {
+export function replicaFor(args: Pick<SponsorArgs, 'era'>, snapshotBuffer: SharedArrayBuffer): WalletReplica {
   const announced = announcedEra(snapshotBuffer);
   if (announced !== undefined && announced > args.era) throw eraChanged(args, announced);
   const replica = replicaOf(snapshotBuffer);

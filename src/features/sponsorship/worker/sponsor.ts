@@ -1,6 +1,10 @@
 /**
  * Sponsoring one transaction with a server DUST UTXO (LEDGER.md, "Sponsoring a transaction with
  * DUST"; DESIGN.md, "DUST UTXO allocator"):
+ *  0. when the main thread must check the transaction's inputs or the key's policy first, an
+ *     `admission` task (`readForAdmission`) reads and judges it and answers what those checks need;
+ *     they wait on the network (the indexer, the key owner's webhook), so they are made on the
+ *     main thread with no worker thread held, and only then is the `balance` task (`sponsor`) run;
  *  1. read the body's kind from its tag and deserialize it;
  *  2. estimate the fee, reserve the smallest free UTXO that covers it (lock-free, in the shared
  *     table), spend it into a fee intent in the first free segment — the first time on a thread,
@@ -20,9 +24,8 @@
  */
 import { GatewayError } from '../../../core/errors.js';
 import { DustAllocatorTable } from '../allocator.js';
-import type { RemoteAsk } from '../task-port.js';
 import { effectsOf } from './effects.js';
-import type { SponsorArgs, SponsorResult } from '../balance-task.js';
+import type { AdmissionArgs, AdmissionResult, SponsorArgs, SponsorResult } from '../balance-task.js';
 import { feeWithin, pricesAt } from './wallet-replica.js';
 import { admit, checkSponsored } from './admission.js';
 import { release as freeLedger, type L } from '../../../infra/ledger/index.js';
@@ -38,38 +41,52 @@ export type { Holder } from './reservation-holder.js';
 export { expectEra } from '../transaction-tag.js';
 
 /**
- * `ask`: the main thread's answers over the task's port (task-port.ts): whether the key's policy
- * pays for the transaction, whether its unshielded inputs are unspent and its signers'.
+ * The network moved on since the main thread sent this: 409 whatever the body's era (a body of
+ * the new era would otherwise be told that the network runs the old one).
  */
-export async function sponsor(bytes: Uint8Array, args: SponsorArgs, tableBuffer: SharedArrayBuffer, snapshotBuffer: SharedArrayBuffer, provider: L.ProvingProvider, holder?: Holder, ask?: RemoteAsk): Promise<SponsorResult> {
-  // The network moved on since the main thread sent this: 409 whatever the body's era (a body of
-  // the new era would otherwise be told that the network runs the old one).
+function expectNetworkEra(args: Pick<SponsorArgs, 'era'>, snapshotBuffer: SharedArrayBuffer): void {
   const announced = announcedEra(snapshotBuffer);
   if (announced !== undefined && announced > args.era) throw eraChanged(args, announced);
+}
+
+/**
+ * Task `admission`: the transaction judged as the ledger would (admission.ts), and what the main
+ * thread needs to admit it before anything is reserved: its unshielded inputs, and with
+ * `args.effects` what it does for the key's policy. Reserves nothing, asks nothing.
+ */
+export function readForAdmission(bytes: Uint8Array, args: AdmissionArgs, snapshotBuffer: SharedArrayBuffer): AdmissionResult {
+  expectNetworkEra(args, snapshotBuffer);
   const user = deserialize(bytes, args.kind, args.era);
   try {
-    return await sponsorDeserialized(user, args, tableBuffer, snapshotBuffer, provider, holder, ask);
+    const replica = replicaFor(args, snapshotBuffer);
+    const { earliestTtl, inputs } = admit(args.era, user, args.kind === 'prove-and-balance', args.networkId, replica.params, args.now, args.blockTimeMs);
+    if (!args.effects) return { earliestTtl, inputs };
+    return { earliestTtl, inputs, effects: effectsOf(args.era, user, replica.params, args.effects === 'withFee') };
   } finally {
     freeLedger(user);
   }
 }
 
-async function sponsorDeserialized(user: AnyTx, args: SponsorArgs, tableBuffer: SharedArrayBuffer, snapshotBuffer: SharedArrayBuffer, provider: L.ProvingProvider, holder: Holder | undefined, ask: RemoteAsk | undefined): Promise<SponsorResult> {
+/**
+ * Task `balance`. Judges the transaction first (as `readForAdmission`) unless `args.admittedTtl`
+ * says an admission task did and the main thread admitted it since.
+ */
+export async function sponsor(bytes: Uint8Array, args: SponsorArgs, tableBuffer: SharedArrayBuffer, snapshotBuffer: SharedArrayBuffer, provider: L.ProvingProvider, holder?: Holder): Promise<SponsorResult> {
+  expectNetworkEra(args, snapshotBuffer);
+  const user = deserialize(bytes, args.kind, args.era);
+  try {
+    return await sponsorDeserialized(user, args, tableBuffer, snapshotBuffer, provider, holder);
+  } finally {
+    freeLedger(user);
+  }
+}
+
+async function sponsorDeserialized(user: AnyTx, args: SponsorArgs, tableBuffer: SharedArrayBuffer, snapshotBuffer: SharedArrayBuffer, provider: L.ProvingProvider, holder: Holder | undefined): Promise<SponsorResult> {
   const table = DustAllocatorTable.fromShared(tableBuffer);
   const replica = replicaFor(args, snapshotBuffer);
-  // Nothing is reserved for a transaction the ledger would refuse.
-  const { earliestTtl, inputs } = admit(args.era, user, args.kind === 'prove-and-balance', args.networkId, replica.params, args.now, args.blockTimeMs);
-  // Nor for one spending what is not on chain, or not its signer's: it could never land. Checked
-  // before the policy, so a user's place is never held, nor the key owner's webhook asked, for it.
-  if (args.checkInputs) {
-    if (!ask) throw new GatewayError('INPUTS_UNCHECKED', 'the task has no way to check its inputs', { headers: { 'Retry-After': '5' } });
-    await ask('inputs', inputs);
-  }
-  // Nor for one the key's policy does not pay for.
-  if (args.policy) {
-    if (!ask) throw new GatewayError('INTERNAL', "the task has no way to ask for the key's policy");
-    await ask('policy', effectsOf(args.era, user, replica.params, args.policyFee === true));
-  }
+  // Nothing is reserved for a transaction the ledger would refuse (nor, the main thread saw to
+  // that before this task, for one whose inputs are not on chain or whose key's policy refuses it).
+  const earliestTtl = args.admittedTtl ?? admit(args.era, user, args.kind === 'prove-and-balance', args.networkId, replica.params, args.now, args.blockTimeMs).earliestTtl;
   let measure = false;
   let floor = 0n;
   for (let attempt = 0; ; attempt++) {
