@@ -33,7 +33,7 @@ export type RetryClass = 'idempotent' | 'sponsorship' | 'never';
 /** Sponsorship refusals given before any DUST is reserved or any budget charged, that time may lift. */
 const SPONSOR_RETRYABLE: ReadonlySet<NightgateErrorCode> = new Set([
   'RATE_LIMITED', 'CLIENT_BODY_BUDGET_FULL', 'BODY_BUDGET_FULL',
-  'WALLET_SYNCING', 'NO_DUST_AVAILABLE', 'FEE_UNSETTLED', 'RESERVATION_LIMIT', 'QUEUE_FULL', 'PROVER_BUSY', 'PROVER_UNAVAILABLE',
+  'WALLET_SYNCING', 'NO_DUST_AVAILABLE', 'FEE_UNSETTLED', 'RESERVATION_LIMIT', 'QUEUE_FULL', 'KEY_QUEUE_FULL', 'PROVER_BUSY', 'PROVER_UNAVAILABLE',
   'BUDGET_UNAVAILABLE', 'WALLET_LEASE_LOST', 'USER_LIMIT', 'POLICY_WEBHOOK_UNAVAILABLE', 'CHAIN_STALE',
 ] satisfies ErrorCode[]);
 

@@ -118,6 +118,7 @@ t.test('sponsorship: only refusals that reserved nothing are retried', async (t)
   for (const [answer, retried] of [
     [refusal(503, 'NO_DUST_AVAILABLE', '1'), true],
     [refusal(503, 'CHAIN_STALE', '6'), true],
+    [refusal(503, 'KEY_QUEUE_FULL', '1'), true],
     [refusal(503, 'FEE_UNSETTLED', '6'), true],
     [refusal(503, 'WALLET_SYNCING', '1'), true],
     [refusal(429, 'RATE_LIMITED', '1'), true],
