@@ -11,7 +11,7 @@ import { GatewayError, isGatewayError } from '../../core/errors.js';
 import type { Era } from '../../infra/ledger/index.js';
 import type { RunOptions, WorkerPoolComponent } from '../../infra/pool/worker-pool.js';
 import type { AdmissionArgs, SponsorKind } from './balance-task.js';
-import type { InputChecker } from './input-check.js';
+import type { InputChecker, UnshieldedInput } from './input-check.js';
 import type { TaskPolicy } from './policy/gate.js';
 import type { SponsoredNetwork } from './sponsored-network.js';
 
@@ -23,6 +23,8 @@ export interface Admission {
   body: Uint8Array;
   /** Checks the inputs; absent: not checked (the server's own splits). */
   inputs: InputChecker | undefined;
+  /** Holds the inputs against other transactions spending them (input-holds.ts), with `inputs`; throws 409 INPUT_HELD. */
+  holdInputs?: ((inputs: readonly UnshieldedInput[]) => Promise<void>) | undefined;
   /** The key's policy; absent: the key has none that reads the transaction. */
   policy: TaskPolicy | undefined;
   /** The policy's webhook is told the user's part's fee. */
@@ -45,6 +47,9 @@ export async function admit(pool: WorkerPoolComponent, a: Admission, run: RunOpt
   try {
     // Inputs first: a user's place is never held, nor the key owner's webhook asked, for a
     // transaction spending what is not on chain or not its signer's (it could never land).
+    // An input another live answer spends is refused before the chain is asked: on chain it is
+    // still unspent until that answer lands, and each spend would hold a DUST UTXO of its own.
+    if (a.inputs && a.holdInputs) await a.holdInputs(facts.inputs);
     if (a.inputs) await a.inputs.check(a.net.name, a.era, facts.inputs);
     if (a.policy) {
       if (!facts.effects) throw new GatewayError('INTERNAL', "the admission task did not read the transaction's effects");
