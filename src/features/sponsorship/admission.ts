@@ -47,10 +47,11 @@ export async function admit(pool: WorkerPoolComponent, a: Admission, run: RunOpt
   try {
     // Inputs first: a user's place is never held, nor the key owner's webhook asked, for a
     // transaction spending what is not on chain or not its signer's (it could never land).
-    // An input another live answer spends is refused before the chain is asked: on chain it is
-    // still unspent until that answer lands, and each spend would hold a DUST UTXO of its own.
-    if (a.inputs && a.holdInputs) await a.holdInputs(facts.inputs);
     if (a.inputs) await a.inputs.check(a.net.name, a.era, facts.inputs);
+    // Then held against every other spend: on chain an input stays unspent until the answer that
+    // spends it lands, and each other spend would hold a DUST UTXO of its own. Held only once the
+    // chain says the signer owns it: no one can hold another's UTXO, even for a moment.
+    if (a.inputs && a.holdInputs) await a.holdInputs(facts.inputs);
     if (a.policy) {
       if (!facts.effects) throw new GatewayError('INTERNAL', "the admission task did not read the transaction's effects");
       await a.policy.answer(facts.effects);

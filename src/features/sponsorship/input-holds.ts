@@ -33,6 +33,8 @@ interface Hold {
   reservation?: ReservationRef;
   /** The other inputs the same holder holds (released together). */
   ids: readonly string[];
+  /** Their owners (64 hex). */
+  owners: readonly string[];
 }
 
 /** A transaction's hold, as its sponsorship keeps it. */
@@ -40,6 +42,7 @@ export interface InputClaim {
   network: string;
   holder: string;
   ids: readonly string[];
+  owners: readonly string[];
 }
 
 /** What of the inputs' holds the other instances share (Redis). */
@@ -59,7 +62,11 @@ export class InputHolds {
   /** `${network}|${utxoId}` → its hold. */
   private readonly holds = new Map<string, Hold>();
 
-  constructor(private readonly clock: Clock, private readonly shared?: SharedInputHolds) {}
+  /**
+   * `ended`: told the owners of the inputs of an answer whose reservation ended (its transaction
+   * may have spent them: what was read of them is stale).
+   */
+  constructor(private readonly clock: Clock, private readonly shared?: SharedInputHolds, private readonly ended?: (network: string, owners: readonly string[]) => void) {}
 
   /** Inputs held now (tests, status). */
   get size(): number {
@@ -73,14 +80,15 @@ export class InputHolds {
   async acquire(net: SponsoredNetwork, inputs: readonly UnshieldedInput[], holder: string, until: number): Promise<InputClaim | undefined> {
     if (inputs.length === 0) return undefined;
     const ids = [...new Set(inputs.map((i) => utxoId(i.intentHash, i.outputNo)))];
+    const owners = [...new Set(inputs.map((i) => i.owner))];
     const now = this.clock.now();
     // Checked and taken here in one synchronous step: no other request of this instance runs between.
     for (const id of ids) {
       const hold = this.live(net, id, now);
       if (hold && hold.holder !== holder) throw held(net.name, id, hold.until, now);
     }
-    for (const id of ids) this.holds.set(`${net.name}|${id}`, { holder, until, ids });
-    const claim = { network: net.name, holder, ids };
+    for (const id of ids) this.holds.set(`${net.name}|${id}`, { holder, until, ids, owners });
+    const claim = { network: net.name, holder, ids, owners };
     if (this.shared) {
       const other = await this.shared.acquire(net.name, ids, holder, until - now);
       if (other) {
@@ -112,6 +120,7 @@ export class InputHolds {
     if (reservation) {
       const hold = this.holds.get(`${claim.network}|${claim.ids[0]!}`);
       if (hold?.holder !== claim.holder || hold.reservation?.slot !== reservation.slot || hold.reservation.generation !== reservation.generation) return;
+      this.ended?.(claim.network, claim.owners);
     }
     this.drop(claim);
     this.shared?.renew(claim.network, claim.ids, claim.holder, 0);
@@ -127,7 +136,8 @@ export class InputHolds {
     const hold = this.holds.get(`${net.name}|${id}`);
     if (!hold) return undefined;
     if (now < hold.until && (hold.reservation === undefined || net.table.isLive(hold.reservation))) return hold;
-    this.release({ network: net.name, holder: hold.holder, ids: hold.ids });
+    if (hold.reservation) this.ended?.(net.name, hold.owners);
+    this.release({ network: net.name, holder: hold.holder, ids: hold.ids, owners: hold.owners });
     return undefined;
   }
 

@@ -130,7 +130,9 @@ export class SponsorshipService {
     });
     this.eras = new EraGuard(opts.sync, this.wheel);
     this.deadlines = new TaskDeadlines(opts.reservationTtlMs, this.wheel, opts.logger);
-    this.inputHolds = new InputHolds(opts.clock, opts.sharedInputs);
+    this.inputHolds = new InputHolds(opts.clock, opts.sharedInputs, (network, owners) => {
+      for (const owner of owners) opts.inputs?.forget(network, owner);
+    });
     // Each synced block may have spent answered reservations: their inputs are free again (and
     // judged on chain, where they are spent).
     opts.sync.onStatus((s) => {
