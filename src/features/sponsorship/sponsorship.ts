@@ -12,7 +12,7 @@
  *
  * Its parts, one file each: the dedupe (answer-dedupe.ts), the era checks (era-guard.ts), the
  * per-key share (key-shares.ts), the tasks' deadlines (task-deadlines.ts), the journal of answered
- * reservations (reservation-restore.ts).
+ * reservations (reservation-restore.ts), the holds on the inputs of live answers (input-holds.ts).
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../core/clock.js';
