@@ -13,6 +13,8 @@ import type { GatewayError } from '../errors.js';
 import type { HttpResponse } from './uws.js';
 
 const PREALLOCATE_MAX = 64 * 1024;
+/** A larger declared body is gathered in chunks up to this much, then read into one buffer. */
+const GATHER_MAX = 1024 * 1024;
 
 export type BodyOutcome = { ok: true; body: Buffer } | { ok: false; reason: 'too-large' } | { ok: false; reason: 'refused'; error: GatewayError };
 
@@ -25,9 +27,11 @@ export function readBody(res: HttpResponse, limit: number, declaredLength: numbe
     return;
   }
   // A small declared length is copied straight into one buffer of that size. A large one is
-  // gathered as it arrives: memory must follow the bytes received, not the bytes announced
-  // (50 clients announcing 64 MiB and sending nothing must not reserve 3 GiB).
-  const pre = declaredLength !== undefined && declaredLength <= PREALLOCATE_MAX ? Buffer.allocUnsafe(declaredLength) : undefined;
+  // gathered in chunks until GATHER_MAX of it has arrived, then read into one buffer of its
+  // declared length: memory must follow the bytes received, not the bytes announced (50 clients
+  // announcing 64 MiB and sending a little must not reserve 3 GiB), and the body is one buffer,
+  // which moves to a worker thread whole, never a copy of it joined from chunks.
+  let pre = declaredLength !== undefined && declaredLength <= PREALLOCATE_MAX ? Buffer.allocUnsafe(declaredLength) : undefined;
   const chunks: Buffer[] = [];
   let received = 0;
   let finished = false;
@@ -45,6 +49,15 @@ export function readBody(res: HttpResponse, limit: number, declaredLength: numbe
       chunks.length = 0;
       done({ ok: false, reason: 'refused', error: refused });
       return;
+    }
+    if (pre === undefined && declaredLength !== undefined && received + n > GATHER_MAX) {
+      // The client is sending its body: from here on it goes straight into one buffer of the
+      // declared length, whose pages become resident only as they are written. Chunks joined at
+      // the end held the body twice, and their many small allocations stayed in the heap after.
+      pre = Buffer.allocUnsafeSlow(declaredLength);
+      let at = 0;
+      for (const c of chunks) at += c.copy(pre, at);
+      chunks.length = 0;
     }
     if (pre !== undefined) pre.set(new Uint8Array(chunk), received);
     // One copy: uWS neuters the chunk when this callback returns.
