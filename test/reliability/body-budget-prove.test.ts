@@ -1,16 +1,16 @@
 /**
  * Many large `/prove` bodies at once from one key (the memory-exhaustion attack): beyond the key's
- * share of request-body bytes in flight each is refused from its head, before a byte of its body
- * is read; the budget's own accounting never passes its bounds; the bytes come back when the
- * requests end. With the proving queue full, a `/prove` is refused from its head too. The figures
- * at full scale (48 × 63 MiB, RSS) come from test/reliability/scripts/body-flood.ts (RELIABILITY.md).
+ * share of the body budget each is refused from its head, before a byte of its body is read; the
+ * budget's own accounting never passes its bounds; the charges come back when the requests end.
+ * With the proving queue full, a `/prove` is refused from its head too. The figures at full scale
+ * (48 keys × 63 MiB, RSS) come from body-cost-rss.test.ts.
  */
 import t from 'tap';
 import { connect, type Socket } from 'node:net';
 import { startApp, TEST_KEY, OTHER_KEY } from '../helpers/app.js';
 import { createProverModule, WORKER_POOL, type WorkerPoolComponent } from '../../src/features/proving/index.js';
 import type { WorkerPool } from '../../src/infra/pool/worker-pool.js';
-import type { BodyBudgetStats } from '../../src/core/pipeline/body-budget.js';
+import { WORKER_BODY_COST, type BodyBudgetStats } from '../../src/core/pipeline/body-budget.js';
 import { hanging } from '../fixtures/prover/hang-signal.js';
 import { preimageAt, proveBody } from '../fixtures/prover/samples.js';
 import { call, OCTET_KEYED } from './helpers/apps.js';
@@ -18,7 +18,9 @@ import { spyOnPool } from './helpers/pool-spy.js';
 
 const MiB = 2 ** 20;
 const BODY = 8 * MiB;
-const PER_KEY = 16 * MiB;
+/** A /prove body is charged twice its length: a key's share holds two of them. */
+const ADMITTED = 2;
+const PER_KEY = ADMITTED * WORKER_BODY_COST * BODY;
 const PARALLEL = 24;
 const QUEUE = 4;
 const workerEntry = new URL('../fixtures/prover/worker-entry.ts', import.meta.url);
@@ -58,13 +60,13 @@ t.test(`${PARALLEL} parallel ${BODY / MiB} MiB /prove heads from one key: the ke
   const all = Array.from({ length: PARALLEL }, () => open(head(TEST_KEY, BODY)));
   const done: string[] = [];
   for (const r of all) void r.answer.then((a) => done.push(a));
-  const refusedCount = PARALLEL - PER_KEY / BODY;
-  await until(() => done.length === refusedCount && s.app.server.inFlight === PER_KEY / BODY);
+  const refusedCount = PARALLEL - ADMITTED;
+  await until(() => done.length === refusedCount && s.app.server.inFlight === ADMITTED);
   t.equal(done.length, refusedCount, `${refusedCount} refused from their heads`);
   for (const a of done) t.match(a, /^HTTP\/1\.1 429 [^]*Retry-After: \d+[^]*"code":"CLIENT_BODY_BUDGET_FULL"/);
   t.equal(stats().refused.client, refusedCount);
   t.match(stats(), { inFlightBytes: PER_KEY, peakBytes: PER_KEY, clients: 1 }, 'the key holds its share, no more');
-  t.equal(s.app.server.inFlight, PER_KEY / BODY, 'only the admitted requests are in flight');
+  t.equal(s.app.server.inFlight, ADMITTED, 'only the admitted requests are in flight');
   for (const r of all) r.sock.destroy();
   await until(() => s.app.server.inFlight === 0);
   t.match(stats(), { inFlightBytes: 0, clients: 0 }, 'given back when the clients leave');

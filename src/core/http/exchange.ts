@@ -23,6 +23,8 @@ export interface ExchangeHost {
   track(ex: Exchange): void;
   /** The response was written (or the client left): account and log it. */
   finished(ex: Exchange, status: number): void;
+  /** The request has ended and no work holds its body: give back its charge to the body budget. */
+  bodyReleased(ex: Exchange): void;
 }
 
 const JSON_TYPE_LINE = fieldLine('Content-Type', JSON_TYPE);
@@ -92,8 +94,10 @@ export class Exchange implements RequestContext {
   acceptEncoding: string | undefined;
   /** Who the body's bytes are counted for in the body budget (pipeline/body-budget.ts). */
   bodyClient = '';
-  /** Body bytes taken from the budget, given back when the request ends. */
+  /** What the body was charged in the budget, given back when the request ends and no work holds the body. */
   bodyHeld = 0;
+  /** Work holding the body that has not settled yet (`holdBody`). */
+  bodyWork = 0;
   /** Told of the reply before it is written (a request forwarded from an HTTP worker thread: threads/). */
   onReply: ((reply: Reply) => void) | undefined;
   /** The coding chosen for a reply with compressed forms. */
@@ -141,6 +145,15 @@ export class Exchange implements RequestContext {
         this.server.finished(this, 499);
       }
     });
+  }
+
+  holdBody(work: Promise<unknown>): void {
+    if (this.bodyHeld === 0) return;
+    this.bodyWork++;
+    const settled = (): void => {
+      if (--this.bodyWork === 0 && this.done) this.server.bodyReleased(this);
+    };
+    work.then(settled, settled);
   }
 
   addHeaders(h: Readonly<Record<string, string>>): void {

@@ -3,7 +3,8 @@
  * length checked, the route's own admission asked, the body budget (pipeline/body-budget.ts)
  * charged, then the body read as it arrives (body.ts). A refusal before the read ends the
  * connection with the answer, so the body is never received; one during the read ends it too, so
- * the rest is never buffered (refusal.ts).
+ * the rest is never buffered (refusal.ts). A body is charged what it costs, not its length: its
+ * route's `body.cost` per byte.
  */
 import { toGatewayError, type GatewayError } from '../errors.js';
 import { rateLimitSubject } from '../pipeline/cidr.js';
@@ -44,7 +45,7 @@ export function readBodyThen(ep: Endpoint, ex: Exchange, next: (ep: Endpoint, ex
     }
     ex.body = outcome.body;
     next(ep, ex);
-  }, budgeted ? (n) => take(ep, ex, n) : undefined);
+  }, budgeted ? (n) => take(ep, ex, n, true) : undefined);
 }
 
 /** The route's own refusal before its body is read, if it has one (a throw is one too). */
@@ -60,15 +61,19 @@ function admission(ep: Endpoint, ex: Exchange): GatewayError | undefined {
 function takeDeclared(ep: Endpoint, ex: Exchange, declared: number | undefined): GatewayError | undefined {
   if (ep.server.opts.bodyBudget === undefined) return undefined;
   ex.bodyClient = bodyClientOf(ex);
-  return declared === undefined || declared === 0 ? undefined : take(ep, ex, declared);
+  return declared === undefined || declared === 0 ? undefined : take(ep, ex, declared, false);
 }
 
-/** Bytes taken from the budget, given back when the request ends (server.ts, `finished`). */
-function take(ep: Endpoint, ex: Exchange, bytes: number): GatewayError | undefined {
+/**
+ * What `length` bytes of the body cost (its route's `body.cost` per byte), taken from the budget
+ * and given back when the request has ended and no work holds the body (server.ts, `bodyReleased`).
+ */
+function take(ep: Endpoint, ex: Exchange, length: number, chunked: boolean): GatewayError | undefined {
   const budget = ep.server.opts.bodyBudget!;
-  const refusal = budget.take(ex.bodyClient, bytes);
+  const cost = budget.costOf(length, ep.def.body!.cost ?? 1, chunked, ex.bodyHeld);
+  const refusal = budget.take(ex.bodyClient, cost);
   if (refusal !== undefined) return budget.refusal(refusal);
-  ex.bodyHeld += bytes;
+  ex.bodyHeld += cost;
   return undefined;
 }
 

@@ -77,6 +77,13 @@ export interface RequestContext {
   key: AuthenticatedKey | undefined;
   /** Request body, on routes that declare one. */
   body: Buffer | undefined;
+  /**
+   * Keep the body charged to the body budget until `work` settles: work that took the body (a
+   * worker task it moved to) may run on after the request ended, for a client that left or for
+   * others sharing its result. The charge is given back when the request has ended and every such
+   * work has settled.
+   */
+  holdBody?(work: Promise<unknown>): void;
 }
 
 export interface RouteDef {
@@ -87,7 +94,11 @@ export interface RouteDef {
   auth: 'none' | 'key' | 'optional';
   /** `key`: per API key; `ip`: per client IP (public routes); `none`. */
   rateLimit: 'key' | 'ip' | 'none';
-  body?: { limit: number; contentTypes: readonly string[] };
+  /**
+   * `cost`: bytes of memory one byte of the body costs while it is in flight, charged to the body
+   * budget (pipeline/body-budget.ts); default 1, the buffer it is read into.
+   */
+  body?: { limit: number; contentTypes: readonly string[]; cost?: number };
   /**
    * Asked after auth and before the body is read: a refusal (e.g. the queue the handler would wait
    * in is full) is answered at once, so a body that would only be turned away is never received.

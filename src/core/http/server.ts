@@ -155,13 +155,13 @@ export class HttpServer implements PipelineHost {
     this.flight.track(ex);
   }
 
-  /** The response was written (or the client left): give back its body bytes, count and log it. */
+  /**
+   * The response was written (or the client left): count and log it, and give back its body's
+   * charge unless work that took the body still runs (`bodyReleased` does then).
+   */
   finished(ex: Exchange, status: number): void {
     this.flight.ended(ex);
-    if (ex.bodyHeld > 0) {
-      this.opts.bodyBudget?.give(ex.bodyClient, ex.bodyHeld);
-      ex.bodyHeld = 0;
-    }
+    if (ex.bodyWork === 0) this.bodyReleased(ex);
     this.opts.counter?.observe(ex.route, status, ex.t0, ex.code);
     this.requestLog.record(ex, status);
     // Shutting down: what the last requests logged or counted leaves now, before the process may exit.
@@ -170,5 +170,11 @@ export class HttpServer implements PipelineHost {
       else this.requestLog.flush();
     }
     this.flight.settle();
+  }
+
+  bodyReleased(ex: Exchange): void {
+    if (ex.bodyHeld === 0) return;
+    this.opts.bodyBudget?.give(ex.bodyClient, ex.bodyHeld);
+    ex.bodyHeld = 0;
   }
 }

@@ -23,6 +23,7 @@ import { NETWORK_HEADER, networkOf } from '../../core/http/network-of.js';
 import { OCTET, type RequestContext, type Reply, type ResponseDoc, type RouteDef, type RouteSchema } from '../../core/http/route.js';
 import type { Era } from '../../infra/ledger/index.js';
 import type { ProverBackend, Relayed } from '../../infra/prover/backend.js';
+import { WORKER_BODY_COST } from '../../core/pipeline/body-budget.js';
 import type { ProofCounters } from './metrics.js';
 import type { ProofResults } from './proof-results.js';
 import { UnreadableVersion, WireError, checkIrSource, parseCheckRequest, parseProveRequest, type PreimageInfo } from './wire.js';
@@ -106,6 +107,16 @@ function validate<T>(parse: (b: Uint8Array) => T, body: Uint8Array, backend: Pro
 
 type Handler = (ctx: RequestContext, backend: ProverBackend, network: NetworkName, era: Era) => Promise<Reply>;
 
+/**
+ * The backend's work on the request's body, which keeps the body charged to the body budget until
+ * it settles: a worker task holds the body it was moved to until it ends, which may be after its
+ * client left (the abort grace) or, for a shared result, after the request that started it ended.
+ */
+function holding<T>(ctx: RequestContext, work: Promise<T>): Promise<T> {
+  ctx.holdBody?.(work);
+  return work;
+}
+
 export function proverRoutes(deps: ProverRoutesDeps): RouteDef[] {
   const handle = (fn: Handler) => async (ctx: RequestContext): Promise<Reply> => {
     const network = networkOf(ctx, deps.defaultNetwork);
@@ -148,7 +159,7 @@ export function proverRoutes(deps: ProverRoutesDeps): RouteDef[] {
     let r;
     try {
       const opts = { onStart, era };
-      r = await deps.results.get(kind, network, backend.name, body, ctx.signal, (signal) => (kind === 'prove' ? backend.prove(body, signal, opts) : backend.check(body, signal, opts)), era);
+      r = await deps.results.get(kind, network, backend.name, body, ctx.signal, (signal) => holding(ctx, kind === 'prove' ? backend.prove(body, signal, opts) : backend.check(body, signal, opts)), era);
     } catch (err) {
       account(toGatewayError(err).code, undefined);
       throw err;
@@ -164,7 +175,7 @@ export function proverRoutes(deps: ProverRoutesDeps): RouteDef[] {
 
   const post = (url: string, schema: RouteSchema, fn: Handler): RouteDef => ({
     method: 'POST', url, auth: 'key', rateLimit: 'key', readHeaders: [NETWORK_HEADER],
-    body: { limit: deps.bodyLimit, contentTypes: [OCTET] }, schema, handler: handle(fn),
+    body: { limit: deps.bodyLimit, contentTypes: [OCTET], cost: WORKER_BODY_COST }, schema, handler: handle(fn),
     ...(deps.admit ? { admit: (ctx: RequestContext) => deps.admit!(networkOf(ctx, deps.defaultNetwork)) } : {}),
   });
   const get = (url: string, schema: RouteSchema, fn: Handler): RouteDef => ({
@@ -201,7 +212,7 @@ export function proverRoutes(deps: ProverRoutesDeps): RouteDef[] {
       const ir = ctx.body!;
       validate(checkIrSource, ir, backend);
       // A worker thread for most of a second per circuit: cached and shared as /prove is.
-      const r = await deps.results.get('k', network, backend.name, ir, ctx.signal, async (signal) => Buffer.from(await backend.k(ir, signal), 'utf8'), era);
+      const r = await deps.results.get('k', network, backend.name, ir, ctx.signal, async (signal) => Buffer.from(await holding(ctx, backend.k(ir, signal)), 'utf8'), era);
       return { body: r.bytes, contentType: 'text/plain; charset=utf-8', headers: { 'X-Cache': r.cache } };
     }),
     get('/version', {
