@@ -12,7 +12,7 @@
  *
  * Its parts, one file each: the dedupe (answer-dedupe.ts), the era checks (era-guard.ts), the
  * per-key share (key-shares.ts), the tasks' deadlines (task-deadlines.ts), the journal of answered
- * reservations (reservation-restore.ts), the holds on the inputs of live answers (input-holds.ts).
+ * reservations (reservation-restore.ts).
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../core/clock.js';
@@ -29,7 +29,6 @@ import { EraGuard } from './era-guard.js';
 import { SponsorBacklog, feeTtlBlocks } from './backlog.js';
 import { InFlightReservations } from './in-flight.js';
 import type { InputChecker } from './input-check.js';
-import { holderOf, InputHolds, type InputClaim, type SharedInputHolds } from './input-holds.js';
 import type { PolicyGate } from './policy/gate.js';
 import type { UsageRecorder } from './policy/ports.js';
 import { secondsUntil } from './fixed-window.js';
@@ -71,8 +70,6 @@ export interface SponsorshipOptions {
   sharing?: SponsorshipSharing;
   /** Checks a transaction's unshielded inputs against the chain before anything is reserved (input-check.ts); absent: not checked. */
   inputs?: InputChecker;
-  /** Several instances: the inputs' holds of live answers in Redis (shared/input-holds.ts). */
-  sharedInputs?: SharedInputHolds;
   /** An answer's reservation is released this long after its fee intent's TTL once the chain is past it (`dust.expiryMarginMs`). */
   expiryMarginMs?: number;
   /** Per-key throttle of answers that expire unlanded (key-health.ts): `dust.throttleSlack`, `dust.keyHealthWindowMs`. */
@@ -103,8 +100,6 @@ export class SponsorshipService {
   private readonly eras: EraGuard;
   /** Each task's reservation deadline, its own. */
   private readonly deadlines: TaskDeadlines;
-  /** The inputs live answers spend, refused to any other transaction (input-holds.ts). */
-  readonly inputHolds: InputHolds;
   private sponsored = 0;
   private failed = 0;
   private staleChain: ((network: NetworkName, now: number) => string | undefined) | undefined;
@@ -130,15 +125,6 @@ export class SponsorshipService {
     });
     this.eras = new EraGuard(opts.sync, this.wheel);
     this.deadlines = new TaskDeadlines(opts.reservationTtlMs, this.wheel, opts.logger);
-    this.inputHolds = new InputHolds(opts.clock, opts.sharedInputs, (network, owners) => {
-      for (const owner of owners) opts.inputs?.forget(network, owner);
-    });
-    // Each synced block may have spent answered reservations: their inputs are free again (and
-    // judged on chain, where they are spent).
-    opts.sync.onStatus((s) => {
-      const net = this.byName.get(s.network as NetworkName);
-      if (s.phase === 'synced' && net) this.inputHolds.settle(net);
-    });
     if (opts.sharing) {
       // Each synced block may have spent answered reservations: their places in the key's share
       // over all instances are given back then, not only when the key comes back here.
@@ -283,14 +269,6 @@ export class SponsorshipService {
       policy: gate?.asks(key) === true ? gate.forTask({ key, network: net.name, era, kind, clientId, now }, signal) : undefined,
       withFee: gate?.asksFee(key) === true,
     };
-    // Its inputs held from admission (before anything is reserved) until its answer's reservation ends.
-    let claim: InputClaim | undefined;
-    if (admission.inputs) {
-      const holder = holderOf(dedupeKey ?? `${key.id}|${Math.random()}`);
-      admission.holdInputs = async (inputs) => {
-        claim = await this.inputHolds.acquire(net, inputs, holder, deadline);
-      };
-    }
     const taskPolicy = admission.policy;
     const entry = this.inFlight.acquire();
     if (entry === undefined) {
@@ -341,27 +319,14 @@ export class SponsorshipService {
         throw err;
       }
       const users = taskPolicy?.users ?? [];
-      const inputsClaim = claim;
       const refund = (): void => {
-        if (inputsClaim) this.inputHolds.release(inputsClaim, reservation);
         void policy.refund(charge).catch(() => undefined);
         void taskPolicy?.refund(fee).catch(() => undefined);
         if (key.id !== POOL_KEY_ID) this.opts.usage?.expired(key.id, net.name, users, fee, now);
       };
       // Released at the fee intent's TTL if it has not landed by then (it never can after), and
       // the key's record told which way it went.
-      const expiry = {
-        expiresAt: res.expiresAt,
-        ...(key.id === POOL_KEY_ID ? {} : {
-          onOutcome: (o: 'landed' | 'expired') => {
-            if (inputsClaim) this.inputHolds.release(inputsClaim, reservation);
-            this.health.record(net.name, key.id, o);
-          },
-        }),
-      };
-      // Its inputs stay held while the reservation lives: at most until the reclaimer looks at it
-      // past its fee intent's TTL, and never past its reclaim deadline.
-      if (inputsClaim) this.inputHolds.answered(inputsClaim, reservation, Math.min(res.expiresAt + (this.opts.expiryMarginMs ?? 10_000), now + this.opts.reservationTtlMs));
+      const expiry = { expiresAt: res.expiresAt, ...(key.id === POOL_KEY_ID ? {} : { onOutcome: (o: 'landed' | 'expired') => this.health.record(net.name, key.id, o) }) };
       if (this.reclaimers.get(net.name)!.track(reservation, now, refund, expiry) && this.opts.journal) journalAnswer(this.opts.journal, net, reservation, deadline);
       hold.answered.push({ ...reservation, member });
       answered = true;
@@ -385,7 +350,6 @@ export class SponsorshipService {
     } finally {
       this.shares.unhold(net, key, hold);
       if (!answered) this.shares.releaseShared(net, key, member);
-      if (!answered && claim) this.inputHolds.release(claim);
       await taskPolicy?.end(answered).catch(() => undefined);
       proving?.close();
       // Whatever the task still held when it ended without an answer goes back at once.

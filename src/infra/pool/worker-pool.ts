@@ -201,10 +201,7 @@ export class WorkerPool implements WorkerPoolComponent {
       idleTimeout: Infinity,
       // Task times are kept by this class (see #busyMs).
       recordTiming: false,
-      // An idle thread waits for its next task without blocking its event loop, so it collects the
-      // last body it was given: with piscina's default ('sync') 48 keys' 63 MiB bodies kept
-      // 200–400 MiB resident after a flood until the threads' next tasks.
-      atomics: 'async',
+      atomics: 'async', // idle threads wait without blocking their loop: they collect the last body given
       closeTimeout: 5_000,
     });
     this.#pool.on('message', (m: unknown) => {
