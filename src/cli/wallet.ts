@@ -6,7 +6,7 @@
 import { ConfigError, isEmbedded, loadConfig, NETWORKS, type Config, type NetworkName } from '../core/config.js';
 import { GatewayError } from '../core/errors.js';
 import { LEDGER_PARAMETERS } from '../features/sponsorship/queries.js';
-import { readUnspentUtxos } from '../features/sponsorship/input-check.js';
+import { readNightUtxos } from '../features/sponsorship/night-utxos.js';
 import { buildRegistration, type RegistrationUtxo } from '../features/sponsorship/registration.js';
 import { configuredWallets } from '../infra/ledger/server-wallets.js';
 import { GraphqlHttpClient } from '../infra/indexer/graphql-http.js';
@@ -241,17 +241,13 @@ async function tip(access: ChainAccess, timeoutMs: number): Promise<{ era: Era; 
 }
 
 async function nightUtxos(access: ChainAccess, address: string, night: string, timeoutMs: number): Promise<Array<RegistrationUtxo & { registered: boolean }>> {
-  let unspent;
   try {
-    unspent = await readUnspentUtxos(access.graphqlWsUrl, address, timeoutMs, access.credentials);
+    const utxos = await readNightUtxos(access.graphqlWsUrl, address, night, timeoutMs, access.credentials);
+    return utxos.map((u) => ({ value: u.value, intentHash: u.intentHash, outputIndex: u.outputIndex, ctime: u.ctime ?? 0, registered: u.registered === true }));
   } catch (err) {
     if (err instanceof GatewayError) throw new CliError(`the ${access.network} indexer: ${err.message}`);
     throw err;
   }
-  return [...unspent].filter(([, u]) => u.tokenType === night).map(([id, u]) => {
-    const at = id.lastIndexOf('#');
-    return { value: u.value, intentHash: id.slice(0, at), outputIndex: Number(id.slice(at + 1)), ctime: u.ctime ?? 0, registered: u.registered === true };
-  });
 }
 
 async function untilRegistered(access: ChainAccess, address: string, night: string, deadline: number, pollMs: number): Promise<void> {
