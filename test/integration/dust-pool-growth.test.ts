@@ -39,8 +39,9 @@ t.test('under demand the keeper splits NIGHT until the pool holds the target, le
   t.equal(keeper.status().maintenance.state, 'idle', 'no demand, no growth: an idle server leaves its NIGHT be');
 
   // Demand: a user's answered reservations take more than three quarters of the pool.
-  const { user, utxo } = await app.fundedUser(91, 500_000_000n);
-  const answers = await Promise.all(Array.from({ length: 52 }, (_, i) => app.post('/prove-and-balance', transferFrom(user, utxo, freshUser(92).address, 1_000n + BigInt(i)).serialize())));
+  // A sponsored transaction holds its inputs until it lands or expires: each of the 52 spends a UTXO of its own.
+  const { user, utxos } = await app.fundedUser(91, 500_000_000n, 52);
+  const answers = await Promise.all(utxos.map((utxo, i) => app.post('/prove-and-balance', transferFrom(user, utxo, freshUser(92).address, 1_000n + BigInt(i)).serialize())));
   t.equal(answers.filter((a) => a.status === 200).length, 52, `52 sponsored: 14 of 66 left free (${answers.filter((a) => a.status !== 200).map((a) => String(a.json['code'])).join(' ')})`);
   const held = answers[0]!;
   const heldSlot = (held.json['dustUtxo'] as { slot: number }).slot;

@@ -58,10 +58,18 @@ t.test('five keys bursting at once cannot take the keeper\'s reserve; the pool g
   const keeper = app.service.keeper('preview')!;
   const live = (): number => table.counts().free + table.counts().reserved;
   t.equal(live(), GENESIS_UTXOS, 'genesis: 2 wallets × 33 DUST UTXOs');
-  const { user, utxo } = await app.fundedUser(81, 1_000_000_000n);
+  // A sponsored transaction holds its inputs until it lands or expires: each body spends a UTXO of
+  // its own (the poor key's 1, two bursts and the sixth key's 10).
+  const BODIES = 1 + 2 * attackers.length * BURST_PER_KEY + 10;
+  const { user, utxos } = await app.fundedUser(81, 1_000_000_000n, BODIES);
   const to = freshUser(82, app.era).address;
   let amount = 10_000n;
-  const body = (): Uint8Array => transferFrom(user, utxo, to, amount++).serialize();
+  let used = 0;
+  const body = (): Uint8Array => {
+    const utxo = utxos[used++];
+    if (!utxo) throw new Error(`more than the ${BODIES} funded UTXOs spent`);
+    return transferFrom(user, utxo, to, amount++).serialize();
+  };
   const burst = (): Promise<Answer[]> =>
     Promise.all(attackers.flatMap((k) => Array.from({ length: BURST_PER_KEY }, () => body()).map((b) => app.post('/prove-and-balance', b, { 'x-api-key': k.secret }))));
 

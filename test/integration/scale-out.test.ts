@@ -93,10 +93,19 @@ for (const era of SPONSOR_ERAS) t.test(`ledger ${era}: two instances, one Redis,
 
   await Promise.all([a.service.whenSynced('preview'), b.service.whenSynced('preview')]);
   t.same([a.service.eraOf('preview'), b.service.eraOf('preview')], [era, era], `both instances learned ledger ${era} from the chain`);
-  const { user, utxo } = await devnet.fundedUser(81, 1_000_000_000n);
+  // A sponsored transaction holds its inputs on every instance until it lands or expires: each
+  // transaction below spends a UTXO of its own (one user, so the per-user cap still counts one user).
+  // dedupe 2, budget 4, per-user cap 2 × PER_USER, share SHARE + 2, Redis outage 2 (default era's rig only).
+  const TXS = 2 + 4 + 2 * PER_USER + SHARE + 2 + (infra ? 2 : 0);
+  const { user, utxos } = await devnet.fundedUser(81, 1_000_000_000n, TXS);
   const to = freshUser(82, era).address;
   let amount = 1_000n;
-  const tx = (): Uint8Array => transferFrom(user, utxo, to, amount++).serialize();
+  let used = 0;
+  const tx = (): Uint8Array => {
+    const utxo = utxos[used++];
+    if (!utxo) throw new Error(`more than the ${TXS} funded UTXOs spent`);
+    return transferFrom(user, utxo, to, amount++).serialize();
+  };
   let feeSeen = '0';
 
   await t.test('dedupe across instances: the same bytes get the first answer, no second UTXO', async (t) => {

@@ -32,7 +32,9 @@ for (const era of SPONSOR_ERAS) {
     const app = await startSponsorApp(eraOverrides(era, { rateLimit: { limit: 100_000 }, dust: { maxFee: '1000000000000000000', inputCheckCacheMs: 600_000 } }));
     t.teardown(() => app.close());
     await app.service.whenSynced('preview');
-    const { user, utxo } = await app.fundedUser(91, 500_000_000n);
+    // An answered sponsorship holds its inputs (409 INPUT_HELD to any other spend of them): the
+    // burst's five and the last one sponsored below each spend a UTXO of their own.
+    const { user, utxo, utxos } = await app.fundedUser(91, 500_000_000n, 6);
     const to = freshUser(92, era).address;
 
     // A fresh key with no funds spends an output that was never created: the ledger's own
@@ -54,7 +56,7 @@ for (const era of SPONSOR_ERAS) {
     // The real one passes, and a burst of the user's transactions is one read of the indexer.
     const checker = checkerOf(app);
     const before = checker.reads;
-    const burst = await Promise.all([1, 2, 3, 4, 5].map((i) => app.post('/prove-and-balance', transferFrom(user, utxo, to, 3_000n + BigInt(i)).serialize())));
+    const burst = await Promise.all([1, 2, 3, 4, 5].map((i) => app.post('/prove-and-balance', transferFrom(user, utxos[i - 1]!, to, 3_000n + BigInt(i)).serialize())));
     t.same(burst.map((r) => r.status), [200, 200, 200, 200, 200], 'the unspent, own output is sponsored');
     t.ok(checker.reads - before <= 2, `five requests from one address: ${checker.reads - before} indexer read(s)`);
     t.equal(L.addressFromKey(user.vk), user.address);
@@ -66,13 +68,13 @@ for (const era of SPONSOR_ERAS) {
     original.reader = (_n: string, address: string) => readUnspentUtxos('ws://127.0.0.1:9/api/v4/graphql/ws', address, 2_000);
     original.cacheMs = 0;
     (checker as unknown as { cache: Map<string, unknown> }).cache.clear();
-    const down = await app.post('/prove-and-balance', transferFrom(user, utxo, to, 8_888n).serialize());
+    const down = await app.post('/prove-and-balance', transferFrom(user, utxos[5]!, to, 8_888n).serialize());
     t.equal(down.status, 503, `indexer down: 503 (${String(down.json['message'])})`);
     t.equal(down.json['code'], 'INPUTS_UNCHECKED');
     t.ok(Number(down.headers['retry-after']) > 0, 'with Retry-After');
     t.equal(app.service.network('preview')!.table.counts().reserved, reserved, 'indexer down: nothing more reserved');
     Object.assign(original, saved);
-    const back = await app.post('/prove-and-balance', transferFrom(user, utxo, to, 8_889n).serialize());
+    const back = await app.post('/prove-and-balance', transferFrom(user, utxos[5]!, to, 8_889n).serialize());
     t.equal(back.status, 200, 'indexer back: sponsored again');
   });
 }

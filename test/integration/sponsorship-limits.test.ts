@@ -69,7 +69,9 @@ for (const era of SPONSOR_ERAS) t.test(`ledger ${era}, on the devnet: wrong kind
   t.teardown(() => app.close());
   await app.service.whenSynced('preview');
   t.equal(app.service.eraOf('preview'), era, `the wallets are synced in ledger ${era}`);
-  const { user, utxo } = await app.fundedUser(61, 1_000_000_000n);
+  // One UTXO for the refusals below, and one for each of the 200 concurrent transactions: an
+  // answered sponsorship holds its inputs (409 INPUT_HELD to any other spend of them).
+  const { user, utxo, utxos } = await app.fundedUser(61, 10_000_000n, 201);
   const to = freshUser(62, era).address;
   const unproven = transferFrom(user, utxo, to, 1_000n);
   const finalized = (await unproven.prove(provingProvider({ check: async () => [], prove: async () => { throw new Error('no proofs needed for a NIGHT transfer'); } }), L.CostModel.initialCostModel())).bind();
@@ -94,9 +96,9 @@ for (const era of SPONSOR_ERAS) t.test(`ledger ${era}, on the devnet: wrong kind
   const table = app.service.network('preview')!.table;
   t.equal(table.counts().reserved, 0, 'refusals hold no UTXO');
 
-  // 200 distinct transactions (distinct amounts) at once.
+  // 200 distinct transactions (distinct amounts), each spending its own UTXO, at once.
   const free = table.counts().free;
-  const bodies = Array.from({ length: 200 }, (_, i) => transferFrom(user, utxo, to, 2_000n + BigInt(i)).serialize());
+  const bodies = Array.from({ length: 200 }, (_, i) => transferFrom(user, utxos[i + 1]!, to, 2_000n + BigInt(i)).serialize());
   const answers = await Promise.all(bodies.map((b) => app.post('/prove-and-balance', b)));
   const ok = answers.filter((a) => a.status === 200);
   const refused = answers.filter((a) => a.status !== 200);

@@ -107,12 +107,19 @@ for (const era of SPONSOR_ERAS) t.test(`ledger ${era}: each policy rule, nothing
   t.teardown(() => app.close());
   await app.service.whenSynced('preview');
   const table = app.service.network('preview')!.table;
-  const { user, utxo } = await app.fundedUser(71, 1_000_000_000n);
-  const other = await app.fundedUser(72, 1_000_000_000n);
+  // An answered sponsorship holds its inputs (409 INPUT_HELD to any other spend of them, checked
+  // before the policy): each transfer below spends a UTXO of its own (16 of the user's, 1 of the other's).
+  const { user, utxo, utxos } = await app.fundedUser(71, 100_000_000n, 20);
+  const other = await app.fundedUser(72, 100_000_000n);
   const to = freshUser(73, era).address;
   let amount = 1_000n;
-  /** A distinct transfer each time (the dedupe answers the same bytes once). */
-  const transfer = (from = { user, utxo }) => transferFrom(from.user, from.utxo, to, amount++).serialize();
+  let next = 0;
+  /** A distinct transfer each time (the dedupe answers the same bytes once), of a UTXO not spent before. */
+  const transfer = (from?: { user: typeof user; utxo: typeof utxo }) => {
+    const spend = from ?? { user, utxo: utxos[next++]! };
+    if (spend.utxo === undefined) throw new Error('the test spends more of the user\'s UTXOs than it funded');
+    return transferFrom(spend.user, spend.utxo, to, amount++).serialize();
+  };
   const as = (key: keyof typeof KEYS, body: Uint8Array, headers: Record<string, string> = {}) => app.post('/prove-and-balance', body, { 'x-api-key': KEYS[key], ...headers });
 
   /** Refused with `status`, `code` and `rule`, holding nothing. */
