@@ -738,7 +738,7 @@ export interface components {
             /** @description What was wrong, for people: names the parameter, the limit, the reason */
             message: string;
             /** @description Stable machine code from the error catalogue (src/core/errors.ts); branch on this, not on the texts */
-            code: "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "URI_TOO_LONG" | "BAD_REQUEST" | "INVALID_PARAMETER" | "INVALID_BODY" | "UNAUTHORIZED" | "FORBIDDEN" | "RATE_LIMITED" | "ORIGIN_NOT_ALLOWED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES" | "BODY_BUDGET_FULL" | "CLIENT_BODY_BUDGET_FULL" | "SHUTTING_DOWN" | "SERVER_NOT_READY" | "INTERNAL" | "TIMEOUT" | "UNKNOWN_NETWORK" | "BLOCK_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CONTRACT_NOT_FOUND" | "IDENTIFIER_NOT_FOUND" | "SEARCH_NO_MATCH" | "INDEXER_UNAVAILABLE" | "INDEXER_BAD_RESPONSE" | "NOT_READY" | "INDEXER_TIMEOUT" | "INDEXER_DECOMMISSIONED" | "INDEXER_UNAUTHORIZED" | "INDEXER_BUSY" | "NODE_UNAVAILABLE" | "NODE_BAD_RESPONSE" | "NODE_REJECTED" | "NODE_BUSY" | "NODE_UNAUTHORIZED" | "NODE_DECOMMISSIONED" | "EPOCH_UNAVAILABLE" | "D_PARAMETER_UNAVAILABLE" | "PROVER_UNREACHABLE" | "PROVER_BAD_RESPONSE" | "PROVER_BUSY" | "PROVER_REJECTED" | "PROVER_FAILED" | "PROVER_TIMEOUT" | "PROVER_KEYS_MISSING" | "PROVER_UNAVAILABLE" | "QUEUE_FULL" | "KEY_QUEUE_FULL" | "WORKER_CRASHED" | "CLIENT_ABORTED" | "INVALID_NETWORK" | "PROVER_KEYS_INVALID" | "PROVER_BINARY_NOT_FOUND" | "PROVER_BINARY_NOT_EXECUTABLE" | "DEV_PROVER_UNSUPPORTED_CIRCUIT" | "BALANCING_DISABLED" | "WALLET_SYNCING" | "NO_DUST_AVAILABLE" | "CHAIN_STALE" | "FEE_UNSETTLED" | "WRONG_TRANSACTION_KIND" | "FEE_CAP_EXCEEDED" | "DUST_BUDGET_EXCEEDED" | "TRANSACTION_REJECTED" | "LEDGER_ERA_MISMATCH" | "LEDGER_ERA_CHANGED" | "INPUTS_UNCHECKED" | "RESERVATION_LIMIT" | "BUDGET_UNAVAILABLE" | "WALLET_LEASE_LOST" | "POLICY_DENIED" | "USER_LIMIT" | "POLICY_WEBHOOK_UNAVAILABLE";
+            code: "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "URI_TOO_LONG" | "BAD_REQUEST" | "INVALID_PARAMETER" | "INVALID_BODY" | "UNAUTHORIZED" | "FORBIDDEN" | "RATE_LIMITED" | "ORIGIN_NOT_ALLOWED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES" | "BODY_BUDGET_FULL" | "CLIENT_BODY_BUDGET_FULL" | "SHUTTING_DOWN" | "SERVER_NOT_READY" | "INTERNAL" | "TIMEOUT" | "UNKNOWN_NETWORK" | "BLOCK_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CONTRACT_NOT_FOUND" | "IDENTIFIER_NOT_FOUND" | "SEARCH_NO_MATCH" | "INDEXER_UNAVAILABLE" | "INDEXER_BAD_RESPONSE" | "NOT_READY" | "INDEXER_TIMEOUT" | "INDEXER_DECOMMISSIONED" | "INDEXER_UNAUTHORIZED" | "INDEXER_BUSY" | "NODE_UNAVAILABLE" | "NODE_BAD_RESPONSE" | "NODE_REJECTED" | "NODE_BUSY" | "NODE_UNAUTHORIZED" | "NODE_DECOMMISSIONED" | "EPOCH_UNAVAILABLE" | "D_PARAMETER_UNAVAILABLE" | "PROVER_UNREACHABLE" | "PROVER_BAD_RESPONSE" | "PROVER_BUSY" | "PROVER_REJECTED" | "PROVER_FAILED" | "PROVER_TIMEOUT" | "PROVER_KEYS_MISSING" | "PROVER_UNAVAILABLE" | "QUEUE_FULL" | "KEY_QUEUE_FULL" | "WORKER_CRASHED" | "CLIENT_ABORTED" | "INVALID_NETWORK" | "PROVER_KEYS_INVALID" | "PROVER_BINARY_NOT_FOUND" | "PROVER_BINARY_NOT_EXECUTABLE" | "DEV_PROVER_UNSUPPORTED_CIRCUIT" | "BALANCING_DISABLED" | "WALLET_SYNCING" | "NO_DUST_AVAILABLE" | "CHAIN_STALE" | "FEE_UNSETTLED" | "WRONG_TRANSACTION_KIND" | "FEE_CAP_EXCEEDED" | "DUST_BUDGET_EXCEEDED" | "TRANSACTION_REJECTED" | "LEDGER_ERA_MISMATCH" | "LEDGER_ERA_CHANGED" | "INPUTS_UNCHECKED" | "INPUT_HELD" | "RESERVATION_LIMIT" | "BUDGET_UNAVAILABLE" | "WALLET_LEASE_LOST" | "POLICY_DENIED" | "USER_LIMIT" | "POLICY_WEBHOOK_UNAVAILABLE";
             /** @description The key's policy rule that refused the sponsorship (POLICY_DENIED, USER_LIMIT, POLICY_WEBHOOK_UNAVAILABLE), e.g. `allow.contracts`, `perUser.maxSponsorships` (docs/policies.md) */
             rule?: string;
         };
@@ -6838,6 +6838,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description An unshielded input of the transaction is spent by another sponsored transaction that has not landed or expired yet (INPUT_HELD: the message names the input, intent hash # output number, and until when it is held at the latest; Retry-After to then; nothing is reserved). Every key, on every instance, is refused a different transaction spending a held input; the same bytes again from the same key get the first answer (X-Dedupe: HIT). Or the network changed ledger era during the request (LEDGER_ERA_CHANGED; its reservation is released): rebuild the transaction for the new era */
+            409: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description Unix time (seconds) when the window resets (or, on 429, when a request is admitted again) */
+                    "X-RateLimit-Reset"?: string;
+                    /** @description IETF draft structured field: "policy";r=<remaining>;t=<seconds to reset> */
+                    RateLimit?: string;
+                    /** @description IETF draft structured field: "policy";q=<quota>;w=<window seconds> */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Body over the limit */
             413: {
                 headers: {
@@ -7058,6 +7077,25 @@ export interface operations {
             };
             /** @description Balancing is disabled on this server, or not configured for this network (BALANCING_DISABLED) */
             404: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "X-RateLimit-Limit"?: string;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: string;
+                    /** @description Unix time (seconds) when the window resets (or, on 429, when a request is admitted again) */
+                    "X-RateLimit-Reset"?: string;
+                    /** @description IETF draft structured field: "policy";r=<remaining>;t=<seconds to reset> */
+                    RateLimit?: string;
+                    /** @description IETF draft structured field: "policy";q=<quota>;w=<window seconds> */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unshielded input of the transaction is spent by another sponsored transaction that has not landed or expired yet (INPUT_HELD: the message names the input, intent hash # output number, and until when it is held at the latest; Retry-After to then; nothing is reserved). Every key, on every instance, is refused a different transaction spending a held input; the same bytes again from the same key get the first answer (X-Dedupe: HIT). Or the network changed ledger era during the request (LEDGER_ERA_CHANGED; its reservation is released): rebuild the transaction for the new era */
+            409: {
                 headers: {
                     /** @description Requests allowed per window */
                     "X-RateLimit-Limit"?: string;

@@ -107,6 +107,8 @@ export const ERRORS = {
   LEDGER_ERA_CHANGED: { status: 409, title: 'Conflict', message: 'The network changed ledger era during this request; rebuild the transaction for the new era' },
   // The indexer could not say whether the transaction's inputs are unspent: nothing is reserved (it would spend DUST on a guess).
   INPUTS_UNCHECKED: { status: 503, title: 'Service Unavailable', message: "The indexer could not confirm the transaction's inputs are unspent; nothing was reserved; retry shortly" },
+  // An input of the transaction is spent by another answered sponsorship that has not landed or expired yet.
+  INPUT_HELD: { status: 409, title: 'Conflict', message: 'An input of this transaction is spent by another sponsored transaction that has not landed or expired yet' },
   RESERVATION_LIMIT: { status: 429, title: 'Too Many Requests', message: 'This key holds its share of the DUST pool; retry when one of its transactions has landed' },
   // Several instances: the shared state (Redis) cannot charge the key's budget exactly now.
   BUDGET_UNAVAILABLE: { status: 503, title: 'Service Unavailable', message: 'The DUST budget cannot be charged exactly now; retry shortly' },

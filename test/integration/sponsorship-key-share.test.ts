@@ -3,8 +3,9 @@
  * UTXOs at once, past it 429 RESERVATION_LIMIT with Retry-After, and another key is never
  * starved; a landed transaction frees its slot of the share; an answer never submitted is
  * refunded to the key's budget when its reservation is reclaimed. The dedupe
- * of answers is per key. On each ledger era (SPONSOR_ERAS): a sponsored transaction lands and its
- * DUST UTXO is marked spent by the sync of that era.
+ * of answers is per key (another key's identical bytes are not the first key's answer: they spend
+ * inputs that answer holds, 409 INPUT_HELD). On each ledger era (SPONSOR_ERAS): a sponsored
+ * transaction lands and its DUST UTXO is marked spent by the sync of that era.
  */
 import t from 'tap';
 import { request } from 'undici';
@@ -23,7 +24,9 @@ for (const era of SPONSOR_ERAS) t.test(`ledger ${era}: one key cannot hold more 
   t.teardown(() => app.close());
   await app.service.whenSynced('preview');
   t.equal(app.service.eraOf('preview'), era, `the wallets are synced in ledger ${era}`);
-  const { user, utxo } = await app.fundedUser(71, 1_000_000_000n);
+  // An answered sponsorship holds its inputs (409 INPUT_HELD to any other spend of them): each
+  // distinct transaction below spends a UTXO of its own (12 at once, another key's, two after the landing).
+  const { user, utxos } = await app.fundedUser(71, 100_000_000n, 15);
   const to = freshUser(72, era).address;
   const table = app.service.network('preview')!.table;
   const free = table.counts().free;
@@ -34,7 +37,7 @@ for (const era of SPONSOR_ERAS) t.test(`ledger ${era}: one key cannot hold more 
   clock.set(Date.now());
 
   // 12 distinct transactions at once from one key.
-  const bodies = Array.from({ length: 12 }, (_, i) => transferFrom(user, utxo, to, 5_000n + BigInt(i)).serialize());
+  const bodies = Array.from({ length: 12 }, (_, i) => transferFrom(user, utxos[i]!, to, 5_000n + BigInt(i)).serialize());
   const answers = await Promise.all(bodies.map((b) => app.post('/prove-and-balance', b)));
   const ok = answers.filter((a) => a.status === 200);
   const refused = answers.filter((a) => a.status !== 200);
@@ -52,16 +55,22 @@ for (const era of SPONSOR_ERAS) t.test(`ledger ${era}: one key cannot hold more 
   const slot = (first.json['dustUtxo'] as { slot: number }).slot;
 
   // Another key is not starved.
-  const other = await app.post('/prove-and-balance', transferFrom(user, utxo, to, 9_000n).serialize(), { 'x-api-key': OTHER_KEY });
+  const other = await app.post('/prove-and-balance', transferFrom(user, utxos[12]!, to, 9_000n).serialize(), { 'x-api-key': OTHER_KEY });
   t.equal(other.status, 200, 'another key still gets a UTXO');
 
-  // Same bytes, other key: its own sponsorship, not the first key's answer (dedupe is per key).
-  const shared = await app.post('/prove-and-balance', bodies[0]!, { 'x-api-key': OTHER_KEY });
-  t.equal(shared.status, 200);
-  t.equal(shared.headers['x-dedupe'], 'MISS', "another key's identical bytes are not answered from the first key's dedupe entry");
-  t.not((shared.json['dustUtxo'] as { slot: number }).slot, (ok.find((a) => a.json['txHash'])!.json['dustUtxo'] as { slot: number }).slot);
-  // (An answer not submitted: the one submitted may already have landed.)
-  const same = await app.post('/prove-and-balance', bodies[answers.indexOf(ok[1]!)]!);
+  // Same bytes as one of the first key's answers (one not submitted: the one submitted may already
+  // have landed), other key: not the first key's answer (dedupe is per key), but a spend of inputs
+  // that answer holds: 409 INPUT_HELD, nothing reserved, the other key holding nothing more.
+  const answered = bodies[answers.indexOf(ok[1]!)]!;
+  const reservedBefore = table.counts().reserved;
+  const otherHeld = app.service.held('preview', 'env-2');
+  const shared = await app.post('/prove-and-balance', answered, { 'x-api-key': OTHER_KEY });
+  t.equal(shared.status, 409, `another key's identical bytes are not answered from the first key's dedupe entry: ${JSON.stringify(shared.json)}`);
+  t.equal(shared.json['code'], 'INPUT_HELD', 'their inputs are held by the first key\'s answer');
+  t.not(shared.headers['x-dedupe'], 'HIT');
+  t.equal(table.counts().reserved, reservedBefore, 'nothing reserved for it');
+  t.equal(app.service.held('preview', 'env-2'), otherHeld, 'the other key holds nothing more');
+  const same = await app.post('/prove-and-balance', answered);
   t.equal(same.headers['x-dedupe'], 'HIT', 'the same key sending the same bytes gets its own answer again');
 
   // The submitted transaction lands: its slot of the share is free again. Waited for on the DUST
@@ -69,9 +78,9 @@ for (const era of SPONSOR_ERAS) t.test(`ledger ${era}: one key cannot hold more 
   let reports = 0;
   await app.untilSync(() => table.slotEntry(slot)?.state === 'spent' || ++reports > 20);
   t.equal(table.slotEntry(slot)?.state, 'spent', `its DUST UTXO is marked spent (after ${reports} sync reports)`);
-  const next = await app.post('/prove-and-balance', transferFrom(user, utxo, to, 7_777n).serialize());
+  const next = await app.post('/prove-and-balance', transferFrom(user, utxos[13]!, to, 7_777n).serialize());
   t.equal(next.status, 200, 'a landed transaction gives its slot of the share back');
-  const over = await app.post('/prove-and-balance', transferFrom(user, utxo, to, 7_778n).serialize());
+  const over = await app.post('/prove-and-balance', transferFrom(user, utxos[14]!, to, 7_778n).serialize());
   t.equal(over.status, 429, 'and the share is full again');
 
   // Never submitted: reclaimed at 300 s, and the budget of those answers comes back; only the

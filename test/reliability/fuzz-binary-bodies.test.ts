@@ -1,9 +1,11 @@
 /**
  * Random bytes and mutated real bodies into every binary route — /prove, /verify, /k,
  * /prove-and-balance, /balance-only — time-boxed with fast-check. Every answer is a 400 naming
- * what is wrong (or, for a mutation that still makes sense, a well-formed 200); nothing crashes
- * a worker, no DUST reservation is left behind by a refusal, and valid requests afterwards are
- * served. (The wire walker alone: test/unit/features/proving/wire.test.ts.)
+ * what is wrong (or, for a mutation that still makes sense, a well-formed 200, or a 409
+ * INPUT_HELD with a reason and Retry-After when it is another spend of an input a sponsored
+ * mutation already holds); nothing crashes a worker, no DUST reservation is left behind by a
+ * refusal, and valid requests afterwards are served. Each sample and each valid request spends
+ * its own UTXO, so none of them is held by another. (The wire walker alone: test/unit/features/proving/wire.test.ts.)
  *
  * The sponsorship routes are fuzzed on each ledger era (SPONSOR_ERAS, one app and devnet per era,
  * one after the other), with that era's transactions and tags; the proof-server routes, whose
@@ -31,6 +33,12 @@ registerFormats();
 
 /** Codes a body's own fault may get: each a 400 with a reason. */
 const BODY_FAULTS = new Set<ErrorCode>(['INVALID_BODY', 'PROVER_REJECTED', 'DEV_PROVER_UNSUPPORTED_CIRCUIT', 'WRONG_TRANSACTION_KIND', 'TRANSACTION_REJECTED']);
+/**
+ * The sponsorship routes' one other clean answer: a mutation that still makes sense but is a
+ * different spend of an input a sponsored one (the sample, or an earlier mutation) holds.
+ */
+const SPONSOR_PATHS = new Set(['/prove-and-balance', '/balance-only']);
+const HELD: ErrorCode = 'INPUT_HELD';
 /** The transaction tags of each era: unproven (what /prove-and-balance takes) and finalized. */
 const TX_TAGS: Record<Era, readonly string[]> = {
   8: ['midnight:transaction[v9](signature[v1],proof-preimage,embedded-fr[v1]):', 'midnight:transaction[v9](signature[v1],proof,pedersen-schnorr[v1]):'],
@@ -51,10 +59,12 @@ for (const era of SPONSOR_ERAS) t.test(`ledger ${era}`, async (t) => {
   // body's fee to 1e17 SPECK, past the helper's 5e16 cap (FEE_CAP_EXCEEDED, a 403).
   const rig = await sponsorApp(t, { clock, overrides: eraOverrides(era, { prover: { threads: 2, queueSize: 64 }, dust: { maxFee: (10n ** 19n).toString(), budget: (10n ** 22n).toString() } }) });
   t.equal(rig.service.eraOf('preview'), era, `the wallets are synced in ledger ${era}`);
-  const user = await fundedUser(rig.devnet, 91, era);
+  // A sponsored transaction holds its inputs: each sample and each valid request below spends a UTXO of its own.
+  const user = await fundedUser(rig.devnet, 91, era, 5);
+  const [unprovenUtxo, provenUtxo, validUtxo, foreignUtxo, afterUtxo] = [0, 1, 2, 3, 4].map((i) => user.utxos[i]!) as [typeof user.utxo, typeof user.utxo, typeof user.utxo, typeof user.utxo, typeof user.utxo];
   let n = 0;
-  const unproven = user.transfer(n++).serialize();
-  const proven = (await user.transfer(n++).prove(devProvingProvider({}, era), L.CostModel.initialCostModel())).bind().serialize();
+  const unproven = user.transfer(n++, unprovenUtxo).serialize();
+  const proven = (await user.transfer(n++, provenUtxo).prove(devProvingProvider({}, era), L.CostModel.initialCostModel())).bind().serialize();
   for (const [tag, bytes] of [[TX_TAGS[era][0]!, unproven], [TX_TAGS[era][1]!, proven]] as const) t.ok(Buffer.from(bytes).toString('latin1').startsWith(tag), `a ledger-${era} body starts ${tag}`);
   const sponsorSamples = { '/prove-and-balance': unproven, '/balance-only': proven };
   const samples = era === PROVER_ERA ? { '/prove': proveBody(), '/verify': checkBody(), '/k': midnightFile('zk/zswap_output.bzkir'), ...sponsorSamples } : sponsorSamples;
@@ -81,6 +91,12 @@ for (const era of SPONSOR_ERAS) t.test(`ledger ${era}`, async (t) => {
     }
     const code = r.json?.['code'] as ErrorCode | undefined;
     const reason = r.json?.['message'];
+    if (SPONSOR_PATHS.has(path) && r.status === 409 && code === HELD) {
+      if (ERRORS[code].status !== 409) throw new Error(`${path}: ${code} with status ${r.status}`);
+      if (typeof reason !== 'string' || reason.length < 10) throw new Error(`${path}: no reason given: ${r.text}`);
+      if (!/^[1-9][0-9]*$/.test(String(r.headers['retry-after']))) throw new Error(`${path}: ${code} without Retry-After: ${JSON.stringify(r.headers)}`);
+      return;
+    }
     if (r.status !== 400 || code === undefined || !BODY_FAULTS.has(code)) throw new Error(`${path}: ${r.status} ${r.text.slice(0, 300)}`);
     if (ERRORS[code].status !== 400) throw new Error(`${path}: ${code} with status ${r.status}`);
     if (typeof reason !== 'string' || reason.length < 10) throw new Error(`${path}: no reason given: ${r.text}`);
@@ -89,7 +105,7 @@ for (const era of SPONSOR_ERAS) t.test(`ledger ${era}`, async (t) => {
   for (const [path, sample] of Object.entries(samples)) {
     await t.test(`${path}: random and mutated bodies get 400 with a reason`, async (t) => {
       // One valid request first: the first /verify or /k loads zkir-v2 in each thread, which is not what the time box is for.
-      t.equal((await rig.post(path, path === '/prove-and-balance' ? user.transfer(n++).serialize() : sample)).status, 200, `${path}: a valid body is served`);
+      t.equal((await rig.post(path, path === '/prove-and-balance' ? user.transfer(n++, validUtxo).serialize() : sample)).status, 200, `${path}: a valid body is served`);
       await fc.assert(
         fc.asyncProperty(fc.oneof({ weight: 1, arbitrary: junk(tags) }, { weight: 3, arbitrary: mutated(sample) }), async (body) => {
           reclaimIfLow();
@@ -110,7 +126,7 @@ for (const era of SPONSOR_ERAS) t.test(`ledger ${era}`, async (t) => {
     rig.service.reclaimDue();
     const reserved = rig.table.counts().reserved;
     t.equal(reserved, 0);
-    const foreign = transferFrom(user.user, user.utxo, freshUser(99, era).address, 5_000n, 'preview');
+    const foreign = transferFrom(user.user, foreignUtxo, freshUser(99, era).address, 5_000n, 'preview');
     const unprovenAnswer = await rig.post('/prove-and-balance', foreign.serialize());
     t.equal(unprovenAnswer.status, 400);
     t.equal(unprovenAnswer.json?.['code'], 'TRANSACTION_REJECTED');
@@ -132,7 +148,7 @@ for (const era of SPONSOR_ERAS) t.test(`ledger ${era}`, async (t) => {
     t.equal(rig.table.counts().reserved, 0, 'every reservation came back (refusals released theirs at once)');
     const p = await rig.post('/prove', proveBody(undefined, 424242n));
     t.equal(p.status, 200, '/prove');
-    const s = await rig.post('/prove-and-balance', user.transfer(n++).serialize());
+    const s = await rig.post('/prove-and-balance', user.transfer(n++, afterUtxo).serialize());
     t.equal(s.status, 200, `/prove-and-balance (${s.text.slice(0, 100)})`);
     t.match(rig.s.app.health(), { status: 'ok' });
     t.notOk(rig.logs.lines.some((l) => l['msg'] === 'unhandled error'), 'no unhandled error was logged');

@@ -11,7 +11,7 @@ import { GatewayError, isGatewayError } from '../../core/errors.js';
 import type { Era } from '../../infra/ledger/index.js';
 import type { RunOptions, WorkerPoolComponent } from '../../infra/pool/worker-pool.js';
 import type { AdmissionArgs, SponsorKind } from './balance-task.js';
-import type { InputChecker } from './input-check.js';
+import type { InputChecker, UnshieldedInput } from './input-check.js';
 import type { TaskPolicy } from './policy/gate.js';
 import type { SponsoredNetwork } from './sponsored-network.js';
 
@@ -23,6 +23,8 @@ export interface Admission {
   body: Uint8Array;
   /** Checks the inputs; absent: not checked (the server's own splits). */
   inputs: InputChecker | undefined;
+  /** Holds the inputs against other transactions spending them (input-holds.ts), with `inputs`; throws 409 INPUT_HELD. */
+  holdInputs?: ((inputs: readonly UnshieldedInput[]) => Promise<void>) | undefined;
   /** The key's policy; absent: the key has none that reads the transaction. */
   policy: TaskPolicy | undefined;
   /** The policy's webhook is told the user's part's fee. */
@@ -46,6 +48,10 @@ export async function admit(pool: WorkerPoolComponent, a: Admission, run: RunOpt
     // Inputs first: a user's place is never held, nor the key owner's webhook asked, for a
     // transaction spending what is not on chain or not its signer's (it could never land).
     if (a.inputs) await a.inputs.check(a.net.name, a.era, facts.inputs);
+    // Then held against every other spend: on chain an input stays unspent until the answer that
+    // spends it lands, and each other spend would hold a DUST UTXO of its own. Held only once the
+    // chain says the signer owns it: no one can hold another's UTXO, even for a moment.
+    if (a.inputs && a.holdInputs) await a.holdInputs(facts.inputs);
     if (a.policy) {
       if (!facts.effects) throw new GatewayError('INTERNAL', "the admission task did not read the transaction's effects");
       await a.policy.answer(facts.effects);

@@ -88,6 +88,20 @@ export interface SponsorResult {
   reclaimAt: number;
 }
 
+/** The JSON answer of a sponsored transaction (docs/sponsorship.md, "What happens to a request"). */
+export function sponsorAnswerJson(network: string, res: SponsorResult): string {
+  return JSON.stringify({
+    tx: Buffer.from(res.tx).toString('hex'),
+    txHash: res.txHash,
+    identifiers: res.identifiers,
+    network,
+    fee: res.fee,
+    feeUnit: 'SPECK',
+    expiresAt: new Date(res.expiresAt).toISOString(),
+    dustUtxo: { wallet: res.walletIndex, slot: res.slot },
+  });
+}
+
 /**
  * How the worker proves: `dev` and `wasm` in-process; `upstream` and `native` through a proving
  * port to the main thread's backend (src/infra/prover/proving-port.ts), which the task carries.

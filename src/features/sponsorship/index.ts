@@ -110,7 +110,7 @@ export const mountSponsorship: Module = async (ctx: AppContext) => {
     margin: config.dust.feeMargin, reservationTtlMs: config.dust.reservationTtlMs, ttlSafetyMs: config.dust.ttlSafetyMs,
     feeTtlMs: config.dust.feeTtlMs, maxReservationsPerKey: config.dust.maxReservationsPerKey,
     dedupeWindowMs: config.dust.dedupeWindowMs, maxInFlight: config.dust.maxInFlight, ...(journal ? { journal } : {}),
-    ...(state ? { sharing: state.sharing } : {}),
+    ...(state ? { sharing: state.sharing, sharedInputs: state.inputHolds } : {}),
     ...(config.dust.checkInputs ? { inputs: inputChecker(ctx, networks) } : {}),
     expiryMarginMs: config.dust.expiryMarginMs, throttleSlack: config.dust.throttleSlack, keyHealthWindowMs: config.dust.keyHealthWindowMs,
     gate, usage,
@@ -200,7 +200,7 @@ function inputChecker(ctx: AppContext, networks: readonly SponsoredNetwork[]): I
 
 /** The shared side of sponsorship: wallet leases taken (or the start refused), dedupe and shares in Redis. */
 async function sharedSponsorship(ctx: AppContext, networks: readonly SponsoredNetwork[], log: AppContext['logger']) {
-  const [{ WalletLeases, WalletLeaseError }, { RedisSponsorshipSharing }, { RedisBudgetStore }, { RedisUserCounters }] = await Promise.all([
+  const [{ WalletLeases, WalletLeaseError }, { RedisSponsorshipSharing, redisInputHolds }, { RedisBudgetStore }, { RedisUserCounters }] = await Promise.all([
     import('./shared/wallet-leases.js'),
     import('./shared/sponsorship.js'),
     import('./shared/budget.js'),
@@ -216,5 +216,5 @@ async function sharedSponsorship(ctx: AppContext, networks: readonly SponsoredNe
     throw err;
   }
   const sharing = new RedisSponsorshipSharing({ redis, leases, clock: ctx.clock, logger: log, dedupeWindowMs: ctx.config.dust.dedupeWindowMs });
-  return { leases, sharing, RedisBudgetStore, userCounters: new RedisUserCounters(redis) };
+  return { leases, sharing, inputHolds: redisInputHolds(redis), RedisBudgetStore, userCounters: new RedisUserCounters(redis) };
 }

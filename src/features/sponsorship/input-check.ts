@@ -241,6 +241,12 @@ export class InputChecker {
     }));
   }
 
+  /** Forgets what was read of `owner`'s UTXOs on `network` (one of them was just spent): the next check reads the chain. */
+  forget(network: string, owner: string): void {
+    const networkId = this.opts.networkIdOf(network);
+    if (networkId !== undefined) this.cache.delete(`${network}|${unshieldedBech32(owner, networkId)}`);
+  }
+
   private cached(key: string, asked: number): Read | undefined {
     const read = this.cache.get(key);
     if (!read) return undefined;

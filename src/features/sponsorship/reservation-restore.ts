@@ -4,9 +4,12 @@
  * wallets still hold unspent is reserved again until its original deadline.
  */
 import type { Logger } from 'pino';
+import type { Clock } from '../../core/clock.js';
+import type { NetworkName } from '../../core/config.js';
 import type { ReservationJournal } from './reservation-journal.js';
 import type { ReservationReclaimer } from './reservations.js';
 import type { SponsoredNetwork } from './sponsored-network.js';
+import type { DustSyncHost } from './sync-host.js';
 
 /** Writes an answered reservation (reserved until `deadline`, its task's) to the journal, before the answer leaves. */
 export function journalAnswer(journal: ReservationJournal, net: SponsoredNetwork, reservation: { slot: number; generation: number }, deadline: number): void {
@@ -56,4 +59,18 @@ export function restoreReservations(net: SponsoredNetwork, journal: ReservationJ
   }
   journal.restored(net.name);
   opts.logger.info({ network: net.name, restored, expired, gone }, 'DUST reservations restored from the journal');
+}
+
+/**
+ * Restores each network's journaled reservations when its wallets first sync. The listener runs in
+ * the message event that makes the network synced, before any request can see it synced: restored
+ * reservations are in the table before the first sponsorship.
+ */
+export function restoreOnSync(journal: ReservationJournal, sync: DustSyncHost, networks: readonly SponsoredNetwork[], reclaimerOf: (net: SponsoredNetwork) => ReservationReclaimer, opts: { clock: Clock; reservationTtlMs: number; logger: Logger }): void {
+  const off = sync.onStatus((s) => {
+    const net = networks.find((n) => n.name === (s.network as NetworkName));
+    if (s.phase !== 'synced' || !net || journal.pending(net.name).length === 0) return;
+    restoreReservations(net, journal, reclaimerOf(net), { now: opts.clock.now(), reservationTtlMs: opts.reservationTtlMs, logger: opts.logger });
+    if (networks.every((n) => journal.pending(n.name).length === 0)) off();
+  });
 }

@@ -12,7 +12,7 @@
  *
  * Its parts, one file each: the dedupe (answer-dedupe.ts), the era checks (era-guard.ts), the
  * per-key share (key-shares.ts), the tasks' deadlines (task-deadlines.ts), the journal of answered
- * reservations (reservation-restore.ts).
+ * reservations (reservation-restore.ts), the holds on the inputs of live answers (input-holds.ts).
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../core/clock.js';
@@ -23,21 +23,22 @@ import type { WorkerPoolComponent } from '../../infra/pool/worker-pool.js';
 import { provingPort, type ProvingPort } from '../../infra/prover/proving-port.js';
 import { admit, needsAdmission, type Admission } from './admission.js';
 import { AnswerDedupe, requestKey, type SponsorAnswer } from './answer-dedupe.js';
-import type { BalanceArgs, SponsorKind } from './balance-task.js';
+import { sponsorAnswerJson, type BalanceArgs, type SponsorKind } from './balance-task.js';
 import { SponsorshipPolicy, type BudgetCharge } from './budget.js';
 import { EraGuard } from './era-guard.js';
 import { SponsorBacklog, feeTtlBlocks } from './backlog.js';
 import { InFlightReservations } from './in-flight.js';
 import type { InputChecker } from './input-check.js';
+import { holderOf, InputHolds, type InputClaim, type SharedInputHolds } from './input-holds.js';
 import type { PolicyGate } from './policy/gate.js';
 import type { UsageRecorder } from './policy/ports.js';
-import { secondsUntil } from './fixed-window.js';
+import { refuseEarly } from './early-refusals.js';
 import { KeyHealth } from './key-health.js';
 import { KeyShares } from './key-shares.js';
-import { KEEPER_RESERVE, POOL_KEY_ID } from './pool-constants.js';
+import { POOL_KEY_ID } from './pool-constants.js';
 import type { PoolKeeper } from './pool-keeper.js';
 import type { ReservationJournal } from './reservation-journal.js';
-import { journalAnswer, restoreReservations } from './reservation-restore.js';
+import { journalAnswer, restoreOnSync } from './reservation-restore.js';
 import { ReservationReclaimer } from './reservations.js';
 import type { SponsoredNetwork } from './sponsored-network.js';
 import type { DustSyncHost } from './sync-host.js';
@@ -70,6 +71,8 @@ export interface SponsorshipOptions {
   sharing?: SponsorshipSharing;
   /** Checks a transaction's unshielded inputs against the chain before anything is reserved (input-check.ts); absent: not checked. */
   inputs?: InputChecker;
+  /** Several instances: the inputs' holds of live answers in Redis (shared/input-holds.ts). */
+  sharedInputs?: SharedInputHolds;
   /** An answer's reservation is released this long after its fee intent's TTL once the chain is past it (`dust.expiryMarginMs`). */
   expiryMarginMs?: number;
   /** Per-key throttle of answers that expire unlanded (key-health.ts): `dust.throttleSlack`, `dust.keyHealthWindowMs`. */
@@ -100,6 +103,8 @@ export class SponsorshipService {
   private readonly eras: EraGuard;
   /** Each task's reservation deadline, its own. */
   private readonly deadlines: TaskDeadlines;
+  /** The inputs live answers spend, refused to any other transaction (input-holds.ts). */
+  readonly inputHolds: InputHolds;
   private sponsored = 0;
   private failed = 0;
   private staleChain: ((network: NetworkName, now: number) => string | undefined) | undefined;
@@ -125,26 +130,19 @@ export class SponsorshipService {
     });
     this.eras = new EraGuard(opts.sync, this.wheel);
     this.deadlines = new TaskDeadlines(opts.reservationTtlMs, this.wheel, opts.logger);
-    if (opts.sharing) {
-      // Each synced block may have spent answered reservations: their places in the key's share
-      // over all instances are given back then, not only when the key comes back here.
-      opts.sync.onStatus((s) => {
-        const net = this.byName.get(s.network as NetworkName);
-        if (s.phase !== 'synced' || !net) return;
-        this.shares.settle(net);
-      });
-    }
-    const journal = opts.journal;
-    if (journal) {
-      // Listeners run in the message event that makes the network synced, before any request can
-      // see it synced: restored reservations are in the table before the first sponsorship.
-      const off = opts.sync.onStatus((s) => {
-        const net = this.byName.get(s.network as NetworkName);
-        if (s.phase !== 'synced' || !net || journal.pending(net.name).length === 0) return;
-        restoreReservations(net, journal, this.reclaimers.get(net.name)!, { now: opts.clock.now(), reservationTtlMs: opts.reservationTtlMs, logger: opts.logger });
-        if (opts.networks.every((n) => journal.pending(n.name).length === 0)) off();
-      });
-    }
+    this.inputHolds = new InputHolds(opts.clock, opts.sharedInputs, (network, owners) => {
+      for (const owner of owners) opts.inputs?.forget(network, owner);
+    });
+    // Each synced block may have spent answered reservations: their inputs are free again (and
+    // judged on chain, where they are spent), and with several instances their places in the
+    // key's share over all of them are given back then, not only when the key comes back here.
+    opts.sync.onStatus((s) => {
+      const net = this.byName.get(s.network as NetworkName);
+      if (s.phase !== 'synced' || !net) return;
+      this.inputHolds.settle(net);
+      if (opts.sharing) this.shares.settle(net);
+    });
+    if (opts.journal) restoreOnSync(opts.journal, opts.sync, opts.networks, (net) => this.reclaimers.get(net.name)!, { clock: opts.clock, reservationTtlMs: opts.reservationTtlMs, logger: opts.logger });
   }
 
   /** Who says why a chain is too stale to price fees on (the statistics: src/features/stats/derive.ts, `isStale`); unset, none is. */
@@ -235,28 +233,12 @@ export class SponsorshipService {
 
   private async compute(kind: SponsorKind, net: SponsoredNetwork, key: AuthenticatedKey, body: Buffer, signal: AbortSignal, dedupeKey: string | undefined, clientId?: string): Promise<string> {
     const now = this.opts.clock.now();
-    // A chain that stopped producing blocks would have its fee priced on old state: refused until it moves.
-    const stale = this.staleChain?.(net.name, now);
-    if (stale !== undefined) throw new GatewayError('CHAIN_STALE', `the ${net.name} chain is stale: ${stale}`, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(net.blockTimeMs / 1000))) } });
+    const gate = key.id === POOL_KEY_ID ? undefined : this.opts.gate;
+    const policy = this.opts.policy;
+    const { budgetLeft, budgetResetAt, keepFree } = refuseEarly({ staleChain: this.staleChain, policy, gate, keeper: this.keepers.get(net.name) }, net, key, clientId, now);
     // The era the task builds in: the one the network's wallets are synced in as it starts.
     const era = this.eraOf(net.name);
     if (era === undefined) throw new GatewayError('WALLET_SYNCING', `the server DUST wallets of ${net.name} are still syncing`, { headers: { 'Retry-After': '30' } });
-    const gate = key.id === POOL_KEY_ID ? undefined : this.opts.gate;
-    gate?.precheck(key, clientId, now);
-    const policy = this.opts.policy;
-    const budgetLeft = policy.budgetFor(key) - policy.spent(key.id, now);
-    const budgetResetAt = policy.windowEndsAt(now);
-    if (budgetLeft <= 0n) throw new GatewayError('DUST_BUDGET_EXCEEDED', `the DUST budget of this key is spent for this window`, { headers: { 'Retry-After': String(secondsUntil(budgetResetAt, now)) } });
-    // The last few free UTXOs are the pool keeper's while it grows the pool (pool-keeper.ts). The
-    // worker's reservation keeps them, atomically (a count checked here would race the other
-    // requests); this check only spares a task when nothing but the reserve is left.
-    const keeper = key.id === POOL_KEY_ID ? undefined : this.keepers.get(net.name);
-    const keepFree = keeper?.wantsReserve() ? KEEPER_RESERVE : 0;
-    if (keepFree > 0 && net.table.freeTokens() <= keepFree) {
-      throw new GatewayError('NO_DUST_AVAILABLE', 'the DUST pool is growing: no free UTXO for now; retry after the next block', {
-        headers: { 'Retry-After': String(Math.max(1, Math.ceil(net.blockTimeMs / 1000))) },
-      });
-    }
     const hold = this.shares.hold(net, key);
     const deadline = this.deadlines.next(now);
     // The key's share over every instance: a place held until the reservation ends (or its deadline).
@@ -269,6 +251,14 @@ export class SponsorshipService {
       policy: gate?.asks(key) === true ? gate.forTask({ key, network: net.name, era, kind, clientId, now }, signal) : undefined,
       withFee: gate?.asksFee(key) === true,
     };
+    // Its inputs held from admission (before anything is reserved) until its answer's reservation ends.
+    let claim: InputClaim | undefined;
+    if (admission.inputs) {
+      const holder = holderOf(dedupeKey ?? `${key.id}|${Math.random()}`);
+      admission.holdInputs = async (inputs) => {
+        claim = await this.inputHolds.acquire(net, inputs, holder, deadline);
+      };
+    }
     const taskPolicy = admission.policy;
     const entry = this.inFlight.acquire();
     if (entry === undefined) {
@@ -319,29 +309,33 @@ export class SponsorshipService {
         throw err;
       }
       const users = taskPolicy?.users ?? [];
+      const inputsClaim = claim;
       const refund = (): void => {
+        if (inputsClaim) this.inputHolds.release(inputsClaim, reservation);
         void policy.refund(charge).catch(() => undefined);
         void taskPolicy?.refund(fee).catch(() => undefined);
         if (key.id !== POOL_KEY_ID) this.opts.usage?.expired(key.id, net.name, users, fee, now);
       };
       // Released at the fee intent's TTL if it has not landed by then (it never can after), and
       // the key's record told which way it went.
-      const expiry = { expiresAt: res.expiresAt, ...(key.id === POOL_KEY_ID ? {} : { onOutcome: (o: 'landed' | 'expired') => this.health.record(net.name, key.id, o) }) };
+      const expiry = {
+        expiresAt: res.expiresAt,
+        ...(key.id === POOL_KEY_ID ? {} : {
+          onOutcome: (o: 'landed' | 'expired') => {
+            if (inputsClaim) this.inputHolds.release(inputsClaim, reservation);
+            this.health.record(net.name, key.id, o);
+          },
+        }),
+      };
+      // Its inputs stay held while the reservation lives: at most until the reclaimer looks at it
+      // past its fee intent's TTL, and never past its reclaim deadline.
+      if (inputsClaim) this.inputHolds.answered(inputsClaim, reservation, Math.min(res.expiresAt + (this.opts.expiryMarginMs ?? 10_000), now + this.opts.reservationTtlMs));
       if (this.reclaimers.get(net.name)!.track(reservation, now, refund, expiry) && this.opts.journal) journalAnswer(this.opts.journal, net, reservation, deadline);
       hold.answered.push({ ...reservation, member });
       answered = true;
       this.sponsored++;
       if (key.id !== POOL_KEY_ID) this.opts.usage?.sponsored(key.id, net.name, users, fee, now);
-      const json = JSON.stringify({
-        tx: Buffer.from(res.tx).toString('hex'),
-        txHash: res.txHash,
-        identifiers: res.identifiers,
-        network: net.name,
-        fee: res.fee,
-        feeUnit: 'SPECK',
-        expiresAt: new Date(res.expiresAt).toISOString(),
-        dustUtxo: { wallet: res.walletIndex, slot: res.slot },
-      });
+      const json = sponsorAnswerJson(net.name, res);
       if (dedupeKey) this.dedupe.record(dedupeKey, json);
       return json;
     } catch (err) {
@@ -350,6 +344,7 @@ export class SponsorshipService {
     } finally {
       this.shares.unhold(net, key, hold);
       if (!answered) this.shares.releaseShared(net, key, member);
+      if (!answered && claim) this.inputHolds.release(claim);
       await taskPolicy?.end(answered).catch(() => undefined);
       proving?.close();
       // Whatever the task still held when it ended without an answer goes back at once.

@@ -21,6 +21,8 @@ import { GatewayError } from '../../../core/errors.js';
 import { KEY_PREFIX, registerScript, type RedisState } from '../../../infra/state/redis.js';
 import type { WalletLeases } from './wallet-leases.js';
 
+export { redisInputHolds } from './input-holds.js';
+
 /** KEYS: claim. ARGV: pending value, ttl ms. → the value found (an answer or another's claim), or false when claimed now. */
 const CLAIM = registerScript('nightgateDedupeClaim', 1, `
 local v = redis.call('GET', KEYS[1])
