@@ -95,6 +95,7 @@ export const ERRORS = {
   WALLET_SYNCING: { status: 503, title: 'Service Unavailable', message: 'wallet syncing' },
   NO_DUST_AVAILABLE: { status: 503, title: 'Service Unavailable', message: 'No DUST UTXO is free to pay this fee' },
   // The network's newest block is 10 block times old or more: a fee would be priced on old state. Nothing is reserved.
+  SPONSOR_BACKLOG_FULL: { status: 503, title: 'Service Unavailable', message: 'This server\'s sponsored transactions that have not landed fill more blocks than a new fee intent lives; nothing was reserved; retry after Retry-After' },
   CHAIN_STALE: { status: 503, title: 'Service Unavailable', message: 'The chain has produced no block for 10 block times; nothing was reserved; retry once it moves' },
   FEE_UNSETTLED: { status: 503, title: 'Service Unavailable', message: 'The fee did not settle while it was built (the pool or the prices moved); nothing is reserved; retry shortly' },
   WRONG_TRANSACTION_KIND: { status: 400, title: 'Bad Request', message: 'The body is not a transaction of the expected kind' },

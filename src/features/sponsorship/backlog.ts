@@ -6,7 +6,14 @@
  * fee intent lives FEE_TTL_BLOCKS, or as many blocks as the queue ahead of it fills plus
  * QUEUE_SLACK_BLOCKS when that is more, up to MAX_FEE_TTL_BLOCKS. Only this server's own
  * transactions are counted: other traffic is not seen before it lands.
+ *
+ * Past that, a new answer could not land: when the queue ahead of it fills more blocks than its
+ * fee intent can live (MAX_FEE_TTL_BLOCKS, or `dust.feeTtlMs` when set) less QUEUE_SLACK_BLOCKS, a
+ * user's sponsorship is refused with 503 SPONSOR_BACKLOG_FULL and a Retry-After of the time the
+ * excess takes to drain, a block of queue per block time. The counts of answers that landed and
+ * that expired unlanded are kept here too (/wallet-status, /metrics, the dashboard).
  */
+import { GatewayError } from '../../core/errors.js';
 import { FEE_TTL_BLOCKS } from './fee-margin.js';
 
 /** The transaction's own block, and one for the block being built when it was answered. */
@@ -20,6 +27,15 @@ const ALPHA = 0.1;
 
 export class SponsorBacklog {
   #share = DEFAULT_SHARE;
+  /** Answered sponsorships (the server's own splits included) whose transactions landed. */
+  landed = 0;
+  /** Answered sponsorships whose fee intents expired before their transactions landed. */
+  expired = 0;
+
+  outcome(o: 'landed' | 'expired'): void {
+    if (o === 'landed') this.landed++;
+    else this.expired++;
+  }
 
   /** Takes the share of a block one answered transaction fills (its fullest dimension, 0–1). */
   record(share: number | undefined): void {
@@ -31,6 +47,41 @@ export class SponsorBacklog {
   blocks(outstanding: number): number {
     return Math.max(0, outstanding) * this.#share;
   }
+
+  /** What /wallet-status shows behind `outstanding` unlanded answers, for fee intents living `lifeBlocks`. */
+  status(outstanding: number, lifeBlocks: number): BacklogStatus {
+    return { blocks: Math.round(this.blocks(outstanding) * 1000) / 1000, limitBlocks: lifeBlocks - QUEUE_SLACK_BLOCKS, landed: this.landed, expiredUnlanded: this.expired };
+  }
+
+  /**
+   * Refuses (503 SPONSOR_BACKLOG_FULL) a new answer behind `outstanding` unlanded ones on a network
+   * of `blockTimeMs` blocks when its fee intent, living `lifeBlocks`, could not outlast the queue.
+   */
+  admit(network: string, outstanding: number, lifeBlocks: number, blockTimeMs: number): void {
+    // Whole blocks, less a rounding error's worth (21 × 1/21 is 1 block, not 2).
+    const queued = Math.ceil(this.blocks(outstanding) - 1e-9);
+    const room = lifeBlocks - QUEUE_SLACK_BLOCKS;
+    if (queued <= room) return;
+    const drainS = Math.max(1, Math.ceil(((queued - room) * blockTimeMs) / 1000));
+    throw new GatewayError('SPONSOR_BACKLOG_FULL', `${outstanding} sponsored transactions of ${network} have not landed yet, about ${queued} blocks of queue: a fee intent answered now lives ${lifeBlocks} blocks and would expire before its turn; nothing was reserved`, {
+      headers: { 'Retry-After': String(drainS) },
+    });
+  }
+}
+
+/** A network's backlog as /wallet-status shows it. */
+export interface BacklogStatus {
+  /** Blocks this server's answers that have not landed fill, at the running estimate. */
+  blocks: number;
+  /** Past this many blocks new answers are refused (SPONSOR_BACKLOG_FULL). */
+  limitBlocks: number;
+  landed: number;
+  expiredUnlanded: number;
+}
+
+/** The blocks a fee intent lives: `dust.feeTtlMs` when set, else the most the queue may lengthen it to. */
+export function lifeBlocks(feeTtlMs: number, blockTimeMs: number): number {
+  return feeTtlMs > 0 ? Math.floor(feeTtlMs / blockTimeMs) : MAX_FEE_TTL_BLOCKS;
 }
 
 /** A fee intent's life in blocks behind a queue of `backlogBlocks`. */

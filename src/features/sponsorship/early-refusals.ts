@@ -1,11 +1,13 @@
 /**
  * The refusals a sponsorship meets before it holds anything (sponsorship.ts): a stale chain, the
- * key's precheck and spent budget, a pool left with only the keeper's reserve. Each carries a
- * Retry-After; none reserves, charges or queues a task.
+ * key's precheck and spent budget, a pool left with only the keeper's reserve, and a backlog of
+ * unlanded answers its own answer could not outlast (backlog.ts). Each carries a Retry-After; none
+ * reserves, charges or queues a task.
  */
 import type { NetworkName } from '../../core/config.js';
 import { GatewayError } from '../../core/errors.js';
 import type { AuthenticatedKey } from '../../core/pipeline/auth.js';
+import { lifeBlocks, type SponsorBacklog } from './backlog.js';
 import type { SponsorshipPolicy } from './budget.js';
 import { secondsUntil } from './fixed-window.js';
 import type { PolicyGate } from './policy/gate.js';
@@ -19,6 +21,9 @@ export interface EarlyChecks {
   policy: SponsorshipPolicy;
   gate?: PolicyGate;
   keeper?: PoolKeeper;
+  backlog: SponsorBacklog;
+  /** `dust.feeTtlMs` (0: by the backlog). */
+  feeTtlMs: number;
 }
 
 /** What the task is told of the key's budget and the pool's reserve. */
@@ -45,5 +50,7 @@ export function refuseEarly(c: EarlyChecks, net: SponsoredNetwork, key: Authenti
   // requests); this check only spares a task when nothing but the reserve is left.
   const keepFree = !own && c.keeper?.wantsReserve() ? KEEPER_RESERVE : 0;
   if (keepFree > 0 && net.table.freeTokens() <= keepFree) throw new GatewayError('NO_DUST_AVAILABLE', 'the DUST pool is growing: no free UTXO for now; retry after the next block', retryAfterBlock(net));
+  // The server's own splits are not held back: at most its share of them is ever in flight.
+  if (!own) c.backlog.admit(net.name, net.table.counts().reserved, lifeBlocks(c.feeTtlMs, net.blockTimeMs), net.blockTimeMs);
   return { budgetLeft, budgetResetAt, keepFree };
 }

@@ -1,7 +1,7 @@
 /**
  * The sponsorship module's /metrics series, per network with server wallets: DUST UTXOs by state
- * (in all and per wallet), balances, the wallets' sync and the pool keeper; and the sponsorships
- * being computed. Set at scrape time; the per-wallet counts take one pass over the allocator's
+ * (in all and per wallet), balances, the wallets' sync, the backlog of unlanded answers and how
+ * answers ended, and the pool keeper; and the sponsorships being computed. Set at scrape time; the per-wallet counts take one pass over the allocator's
  * slots in use.
  */
 import type { MetricsCollector } from '../../infra/app-context.js';
@@ -59,6 +59,9 @@ export const collectSponsorship: MetricsCollector = (ctx) => {
   const synced = series.gauge('nightgate_dust_sync_synced', '1 when the server DUST wallets of the network have synced (sponsorship answers WALLET_SYNCING otherwise)', ['network']);
   const behind = series.gauge('nightgate_dust_sync_events_behind', 'DUST events the sync has still to replay (indexer\'s latest id minus the last replayed)', ['network']);
   const inFlight = series.gauge('nightgate_sponsorships_in_flight', 'Sponsorships being computed now');
+  const backlogBlocks = series.gauge('nightgate_dust_backlog_blocks', 'Blocks that this server\'s answered sponsorships not yet landed fill (past nightgate_dust_backlog_limit_blocks: 503 SPONSOR_BACKLOG_FULL)', ['network']);
+  const backlogLimit = series.gauge('nightgate_dust_backlog_limit_blocks', 'Blocks of backlog a new fee intent outlives', ['network']);
+  const outcomes = series.counter('nightgate_dust_answers_total', 'Answered sponsorships by how they ended: landed, or expired (the fee intent expired before the transaction landed)', ['network', 'outcome']);
 
   ctx.metrics.onScrape(() => {
     series.reset();
@@ -89,7 +92,15 @@ export const collectSponsorship: MetricsCollector = (ctx) => {
       } else {
         target.set(net, 0);
       }
-      const table = service.network(n)?.table;
+      const sponsored = service.network(n);
+      if (sponsored) {
+        const b = service.backlogOf(sponsored);
+        backlogBlocks.set(net, b.blocks);
+        backlogLimit.set(net, b.limitBlocks);
+        setCount(outcomes, { ...net, outcome: 'landed' }, b.landed);
+        setCount(outcomes, { ...net, outcome: 'expired' }, b.expiredUnlanded);
+      }
+      const table = sponsored?.table;
       if (table) {
         const counts = table.counts();
         for (const state of STATES) utxos.set({ ...net, state }, counts[state]);

@@ -1,10 +1,11 @@
 /** One network's sponsorship state as /wallet-status and /health show it. */
+import type { BacklogStatus } from './backlog.js';
 import type { PoolKeeper } from './pool-keeper.js';
 import type { SponsoredNetwork } from './sponsored-network.js';
 import type { DustSyncHost } from './sync-host.js';
 
-/** Balance, UTXO counts, sync state, fee prices, the pool keeper's state. */
-export function networkStatus(n: SponsoredNetwork, syncHost: DustSyncHost, reclaimTimers: number, keeper: PoolKeeper | undefined): Record<string, unknown> {
+/** Balance, UTXO counts, sync state, fee prices, the backlog of unlanded answers, the pool keeper's state. */
+export function networkStatus(n: SponsoredNetwork, syncHost: DustSyncHost, reclaimTimers: number, keeper: PoolKeeper | undefined, backlog: BacklogStatus): Record<string, unknown> {
   const sync = syncHost.status(n.name);
   const counts = n.table.counts();
   return {
@@ -16,6 +17,7 @@ export function networkStatus(n: SponsoredNetwork, syncHost: DustSyncHost, recla
     fees: sync?.fees ?? null,
     utxos: { free: counts.free, reserved: counts.reserved, spent: counts.spent, total: counts.total },
     reclaimTimers,
+    backlog,
     walletStateBytes: n.snapshot.length,
     prover: n.prover.backend,
     pool: keeper?.status() ?? null,

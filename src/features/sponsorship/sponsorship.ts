@@ -26,7 +26,7 @@ import { AnswerDedupe, requestKey, type SponsorAnswer } from './answer-dedupe.js
 import { sponsorAnswerJson, type BalanceArgs, type SponsorKind } from './balance-task.js';
 import { SponsorshipPolicy, type BudgetCharge } from './budget.js';
 import { EraGuard } from './era-guard.js';
-import { SponsorBacklog, feeTtlBlocks } from './backlog.js';
+import { SponsorBacklog, feeTtlBlocks, lifeBlocks, type BacklogStatus } from './backlog.js';
 import { InFlightReservations } from './in-flight.js';
 import type { InputChecker } from './input-check.js';
 import { holderOf, InputHolds, type InputClaim, type SharedInputHolds } from './input-holds.js';
@@ -231,11 +231,16 @@ export class SponsorshipService {
     return feeTtlBlocks(this.backlogs.get(net.name)!.blocks(net.table.counts().reserved));
   }
 
+  /** The queue of this server's unlanded answers on `net`, in blocks, against what a fee intent outlives; and how answers ended. */
+  backlogOf(net: SponsoredNetwork): BacklogStatus {
+    return this.backlogs.get(net.name)!.status(net.table.counts().reserved, lifeBlocks(this.opts.feeTtlMs, net.blockTimeMs));
+  }
+
   private async compute(kind: SponsorKind, net: SponsoredNetwork, key: AuthenticatedKey, body: Buffer, signal: AbortSignal, dedupeKey: string | undefined, clientId?: string): Promise<string> {
     const now = this.opts.clock.now();
     const gate = key.id === POOL_KEY_ID ? undefined : this.opts.gate;
     const policy = this.opts.policy;
-    const { budgetLeft, budgetResetAt, keepFree } = refuseEarly({ staleChain: this.staleChain, policy, gate, keeper: this.keepers.get(net.name) }, net, key, clientId, now);
+    const { budgetLeft, budgetResetAt, keepFree } = refuseEarly({ staleChain: this.staleChain, policy, gate, keeper: this.keepers.get(net.name), backlog: this.backlogs.get(net.name)!, feeTtlMs: this.opts.feeTtlMs }, net, key, clientId, now);
     // The era the task builds in: the one the network's wallets are synced in as it starts.
     const era = this.eraOf(net.name);
     if (era === undefined) throw new GatewayError('WALLET_SYNCING', `the server DUST wallets of ${net.name} are still syncing`, { headers: { 'Retry-After': '30' } });
@@ -318,14 +323,14 @@ export class SponsorshipService {
       };
       // Released at the fee intent's TTL if it has not landed by then (it never can after), and
       // the key's record told which way it went.
+      const backlog = this.backlogs.get(net.name)!;
       const expiry = {
         expiresAt: res.expiresAt,
-        ...(key.id === POOL_KEY_ID ? {} : {
-          onOutcome: (o: 'landed' | 'expired') => {
-            if (inputsClaim) this.inputHolds.release(inputsClaim, reservation);
-            this.health.record(net.name, key.id, o);
-          },
-        }),
+        onOutcome: (o: 'landed' | 'expired') => {
+          backlog.outcome(o);
+          if (inputsClaim) this.inputHolds.release(inputsClaim, reservation);
+          if (key.id !== POOL_KEY_ID) this.health.record(net.name, key.id, o);
+        },
       };
       // Its inputs stay held while the reservation lives: at most until the reclaimer looks at it
       // past its fee intent's TTL, and never past its reclaim deadline.
@@ -360,7 +365,7 @@ export class SponsorshipService {
   /** Per network: balance, UTXO counts, sync state, fee prices (for /health and /wallet-status). */
   status(): Record<string, unknown> {
     const out: Record<string, unknown> = {};
-    for (const n of this.byName.values()) out[n.name] = networkStatus(n, this.opts.sync, this.reclaimers.get(n.name)!.tracked, this.keepers.get(n.name));
+    for (const n of this.byName.values()) out[n.name] = networkStatus(n, this.opts.sync, this.reclaimers.get(n.name)!.tracked, this.keepers.get(n.name), this.backlogOf(n));
     return out;
   }
 

@@ -1,5 +1,6 @@
 import t from 'tap';
-import { MAX_FEE_TTL_BLOCKS, QUEUE_SLACK_BLOCKS, SponsorBacklog, feeTtlBlocks } from '../../../../src/features/sponsorship/backlog.js';
+import { GatewayError } from '../../../../src/core/errors.js';
+import { MAX_FEE_TTL_BLOCKS, QUEUE_SLACK_BLOCKS, SponsorBacklog, feeTtlBlocks, lifeBlocks } from '../../../../src/features/sponsorship/backlog.js';
 import { FEE_TTL_BLOCKS } from '../../../../src/features/sponsorship/fee-margin.js';
 
 t.test('a fee intent outlives the queue of the server\'s own unlanded transactions', async (t) => {
@@ -17,4 +18,41 @@ t.test('the backlog in blocks follows the measured share of a block', async (t) 
   for (const bad of [undefined, 0, -1, 2, Number.NaN]) b.record(bad);
   t.ok(Math.abs(b.blocks(10) - 1) < 1e-6, 'unmeasured or impossible shares are ignored');
   t.equal(b.blocks(-3), 0);
+});
+
+function refusal(f: () => void): GatewayError | undefined {
+  try {
+    f();
+  } catch (e) {
+    return e as GatewayError;
+  }
+  return undefined;
+}
+
+t.test('past the blocks a fee intent outlives, new answers are refused with the time the excess drains', async (t) => {
+  const b = new SponsorBacklog();
+  t.equal(lifeBlocks(0, 6_000), MAX_FEE_TTL_BLOCKS, 'by the queue: at most 12 blocks');
+  t.equal(lifeBlocks(20_000, 1_000), 20, 'dust.feeTtlMs fixes it');
+  t.equal(lifeBlocks(20_000, 6_000), 3, 'whole blocks only');
+  const room = MAX_FEE_TTL_BLOCKS - QUEUE_SLACK_BLOCKS;
+  // 21 transfers a block until measured: 210 fill the 10 blocks of room exactly, and still fit.
+  t.doesNotThrow(() => b.admit('preview', 21 * room, MAX_FEE_TTL_BLOCKS, 6_000), 'a queue that fills the room exactly leaves the next answer its last block');
+  const err = refusal(() => b.admit('preview', 21 * room + 1, MAX_FEE_TTL_BLOCKS, 6_000));
+  t.ok(err instanceof GatewayError, 'one more is refused');
+  const e = err!;
+  t.equal(e.code, 'SPONSOR_BACKLOG_FULL');
+  t.equal(e.status, 503);
+  t.equal(e.headers?.['Retry-After'], '6', 'a block of excess at 6 s blocks');
+  t.match(e.message, /211 sponsored transactions of preview have not landed yet, about 11 blocks of queue: a fee intent answered now lives 12 blocks/);
+  t.equal(refusal(() => b.admit('preview', 21 * (room + 5), MAX_FEE_TTL_BLOCKS, 6_000))?.headers?.['Retry-After'], '30', 'five blocks of excess: 30 s');
+  t.throws(() => b.admit('preview', 43, 3, 1_000), { code: 'SPONSOR_BACKLOG_FULL' }, 'a short fixed life leaves one block of room: 43 transfers fill 3');
+  t.doesNotThrow(() => b.admit('preview', 21, 3, 1_000));
+});
+
+t.test('it counts how answers ended', async (t) => {
+  const b = new SponsorBacklog();
+  b.outcome('landed');
+  b.outcome('landed');
+  b.outcome('expired');
+  t.same({ landed: b.landed, expired: b.expired }, { landed: 2, expired: 1 });
 });

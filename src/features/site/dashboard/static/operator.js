@@ -200,9 +200,11 @@
           td(scaled(w.balance, 15, 3) + ' DUST', 'balance'),
           td(pool ? pool.sustainableTxPerSecond.toFixed(2) + ' tx/s' : '–', 'rate'),
           td(pool ? pool.maintenance.state + (pool.maintenance.pendingSplits ? ' · ' + pool.maintenance.pendingSplits + ' splits' : '') + (pool.maintenance.reason ? ' · ' + pool.maintenance.reason : '') : 'off', 'keeper'),
+          td(w.backlog ? w.backlog.blocks.toFixed(1) + ' / ' + int(w.backlog.limitBlocks) + ' blocks' : '–', 'backlog'),
+          td(w.backlog ? int(w.backlog.expiredUnlanded) + ' of ' + int(w.backlog.landed + w.backlog.expiredUnlanded) : '–', 'expired-unlanded'),
         ]);
       });
-      parts.push(h('h3', { text: 'Sponsorship pool' }), table(['Network', 'Wallet sync', 'Free', 'Reserved', 'Held / target', 'DUST balance', 'Sustains', 'Keeper'], rows, { 'data-field': 'pool' }));
+      parts.push(h('h3', { text: 'Sponsorship pool' }), table(['Network', 'Wallet sync', 'Free', 'Reserved', 'Held / target', 'DUST balance', 'Sustains', 'Keeper', 'Unlanded backlog', 'Expired unlanded'], rows, { 'data-field': 'pool' }));
       parts.push.apply(parts, walletsSection(wallets));
       var frows = Object.keys(wallets).map(function (n) {
         var f = wallets[n].fees, p = f ? f.prices : {};
