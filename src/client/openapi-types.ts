@@ -1420,6 +1420,8 @@ export interface components {
                     target: number;
                     /** @description DUST UTXOs held now, free or reserved */
                     live: number;
+                    /** @description Growing to the target from start (dust.growAtStart): /readyz answers 503 until it is reached */
+                    filling: boolean;
                     maintenance: {
                         /** @description splitting: a round is building and submitting splits; waiting: splits submitted, not yet landed or expired */
                         state: "idle" | "splitting" | "waiting" | "unavailable" | "failing";

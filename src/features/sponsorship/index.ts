@@ -42,6 +42,14 @@ export function walletsNotSynced(networks: Record<string, unknown>): string[] {
   });
 }
 
+/** Networks whose pools grow to their targets before the server is ready (`dust.growAtStart`). */
+function poolsFilling(service: SponsorshipService): string[] {
+  return service.networks.flatMap((n) => {
+    const pool = service.keeper(n.name)?.status();
+    return pool?.filling ? [`dust:${n.name}: growing the DUST pool to its target (${pool.live} of ${pool.target} UTXOs)`] : [];
+  });
+}
+
 export interface SponsorshipComponent extends Component {
   /** Undefined when balancing is disabled. */
   readonly service: SponsorshipService | undefined;
@@ -129,7 +137,7 @@ export const mountSponsorship: Module = async (ctx: AppContext) => {
       new PoolKeeper({
         net: n, target: config.dust.targetUtxos, submitter, indexerWsUrl: source.wsUrl, credentials: source.credentials,
         service, pool, clock: ctx.clock, logger: log, maxSplits: config.dust.maxReservationsPerKey, timeoutMs: config.stats.upstreamTimeoutMs,
-        stateDir: config.dust.stateDir || undefined, metrics: ctx.metrics,
+        stateDir: config.dust.stateDir || undefined, metrics: ctx.metrics, growAtStart: config.dust.growAtStart,
         walletBook: new WalletBook({ net: n, pool, clock: ctx.clock, indexerWsUrl: source.wsUrl, credentials: source.credentials, timeoutMs: config.stats.upstreamTimeoutMs, eraOf: (name) => service.eraOf(name) }),
       }),
     );
@@ -153,7 +161,7 @@ export const mountSponsorship: Module = async (ctx: AppContext) => {
     },
     // Readiness: every sponsoring network's wallets synced (its reservations restored from the
     // journal by then), or sponsorship answers WALLET_SYNCING.
-    ready: () => walletsNotSynced(service.status()),
+    ready: () => [...walletsNotSynced(service.status()), ...poolsFilling(service)],
     close: async () => {
       service.close();
       await sync.close();

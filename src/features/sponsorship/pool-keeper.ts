@@ -34,6 +34,7 @@ import type { Metrics } from '../../infra/metrics/metrics.js';
 import type { UpstreamCredentials } from '../../core/config.js';
 import type { Submitter } from '../../infra/node/submitter.js';
 import type { WalletBook } from './wallet-book.js';
+import type { KeeperState, PoolStatus } from './pool-status.js';
 
 /** DUST-generating outputs per split: the ledger allows about three per transaction (LEDGER.md). */
 export const SPLIT_OUTPUTS = 3;
@@ -98,29 +99,8 @@ export interface PoolKeeperOptions {
   metrics?: Metrics | undefined;
   /** Each wallet's addresses, NIGHT and registration, for status (wallet-book.ts). */
   walletBook?: WalletBook;
-}
-
-
-export type KeeperState = 'idle' | 'splitting' | 'waiting' | 'unavailable' | 'failing';
-
-export interface PoolStatus {
-  target: number;
-  /** DUST UTXOs the wallets hold now, free or reserved. */
-  live: number;
-  maintenance: {
-    state: KeeperState;
-    reason: string | null;
-    /** NIGHT UTXOs split and not offered again until their split's fee intent has expired. */
-    pendingSplits: number;
-    splitsSubmitted: number;
-    splitsFailed: number;
-    lastRoundAt: string | null;
-  };
-  /**
-   * What the pool sustains at best, tx/s: each UTXO pays once per cycle of about two blocks
-   * (its transaction lands in the next block, its change is back once that block is synced).
-   */
-  sustainableTxPerSecond: number;
+  /** `dust.growAtStart`: grow to the target from the first synced block, demand or not; not ready until then. */
+  growAtStart?: boolean;
 }
 
 export class PoolKeeper {
@@ -136,6 +116,8 @@ export class PoolKeeper {
    * that stops halfway would be drained again by the next one).
    */
   private growing = false;
+  /** `growAtStart` and the target not reached yet (nor out of NIGHT to split): /readyz says so. */
+  private filling = false;
   /** When each split of the last rounds was submitted (ms). */
   private recent: number[] = [];
   private submitted = 0;
@@ -153,6 +135,7 @@ export class PoolKeeper {
     this.state = unavailable === undefined ? 'idle' : 'unavailable';
     if (unavailable !== undefined) this.reason = `${unavailable}, or grow the pool by splitting the wallets' NIGHT with a wallet`;
     else if (opts.target === 0) this.reason = 'dust.targetUtxos is 0';
+    this.growing = this.filling = opts.growAtStart === true && unavailable === undefined && opts.target > 0;
     this.loadJournal();
   }
 
@@ -177,7 +160,7 @@ export class PoolKeeper {
     // Grows with demand: only once free capacity has run low, so an idle server leaves its NIGHT be.
     // A pool no larger than the keeper's reserve serves no user at all (a wallet just registered):
     // that is demand too.
-    if (missing <= 0 && live >= this.opts.target) this.growing = false;
+    if (missing <= 0 && live >= this.opts.target) this.growing = this.filling = false;
     else if (missing > 0 && (free < lowWater(live) || free <= KEEPER_RESERVE)) this.growing = true;
     if (missing <= 0 || !this.growing) {
       this.state = this.recent.length > 0 ? 'waiting' : 'idle';
@@ -300,6 +283,8 @@ export class PoolKeeper {
    * that fails at every block (one round per block) logs a few lines an hour, not one a block.
    */
   private roundFailed(reason: KeeperFailureReason, message: string): void {
+    // Nothing left to split: the pool will not reach its target, and waiting for it would never end.
+    if (reason === 'no-night') this.filling = false;
     this.failures[reason]++;
     this.consecutive++;
     const changed = reason !== this.lastFailure;
@@ -335,6 +320,7 @@ export class PoolKeeper {
     return {
       target: this.opts.target,
       live,
+      filling: this.filling,
       maintenance: {
         state: this.state,
         reason: this.reason,

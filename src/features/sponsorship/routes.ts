@@ -74,6 +74,7 @@ const WalletStatusSchema = Type.Record(Type.String(), Type.Object({
     Type.Object({
       target: Type.Integer({ description: 'dust.targetUtxos: DUST UTXOs the keeper keeps on this network' }),
       live: Type.Integer({ description: 'DUST UTXOs held now, free or reserved' }),
+      filling: Type.Boolean({ description: 'Growing to the target from start (dust.growAtStart): /readyz answers 503 until it is reached' }),
       maintenance: Type.Object({
         state: Type.Union(['idle', 'splitting', 'waiting', 'unavailable', 'failing'].map((s) => Type.Literal(s)), { description: 'splitting: a round is building and submitting splits; waiting: splits submitted, not yet landed or expired' }),
         reason: Type.Union([Type.String(), Type.Null()]),

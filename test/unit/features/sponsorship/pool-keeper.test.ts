@@ -147,3 +147,29 @@ t.test('a pool no larger than the reserve grows though every UTXO is free: it se
   await big.keeper.settled();
   t.same(big.runs, [], '20 free, above the reserve and half the pool: no demand, no round');
 });
+
+t.test('dust.growAtStart: grows from the first block with every UTXO free, and is filling until the target is held', async (t) => {
+  const { keeper: k, table, runs } = keeper({ growAtStart: true });
+  t.equal(k.status().filling, true, 'filling before the first block');
+  k.poke();
+  await k.settled();
+  t.same(runs, ['poolAddresses'], '20 of 20 free, 20 of 40 held: a round at once (it failed here: no worker)');
+  t.equal(k.status().filling, true, 'a failed round is retried after the next block: still filling');
+  for (let i = 20; i < 40; i++) table.add({ walletIndex: 0, key: BigInt(i + 1), value: 10n ** 9n });
+  k.poke();
+  t.equal(k.status().filling, false, 'the target held: ready');
+  t.equal(k.status().maintenance.state, 'idle');
+  const off = keeper({});
+  t.equal(off.keeper.status().filling, false, 'off by default');
+  const none = keeper({ growAtStart: true, target: 0 });
+  t.equal(none.keeper.status().filling, false, 'target 0: nothing to fill');
+});
+
+t.test('dust.growAtStart: wallets with no NIGHT left to split stop the filling, not the server', async (t) => {
+  const { keeper: k } = keeper({ growAtStart: true });
+  (k as unknown as { opts: { pool: unknown } }).opts.pool = { run: async () => ({ nightToken: '00', wallets: [] }) };
+  k.poke();
+  await k.settled();
+  t.equal(k.failureCounts().byReason['no-night'], 1);
+  t.equal(k.status().filling, false, 'the target cannot be reached: /readyz stops waiting for it');
+});
