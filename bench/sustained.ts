@@ -14,7 +14,7 @@
  * renders a result file again, its summary recomputed from its raw records. Every process it
  * starts is stopped by pid at the end, on error and on SIGINT/SIGTERM.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { DEFAULT_ERA, isEra, type Era } from '../src/infra/ledger/index.js';
@@ -33,7 +33,7 @@ import { ServerWarnings } from './lib/server-warnings.js';
 import { writeSustainedSection } from './lib/results-section.js';
 import { SustainedArgsError, SUSTAINED_USAGE, parseSustainedArgs, type SustainedArgs } from './lib/sustained-args.js';
 import { runClient, type Client, type RunEnv } from './lib/sustained-client.js';
-import { RECORDED_MIN_S, SUSTAINED_INTRO, renderSustainedSection, resummarized, type SustainedResult } from './lib/sustained-report.js';
+import { RECORDED_MIN_S, SUSTAINED_INTRO, ledgerOf, renderRunsTable, renderSustainedSection, resummarized, type SustainedResult } from './lib/sustained-report.js';
 import { summarize, type SponsorCall, type TxRecord } from './lib/sustained-stats.js';
 
 const DEFAULT_BLOCK_MS = 6000;
@@ -43,6 +43,7 @@ const FIRST_BLOCK_TIMEOUT_MS = 60_000;
 const FAUCET_PER_BLOCK_TODAY = 2;
 const FUNDING_BASE_S = 60;
 const SETTLE_EXTRA_MS = 2000;
+const READY_TIMEOUT_MS = 600_000;
 
 const log = (line: string): void => void process.stdout.write(`${line}\n`);
 
@@ -78,6 +79,8 @@ async function localEnv(args: SustainedArgs, configFile: string): Promise<Record
   const env = localServeEnv(configFile);
   if (args.blockTimeMs !== undefined) env['NIGHTGATE_DEVNET_BLOCK_TIME_MS'] = String(args.blockTimeMs);
   if (args.ledger !== undefined) env[`NIGHTGATE_${args.network.toUpperCase()}_DEVNET_LEDGER`] = String(args.ledger);
+  // The pool grows to its target before the measured window (the run waits for /readyz), not in it.
+  env['NIGHTGATE_DUST_GROW_AT_START'] = 'true';
   if (args.sponsorWallets !== undefined) Object.assign(env, { NIGHTGATE_DUST_WALLET_DERIVATION: 'legacy', NIGHTGATE_DUST_WALLET_SEEDS: sponsorSeeds(args.sponsorWallets).join(',') });
   if (args.maxFee !== undefined) {
     env['NIGHTGATE_DUST_MAX_FEE'] = args.maxFee;
@@ -101,6 +104,16 @@ function readSeeds(file: string, count: number): string[] {
 function resultPath(startedAt: string, commit: string, dirty: boolean): string {
   const stamp = startedAt.replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
   return join(RESULTS_DIR, `sustained-${stamp}-${commit}${dirty ? '-dirty' : ''}.json`);
+}
+
+/** The recorded runs (local, at least RECORDED_MIN_S) of one commit and era in bench/results/, oldest first. */
+function recordedRuns(commit: string, dirty: boolean, era: Era): Array<{ file: string; result: SustainedResult }> {
+  const suffix = `-${commit}${dirty ? '-dirty' : ''}.json`;
+  return readdirSync(RESULTS_DIR)
+    .filter((f) => f.startsWith('sustained-') && f.endsWith(suffix))
+    .sort()
+    .map((f) => ({ file: join(RESULTS_DIR, f), result: resummarized(JSON.parse(readFileSync(join(RESULTS_DIR, f), 'utf8')) as SustainedResult) }))
+    .filter((r) => r.result.run.target === 'local' && r.result.run.durationS >= RECORDED_MIN_S && ledgerOf(r.result.run) === era);
 }
 
 async function main(): Promise<number> {
@@ -216,6 +229,17 @@ async function main(): Promise<number> {
     log(`✓ ${clients.length}/${args.clients} clients funded in ${fundingS.toFixed(1)} s`);
     if (clients.length === 0) throw new Error(`no client was funded: ${funded.failures[0] ?? 'unknown reason'}`);
     if (clients.length < args.clients) notes.push(`${args.clients - clients.length} clients were not funded in time and did not run`);
+    if (!args.url) {
+      // What /readyz waits for (the other networks' closed indexers aside): the pool no longer filling.
+      log('▶ waiting for the DUST pool to grow to its target before traffic (dust.growAtStart) …');
+      const readyT0 = Date.now();
+      const ready = await pollUntil(async () => ((await readPool(ep.baseUrl, keys[0] as string, args.network))?.fields['pool.filling'] === 'false' ? true : undefined), { timeoutMs: READY_TIMEOUT_MS, intervalMs: 2000 });
+      const grown = await readPool(ep.baseUrl, keys[0] as string, args.network);
+      const at = `${grown?.fields['pool.live'] ?? '?'} of ${grown?.fields['pool.target'] ?? '?'} DUST UTXOs`;
+      if (!ready) notes.push(`the pool was still filling after ${READY_TIMEOUT_MS / 1000} s (${at}); the run went on`);
+      else notes.push(`the pool grew to ${at} before the measured window (dust.growAtStart, ${Math.round((Date.now() - readyT0) / 1000)} s after funding)`);
+      log(`✓ ready: ${ready ? 'yes' : 'no'}; ${at}`);
+    }
 
     const calls: SponsorCall[] = [];
     const txs: TxRecord[] = [];
@@ -295,7 +319,11 @@ async function main(): Promise<number> {
     log(`\n${section}`);
     // bench/RESULTS.md records a local run (its settings are the bench's) long enough for the pool to settle.
     const recorded = !args.url && args.durationS >= RECORDED_MIN_S;
-    if (recorded) writeSustainedSection(join(BENCH_DIR, 'RESULTS.md'), { era: ep.era, section: `${section.trim()}\n\nRaw figures: \`${relative(BENCH_DIR, file)}\`.`, intro: SUSTAINED_INTRO });
+    if (recorded) {
+      const runs = recordedRuns(commit, dirty, ep.era);
+      const table = `${renderRunsTable(runs.map((r) => r.result))}\n\nRaw figures: ${runs.map((r) => `\`${relative(BENCH_DIR, r.file)}\``).join(', ')}.`;
+      writeSustainedSection(join(BENCH_DIR, 'RESULTS.md'), { era: ep.era, section: `${section.trim()}\n\n${table}`, intro: SUSTAINED_INTRO });
+    }
     log(`results: ${relative(ROOT, file)} (and .md beside it: the RESULTS.md subsection of ledger ${ep.era}${recorded ? ', now also in bench/RESULTS.md' : ''})`);
     return 0;
   } catch (err) {
