@@ -148,7 +148,7 @@ export function createProverModule(opts: ProverModuleOptions = {}): Module {
     ctx.addRoutes(proverRoutes({
       backendOf: component.backend, eraOf: (n) => eras.of(n), results, defaultNetwork: config.prover.defaultNetwork, bodyLimit: config.server.proverBodyLimit,
       // The in-process backends wait in the worker pool: a full queue refuses before the body is read.
-      admit: (n) => (backends.get(n)!.name === 'dev' || backends.get(n)!.name === 'wasm' ? pool.refusalIfFull() : undefined),
+      admit: (n, key) => (backends.get(n)!.name === 'dev' || backends.get(n)!.name === 'wasm' ? pool.refusalIfFull(key) : undefined),
       metrics: proofCounters(ctx.metrics), audit: ctx.logger.child({ module: 'audit' }),
     }));
   };

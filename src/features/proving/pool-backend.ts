@@ -59,10 +59,11 @@ export class PoolBackend implements ProverBackend {
    * replaced) and the answer is 504. dev answers in about a millisecond, so it carries no
    * per-task timer (a 10-minute timer per request would pile up at high request rates).
    */
-  async #run<K extends 'prove' | 'check' | 'k'>(task: K, args: TaskArgs<K>, data: Uint8Array, signal: AbortSignal, onStart?: () => void): Promise<TaskResult<K>> {
+  async #run<K extends 'prove' | 'check' | 'k'>(task: K, args: TaskArgs<K>, data: Uint8Array, signal: AbortSignal, opts?: CallOptions): Promise<TaskResult<K>> {
+    const { onStart, key } = opts ?? {};
     const deadline = this.name === 'wasm' ? AbortSignal.timeout(this.#timeoutMs) : undefined;
     try {
-      return await this.#pool.run(task, { args, data }, { signal: deadline ? AbortSignal.any([signal, deadline]) : signal, transferList: transferListFor(data), work: WORK[task], ...(onStart ? { onStart } : {}) });
+      return await this.#pool.run(task, { args, data }, { signal: deadline ? AbortSignal.any([signal, deadline]) : signal, transferList: transferListFor(data), work: WORK[task], ...(onStart ? { onStart } : {}), ...(key !== undefined ? { key } : {}) });
     } catch (err) {
       if (deadline?.aborted && !signal.aborted) throw new GatewayError('PROVER_TIMEOUT', `The ${this.name} prover did not finish within ${this.#timeoutMs} ms`);
       throw err;
@@ -70,19 +71,19 @@ export class PoolBackend implements ProverBackend {
   }
 
   prove(body: Uint8Array, signal: AbortSignal, opts?: CallOptions): Promise<Uint8Array> {
-    return this.#run('prove', this.#args(opts), body, signal, opts?.onStart);
+    return this.#run('prove', this.#args(opts), body, signal, opts);
   }
 
   check(body: Uint8Array, signal: AbortSignal, opts?: CallOptions): Promise<Uint8Array> {
-    return this.#run('check', this.#args(opts), body, signal, opts?.onStart);
+    return this.#run('check', this.#args(opts), body, signal, opts);
   }
 
   #args(opts: CallOptions | undefined): TaskArgs<'prove'> {
     return { backend: this.name, keyDir: this.#keyDir, era: opts?.era ?? DEFAULT_ERA };
   }
 
-  async k(ir: Uint8Array, signal: AbortSignal): Promise<string> {
-    return String(await this.#run('k', {}, ir, signal));
+  async k(ir: Uint8Array, signal: AbortSignal, opts?: CallOptions): Promise<string> {
+    return String(await this.#run('k', {}, ir, signal, opts));
   }
 
   async version(): Promise<Relayed> {

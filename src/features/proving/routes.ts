@@ -37,7 +37,7 @@ export interface ProverRoutesDeps {
   defaultNetwork: NetworkName;
   bodyLimit: number;
   /** Refuses a request for a network before its body is read (its backend's queue is full). */
-  admit?: ((network: NetworkName) => GatewayError | undefined) | undefined;
+  admit?: ((network: NetworkName, key: string | undefined) => GatewayError | undefined) | undefined;
   /** Proofs by outcome, wait and run time (/metrics). */
   metrics?: ProofCounters | undefined;
   /** One audit line per computed /prove and /verify: key id, circuit, backend, duration, cache. */
@@ -158,7 +158,7 @@ export function proverRoutes(deps: ProverRoutesDeps): RouteDef[] {
     };
     let r;
     try {
-      const opts = { onStart, era };
+      const opts = { onStart, era, ...(ctx.key ? { key: ctx.key.id } : {}) };
       r = await deps.results.get(kind, network, backend.name, body, ctx.signal, (signal) => holding(ctx, kind === 'prove' ? backend.prove(body, signal, opts) : backend.check(body, signal, opts)), era);
     } catch (err) {
       account(toGatewayError(err).code, undefined);
@@ -176,7 +176,7 @@ export function proverRoutes(deps: ProverRoutesDeps): RouteDef[] {
   const post = (url: string, schema: RouteSchema, fn: Handler): RouteDef => ({
     method: 'POST', url, auth: 'key', rateLimit: 'key', readHeaders: [NETWORK_HEADER],
     body: { limit: deps.bodyLimit, contentTypes: [OCTET], cost: WORKER_BODY_COST }, schema, handler: handle(fn),
-    ...(deps.admit ? { admit: (ctx: RequestContext) => deps.admit!(networkOf(ctx, deps.defaultNetwork)) } : {}),
+    ...(deps.admit ? { admit: (ctx: RequestContext) => deps.admit!(networkOf(ctx, deps.defaultNetwork), ctx.key?.id) } : {}),
   });
   const get = (url: string, schema: RouteSchema, fn: Handler): RouteDef => ({
     method: 'GET', url, auth: 'key', rateLimit: 'key', readHeaders: [NETWORK_HEADER], schema, handler: handle(fn),
@@ -212,7 +212,7 @@ export function proverRoutes(deps: ProverRoutesDeps): RouteDef[] {
       const ir = ctx.body!;
       validate(checkIrSource, ir, backend);
       // A worker thread for most of a second per circuit: cached and shared as /prove is.
-      const r = await deps.results.get('k', network, backend.name, ir, ctx.signal, async (signal) => Buffer.from(await holding(ctx, backend.k(ir, signal)), 'utf8'), era);
+      const r = await deps.results.get('k', network, backend.name, ir, ctx.signal, async (signal) => Buffer.from(await holding(ctx, backend.k(ir, signal, ctx.key ? { key: ctx.key.id } : {})), 'utf8'), era);
       return { body: r.bytes, contentType: 'text/plain; charset=utf-8', headers: { 'X-Cache': r.cache } };
     }),
     get('/version', {

@@ -40,6 +40,8 @@ export interface CallOptions {
    * that era's ledger; a proof server serves its own era whatever this says.
    */
   era?: Era;
+  /** The API key the call works for: the in-process backends' worker pool shares its threads fairly between keys. */
+  key?: string;
 }
 
 export interface ProvingQueue {
@@ -61,7 +63,7 @@ export interface ProverBackend {
   /** A `/check` body → `midnight:vec(option(u64)):` bytes. */
   check(body: Uint8Array, signal: AbortSignal, opts?: CallOptions): Promise<Uint8Array>;
   /** A tagged ZKIR source → its k, as the text the proof server answers. */
-  k(ir: Uint8Array, signal: AbortSignal): Promise<string>;
+  k(ir: Uint8Array, signal: AbortSignal, opts?: CallOptions): Promise<string>;
   version(signal: AbortSignal): Promise<Relayed>;
   ready(signal: AbortSignal): Promise<Relayed>;
   /** What the prover answers at `/proof-versions`: the proof versions it proves. */
