@@ -58,15 +58,51 @@ export class SponsorBacklog {
    * of `blockTimeMs` blocks when its fee intent, living `lifeBlocks`, could not outlast the queue.
    */
   admit(network: string, outstanding: number, lifeBlocks: number, blockTimeMs: number): void {
-    // Whole blocks, less a rounding error's worth (21 × 1/21 is 1 block, not 2).
-    const queued = Math.ceil(this.blocks(outstanding) - 1e-9);
-    const room = lifeBlocks - QUEUE_SLACK_BLOCKS;
-    if (queued <= room) return;
-    const drainS = Math.max(1, Math.ceil(((queued - room) * blockTimeMs) / 1000));
-    throw new GatewayError('SPONSOR_BACKLOG_FULL', `${outstanding} sponsored transactions of ${network} have not landed yet, about ${queued} blocks of queue: a fee intent answered now lives ${lifeBlocks} blocks and would expire before its turn; nothing was reserved`, {
-      headers: { 'Retry-After': String(drainS) },
-    });
+    const refusal = backlogRefusal(network, outstanding, this.blocks(outstanding), lifeBlocks, blockTimeMs);
+    if (refusal) throw refusal;
   }
+
+  /** A sponsored transaction's share of a block, at the running estimate. */
+  get share(): number {
+    return this.#share;
+  }
+}
+
+/** Whole blocks of queue, less a rounding error's worth (21 × 1/21 is 1 block, not 2). */
+const wholeBlocks = (blocks: number): number => Math.max(0, Math.ceil(blocks - 1e-9));
+
+/** 503 SPONSOR_BACKLOG_FULL when `outstanding` answers filling `blocks` leave a fee intent of `lifeBlocks` no room; else undefined. */
+export function backlogRefusal(network: string, outstanding: number, blocks: number, lifeBlocks: number, blockTimeMs: number): GatewayError | undefined {
+  const queued = wholeBlocks(blocks);
+  const room = lifeBlocks - QUEUE_SLACK_BLOCKS;
+  if (queued <= room) return undefined;
+  const drainS = Math.max(1, Math.ceil(((queued - room) * blockTimeMs) / 1000));
+  return new GatewayError('SPONSOR_BACKLOG_FULL', `${outstanding} sponsored transactions of ${network} have not landed yet, about ${queued} blocks of queue: a fee intent answered now lives ${lifeBlocks} blocks and would expire before its turn; nothing was reserved`, {
+    headers: { 'Retry-After': String(drainS) },
+  });
+}
+
+/** How a balance task decides its fee intent's life as it reserves (SponsorArgs.queue). */
+export interface QueueArgs {
+  network: string;
+  /** A sponsored transaction's share of a block, at the main thread's running estimate. */
+  share: number;
+  /** Refuse past what the intent outlasts (not the server's own splits). */
+  refuse: boolean;
+  /** `dust.feeTtlMs`: a fixed life; 0, by the queue. */
+  fixedTtlMs: number;
+}
+
+/**
+ * The fee intent's life, ms, decided as its UTXO is reserved with `reserved` UTXOs reserved before
+ * it: the queue those fill then, not the one when the request came in (150 requests admitted at
+ * once would all see an empty queue). Throws SPONSOR_BACKLOG_FULL past what it can outlast.
+ */
+export function feeLifeAtReservation(q: QueueArgs, reserved: number, blockTimeMs: number): number {
+  const blocks = reserved * q.share;
+  const refusal = q.refuse ? backlogRefusal(q.network, reserved, blocks, lifeBlocks(q.fixedTtlMs, blockTimeMs), blockTimeMs) : undefined;
+  if (refusal) throw refusal;
+  return q.fixedTtlMs || feeTtlBlocks(blocks) * blockTimeMs;
 }
 
 /** A network's backlog as /wallet-status shows it. */
@@ -86,5 +122,5 @@ export function lifeBlocks(feeTtlMs: number, blockTimeMs: number): number {
 
 /** A fee intent's life in blocks behind a queue of `backlogBlocks`. */
 export function feeTtlBlocks(backlogBlocks: number): number {
-  return Math.min(MAX_FEE_TTL_BLOCKS, Math.max(FEE_TTL_BLOCKS, Math.ceil(backlogBlocks) + QUEUE_SLACK_BLOCKS));
+  return Math.min(MAX_FEE_TTL_BLOCKS, Math.max(FEE_TTL_BLOCKS, wholeBlocks(backlogBlocks) + QUEUE_SLACK_BLOCKS));
 }

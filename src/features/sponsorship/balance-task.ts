@@ -3,6 +3,7 @@ import type { ProverBackendName } from '../../core/config.js';
 import type { Era } from '../../infra/ledger/index.js';
 import type { UnshieldedInput } from './input-check.js';
 import type { TxEffects } from './policy/effects.js';
+import type { QueueArgs } from './backlog.js';
 
 export type SponsorKind = 'prove-and-balance' | 'balance-only';
 
@@ -23,6 +24,8 @@ export interface SponsorArgs {
   blockTimeMs: number;
   /** The fee intent's life, ms from `now` (capped by the reservation's safety edge). */
   feeTtlMs: number;
+  /** When set, `feeTtlMs` is decided again as the UTXO is reserved, from the queue then (backlog.ts). */
+  queue?: QueueArgs;
   /** Per-transaction cap and what is left of the key's budget, SPECK, decimal strings. */
   maxFee: string;
   budgetLeft: string;

@@ -226,11 +226,6 @@ export class SponsorshipService {
     return { tx: Buffer.from(json.tx, 'hex'), txHash: json.txHash, expiresAt: Date.parse(json.expiresAt), fee: json.fee, dustUtxo: json.dustUtxo };
   }
 
-  /** Default fee intent life on `net`: long enough for the queue of this server's own unlanded answers. */
-  private feeTtlBlocksOf(net: SponsoredNetwork): number {
-    return feeTtlBlocks(this.backlogs.get(net.name)!.blocks(net.table.counts().reserved));
-  }
-
   /** The queue of this server's unlanded answers on `net`, in blocks, against what a fee intent outlives; and how answers ended. */
   backlogOf(net: SponsoredNetwork): BacklogStatus {
     return this.backlogs.get(net.name)!.status(net.table.counts().reserved, lifeBlocks(this.opts.feeTtlMs, net.blockTimeMs));
@@ -278,7 +273,9 @@ export class SponsorshipService {
         // grow while prices are high would fail the demand that raised them.
         maxFee: (key.id === POOL_KEY_ID ? policy.capFor(key) * POOL_FEE_CAP_FACTOR : policy.capFor(key)).toString(), budgetLeft: budgetLeft.toString(), budgetResetAt, keepFree, now,
         reservationTtlMs: this.opts.reservationTtlMs, ttlSafetyMs: this.opts.ttlSafetyMs, reclaimAt: deadline,
-        blockTimeMs: net.blockTimeMs, feeTtlMs: this.opts.feeTtlMs || this.feeTtlBlocksOf(net) * net.blockTimeMs,
+        // The fee intent's life: fixed, or by the queue of unlanded answers as the task reserves (backlog.ts).
+        blockTimeMs: net.blockTimeMs, feeTtlMs: this.opts.feeTtlMs || feeTtlBlocks(0) * net.blockTimeMs,
+        queue: { network: net.name, share: this.backlogs.get(net.name)!.share, refuse: key.id !== POOL_KEY_ID, fixedTtlMs: this.opts.feeTtlMs },
       },
       prover: net.prover,
       inFlightEntry: entry,

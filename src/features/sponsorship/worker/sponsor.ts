@@ -34,6 +34,7 @@ import { proveAndMerge } from './prove-and-merge.js';
 import { release, type Holder } from './reservation-holder.js';
 import { announcedEra, eraChanged, replicaFor } from './sponsor-era.js';
 import { deserialize, type AnyTx } from './user-transaction.js';
+import { feeLifeAtReservation } from '../backlog.js';
 
 export type { SponsorArgs, SponsorKind, SponsorResult } from '../balance-task.js';
 export type { Holder } from './reservation-holder.js';
@@ -87,6 +88,8 @@ async function sponsorDeserialized(user: AnyTx, args: SponsorArgs, tableBuffer: 
   // Nothing is reserved for a transaction the ledger would refuse (nor, the main thread saw to
   // that before this task, for one whose inputs are not on chain or whose key's policy refuses it).
   const earliestTtl = args.admittedTtl ?? admit(args.era, user, args.kind === 'prove-and-balance', args.networkId, replica.params, args.now, args.blockTimeMs).earliestTtl;
+  // The fee intent's life from the queue as this task reserves, not as its request came in.
+  if (args.queue) args.feeTtlMs = feeLifeAtReservation(args.queue, table.counts().reserved, args.blockTimeMs);
   let measure = false;
   let floor = 0n;
   for (let attempt = 0; ; attempt++) {

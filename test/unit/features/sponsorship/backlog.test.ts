@@ -1,6 +1,6 @@
 import t from 'tap';
 import { GatewayError } from '../../../../src/core/errors.js';
-import { MAX_FEE_TTL_BLOCKS, QUEUE_SLACK_BLOCKS, SponsorBacklog, feeTtlBlocks, lifeBlocks } from '../../../../src/features/sponsorship/backlog.js';
+import { MAX_FEE_TTL_BLOCKS, QUEUE_SLACK_BLOCKS, SponsorBacklog, feeLifeAtReservation, feeTtlBlocks, lifeBlocks } from '../../../../src/features/sponsorship/backlog.js';
 import { FEE_TTL_BLOCKS } from '../../../../src/features/sponsorship/fee-margin.js';
 
 t.test('a fee intent outlives the queue of the server\'s own unlanded transactions', async (t) => {
@@ -55,4 +55,16 @@ t.test('it counts how answers ended', async (t) => {
   b.outcome('landed');
   b.outcome('expired');
   t.same({ landed: b.landed, expired: b.expired }, { landed: 2, expired: 1 });
+});
+
+t.test('a balance task decides its fee intent\'s life from the queue as it reserves', async (t) => {
+  const q = { network: 'preview', share: 1 / 21, refuse: true, fixedTtlMs: 0 };
+  t.equal(feeLifeAtReservation(q, 0, 6_000), 5 * 6_000, 'an empty queue: the default 5 blocks');
+  t.equal(feeLifeAtReservation(q, 150, 6_000), (8 + QUEUE_SLACK_BLOCKS) * 6_000, '150 reserved before it: 8 blocks of queue, its own block and one more');
+  t.equal(feeLifeAtReservation(q, 210, 6_000), MAX_FEE_TTL_BLOCKS * 6_000, '210: the queue fills the room exactly');
+  t.equal(refusal(() => feeLifeAtReservation(q, 211, 6_000))?.code, 'SPONSOR_BACKLOG_FULL', 'one more is refused as it would reserve');
+  t.equal(feeLifeAtReservation({ ...q, refuse: false }, 400, 6_000), MAX_FEE_TTL_BLOCKS * 6_000, "the server's own splits are not refused: the longest life");
+  const fixed = { ...q, fixedTtlMs: 3_000 };
+  t.equal(feeLifeAtReservation(fixed, 21, 1_000), 3_000, 'dust.feeTtlMs fixes the life');
+  t.equal(refusal(() => feeLifeAtReservation(fixed, 22, 1_000))?.headers?.['Retry-After'], '1', 'and the room: one block at 1 s blocks');
 });
