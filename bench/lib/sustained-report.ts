@@ -58,7 +58,7 @@ export const SUSTAINED_INTRO =
   'Each client has its own NIGHT address and API key and loops: build an unproven NIGHT transfer from its current UTXO → `POST /prove-and-balance` → devnet `POST /submit` → ' +
   "wait until the block that includes it is seen over the indexer's `blocks` subscription → spend the change. " +
   "Time to inclusion runs from the sponsor's 200 to that block being seen; sponsor latency is the 200 answers' request-to-answer time. " +
-  `Targets: included sponsored tx/s ≥ ${SUSTAINED_TARGETS.runShareOfCapacity} × the block capacity measured in the same run (median transactions per full block ÷ block interval) in every run, ` +
+  `Targets: included sponsored tx/s ≥ ${SUSTAINED_TARGETS.runShareOfCapacity} × the block capacity measured in the same run (median of our transactions per full block ÷ block interval; the devnet's own traffic in those blocks is not counted) in every run, ` +
   `≥ ${SUSTAINED_TARGETS.medianShareOfCapacity} × in the median of a commit's runs, none rejected on chain or expired unlanded, no double-spend.`;
 
 /** Pool samples shown at most, the first and the last among them. */
@@ -141,7 +141,7 @@ export function renderSustainedSection(r: SustainedResult): string {
     `| Included sponsored tx/s | ${num(s.includedPerSecond, 2)} (${num(s.included)} included of ${num(s.sponsored)} sponsored; ceiling ${ceiling === null ? '–' : num(ceiling, 2)}: one per client per block) | ${capacityTarget(s)} |`,
     `| Rejected on chain | ${num(rejected)} | ${t.onChainRejections}: ${met(rejected === t.onChainRejections)} |`,
     `| Double-spends | ${num(doubles)} (${num(s.doubleSpends.overlappingDustUtxo)} overlapping DUST UTXO, ${num(s.doubleSpends.spentInputRejections)} spent-input rejections) | ${t.doubleSpends}: ${met(doubles === t.doubleSpends)} |`,
-    `| Block capacity | ${cap.impliedTxPerSecond !== null ? `${num(cap.impliedTxPerSecond, 2)} tx/s: median ${num(cap.perFullBlock.p50)} tx per full block ÷ ${num(cap.blockIntervalS, 2)} s` : `no full block seen (largest ${num(cap.maxPerBlock)} tx)`} | |`,
+    `| Block capacity | ${cap.impliedTxPerSecond !== null ? `${num(cap.impliedTxPerSecond, 2)} tx/s: median ${num(cap.perFullBlock.p50)} of ours per full block ÷ ${num(cap.blockIntervalS, 2)} s` : `no full block seen (largest ${num(cap.maxPerBlock)} tx)`} | |`,
     `| 503 share of sponsor answers, whole run / from minute ${SETTLED_MINUTE} | ${pct(s.rate503)} / ${pct(s.rate503Settled)} | |`,
     `| Time to inclusion p50 / p99 | ${secs(s.inclusionMs.p50)} / ${secs(s.inclusionMs.p99)} | |`,
     `| Sponsor answer p50 / p99 | ${num(s.sponsorMs.p50, 1)} ms / ${num(s.sponsorMs.p99, 1)} ms | |`,
@@ -162,7 +162,7 @@ export function renderSustainedSection(r: SustainedResult): string {
       : ['None.']),
     '',
     `**Block capacity**: ${num(cap.blocks)} blocks seen, ${num(cap.fullBlocks)} full (a block is full when it left out a transaction of ours submitted before it that a later block included), ` +
-      `tx per full block median ${num(cap.perFullBlock.p50)}, max ${num(cap.perFullBlock.max)}; block interval ${num(cap.blockIntervalS, 2)} s; most transactions in one block ${num(cap.maxPerBlock)}.`,
+      `our tx per full block median ${num(cap.perFullBlock.p50)}, max ${num(cap.perFullBlock.max)}; block interval ${num(cap.blockIntervalS, 2)} s; most transactions in one block ${num(cap.maxPerBlock)}.`,
     '',
     `**Sponsor pool over time** (\`GET /wallet-status\`, ${r.run.network}; t from the start of the measured window)`,
     '',

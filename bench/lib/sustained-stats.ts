@@ -197,11 +197,16 @@ const SUBMIT_MARGIN_MS = 100;
  * The devnet's measured capacity for these transactions: a block is full when a transaction of
  * ours, accepted by /submit at least SUBMIT_MARGIN_MS before the block's timestamp, valid (it was
  * included later), was not in it — the devnet defers valid transactions only when a block is full.
+ * What a full block holds of ours is the capacity: the devnet's own traffic (a NIGHT transfer every
+ * block; a shielded transfer, a contract call or a registration in some) takes the rest, and is
+ * of other sizes than a sponsored transfer, so it is not counted as room for ours.
  */
 export function blockCapacity(blocks: readonly BlockSeen[], txs: readonly TxRecord[]): BlockCapacity {
   const landed = txs.filter((t) => t.outcome === 'included' && t.submittedAt !== undefined && t.blockHeight !== undefined);
   const full = blocks.filter((b) => landed.some((t) => (t.submittedAt as number) < b.timestamp - SUBMIT_MARGIN_MS && (t.blockHeight as number) > b.height));
-  const counts = full.map((b) => b.transactions);
+  const ours = new Map<number, number>();
+  for (const t of landed) ours.set(t.blockHeight as number, (ours.get(t.blockHeight as number) ?? 0) + 1);
+  const counts = full.map((b) => ours.get(b.height) ?? 0);
   // The median, so that a few blocks the devnet's own traffic filled do not move the capacity.
   const perFullBlock = percentiles(counts);
   const mean = counts.length ? counts.reduce((a, b) => a + b, 0) / counts.length : null;

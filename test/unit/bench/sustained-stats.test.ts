@@ -103,14 +103,18 @@ t.test('a DUST UTXO paying a second answer while the first can still land is a d
   t.notOk(mentionsSpent(undefined));
 });
 
-t.test('block capacity counts only blocks that left out a valid transaction submitted before them', async (t) => {
+t.test('block capacity counts only blocks that left out a valid transaction submitted before them, and ours in them', async (t) => {
   const blocks = [
     { height: 10, timestamp: T0, transactions: 3 },
     { height: 11, timestamp: T0 + 6000, transactions: 40 },
     { height: 12, timestamp: T0 + 12_000, transactions: 38 },
     { height: 13, timestamp: T0 + 18_000, transactions: 5 },
   ];
+  // Ours in the full blocks: 38 of 11's 40 and 35 of 12's 38 (with 'a'); the devnet's own traffic the rest.
+  const landedIn = (height: number, n: number, at: number): TxRecord[] => Array.from({ length: n }, (_, i) => tx({ txHash: `${height}-${i}`, submittedAt: at, blockHeight: height }));
   const txs = [
+    ...landedIn(11, 38, T0 + 500),
+    ...landedIn(12, 34, T0 + 6500),
     // Submitted before 11, landed in 12: 11 was full.
     tx({ txHash: 'a', submittedAt: T0 + 1000, blockHeight: 12 }),
     // Submitted before 12, landed in 13: 12 was full.
@@ -123,10 +127,10 @@ t.test('block capacity counts only blocks that left out a valid transaction subm
   const cap = blockCapacity(blocks, txs);
   t.equal(cap.blocks, 4);
   t.equal(cap.fullBlocks, 2);
-  t.same([cap.perFullBlock.p50, cap.perFullBlock.max, cap.perFullBlock.mean], [38, 40, 39]);
-  t.equal(cap.maxPerBlock, 40);
+  t.same([cap.perFullBlock.p50, cap.perFullBlock.max, cap.perFullBlock.mean], [35, 38, 36.5], 'ours per full block, not the devnet\'s own');
+  t.equal(cap.maxPerBlock, 40, 'the most transactions of any kind in one block');
   t.equal(cap.blockIntervalS, 6);
-  t.equal(cap.impliedTxPerSecond, 38 / 6, 'the median per full block over the interval');
+  t.equal(cap.impliedTxPerSecond, 35 / 6, 'the median of ours per full block over the interval');
 });
 
 t.test('summary of a run', async (t) => {
