@@ -54,7 +54,7 @@ export const SUSTAINED_TARGETS = { runShareOfCapacity: 0.92, medianShareOfCapaci
 
 /** The text under `## Sustained sponsorship`, shared by the era subsections. */
 export const SUSTAINED_INTRO =
-  `The local runs of at least ${RECORDED_MIN_S / 60} minutes on each ledger era at the newest commit run (\`npm run bench:sustained\`; a run rewrites its era's subsection: the runs of its commit, then its own detail). ` +
+  `The local runs of at least ${RECORDED_MIN_S / 60} minutes on each ledger era at the newest commit run (\`npm run bench:sustained\`; a run rewrites its era's subsection: its own detail, then every run of its commit). ` +
   'Each client has its own NIGHT address and API key and loops: build an unproven NIGHT transfer from its current UTXO → `POST /prove-and-balance` → devnet `POST /submit` → ' +
   "wait until the block that includes it is seen over the indexer's `blocks` subscription → spend the change. " +
   "Time to inclusion runs from the sponsor's 200 to that block being seen; sponsor latency is the 200 answers' request-to-answer time. " +
