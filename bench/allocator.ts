@@ -4,7 +4,7 @@
  * harness (bench/lib/micro.ts) imports `run(options)` instead.
  *
  * Figures:
- * - one thread, 64 UTXOs: reserve/release pairs per second, the DESIGN.md target (≥ 5 M/s), best
+ * - one thread, 64 UTXOs: reserve/release pairs per second, the target in bench/lib/targets.ts (≥ 5 M/s), best
  *   of several batches by wall clock, and per second of process CPU time (what another process on
  *   a busy 2-core machine cannot take away), and the same at 256 and 1024 UTXOs;
  * - 2 and 4 worker threads on one table: pairs per second in total, with every reservation
@@ -43,7 +43,7 @@ export interface ContentionFigures {
 export interface AllocatorBenchFigures extends OneThreadFigures {
   /** UTXOs in the table of the headline figure. */
   slots: number;
-  /** Sum over every contention run: the DESIGN.md target is zero. */
+  /** Sum over every contention run: the target (bench/lib/targets.ts) is zero. */
   doubleReservations: number;
   largerTables: { slots256: OneThreadFigures; slots1024: OneThreadFigures };
   contention: { threads2: ContentionFigures; threads4: ContentionFigures };

@@ -3,7 +3,7 @@
  * by the wallet's NIGHT key that spends it into `outputs` equal UTXOs back to the same address.
  * The address is registered for DUST generation, so every output generates DUST of its own: the
  * wallet gains DUST UTXOs, and so the pool gains sponsorships per block. The ledger lets a
- * transaction create about three DUST-generating outputs (LEDGER.md "Limits met"). The fee is
+ * transaction create about three DUST-generating outputs (LEDGER.md, "An embedded ledger": limits met). The fee is
  * added by the ordinary sponsorship path, like any user's.
  */
 import { GatewayError } from '../src/core/errors.js';

@@ -1,5 +1,5 @@
 /**
- * The cached statistics routes (DESIGN.md "Statistics": re-rendered to bytes once per block, not per
+ * The cached statistics routes (docs/api.md, "Conventions": re-rendered to bytes once per block, not per
  * request) and the run every cached-route scenario makes: the same load at each connection level.
  */
 import type { RequestSpec } from 'autocannon';

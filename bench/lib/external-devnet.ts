@@ -70,7 +70,7 @@ export function behindExternalDevnet(devnet: ExternalDevnet, proverUrl: string, 
           [`NIGHTGATE_${N}_INDEXER`, net.graphqlUrl],
           [`NIGHTGATE_${N}_INDEXER_WS`, net.graphqlWsUrl],
           [`NIGHTGATE_${N}_NETWORK_ID`, net.networkId],
-          // The dev backend is only allowed on an embedded devnet (DESIGN.md, "Prover backends").
+          // The dev backend is only allowed on an embedded devnet (docs/proving.md, "Backends").
           [`NIGHTGATE_${N}_PROVER`, 'upstream'],
           [`NIGHTGATE_${N}_PROVER_URL`, proverUrl],
         ];

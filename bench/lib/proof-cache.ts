@@ -1,6 +1,6 @@
 /**
  * The /prove and /verify cache-hit runs: the same body every time (results are cached by SHA-256
- * of the body, DESIGN.md "Proving"), so all but the first request are hits. A pre-flight pair of
+ * of the body, docs/proving.md, "Results cache"), so all but the first request are hits. A pre-flight pair of
  * requests records what the cache said (`X-Cache: MISS`, then `HIT`).
  */
 import { request } from './http.js';

@@ -108,7 +108,7 @@ export function renderMarkdown(r: BenchResults, jsonFile: string, chart?: string
     ...(run.notes.length ? [''] : []),
     '**Server settings** (beyond the defaults): ' + (Object.entries(run.server).map(([k, v]) => `\`${k}=${v}\``).join(', ') || 'none'),
     '',
-    '## Targets (DESIGN.md "Performance targets")',
+    '## Targets (bench/lib/targets.ts)',
     '',
     '| target | threshold | measured | verdict | note |',
     '|---|---|---|---|---|',

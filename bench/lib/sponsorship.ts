@@ -4,7 +4,7 @@
  * autocannon's setupRequest, spread over the networks.
  *
  * How many: a sponsored transaction holds one server DUST UTXO until it is spent on chain or its
- * reservation expires (DESIGN.md "DUST UTXO allocator"), and these are never submitted. So a run
+ * reservation expires (docs/sponsorship.md, "What happens to a request"), and these are never submitted. So a run
  * can sponsor at most the DUST UTXOs the server wallets own — SPONSOR_DUST_UTXOS per wallet per
  * embedded network at genesis — and the two sponsorship scenarios share them: each takes half.
  */

@@ -1,12 +1,12 @@
 /**
- * The performance targets of DESIGN.md ("Performance targets"), judged from one run's
+ * The performance targets, stated here and nowhere else, judged from one run's
  * measurements. Ratios compare figures taken in the same run on the same machine. A target whose
  * figure is missing, or rests on mostly failed requests, gets no verdict.
  */
 import { dominantStatus, mostlyOk } from './load.js';
 import type { Measurement, TargetCheck, Verdict } from './types.js';
 
-/** DESIGN.md's figures, the shipped defaults' own ratio among them. */
+/** The targets' figures, the shipped defaults' own ratio among them. */
 export const TARGETS = {
   vsRawUws: 0.9,
   /** The server as shipped (access log on, per-IP limit on): `nightgate-defaults` rows. */

@@ -66,7 +66,7 @@ export function crossCheck(config: Config): void {
       throw new ConfigError(`invalid setting networks.${n}.indexer (NIGHTGATE_${n.toUpperCase()}_INDEXER): "${net.indexer}" — expected embedded, public or an http(s) URL`);
     }
     // The dev backend fabricates mock-shaped proofs: only ever for a network served by the
-    // embedded devnet, never in front of a public network (DESIGN.md, "Prover backends").
+    // embedded devnet, never in front of a public network (docs/proving.md, "Backends").
     if (net.prover === 'dev' && net.indexer !== 'embedded') {
       throw new ConfigError(`invalid setting networks.${n}.prover (NIGHTGATE_${n.toUpperCase()}_PROVER): the dev backend is only allowed on a network served by the embedded devnet`);
     }

@@ -1,6 +1,6 @@
 /**
  * Loads a NATIVE uWebSockets.js build. uWS's own repository is not an npm package, so we take the
- * binary from one of two registry packages (DESIGN.md, "The front"):
+ * binary from one of two registry packages (docs/support.md, "Node, system, uWS build"):
  *  1. `@btc-vision/uwebsockets.js` — Node 20–25, needs glibc ≥ 2.38;
  *  2. the `.node` binary inside `@trufflesuite/uws-js-unofficial` — Node ≤ 20 (ABI 115), glibc 2.36.
  * We require the `.node` files directly: the packages' own entry points silently fall back to a

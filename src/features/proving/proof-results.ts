@@ -1,7 +1,7 @@
 /**
  * Caching and sharing of /prove, /verify (/check) and /k results, keyed by the SHA-256 of the
- * request body plus the network and backend that answer it (DESIGN.md: "cached 30 s keyed by
- * SHA-256 of the body, concurrent identical requests share one computation"). Errors are never
+ * request body plus the network and backend that answer it (docs/proving.md, "Results
+ * cache": cached 30 s, concurrent identical requests share one computation). Errors are never
  * cached.
  *
  * Each decision is also emitted as a `result` event (HIT, MISS, SHARED) — for logs and metrics,

@@ -1,7 +1,7 @@
 /**
  * The `upstream` backend: a real Midnight proof server over a keep-alive undici Pool. Request
  * bodies go up and response bodies come back byte for byte; only the status is translated into
- * the gateway's catalogue (DESIGN.md, "Prover backends"):
+ * the gateway's catalogue (docs/proving.md, "Backends"):
  *   connection refused / reset / timeout → 502 PROVER_UNREACHABLE;  no answer in time → 504
  *   its 429 (queue full) or 503 → 503 PROVER_BUSY + Retry-After;  its 400 → 400 with its reason
  *   its 500 → 500 PROVER_FAILED;  a 200 that is not a proof / check result → 502 PROVER_BAD_RESPONSE

@@ -1,5 +1,5 @@
 /**
- * Shared-memory layout of the DUST UTXO allocator table (see DESIGN.md, "DUST UTXO allocator").
+ * Shared-memory layout of the DUST UTXO allocator table (docs/DESIGN.md, "The mechanisms").
  *
  * The table is one SharedArrayBuffer viewed as a single Int32Array: a header followed by
  * fixed-size slots. Every index into that array is built from the names below, so the main

@@ -1,6 +1,6 @@
 /**
  * The same bytes from the same key within `dust.dedupeWindowMs` get the same answer and no second
- * DUST UTXO (docs/sponsorship.md, "Per key"): from this instance's cache of answers, from the
+ * DUST UTXO (docs/sponsorship.md, "What happens to a request"): from this instance's cache of answers, from the
  * computation already in flight here, or, with several instances, from the answer another one
  * recorded.
  */

@@ -1,5 +1,5 @@
 /**
- * Sponsorship policy (paymaster practice, DESIGN.md "Abuse limits"): a per-transaction fee cap
+ * Sponsorship policy (paymaster practice; docs/sponsorship.md, "What happens to a request"): a per-transaction fee cap
  * and a per-API-key DUST budget per window. The budget is charged when a fee is reserved and
  * refunded if the request fails, so only fees of transactions handed back to the client count.
  * The store sits behind an interface (memory here; Redis for several instances, src/features/sponsorship/shared/budget.ts);

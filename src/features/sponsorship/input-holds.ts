@@ -1,5 +1,5 @@
 /**
- * Holds on the unshielded inputs of answered sponsorships (docs/sponsorship.md, "Inputs"). The
+ * Holds on the unshielded inputs of answered sponsorships (docs/sponsorship.md, "What happens to a request"). The
  * input check (input-check.ts) asks whether an input is unspent *on chain*; an input spent by an
  * answer that has not landed yet still is. Without a hold, any number of different transactions
  * spending one NIGHT UTXO would each be sponsored, each holding a DUST UTXO for a transaction of

@@ -1,5 +1,5 @@
 /**
- * The per-key share of each network's DUST pool (docs/sponsorship.md, "Per key"): what a key holds
+ * The per-key share of each network's DUST pool (docs/sponsorship.md, "What happens to a request"): what a key holds
  * there, tasks in flight plus answered reservations still live, and the 429 once that reaches the
  * share its landings earn it (key-health.ts), so one key cannot drain the pool.
  */

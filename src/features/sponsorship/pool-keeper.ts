@@ -1,5 +1,5 @@
 /**
- * A pool that grows with demand (DESIGN.md "Sponsorship at volume"). A DUST UTXO pays
+ * A pool that grows with demand (docs/sponsorship.md, "A pool that grows with demand"). A DUST UTXO pays
  * one sponsored transaction per block at best, so sustained throughput is the number of UTXOs over
  * the time one takes to come back (inclusion, then the sync of that block). Per network the keeper
  * keeps up to `dust.targetUtxos` DUST UTXOs: after each synced block, if the wallets hold fewer and

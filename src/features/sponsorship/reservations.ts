@@ -1,7 +1,7 @@
 import type { DustAllocatorTable, ReservationRef } from './allocator.js';
 import type { TimerHandle, TimerWheel } from './timer-wheel.js';
 
-/** DESIGN.md: the timer wheel reclaims a reservation 5 minutes after it was made. */
+/** The timer wheel reclaims a reservation 5 minutes after it was made (docs/sponsorship.md, "What happens to a request"). */
 export const DEFAULT_RESERVATION_TTL_MS = 300_000;
 
 /** Ledger intent TTLs have whole-second resolution: ledger-v8 truncates the Date it is given. */

@@ -1,7 +1,7 @@
 /**
  * The tip's ledger parameters, as one network's DUST sync holds them: the bytes the workers price
  * fees with, since when those prices hold, the latest block time the indexer reported, and the
- * chain's DUST parameters the wallets are built on (DESIGN.md, "DUST wallet sync"), and the fee
+ * chain's DUST parameters the wallets are built on (docs/sponsorship.md, "What happens to a request"), and the fee
  * prices of those bytes for /wallet-status.
  */
 import { GraphqlHttpClient } from '../../infra/indexer/graphql-http.js';

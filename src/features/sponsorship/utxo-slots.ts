@@ -1,6 +1,6 @@
 /**
- * The allocator table kept in step with the server wallets' DUST UTXOs (DESIGN.md, "DUST wallet
- * sync"): new ones FREE, spent ones SPENT, values refreshed as DUST accrues, SPENT slots recycled
+ * The allocator table kept in step with the server wallets' DUST UTXOs (docs/sponsorship.md,
+ * "What happens to a request"): new ones FREE, spent ones SPENT, values refreshed as DUST accrues, SPENT slots recycled
  * after their retention. The sync thread is the table's single owner for all of these.
  */
 import type { Era, L } from '../../infra/ledger/index.js';

@@ -1,6 +1,6 @@
 /**
  * The server DUST wallets of one network and the replay of the indexer's `dustLedgerEvents` into
- * them (DESIGN.md, "DUST wallet sync"): each run of events is replayed with the ledger of its era,
+ * them (docs/sponsorship.md, "What happens to a request"): each run of events is replayed with the ledger of its era,
  * into every wallet or none.
  */
 import { ledger, release, type Era, type L } from '../../infra/ledger/index.js';

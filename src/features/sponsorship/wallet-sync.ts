@@ -1,5 +1,5 @@
 /**
- * DUST wallet sync for one network (DESIGN.md, "DUST wallet sync"): replay the indexer's
+ * DUST wallet sync for one network (docs/sponsorship.md, "What happens to a request"): replay the indexer's
  * `dustLedgerEvents` into a `DustLocalState` per server DUST key, keep the allocator table in step
  * with the wallets' UTXOs (new ones FREE, spent ones SPENT, values refreshed as DUST accrues), and
  * publish the wallets' state to the balancing workers through the shared snapshot.

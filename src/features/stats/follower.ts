@@ -1,5 +1,5 @@
 /**
- * The chain follower of one network (DESIGN.md, "Statistics"): keeps the block window filled.
+ * The chain follower of one network (docs/DESIGN.md, "One request per feature"): keeps the block window filled.
  *
  *  - On start, and whenever it may have missed blocks, it catches up over HTTP: the tip
  *    (`block` with no offset), then the missing heights in aliased batches (queries.ts).

@@ -1,5 +1,5 @@
 /**
- * The network statistics API (DESIGN.md, "Statistics"): for each network served, a
+ * The network statistics API (docs/DESIGN.md, "One request per feature"): for each network served, a
  * chain follower feeding pre-rendered derived routes, cached indexer lookups, a health
  * component, and a WebSocket topic that pushes the summary on every new block.
  */

@@ -5,7 +5,7 @@
  *  - fresh entry → its pre-built `X-Cache: HIT` reply, synchronously;
  *  - otherwise one shared upstream call → `X-Cache: MISS`;
  *  - the upstream call fails with an indexer error and an expired entry exists → that entry,
- *    `X-Cache: STALE` with its `Age`: cached data is served rather than a 500 (DESIGN.md).
+ *    `X-Cache: STALE` with its `Age`: cached data is served rather than a 500 (docs/api.md, "Conventions").
  * Lifetimes use the injected clock, not quick-lru's own `maxAge` (which reads Date.now()).
  */
 import QuickLRU from 'quick-lru';

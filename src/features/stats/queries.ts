@@ -212,7 +212,7 @@ export const EPOCH_UTILIZATION = doc('EpochUtilization', `query EpochUtilization
 export const SEARCH_HEIGHT = doc('SearchHeight', `query SearchHeight($height: Int!) { block(offset: { height: $height }) { height hash timestamp } }`);
 
 /**
- * One request tries a hex value as everything it could be (DESIGN.md, "Statistics"): block hash
+ * One request tries a hex value as everything it could be (docs/api.md, "Routes"): block hash
  * and transaction hash only when it has the 64 characters of a hash.
  */
 export const SEARCH_HEX = doc(

@@ -41,7 +41,7 @@ export class RenderedReply implements Reply {
   encoded = new Encoded(this.body, this.etag);
   /**
    * `X-Cache: HIT` while the follower keeps the data current; `STALE` with `Age` (seconds since the
-   * indexer last answered) while it fails and the last data is served (DESIGN.md: degraded).
+   * indexer last answered) while it fails and the last data is served (docs/api.md, "Conventions").
    * The record carries the identity form's ETag; the head lines leave it to the exchange.
    */
   headers: Headers = { 'Cache-Control': 'no-store', ETag: this.etag, 'X-Cache': 'HIT' };

@@ -1,5 +1,5 @@
 /**
- * The derived routes of one network, pre-rendered (DESIGN.md, "Statistics"):
+ * The derived routes of one network, pre-rendered (docs/DESIGN.md, "One request per feature"):
  *  - bodies that depend only on the chain (block-time, blocks-produced, d-parameter,
  *    recent-transactions) are rendered once per change of the window, not per request;
  *  - bodies that depend on the time too (latest-block's age, uptime, epoch, summary) are

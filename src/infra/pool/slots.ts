@@ -5,7 +5,7 @@
  * A caller holds its slot from the moment its work starts until it ends. A caller still waiting
  * has started nothing, so refusing it loses nothing: it leaves when its signal aborts (the client
  * went away), and at shutdown `drain()` refuses every waiter at once and every later caller, while
- * the work holding a slot carries on (DESIGN.md, "Graceful shutdown"). Without this queue of our
+ * the work holding a slot carries on (docs/operations.md, "Start, signals, shutdown"). Without this queue of our
  * own, waiting work would sit inside piscina or undici, which can only start it or cancel it
  * blindly — neither can tell a waiting task from a running one.
  *

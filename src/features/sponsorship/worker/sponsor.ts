@@ -1,6 +1,6 @@
 /**
  * Sponsoring one transaction with a server DUST UTXO (LEDGER.md, "Sponsoring a transaction with
- * DUST"; DESIGN.md, "DUST UTXO allocator"):
+ * DUST"; docs/DESIGN.md, "The mechanisms"):
  *  0. when the main thread must check the transaction's inputs or the key's policy first, an
  *     `admission` task (`readForAdmission`) reads and judges it and answers what those checks need;
  *     they wait on the network (the indexer, the key owner's webhook), so they are made on the

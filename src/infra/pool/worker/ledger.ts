@@ -1,7 +1,7 @@
 /**
  * The ledgers a worker thread serves, loaded when piscina starts the thread and preloads
  * workers/index.ts — before the first task arrives, so no request pays for a load (≈ 100–500 ms,
- * ≈ 85 MB per era: DESIGN.md "Proving"). Which eras: the pool's `workerData.eras` (the eras of
+ * ≈ 85 MB per era: docs/proving.md, "The worker pool"). Which eras: the pool's `workerData.eras` (the eras of
  * the configured networks), else ledger 9, the era of every public network. An era a task asks
  * for that was not preloaded still loads, on first use (packages/ledger).
  *
