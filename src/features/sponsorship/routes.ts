@@ -130,7 +130,7 @@ export function sponsorshipRoutes(deps: SponsorshipRouteDeps): RouteDef[] {
       summary: DESCRIPTIONS[kind].summary,
       description:
         'Server-owned DUST wallets pay the fee. Before any DUST UTXO is reserved the transaction is checked as the ledger will check it (well-formed for the network at the tip\'s parameters, signatures, TTL neither expired, nor too close to land, nor beyond the ledger\'s horizon, a real effect, no DUST spend of its own); the sponsored result is checked whole, balance included, before it is answered. ' +
-        'The fee covers the largest price rise of every block until `expiresAt` (×1.046 a block), so a transaction submitted before `expiresAt` is never short of fee. ' +
+        'The fee covers the largest price rise of every block until `expiresAt` (docs/sponsorship.md, "What happens to a request"), so a transaction submitted before `expiresAt` is never short of fee. ' +
         'One key holds at most `dust.maxReservationsPerKey` DUST UTXOs of a network at once (in flight, or answered and not yet landed or reclaimed); its budget is charged per answer and refunded when an answer\'s reservation is reclaimed unspent. ' +
         'The same bytes sent again by the same key within the dedupe window get the same answer and no second DUST UTXO (`X-Dedupe: HIT`). ' +
         "A key's policy (docs/policies.md) may narrow what it pays for — its dates, the kinds of effect and the contracts and entry points a transaction may call, caps per end user, its owner's webhook — and refuses before anything is reserved, naming the rule in the error's `rule`.",
