@@ -4,7 +4,7 @@
 // and the block is closed with `postBlockUpdate` — a valid ledger history, proofs aside.
 //
 // `wellFormed` runs on the transaction as submitted. The ledger skips signature verification on a
-// proof-erased transaction (measured on ledger 8, docs/midnight/LEDGER.md), so erasing proofs first
+// proof-erased transaction (measured on ledger 8, notes/LEDGER.md), so erasing proofs first
 // would let a transfer with a forged signature land. The mock-shaped dev proofs pass because the
 // strictness turns proof verification off (ledger-kit.ts) — except Zswap proofs, which the ledger
 // verifies regardless: a transaction with a Zswap offer is checked proof-erased and its signatures

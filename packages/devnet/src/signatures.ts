@@ -2,7 +2,7 @@
 // devnet: one that carries a Zswap offer. The ledger's `wellFormed` verifies Zswap proofs whatever
 // the strictness says (measured on ledger 8: "Invalid proof -- while verifying Zswap
 // proof" with every check off), and the devnet's proofs are mock-shaped; the proof-erased
-// transaction passes but its signatures are then not verified either (docs/midnight/LEDGER.md). So
+// transaction passes but its signatures are then not verified either (notes/LEDGER.md). So
 // such a transaction is checked proof-erased for everything else, and here for what its intents
 // sign: every unshielded input (guaranteed and fallible) and every DUST registration, over
 // `signatureData(segment)` — the data wallets sign. A Zswap offer itself carries no signature (its

@@ -96,7 +96,7 @@ t.test('the README tour and the /docs curl lines run as written against `npm sta
   t.match(onChain.block?.hash, /^[0-9a-f]{64}$/, 'with its hash');
   const made = readdirSync(cwd).sort();
   t.same(made, ['payload.bin', 'proof.bin', 'sponsored.json', 'unproven-tx.bin'], 'the files the tour writes');
-  const ignored = spawnSync('git', ['check-ignore', '--no-index', ...made, 'docs/midnight/examples/prover/unproven-tx.bin'], { cwd: ROOT, encoding: 'utf8' });
+  const ignored = spawnSync('git', ['check-ignore', '--no-index', ...made, 'notes/examples/prover/unproven-tx.bin'], { cwd: ROOT, encoding: 'utf8' });
   t.same(ignored.stdout.split('\n').filter(Boolean), made, 'written at the root, git ignores them; the committed fixtures stay tracked');
   t.equal(readFileSync(join(cwd, 'payload.bin')).subarray(0, 25).toString('latin1'), 'midnight:(proof-preimage-');
   t.equal(readFileSync(join(cwd, 'unproven-tx.bin')).subarray(0, 21).toString('latin1'), 'midnight:transaction[');
