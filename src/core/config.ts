@@ -91,24 +91,27 @@ export function loadConfig(opts: LoadOptions = {}): Readonly<Config> {
     let source = 'default';
     const fromFile = getPath(file, setting.path);
     if (fromFile !== undefined) {
+      // Checked though the environment may override it: a wrong value must not wait, hidden, for
+      // the day the variable is unset.
+      checkSetting(setting, fromFile, `config file (${setting.path})`, undefined);
       value = fromFile;
       source = `config file (${setting.path})`;
     }
     const rawEnv = setting.env ? env[setting.env] : undefined;
+    let shown: string | undefined;
     if (rawEnv !== undefined) {
       value = fromEnv(setting, rawEnv);
       source = `env ${setting.env}`;
+      // What the operator typed, not what it parsed to (NIGHTGATE_PORT=eighty is not "null").
+      shown = JSON.stringify(rawEnv);
     }
     const override = getPath(opts.overrides, setting.path);
     if (override !== undefined) {
       value = override;
       source = `override (${setting.path})`;
+      shown = undefined;
     }
-    if (!Value.Check(setting.schema, value)) {
-      const first = Value.Errors(setting.schema, value).First();
-      const where = setting.env ? `${setting.path} (${setting.env})` : setting.path;
-      throw new ConfigError(`invalid setting ${where} from ${source}: ${shownValue(setting.secret === true, value, first)} — ${first?.message ?? 'invalid value'}`);
-    }
+    checkSetting(setting, value, source, shown);
     setPath(out, setting.path, value);
   }
   // Each leaf was checked above; checking the assembled tree is what makes `out` a Config for the
@@ -119,6 +122,15 @@ export function loadConfig(opts: LoadOptions = {}): Readonly<Config> {
   }
   crossCheck(out);
   return deepFreeze(out);
+}
+
+/** Throws ConfigError naming the setting, where its value came from, the value (`shown`, or as read) and what is wrong. */
+function checkSetting(setting: (typeof SETTINGS)[number], value: unknown, source: string, shown: string | undefined): void {
+  if (Value.Check(setting.schema, value)) return;
+  const first = Value.Errors(setting.schema, value).First();
+  const where = setting.env ? `${setting.path} (${setting.env})` : setting.path;
+  const what = setting.secret === true ? '<redacted>' : shown ?? shownValue(false, value, first);
+  throw new ConfigError(`invalid setting ${where} from ${source}: ${what} — ${first?.message ?? 'invalid value'}`);
 }
 
 /**

@@ -26,7 +26,7 @@ t.test('environment values are parsed by type and win over the file', async (t) 
 });
 
 t.test('a bad value names the setting and its env var; secrets are not echoed', async (t) => {
-  t.throws(() => loadConfig({ env: { NIGHTGATE_PORT: 'eighty' } }), new ConfigError('invalid setting server.port (NIGHTGATE_PORT) from env NIGHTGATE_PORT: null — Expected integer'));
+  t.throws(() => loadConfig({ env: { NIGHTGATE_PORT: 'eighty' } }), new ConfigError('invalid setting server.port (NIGHTGATE_PORT) from env NIGHTGATE_PORT: "eighty" — Expected integer'), 'what was typed, not what it parsed to');
   t.throws(() => loadConfig({ env: { NIGHTGATE_PORT: '70000' } }), /server\.port \(NIGHTGATE_PORT\).*70000/);
   t.throws(() => loadConfig({ env: { NIGHTGATE_RATE_LIMIT_ENABLED: 'maybe' } }), /rateLimit\.enabled \(NIGHTGATE_RATE_LIMIT_ENABLED\)/);
   const err = t.throws(() => loadConfig({ env: { NIGHTGATE_API_KEYS: 'short' } })) as Error;
@@ -51,6 +51,9 @@ t.test('config file: unreadable, invalid JSON and unknown keys are errors', asyn
   t.throws(() => loadConfig({ env: { NIGHTGATE_CONFIG: join(dir, 'typo.json') } }), /unknown setting "server\.prot"/);
   writeFileSync(join(dir, 'dup.json'), JSON.stringify({ auth: { keys: [{ id: 'a', sha256: 'a'.repeat(64) }, { id: 'a', sha256: 'b'.repeat(64) }] } }));
   t.throws(() => loadConfig({ env: { NIGHTGATE_CONFIG: join(dir, 'dup.json') } }), /duplicate key id "a"/);
+  // A wrong value in the file is an error though the environment overrides it.
+  writeFileSync(join(dir, 'port.json'), JSON.stringify({ server: { port: 'eighty' } }));
+  t.throws(() => loadConfig({ env: { NIGHTGATE_CONFIG: join(dir, 'port.json'), NIGHTGATE_PORT: '9000' } }), new ConfigError('invalid setting server.port (NIGHTGATE_PORT) from config file (server.port): "eighty" — Expected integer'));
 });
 
 t.test('redaction and the settings table', async (t) => {
