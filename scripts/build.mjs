@@ -59,6 +59,9 @@ if (ifStale && built && existsSync(STAMP) && readFileSync(STAMP, 'utf8').trim() 
   process.exit(0);
 }
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+// The first build of a clone takes about a minute on two cores, with nothing else on the terminal.
+if (ifStale) console.error(`nightgate: compiling the TypeScript sources into dist/ (${built ? 'sources changed since the last build' : 'first build: about a minute'}) …`);
+const started = Date.now();
 const run = spawnSync(process.execPath, [tsc, '-b', TSCONFIG], { cwd: ROOT, stdio: 'inherit' });
 if (run.status !== 0) process.exit(run.status ?? 1);
 // The package's bin (`npx nightgate …`, as the README's tour runs it): tsc writes files without the
@@ -66,3 +69,4 @@ if (run.status !== 0) process.exit(run.status ?? 1);
 chmodSync(ENTRY, 0o755);
 // A source edited while tsc ran may not be in the output: stamp only what was read.
 if (inputsHash() === before) writeFileSync(STAMP, `${before}\n`);
+if (ifStale) console.error(`nightgate: compiled in ${Math.round((Date.now() - started) / 1000)} s`);
