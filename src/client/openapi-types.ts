@@ -737,12 +737,16 @@ export interface components {
             error: string;
             /** @description What was wrong, for people: names the parameter, the limit, the reason */
             message: string;
-            /** @description Stable machine code from the error catalogue (src/core/errors.ts); branch on this, not on the texts */
+            /**
+             * @description Stable machine code from the error catalogue (src/core/errors.ts); branch on this, not on the texts
+             * @enum {string}
+             */
             code: "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "URI_TOO_LONG" | "BAD_REQUEST" | "INVALID_PARAMETER" | "INVALID_BODY" | "UNAUTHORIZED" | "FORBIDDEN" | "RATE_LIMITED" | "ORIGIN_NOT_ALLOWED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_AUTH_FAILURES" | "BODY_BUDGET_FULL" | "CLIENT_BODY_BUDGET_FULL" | "SHUTTING_DOWN" | "SERVER_NOT_READY" | "INTERNAL" | "TIMEOUT" | "UNKNOWN_NETWORK" | "BLOCK_NOT_FOUND" | "TRANSACTION_NOT_FOUND" | "CONTRACT_NOT_FOUND" | "IDENTIFIER_NOT_FOUND" | "SEARCH_NO_MATCH" | "INDEXER_UNAVAILABLE" | "INDEXER_BAD_RESPONSE" | "NOT_READY" | "INDEXER_TIMEOUT" | "INDEXER_DECOMMISSIONED" | "INDEXER_UNAUTHORIZED" | "INDEXER_BUSY" | "NODE_UNAVAILABLE" | "NODE_BAD_RESPONSE" | "NODE_REJECTED" | "NODE_BUSY" | "NODE_UNAUTHORIZED" | "NODE_DECOMMISSIONED" | "EPOCH_UNAVAILABLE" | "D_PARAMETER_UNAVAILABLE" | "PROVER_UNREACHABLE" | "PROVER_BAD_RESPONSE" | "PROVER_BUSY" | "PROVER_REJECTED" | "PROVER_FAILED" | "PROVER_TIMEOUT" | "PROVER_KEYS_MISSING" | "PROVER_UNAVAILABLE" | "QUEUE_FULL" | "KEY_QUEUE_FULL" | "WORKER_CRASHED" | "CLIENT_ABORTED" | "INVALID_NETWORK" | "PROVER_KEYS_INVALID" | "PROVER_BINARY_NOT_FOUND" | "PROVER_BINARY_NOT_EXECUTABLE" | "DEV_PROVER_UNSUPPORTED_CIRCUIT" | "BALANCING_DISABLED" | "WALLET_SYNCING" | "NO_DUST_AVAILABLE" | "SPONSOR_BACKLOG_FULL" | "CHAIN_STALE" | "FEE_UNSETTLED" | "WRONG_TRANSACTION_KIND" | "FEE_CAP_EXCEEDED" | "DUST_BUDGET_EXCEEDED" | "TRANSACTION_REJECTED" | "LEDGER_ERA_MISMATCH" | "LEDGER_ERA_CHANGED" | "INPUTS_UNCHECKED" | "INPUT_HELD" | "RESERVATION_LIMIT" | "BUDGET_UNAVAILABLE" | "WALLET_LEASE_LOST" | "POLICY_DENIED" | "USER_LIMIT" | "POLICY_WEBHOOK_UNAVAILABLE";
             /** @description The key's policy rule that refused the sponsorship (POLICY_DENIED, USER_LIMIT, POLICY_WEBHOOK_UNAVAILABLE), e.g. `allow.contracts`, `perUser.maxSponsorships` (docs/policies.md) */
             rule?: string;
         };
         Health: {
+            /** @enum {string} */
             status: "ok" | "degraded" | "shutting-down";
             version: string;
             /**
@@ -798,6 +802,7 @@ export interface components {
             [key: string]: unknown;
         };
         NetworkInfo: {
+            /** @enum {string} */
             id: "mainnet" | "preprod" | "preview";
             /** @example Midnight Mainnet */
             name: string;
@@ -869,7 +874,10 @@ export interface components {
          *     }
          */
         Uptime: {
-            /** @description degraded when the indexer fails, the chain is stale (its latest block is 10 block times old or more: 60 s at 6 s blocks, the devnet's own block time on an embedded devnet) or production is below 0.8 */
+            /**
+             * @description degraded when the indexer fails, the chain is stale (its latest block is 10 block times old or more: 60 s at 6 s blocks, the devnet's own block time on an embedded devnet) or production is below 0.8
+             * @enum {string}
+             */
             status: "healthy" | "degraded";
             /** @description freshness × production, 3 decimals: freshness is 1 up to 2 block times of block age and falls linearly to 0 at 10 (12 s and 60 s at 6 s blocks), where the chain is stale; production is epochUtilization when known, else min(1, 6 / averageSeconds) */
             score: number;
@@ -930,7 +938,10 @@ export interface components {
              * @description ISO 8601, UTC
              */
             generatedAt: string;
-            /** @description degraded when the indexer fails (cached data is then served), the chain is stale (its latest block is 10 block times old or more) or the epoch under-produces: `uptime.status` */
+            /**
+             * @description degraded when the indexer fails (cached data is then served), the chain is stale (its latest block is 10 block times old or more) or the epoch under-produces: `uptime.status`
+             * @enum {string}
+             */
             status: "healthy" | "degraded";
             dataAgeSeconds: number | null;
             ledger: components["schemas"]["LedgerEra"];
@@ -942,8 +953,12 @@ export interface components {
             dParameter: components["schemas"]["DParameter"] | null;
             nightSupply: components["schemas"]["NightSupply"];
         };
-        /** @description `bridge-claim`: a claim of NIGHT bridged from Cardano (indexer 4.4 and later) */
+        /**
+         * @description `bridge-claim`: a claim of NIGHT bridged from Cardano (indexer 4.4 and later)
+         * @enum {string}
+         */
         TransactionKind: "regular" | "system" | "bridge-claim";
+        /** @enum {string} */
         TransactionResult: "SUCCESS" | "PARTIAL_SUCCESS" | "FAILURE";
         RecentTransaction: {
             /** @description Transaction hash */
@@ -997,10 +1012,12 @@ export interface components {
                 /** @description Transaction hash */
                 hash: string;
                 blockHeight: number;
+                /** @enum {string} */
                 matchedBy: "hash" | "identifier";
                 href: string;
             };
         };
+        /** @enum {string} */
         ContractActionType: "deploy" | "call" | "update";
         SearchContractHit: {
             /** @constant */
@@ -1291,6 +1308,7 @@ export interface components {
             utxos: components["schemas"]["AddressUtxo"][];
         };
         Submitted: {
+            /** @enum {string} */
             network: "mainnet" | "preprod" | "preview";
             /** @description The node's hash of the extrinsic that carries the transaction (null from a relay, or when the node had it already) */
             extrinsicHash: string | null;
@@ -1304,6 +1322,7 @@ export interface components {
             txHash: string;
             /** @description Transaction identifiers of `tx` */
             identifiers: string[];
+            /** @enum {string} */
             network: "mainnet" | "preprod" | "preview";
             /** @description DUST fee paid by the server wallet, in SPECK (decimal) */
             fee: string;
@@ -1327,6 +1346,7 @@ export interface components {
             txHash: string;
             /** @description Transaction identifiers of `tx` */
             identifiers: string[];
+            /** @enum {string} */
             network: "mainnet" | "preprod" | "preview";
             /** @description DUST fee paid by the server wallet, in SPECK (decimal) */
             fee: string;
@@ -1423,7 +1443,10 @@ export interface components {
                     /** @description Growing to the target from start (dust.growAtStart): /readyz answers 503 until it is reached */
                     filling: boolean;
                     maintenance: {
-                        /** @description splitting: a round is building and submitting splits; waiting: splits submitted, not yet landed or expired */
+                        /**
+                         * @description splitting: a round is building and submitting splits; waiting: splits submitted, not yet landed or expired
+                         * @enum {string}
+                         */
                         state: "idle" | "splitting" | "waiting" | "unavailable" | "failing";
                         reason: string | null;
                         pendingSplits: number;
@@ -1441,6 +1464,7 @@ export interface components {
             from: string;
             /** Format: date-time */
             to: string;
+            /** @enum {string} */
             groupBy: "day" | "user";
             /** @description The asking key only; every key with usage or requests for an admin key (or the one asked with `key`) */
             keys: {

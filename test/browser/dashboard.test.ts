@@ -253,8 +253,10 @@ t.test('the dashboard and the API reference in Chromium', { skip, timeout: 240_0
     const op = page.locator('.opblock', { has: page.locator('.opblock-summary-path[data-path="/api/v1/{network}/summary"]') });
     await op.locator('.opblock-summary').first().click();
     await op.locator('.try-out__btn').click();
-    // The network is a union of literals in the document: Swagger UI asks for it as text.
-    await op.locator('tr[data-param-name="network"] input').fill('preview');
+    // The network is an enum in the document: Swagger UI offers the three as a list.
+    const network = op.locator('tr[data-param-name="network"] select');
+    t.strictSame((await network.locator('option').allTextContents()).filter((o) => o !== '--'), ['mainnet', 'preprod', 'preview'], 'the networks offered as a list');
+    await network.selectOption('preview');
     await op.locator('.execute').click();
     const status = op.locator('.live-responses-table tr.response .response-col_status').first();
     await status.waitFor({ timeout: 15_000 });

@@ -59,6 +59,7 @@ class Components {
     const out: Record<string, unknown> = {};
     // Values, not schemas: an example or a default that happens to carry an `$id` stays as it is.
     for (const [k, v] of Object.entries(node)) out[k] = !names && (k === 'examples' || k === 'default' || k === 'const') ? v : this.hoist(v, !names && (k === 'properties' || k === 'patternProperties' || k === '$defs'));
+    enumOfConsts(out);
     const id = out['$id'];
     if (typeof id !== 'string') return out;
     delete out['$id'];
@@ -73,6 +74,20 @@ class Components {
     this.texts.set(name, text);
     this.schemas[name] = schema;
   }
+}
+
+/**
+ * A union of string constants (typebox's `Union([Literal…])`, `anyOf` of `const`s) as the `enum` it
+ * means: the same values, which Swagger UI offers as a list instead of a free text box.
+ */
+function enumOfConsts(node: Record<string, unknown>): void {
+  const any = node['anyOf'];
+  if (!Array.isArray(any) || any.length === 0) return;
+  const consts = any.map((a) => (a !== null && typeof a === 'object' && Object.keys(a).every((k) => k === 'const' || k === 'type') ? (a as { const?: unknown }).const : undefined));
+  if (!consts.every((v) => typeof v === 'string')) return;
+  delete node['anyOf'];
+  node['type'] = 'string';
+  node['enum'] = consts;
 }
 
 function parameters(c: Components, obj: TObject | undefined, where: 'path' | 'query'): unknown[] {
