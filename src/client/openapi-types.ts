@@ -33,8 +33,7 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        /** CORS preflight */
-        options: operations["optionsLivez"];
+        options?: never;
         head?: never;
         patch?: never;
         trace?: never;
@@ -51,8 +50,7 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        /** CORS preflight */
-        options: operations["optionsReadyz"];
+        options?: never;
         head?: never;
         patch?: never;
         trace?: never;
@@ -69,8 +67,7 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        /** CORS preflight */
-        options: operations["optionsApiOpenapiJson"];
+        options?: never;
         head?: never;
         patch?: never;
         trace?: never;
@@ -90,8 +87,7 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        /** CORS preflight */
-        options: operations["options/"];
+        options?: never;
         head?: never;
         patch?: never;
         trace?: never;
@@ -111,8 +107,7 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        /** CORS preflight */
-        options: operations["optionsApi"];
+        options?: never;
         head?: never;
         patch?: never;
         trace?: never;
@@ -129,8 +124,7 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        /** CORS preflight */
-        options: operations["optionsApiReference"];
+        options?: never;
         head?: never;
         patch?: never;
         trace?: never;
@@ -150,8 +144,7 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        /** CORS preflight */
-        options: operations["optionsDocs"];
+        options?: never;
         head?: never;
         patch?: never;
         trace?: never;
@@ -171,8 +164,7 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        /** CORS preflight */
-        options: operations["optionsApiV1NetworkSummary"];
+        options?: never;
         head?: never;
         patch?: never;
         trace?: never;
@@ -192,8 +184,7 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        /** CORS preflight */
-        options: operations["optionsApiV1NetworkLatestBlock"];
+        options?: never;
         head?: never;
         patch?: never;
         trace?: never;
@@ -213,8 +204,7 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        /** CORS preflight */
-        options: operations["optionsApiV1NetworkBlockTime"];
+        options?: never;
         head?: never;
         patch?: never;
         trace?: never;
@@ -234,8 +224,7 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        /** CORS preflight */
-        options: operations["optionsApiV1NetworkBlocksProduced"];
+        options?: never;
         head?: never;
         patch?: never;
         trace?: never;
@@ -255,8 +244,7 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        /** CORS preflight */
-        options: operations["optionsApiV1NetworkUptime"];
+        options?: never;
         head?: never;
         patch?: never;
         trace?: never;
@@ -276,8 +264,7 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        /** CORS preflight */
-        options: operations["optionsApiV1NetworkEpoch"];
+        options?: never;
         head?: never;
         patch?: never;
         trace?: never;
@@ -297,8 +284,7 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        /** CORS preflight */
-        options: operations["optionsApiV1NetworkDParameter"];
+        options?: never;
         head?: never;
         patch?: never;
         trace?: never;
@@ -318,8 +304,7 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        /** CORS preflight */
-        options: operations["optionsApiV1NetworkNightSupply"];
+        options?: never;
         head?: never;
         patch?: never;
         trace?: never;
@@ -339,8 +324,7 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        /** CORS preflight */
-        options: operations["optionsApiV1NetworkRecentTransactions"];
+        options?: never;
         head?: never;
         patch?: never;
         trace?: never;
@@ -360,8 +344,7 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        /** CORS preflight */
-        options: operations["optionsApiV1NetworkSearch"];
+        options?: never;
         head?: never;
         patch?: never;
         trace?: never;
@@ -381,8 +364,7 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        /** CORS preflight */
-        options: operations["optionsApiV1NetworkBlock"];
+        options?: never;
         head?: never;
         patch?: never;
         trace?: never;
@@ -402,8 +384,7 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        /** CORS preflight */
-        options: operations["optionsApiV1NetworkTransaction"];
+        options?: never;
         head?: never;
         patch?: never;
         trace?: never;
@@ -423,8 +404,7 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        /** CORS preflight */
-        options: operations["optionsApiV1NetworkContract"];
+        options?: never;
         head?: never;
         patch?: never;
         trace?: never;
@@ -444,8 +424,7 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        /** CORS preflight */
-        options: operations["optionsApiV1NetworkAddressActivity"];
+        options?: never;
         head?: never;
         patch?: never;
         trace?: never;
@@ -1609,29 +1588,6 @@ export interface operations {
             };
         };
     };
-    optionsLivez: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Allowed methods and headers; the Access-Control-Allow-* headers only for an allowed Origin */
-            204: {
-                headers: {
-                    "Access-Control-Allow-Origin"?: string;
-                    "Access-Control-Allow-Methods"?: string;
-                    "Access-Control-Allow-Headers"?: string;
-                    "Access-Control-Max-Age"?: string;
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
     getReadyz: {
         parameters: {
             query?: never;
@@ -1669,29 +1625,6 @@ export interface operations {
             };
         };
     };
-    optionsReadyz: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Allowed methods and headers; the Access-Control-Allow-* headers only for an allowed Origin */
-            204: {
-                headers: {
-                    "Access-Control-Allow-Origin"?: string;
-                    "Access-Control-Allow-Methods"?: string;
-                    "Access-Control-Allow-Headers"?: string;
-                    "Access-Control-Max-Age"?: string;
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
     getApiOpenapiJson: {
         parameters: {
             query?: never;
@@ -1725,29 +1658,6 @@ export interface operations {
                     "Access-Control-Allow-Origin"?: string;
                     /** @description CORS: the response headers a page may read */
                     "Access-Control-Expose-Headers"?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    optionsApiOpenapiJson: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Allowed methods and headers; the Access-Control-Allow-* headers only for an allowed Origin */
-            204: {
-                headers: {
-                    "Access-Control-Allow-Origin"?: string;
-                    "Access-Control-Allow-Methods"?: string;
-                    "Access-Control-Allow-Headers"?: string;
-                    "Access-Control-Max-Age"?: string;
-                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1793,29 +1703,6 @@ export interface operations {
             };
         };
     };
-    "options/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Allowed methods and headers; the Access-Control-Allow-* headers only for an allowed Origin */
-            204: {
-                headers: {
-                    "Access-Control-Allow-Origin"?: string;
-                    "Access-Control-Allow-Methods"?: string;
-                    "Access-Control-Allow-Headers"?: string;
-                    "Access-Control-Max-Age"?: string;
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
     getApi: {
         parameters: {
             query?: never;
@@ -1849,29 +1736,6 @@ export interface operations {
                     "Access-Control-Allow-Origin"?: string;
                     /** @description CORS: the response headers a page may read */
                     "Access-Control-Expose-Headers"?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    optionsApi: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Allowed methods and headers; the Access-Control-Allow-* headers only for an allowed Origin */
-            204: {
-                headers: {
-                    "Access-Control-Allow-Origin"?: string;
-                    "Access-Control-Allow-Methods"?: string;
-                    "Access-Control-Allow-Headers"?: string;
-                    "Access-Control-Max-Age"?: string;
-                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1917,29 +1781,6 @@ export interface operations {
             };
         };
     };
-    optionsApiReference: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Allowed methods and headers; the Access-Control-Allow-* headers only for an allowed Origin */
-            204: {
-                headers: {
-                    "Access-Control-Allow-Origin"?: string;
-                    "Access-Control-Allow-Methods"?: string;
-                    "Access-Control-Allow-Headers"?: string;
-                    "Access-Control-Max-Age"?: string;
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
     getDocs: {
         parameters: {
             query?: never;
@@ -1973,29 +1814,6 @@ export interface operations {
                     "Access-Control-Allow-Origin"?: string;
                     /** @description CORS: the response headers a page may read */
                     "Access-Control-Expose-Headers"?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    optionsDocs: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Allowed methods and headers; the Access-Control-Allow-* headers only for an allowed Origin */
-            204: {
-                headers: {
-                    "Access-Control-Allow-Origin"?: string;
-                    "Access-Control-Allow-Methods"?: string;
-                    "Access-Control-Allow-Headers"?: string;
-                    "Access-Control-Max-Age"?: string;
-                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2189,32 +2007,6 @@ export interface operations {
             };
         };
     };
-    optionsApiV1NetworkSummary: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description mainnet, preprod or preview */
-                network: "mainnet" | "preprod" | "preview";
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Allowed methods and headers; the Access-Control-Allow-* headers only for an allowed Origin */
-            204: {
-                headers: {
-                    "Access-Control-Allow-Origin"?: string;
-                    "Access-Control-Allow-Methods"?: string;
-                    "Access-Control-Allow-Headers"?: string;
-                    "Access-Control-Max-Age"?: string;
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
     getApiV1NetworkLatestBlock: {
         parameters: {
             query?: never;
@@ -2399,32 +2191,6 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
-            };
-        };
-    };
-    optionsApiV1NetworkLatestBlock: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description mainnet, preprod or preview */
-                network: "mainnet" | "preprod" | "preview";
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Allowed methods and headers; the Access-Control-Allow-* headers only for an allowed Origin */
-            204: {
-                headers: {
-                    "Access-Control-Allow-Origin"?: string;
-                    "Access-Control-Allow-Methods"?: string;
-                    "Access-Control-Allow-Headers"?: string;
-                    "Access-Control-Max-Age"?: string;
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
         };
     };
@@ -2615,32 +2381,6 @@ export interface operations {
             };
         };
     };
-    optionsApiV1NetworkBlockTime: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description mainnet, preprod or preview */
-                network: "mainnet" | "preprod" | "preview";
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Allowed methods and headers; the Access-Control-Allow-* headers only for an allowed Origin */
-            204: {
-                headers: {
-                    "Access-Control-Allow-Origin"?: string;
-                    "Access-Control-Allow-Methods"?: string;
-                    "Access-Control-Allow-Headers"?: string;
-                    "Access-Control-Max-Age"?: string;
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
     getApiV1NetworkBlocksProduced: {
         parameters: {
             query?: never;
@@ -2825,32 +2565,6 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
-            };
-        };
-    };
-    optionsApiV1NetworkBlocksProduced: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description mainnet, preprod or preview */
-                network: "mainnet" | "preprod" | "preview";
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Allowed methods and headers; the Access-Control-Allow-* headers only for an allowed Origin */
-            204: {
-                headers: {
-                    "Access-Control-Allow-Origin"?: string;
-                    "Access-Control-Allow-Methods"?: string;
-                    "Access-Control-Allow-Headers"?: string;
-                    "Access-Control-Max-Age"?: string;
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
         };
     };
@@ -3041,32 +2755,6 @@ export interface operations {
             };
         };
     };
-    optionsApiV1NetworkUptime: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description mainnet, preprod or preview */
-                network: "mainnet" | "preprod" | "preview";
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Allowed methods and headers; the Access-Control-Allow-* headers only for an allowed Origin */
-            204: {
-                headers: {
-                    "Access-Control-Allow-Origin"?: string;
-                    "Access-Control-Allow-Methods"?: string;
-                    "Access-Control-Allow-Headers"?: string;
-                    "Access-Control-Max-Age"?: string;
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
     getApiV1NetworkEpoch: {
         parameters: {
             query?: never;
@@ -3251,32 +2939,6 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
-            };
-        };
-    };
-    optionsApiV1NetworkEpoch: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description mainnet, preprod or preview */
-                network: "mainnet" | "preprod" | "preview";
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Allowed methods and headers; the Access-Control-Allow-* headers only for an allowed Origin */
-            204: {
-                headers: {
-                    "Access-Control-Allow-Origin"?: string;
-                    "Access-Control-Allow-Methods"?: string;
-                    "Access-Control-Allow-Headers"?: string;
-                    "Access-Control-Max-Age"?: string;
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
         };
     };
@@ -3467,32 +3129,6 @@ export interface operations {
             };
         };
     };
-    optionsApiV1NetworkDParameter: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description mainnet, preprod or preview */
-                network: "mainnet" | "preprod" | "preview";
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Allowed methods and headers; the Access-Control-Allow-* headers only for an allowed Origin */
-            204: {
-                headers: {
-                    "Access-Control-Allow-Origin"?: string;
-                    "Access-Control-Allow-Methods"?: string;
-                    "Access-Control-Allow-Headers"?: string;
-                    "Access-Control-Max-Age"?: string;
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
     getApiV1NetworkNightSupply: {
         parameters: {
             query?: never;
@@ -3652,32 +3288,6 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
-            };
-        };
-    };
-    optionsApiV1NetworkNightSupply: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description mainnet, preprod or preview */
-                network: "mainnet" | "preprod" | "preview";
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Allowed methods and headers; the Access-Control-Allow-* headers only for an allowed Origin */
-            204: {
-                headers: {
-                    "Access-Control-Allow-Origin"?: string;
-                    "Access-Control-Allow-Methods"?: string;
-                    "Access-Control-Allow-Headers"?: string;
-                    "Access-Control-Max-Age"?: string;
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
         };
     };
@@ -3891,32 +3501,6 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
-            };
-        };
-    };
-    optionsApiV1NetworkRecentTransactions: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description mainnet, preprod or preview */
-                network: "mainnet" | "preprod" | "preview";
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Allowed methods and headers; the Access-Control-Allow-* headers only for an allowed Origin */
-            204: {
-                headers: {
-                    "Access-Control-Allow-Origin"?: string;
-                    "Access-Control-Allow-Methods"?: string;
-                    "Access-Control-Allow-Headers"?: string;
-                    "Access-Control-Max-Age"?: string;
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
         };
     };
@@ -4135,32 +3719,6 @@ export interface operations {
             };
         };
     };
-    optionsApiV1NetworkSearch: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description mainnet, preprod or preview */
-                network: "mainnet" | "preprod" | "preview";
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Allowed methods and headers; the Access-Control-Allow-* headers only for an allowed Origin */
-            204: {
-                headers: {
-                    "Access-Control-Allow-Origin"?: string;
-                    "Access-Control-Allow-Methods"?: string;
-                    "Access-Control-Allow-Headers"?: string;
-                    "Access-Control-Max-Age"?: string;
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
     getApiV1NetworkBlock: {
         parameters: {
             query?: {
@@ -4373,32 +3931,6 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
-            };
-        };
-    };
-    optionsApiV1NetworkBlock: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description mainnet, preprod or preview */
-                network: "mainnet" | "preprod" | "preview";
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Allowed methods and headers; the Access-Control-Allow-* headers only for an allowed Origin */
-            204: {
-                headers: {
-                    "Access-Control-Allow-Origin"?: string;
-                    "Access-Control-Allow-Methods"?: string;
-                    "Access-Control-Allow-Headers"?: string;
-                    "Access-Control-Max-Age"?: string;
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
         };
     };
@@ -4615,32 +4147,6 @@ export interface operations {
             };
         };
     };
-    optionsApiV1NetworkTransaction: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description mainnet, preprod or preview */
-                network: "mainnet" | "preprod" | "preview";
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Allowed methods and headers; the Access-Control-Allow-* headers only for an allowed Origin */
-            204: {
-                headers: {
-                    "Access-Control-Allow-Origin"?: string;
-                    "Access-Control-Allow-Methods"?: string;
-                    "Access-Control-Allow-Headers"?: string;
-                    "Access-Control-Max-Age"?: string;
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
     getApiV1NetworkContract: {
         parameters: {
             query: {
@@ -4851,32 +4357,6 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
-            };
-        };
-    };
-    optionsApiV1NetworkContract: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description mainnet, preprod or preview */
-                network: "mainnet" | "preprod" | "preview";
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Allowed methods and headers; the Access-Control-Allow-* headers only for an allowed Origin */
-            204: {
-                headers: {
-                    "Access-Control-Allow-Origin"?: string;
-                    "Access-Control-Allow-Methods"?: string;
-                    "Access-Control-Allow-Headers"?: string;
-                    "Access-Control-Max-Age"?: string;
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
         };
     };
@@ -5094,32 +4574,6 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
-            };
-        };
-    };
-    optionsApiV1NetworkAddressActivity: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description mainnet, preprod or preview */
-                network: "mainnet" | "preprod" | "preview";
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Allowed methods and headers; the Access-Control-Allow-* headers only for an allowed Origin */
-            204: {
-                headers: {
-                    "Access-Control-Allow-Origin"?: string;
-                    "Access-Control-Allow-Methods"?: string;
-                    "Access-Control-Allow-Headers"?: string;
-                    "Access-Control-Max-Age"?: string;
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
         };
     };

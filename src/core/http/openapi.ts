@@ -106,22 +106,6 @@ const CORS_HEADERS = {
   'Access-Control-Expose-Headers': 'CORS: the response headers a page may read',
 };
 
-/** The CORS preflight a public GET route answers (Fetch standard §3.2.2). */
-function preflightOperation(operationId: string, tags: string[], pathParameters: unknown[]): Record<string, unknown> {
-  const headers = Object.fromEntries(
-    ['Access-Control-Allow-Origin', 'Access-Control-Allow-Methods', 'Access-Control-Allow-Headers', 'Access-Control-Max-Age', 'Allow'].map((h) => [h, { schema: { type: 'string' } }]),
-  );
-  return {
-    operationId,
-    summary: 'CORS preflight',
-    tags,
-    // Every operation of a templated path declares its path parameters (OpenAPI 3.1 §4.8.12.1).
-    ...(pathParameters.length > 0 ? { parameters: pathParameters } : {}),
-    responses: { 204: { description: 'Allowed methods and headers; the Access-Control-Allow-* headers only for an allowed Origin', headers } },
-    security: [],
-  };
-}
-
 /**
  * A WebSocket channel, for the document. OpenAPI 3.1 has no WebSocket object: the channel is
  * described as the GET that upgrades (RFC 6455 §4), answered 101, with the messages both ways in
@@ -200,7 +184,6 @@ export function openApiDocument(
       security: r.auth === 'key' ? [{ ApiKeyHeader: [] }, { BearerAuth: [] }] : r.auth === 'optional' ? [{}, { ApiKeyHeader: [] }, { BearerAuth: [] }] : [],
     };
     (paths[path] ??= {})[r.method.toLowerCase()] = op;
-    if (opts.cors === true && r.auth === 'none' && r.method === 'GET') paths[path]!['options'] = preflightOperation(`options${operationId.slice(3)}`, s.tags, pathParams);
   }
   for (const t of opts.topics ?? []) {
     if (!t.doc) continue;
@@ -247,6 +230,7 @@ export function openApiDocument(
         'Every error, on every route, is one shape: the `Error` schema, `{"error", "message", "code"}`. ' +
         'A path with a trailing `/` is answered as the path without it (`/health/` as `/health`). ' +
         'Times are ISO 8601 (UTC); fees are DUST amounts in SPECK, labelled with their unit. ' +
+        (opts.cors === true ? 'CORS: every public GET route (those without security) also answers its preflight, `OPTIONS` with 204 and `Access-Control-Allow-Origin`, `-Methods`, `-Headers`, `-Max-Age` for an allowed Origin (Fetch standard §3.2.2; not listed as operations). ' : '') +
         'The push channel `GET /api/v1/{network}/ws` is a WebSocket: OpenAPI 3.1 has no WebSocket object, so it is described as the upgrading GET with its 101 answer and an `x-websocket` extension naming the messages.',
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
