@@ -59,4 +59,15 @@ for (const era of SPONSOR_ERAS) t.test(`ledger ${era}: DUST sync replays the dev
   const after = await next;
   t.equal(after.phase, 'synced');
   t.equal(after.era, era);
+
+  // An error shows in the status while it lasts, and is gone once events replay again.
+  const failed = new Promise<SyncStatus>((resolve) => (onStatus = (s) => s.lastError !== undefined && resolve(s)));
+  (sync as unknown as { onEvent(e: unknown): void }).onEvent({ id: 'not a number' });
+  const broken = await failed;
+  t.equal(broken.lastError, 'the indexer sent a malformed DUST event');
+  t.equal(broken.phase, 'reconnecting');
+  const mark = broken.eventId;
+  const healed = new Promise<SyncStatus>((resolve) => (onStatus = (s) => s.eventId > mark && s.phase === 'synced' && resolve(s)));
+  await h.network.produceBlock();
+  t.equal((await healed).lastError, undefined, 'cleared by the next replay');
 });

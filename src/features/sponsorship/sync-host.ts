@@ -31,19 +31,7 @@ export class DustSyncHost {
     if (this.closed) return;
     const worker = startModuleWorker(new URL('./sync-thread', import.meta.url), import.meta.url, { workerData: this.data, name: 'nightgate-dust-sync' });
     this.worker = worker;
-    worker.on('message', (m: FromSyncThread) => {
-      if (m.type === 'status') {
-        const before = this.statuses.get(m.status.network)?.phase;
-        this.statuses.set(m.status.network, m.status);
-        this.failures.delete(m.status.network);
-        if (before !== m.status.phase) this.log.info({ network: m.status.network, phase: m.status.phase, eventId: m.status.eventId, maxId: m.status.maxId }, 'DUST wallet sync');
-        if (m.status.phase === 'synced') this.restartDelay = RESTART_MIN_MS;
-        for (const l of this.listeners) l(m.status);
-      } else {
-        this.failures.set(m.network, m.error);
-        this.log.warn({ network: m.network, err: m.error }, 'DUST wallet sync could not start; retrying');
-      }
-    });
+    worker.on('message', (m: FromSyncThread) => this.receive(m));
     worker.on('error', (err) => this.log.error({ err }, 'DUST sync thread failed'));
     worker.on('exit', (code) => {
       if (this.closed) return;
@@ -53,6 +41,23 @@ export class DustSyncHost {
       this.restartTimer.unref();
       this.restartDelay = Math.min(this.restartDelay * 2, RESTART_MAX_MS);
     });
+  }
+
+  /** A message of the sync thread: a network's status, or why its sync could not start. */
+  receive(m: FromSyncThread): void {
+    if (m.type === 'status') {
+      const previous = this.statuses.get(m.status.network);
+      this.statuses.set(m.status.network, m.status);
+      this.failures.delete(m.status.network);
+      if (previous?.phase !== m.status.phase) this.log.info({ network: m.status.network, phase: m.status.phase, eventId: m.status.eventId, maxId: m.status.maxId }, 'DUST wallet sync');
+      // Each error once, when it appears, not at every status that still carries it.
+      if (m.status.lastError !== undefined && m.status.lastError !== previous?.lastError) this.log.warn({ network: m.status.network, phase: m.status.phase, err: m.status.lastError }, 'DUST wallet sync error');
+      if (m.status.phase === 'synced') this.restartDelay = RESTART_MIN_MS;
+      for (const l of this.listeners) l(m.status);
+    } else {
+      this.failures.set(m.network, m.error);
+      this.log.warn({ network: m.network, err: m.error }, 'DUST wallet sync could not start; retrying');
+    }
   }
 
   status(network: string): SyncStatus | undefined {

@@ -270,6 +270,8 @@ export class NetworkDustSync {
         return this.retry(this.lastError);
       }
     }
+    // Events replayed: whatever failed before has passed (/wallet-status shows the current error only).
+    this.lastError = undefined;
     if (this.eventId >= this.maxId && this.paramsMatchEra() && !this.awaitingEraEvents) this.phase = 'synced';
     // Publish first: a UTXO the table offers is then always in the snapshot a worker can read
     // (a worker holding an older replica reads it again, src/features/sponsorship/worker/sponsor.ts).
