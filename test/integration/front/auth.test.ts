@@ -51,7 +51,7 @@ t.test('with no key configured at all, start-up mints a development key and prin
   const s = await startApp({ auth: { apiKeys: [] } }, { modules: [routes.module], print: (l) => printed.push(l) });
   t.teardown(() => s.close());
   t.equal(printed.length, 1);
-  const key = /development key \(shown once\): (ngk_\S+)/.exec(printed[0]!)?.[1];
+  const key = /development key \(a new one each start; set NIGHTGATE_DEVNET_STATE_DIR to keep it\): (ngk_\S+)/.exec(printed[0]!)?.[1];
   t.ok(key, 'the line carries the key');
   const r = await request(`${s.url}/t/keyed`, { headers: { 'x-api-key': key! } });
   t.equal(r.statusCode, 200);

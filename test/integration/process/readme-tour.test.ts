@@ -62,7 +62,7 @@ t.test('the README tour and the /docs curl lines run as written against `npm sta
       await server.exited;
     }
   });
-  const key = /development key \(shown once\): (ngk_[A-Za-z0-9_-]+)/.exec(await server.waitFor(/development key \(shown once\)/))![1]!;
+  const key = /development key \(a new one each start[^)]*\): (ngk_[A-Za-z0-9_-]+)/.exec(await server.waitFor(/development key \(a new one each start/))![1]!;
   const port = Number(/"port":(\d+)/.exec(await server.waitFor(/nightgate listening on/))![1]);
   const base = `http://127.0.0.1:${port}`;
 

@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEV_KEY_FILE, devKey, devKeyBox } from '../../../../src/core/pipeline/dev-key.js';
 
-t.test('without a state directory: a new key each start, shown once', async (t) => {
+t.test('without a state directory: a new key each start, and the box says how to keep it', async (t) => {
   const a = devKey('');
   const b = devKey('');
   t.match(a.raw, /^ngk_/);
   t.not(a.raw, b.raw);
   t.equal(a.file, undefined);
-  t.match(devKeyBox(a), new RegExp(`development key \\(shown once\\): ${a.raw} `));
+  t.match(devKeyBox(a), new RegExp(`development key \\(a new one each start; set NIGHTGATE_DEVNET_STATE_DIR to keep it\\): ${a.raw} `));
 });
 
 t.test('with a state directory: kept across restarts, owner-only, a damaged file replaced', async (t) => {
