@@ -17,7 +17,8 @@ export interface ProvingPayloads {
   /** A proof in the proof server's response format, as the ledger's own mock shapes it. */
   proofResponse: Buffer;
   /** `count` /prove bodies that differ from each other and from `prove`. */
-  distinctProve(count: number): Buffer[];
+  /** `count` /prove bodies, each its own binding: `from`, `from + 1`, … (default 1). */
+  distinctProve(count: number, from?: number): Buffer[];
 }
 
 export async function buildProvingPayloads(networkId = 'undeployed', era: Era = DEFAULT_ERA): Promise<ProvingPayloads> {
@@ -48,6 +49,6 @@ export async function buildProvingPayloads(networkId = 'undeployed', era: Era = 
     prove: Buffer.from(L.createProvingPayload(preimage, undefined, undefined)),
     check: Buffer.from(L.createCheckPayload(preimage, undefined)),
     proofResponse: Buffer.from(proof),
-    distinctProve: (count) => Array.from({ length: count }, (_, i) => Buffer.from(L.createProvingPayload(preimage, BigInt(i + 1), undefined))),
+    distinctProve: (count, from = 1) => Array.from({ length: count }, (_, i) => Buffer.from(L.createProvingPayload(preimage, BigInt(from + i), undefined))),
   };
 }
