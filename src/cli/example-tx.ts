@@ -10,7 +10,9 @@
  *   prove-payload  a proof-server request for one zswap output to the account's shielded keys
  *                  → body of POST /prove
  * The transfers spend one of the account's unspent NIGHT UTXOs, read from the running server's
- * public address-activity route, and send 1 STAR to the account itself with the rest as change:
+ * public address-activity route (each kind its own: the first, second or third in order, so the
+ * examples of a tour do not hold each other's inputs), and send 1 STAR to the account itself with
+ * the rest as change:
  * once sponsored they can be submitted to the devnet. A NIGHT transfer needs no proof, so
  * "proving" it is the ledger's own `prove` with a provider that is never asked for one.
  */
@@ -71,7 +73,10 @@ export async function exampleTransaction(opts: ExampleOptions): Promise<Uint8Arr
   const { networkId, utxos } = await accountUtxos(baseUrl(opts.url), opts.network, address);
   const night = L.nativeToken().raw;
   const spendable = utxos.filter((u) => !u.spent && u.tokenType === night && BigInt(u.value) > SENT_STAR);
-  const utxo = spendable[Math.floor(Math.random() * spendable.length)];
+  // Each kind its own UTXO while the set stands: a sponsored answer holds its inputs until it lands
+  // or expires (409 INPUT_HELD to any other spend), and the tour sponsors one example of each kind.
+  spendable.sort((x, y) => (`${x.intentHash}#${x.outputIndex}` < `${y.intentHash}#${y.outputIndex}` ? -1 : 1));
+  const utxo = spendable[EXAMPLE_KINDS.indexOf(opts.kind) % Math.max(1, spendable.length)];
   if (!utxo) {
     throw new ExampleTxError(
       `the ${opts.network} test account has no unspent NIGHT at ${baseUrl(opts.url)}: example-tx needs the network served by an embedded devnet (the default)`,
