@@ -129,11 +129,16 @@ t.before(async () => {
       clock,
     );
     await app.service.whenSynced('preview');
-    const { user, utxo } = await app.fundedUser(0x40 + era, 500_000_000n);
-    nets.set(era, { era, app, clock, user, utxo });
-    const unproven = transferFrom(user, utxo, freshUser(0x50 + era, era).address, 12_345n);
-    const proven = await unproven.prove(devProvingProvider({}, era), ledger(era).CostModel.initialCostModel());
-    bases.push({ era, kind: 'unproven', bytes: unproven.serialize() }, { era, kind: 'proven', bytes: proven.serialize() }, { era, kind: 'finalized', bytes: proven.bind().serialize() });
+    // One UTXO per base transaction: a sponsored answer holds its inputs (409 INPUT_HELD to another spend).
+    // The fourth: the transaction sponsored after the fuzzing.
+    const { user, utxos } = await app.fundedUser(0x40 + era, 500_000_000n, 4);
+    nets.set(era, { era, app, clock, user, utxo: utxos[3]! });
+    const to = freshUser(0x50 + era, era).address;
+    const unproven = transferFrom(user, utxos[0]!, to, 12_345n);
+    const prove = (u: typeof unproven) => u.prove(devProvingProvider({}, era), ledger(era).CostModel.initialCostModel());
+    const proven = await prove(transferFrom(user, utxos[1]!, to, 12_345n));
+    const finalized = (await prove(transferFrom(user, utxos[2]!, to, 12_345n))).bind();
+    bases.push({ era, kind: 'unproven', bytes: unproven.serialize() }, { era, kind: 'proven', bytes: proven.serialize() }, { era, kind: 'finalized', bytes: finalized.serialize() });
   }
 });
 
