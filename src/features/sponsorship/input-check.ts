@@ -13,9 +13,11 @@
  * not a follower: the unspent set of every address would be the whole chain's, and the
  * addresses that ask are few and bursty. Bounded by
  *  - one read per address at a time (single flight: a burst from one key is one read);
- *  - a short cache (`dust.inputCheckCacheMs`): what is found stays good that long; what is not
- *    found is read again at most every RECHECK_MS, so a UTXO indexed a moment ago is not refused
- *    from a stale read, and a key sending made-up inputs costs at most a few reads a second;
+ *  - a short cache (`dust.inputCheckCacheMs`): what is found stays good that long; an input not
+ *    found in a read that began before the request is read again in one that begins after it (a
+ *    UTXO indexed a moment ago, which the client saw, is never refused from an older read, nor
+ *    from a read in flight since before it), at most one read every RECHECK_MS per address, so a
+ *    key sending made-up inputs costs at most a few reads a second;
  *  - at most MAX_ADDRESSES cached addresses (least recently used dropped), and no cache for an
  *    address with more than MAX_CACHED_UTXOS unspent UTXOs;
  *  - `timeoutMs` per read. An indexer that cannot answer in time fails the check closed
@@ -65,7 +67,7 @@ export type UnspentSet = ReadonlyMap<string, UnspentUtxo>;
 /** Reads the unspent UTXOs of a Bech32m address on a network (the indexer, or a test's stand-in). */
 export type UnspentReader = (network: string, address: string) => Promise<UnspentSet>;
 
-/** A found UTXO is trusted from a read this recent; a missing one is read again after this. */
+/** Reads of one address for inputs not found start at least this far apart. */
 const RECHECK_MS = 250;
 const MAX_ADDRESSES = 10_000;
 const MAX_CACHED_UTXOS = 4_096;
@@ -195,7 +197,9 @@ export interface InputCheckerOptions {
 
 export class InputChecker {
   private readonly cache = new Map<string, Read>();
-  private readonly flights = new Map<string, Promise<Read>>();
+  private readonly flights = new Map<string, { startedAt: number; promise: Promise<Read> }>();
+  /** When the last read of each address began (the pace of re-reads). */
+  private readonly lastStart = new Map<string, number>();
   /** Reads made (tests, status). */
   reads = 0;
 
@@ -226,9 +230,9 @@ export class InputChecker {
       const key = `${network}|${address}`;
       let read = this.cached(key, asked) ?? (await this.read(key, network, address));
       let missing = mine.find((i) => !read.utxos.has(utxoId(i.intentHash, i.outputNo)));
-      // A read from before the UTXO was indexed would refuse it: not found in one that old, read again.
-      if (missing && read.startedAt < asked - RECHECK_MS) {
-        read = await this.read(key, network, address);
+      // A read that began before this request may predate the UTXO: not found there, read again.
+      if (missing && read.startedAt < asked) {
+        read = await this.freshRead(key, network, address, asked);
         missing = mine.find((i) => !read.utxos.has(utxoId(i.intentHash, i.outputNo)));
       }
       if (missing) throw refused(missing, `which is not an unspent output of its signer ${address} on ${network} (spent, never created, or another key's)`);
@@ -260,12 +264,39 @@ export class InputChecker {
     return read;
   }
 
+  /**
+   * A read that began at or after `asked`: one in flight since then, or a new one once the one in
+   * flight since before has ended, no sooner than RECHECK_MS after the address's last read began.
+   */
+  private async freshRead(key: string, network: string, address: string, asked: number): Promise<Read> {
+    let paced = false;
+    for (;;) {
+      const flight = this.flights.get(key);
+      if (flight && flight.startedAt >= asked) return flight.promise;
+      if (flight) {
+        await flight.promise.catch(() => undefined);
+        continue;
+      }
+      // Paced once, in real time (the injected clock may stand still).
+      const wait = paced ? 0 : (this.lastStart.get(key) ?? -Infinity) + RECHECK_MS - this.opts.clock.now();
+      paced = true;
+      if (wait > 0) {
+        await new Promise((resolve) => setTimeout(resolve, Math.min(wait, RECHECK_MS)).unref());
+        continue;
+      }
+      return this.read(key, network, address);
+    }
+  }
+
   private read(key: string, network: string, address: string): Promise<Read> {
-    let flight = this.flights.get(key);
-    if (flight) return flight;
+    const current = this.flights.get(key);
+    if (current) return current.promise;
     const startedAt = this.opts.clock.now();
     this.reads++;
-    flight = this.opts.reader(network, address).then(
+    this.lastStart.delete(key);
+    this.lastStart.set(key, startedAt);
+    if (this.lastStart.size > MAX_ADDRESSES) this.lastStart.delete(this.lastStart.keys().next().value!);
+    const flight = this.opts.reader(network, address).then(
       (utxos) => {
         const read = { startedAt, utxos };
         if (utxos.size <= MAX_CACHED_UTXOS) {
@@ -280,11 +311,12 @@ export class InputChecker {
         throw new GatewayError('INPUTS_UNCHECKED', `the indexer of ${network} could not be asked whether the transaction's inputs are unspent (${reason}); nothing was reserved`, { headers: { 'Retry-After': RETRY_AFTER_S } });
       },
     );
+    const entry = { startedAt, promise: flight };
     const done = (): void => {
-      if (this.flights.get(key) === flight) this.flights.delete(key);
+      if (this.flights.get(key) === entry) this.flights.delete(key);
     };
     flight.then(done, done);
-    this.flights.set(key, flight);
+    this.flights.set(key, entry);
     return flight;
   }
 }
