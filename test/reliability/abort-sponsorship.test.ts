@@ -13,6 +13,9 @@ import { ProofServerStub } from './helpers/proof-server-stub.js';
 import type { LogLine } from './helpers/logs.js';
 import { spyOnPool } from './helpers/pool-spy.js';
 
+// Both eras, each with its own devnet funding two dozen UTXOs: more than tap's 120 s on a loaded machine.
+t.setTimeout(240_000);
+
 const isAccess = (status: number) => (l: LogLine): boolean => l['msg'] === 'request' && l['status'] === status;
 
 for (const era of SPONSOR_ERAS) t.test(`ledger ${era}`, async (t) => {

@@ -13,6 +13,9 @@ import { fundedUser } from './helpers/users.js';
 import { ProofServerStub } from './helpers/proof-server-stub.js';
 import { spyOnPool } from './helpers/pool-spy.js';
 
+// Both eras, each with its own devnet funding two dozen UTXOs: more than tap's 120 s on a loaded machine.
+t.setTimeout(240_000);
+
 // Long enough that the refused answer (loopback, milliseconds) always comes before it, on a busy machine too.
 const DEADLINE_MS = 2_000;
 

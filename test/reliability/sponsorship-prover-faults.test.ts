@@ -11,6 +11,9 @@ import { eraOverrides, SPONSOR_ERAS } from '../fixtures/dust/sponsor-app.js';
 import { fundedUser } from './helpers/users.js';
 import { ProofServerStub, STUB_FAULTS, type StubMode } from './helpers/proof-server-stub.js';
 
+// Both eras, each with its own devnet funding two dozen UTXOs: more than tap's 120 s on a loaded machine.
+t.setTimeout(240_000);
+
 const TIMEOUT_MS = 1_500;
 /**
  * Nothing here is submitted, so each answer's reservation would be released once its fee intent

@@ -1,11 +1,12 @@
 /**
- * A DUST-less user on a running devnet, funded with NIGHT by its faucet, and distinct unproven
- * transfers from that one UTXO (distinct amounts → distinct bytes → no dedupe between them), built
- * with the ledger of the devnet's era (`era`, the devnet's default unless said).
+ * A DUST-less user on a running devnet, funded with NIGHT by its faucet in `count` UTXOs (24 unless
+ * said), and distinct unproven transfers (distinct amounts → distinct bytes → no dedupe between
+ * them), built with the ledger of the devnet's era (`era`, the devnet's default unless said).
  *
  * A sponsored transaction holds its inputs until it lands or its answer expires (another spend
- * of a held input is refused 409 INPUT_HELD): a test that needs several sponsorships live at once
- * asks for `count` UTXOs and spends each with `transfer(n, utxos[i])`.
+ * of a held input is refused 409 INPUT_HELD): `transfer(n)` spends `utxos[n % count]`, so up to
+ * `count` sponsorships in a row are live at once without holding each other's inputs;
+ * `transfer(n, utxo)` spends the one given.
  */
 import WebSocket from 'ws';
 import { createClient } from 'graphql-ws';
@@ -19,18 +20,18 @@ export interface FundedUser {
   utxo: L.Utxo;
   /** `count` UTXOs of 1 000 000 000 STAR each (one unless asked). */
   utxos: L.Utxo[];
-  /** An unproven NIGHT transfer of `1000 + n` STAR to a fixed recipient, from `from` (default `utxo`). */
+  /** An unproven NIGHT transfer of `1000 + n` STAR to a fixed recipient, from `from` (default `utxos[n % count]`). */
   transfer(n: number, from?: L.Utxo): L.UnprovenTransaction;
 }
 
-export async function fundedUser(devnet: DevnetEndpoints, seedByte: number, era: Era = DEFAULT_ERA, count = 1): Promise<FundedUser> {
+export async function fundedUser(devnet: DevnetEndpoints, seedByte: number, era: Era = DEFAULT_ERA, count = 24): Promise<FundedUser> {
   const client = createClient({ url: devnet.graphqlWsUrl, webSocketImpl: WebSocket, lazy: true, retryAttempts: 0 });
   const user = freshUser(seedByte, era);
   const to = freshUser(seedByte + 1, era).address;
   try {
     const utxos = await fundManyViaFaucet(devnet.faucetUrl, client, user, 1_000_000_000n, count);
     const utxo = utxos[0]!;
-    return { user, utxo, utxos, transfer: (n, from = utxo) => transferFrom(user, from, to, 1_000n + BigInt(n)) };
+    return { user, utxo, utxos, transfer: (n, from = utxos[n % utxos.length]!) => transferFrom(user, from, to, 1_000n + BigInt(n)) };
   } finally {
     await client.dispose();
   }
