@@ -84,20 +84,21 @@ t.test('the era of an older result file: from its command, else unknown', async 
   t.equal(renderSustainedSection(unknown).split('\n')[0], '### Ledger ?');
 });
 
-t.test('the included rate is judged against 0.9 × the block capacity the same run measured', async (t) => {
-  // 3 included in 19 s = 0.16 tx/s. Two full blocks of 2 transactions, 6 s apart: capacity 0.33 tx/s.
-  const short = result({ ...chain(2, true), ledger: 9 });
-  t.equal(short.summary.capacity.impliedTxPerSecond, 2 / 6);
-  t.equal(includedRow(renderSustainedSection(short)), '| Included sponsored tx/s | 0.16 (3 included of 3 sponsored; ceiling 0.33: one per client per block) | ≥ 0.9 × block capacity 0.33 = 0.30: **not met** |');
-  // Full blocks of 1 transaction: capacity 0.17 tx/s, 0.9 × = 0.15 ≤ 0.16.
-  const reached = result({ ...chain(1, true), ledger: 9 });
-  t.equal(includedRow(renderSustainedSection(reached)), '| Included sponsored tx/s | 0.16 (3 included of 3 sponsored; ceiling 0.33: one per client per block) | ≥ 0.9 × block capacity 0.17 = 0.15: met |');
-  t.match(renderSustainedSection(reached), /\| Block capacity \| 0\.17 tx\/s: median 1 tx per full block ÷ 6\.00 s \| \|/);
+t.test('the included rate is judged against 0.92 × the capacity the same run measured: our transactions per full block', async (t) => {
+  // Two full blocks of 2 transactions, 6 s apart, one of them ours each (the other the devnet's
+  // own): capacity 1 / 6 = 0.17 tx/s. 3 included in 19 s = 0.16 tx/s ≥ 0.92 × 0.17 = 0.15.
+  const reached = result({ ...chain(2, true), ledger: 9 });
+  t.equal(reached.summary.capacity.impliedTxPerSecond, 1 / 6, "the devnet's own transaction in each full block is not room for ours");
+  t.equal(includedRow(renderSustainedSection(reached)), '| Included sponsored tx/s | 0.16 (3 included of 3 sponsored; ceiling 0.33: one per client per block) | ≥ 0.92 × block capacity 0.17 = 0.15: met |');
+  t.match(renderSustainedSection(reached), /\| Block capacity \| 0\.17 tx\/s: median 1 of ours per full block ÷ 6\.00 s \| \|/);
+  // The same 3 over 60 s: 0.05 tx/s.
+  const short = result({ ...chain(2, true), ledger: 9, durationS: 60 });
+  t.match(includedRow(renderSustainedSection(short)), /\| ≥ 0\.92 × block capacity 0\.17 = 0\.15: \*\*not met\*\* \|$/);
 });
 
 t.test('without a full block the included rate is not judged', async (t) => {
   const md = renderSustainedSection(result({ ...chain(2, false), ledger: 8 }));
-  t.equal(includedRow(md), '| Included sponsored tx/s | 0.16 (3 included of 3 sponsored; ceiling 0.33: one per client per block) | ≥ 0.9 × block capacity: no full block seen: not judged |');
+  t.equal(includedRow(md), '| Included sponsored tx/s | 0.16 (3 included of 3 sponsored; ceiling 0.33: one per client per block) | ≥ 0.92 × block capacity: no full block seen: not judged |');
   t.match(md, /\| Block capacity \| no full block seen \(largest 2 tx\) \| \|/);
 });
 
