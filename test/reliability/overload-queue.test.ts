@@ -5,7 +5,7 @@
  * recovers when the load stops — no restart.
  */
 import t from 'tap';
-import { startApp } from '../helpers/app.js';
+import { OTHER_KEY, startApp } from '../helpers/app.js';
 import { createProverModule, WORKER_POOL, type WorkerPoolComponent } from '../../src/features/proving/index.js';
 import type { WorkerPool } from '../../src/infra/pool/worker-pool.js';
 import { UPSTREAM_CONNECTIONS } from '../../src/features/proving/upstream-backend.js';
@@ -38,9 +38,10 @@ t.test('worker pool: beyond threads + queue, an immediate 503 with Retry-After; 
   const started = hanging(pool.threads[0]!);
   const held: Array<Promise<unknown>> = [prove(proveBody(preimageAt('test/hang'), 100n), {}, clients.signal).catch(() => 'aborted')];
   await started;
+  // One key may fill all of the queue but an eighth (KEY_QUEUE_FULL past it): the last place is another key's.
   for (let i = 0; i < QUEUE; i++) {
     const queued = spy.nextQueued();
-    held.push(prove(proveBody(preimageAt('test/hang'), 101n + BigInt(i)), {}, clients.signal).catch(() => 'aborted'));
+    held.push(prove(proveBody(preimageAt('test/hang'), 101n + BigInt(i)), i < QUEUE - 1 ? {} : { 'x-api-key': OTHER_KEY }, clients.signal).catch(() => 'aborted'));
     await queued;
   }
   t.equal(pool.health().queueSize, QUEUE, 'the queue is full');
