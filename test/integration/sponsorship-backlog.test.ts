@@ -9,7 +9,7 @@
 import t from 'tap';
 import { request } from 'undici';
 import { ManualClock } from '../../src/core/clock.js';
-import { eraOverrides, SPONSOR_ERAS, startSponsorApp, type SponsorApp } from '../fixtures/dust/sponsor-app.js';
+import { eraOverrides, expireThrough, SPONSOR_ERAS, startSponsorApp, type SponsorApp } from '../fixtures/dust/sponsor-app.js';
 import { freshUser, transferFrom } from '../fixtures/dust/user-tx.js';
 import { sample } from '../helpers/metrics-text.js';
 
@@ -27,28 +27,6 @@ interface Backlog {
 }
 
 const backlogOf = (app: SponsorApp): Backlog => (app.service.status()['preview'] as { backlog: Backlog }).backlog;
-
-/**
- * Until every answered reservation has ended (landed or released), driving the server's wheel at
- * each of the DUST sync's reports once the chain is past `t`. Bounded by 30 blocks of the chain.
- */
-async function endAll(app: SponsorApp, clock: ManualClock, t: number): Promise<void> {
-  const net = app.service.network('preview')!;
-  const tracked = (): number => (app.service.status()['preview'] as { reclaimTimers: number }).reclaimTimers;
-  let blocks = 0;
-  let seen = net.snapshot.confirmedAt;
-  await app.untilSync(() => {
-    if (net.snapshot.confirmedAt !== seen) {
-      seen = net.snapshot.confirmedAt;
-      blocks++;
-    }
-    if (net.snapshot.confirmedAt > t) {
-      clock.set(Math.max(clock.now() + BLOCK_MS, t + MARGIN));
-      app.service.reclaimDue();
-    }
-    return tracked() === 0 || blocks > 30;
-  });
-}
 
 const era = SPONSOR_ERAS[SPONSOR_ERAS.length - 1]!;
 t.test(`ledger ${era}: a backlog a new fee intent cannot outlast is refused, and how answers ended is counted`, async (t) => {
@@ -90,7 +68,7 @@ t.test(`ledger ${era}: a backlog a new fee intent cannot outlast is refused, and
   t.same(status['preview']!.backlog, full, '/wallet-status shows the same');
 
   // Never submitted: each expires unlanded and leaves the queue.
-  await endAll(app, clock, lastExpiry);
+  await expireThrough(app, clock, lastExpiry, MARGIN, BLOCK_MS);
   t.equal(table.counts().reserved, 0, 'every reservation ended');
   t.same(backlogOf(app), { blocks: 0, limitBlocks: 1, landed: 0, expiredUnlanded: answered }, 'each counted as expired unlanded');
 
@@ -101,7 +79,7 @@ t.test(`ledger ${era}: a backlog a new fee intent cannot outlast is refused, and
   const sent = await request(app.devnet.submitUrl, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: Buffer.from(next.json['tx'] as string, 'hex') });
   t.equal(sent.statusCode, 202);
   await sent.body.dump();
-  await endAll(app, clock, Date.parse(next.json['expiresAt'] as string));
+  await expireThrough(app, clock, Date.parse(next.json['expiresAt'] as string), MARGIN, BLOCK_MS);
   t.same(backlogOf(app), { blocks: 0, limitBlocks: 1, landed: 1, expiredUnlanded: answered }, 'it landed');
 
   const metrics = await (await request(`${app.url}/metrics`)).body.text();

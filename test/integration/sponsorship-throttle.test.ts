@@ -8,38 +8,12 @@
 import t from 'tap';
 import { request } from 'undici';
 import { ManualClock } from '../../src/core/clock.js';
-import { eraOverrides, SPONSOR_ERAS, startSponsorApp, type SponsorApp } from '../fixtures/dust/sponsor-app.js';
+import { eraOverrides, expireThrough, SPONSOR_ERAS, startSponsorApp } from '../fixtures/dust/sponsor-app.js';
 import { freshUser, transferFrom } from '../fixtures/dust/user-tx.js';
 
 const SHARE = 4;
 const SLACK = 2;
 const MARGIN = 1_000;
-
-/**
- * Until every answered reservation has ended (landed or released), driven as the server's wheel
- * would be: at each of the DUST sync's reports (one per block of the real-time devnet chain),
- * once that chain is past `t`, the server clock moves past `t` + margin and on by a recheck
- * (one block), and the due timers fire. Bounded by 30 blocks of that chain (the sync may report
- * several times a block), never a sleep.
- */
-async function expireThrough(app: SponsorApp, clock: ManualClock, t: number): Promise<number> {
-  const net = app.service.network('preview')!;
-  const tracked = (): number => (app.service.status()['preview'] as { reclaimTimers: number }).reclaimTimers;
-  let blocks = 0;
-  let seen = net.snapshot.confirmedAt;
-  await app.untilSync(() => {
-    if (net.snapshot.confirmedAt !== seen) {
-      seen = net.snapshot.confirmedAt;
-      blocks++;
-    }
-    if (net.snapshot.confirmedAt > t) {
-      clock.set(Math.max(clock.now() + 1_000, t + MARGIN));
-      app.service.reclaimDue();
-    }
-    return tracked() === 0 || blocks > 30;
-  });
-  return blocks;
-}
 
 /** Counts decay with time (by < 2 % over this test's seconds): compared whole. */
 function rounded(c: { landed: number; expired: number }): { landed: number; expired: number } {
@@ -71,7 +45,7 @@ t.test(`ledger ${era}: unlanded answers are released at their TTL; a key whose a
   t.equal(table.counts().reserved, SHARE);
   const expires = Math.max(...first.map((r) => Date.parse(r.json['expiresAt'] as string)));
   t.ok(expires < clock.now() + 60_000, 'the fee intents expire within seconds, far before the 300 s reclaim');
-  await expireThrough(app, clock, expires);
+  await expireThrough(app, clock, expires, MARGIN);
   t.equal(table.counts().reserved, 0, 'released at the fee intent TTL + margin, not at 300 s');
   t.equal(app.service.held('preview', 'env-1'), 0, 'the key holds nothing');
   t.equal(policy.spent('env-1', clock.now()), 0n, 'and is refunded: nothing landed');
@@ -97,7 +71,7 @@ t.test(`ledger ${era}: unlanded answers are released at their TTL; a key whose a
   let reports = 0;
   await app.untilSync(() => slots.every((s) => table.slotEntry(s)?.state === 'spent') || ++reports > 30);
   t.ok(slots.every((s) => table.slotEntry(s)?.state === 'spent'), `both landed (after ${reports} sync reports)`);
-  await expireThrough(app, clock, Math.max(...ok.map((r) => Date.parse(r.json['expiresAt'] as string))));
+  await expireThrough(app, clock, Math.max(...ok.map((r) => Date.parse(r.json['expiresAt'] as string))), MARGIN);
   t.same(rounded(app.service.health.counts('preview', 'env-1')), { landed: 2, expired: SHARE }, 'two landed');
   t.ok(slots.every((s) => table.slotEntry(s)?.state === 'spent'), 'a landed reservation is never released');
   t.ok(policy.spent('env-1', clock.now()) > 0n, 'the landed fees stay charged');
