@@ -14,7 +14,7 @@
 /** Identifies a buffer laid out by this module ("NGDA": nightgate DUST allocator). */
 export const TABLE_MAGIC = 0x4e474441;
 /** Bumped whenever any offset below changes, so a stale worker bundle fails fast in `fromShared`. */
-export const LAYOUT_VERSION = 2;
+export const LAYOUT_VERSION = 3;
 
 export const BYTES_PER_WORD = Int32Array.BYTES_PER_ELEMENT;
 /** Cache-line size assumed for padding (x86-64 and most ARM64 cores). */
@@ -27,13 +27,21 @@ export const HEADER_CAPACITY = 2;
 /** Number of slots ever handed out by `add`; reservers scan `[0, HIGH_WATER)` only. */
 export const HEADER_HIGH_WATER = 3;
 /**
- * Free tokens: the FREE slots that no reserver or owner operation has claimed yet. Every
- * reservation takes one (compareExchange, refused at or below its `keepFree`) before it claims a
- * slot; every transition into FREE adds one after publishing the slot; the owner takes one before
- * it moves a slot out of FREE. So the word never exceeds the FREE slots (see `reserve`), and
- * equals them whenever no operation is half done. May dip below zero while the owner withdraws.
- * On its own cache line: it changes on every reserve and release, while HIGH_WATER, read by
- * every scan, almost never does.
+ * The reserve's floor: a FREE UTXO counts towards the pool keeper's reserve (carries COUNTED and
+ * a free token) only if its value is at least this many units of 2^FLOOR_SHIFT value units. Kept
+ * in one word so it is read whole; with the sponsorship's table unit of 10^6 SPECK a floor unit
+ * is 6.6·10^10 SPECK, under a thousandth of a fee. 0: every FREE UTXO counts.
+ */
+export const HEADER_FLOOR = 4;
+export const FLOOR_SHIFT = 16;
+/**
+ * Free tokens: the COUNTED FREE slots that no reserver or owner operation has claimed yet. A
+ * reservation of a COUNTED slot takes one (compareExchange, refused at or below its `keepFree`)
+ * before it claims the slot; every transition into COUNTED FREE adds one after publishing the
+ * slot; every move of a COUNTED slot out of FREE (or out of COUNTED) takes one first. So the word
+ * never exceeds the COUNTED FREE slots (see `reserve`), and equals them whenever no operation is
+ * half done. May dip below zero while the owner withdraws. On its own cache line: it changes on
+ * every reserve and release, while HIGH_WATER, read by every scan, almost never does.
  */
 export const HEADER_FREE_TOKENS = CACHE_LINE_WORDS;
 /** Two cache lines: the read-mostly words, then the free tokens; no slot shares a line with either. */
@@ -71,10 +79,16 @@ export const SLOT_AWAITED_GENERATION = 9;
  */
 export const SLOT_WORDS = CACHE_LINE_WORDS;
 
-// The control word: generation in the high bits, state in the low bits.
-export const STATE_BITS = 2;
-export const STATE_MASK = (1 << STATE_BITS) - 1;
-export const GENERATION_BITS = 32 - STATE_BITS;
+// The control word: generation in the high bits, then the COUNTED flag, then the state.
+export const STATE_MASK = 3;
+/**
+ * On a FREE slot only: its value pays the reserve's floor (HEADER_FLOOR_HI), so the slot holds a
+ * free token. In the control word, so the flag moves with the state in one compareExchange.
+ */
+export const COUNTED = 4;
+/** Bits below the generation: the state and COUNTED. */
+export const GENERATION_SHIFT = 3;
+export const GENERATION_BITS = 32 - GENERATION_SHIFT;
 export const GENERATION_LIMIT = 2 ** GENERATION_BITS;
 export const GENERATION_MASK = GENERATION_LIMIT - 1;
 
@@ -106,7 +120,22 @@ export function slotBase(slot: number): number {
 }
 
 export function packControl(generation: number, state: SlotState): number {
-  return (generation << STATE_BITS) | state;
+  return (generation << GENERATION_SHIFT) | state;
+}
+
+/** A FREE control word, COUNTED when `counted`. */
+export function packFree(generation: number, counted: boolean): number {
+  return (generation << GENERATION_SHIFT) | FREE | (counted ? COUNTED : 0);
+}
+
+/**
+ * Whether a UTXO of value `valueHi`·2^32 + `valueLo` pays the floor word `floor` (all unsigned
+ * halves). Exact in doubles: below 2^(32 + FLOOR_SHIFT) both sides are under 2^53.
+ */
+export function paysFloor(valueHi: number, valueLo: number, floor: number): boolean {
+  const hi = valueHi >>> 0;
+  if (hi >= 1 << FLOOR_SHIFT) return true;
+  return hi * HALF_RADIX + (valueLo >>> 0) >= (floor >>> 0) * (1 << FLOOR_SHIFT);
 }
 
 export function controlState(control: number): SlotState {
@@ -114,10 +143,10 @@ export function controlState(control: number): SlotState {
 }
 
 export function controlGeneration(control: number): number {
-  return control >>> STATE_BITS;
+  return control >>> GENERATION_SHIFT;
 }
 
-/** Generations wrap: a stale holder is only confused after 2^30 transitions of its slot. */
+/** Generations wrap: a stale holder is only confused after 2^29 transitions of its slot. */
 export function nextGeneration(generation: number): number {
   return (generation + 1) & GENERATION_MASK;
 }

@@ -25,6 +25,7 @@ import {
   controlState,
   nextGeneration,
   packControl,
+  packFree,
   slotBase,
 } from './allocator-layout.js';
 import { checkValue, isU64, storeU64 } from './allocator-encoding.js';
@@ -61,10 +62,11 @@ export abstract class AllocatorOwner extends AllocatorReaders {
     storeU64(words, base + SLOT_KEY_HI, base + SLOT_KEY_LO, key64);
     storeU64(words, base + SLOT_VALUE_HI, base + SLOT_VALUE_LO, value);
     const control = Atomics.load(words, base + SLOT_CONTROL);
-    Atomics.store(words, base + SLOT_CONTROL, packControl(nextGeneration(controlGeneration(control)), FREE));
+    const counted = this.paysFloorAt(base);
+    Atomics.store(words, base + SLOT_CONTROL, packFree(nextGeneration(controlGeneration(control)), counted));
     // After the slot is FREE (atomics are sequentially consistent): whoever takes this token
-    // finds a FREE slot to spend it on.
-    Atomics.add(words, HEADER_FREE_TOKENS, 1);
+    // finds a COUNTED FREE slot to spend it on.
+    if (counted) Atomics.add(words, HEADER_FREE_TOKENS, 1);
     return slot;
   }
 
@@ -84,8 +86,9 @@ export abstract class AllocatorOwner extends AllocatorReaders {
     // A reserver may win the slot between the load and this exchange; then it keeps it.
     if (!this.withdrawFree(base, control, packControl(withdrawn, EMPTY))) return false;
     storeU64(words, base + SLOT_VALUE_HI, base + SLOT_VALUE_LO, value);
-    Atomics.store(words, base + SLOT_CONTROL, packControl(nextGeneration(withdrawn), FREE));
-    Atomics.add(words, HEADER_FREE_TOKENS, 1);
+    const counted = this.paysFloorAt(base);
+    Atomics.store(words, base + SLOT_CONTROL, packFree(nextGeneration(withdrawn), counted));
+    if (counted) Atomics.add(words, HEADER_FREE_TOKENS, 1);
     return true;
   }
 

@@ -3,6 +3,7 @@
  * thread (the roles and their guarantees: DustAllocatorTable, allocator.ts).
  */
 import {
+  COUNTED,
   EMPTY,
   FREE,
   HEADER_FREE_TOKENS,
@@ -79,12 +80,25 @@ export abstract class AllocatorReaders extends AllocatorSlots {
   }
 
   /**
-   * FREE UTXOs no operation has claimed, in one atomic load (no scan): what a reservation with
-   * `keepFree` compares against. Equals `counts().free` whenever no operation is half done; while
-   * one is, lower by the operations under way (never higher than the FREE slots).
+   * FREE UTXOs paying the reserve's floor (COUNTED) that no operation has claimed, in one atomic
+   * load (no scan): what a reservation with `keepFree` compares against, and the splits' fees the
+   * free pool can pay. Equals the COUNTED FREE slots whenever no operation is half done; while one
+   * is, lower by the operations under way (never higher).
    */
   freeTokens(): number {
     return Math.max(0, Atomics.load(this.words, HEADER_FREE_TOKENS));
+  }
+
+  /** FREE UTXOs below the reserve's floor: never held back for the keeper (a scan). */
+  uncountedFree(): number {
+    const words = this.words;
+    const used = Atomics.load(words, HEADER_HIGH_WATER);
+    let n = 0;
+    for (let slot = 0; slot < used; slot++) {
+      const control = Atomics.load(words, slotBase(slot) + SLOT_CONTROL);
+      if (controlState(control) === FREE && (control & COUNTED) === 0) n++;
+    }
+    return n;
   }
 
   /** Sum of the values of UTXOs not yet spent (FREE and RESERVED), in SPECK. */

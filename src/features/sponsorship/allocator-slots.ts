@@ -9,16 +9,22 @@ import { isGeneration } from './allocator-encoding.js';
 
 // Local consts, not imported bindings: `transition` is on the release path (see allocator.ts).
 const {
+  COUNTED,
   FREE,
+  HEADER_FLOOR,
   HEADER_FREE_TOKENS,
   RESERVED,
   SLOT_CONTROL,
   SLOT_DEADLINE,
   SLOT_DEADLINE_GENERATION,
+  SLOT_VALUE_HI,
+  SLOT_VALUE_LO,
   SPENT,
   WORDS_PER_FLOAT64,
   nextGeneration,
   packControl,
+  packFree,
+  paysFloor,
   slotBase,
 } = layout;
 
@@ -48,24 +54,40 @@ export abstract class AllocatorSlots {
     const generation = reservation.generation;
     if (!isGeneration(generation)) return false;
     const expected = packControl(generation, RESERVED);
-    if (Atomics.compareExchange(this.words, base + SLOT_CONTROL, expected, packControl(nextGeneration(generation), to)) !== expected) return false;
-    // Back to FREE: its token follows the publication (see `add`).
-    if (to === FREE) Atomics.add(this.words, HEADER_FREE_TOKENS, 1);
+    const words = this.words;
+    // The holder's value is stable (values are written only while EMPTY): it decides COUNTED.
+    const counted = to === FREE && this.paysFloorAt(base);
+    const replacement = to === FREE ? packFree(nextGeneration(generation), counted) : packControl(nextGeneration(generation), to);
+    if (Atomics.compareExchange(words, base + SLOT_CONTROL, expected, replacement) !== expected) return false;
+    // Back to COUNTED FREE: its token follows the publication (see `add`).
+    if (counted) Atomics.add(words, HEADER_FREE_TOKENS, 1);
     return true;
   }
 
   /**
-   * Moves a slot out of FREE for the owner (markSpent, updateValue) or `reserveExact`: takes the
-   * slot's token first, unconditionally (the count may dip below zero for the instant), then
-   * exchanges the control word, and gives the token back if that fails. Taking it after the
-   * exchange would let the count exceed the FREE slots for an instant, and a reserver keeping a
-   * reserve could take the token of a slot already gone.
+   * Whether the slot's value pays the reserve's floor as it stands now. Plain loads: the caller
+   * holds the slot (RESERVED, or EMPTY for the owner's write), so its value cannot change, and
+   * the floor word read whole is some floor it held.
+   */
+  protected paysFloorAt(base: number): boolean {
+    const words = this.words;
+    return paysFloor(words[base + SLOT_VALUE_HI]!, words[base + SLOT_VALUE_LO]!, words[HEADER_FLOOR]!);
+  }
+
+  /**
+   * Moves a slot out of FREE (or out of COUNTED) for the owner (markSpent, updateValue),
+   * `reserveExact` or the floor's recount: takes the slot's token first when it is COUNTED,
+   * unconditionally (the count may dip below zero for the instant), then exchanges the control
+   * word, and gives the token back if that fails. Taking it after the exchange would let the count
+   * exceed the COUNTED FREE slots for an instant, and a reserver keeping a reserve could take the
+   * token of a slot already gone.
    */
   protected withdrawFree(base: number, expected: number, replacement: number): boolean {
     const words = this.words;
-    Atomics.sub(words, HEADER_FREE_TOKENS, 1);
+    const counted = (expected & COUNTED) !== 0;
+    if (counted) Atomics.sub(words, HEADER_FREE_TOKENS, 1);
     if (Atomics.compareExchange(words, base + SLOT_CONTROL, expected, replacement) === expected) return true;
-    Atomics.add(words, HEADER_FREE_TOKENS, 1);
+    if (counted) Atomics.add(words, HEADER_FREE_TOKENS, 1);
     return false;
   }
 

@@ -14,10 +14,13 @@ export type { ReservationRef } from './allocator-slots.js';
 // bind what they use in the same way.
 const {
   BYTES_PER_WORD,
+  COUNTED,
   EMPTY,
   FREE,
   HALF_RADIX,
   HEADER_CAPACITY,
+  HEADER_FLOOR,
+  FLOOR_SHIFT,
   HEADER_FREE_TOKENS,
   HEADER_HIGH_WATER,
   HEADER_MAGIC,
@@ -35,12 +38,14 @@ const {
   SLOT_VALUE_LO,
   SLOT_WORDS,
   SPENT,
-  STATE_BITS,
+  GENERATION_SHIFT,
   STATE_MASK,
   TABLE_MAGIC,
   WORDS_PER_FLOAT64,
   nextGeneration,
   packControl,
+  packFree,
+  paysFloor,
   slotBase,
   tableWords,
 } = layout;
@@ -55,9 +60,11 @@ export interface Reservation extends ReservationRef {
 
 export interface ReserveOptions {
   /**
-   * Refuse (null) rather than take a UTXO that would leave fewer than this many FREE UTXOs
-   * unclaimed: the pool keeper's reserve, which request reservations keep and the keeper's own
-   * reservations do not (so it can pay a split's fee when requests see nothing free). Default 0.
+   * Refuse (null) rather than take a COUNTED UTXO (one paying the reserve's floor,
+   * `setReserveFloor`) that would leave fewer than this many COUNTED FREE UTXOs unclaimed: the
+   * pool keeper's reserve, which request reservations keep and the keeper's own reservations do
+   * not (so it can pay a split's fee when requests see nothing free). UTXOs below the floor could
+   * not pay a split and are never held back. Default 0.
    */
   readonly keepFree?: number;
 }
@@ -80,7 +87,7 @@ export interface ReserveOptions {
  * Every transition changes the slot's control word (state + generation) with one
  * compareExchange, so a transition made from a stale view fails instead of overwriting a newer
  * one. The generation is bumped on every transition: a holder can only release the exact
- * reservation it was given (no ABA after reclaim, markSpent or a new reservation), until 2^30
+ * reservation it was given (no ABA after reclaim, markSpent or a new reservation), until 2^29
  * transitions of the same slot wrap the counter.
  *
  * Values and identities are written only while a slot is EMPTY (by `add`, and by `updateValue`,
@@ -93,12 +100,18 @@ export interface ReserveOptions {
  * The one way a reserver can lose the slot before publishing is `markSpent`, and `recycle` then
  * waits for the publication, so the late write never lands on the slot's next UTXO.
  *
- * The header's FREE_TOKENS word counts FREE slots that no operation has claimed (layout module).
- * With T that word, H the tokens reservers hold (taken, slot not yet won), P the tokens the
- * owner (or `reserveExact`) has taken for a withdrawal not yet done or undone, and I the slots
- * published FREE whose token is not yet added: T + H + P + I = FREE slots, at every step, because
- * each step moves one unit between two of these terms (or takes one from both sides: a slot won
- * with a held token, a withdrawal done). Hence T ≤ FREE slots always, with equality at rest.
+ * The keeper's reserve counts value, not UTXOs: a FREE slot whose value pays the reserve's floor
+ * (a split's fee, with margin) carries the COUNTED flag in its control word, set by whichever
+ * transition publishes it FREE, and only COUNTED slots hold free tokens. Decayed UTXOs too small
+ * for a split therefore never stand in for the reserve, and requests may still take them.
+ *
+ * The header's FREE_TOKENS word counts COUNTED FREE slots that no operation has claimed (layout
+ * module). With T that word, H the tokens reservers hold (taken, slot not yet won), P the tokens
+ * the owner, `reserveExact` or a recount has taken for a withdrawal not yet done or undone, and I
+ * the slots published COUNTED FREE whose token is not yet added: T + H + P + I = COUNTED FREE
+ * slots, at every step, because each step moves one unit between two of these terms (or takes
+ * one from both sides: a slot won with a held token, a withdrawal done). Hence T ≤ COUNTED FREE
+ * slots always, with equality at rest.
  */
 export class DustAllocatorTable extends AllocatorOwner {
   /** A new, empty table with room for `capacity` UTXOs (main thread, at start). */
@@ -154,15 +167,17 @@ export class DustAllocatorTable extends AllocatorOwner {
    * compareExchange means another thread made progress, so the loop is lock-free.
    *
    * `keepFree` (the pool keeper's reserve) is enforced here, atomically, not by a count taken
-   * beforehand: before it claims a slot the reserver takes a free token, by compareExchange from
-   * a token count above `keepFree` only. Tokens other reservers hold and the owner's withdrawals
-   * under way are already out of the count, so reservations with a `keepFree` of k, however many
-   * at once on however many threads, never bring the FREE UTXOs below k; only reservations with a
-   * smaller one (the keeper's) and the owner's markSpent can. The token is taken after the scan
-   * found a candidate, so a fee no UTXO covers never holds one; a token whose scans then find
-   * nothing (the candidates were taken) is given back. A failed token exchange means the count
-   * moved, i.e. another thread made progress: the reserve stays lock-free. A refusal means that
-   * at its exchange at most `keepFree` FREE UTXOs were unclaimed by the operations then under way.
+   * beforehand: before it claims a COUNTED slot the reserver takes a free token, by
+   * compareExchange from a token count above `keepFree` only. Tokens other reservers hold and the
+   * withdrawals under way are already out of the count, so reservations with a `keepFree` of k,
+   * however many at once on however many threads, never bring the COUNTED FREE UTXOs below k; only
+   * reservations with a smaller one (the keeper's) and the owner's markSpent can. The token is
+   * taken after the scan found a candidate, so a fee no UTXO covers never holds one; a token whose
+   * scans then find nothing, or only a slot below the floor (which needs none), is given back. The
+   * best fit is COUNTED only when every UTXO covering the fee pays the floor, so a refusal leaves
+   * no uncounted UTXO that would have done. A failed token exchange means the count moved, i.e.
+   * another thread made progress: the reserve stays lock-free. A refusal means that at its
+   * exchange at most `keepFree` COUNTED FREE UTXOs were unclaimed by the operations then under way.
    */
   reserve(fee: bigint, deadline: number, options?: ReserveOptions): Reservation | null {
     if (typeof fee !== 'bigint') throw new TypeError(`fee must be a bigint (SPECK), got ${typeof fee}`);
@@ -177,9 +192,6 @@ export class DustAllocatorTable extends AllocatorOwner {
     // Indices below stay inside the table by construction (slot < high water ≤ capacity), so
     // the non-null assertions only silence noUncheckedIndexedAccess.
     const words = this.words;
-    // Refused before any scan when the reserve is all that is left (the common answer under a
-    // flood that has taken the pool): one atomic load. The exchange below still decides.
-    if (words[HEADER_FREE_TOKENS]! <= keepFree && Atomics.load(words, HEADER_FREE_TOKENS) <= keepFree) return null;
     let token = false;
     for (;;) {
       const used = words[HEADER_HIGH_WATER]!;
@@ -201,11 +213,14 @@ export class DustAllocatorTable extends AllocatorOwner {
         bestHi = hi;
         bestLo = lo;
       }
-      if (best < 0) {
+      const counted = (bestControl & COUNTED) !== 0;
+      if (best < 0 || (token && !counted)) {
+        // Nothing covers the fee, or the candidate is below the floor and needs no token.
         if (token) Atomics.add(words, HEADER_FREE_TOKENS, 1);
-        return null;
+        token = false;
+        if (best < 0) return null;
       }
-      if (!token) {
+      if (counted && !token) {
         // Inline, not a method: this is the hot path's one extra atomic pair.
         let tokens = words[HEADER_FREE_TOKENS]!;
         for (;;) {
@@ -218,12 +233,12 @@ export class DustAllocatorTable extends AllocatorOwner {
       }
 
       const base = HEADER_WORDS + best * SLOT_WORDS;
-      const generation = nextGeneration(bestControl >>> STATE_BITS);
+      const generation = nextGeneration(bestControl >>> GENERATION_SHIFT);
       if (Atomics.compareExchange(words, base + SLOT_CONTROL, bestControl, packControl(generation, RESERVED)) !== bestControl) {
-        // Keep the token: the next scan's candidate uses it, or it goes back with a null.
+        // Keep the token: the next scan's COUNTED candidate uses it, or it goes back.
         continue;
       }
-      // Won with our token: it now stands for this RESERVED slot, no longer for a FREE one.
+      // Won (with our token if COUNTED): it now stands for this RESERVED slot, no longer for a FREE one.
       token = false;
       // The slot is ours. Publish the deadline before anything else: the atomic store of
       // DEADLINE_GENERATION comes after the plain float64 store, so a reader that sees our
@@ -237,12 +252,54 @@ export class DustAllocatorTable extends AllocatorOwner {
       const hi = words[base + SLOT_VALUE_HI]! >>> 0;
       const lo = words[base + SLOT_VALUE_LO]! >>> 0;
       if (hi < feeHi || (hi === feeHi && lo < feeLo)) {
-        // The release adds the slot's token back; the next candidate takes a new one.
+        // The release adds the slot's token back if it is COUNTED; the next candidate takes a new one.
         this.release({ slot: best, generation });
         continue;
       }
       return { slot: best, generation, value: joinHalves(hi, lo), deadline };
     }
+  }
+
+  /**
+   * Sets the reserve's floor: from now on a FREE UTXO counts towards `keepFree` only if its value
+   * is at least `value` (rounded up to a multiple of 2^FLOOR_SHIFT), and recounts the FREE slots
+   * against it. Any thread, lock-free: each slot whose COUNTED flag disagrees with the new floor is
+   * flipped by one compareExchange of its control word (its generation unchanged), the token
+   * moving as in a withdrawal or a publication. A slot published FREE by a transition that read the
+   * old floor while the recount passed keeps its old flag until its next transition (a FREE value
+   * is rewritten at every sync that changes it); the counts stay exact either way. 0: every FREE
+   * UTXO counts.
+   */
+  setReserveFloor(value: bigint): void {
+    checkFloor(value);
+    const step = 1n << BigInt(FLOOR_SHIFT);
+    const units = (value + step - 1n) / step;
+    const floor = units >= HALF_RADIX_BIG ? HALF_RADIX - 1 : Number(units);
+    const words = this.words;
+    Atomics.store(words, HEADER_FLOOR, floor | 0);
+    const used = Atomics.load(words, HEADER_HIGH_WATER);
+    for (let slot = 0; slot < used; slot++) {
+      const base = HEADER_WORDS + slot * SLOT_WORDS;
+      for (;;) {
+        const control = Atomics.load(words, base + SLOT_CONTROL);
+        if ((control & STATE_MASK) !== FREE) break;
+        const counted = (control & COUNTED) !== 0;
+        const pays = paysFloor(Atomics.load(words, base + SLOT_VALUE_HI), Atomics.load(words, base + SLOT_VALUE_LO), floor);
+        if (counted === pays) break;
+        const flipped = packFree(control >>> GENERATION_SHIFT, pays);
+        if (counted) {
+          if (this.withdrawFree(base, control, flipped)) break;
+        } else if (Atomics.compareExchange(words, base + SLOT_CONTROL, control, flipped) === control) {
+          Atomics.add(words, HEADER_FREE_TOKENS, 1);
+          break;
+        }
+      }
+    }
+  }
+
+  /** The reserve's floor (a multiple of 2^FLOOR_SHIFT): the least value a FREE UTXO counts towards `keepFree` with. */
+  reserveFloor(): bigint {
+    return BigInt(Atomics.load(this.words, HEADER_FLOOR) >>> 0) << BigInt(FLOOR_SHIFT);
   }
 
   /**
@@ -258,7 +315,9 @@ export class DustAllocatorTable extends AllocatorOwner {
     }
     const base = this.baseOf(entry.slot);
     if (!isGeneration(entry.generation)) return null;
-    const expected = packControl(entry.generation, FREE);
+    // FREE at that generation, COUNTED or not (the floor's recount keeps the generation).
+    const expected = Atomics.load(this.words, base + SLOT_CONTROL);
+    if ((expected & STATE_MASK) !== FREE || expected >>> GENERATION_SHIFT !== entry.generation) return null;
     const generation = nextGeneration(entry.generation);
     if (!this.withdrawFree(base, expected, packControl(generation, RESERVED))) return null;
     this.floats[(base + SLOT_DEADLINE) / WORDS_PER_FLOAT64] = deadline;
@@ -283,7 +342,7 @@ export class DustAllocatorTable extends AllocatorOwner {
       const base = HEADER_WORDS + slot * SLOT_WORDS;
       const control = Atomics.load(words, base + SLOT_CONTROL);
       if ((control & STATE_MASK) !== RESERVED) continue;
-      const generation = control >>> STATE_BITS;
+      const generation = control >>> GENERATION_SHIFT;
       if (this.publishedDeadline(base, generation) !== deadline) continue;
       if (this.release({ slot, generation })) released++;
     }
@@ -303,6 +362,12 @@ export class DustAllocatorTable extends AllocatorOwner {
   confirm(reservation: ReservationRef): boolean {
     return this.transition(reservation, SPENT);
   }
+}
+
+const HALF_RADIX_BIG = BigInt(HALF_RADIX);
+
+function checkFloor(value: bigint): void {
+  if (typeof value !== 'bigint' || !isU64(value)) throw new RangeError(`the reserve's floor must be a bigint from 0 to 2^64 - 1, got ${String(value)}`);
 }
 
 function checkKeepFree(keepFree: number | undefined): number {

@@ -14,3 +14,11 @@ export const POOL_KEY_ID = 'nightgate-pool';
  * requests cannot overrun it; the keeper's own reservations keep none and may take them all.
  */
 export const KEEPER_RESERVE = 8;
+
+/**
+ * The reserve counts only free DUST UTXOs worth this many of the last split's fee: enough for a
+ * split after several blocks of rising prices.
+ * A UTXO below it (decayed once its NIGHT was split) would hold a place in the reserve and fail
+ * the split that counted on it.
+ */
+export const RESERVE_FLOOR_FEES = 2n;

@@ -28,7 +28,8 @@ import type { WorkerPoolComponent } from '../../infra/pool/worker-pool.js';
 import type { Era } from '../../infra/ledger/index.js';
 import { readNightUtxos } from './night-utxos.js';
 import type { NightUtxo, WalletAddress } from './pool-task.js';
-import { KEEPER_RESERVE, POOL_KEY_ID } from './pool-constants.js';
+import { KEEPER_RESERVE, POOL_KEY_ID, RESERVE_FLOOR_FEES } from './pool-constants.js';
+import { feeToTableUnits } from './wallet-state.js';
 import type { SponsoredNetwork } from './sponsored-network.js';
 import type { Metrics } from '../../infra/metrics/metrics.js';
 import type { UpstreamCredentials } from '../../core/config.js';
@@ -232,10 +233,13 @@ export class PoolKeeper {
     // Largest UTXOs first, taken round robin over the wallets so each wallet's pool grows.
     // Within the pool key's share, less what its splits still hold (unlanded splits of full blocks).
     const room = this.opts.maxSplits - this.opts.service.held(this.network, POOL_KEY_ID);
-    // Each split pays its fee from a free DUST UTXO: no more splits than there are (requests
-    // never take the last KEEPER_RESERVE, so under demand that is the reserve). More would only
-    // fail for want of one.
-    const payable = net.table.freeTokens();
+    // Each split pays its fee from a free DUST UTXO worth the reserve's floor: no more splits than
+    // there are. While requests hold UTXOs they are reserving more, and only the last
+    // KEEPER_RESERVE of those are kept from them: a round counting on more would lose the rest to
+    // them (measured: 2 of 10 splits refused NO_DUST_AVAILABLE while a burst took the pool).
+    const free = net.table.freeTokens();
+    const contested = net.table.counts().reserved > this.opts.service.held(this.network, POOL_KEY_ID);
+    const payable = contested ? Math.min(free, KEEPER_RESERVE) : free;
     const wanted = Math.min(Math.ceil(missing / SPLIT_OUTPUTS), room, payable);
     if (payable === 0 && room > 0) {
       this.state = 'failing';
@@ -298,7 +302,12 @@ export class PoolKeeper {
     const answer = await this.opts.service.sponsorOwn(this.network, body, this.abort.signal);
     // The server's own fee is DUST spent too: counted and audited like a user's.
     this.opts.metrics?.sponsorships.inc({ network: this.network, kind: 'pool-split', outcome: 'sponsored' });
-    if (/^\d+$/.test(answer.fee ?? '')) this.opts.metrics?.sponsorshipFees.inc({ network: this.network }, Number(answer.fee));
+    if (/^\d+$/.test(answer.fee ?? '')) {
+      this.opts.metrics?.sponsorshipFees.inc({ network: this.network }, Number(answer.fee));
+      // The reserve holds UTXOs that can pay the next splits, not any UTXO: decayed ones below
+      // the floor are left to requests (allocator.ts, `setReserveFloor`).
+      this.opts.net.table.setReserveFloor(feeToTableUnits(BigInt(answer.fee)) * RESERVE_FLOOR_FEES);
+    }
     this.opts.logger.info({ audit: 'sponsorship', keyId: POOL_KEY_ID, kind: 'pool-split', network: this.network, outcome: 'sponsored', txHash: answer.txHash, fee: answer.fee, feeUnit: 'SPECK', dustUtxo: answer.dustUtxo }, 'sponsorship');
     // Journaled before it leaves: not offered again until the split's fee intent has expired,
     // plus a block to land in.

@@ -112,3 +112,83 @@ t.test('requests and the keeper bursting from a full table at once: requests nev
   }
   t.pass('3 runs: requests ≤ 58, the requests stopped only at the reserve, every UTXO accounted for');
 });
+
+// The reserve counts value: UTXOs below its floor (decayed once their NIGHT was split) never stand
+// in for it. Fees here: a request 500 (burst-worker.ts), a split 2^17, the floor 2 × that (the
+// table keeps floors in steps of 2^16).
+const SPLIT_FEE = 2n ** 17n;
+const FLOOR = 2n * SPLIT_FEE;
+const RICH = 4n * FLOOR;
+
+t.test('decayed UTXOs do not stand in for the reserve: with the floor set, the keeper finds its splits\' fees', async (t) => {
+  // 12 decayed UTXOs too small for any fee, 12 worth a split.
+  const values = [...Array.from({ length: 12 }, () => 100n), ...Array.from({ length: 12 }, (_, i) => RICH + BigInt(i))];
+  const take = (table: DustAllocatorTable): number => {
+    let n = 0;
+    while (table.reserve(500n, 1, { keepFree: KEEP })) n++;
+    return n;
+  };
+  const counting = tableWith(values);
+  t.equal(take(counting), 12, 'without a floor the decayed 12 count as the reserve: requests take all 12 that could pay a split');
+  t.equal(counting.reserve(SPLIT_FEE, 1), null, 'and the keeper\'s split finds nothing to pay its fee with');
+
+  const table = tableWith(values);
+  table.setReserveFloor(FLOOR);
+  t.equal(table.freeTokens(), 12, 'with the floor only the 12 that pay it count');
+  t.equal(table.uncountedFree(), 12);
+  t.equal(take(table), 12 - KEEP, `requests stop ${KEEP} short`);
+  for (let i = 0; i < KEEP; i++) t.ok(table.reserve(SPLIT_FEE, 1), `split ${i + 1} of ${KEEP} pays its fee`);
+  t.equal(table.reserve(SPLIT_FEE, 1), null, 'then none is left');
+});
+
+t.test('requests below the floor are served from the UTXOs below it, past the reserve', async (t) => {
+  const table = tableWith([...Array.from({ length: 4 }, () => 1_000n), ...Array.from({ length: 10 }, () => RICH)]);
+  table.setReserveFloor(FLOOR);
+  t.equal(table.freeTokens(), 10);
+  const got = Array.from({ length: 20 }, () => table.reserve(500n, 1, { keepFree: 10 }));
+  t.equal(got.filter((r) => r?.value === 1_000n).length, 4, 'the 4 below the floor go to requests though only the reserve counts');
+  t.equal(got.filter((r) => r !== null).length, 4, 'and nothing above it');
+  t.equal(table.freeTokens(), 10);
+});
+
+t.test('the floor\'s recount: tokens follow it up and down, generations stay (a restored reservation still matches)', async (t) => {
+  const table = tableWith([100n, 1_000n, 100_000n, 1_000_000n]);
+  const entry = table.slotEntry(2)!;
+  table.setReserveFloor(500_000n);
+  t.equal(table.freeTokens(), 1);
+  t.equal(table.reserveFloor(), 524_288n, 'rounded up to a multiple of 2^16');
+  table.setReserveFloor(0n);
+  t.equal(table.freeTokens(), 4);
+  table.setReserveFloor(2n ** 64n - 1n);
+  t.equal(table.freeTokens(), 0, 'a floor no value reaches');
+  t.equal(table.slotEntry(2)!.generation, entry.generation, 'the recounts kept the generation');
+  t.ok(table.reserveExact(entry, 1), 'reserveExact from a slot entry read before the recounts');
+  const held = table.reserve(50n, 1)!;
+  table.setReserveFloor(0n);
+  t.equal(table.freeTokens(), 2, 'reserved slots are not counted');
+  t.ok(table.release(held));
+  t.equal(table.freeTokens(), 3, 'a released slot is counted against the floor of its release');
+  t.throws(() => table.setReserveFloor(-1n), RangeError);
+  t.throws(() => table.setReserveFloor(2n ** 64n), RangeError);
+});
+
+t.test(`${REQUEST_THREADS} threads bursting against a pool half below the floor: never one of the last ${KEEP} that pay it`, async (t) => {
+  for (let run = 0; run < 3; run++) {
+    // 33 below the floor (but above a request's fee), 33 above it.
+    const table = tableWith(Array.from({ length: UTXOS }, (_, i) => (i % 2 === 0 ? 1_000n : RICH) + BigInt(i)));
+    table.setReserveFloor(FLOOR);
+    const b = await burst(t, table, Array.from({ length: REQUEST_THREADS }, () => ({ count: 50, keepFree: KEEP })));
+    // A recount at rest changes nothing.
+    table.setReserveFloor(FLOOR);
+    const taken = granted(b.slots);
+    const counts = table.counts();
+    if (taken.length !== UTXOS - KEEP || new Set(taken).size !== taken.length || counts.free !== KEEP || table.freeTokens() !== KEEP || table.uncountedFree() !== 0) {
+      t.fail(`run ${run}: requests ${taken.length}, free ${counts.free}, tokens ${table.freeTokens()}, below the floor ${table.uncountedFree()}`);
+    }
+    for (let i = 0; i < KEEP; i++) if (!table.reserve(SPLIT_FEE, 1)) t.fail(`run ${run}: split ${i + 1} found no UTXO`);
+    await b.release();
+    table.setReserveFloor(0n);
+    if (table.freeTokens() !== UTXOS - KEEP) t.fail(`run ${run}: ${table.freeTokens()} tokens after the release`);
+  }
+  t.pass(`3 runs: requests took the 33 below the floor and ${33 - KEEP} above it, each once; the keeper's ${KEEP} splits each paid`);
+});

@@ -6,7 +6,8 @@ import type { Reservation } from '../../../../src/features/sponsorship/allocator
 // Single-thread model check: random operation sequences against a plain-object model of the
 // table. Every result is compared exactly, and after every step the counts and sums agree with
 // the model, so FREE + RESERVED + SPENT = total holds throughout, and the header's free count
-// (what `keepFree` is checked against) equals the FREE slots after every transition.
+// (what `keepFree` is checked against) equals the FREE slots paying the reserve's floor after
+// every transition, the floor's changes included.
 
 const CAPACITY = 8;
 
@@ -34,7 +35,14 @@ const op = fc.oneof(
   fc.record({ op: fc.constant('recycle' as const), pick }),
   fc.record({ op: fc.constant('updateValue' as const), pick, value }),
   fc.record({ op: fc.constant('reclaim' as const), now: fc.nat({ max: 100 }) }),
+  fc.record({ op: fc.constant('floor' as const), value }),
 );
+
+/** The floor as the table keeps it: rounded up to 2^16, capped below 2^48. */
+function roundedFloor(value: bigint): bigint {
+  const units = (value + 0xffffn) >> 16n;
+  return (units > 0xffff_ffffn ? 0xffff_ffffn : units) << 16n;
+}
 
 function bestFit(model: ModelSlot[], fee: bigint): number {
   let best = -1;
@@ -52,6 +60,8 @@ t.test('random operation sequences match the model exactly', async (t) => {
       const model: ModelSlot[] = [];
       // Every reservation ever issued, live or not: releasing stale ones must fail.
       const issued: Reservation[] = [];
+      let floor = 0n;
+      const counted = (slot: ModelSlot): boolean => slot.state === 'free' && slot.value >= floor;
       const at = <T>(items: readonly T[], index: number): T | undefined => items[index % Math.max(items.length, 1)];
       for (const step of ops) {
         switch (step.op) {
@@ -68,9 +78,11 @@ t.test('random operation sequences match the model exactly', async (t) => {
             break;
           }
           case 'reserve': {
-            // Refused while taking one would leave fewer than keepFree FREE.
-            const free = model.filter((slot) => slot.state === 'free').length;
-            const expected = free > step.keepFree ? bestFit(model, step.fee) : -1;
+            // The best fit, refused if it pays the floor and taking it would leave fewer than
+            // keepFree FREE UTXOs paying the floor.
+            const paying = model.filter(counted).length;
+            const fit = bestFit(model, step.fee);
+            const expected = fit >= 0 && counted(model[fit]!) && paying <= step.keepFree ? -1 : fit;
             const got = table.reserve(step.fee, step.deadline, { keepFree: step.keepFree });
             const slot = model[expected];
             if (slot === undefined) {
@@ -126,12 +138,20 @@ t.test('random operation sequences match the model exactly', async (t) => {
             for (const slot of due) Object.assign(slot, { state: 'free', generation: slot.generation + 1 });
             break;
           }
+          case 'floor': {
+            // A recount keeps every generation.
+            table.setReserveFloor(step.value);
+            floor = roundedFloor(step.value);
+            if (table.reserveFloor() !== floor) return false;
+            break;
+          }
         }
         const count = (state: ModelState) => model.filter((slot) => slot.state === state).length;
         const counts = table.counts();
         if (counts.free !== count('free') || counts.reserved !== count('reserved') || counts.spent !== count('spent')) return false;
         if (counts.free + counts.reserved + counts.spent !== counts.total) return false;
-        if (table.freeTokens() !== counts.free) return false;
+        if (table.freeTokens() !== model.filter(counted).length) return false;
+        if (table.uncountedFree() !== counts.free - table.freeTokens()) return false;
         const unspent = model.filter((slot) => slot.state === 'free' || slot.state === 'reserved');
         if (table.totalValue() !== unspent.reduce((sum, slot) => sum + slot.value, 0n)) return false;
       }
