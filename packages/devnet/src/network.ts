@@ -24,6 +24,7 @@ import type { MockProver } from './mock-prover.js';
 import { DEFAULT_RETAIN_BLOCKS, MIN_GENESIS_AGE_MS, type NetworkConfig, type NetworkInfo } from './network-config.js';
 import { mempoolCheck, rejection } from './node-rejections.js';
 import { NetworkPersistence, SNAPSHOT_FORMAT, type ChainSnapshot } from './persistence.js';
+import { yieldToServing } from './serving-turn.js';
 import { resumeWorld, worldSnapshot } from './world-snapshot.js';
 
 export { DEFAULT_RETAIN_BLOCKS, MIN_GENESIS_AGE_MS, type NetworkConfig, type NetworkInfo } from './network-config.js';
@@ -241,12 +242,17 @@ export class DevnetNetwork {
     if (this.#switchDue(height)) return this.#switchToLedger9(timestampMs);
     const time = ledgerDate(timestampMs);
     const state = chain.state;
-    const submitted = this.#pending.splice(0);
     const ctx = { kit, networkId: this.#config.networkId, params: state.parameters, time, prover };
     const payouts = await this.#faucetQueue.payouts(actors, state, ctx);
     const own: Candidate[] = payouts.map((p) => p.candidate);
     own.push(...(await traffic.build({ height, state, time, latestContract: this.#latestContract(state) })));
     release(ctx.params);
+    // Packing, indexing and replaying the block run in one go, so that the chain state and the
+    // indexer change together; requests are served before them (serving-turn.ts).
+    await yieldToServing();
+    // Taken only now: a submission accepted while the devnet's own transactions were built goes
+    // into this block, and until then it is in `#pending` for the duplicate check of `submit`.
+    const submitted = this.#pending.splice(0);
     const block = chain.produce([...submitted, ...own], timestampMs, kit.fullChecks());
     this.#faucetQueue.settle(block, payouts);
     this.#pending.unshift(...block.deferred.filter((c) => c.origin === 'submitted'));

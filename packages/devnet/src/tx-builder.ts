@@ -4,6 +4,7 @@
 // with a real transaction hash and real serialized bytes.
 import { release, type L, type LedgerKit } from './ledger-kit.js';
 import type { MockProver } from './mock-prover.js';
+import { yieldToServing } from './serving-turn.js';
 import type { Actor, DustWallet } from './wallet.js';
 
 /** Fee margin in blocks (an exponent: 1.046^n); transactions are applied in the block they are built for. */
@@ -137,6 +138,8 @@ export async function buildFinalized(spec: TxSpec, ctx: BuildContext): Promise<L
     let fee = 0n;
     // The fee depends on the transaction, which contains the fee: iterate until the declared fee covers it.
     for (let round = 0; round < FEE_ROUNDS; round++) {
+      // Each round proves the whole transaction: requests are served before it (serving-turn.ts).
+      await yieldToServing();
       let spend: L.DustSpend<L.PreProof> | undefined;
       let unproven: L.UnprovenTransaction | undefined;
       let proven: L.Transaction<L.SignatureEnabled, L.Proof, L.PreBinding> | undefined;
