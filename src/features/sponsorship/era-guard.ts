@@ -17,7 +17,8 @@ import { expectEra } from './transaction-tag.js';
  */
 const SWITCH_WAIT_BLOCKS = 2;
 
-function eraChanged(from: Era, to: Era): GatewayError {
+/** 409: the network left `from` for `to` while the request was handled. */
+export function eraChanged(from: Era, to: Era): GatewayError {
   return new GatewayError('LEDGER_ERA_CHANGED', `the network changed from ${eraName(from)} to ${eraName(to)} during this request; nothing stays reserved: rebuild the transaction for ${eraName(to)}`);
 }
 

@@ -37,6 +37,7 @@ import type { Clock } from '../../core/clock.js';
 import { GatewayError, isGatewayError } from '../../core/errors.js';
 import { GraphqlWsConnection } from '../../infra/indexer/graphql-ws.js';
 import { UNSPENT_UTXOS } from './queries.js';
+import { eraChanged } from './era-guard.js';
 import type { UpstreamCredentials } from '../../core/config.js';
 
 /** One unshielded input of a user's transaction, as the worker reads it (all plain data). */
@@ -61,8 +62,12 @@ export interface UnspentUtxo {
   registered?: boolean;
 }
 
-/** An address's unspent UTXOs by `intentHash#outputIndex` (lower-case hex). */
-export type UnspentSet = ReadonlyMap<string, UnspentUtxo>;
+/**
+ * An address's unspent UTXOs by `intentHash#outputIndex` (lower-case hex); `spentIn`, when the
+ * reader knows it, the era of the transaction that spent each UTXO made in an older era (the
+ * UTXOs a change of era took, so at most those alive at the change).
+ */
+export type UnspentSet = ReadonlyMap<string, UnspentUtxo> & { readonly spentIn?: ReadonlyMap<string, Era> };
 
 /** Reads the unspent UTXOs of a Bech32m address on a network (the indexer, or a test's stand-in). */
 export type UnspentReader = (network: string, address: string) => Promise<UnspentSet>;
@@ -92,6 +97,7 @@ function readOn(conn: GraphqlWsConnection, own: boolean, address: string, timeou
   return new Promise((resolve, reject) => {
     const unspent = new Map<string, UnspentUtxo>();
     const spent = new Set<string>();
+    const spentIn = new Map<string, Era>();
     let settled = false;
     const finish = (err: Error | undefined): void => {
       if (settled) return;
@@ -101,7 +107,7 @@ function readOn(conn: GraphqlWsConnection, own: boolean, address: string, timeou
       if (own) conn.close();
       if (err) return reject(err);
       for (const id of spent) unspent.delete(id);
-      resolve(unspent);
+      resolve(Object.assign(unspent, { spentIn }));
     };
     const timer = setTimeout(() => finish(new GatewayError('INDEXER_TIMEOUT', `the UTXOs of ${address} were not read within ${timeoutMs} ms`)), timeoutMs);
     const stop = conn.subscribe(UNSPENT_UTXOS, { address }, {
@@ -119,7 +125,12 @@ function readOn(conn: GraphqlWsConnection, own: boolean, address: string, timeou
             ...(typeof u.registeredForDustGeneration === 'boolean' ? { registered: u.registeredForDustGeneration } : {}),
           });
         }
-        for (const u of event.spentUtxos) spent.add(utxoId(u.intentHash, u.outputIndex));
+        for (const u of event.spentUtxos) {
+          const id = utxoId(u.intentHash, u.outputIndex);
+          spent.add(id);
+          const made = unspent.get(id)?.era;
+          if (made !== undefined && made < era) spentIn.set(id, era);
+        }
       },
       error: (err) => finish(err),
       // Only the progress marker says the history is whole: a subscription that ends before it
@@ -235,7 +246,13 @@ export class InputChecker {
         read = await this.freshRead(key, network, address, asked);
         missing = mine.find((i) => !read.utxos.has(utxoId(i.intentHash, i.outputNo)));
       }
-      if (missing) throw refused(missing, `which is not an unspent output of its signer ${address} on ${network} (spent, never created, or another key's)`);
+      if (missing) {
+        // Spent by a transaction of a newer era: the chain left this request's era (the old era's
+        // UTXOs go with it) before the wallets' sync said so. That is the switch, not a bad input.
+        const spentIn = read.utxos.spentIn?.get(utxoId(missing.intentHash, missing.outputNo));
+        if (spentIn !== undefined && spentIn > era) throw eraChanged(era, spentIn);
+        throw refused(missing, `which is not an unspent output of its signer ${address} on ${network} (spent, never created, or another key's)`);
+      }
       for (const input of mine) {
         const utxo = read.utxos.get(utxoId(input.intentHash, input.outputNo))!;
         if (utxo.era !== era) throw refused(input, `an output made in ledger ${utxo.era}, gone since ${network} runs ledger ${era}`);
