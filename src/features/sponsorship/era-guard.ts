@@ -5,11 +5,11 @@
  */
 import type { NetworkName } from '../../core/config.js';
 import { GatewayError, isGatewayError } from '../../core/errors.js';
-import { eraName, type Era } from '../../infra/ledger/index.js';
+import type { Era } from '../../infra/ledger/index.js';
 import type { SponsoredNetwork } from './sponsored-network.js';
 import type { DustSyncHost } from './sync-host.js';
 import type { TimerWheel } from './timer-wheel.js';
-import { expectEra } from './transaction-tag.js';
+import { eraChanged, expectEra } from './transaction-tag.js';
 
 /**
  * How long, in blocks, a request waits for the wallets when they are syncing because the chain
@@ -17,10 +17,6 @@ import { expectEra } from './transaction-tag.js';
  */
 const SWITCH_WAIT_BLOCKS = 2;
 
-/** 409: the network left `from` for `to` while the request was handled. */
-export function eraChanged(from: Era, to: Era): GatewayError {
-  return new GatewayError('LEDGER_ERA_CHANGED', `the network changed from ${eraName(from)} to ${eraName(to)} during this request; nothing stays reserved: rebuild the transaction for ${eraName(to)}`);
-}
 
 export class EraGuard {
   constructor(

@@ -37,7 +37,7 @@ import type { Clock } from '../../core/clock.js';
 import { GatewayError, isGatewayError } from '../../core/errors.js';
 import { GraphqlWsConnection } from '../../infra/indexer/graphql-ws.js';
 import { UNSPENT_UTXOS } from './queries.js';
-import { eraChanged } from './era-guard.js';
+import { eraChanged } from './transaction-tag.js';
 import type { UpstreamCredentials } from '../../core/config.js';
 
 /** One unshielded input of a user's transaction, as the worker reads it (all plain data). */

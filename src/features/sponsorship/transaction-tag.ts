@@ -67,3 +67,8 @@ export function expectEra(bytes: Uint8Array, era: Era): void {
   if (found === undefined || found === era) return;
   throw new GatewayError('LEDGER_ERA_MISMATCH', `the transaction is a ${eraName(found)} transaction, but this network runs ${eraName(era)}: build it with the ${eraName(era)} packages`);
 }
+
+/** 409: the network left `from` for `to` while the request was handled. */
+export function eraChanged(from: Era, to: Era): GatewayError {
+  return new GatewayError('LEDGER_ERA_CHANGED', `the network changed from ${eraName(from)} to ${eraName(to)} during this request; nothing stays reserved: rebuild the transaction for ${eraName(to)}`);
+}
