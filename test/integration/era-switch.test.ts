@@ -53,17 +53,12 @@ interface Answer {
   kind: Kind;
   status: number;
   code: string;
-  /** The refusal's message (none for a 200). */
-  message: string;
-  /** The tip the client knew when the answer came. */
-  tip: number;
+  message: string; // the refusal's (none for a 200)
+  tip: number; // the tip the client knew when the answer came
   at: number;
-  /** How long the request took, ms. */
-  ms: number;
-  /** Sent after the chain's first ledger-9 block was seen. */
-  afterSwitch: boolean;
-  /** What the devnet answered when the sponsored transaction was submitted. */
-  submit?: string;
+  ms: number; // how long the request took
+  afterSwitch: boolean; // sent after the chain's first ledger-9 block was seen
+  submit?: string; // what the devnet answered when the sponsored transaction was submitted
   slot?: number;
   txHash?: string;
 }
