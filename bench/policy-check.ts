@@ -40,7 +40,7 @@ import { pino } from 'pino';
 import { compileKeyPolicy, type KeyPolicyInput } from '../src/core/config/key-policy.js';
 import type { AuthenticatedKey } from '../src/core/pipeline/auth.js';
 import { startModuleWorker } from '@nightgate/threads';
-import { COUNTER_ENTRY_POINT } from '../packages/devnet/src/counter-contract.js';
+import { COUNTER_ENTRY_POINT } from '@nightgate/devnet/counter-contract';
 import type { TxEffects } from '../src/features/sponsorship/policy/effects.js';
 import { PolicyGate, type PolicyQuestion } from '../src/features/sponsorship/policy/gate.js';
 import type { PolicyWebhookClient } from '../src/features/sponsorship/policy/ports.js';

@@ -3,8 +3,8 @@
  * counter calls beside the user's NIGHT payment, each of its own user, built and signed as a
  * wallet builds them, serialized for the worker; and their effects as the worker sends them.
  */
-import { counterDeploy, counterIncrement, COUNTER_ENTRY_POINT } from '../../packages/devnet/src/counter-contract.js';
-import { kitFor, type LedgerKit } from '../../packages/devnet/src/ledger-kit.js';
+import { counterDeploy, counterIncrement, COUNTER_ENTRY_POINT } from '@nightgate/devnet/counter-contract';
+import { kitFor, type LedgerKit } from '@nightgate/devnet/ledger-kit';
 import type { TxEffects } from '../../src/features/sponsorship/policy/effects.js';
 import { effectsOf } from '../../src/features/sponsorship/worker/effects.js';
 import { deserialize } from '../../src/features/sponsorship/worker/user-transaction.js';

@@ -8,15 +8,19 @@
  * the ledger boundary and the thread helpers, they use no other) and nothing of src/; the product
  * imports a package by name, never by path, and only what it exports: the devnet only from the app,
  * the ledger boundary only from src/infra/ledger/; only packages/ledger/ imports a ledger package; a
- * package imports only what its package.json declares. Plus: no import circles, packages included.
+ * package imports only what its package.json declares. bench/ drives the product: it may import any
+ * of src/ and start devnets, reaches packages by name and imports nothing from test/. Plus: no import
+ * circles, packages included. Imports are read by the TypeScript parser: static and dynamic imports,
+ * re-exports, `import('…')` types, ambient module names, and worker entries named by
+ * `new URL('…', import.meta.url)`.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, posix, relative } from 'node:path';
+import ts from 'typescript';
 
 export type Sources = Map<string, string>;
 
-const IMPORT = /(?:^|[^\w.])(?:import|export)\s+(?:type\s+)?(?:[\w*{}\s,$]+\s+from\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|declare\s+module\s+['"]([^'"]+)['"]/g;
 const LEDGER_PACKAGE = /^@midnight(?:-)?ntwrk\/ledger/;
 /** A workspace package by name, with its subpath: `@nightgate/ledger/era`. */
 const WORKSPACE = /^@nightgate\/([\w-]+)(?:\/([\w./-]+))?$/;
@@ -57,11 +61,32 @@ function exported(exports: readonly string[], subpath: string | undefined): bool
   return subpath === undefined ? exports.includes('.') : exports.includes(`./${subpath}`) || exports.includes('./*');
 }
 
-/** The specifiers a source imports (comments stripped first, so a path in a comment is not an import). */
+/** `import.meta.url`. */
+function isImportMetaUrl(node: ts.Node): boolean {
+  return ts.isPropertyAccessExpression(node) && node.name.text === 'url' && ts.isMetaProperty(node.expression) && node.expression.keywordToken === ts.SyntaxKind.ImportKeyword;
+}
+
+/** Parsed once per text: the planted trees share all but one file with the real one. */
+const parsed = new Map<string, string[]>();
+
+/** The specifiers a source imports, read by the TypeScript parser (so nothing in a comment or a string counts). */
 export function importsOf(source: string): string[] {
-  const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+  const known = parsed.get(source);
+  if (known) return known;
+  const file = ts.createSourceFile('source.ts', source, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
   const out: string[] = [];
-  for (const m of code.matchAll(IMPORT)) out.push((m[1] ?? m[2] ?? m[3])!);
+  const visit = (node: ts.Node): void => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) out.push(node.moduleSpecifier.text);
+    else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference) && ts.isStringLiteral(node.moduleReference.expression)) out.push(node.moduleReference.expression.text);
+    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteralLike(node.arguments[0])) out.push(node.arguments[0].text);
+    else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) out.push(node.argument.literal.text);
+    else if (ts.isModuleDeclaration(node) && ts.isStringLiteral(node.name)) out.push(node.name.text);
+    // A worker entry: the file a thread is started from is imported as surely as a static import.
+    else if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'URL' && node.arguments?.length === 2 && ts.isStringLiteralLike(node.arguments[0]!) && isImportMetaUrl(node.arguments[1]!)) out.push(node.arguments[0].text);
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  parsed.set(source, out);
   return out;
 }
 
@@ -85,7 +110,7 @@ function npmName(spec: string): string {
   return spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
 }
 
-type Area = 'core' | 'infra' | `feature:${string}` | 'app' | 'client' | 'workers' | 'native' | `package:${string}` | 'other';
+type Area = 'core' | 'infra' | `feature:${string}` | 'app' | 'client' | 'workers' | 'native' | 'bench' | `package:${string}` | 'other';
 
 function areaOf(file: string): Area {
   if (file.startsWith('src/core/')) return 'core';
@@ -96,6 +121,7 @@ function areaOf(file: string): Area {
   if (file.startsWith('src/client/')) return 'client';
   if (file.startsWith('workers/')) return 'workers';
   if (file.startsWith('native/')) return 'native';
+  if (file.startsWith('bench/')) return 'bench';
   const p = packageOf(file);
   if (p) return `package:${p}`;
   return 'other';
@@ -111,7 +137,7 @@ function refusalByName(from: string, name: string): string | undefined {
   if (!(name in PACKAGE_USES)) return `no workspace package @nightgate/${name}`;
   if (name === 'ledger') return from.startsWith('src/infra/ledger/') ? undefined : 'the product reaches the ledger boundary through src/infra/ledger/';
   // The devnet is started where the process is: a feature, infra or a worker never loads it.
-  if (name === 'devnet') return areaOf(from) === 'app' ? undefined : 'only the app (src/app.ts, src/server.ts, src/cli.ts, src/cli/) imports the devnet';
+  if (name === 'devnet') return areaOf(from) === 'app' || areaOf(from) === 'bench' ? undefined : 'only the app (src/app.ts, src/server.ts, src/cli.ts, src/cli/) imports the devnet';
   // The thread helpers sit below core: anything may use them but the client and native/, which stand apart.
   if (areaOf(from) === 'client') return 'the client stands alone (it is packed on its own)';
   if (areaOf(from) === 'native') return 'native/ uses core only';
@@ -122,6 +148,10 @@ function refusalByName(from: string, name: string): string | undefined {
 function refusal(from: string, to: string): string | undefined {
   const a = areaOf(from);
   const b = areaOf(to);
+  if (a === 'bench') {
+    if (to.startsWith('test/')) return 'bench/ imports nothing from test/';
+    return b.startsWith('package:') ? 'a package is imported by its name, not by a path' : undefined;
+  }
   if (to.startsWith('bench/') || to.startsWith('test/')) return 'the product imports nothing from bench/ or test/';
   if (a === b) return undefined;
   if (a.startsWith('package:')) return 'a package imports by path only its own files (another package by its name)';
@@ -148,12 +178,13 @@ export interface Violation {
 export function violations(sources: Sources, manifests?: Manifests): Violation[] {
   const out: Violation[] = [];
   for (const [from, src] of sources) {
-    if (!from.startsWith('src/') && !from.startsWith('workers/') && !from.startsWith('native/') && !from.startsWith('packages/')) continue;
+    if (!['src/', 'workers/', 'native/', 'packages/', 'bench/'].some((dir) => from.startsWith(dir))) continue;
     const own = packageOf(from);
     for (const spec of importsOf(src)) {
       if (LEDGER_PACKAGE.test(spec) && own !== 'ledger') out.push({ from, to: spec, why: 'only packages/ledger/ imports a ledger package' });
-      if (spec.startsWith('.') && /(^|\/)(bench|test)\//.test(posix.normalize(posix.join(posix.dirname(from), spec)))) {
-        out.push({ from, to: spec, why: 'the product imports nothing from bench/ or test/' });
+      const joined = spec.startsWith('.') ? posix.normalize(posix.join(posix.dirname(from), spec)) : '';
+      if (from.startsWith('bench/') ? /^test\//.test(joined) : /(^|\/)(bench|test)\//.test(joined)) {
+        out.push({ from, to: spec, why: from.startsWith('bench/') ? 'bench/ imports nothing from test/' : 'the product imports nothing from bench/ or test/' });
         continue;
       }
       const named = WORKSPACE.exec(spec);
@@ -177,10 +208,11 @@ export function violations(sources: Sources, manifests?: Manifests): Violation[]
   return out;
 }
 
-/** Import circles (strongly connected components of more than one file, or a file importing itself), through packages too. */
+/** Import circles (strongly connected components of more than one file), through packages too. */
 export function circles(sources: Sources): string[][] {
   const edges = new Map<string, string[]>();
-  for (const [from, src] of sources) edges.set(from, importsOf(src).map((s) => resolve(from, s, sources)).filter((x): x is string => x !== undefined));
+  // A file that starts a worker from itself (`new URL('./self', import.meta.url)`) is no circle.
+  for (const [from, src] of sources) edges.set(from, importsOf(src).map((s) => resolve(from, s, sources)).filter((x): x is string => x !== undefined && x !== from));
   let index = 0;
   const idx = new Map<string, number>();
   const low = new Map<string, number>();
@@ -206,7 +238,7 @@ export function circles(sources: Sources): string[][] {
         on.delete(w);
         comp.push(w);
       } while (w !== v);
-      if (comp.length > 1 || (edges.get(v) ?? []).includes(v)) out.push(comp.sort());
+      if (comp.length > 1) out.push(comp.sort());
     }
   };
   for (const v of edges.keys()) if (!idx.has(v)) visit(v);

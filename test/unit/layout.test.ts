@@ -106,5 +106,12 @@ t.test('a planted break of each kind is caught', async (t) => {
   t.ok(circles(backToTheDevnet).some((c) => c.includes(era) && c.includes('packages/devnet/src/launch.ts')), 'a circle through two packages is found');
   t.same(violations(planted({ 'src/infra/planted.ts': "import { x } from '../../test/helpers/spawn.js';\n" })).map((v) => v.why), ['the product imports nothing from bench/ or test/']);
   t.same(violations(planted({ 'src/core/planted.ts': "// import { x } from '../features/stats/index.js';\n/* import '../features/stats/index.js' */\n" })), [], 'a path in a comment is not an import');
+  t.same(violations(planted({ 'src/core/planted.ts': "const open = '/*';\nimport { x } from '../features/stats/index.js';\nconst close = '*/';\n" })).map((v) => v.why), ['core imports nothing above it'], 'a comment opener inside a string hides no import');
+  t.same(violations(planted({ 'src/infra/planted.ts': "const entry = new URL('../features/proving/worker/request.js', import.meta.url);\n" })).map((v) => v.why), ['infra imports core only'], 'a worker entry is an import');
+  t.same(violations(planted({ 'src/infra/planted.ts': "type T = import('../features/stats/index.js').StatsComponent;\n" })).map((v) => v.why), ['infra imports core only'], 'an import type is an import');
+  t.same(violations(planted({ 'bench/planted.ts': "import { ROOT } from '../test/helpers/spawn.js';\n" })).map((v) => v.why), ['bench/ imports nothing from test/'], 'bench/ is judged');
+  t.same(violations(planted({ 'bench/lib/planted.ts': "import { buildGenesis } from '../../packages/devnet/src/genesis.js';\n" })).map((v) => v.why), ['a package is imported by its name, not by a path']);
+  t.same(violations(planted({ 'bench/lib/planted.ts': "import { startDevnet } from '@nightgate/devnet';\nimport { KEEPER_RESERVE } from '../../src/features/sponsorship/pool-constants.js';\n" }), manifests), [], 'bench/ may start a devnet and drive any of src/');
+  t.same(circles(planted({ 'bench/planted.ts': "startModuleWorker(new URL('./planted', import.meta.url), import.meta.url);\n" })), [], 'a file started as its own worker is no circle');
   t.same(circles(planted({ 'src/core/a.ts': "import { b } from './b.js';\n", 'src/core/b.ts': "import type { a } from './a.js';\n" })), [['src/core/a.ts', 'src/core/b.ts']]);
 });
