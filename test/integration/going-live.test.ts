@@ -89,7 +89,8 @@ t.test('from a mnemonic to a sponsored transfer landed through the node RPC', as
   };
   const wallet = (sub: WalletArgs['sub']): Promise<string[]> => {
     const out: string[] = [];
-    const args: WalletArgs = { sub, network: 'preview', url: app.url, key: TEST_KEY, json: false, wallet: undefined, night: 10_000n, timeoutMs: 60_000 };
+    // --timeout bounds the whole command; beside a second copy of the suite a registration took over 60 s to be seen.
+    const args: WalletArgs = { sub, network: 'preview', url: app.url, key: TEST_KEY, json: false, wallet: undefined, night: 10_000n, timeoutMs: 150_000 };
     return runWallet(args, { config, out: (l) => out.push(l), log: (l) => t.comment(l), pollMs: 200 }).then(() => out);
   };
 
