@@ -68,7 +68,9 @@ for (const era of SPONSOR_ERAS) t.test(`ledger ${era}: one key cannot hold more 
   t.equal(shared.status, 409, `another key's identical bytes are not answered from the first key's dedupe entry: ${JSON.stringify(shared.json)}`);
   t.equal(shared.json['code'], 'INPUT_HELD', 'their inputs are held by the first key\'s answer');
   t.not(shared.headers['x-dedupe'], 'HIT');
-  t.equal(table.counts().reserved, reservedBefore, 'nothing reserved for it');
+  // At most as many: the first key's submitted answer may land meanwhile and give its UTXO back.
+  const reservedAfter = table.counts().reserved;
+  t.ok(reservedAfter <= reservedBefore, `nothing reserved for it (${reservedBefore} → ${reservedAfter} reserved)`);
   t.equal(app.service.held('preview', 'env-2'), otherHeld, 'the other key holds nothing more');
   const same = await app.post('/prove-and-balance', answered);
   t.equal(same.headers['x-dedupe'], 'HIT', 'the same key sending the same bytes gets its own answer again');
