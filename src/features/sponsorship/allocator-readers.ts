@@ -89,16 +89,14 @@ export abstract class AllocatorReaders extends AllocatorSlots {
     return Math.max(0, Atomics.load(this.words, HEADER_FREE_TOKENS));
   }
 
-  /** FREE UTXOs below the reserve's floor (never held back for the keeper) worth at least `minValue` (a scan). */
-  uncountedFree(minValue = 0n): number {
+  /** FREE UTXOs below the reserve's floor: never held back for the keeper (a scan). */
+  uncountedFree(): number {
     const words = this.words;
     const used = Atomics.load(words, HEADER_HIGH_WATER);
     let n = 0;
     for (let slot = 0; slot < used; slot++) {
-      const base = slotBase(slot);
-      const control = Atomics.load(words, base + SLOT_CONTROL);
-      if (controlState(control) !== FREE || (control & COUNTED) !== 0) continue;
-      if (minValue === 0n || loadU64(words, base + SLOT_VALUE_HI, base + SLOT_VALUE_LO) >= minValue) n++;
+      const control = Atomics.load(words, slotBase(slot) + SLOT_CONTROL);
+      if (controlState(control) === FREE && (control & COUNTED) === 0) n++;
     }
     return n;
   }

@@ -11,7 +11,7 @@ import { lifeBlocks, type SponsorBacklog } from './backlog.js';
 import type { SponsorshipPolicy } from './budget.js';
 import { secondsUntil } from './fixed-window.js';
 import type { PolicyGate } from './policy/gate.js';
-import { KEEPER_RESERVE, POOL_KEY_ID, RESERVE_FLOOR_FEES } from './pool-constants.js';
+import { KEEPER_RESERVE, POOL_KEY_ID } from './pool-constants.js';
 import type { PoolKeeper } from './pool-keeper.js';
 import type { SponsoredNetwork } from './sponsored-network.js';
 
@@ -47,11 +47,10 @@ export function refuseEarly(c: EarlyChecks, net: SponsoredNetwork, key: Authenti
   if (budgetLeft <= 0n) throw new GatewayError('DUST_BUDGET_EXCEEDED', `the DUST budget of this key is spent for this window`, { headers: { 'Retry-After': String(secondsUntil(budgetResetAt, now)) } });
   // The last few free UTXOs are the pool keeper's while it grows the pool (pool-keeper.ts). The
   // worker's reservation keeps them, atomically (a count checked here would race the other
-  // requests); this check only spares a task when nothing but the reserve is left. UTXOs below
-  // the reserve's floor are never held back, but one worth less than half a split's fee pays no
-  // transfer (a split is one) and does not count as left.
+  // requests); this check only spares a task when nothing but the reserve is left (UTXOs below
+  // the reserve's floor are never held back).
   const keepFree = !own && c.keeper?.wantsReserve() ? KEEPER_RESERVE : 0;
-  if (keepFree > 0 && net.table.freeTokens() <= keepFree && net.table.uncountedFree(net.table.reserveFloor() / (2n * RESERVE_FLOOR_FEES)) === 0) throw new GatewayError('NO_DUST_AVAILABLE', 'the DUST pool is growing: no free UTXO for now; retry after the next block', retryAfterBlock(net));
+  if (keepFree > 0 && net.table.freeTokens() <= keepFree && net.table.uncountedFree() === 0) throw new GatewayError('NO_DUST_AVAILABLE', 'the DUST pool is growing: no free UTXO for now; retry after the next block', retryAfterBlock(net));
   // The server's own splits are not held back: at most its share of them is ever in flight.
   if (!own) c.backlog.admit(net.name, net.table.counts().reserved, lifeBlocks(c.feeTtlMs, net.blockTimeMs), net.blockTimeMs);
   return { budgetLeft, budgetResetAt, keepFree };
