@@ -232,13 +232,14 @@ export class PoolKeeper {
     }
     // Largest UTXOs first, taken round robin over the wallets so each wallet's pool grows.
     // Within the pool key's share, less what its splits still hold (unlanded splits of full blocks).
-    const room = this.opts.maxSplits - this.opts.service.held(this.network, POOL_KEY_ID);
+    const splitsHeld = this.opts.service.held(this.network, POOL_KEY_ID);
+    const room = this.opts.maxSplits - splitsHeld;
     // Each split pays its fee from a free DUST UTXO worth the reserve's floor: no more splits than
     // there are. While requests hold UTXOs they are reserving more, and only the last
     // KEEPER_RESERVE of those are kept from them: a round counting on more would lose the rest to
     // them (measured: 2 of 10 splits refused NO_DUST_AVAILABLE while a burst took the pool).
     const free = net.table.freeTokens();
-    const contested = net.table.counts().reserved > this.opts.service.held(this.network, POOL_KEY_ID);
+    const contested = net.table.counts().reserved > splitsHeld;
     const payable = contested ? Math.min(free, KEEPER_RESERVE) : free;
     const wanted = Math.min(Math.ceil(missing / SPLIT_OUTPUTS), room, payable);
     if (payable === 0 && room > 0) {
