@@ -30,8 +30,8 @@ import { devProvingProvider } from '../../src/features/proving/worker/providers.
 import { startNetwork, SPONSOR_SEEDS, SPONSOR_WALLETS, type Harness } from '../fixtures/devnet/harness.js';
 import { freshUser, fund, unprovenTransfer } from '../fixtures/dust/user-tx.js';
 
-/** The first ledger-9 block; the devnet starts at height 2. */
-const SWITCH_AT = 5;
+/** The first ledger-9 block; the devnet starts at height 3. */
+const SWITCH_AT = 6;
 /** What the server wallets hold in each era after the devnet's setup blocks. */
 const POOL = SPONSOR_DUST_UTXOS * SPONSOR_SEEDS.length;
 

@@ -32,7 +32,7 @@ import { freshUser, transferFrom, type User } from '../fixtures/dust/user-tx.js'
 
 const CLIENTS = 50;
 const BLOCK_MS = 3_000;
-/** The first ledger-9 block (the devnet starts at height 2: genesis and its DUST registrations). */
+/** The first ledger-9 block (the devnet starts at height 3: genesis, its DUST registrations and a head dated now). */
 const SWITCH_AT = 14;
 /** The clients stop once the tip is this many blocks past the switch. */
 const RUN_AFTER_SWITCH = 9;

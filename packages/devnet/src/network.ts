@@ -164,8 +164,15 @@ export class DevnetNetwork {
     this.#ledger9From = era === 9 ? (snapshot.ledger9FromHeight ?? 0) : undefined;
   }
 
+  /**
+   * A genesis dated `genesisAgeMs` ago, its setup blocks, then an empty block dated now: a chain
+   * that has been running since its genesis has a fresh head, so a client sees it live (not
+   * stale) from the first read, before the schedule's first block.
+   */
   async #genesis(): Promise<void> {
     await this.#setup(this.#now() - this.#config.genesisAgeMs, REGISTRATION_DELAY_MS, SETUP_BLOCK_MS);
+    const { chain, kit } = this.#world;
+    this.#commit(chain.produce([], Math.max(this.#now(), (chain.timestampMs ?? 0) + 1), kit.fullChecks()));
   }
 
   /**

@@ -33,3 +33,14 @@ for (const era of ERAS) t.test(`ledger ${era}: sponsor DUST keys are funded, reg
   t.ok(fresh.length > 0, 'the new block carries DUST events');
   t.equal(fresh[0], events.length + 1, 'they continue the id sequence');
 });
+
+t.test('a new genesis starts with a head dated now: the chain reads live before its first scheduled block', async (t) => {
+  const now = Date.parse('2026-12-07T12:00:00Z');
+  const h = await startEra(9, { genesisAgeMs: 6 * 60 * 60 * 1000, now: () => now });
+  t.teardown(() => h.close());
+  const { data } = await h.gql('{ block { height timestamp transactions { hash } } }');
+  t.equal(data.block.timestamp, now, 'the newest block is dated at start');
+  t.same(data.block.transactions, [], 'and holds nothing');
+  const { data: setup } = await h.gql(`{ block(offset: { height: ${data.block.height - 1} }) { timestamp } }`);
+  t.ok(setup.block.timestamp < now - 5 * 60 * 60 * 1000, 'the setup blocks before it keep their past dates');
+});
