@@ -117,7 +117,8 @@ export class DevnetNetwork {
     if (saved) this.#resume(saved);
     else await this.#genesis();
     const startEra = this.era;
-    this.#store.liveSinceMs = this.#now();
+    // Live production starts after the newest block (a new genesis' head block is the setup's last).
+    this.#store.liveSinceMs = Math.max(this.#now(), (this.#world.chain.timestampMs ?? 0) + 1);
     const base = await this.#http.listen(this.#config.port);
     this.#info = {
       name: this.#config.name,

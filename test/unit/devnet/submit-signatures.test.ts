@@ -53,10 +53,13 @@ for (const era of ERAS) {
     const log = { debug: () => undefined, info: () => undefined, warn: (obj: object, msg: string) => dropped.push({ obj, msg }), error: (obj: object, msg: string) => dropped.push({ obj, msg }) };
     const h = await startNetwork({ ledger: era }, log);
     t.teardown(() => h.close());
-    // Heights 3 to 6: NIGHT transfers, shielded transfers (3, 6), a re-registration (5), a contract deploy and a call.
-    for (let i = 0; i < 4; i++) await h.network.produceBlock();
+    // The next six blocks: NIGHT transfers, two shielded transfers (heights divisible by 3), a
+    // re-registration (height 5 mod 10), a contract deploy (the first live block) and calls.
+    const head = h.network.height;
+    const [s, u] = [1, 2, 3, 4, 5, 6].map((i) => head + i).filter((height) => height % 3 === 0) as [number, number];
+    while (h.network.height < head + 6) await h.network.produceBlock();
     t.same(dropped, [], 'nothing the devnet built was refused or skipped');
-    const { data } = await h.gql('{ s: block(offset: { height: 3 }) { transactions { hash } } t: block(offset: { height: 6 }) { transactions { hash } } }');
+    const { data } = await h.gql(`{ s: block(offset: { height: ${s} }) { transactions { hash } } t: block(offset: { height: ${u} }) { transactions { hash } } }`);
     t.ok(data.s.transactions.length >= 2 && data.t.transactions.length >= 2, 'blocks with a shielded transfer carry it beside the NIGHT transfer');
 
     const health = (await (await fetch(new URL('/health', h.info.submitUrl))).json()) as { checks: unknown };
