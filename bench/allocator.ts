@@ -1,5 +1,5 @@
 /**
- * Micro-benchmark of the DUST UTXO allocator (src/features/sponsorship/allocator.ts).
+ * Micro-benchmark of the DUST UTXO allocator (src/features/sponsorship/allocator/allocator.ts).
  * Run alone: `npx tsx bench/allocator.ts [--quick]` prints the figures as JSON; the bench
  * harness (bench/lib/micro.ts) imports `run(options)` instead.
  *
@@ -18,7 +18,7 @@ import { pathToFileURL } from 'node:url';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '@nightgate/threads';
-import { DustAllocatorTable } from '../src/features/sponsorship/allocator.js';
+import { DustAllocatorTable } from '../src/features/sponsorship/allocator/allocator.js';
 
 export interface AllocatorBenchOptions {
   /** Shorter measuring (the harness's --quick). */

@@ -41,7 +41,7 @@ import { compileKeyPolicy, type KeyPolicyInput } from '../src/core/config/key-po
 import type { AuthenticatedKey } from '../src/core/pipeline/auth.js';
 import { startModuleWorker } from '@nightgate/threads';
 import { COUNTER_ENTRY_POINT } from '@nightgate/devnet/counter-contract';
-import type { TxEffects } from '../src/features/sponsorship/policy/effects.js';
+import type { TxEffects } from '../src/features/sponsorship/common/effects.js';
 import { PolicyGate, type PolicyQuestion } from '../src/features/sponsorship/policy/gate.js';
 import type { PolicyWebhookClient } from '../src/features/sponsorship/policy/ports.js';
 import { MemoryUserCounters } from '../src/features/sponsorship/policy/user-counters.js';

@@ -1,5 +1,5 @@
 /**
- * Micro-benchmark of the hashed timer wheel (src/features/sponsorship/timer-wheel.ts), on the default wheel
+ * Micro-benchmark of the hashed timer wheel (src/features/sponsorship/reservations/timer-wheel.ts), on the default wheel
  * (1 s ticks, 512 buckets) with an injected clock, in the pattern of DUST reclaim timers.
  * Run alone: `npx tsx bench/timer-wheel.ts [--quick]` prints the figures as JSON; the bench
  * harness (bench/lib/micro.ts) imports `run(options)` instead.
@@ -12,8 +12,8 @@
  */
 import { loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { TimerWheel } from '../src/features/sponsorship/timer-wheel.js';
-import type { Clock, TimerHandle } from '../src/features/sponsorship/timer-wheel.js';
+import { TimerWheel } from '../src/features/sponsorship/reservations/timer-wheel.js';
+import type { Clock, TimerHandle } from '../src/features/sponsorship/reservations/timer-wheel.js';
 
 export interface TimerWheelBenchOptions {
   quick?: boolean;

@@ -360,10 +360,10 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
  */
 async function startShared(config: Readonly<Config>, logger: Logger, clock: Clock): Promise<import('./infra/state/index.js').SharedState> {
   await Promise.all([
-    import('./features/sponsorship/shared/budget.js'),
-    import('./features/sponsorship/shared/sponsorship.js'),
-    import('./features/sponsorship/shared/wallet-leases.js'),
-    import('./features/sponsorship/shared/user-counters.js'),
+    import('./features/sponsorship/redis/budget.js'),
+    import('./features/sponsorship/redis/sponsorship.js'),
+    import('./features/sponsorship/redis/wallet-leases.js'),
+    import('./features/sponsorship/redis/user-counters.js'),
     import('./features/proving/shared-proof-cache.js'),
   ]);
   return (await import('./infra/state/index.js')).startSharedState(config, logger, clock);

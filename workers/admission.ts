@@ -6,7 +6,7 @@
  * network are the main thread's, made with no worker thread held.
  */
 import { GatewayError } from '../src/core/errors.js';
-import type { AdmissionResult } from '../src/features/sponsorship/balance-task.js';
+import type { AdmissionResult } from '../src/features/sponsorship/common/balance-task.js';
 import { readForAdmission } from '../src/features/sponsorship/worker/sponsor.js';
 import { defineTask, requireData } from '../src/infra/pool/worker/task.js';
 

@@ -4,8 +4,8 @@
  * through the proving port to the main thread's backend.
  */
 import { GatewayError } from '../src/core/errors.js';
-import { InFlightReservations } from '../src/features/sponsorship/in-flight.js';
-import type { BalanceResult } from '../src/features/sponsorship/balance-task.js';
+import { InFlightReservations } from '../src/features/sponsorship/allocator/in-flight.js';
+import type { BalanceResult } from '../src/features/sponsorship/common/balance-task.js';
 import { provingProviderFor } from '../src/features/proving/worker/providers.js';
 import { sponsor } from '../src/features/sponsorship/worker/sponsor.js';
 import { defineTask, requireData } from '../src/infra/pool/worker/task.js';

@@ -1,6 +1,6 @@
 /** Task `poolAddresses`: the NIGHT and DUST addresses of each server wallet (packages/ledger/src/wallet-keys.ts), and NIGHT's token type. */
 import { dustSeedOf, encodeDustAddress, encodeUnshieldedAddress, nightSecretOf, ledger, release as freeLedger } from '../src/infra/ledger/index.js';
-import type { WalletAddress } from '../src/features/sponsorship/pool-task.js';
+import type { WalletAddress } from '../src/features/sponsorship/common/pool-task.js';
 import { defineTask } from '../src/infra/pool/worker/task.js';
 
 export const poolAddresses = defineTask<'poolAddresses'>(async (args): Promise<{ nightToken: string; wallets: WalletAddress[] }> => {

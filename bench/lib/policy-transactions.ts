@@ -5,7 +5,7 @@
  */
 import { counterDeploy, counterIncrement, COUNTER_ENTRY_POINT } from '@nightgate/devnet/counter-contract';
 import { kitFor, type LedgerKit } from '@nightgate/devnet/ledger-kit';
-import type { TxEffects } from '../../src/features/sponsorship/policy/effects.js';
+import type { TxEffects } from '../../src/features/sponsorship/common/effects.js';
 import { effectsOf } from '../../src/features/sponsorship/worker/effects.js';
 import { deserialize } from '../../src/features/sponsorship/worker/user-transaction.js';
 import { release, signOffer, type Era, type L } from '../../src/infra/ledger/index.js';

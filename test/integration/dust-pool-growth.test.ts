@@ -12,7 +12,7 @@ import { request } from 'undici';
 import { startSponsorApp, type SponsorApp } from '../fixtures/dust/sponsor-app.js';
 import { freshUser, transferFrom } from '../fixtures/dust/user-tx.js';
 import { TEST_KEY } from '../helpers/app.js';
-import { SPLIT_OUTPUTS } from '../../src/features/sponsorship/pool-keeper.js';
+import { SPLIT_OUTPUTS } from '../../src/features/sponsorship/pool/pool-keeper.js';
 
 /** Resolves at the first status of the DUST sync for which `done()` holds. */
 function until(app: SponsorApp, done: () => boolean): Promise<void> {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { startSponsorApp, type SponsorApp } from '../fixtures/dust/sponsor-app.js';
 import { freshUser, fundViaFaucet, transferFrom } from '../fixtures/dust/user-tx.js';
-import { JOURNAL_FILE } from '../../src/features/sponsorship/reservation-journal.js';
+import { JOURNAL_FILE } from '../../src/features/sponsorship/reservations/reservation-journal.js';
 import { SPONSOR_SEEDS_FILE } from '../../packages/devnet/src/sponsor-seeds.js';
 
 const dirs = { devnet: mkdtempSync(join(tmpdir(), 'ng-devnet-')), dust: mkdtempSync(join(tmpdir(), 'ng-dust-')) };

@@ -2,10 +2,10 @@ import t from 'tap';
 import { eraOfBytes, ledger } from '../../src/infra/ledger/index.js';
 import { SPONSOR_ERAS } from '../fixtures/dust/sponsor-app.js';
 import { startNetwork, SPONSOR_WALLETS } from '../fixtures/devnet/harness.js';
-import { DustAllocatorTable } from '../../src/features/sponsorship/allocator.js';
-import { SharedSnapshot } from '../../src/features/sponsorship/shared-snapshot.js';
-import { NetworkDustSync, type SyncStatus } from '../../src/features/sponsorship/wallet-sync.js';
-import { decodeWalletState } from '../../src/features/sponsorship/wallet-state.js';
+import { DustAllocatorTable } from '../../src/features/sponsorship/allocator/allocator.js';
+import { SharedSnapshot } from '../../src/features/sponsorship/allocator/shared-snapshot.js';
+import { NetworkDustSync, type SyncStatus } from '../../src/features/sponsorship/wallets/wallet-sync.js';
+import { decodeWalletState } from '../../src/features/sponsorship/wallets/wallet-state.js';
 
 for (const era of SPONSOR_ERAS) t.test(`ledger ${era}: DUST sync replays the devnet events: every sponsor UTXO in the table, state published to workers`, async (t) => {
   const L = ledger(era);

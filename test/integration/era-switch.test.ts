@@ -22,7 +22,7 @@ import { request } from 'undici';
 import { mountProver } from '../../src/features/proving/index.js';
 import { mountStats } from '../../src/features/stats/index.js';
 import { mountSponsorship, SPONSORSHIP_COMPONENT, type SponsorshipComponent } from '../../src/features/sponsorship/index.js';
-import type { SyncStatus } from '../../src/features/sponsorship/wallet-sync.js';
+import type { SyncStatus } from '../../src/features/sponsorship/wallets/wallet-sync.js';
 import { DEVNET_PROTOCOL_VERSION, ledger, type Era, type L } from '../../src/infra/ledger/index.js';
 import { devProvingProvider } from '../../src/features/proving/worker/providers.js';
 import { startApp, TEST_KEY } from '../helpers/app.js';

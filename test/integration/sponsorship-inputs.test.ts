@@ -7,8 +7,8 @@
  */
 import t, { type Test } from 'tap';
 import { ledger } from '../../src/infra/ledger/index.js';
-import type { InputChecker } from '../../src/features/sponsorship/input-check.js';
-import { readUnspentUtxos } from '../../src/features/sponsorship/input-check.js';
+import type { InputChecker } from '../../src/features/sponsorship/reservations/input-check.js';
+import { readUnspentUtxos } from '../../src/features/sponsorship/reservations/input-check.js';
 import { eraOverrides, SPONSOR_ERAS, startSponsorApp, type SponsorApp } from '../fixtures/dust/sponsor-app.js';
 import { freshUser, transferFrom } from '../fixtures/dust/user-tx.js';
 

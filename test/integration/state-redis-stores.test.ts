@@ -10,8 +10,8 @@ import { pino } from 'pino';
 import { ManualClock } from '../../src/core/clock.js';
 import { freePort, startRedis, until } from '../helpers/redis-server.js';
 import { startSharedState, type SharedState } from '../../src/infra/state/index.js';
-import { RedisBudgetStore } from '../../src/features/sponsorship/shared/budget.js';
-import { WalletLeases, walletId } from '../../src/features/sponsorship/shared/wallet-leases.js';
+import { RedisBudgetStore } from '../../src/features/sponsorship/redis/budget.js';
+import { WalletLeases, walletId } from '../../src/features/sponsorship/redis/wallet-leases.js';
 import { legacyWalletKeys } from '../../src/infra/ledger/index.js';
 import { AuthThrottle } from '../../src/core/pipeline/auth-throttle.js';
 import { loadConfig } from '../../src/core/config.js';
@@ -20,7 +20,7 @@ import { captureLogs } from '../helpers/app.js';
 import { createHash } from 'node:crypto';
 import { ProofResults } from '../../src/features/proving/proof-results.js';
 import { SharedProofCache } from '../../src/features/proving/shared-proof-cache.js';
-import { RedisSponsorshipSharing } from '../../src/features/sponsorship/shared/sponsorship.js';
+import { RedisSponsorshipSharing } from '../../src/features/sponsorship/redis/sponsorship.js';
 
 const silent = pino({ level: 'silent' });
 

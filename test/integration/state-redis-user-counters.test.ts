@@ -10,8 +10,8 @@ import t from 'tap';
 import { pino } from 'pino';
 import { GatewayError } from '../../src/core/errors.js';
 import { RedisState } from '../../src/infra/state/redis.js';
-import { RedisUserCounters, userCounterKey, userCountersFor, userTokenKey } from '../../src/features/sponsorship/shared/user-counters.js';
-import { windowStartOf } from '../../src/features/sponsorship/fixed-window.js';
+import { RedisUserCounters, userCounterKey, userCountersFor, userTokenKey } from '../../src/features/sponsorship/redis/user-counters.js';
+import { windowStartOf } from '../../src/features/sponsorship/common/fixed-window.js';
 import type { HoldResult, UserHold } from '../../src/features/sponsorship/policy/user-counters.js';
 import { REDIS_SERVER, startRedis, until } from '../helpers/redis-server.js';
 

@@ -80,7 +80,7 @@ t.test('a planted break of each kind is caught', async (t) => {
   t.same(violations(planted({ 'src/core/planted.ts': "import type { StatsComponent } from '../features/stats/index.js';\n" })), [
     { from: 'src/core/planted.ts', to: 'src/features/stats/index.ts', why: 'core imports nothing above it' },
   ]);
-  t.same(violations(planted({ 'src/infra/planted.ts': "export { x } from '../features/sponsorship/budget.js';\n" })).map((v) => v.why), ['infra imports core only']);
+  t.same(violations(planted({ 'src/infra/planted.ts': "export { x } from '../features/sponsorship/admission/budget.js';\n" })).map((v) => v.why), ['infra imports core only']);
   t.same(violations(planted({ 'src/features/stats/planted.ts': "const m = await import('../sponsorship/index.js');\n" })).map((v) => v.why), ['a feature imports no other feature']);
   t.same(violations(planted({ 'src/features/proving/planted.ts': "import { Transaction } from '@midnightntwrk/ledger-v9';\n" })).map((v) => v.why), ['only packages/ledger/ imports a ledger package']);
   t.same(violations(planted({ 'src/infra/ledger/planted.ts': "import type * as V8 from '@midnight-ntwrk/ledger-v8';\n" })).map((v) => v.why), ['only packages/ledger/ imports a ledger package']);
@@ -111,7 +111,7 @@ t.test('a planted break of each kind is caught', async (t) => {
   t.same(violations(planted({ 'src/infra/planted.ts': "type T = import('../features/stats/index.js').StatsComponent;\n" })).map((v) => v.why), ['infra imports core only'], 'an import type is an import');
   t.same(violations(planted({ 'bench/planted.ts': "import { ROOT } from '../test/helpers/spawn.js';\n" })).map((v) => v.why), ['bench/ imports nothing from test/'], 'bench/ is judged');
   t.same(violations(planted({ 'bench/lib/planted.ts': "import { buildGenesis } from '../../packages/devnet/src/genesis.js';\n" })).map((v) => v.why), ['a package is imported by its name, not by a path']);
-  t.same(violations(planted({ 'bench/lib/planted.ts': "import { startDevnet } from '@nightgate/devnet';\nimport { KEEPER_RESERVE } from '../../src/features/sponsorship/pool-constants.js';\n" }), manifests), [], 'bench/ may start a devnet and drive any of src/');
+  t.same(violations(planted({ 'bench/lib/planted.ts': "import { startDevnet } from '@nightgate/devnet';\nimport { KEEPER_RESERVE } from '../../src/features/sponsorship/common/pool-constants.js';\n" }), manifests), [], 'bench/ may start a devnet and drive any of src/');
   t.same(circles(planted({ 'bench/planted.ts': "startModuleWorker(new URL('./planted', import.meta.url), import.meta.url);\n" })), [], 'a file started as its own worker is no circle');
   t.same(circles(planted({ 'src/core/a.ts': "import { b } from './b.js';\n", 'src/core/b.ts': "import type { a } from './a.js';\n" })), [['src/core/a.ts', 'src/core/b.ts']]);
 });

@@ -10,18 +10,18 @@ import { networkEras } from '../../infra/ledger/network-eras.js';
 import { sourceOf } from '../../infra/indexer/source.js';
 import { WORKER_POOL, type WorkerPoolComponent } from '../../infra/pool/worker-pool.js';
 import { PROVER_COMPONENT, type ProverBackends } from '../../infra/prover/component.js';
-import { DustAllocatorTable } from './allocator.js';
-import { MIDNIGHT_BLOCK_TIME_MS } from './fee-margin.js';
-import { PoolKeeper } from './pool-keeper.js';
-import { MemoryBudgetStore, SponsorshipPolicy } from './budget.js';
-import { ReservationJournal } from './reservation-journal.js';
+import { DustAllocatorTable } from './allocator/allocator.js';
+import { MIDNIGHT_BLOCK_TIME_MS } from './common/fee-margin.js';
+import { PoolKeeper } from './pool/pool-keeper.js';
+import { MemoryBudgetStore, SponsorshipPolicy } from './admission/budget.js';
+import { ReservationJournal } from './reservations/reservation-journal.js';
 import { sponsorshipRoutes } from './routes.js';
-import { SharedSnapshot } from './shared-snapshot.js';
-import { POOL_KEY_ID } from './pool-constants.js';
-import type { SponsoredNetwork } from './sponsored-network.js';
+import { SharedSnapshot } from './allocator/shared-snapshot.js';
+import { POOL_KEY_ID } from './common/pool-constants.js';
+import type { SponsoredNetwork } from './common/sponsored-network.js';
 import { SponsorshipService } from './sponsorship.js';
-import { DustSyncHost } from './sync-host.js';
-import { InputChecker, UnspentUtxoReader } from './input-check.js';
+import { DustSyncHost } from './wallets/sync-host.js';
+import { InputChecker, UnspentUtxoReader } from './reservations/input-check.js';
 import { PolicyGate } from './policy/gate.js';
 import { usageComponent } from './policy/usage-component.js';
 import { UsageLedger } from './policy/usage.js';
@@ -29,7 +29,7 @@ import { usageRoutes } from './policy/usage-routes.js';
 import { MemoryUserCounters, type UserCounterStore } from './policy/user-counters.js';
 import { PolicyWebhook } from './policy/webhook.js';
 import { networkSubmitter, type Submitter } from '../../infra/node/submitter.js';
-import { WalletBook } from './wallet-book.js';
+import { WalletBook } from './wallets/wallet-book.js';
 import { submitRoute } from './submit-route.js';
 
 export const SPONSORSHIP_COMPONENT = 'sponsorship';
@@ -209,10 +209,10 @@ function inputChecker(ctx: AppContext, networks: readonly SponsoredNetwork[]): I
 /** The shared side of sponsorship: wallet leases taken (or the start refused), dedupe and shares in Redis. */
 async function sharedSponsorship(ctx: AppContext, networks: readonly SponsoredNetwork[], log: AppContext['logger']) {
   const [{ WalletLeases, WalletLeaseError }, { RedisSponsorshipSharing, redisInputHolds }, { RedisBudgetStore }, { RedisUserCounters }] = await Promise.all([
-    import('./shared/wallet-leases.js'),
-    import('./shared/sponsorship.js'),
-    import('./shared/budget.js'),
-    import('./shared/user-counters.js'),
+    import('./redis/wallet-leases.js'),
+    import('./redis/sponsorship.js'),
+    import('./redis/budget.js'),
+    import('./redis/user-counters.js'),
   ]);
   const redis = ctx.state!.redis;
   const leases = new WalletLeases({ redis, clock: ctx.clock, logger: log, ttlMs: ctx.config.state.leaseTtlMs, wallets: new Map(networks.map((n) => [n.name, n.seeds])) });

@@ -1,8 +1,8 @@
 /** One network's sponsorship state as /wallet-status and /health show it. */
-import type { BacklogStatus } from './backlog.js';
-import type { PoolKeeper } from './pool-keeper.js';
-import type { SponsoredNetwork } from './sponsored-network.js';
-import type { DustSyncHost } from './sync-host.js';
+import type { BacklogStatus } from './admission/backlog.js';
+import type { PoolKeeper } from './pool/pool-keeper.js';
+import type { SponsoredNetwork } from './common/sponsored-network.js';
+import type { DustSyncHost } from './wallets/sync-host.js';
 
 /** Balance, UTXO counts, sync state, fee prices, the backlog of unlanded answers, the pool keeper's state. */
 export function networkStatus(n: SponsoredNetwork, syncHost: DustSyncHost, reclaimTimers: number, keeper: PoolKeeper | undefined, backlog: BacklogStatus): Record<string, unknown> {

@@ -6,10 +6,10 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../core/clock.js';
 import type { NetworkName } from '../../core/config.js';
-import type { ReservationJournal } from './reservation-journal.js';
-import type { ReservationReclaimer } from './reservations.js';
-import type { SponsoredNetwork } from './sponsored-network.js';
-import type { DustSyncHost } from './sync-host.js';
+import type { ReservationJournal } from './reservations/reservation-journal.js';
+import type { ReservationReclaimer } from './reservations/reservations.js';
+import type { SponsoredNetwork } from './common/sponsored-network.js';
+import type { DustSyncHost } from './wallets/sync-host.js';
 
 /** Writes an answered reservation (reserved until `deadline`, its task's) to the journal, before the answer leaves. */
 export function journalAnswer(journal: ReservationJournal, net: SponsoredNetwork, reservation: { slot: number; generation: number }, deadline: number): void {

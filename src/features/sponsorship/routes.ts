@@ -11,7 +11,7 @@ import type { Metrics } from '../../infra/metrics/metrics.js';
 import { sponsoredSummary } from './audit.js';
 import { json, OCTET, JSON_TYPE, type RequestContext, type RouteDef } from '../../core/http/route.js';
 import { networkOf } from '../../core/http/network-of.js';
-import type { SponsorKind } from './balance-task.js';
+import type { SponsorKind } from './common/balance-task.js';
 import type { SponsorshipService } from './sponsorship.js';
 
 export const SponsoredSchema = Type.Object({

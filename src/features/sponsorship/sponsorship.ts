@@ -21,32 +21,32 @@ import { GatewayError, toGatewayError } from '../../core/errors.js';
 import type { AuthenticatedKey } from '../../core/pipeline/auth.js';
 import type { WorkerPoolComponent } from '../../infra/pool/worker-pool.js';
 import { provingPort, type ProvingPort } from '../../infra/prover/proving-port.js';
-import { admit, needsAdmission, type Admission } from './admission.js';
-import { AnswerDedupe, requestKey, type SponsorAnswer } from './answer-dedupe.js';
-import { sponsorAnswerJson, type BalanceArgs, type SponsorKind } from './balance-task.js';
-import { SponsorshipPolicy, type BudgetCharge } from './budget.js';
-import { EraGuard } from './era-guard.js';
-import { SponsorBacklog, feeTtlBlocks, lifeBlocks, type BacklogStatus } from './backlog.js';
-import { InFlightReservations } from './in-flight.js';
-import type { InputChecker } from './input-check.js';
-import { holderOf, InputHolds, type InputClaim, type SharedInputHolds } from './input-holds.js';
+import { admit, needsAdmission, type Admission } from './admission/admission.js';
+import { AnswerDedupe, requestKey, type SponsorAnswer } from './admission/answer-dedupe.js';
+import { sponsorAnswerJson, type BalanceArgs, type SponsorKind } from './common/balance-task.js';
+import { SponsorshipPolicy, type BudgetCharge } from './admission/budget.js';
+import { EraGuard } from './admission/era-guard.js';
+import { SponsorBacklog, feeTtlBlocks, lifeBlocks, type BacklogStatus } from './admission/backlog.js';
+import { InFlightReservations } from './allocator/in-flight.js';
+import type { InputChecker } from './reservations/input-check.js';
+import { holderOf, InputHolds, type InputClaim, type SharedInputHolds } from './reservations/input-holds.js';
 import type { PolicyGate } from './policy/gate.js';
 import type { UsageRecorder } from './policy/ports.js';
-import { refuseEarly } from './early-refusals.js';
-import { KeyHealth } from './key-health.js';
-import { KeyShares } from './key-shares.js';
-import { POOL_KEY_ID } from './pool-constants.js';
-import type { PoolKeeper } from './pool-keeper.js';
-import type { ReservationJournal } from './reservation-journal.js';
+import { refuseEarly } from './admission/early-refusals.js';
+import { KeyHealth } from './admission/key-health.js';
+import { KeyShares } from './admission/key-shares.js';
+import { POOL_KEY_ID } from './common/pool-constants.js';
+import type { PoolKeeper } from './pool/pool-keeper.js';
+import type { ReservationJournal } from './reservations/reservation-journal.js';
 import { journalAnswer, restoreOnSync } from './reservation-restore.js';
-import { ReservationReclaimer } from './reservations.js';
-import type { SponsoredNetwork } from './sponsored-network.js';
-import type { DustSyncHost } from './sync-host.js';
+import { ReservationReclaimer } from './reservations/reservations.js';
+import type { SponsoredNetwork } from './common/sponsored-network.js';
+import type { DustSyncHost } from './wallets/sync-host.js';
 import { networkStatus } from './network-status.js';
-import { TaskDeadlines } from './task-deadlines.js';
-import { startTimerWheel, TimerWheel, type TimerWheelDriver } from './timer-wheel.js';
+import { TaskDeadlines } from './reservations/task-deadlines.js';
+import { startTimerWheel, TimerWheel, type TimerWheelDriver } from './reservations/timer-wheel.js';
 import type { Era } from '../../infra/ledger/index.js';
-import type { SponsorshipSharing } from './shared/sponsorship.js';
+import type { SponsorshipSharing } from './redis/sponsorship.js';
 
 export interface SponsorshipOptions {
   networks: readonly SponsoredNetwork[];
@@ -67,7 +67,7 @@ export interface SponsorshipOptions {
   maxInFlight: number;
   /** Answered reservations are written here and restored after a restart (`dust.stateDir`). */
   journal?: ReservationJournal;
-  /** Several instances (`state.redisUrl`): dedupe, the per-key share and the wallet leases over all of them (src/features/sponsorship/shared/sponsorship.ts). */
+  /** Several instances (`state.redisUrl`): dedupe, the per-key share and the wallet leases over all of them (src/features/sponsorship/redis/sponsorship.ts). */
   sharing?: SponsorshipSharing;
   /** Checks a transaction's unshielded inputs against the chain before anything is reserved (input-check.ts); absent: not checked. */
   inputs?: InputChecker;
@@ -96,7 +96,7 @@ export class SponsorshipService {
   private readonly driver: TimerWheelDriver;
   private readonly inFlight: InFlightReservations;
   private readonly dedupe: AnswerDedupe;
-  /** Per network, the keeper that grows its pool (src/features/sponsorship/pool-keeper.ts). */
+  /** Per network, the keeper that grows its pool (src/features/sponsorship/pool/pool-keeper.ts). */
   private readonly keepers = new Map<NetworkName, PoolKeeper>();
   /** What each key holds of each network's pool, against its share. */
   private readonly shares: KeyShares;

@@ -46,7 +46,7 @@ export type ScrapeCollector = () => void | Promise<void>;
 export class Metrics {
   readonly registry = new Registry();
   readonly requests: RequestMetrics;
-  // The sponsorship counters: src/features/sponsorship/routes.ts and src/features/sponsorship/pool-keeper.ts count into them through `Metrics`.
+  // The sponsorship counters: src/features/sponsorship/routes.ts and src/features/sponsorship/pool/pool-keeper.ts count into them through `Metrics`.
   /** Sponsorships answered or refused, by outcome: `sponsored`, `deduplicated`, or the error code. */
   readonly sponsorships: Counter<'network' | 'kind' | 'outcome'>;
   /** DUST fees paid by the server wallets for answered sponsorships, SPECK. */

@@ -7,9 +7,9 @@
  * |----------------------------------|--------------------------------------------------|---------------------------------------------|
  * | per-key / per-IP rate limits     | RateLimitStore (core/pipeline/rate-limit.ts)     | infra/state/rate-limit.ts                   |
  * | failed-login throttling          | AuthThrottle (core/pipeline/auth-throttle.ts)    | infra/state/auth-throttle.ts                |
- * | per-key DUST budgets             | BudgetStore (features/sponsorship/budget.ts)     | features/sponsorship/shared/budget.ts       |
- * | dedupe, per-key reservation cap  | SponsorshipSharing (same folder)                 | features/sponsorship/shared/sponsorship.ts  |
- * | one owner per DUST wallet        | —                                                | features/sponsorship/shared/wallet-leases.ts|
+ * | per-key DUST budgets             | BudgetStore (features/sponsorship/admission/budget.ts)     | features/sponsorship/redis/budget.ts       |
+ * | dedupe, per-key reservation cap  | SponsorshipSharing (same folder)                 | features/sponsorship/redis/sponsorship.ts  |
+ * | one owner per DUST wallet        | —                                                | features/sponsorship/redis/wallet-leases.ts|
  * | /prove and /verify results       | ProofResults (features/proving/proof-results.ts) | features/proving/shared-proof-cache.ts      |
  *
  * The features' stores register their Lua scripts when their modules load, which app.ts does

@@ -12,7 +12,7 @@ import type { Clock } from '../../../src/core/clock.js';
 import type { ConfigInput } from '../../../src/core/config.js';
 import { mountProver, WORKER_POOL, type WorkerPoolComponent } from '../../../src/features/proving/index.js';
 import { mountSponsorship, SPONSORSHIP_COMPONENT, type SponsorshipComponent } from '../../../src/features/sponsorship/index.js';
-import type { DustAllocatorTable } from '../../../src/features/sponsorship/allocator.js';
+import type { DustAllocatorTable } from '../../../src/features/sponsorship/allocator/allocator.js';
 import type { SponsorshipService } from '../../../src/features/sponsorship/sponsorship.js';
 import { mountStats } from '../../../src/features/stats/index.js';
 import type { DevnetEndpoints } from '../../../src/infra/app-context.js';

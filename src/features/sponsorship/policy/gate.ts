@@ -17,11 +17,11 @@ import type { Logger } from 'pino';
 import type { KeyPolicy } from '../../../core/config/key-policy.js';
 import { GatewayError } from '../../../core/errors.js';
 import type { AuthenticatedKey } from '../../../core/pipeline/auth.js';
-import type { SponsorKind } from '../balance-task.js';
-import type { TxEffects } from './effects.js';
+import type { SponsorKind } from '../common/balance-task.js';
+import type { TxEffects } from '../common/effects.js';
 import type { PolicyWebhookClient, WebhookSummary } from './ports.js';
 import { checkAllowed, checkValidity, type Refusal } from './rules.js';
-import { secondsToWindowEnd } from '../fixed-window.js';
+import { secondsToWindowEnd } from '../common/fixed-window.js';
 import type { UserCounterStore, UserHold } from './user-counters.js';
 
 /** `X-Client-ID` as a user id: printable ASCII, no spaces, ≤ 128 characters. */

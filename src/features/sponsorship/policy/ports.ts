@@ -3,7 +3,7 @@
  * (webhook.ts) and the usage ledger that /usage reads (usage.ts).
  */
 import type { KeyPolicy } from '../../../core/config/key-policy.js';
-import type { ContractCallEffect } from './effects.js';
+import type { ContractCallEffect } from '../common/effects.js';
 
 /** The JSON body nightgate POSTs to a policy webhook. */
 export interface WebhookSummary {

@@ -4,8 +4,8 @@
  * per-user caps and the webhook (gate.ts) come after them.
  */
 import type { KeyPolicy } from '../../../core/config/key-policy.js';
-import { secondsUntil } from '../fixed-window.js';
-import type { TxEffects } from './effects.js';
+import { secondsUntil } from '../common/fixed-window.js';
+import type { TxEffects } from '../common/effects.js';
 
 /** A refusal: the rule that refused (as `rule` in the error body) and why, for people. */
 export interface Refusal {

@@ -11,9 +11,9 @@
  * (`refund`), as the key's budget does: a user is counted for what lands or is pending.
  *
  * The store sits behind this interface: memory here, Redis for several instances
- * (src/features/sponsorship/shared/user-counters.ts).
+ * (src/features/sponsorship/redis/user-counters.ts).
  */
-import { secondsToWindowEnd, windowStartOf } from '../fixed-window.js';
+import { secondsToWindowEnd, windowStartOf } from '../common/fixed-window.js';
 
 export interface UserLimits {
   readonly maxSponsorships?: number | undefined;

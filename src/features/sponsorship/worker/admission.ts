@@ -15,7 +15,7 @@
  */
 import { GatewayError } from '../../../core/errors.js';
 import { ledger, release as freeLedger, type Era, type L, strictness, verifyIntentSignatures } from '../../../infra/ledger/index.js';
-import type { UnshieldedInput } from '../input-check.js';
+import type { UnshieldedInput } from '../reservations/input-check.js';
 
 type AnyTx = L.Transaction<L.Signaturish, L.Proofish, L.Bindingish>;
 
@@ -65,7 +65,7 @@ export interface Admitted {
   /**
    * Every unshielded input the transaction spends, with the address of the key that signs it:
    * `wellFormed` never looks UTXOs up, so these are checked against the chain before reserving
-   * (src/features/sponsorship/input-check.ts).
+   * (src/features/sponsorship/reservations/input-check.ts).
    */
   inputs: UnshieldedInput[];
 }

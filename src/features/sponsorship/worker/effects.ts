@@ -10,7 +10,7 @@
  */
 import { normalAddress } from '../../../core/config/key-policy.js';
 import { ledger, release as freeLedger, type Era, type L } from '../../../infra/ledger/index.js';
-import type { ContractCallEffect, TxEffects } from '../policy/effects.js';
+import type { ContractCallEffect, TxEffects } from '../common/effects.js';
 import type { AnyTx } from './user-transaction.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });

@@ -5,12 +5,12 @@
  * costs — refusing what exceeds the key's cap or budget and what the pool cannot cover.
  */
 import { GatewayError } from '../../../core/errors.js';
-import type { DustAllocatorTable, Reservation } from '../allocator.js';
-import { feeToTableUnits } from '../wallet-state.js';
-import { feeIntentTtl, reclaimAt as reclaimTime } from '../reservations.js';
-import { marginBlocks } from '../fee-margin.js';
-import { secondsUntil } from '../fixed-window.js';
-import type { SponsorArgs } from '../balance-task.js';
+import type { DustAllocatorTable, Reservation } from '../allocator/allocator.js';
+import { feeToTableUnits } from '../wallets/wallet-state.js';
+import { feeIntentTtl, reclaimAt as reclaimTime } from '../reservations/reservations.js';
+import { marginBlocks } from '../common/fee-margin.js';
+import { secondsUntil } from '../common/fixed-window.js';
+import type { SponsorArgs } from '../common/balance-task.js';
 import { feeWithin, pricesWithin, replicaOf, secretKeyOf, utxoOf, type WalletReplica } from './wallet-replica.js';
 import { ledger, release as freeLedger, type L } from '../../../infra/ledger/index.js';
 import { announcedEra, eraChanged } from './sponsor-era.js';

@@ -4,8 +4,8 @@
  * server's own status and releases the reservation.
  */
 import { GatewayError, isGatewayError } from '../../../core/errors.js';
-import type { DustAllocatorTable } from '../allocator.js';
-import type { SponsorKind } from '../balance-task.js';
+import type { DustAllocatorTable } from '../allocator/allocator.js';
+import type { SponsorKind } from '../common/balance-task.js';
 import { ledger, release as freeLedger, type Era, type L } from '../../../infra/ledger/index.js';
 import type { Built } from './fee-part.js';
 import { release, type Holder } from './reservation-holder.js';

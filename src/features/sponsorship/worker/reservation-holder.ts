@@ -1,9 +1,9 @@
 /**
- * The sponsorship task's record of the DUST reservation it holds (src/features/sponsorship/in-flight.ts): set when
+ * The sponsorship task's record of the DUST reservation it holds (src/features/sponsorship/allocator/in-flight.ts): set when
  * it reserves, cleared when it releases, so the main thread can release it if the task dies.
  */
-import type { DustAllocatorTable, Reservation } from '../allocator.js';
-import type { InFlightReservations } from '../in-flight.js';
+import type { DustAllocatorTable, Reservation } from '../allocator/allocator.js';
+import type { InFlightReservations } from '../allocator/in-flight.js';
 
 /** Where this task records the reservation it holds, so the main thread can release it if the task dies. */
 export interface Holder {

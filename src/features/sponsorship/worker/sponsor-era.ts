@@ -4,8 +4,8 @@
  * network moved on.
  */
 import { GatewayError } from '../../../core/errors.js';
-import { SharedSnapshot } from '../shared-snapshot.js';
-import type { SponsorArgs } from '../balance-task.js';
+import { SharedSnapshot } from '../allocator/shared-snapshot.js';
+import type { SponsorArgs } from '../common/balance-task.js';
 import { replicaOf, type WalletReplica } from './wallet-replica.js';
 import { eraName, type Era } from '../../../infra/ledger/index.js';
 

@@ -23,9 +23,9 @@
  * reservation released (the wallets it was made from no longer exist on the chain).
  */
 import { GatewayError } from '../../../core/errors.js';
-import { DustAllocatorTable } from '../allocator.js';
+import { DustAllocatorTable } from '../allocator/allocator.js';
 import { effectsOf } from './effects.js';
-import type { AdmissionArgs, AdmissionResult, SponsorArgs, SponsorResult } from '../balance-task.js';
+import type { AdmissionArgs, AdmissionResult, SponsorArgs, SponsorResult } from '../common/balance-task.js';
 import { feeWithin, pricesAt } from './wallet-replica.js';
 import { admit, checkSponsored } from './admission.js';
 import { release as freeLedger, type L } from '../../../infra/ledger/index.js';
@@ -34,12 +34,12 @@ import { proveAndMerge } from './prove-and-merge.js';
 import { release, type Holder } from './reservation-holder.js';
 import { announcedEra, eraChanged, replicaFor } from './sponsor-era.js';
 import { deserialize, type AnyTx } from './user-transaction.js';
-import { feeLifeAtReservation } from '../backlog.js';
+import { feeLifeAtReservation } from '../admission/backlog.js';
 
-export type { SponsorArgs, SponsorKind, SponsorResult } from '../balance-task.js';
+export type { SponsorArgs, SponsorKind, SponsorResult } from '../common/balance-task.js';
 export type { Holder } from './reservation-holder.js';
 /** A body of the other era than its network's: refused by its header tag, before anything else. */
-export { expectEra } from '../transaction-tag.js';
+export { expectEra } from '../common/transaction-tag.js';
 
 /**
  * The network moved on since the main thread sent this: 409 whatever the body's era (a body of

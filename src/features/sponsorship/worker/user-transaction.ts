@@ -4,8 +4,8 @@
  * refusals of it reported as the request's fault.
  */
 import { GatewayError, isGatewayError } from '../../../core/errors.js';
-import { expectEra, expectKind, readTransactionTag, type TransactionKind } from '../transaction-tag.js';
-import type { SponsorKind } from '../balance-task.js';
+import { expectEra, expectKind, readTransactionTag, type TransactionKind } from '../common/transaction-tag.js';
+import type { SponsorKind } from '../common/balance-task.js';
 import { ledger, release as freeLedger, type Era, type L } from '../../../infra/ledger/index.js';
 
 const ACCEPTED: Record<SponsorKind, TransactionKind[]> = {

@@ -9,8 +9,8 @@
  * era's events with its own ledger and starts the wallets afresh when the chain changes era.
  */
 import { ledger, release, type Era, type L } from '../../../infra/ledger/index.js';
-import { SharedSnapshot } from '../shared-snapshot.js';
-import { decodeWalletState, dustSecretKey, utxoKey } from '../wallet-state.js';
+import { SharedSnapshot } from '../allocator/shared-snapshot.js';
+import { decodeWalletState, dustSecretKey, utxoKey } from '../wallets/wallet-state.js';
 
 export interface WalletReplica {
   version: number;

@@ -11,7 +11,7 @@ import { ConfigError, loadConfig } from '../../../../src/core/config.js';
 import { ConfigReloader } from '../../../../src/core/config/reload.js';
 import { KeyStore, sha256Hex } from '../../../../src/core/pipeline/auth.js';
 import { keyIdProblem, reservedKeyId } from '../../../../src/core/pipeline/key-ids.js';
-import { POOL_KEY_ID } from '../../../../src/features/sponsorship/pool-constants.js';
+import { POOL_KEY_ID } from '../../../../src/features/sponsorship/common/pool-constants.js';
 import { captureLogs } from '../../../helpers/app.js';
 
 const NOT_OBJECTS: Array<[string, string]> = [

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { DustAllocatorTable } from '../../../../src/features/sponsorship/allocator.js';
+import { DustAllocatorTable } from '../../../../src/features/sponsorship/allocator/allocator.js';
 import { tableWith } from '../../../fixtures/dust/table.js';
 
 const DEADLINE = 1_700_000_300_000;

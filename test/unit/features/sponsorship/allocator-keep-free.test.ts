@@ -6,7 +6,7 @@ import { SYNC_ROUND, createSync, raise } from '../../../fixtures/dust/barrier.js
 import { RELEASE, START } from '../../../fixtures/dust/burst-protocol.js';
 import type { BurstJob } from '../../../fixtures/dust/burst-protocol.js';
 import { tableWith } from '../../../fixtures/dust/table.js';
-import type { DustAllocatorTable } from '../../../../src/features/sponsorship/allocator.js';
+import type { DustAllocatorTable } from '../../../../src/features/sponsorship/allocator/allocator.js';
 
 // The pool keeper's reserve is kept by the reservation itself: reservations passing keepFree k,
 // from many threads at once, never bring the FREE UTXOs below k; reservations passing none (the

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import t from 'tap';
-import { DustAllocatorTable } from '../../../../src/features/sponsorship/allocator.js';
-import type { Reservation } from '../../../../src/features/sponsorship/allocator.js';
+import { DustAllocatorTable } from '../../../../src/features/sponsorship/allocator/allocator.js';
+import type { Reservation } from '../../../../src/features/sponsorship/allocator/allocator.js';
 
 // Single-thread model check: random operation sequences against a plain-object model of the
 // table. Every result is compared exactly, and after every step the counts and sums agree with

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { DustAllocatorTable } from '../../../../src/features/sponsorship/allocator.js';
+import { DustAllocatorTable } from '../../../../src/features/sponsorship/allocator/allocator.js';
 import {
   RESERVED,
   SLOT_CONTROL,
@@ -8,7 +8,7 @@ import {
   nextGeneration,
   packControl,
   slotBase,
-} from '../../../../src/features/sponsorship/allocator-layout.js';
+} from '../../../../src/features/sponsorship/allocator/allocator-layout.js';
 import { tableWith } from '../../../fixtures/dust/table.js';
 
 const DEADLINE = 1_700_000_300_000;

@@ -1,6 +1,6 @@
 import t from 'tap';
-import { DustAllocatorTable } from '../../../../src/features/sponsorship/allocator.js';
-import { BYTES_PER_WORD, HEADER_VERSION, LAYOUT_VERSION, SLOT_WORDS, tableWords } from '../../../../src/features/sponsorship/allocator-layout.js';
+import { DustAllocatorTable } from '../../../../src/features/sponsorship/allocator/allocator.js';
+import { BYTES_PER_WORD, HEADER_VERSION, LAYOUT_VERSION, SLOT_WORDS, tableWords } from '../../../../src/features/sponsorship/allocator/allocator-layout.js';
 import { tableWith } from '../../../fixtures/dust/table.js';
 
 t.test('fromShared sees the same table through the same buffer', async (t) => {

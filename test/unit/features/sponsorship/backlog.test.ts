@@ -1,7 +1,7 @@
 import t from 'tap';
 import { GatewayError } from '../../../../src/core/errors.js';
-import { MAX_FEE_TTL_BLOCKS, QUEUE_SLACK_BLOCKS, SponsorBacklog, feeLifeAtReservation, feeTtlBlocks, lifeBlocks } from '../../../../src/features/sponsorship/backlog.js';
-import { FEE_TTL_BLOCKS } from '../../../../src/features/sponsorship/fee-margin.js';
+import { MAX_FEE_TTL_BLOCKS, QUEUE_SLACK_BLOCKS, SponsorBacklog, feeLifeAtReservation, feeTtlBlocks, lifeBlocks } from '../../../../src/features/sponsorship/admission/backlog.js';
+import { FEE_TTL_BLOCKS } from '../../../../src/features/sponsorship/common/fee-margin.js';
 
 t.test('a fee intent outlives the queue of the server\'s own unlanded transactions', async (t) => {
   t.equal(feeTtlBlocks(0), FEE_TTL_BLOCKS, 'no queue: the default life');

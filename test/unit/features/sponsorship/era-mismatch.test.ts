@@ -6,9 +6,9 @@
  */
 import t from 'tap';
 import { ERAS, ledger, signOffer, type Era } from '../../../../src/infra/ledger/index.js';
-import { DustAllocatorTable } from '../../../../src/features/sponsorship/allocator.js';
-import { SharedSnapshot } from '../../../../src/features/sponsorship/shared-snapshot.js';
-import { encodeWalletState } from '../../../../src/features/sponsorship/wallet-state.js';
+import { DustAllocatorTable } from '../../../../src/features/sponsorship/allocator/allocator.js';
+import { SharedSnapshot } from '../../../../src/features/sponsorship/allocator/shared-snapshot.js';
+import { encodeWalletState } from '../../../../src/features/sponsorship/wallets/wallet-state.js';
 import { sponsor, type SponsorArgs } from '../../../../src/features/sponsorship/worker/sponsor.js';
 import { devProvingProvider } from '../../../../src/features/proving/worker/providers.js';
 

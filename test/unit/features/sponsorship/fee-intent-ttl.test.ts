@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import t from 'tap';
 import { ERAS, ledger, release } from '../../../../src/infra/ledger/index.js';
-import { DEFAULT_RESERVATION_TTL_MS, feeIntentTtl, reclaimAt } from '../../../../src/features/sponsorship/reservations.js';
+import { DEFAULT_RESERVATION_TTL_MS, feeIntentTtl, reclaimAt } from '../../../../src/features/sponsorship/reservations/reservations.js';
 
 t.test('the fee intent expires strictly before its UTXO can be reclaimed', async (t) => {
   fc.assert(

@@ -1,7 +1,7 @@
 import t from 'tap';
-import { marginBlocks } from '../../../../src/features/sponsorship/fee-margin.js';
-import { feeIntentTtl } from '../../../../src/features/sponsorship/reservations.js';
-import { SharedSnapshot } from '../../../../src/features/sponsorship/shared-snapshot.js';
+import { marginBlocks } from '../../../../src/features/sponsorship/common/fee-margin.js';
+import { feeIntentTtl } from '../../../../src/features/sponsorship/reservations/reservations.js';
+import { SharedSnapshot } from '../../../../src/features/sponsorship/allocator/shared-snapshot.js';
 
 t.test('the margin counts every block until the TTL and since the prices were confirmed, plus the extra ones', async (t) => {
   t.equal(marginBlocks(60_000, 0, 6_000, 1), 11, '60 s at 6 s blocks: 10 blocks + 1');

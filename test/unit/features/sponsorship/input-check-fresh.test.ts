@@ -6,7 +6,7 @@
  */
 import t from 'tap';
 import { ManualClock } from '../../../../src/core/clock.js';
-import { InputChecker, type UnspentSet } from '../../../../src/features/sponsorship/input-check.js';
+import { InputChecker, type UnspentSet } from '../../../../src/features/sponsorship/reservations/input-check.js';
 
 const OWNER = 'aa'.repeat(32);
 const NIGHT = '00'.repeat(32);

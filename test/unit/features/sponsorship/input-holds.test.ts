@@ -7,9 +7,9 @@
 import t from 'tap';
 import { ManualClock } from '../../../../src/core/clock.js';
 import { isGatewayError } from '../../../../src/core/errors.js';
-import { InputHolds } from '../../../../src/features/sponsorship/input-holds.js';
-import type { UnshieldedInput } from '../../../../src/features/sponsorship/input-check.js';
-import type { SponsoredNetwork } from '../../../../src/features/sponsorship/sponsored-network.js';
+import { InputHolds } from '../../../../src/features/sponsorship/reservations/input-holds.js';
+import type { UnshieldedInput } from '../../../../src/features/sponsorship/reservations/input-check.js';
+import type { SponsoredNetwork } from '../../../../src/features/sponsorship/common/sponsored-network.js';
 
 const live = new Set<string>();
 const net = { name: 'preview', table: { isLive: (r: { slot: number; generation: number }) => live.has(`${r.slot}:${r.generation}`) } } as unknown as SponsoredNetwork;

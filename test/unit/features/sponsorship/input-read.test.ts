@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:http';
 import t, { type Test } from 'tap';
 import { WebSocketServer } from 'ws';
-import { InputChecker, readUnspentUtxos } from '../../../../src/features/sponsorship/input-check.js';
+import { InputChecker, readUnspentUtxos } from '../../../../src/features/sponsorship/reservations/input-check.js';
 import { DEVNET_PROTOCOL_VERSION, LEDGER_9_PROTOCOL_VERSION } from '../../../../src/infra/ledger/index.js';
 import { ManualClock } from '../../../../src/core/clock.js';
 

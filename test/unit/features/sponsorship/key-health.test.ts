@@ -4,7 +4,7 @@
  * transactions land or as time passes; a handful of unsubmitted answers never trips it.
  */
 import t from 'tap';
-import { KeyHealth } from '../../../../src/features/sponsorship/key-health.js';
+import { KeyHealth } from '../../../../src/features/sponsorship/admission/key-health.js';
 import { ManualClock } from '../../../../src/core/clock.js';
 
 const FULL = 16;

@@ -5,7 +5,7 @@
 // and every ledger object read on the way freed.
 import t, { type Test } from 'tap';
 import { effectsOf } from '../../../../src/features/sponsorship/worker/effects.js';
-import type { TxEffects } from '../../../../src/features/sponsorship/policy/effects.js';
+import type { TxEffects } from '../../../../src/features/sponsorship/common/effects.js';
 import type { AnyTx } from '../../../../src/features/sponsorship/worker/user-transaction.js';
 import { kitFor, NIGHT_TOKEN, STAR_PER_NIGHT, type L, type LedgerKit } from '../../../../packages/devnet/src/ledger-kit.js';
 import { counterDeploy, counterIncrement, registerCounterCircuit, COUNTER_ENTRY_POINT } from '../../../../packages/devnet/src/counter-contract.js';

@@ -7,7 +7,7 @@
 import t from 'tap';
 import fc from 'fast-check';
 import { compileKeyPolicy, type KeyPolicyInput } from '../../../../src/core/config/key-policy.js';
-import type { ContractCallEffect } from '../../../../src/features/sponsorship/policy/effects.js';
+import type { ContractCallEffect } from '../../../../src/features/sponsorship/common/effects.js';
 import { checkAllowed } from '../../../../src/features/sponsorship/policy/rules.js';
 import { effectsOf } from '../../../../src/features/sponsorship/worker/effects.js';
 import type { AnyTx } from '../../../../src/features/sponsorship/worker/user-transaction.js';

@@ -3,7 +3,7 @@
 // order they answer in, and a key without `allow` sponsoring everything.
 import t from 'tap';
 import { compileKeyPolicy, type KeyPolicyInput } from '../../../../src/core/config/key-policy.js';
-import type { TxEffects } from '../../../../src/features/sponsorship/policy/effects.js';
+import type { TxEffects } from '../../../../src/features/sponsorship/common/effects.js';
 import { checkAllowed, checkValidity } from '../../../../src/features/sponsorship/policy/rules.js';
 
 const A = 'a1'.repeat(32);

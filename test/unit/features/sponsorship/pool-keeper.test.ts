@@ -1,10 +1,10 @@
 import t from 'tap';
 import { pino } from 'pino';
 import { ManualClock } from '../../../../src/core/clock.js';
-import { DustAllocatorTable } from '../../../../src/features/sponsorship/allocator.js';
-import { KEEPER_RESERVE } from '../../../../src/features/sponsorship/pool-constants.js';
-import { lowWater, PoolKeeper, type PoolKeeperOptions } from '../../../../src/features/sponsorship/pool-keeper.js';
-import type { SponsoredNetwork } from '../../../../src/features/sponsorship/sponsored-network.js';
+import { DustAllocatorTable } from '../../../../src/features/sponsorship/allocator/allocator.js';
+import { KEEPER_RESERVE } from '../../../../src/features/sponsorship/common/pool-constants.js';
+import { lowWater, PoolKeeper, type PoolKeeperOptions } from '../../../../src/features/sponsorship/pool/pool-keeper.js';
+import type { SponsoredNetwork } from '../../../../src/features/sponsorship/common/sponsored-network.js';
 import type { SponsorshipService } from '../../../../src/features/sponsorship/sponsorship.js';
 import type { WorkerPoolComponent } from '../../../../src/infra/pool/worker-pool.js';
 import { GatewayError } from '../../../../src/core/errors.js';

@@ -6,8 +6,8 @@
  */
 import t from 'tap';
 import fc from 'fast-check';
-import { ReservationReclaimer, type ReservationOutcome } from '../../../../src/features/sponsorship/reservations.js';
-import { TimerWheel } from '../../../../src/features/sponsorship/timer-wheel.js';
+import { ReservationReclaimer, type ReservationOutcome } from '../../../../src/features/sponsorship/reservations/reservations.js';
+import { TimerWheel } from '../../../../src/features/sponsorship/reservations/timer-wheel.js';
 import { ManualClock } from '../../../../src/core/clock.js';
 import { tableWith } from '../../../fixtures/dust/table.js';
 

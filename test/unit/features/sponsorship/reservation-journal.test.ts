@@ -3,8 +3,8 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '../../../../src/core/clock.js';
-import { JOURNAL_FILE, ReservationJournal, type JournalEntry } from '../../../../src/features/sponsorship/reservation-journal.js';
-import { DustAllocatorTable } from '../../../../src/features/sponsorship/allocator.js';
+import { JOURNAL_FILE, ReservationJournal, type JournalEntry } from '../../../../src/features/sponsorship/reservations/reservation-journal.js';
+import { DustAllocatorTable } from '../../../../src/features/sponsorship/allocator/allocator.js';
 import { captureLogs } from '../../../helpers/app.js';
 
 function dir(t: Test): string {

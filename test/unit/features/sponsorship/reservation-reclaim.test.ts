@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import t from 'tap';
-import { ReservationReclaimer } from '../../../../src/features/sponsorship/reservations.js';
-import { TimerWheel } from '../../../../src/features/sponsorship/timer-wheel.js';
-import type { Reservation } from '../../../../src/features/sponsorship/allocator.js';
+import { ReservationReclaimer } from '../../../../src/features/sponsorship/reservations/reservations.js';
+import { TimerWheel } from '../../../../src/features/sponsorship/reservations/timer-wheel.js';
+import type { Reservation } from '../../../../src/features/sponsorship/allocator/allocator.js';
 import { ManualClock } from '../../../../src/core/clock.js';
 import { tableWith } from '../../../fixtures/dust/table.js';
 

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { startModuleWorker } from '../../../../packages/threads/src/worker-thread.js';
-import { SharedSnapshot } from '../../../../src/features/sponsorship/shared-snapshot.js';
+import { SharedSnapshot } from '../../../../src/features/sponsorship/allocator/shared-snapshot.js';
 
 t.test('publish and read, versions, capacity', async (t) => {
   const s = SharedSnapshot.create(16);

@@ -5,8 +5,8 @@
  */
 import t from 'tap';
 import { pino } from 'pino';
-import { DustSyncHost } from '../../../../src/features/sponsorship/sync-host.js';
-import type { SyncStatus } from '../../../../src/features/sponsorship/sync-protocol.js';
+import { DustSyncHost } from '../../../../src/features/sponsorship/wallets/sync-host.js';
+import type { SyncStatus } from '../../../../src/features/sponsorship/wallets/sync-protocol.js';
 
 const status = (over: Partial<SyncStatus>): SyncStatus => ({
   network: 'preview', phase: 'synced', era: 9, eraSwitches: 0, eventId: 10, maxId: 10, balance: '0', wallets: [], fees: undefined, lastError: undefined, updatedAt: 0, ...over,

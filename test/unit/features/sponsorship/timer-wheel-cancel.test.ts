@@ -1,5 +1,5 @@
 import t from 'tap';
-import { TimerWheel } from '../../../../src/features/sponsorship/timer-wheel.js';
+import { TimerWheel } from '../../../../src/features/sponsorship/reservations/timer-wheel.js';
 import { ManualClock } from '../../../../src/core/clock.js';
 
 t.test('a cancelled timer never fires', async (t) => {

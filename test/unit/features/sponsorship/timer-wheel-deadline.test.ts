@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import t from 'tap';
-import { TimerWheel } from '../../../../src/features/sponsorship/timer-wheel.js';
+import { TimerWheel } from '../../../../src/features/sponsorship/reservations/timer-wheel.js';
 import { ManualClock } from '../../../../src/core/clock.js';
 
 // The wheel's contract, checked on random schedules: a timer fires at the first tick(now) with

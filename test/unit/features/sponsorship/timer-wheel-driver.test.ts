@@ -1,5 +1,5 @@
 import t from 'tap';
-import { TimerWheel, startTimerWheel } from '../../../../src/features/sponsorship/timer-wheel.js';
+import { TimerWheel, startTimerWheel } from '../../../../src/features/sponsorship/reservations/timer-wheel.js';
 import { ManualClock } from '../../../../src/core/clock.js';
 
 const timeouts = () => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { TimerWheel } from '../../../../src/features/sponsorship/timer-wheel.js';
+import { TimerWheel } from '../../../../src/features/sponsorship/reservations/timer-wheel.js';
 import { ManualClock } from '../../../../src/core/clock.js';
 
 t.test('fire order: by tick, then first scheduled first', async (t) => {

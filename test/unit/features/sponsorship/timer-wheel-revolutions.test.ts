@@ -1,5 +1,5 @@
 import t from 'tap';
-import { TimerWheel } from '../../../../src/features/sponsorship/timer-wheel.js';
+import { TimerWheel } from '../../../../src/features/sponsorship/reservations/timer-wheel.js';
 import { ManualClock } from '../../../../src/core/clock.js';
 
 // 8 buckets of 1 s: one revolution is 8 s, so these delays wrap the wheel many times.

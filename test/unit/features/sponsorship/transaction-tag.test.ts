@@ -1,5 +1,5 @@
 import t from 'tap';
-import { readTransactionTag, expectKind } from '../../../../src/features/sponsorship/transaction-tag.js';
+import { readTransactionTag, expectKind } from '../../../../src/features/sponsorship/common/transaction-tag.js';
 
 const tx = (inner: string) => Buffer.from(`midnight:transaction[v9](${inner}):\u0000\u0001rest`, 'latin1');
 

@@ -8,12 +8,12 @@
 import t from 'tap';
 import { ManualClock } from '../../../../src/core/clock.js';
 import { GatewayError } from '../../../../src/core/errors.js';
-import { DustAllocatorTable } from '../../../../src/features/sponsorship/allocator.js';
-import type { BalanceArgs } from '../../../../src/features/sponsorship/balance-task.js';
-import { MemoryBudgetStore, SponsorshipPolicy } from '../../../../src/features/sponsorship/budget.js';
-import { SharedSnapshot } from '../../../../src/features/sponsorship/shared-snapshot.js';
+import { DustAllocatorTable } from '../../../../src/features/sponsorship/allocator/allocator.js';
+import type { BalanceArgs } from '../../../../src/features/sponsorship/common/balance-task.js';
+import { MemoryBudgetStore, SponsorshipPolicy } from '../../../../src/features/sponsorship/admission/budget.js';
+import { SharedSnapshot } from '../../../../src/features/sponsorship/allocator/shared-snapshot.js';
 import { SponsorshipService } from '../../../../src/features/sponsorship/sponsorship.js';
-import type { DustSyncHost } from '../../../../src/features/sponsorship/sync-host.js';
+import type { DustSyncHost } from '../../../../src/features/sponsorship/wallets/sync-host.js';
 import type { AuthenticatedKey } from '../../../../src/core/pipeline/auth.js';
 import type { ProverBackend } from '../../../../src/infra/prover/backend.js';
 import type { WorkerPoolComponent } from '../../../../src/infra/pool/worker-pool.js';

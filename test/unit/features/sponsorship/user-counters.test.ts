@@ -3,9 +3,9 @@
  * given back by release and refund, a commit refused past maxDust, and the bound on the users kept.
  */
 import t from 'tap';
-import { secondsToWindowEnd, windowStartOf } from '../../../../src/features/sponsorship/fixed-window.js';
+import { secondsToWindowEnd, windowStartOf } from '../../../../src/features/sponsorship/common/fixed-window.js';
 import { MemoryUserCounters, type HoldResult, type UserHold } from '../../../../src/features/sponsorship/policy/user-counters.js';
-import { userCountersFor } from '../../../../src/features/sponsorship/shared/user-counters.js';
+import { userCountersFor } from '../../../../src/features/sponsorship/redis/user-counters.js';
 
 const WINDOW = 60_000;
 const T0 = 1_800_000_040_000; // 40 s into a window

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { ledger, type Era } from '../../../../src/infra/ledger/index.js';
-import { SharedSnapshot } from '../../../../src/features/sponsorship/shared-snapshot.js';
-import { encodeWalletState } from '../../../../src/features/sponsorship/wallet-state.js';
+import { SharedSnapshot } from '../../../../src/features/sponsorship/allocator/shared-snapshot.js';
+import { encodeWalletState } from '../../../../src/features/sponsorship/wallets/wallet-state.js';
 import { replicaDecodes, replicaOf } from '../../../../src/features/sponsorship/worker/wallet-replica.js';
 
 function publishWallets(s: SharedSnapshot, count: number, eventId: number, era: Era = 8): void {

@@ -11,7 +11,7 @@ import { Kind, buildSchema, execute, parse, validate, type GraphQLSchema, type S
 import { INDEXER_SDL } from '../../../../packages/devnet/src/indexer-schema.js';
 import { featuresFromProbe } from '../../../../src/features/stats/indexer-features.js';
 import { BACKFILL_BATCH, BASELINE_FEATURES, DOCUMENTS, FEATURES_PROBE, allFeatureSets, backfillQuery, documentsFor, type FeatureDocuments, type GqlDocument, type IndexerFeatures } from '../../../../src/features/stats/queries.js';
-import { DOCUMENTS as DUST_DOCUMENTS } from '../../../../src/features/sponsorship/queries.js';
+import { DOCUMENTS as DUST_DOCUMENTS } from '../../../../src/features/sponsorship/common/queries.js';
 import { schemaSdl } from '../../../fixtures/stats/fake-indexer.js';
 
 const v437 = readFileSync(new URL('../../../fixtures/midnight/indexer-schema-v4.3.7.graphql', import.meta.url), 'utf8');
