@@ -46,7 +46,7 @@ import { networkStatus } from './network-status.js';
 import { TaskDeadlines } from './reservations/task-deadlines.js';
 import { startTimerWheel, TimerWheel, type TimerWheelDriver } from './reservations/timer-wheel.js';
 import type { Era } from '../../infra/ledger/index.js';
-import type { SponsorshipSharing } from './redis/sponsorship.js';
+import type { SponsorshipSharing } from './admission/sharing.js';
 
 export interface SponsorshipOptions {
   networks: readonly SponsoredNetwork[];

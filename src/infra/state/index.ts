@@ -3,14 +3,14 @@
  * instances live in Redis, each behind the interface its in-memory store already has (the memory
  * stores stay the default and are unchanged without it):
  *
- * | concern                          | interface (memory default)                       | Redis                                       |
- * |----------------------------------|--------------------------------------------------|---------------------------------------------|
- * | per-key / per-IP rate limits     | RateLimitStore (core/pipeline/rate-limit.ts)     | infra/state/rate-limit.ts                   |
- * | failed-login throttling          | AuthThrottle (core/pipeline/auth-throttle.ts)    | infra/state/auth-throttle.ts                |
- * | per-key DUST budgets             | BudgetStore (features/sponsorship/admission/budget.ts)     | features/sponsorship/redis/budget.ts       |
- * | dedupe, per-key reservation cap  | SponsorshipSharing (same folder)                 | features/sponsorship/redis/sponsorship.ts  |
- * | one owner per DUST wallet        | —                                                | features/sponsorship/redis/wallet-leases.ts|
- * | /prove and /verify results       | ProofResults (features/proving/proof-results.ts) | features/proving/shared-proof-cache.ts      |
+ * | concern                         | interface (memory default)                                     | Redis                                       |
+ * |---------------------------------|----------------------------------------------------------------|---------------------------------------------|
+ * | per-key / per-IP rate limits    | RateLimitStore (core/pipeline/rate-limit.ts)                   | infra/state/rate-limit.ts                   |
+ * | failed-login throttling         | AuthThrottle (core/pipeline/auth-throttle.ts)                  | infra/state/auth-throttle.ts                |
+ * | per-key DUST budgets            | BudgetStore (features/sponsorship/admission/budget.ts)         | features/sponsorship/redis/budget.ts        |
+ * | dedupe, per-key reservation cap | SponsorshipSharing (features/sponsorship/admission/sharing.ts) | features/sponsorship/redis/sponsorship.ts   |
+ * | one owner per DUST wallet       | —                                                              | features/sponsorship/redis/wallet-leases.ts |
+ * | /prove and /verify results      | ProofResults (features/proving/proof-results.ts)               | features/proving/shared-proof-cache.ts      |
  *
  * The features' stores register their Lua scripts when their modules load, which app.ts does
  * before calling `startSharedState` (the client sends scripts by EVALSHA). The counters of what

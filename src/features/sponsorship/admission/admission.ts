@@ -11,7 +11,8 @@ import { GatewayError, isGatewayError } from '../../../core/errors.js';
 import type { Era } from '../../../infra/ledger/index.js';
 import type { RunOptions, WorkerPoolComponent } from '../../../infra/pool/worker-pool.js';
 import type { AdmissionArgs, SponsorKind } from '../common/balance-task.js';
-import type { InputChecker, UnshieldedInput } from '../reservations/input-check.js';
+import type { InputChecker } from '../reservations/input-check.js';
+import type { UnshieldedInput } from '../common/balance-task.js';
 import type { TaskPolicy } from '../policy/gate.js';
 import type { SponsoredNetwork } from '../common/sponsored-network.js';
 

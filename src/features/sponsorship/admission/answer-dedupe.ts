@@ -10,7 +10,7 @@ import type { NetworkName } from '../../../core/config.js';
 import type { Era } from '../../../infra/ledger/index.js';
 import { ResultCache } from '../../../core/result-cache.js';
 import { SingleFlight } from '../../../core/single-flight.js';
-import type { SponsorshipSharing } from '../redis/sponsorship.js';
+import type { SponsorshipSharing } from './sharing.js';
 import type { SponsorKind } from '../common/balance-task.js';
 
 export interface SponsorAnswer {

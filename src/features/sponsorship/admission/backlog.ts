@@ -13,6 +13,7 @@
  * excess takes to drain, a block of queue per block time. The counts of answers that landed and
  * that expired unlanded are kept here too (/wallet-status, /metrics, the dashboard).
  */
+import type { QueueArgs } from '../common/balance-task.js';
 import { GatewayError } from '../../../core/errors.js';
 import { FEE_TTL_BLOCKS } from '../common/fee-margin.js';
 
@@ -80,17 +81,6 @@ export function backlogRefusal(network: string, outstanding: number, blocks: num
   return new GatewayError('SPONSOR_BACKLOG_FULL', `${outstanding} sponsored transactions of ${network} have not landed yet, about ${queued} blocks of queue: a fee intent answered now lives ${lifeBlocks} blocks and would expire before its turn; nothing was reserved`, {
     headers: { 'Retry-After': String(drainS) },
   });
-}
-
-/** How a balance task decides its fee intent's life as it reserves (SponsorArgs.queue). */
-export interface QueueArgs {
-  network: string;
-  /** A sponsored transaction's share of a block, at the main thread's running estimate. */
-  share: number;
-  /** Refuse past what the intent outlasts (not the server's own splits). */
-  refuse: boolean;
-  /** `dust.feeTtlMs`: a fixed life; 0, by the queue. */
-  fixedTtlMs: number;
 }
 
 /**

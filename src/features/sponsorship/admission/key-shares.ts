@@ -5,7 +5,7 @@
  */
 import { GatewayError } from '../../../core/errors.js';
 import type { AuthenticatedKey } from '../../../core/pipeline/auth.js';
-import type { SponsorshipSharing } from '../redis/sponsorship.js';
+import type { SponsorshipSharing } from './sharing.js';
 import { FEE_TTL_BLOCKS } from '../common/fee-margin.js';
 import type { KeyHealth, KeyShare } from './key-health.js';
 import { POOL_KEY_ID } from '../common/pool-constants.js';

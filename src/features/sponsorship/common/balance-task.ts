@@ -1,9 +1,30 @@
 /** The `admission` and `balance` worker tasks' arguments and results (both threads import this; no ledger here). */
 import type { ProverBackendName } from '../../../core/config.js';
 import type { Era } from '../../../infra/ledger/index.js';
-import type { UnshieldedInput } from '../reservations/input-check.js';
 import type { TxEffects } from './effects.js';
-import type { QueueArgs } from '../admission/backlog.js';
+
+/** One unshielded input of a user's transaction, as the worker reads it (all plain data). */
+export interface UnshieldedInput {
+  /** The address of the key that signs the input (its owner), 64 hex. */
+  owner: string;
+  intentHash: string;
+  outputNo: number;
+  /** Token type, hex. */
+  type: string;
+  /** Value, decimal string. */
+  value: string;
+}
+
+/** How a balance task decides its fee intent's life as it reserves (SponsorArgs.queue). */
+export interface QueueArgs {
+  network: string;
+  /** A sponsored transaction's share of a block, at the main thread's running estimate. */
+  share: number;
+  /** Refuse past what the intent outlasts (not the server's own splits). */
+  refuse: boolean;
+  /** `dust.feeTtlMs`: a fixed life; 0, by the queue. */
+  fixedTtlMs: number;
+}
 
 export type SponsorKind = 'prove-and-balance' | 'balance-only';
 

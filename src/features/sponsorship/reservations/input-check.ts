@@ -32,6 +32,7 @@
  * thread over the task's port (task-port.ts); the main thread owns the cache and the reads, so all
  * workers share them.
  */
+import type { UnshieldedInput } from '../common/balance-task.js';
 import { bech32mEncode, eraOfProtocolVersion, type Era } from '../../../infra/ledger/index.js';
 import type { Clock } from '../../../core/clock.js';
 import { GatewayError, isGatewayError } from '../../../core/errors.js';
@@ -39,18 +40,6 @@ import { GraphqlWsConnection } from '../../../infra/indexer/graphql-ws.js';
 import { UNSPENT_UTXOS } from '../common/queries.js';
 import { eraChanged } from '../common/transaction-tag.js';
 import type { UpstreamCredentials } from '../../../core/config.js';
-
-/** One unshielded input of a user's transaction, as the worker reads it (all plain data). */
-export interface UnshieldedInput {
-  /** The address of the key that signs the input (its owner), 64 hex. */
-  owner: string;
-  intentHash: string;
-  outputNo: number;
-  /** Token type, hex. */
-  type: string;
-  /** Value, decimal string. */
-  value: string;
-}
 
 export interface UnspentUtxo {
   tokenType: string;

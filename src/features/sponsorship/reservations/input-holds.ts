@@ -22,7 +22,8 @@ import { createHash } from 'node:crypto';
 import type { Clock } from '../../../core/clock.js';
 import { GatewayError } from '../../../core/errors.js';
 import type { ReservationRef } from '../allocator/allocator.js';
-import { utxoId, type UnshieldedInput } from './input-check.js';
+import { utxoId } from './input-check.js';
+import type { UnshieldedInput } from '../common/balance-task.js';
 import type { SponsoredNetwork } from '../common/sponsored-network.js';
 
 interface Hold {

@@ -15,7 +15,7 @@
  */
 import { GatewayError } from '../../../core/errors.js';
 import { ledger, release as freeLedger, type Era, type L, strictness, verifyIntentSignatures } from '../../../infra/ledger/index.js';
-import type { UnshieldedInput } from '../reservations/input-check.js';
+import type { UnshieldedInput } from '../common/balance-task.js';
 
 type AnyTx = L.Transaction<L.Signaturish, L.Proofish, L.Bindingish>;
 

@@ -8,7 +8,7 @@ import t from 'tap';
 import { ManualClock } from '../../../../src/core/clock.js';
 import { isGatewayError } from '../../../../src/core/errors.js';
 import { InputHolds } from '../../../../src/features/sponsorship/reservations/input-holds.js';
-import type { UnshieldedInput } from '../../../../src/features/sponsorship/reservations/input-check.js';
+import type { UnshieldedInput } from '../../../../src/features/sponsorship/common/balance-task.js';
 import type { SponsoredNetwork } from '../../../../src/features/sponsorship/common/sponsored-network.js';
 
 const live = new Set<string>();
