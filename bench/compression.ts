@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { Encoded } from '../src/core/http/compression.js';
 import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/core/config.js';
+import { loadConfig } from '../src/core/config/index.js';
 import { createLogger } from '../src/core/log/log.js';
 import { closedPort, withoutDevnet } from './lib/nightgate.js';
 import { builtInSummary } from './lib/summary-fixture.js';

@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import type { DevnetNetworkInfo } from '@nightgate/devnet';
 import { systemClock, type Clock } from './core/clock.js';
-import { NETWORKS, isEmbedded, redactedConfig, type Config, type NetworkName } from './core/config.js';
+import { NETWORKS, isEmbedded, redactedConfig, type Config, type NetworkName } from './core/config/index.js';
 import { GatewayError } from './core/errors.js';
 import type { AppContext, Component, ComponentHealth, MetricsCollector, Module } from './infra/app-context.js';
 import { HttpServer, type TopicRoute } from './core/http/server.js';
@@ -66,7 +66,7 @@ export interface App {
   close(): Promise<void>;
   health(): Record<string, unknown>;
   readonly server: HttpServer;
-  /** The API keys; replaced whole on a reload (src/core/config/reload.ts). */
+  /** The API keys; replaced whole on a reload (src/core/pipeline/reload.ts). */
   readonly keys: KeyStore;
   /** The development key's box when one was minted or read back (no key configured), else undefined. */
   readonly devKeyNotice: string | undefined;

@@ -23,9 +23,9 @@
  *                                   devnet NIGHT (src/cli/wallet.ts)
  */
 import { mintKey, sha256Hex } from './core/pipeline/auth.js';
-import { settingsTable } from './core/config.js';
+import { settingsTable } from './core/config/index.js';
 import { USAGE, allUsage, commandOf, wantsHelp } from './cli/usage.js';
-import { keyIdProblem } from './core/pipeline/key-ids.js';
+import { keyIdProblem } from './core/config/key-ids.js';
 import { DEFAULT_BASE_URL } from './cli/base-url.js';
 
 function flag(args: string[], name: string): string | undefined {

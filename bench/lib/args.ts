@@ -2,7 +2,7 @@
  * Command-line options of `npm run bench -- …`, validated eagerly with exact messages. Against a
  * deployment (`--url`) the run must be bounded in time: `--duration` is then required.
  */
-import { NETWORKS } from '../../src/core/config.js';
+import { NETWORKS } from '../../src/core/config/index.js';
 
 export const USAGE = `usage: npm run bench -- [options]    (or: npx tsx bench/run.ts [options])
 

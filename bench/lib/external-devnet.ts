@@ -4,7 +4,7 @@
  * grows with every block (it is a chain); in its own process that growth is not counted as
  * nightgate's.
  */
-import { NETWORKS, type NetworkName } from '../../src/core/config.js';
+import { NETWORKS, type NetworkName } from '../../src/core/config/index.js';
 import type { ProcessGroup, Started } from './processes.js';
 import type { DevnetNetwork } from './scenario.js';
 

@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import { NETWORKS } from '../../src/core/config.js';
+import { NETWORKS } from '../../src/core/config/index.js';
 import { portAfter, type ProcessGroup, type Started } from './processes.js';
 
 const START_TIMEOUT_MS = 180_000;

@@ -1,5 +1,5 @@
 /** Command line of the sustained-sponsorship run (bench/sustained.ts), validated eagerly with exact messages. */
-import { NETWORKS } from '../../src/core/config.js';
+import { NETWORKS } from '../../src/core/config/index.js';
 
 export const SUSTAINED_USAGE = `usage: npm run bench:sustained -- [options]
        (from source: npx tsx bench/sustained.ts [options])

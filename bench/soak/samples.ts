@@ -4,7 +4,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { NETWORKS } from '../../src/core/config.js';
+import { NETWORKS } from '../../src/core/config/index.js';
 import { sleep } from '../lib/http.js';
 import { memoryMap, type MemoryMap } from '../lib/memory-map.js';
 import { rssMiB } from '../lib/processes.js';

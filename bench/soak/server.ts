@@ -3,7 +3,7 @@
  * --external-devnet in front of a devnet process and a stand-in proof server; ready once its
  * sponsor wallets have synced.
  */
-import { NETWORKS } from '../../src/core/config.js';
+import { NETWORKS } from '../../src/core/config/index.js';
 import { behindExternalDevnet, startExternalDevnet, type ExternalDevnet } from '../lib/external-devnet.js';
 import { getJson, request, sleep } from '../lib/http.js';
 import { baseEnv, benchKey, sponsorSeeds, startNightgate } from '../lib/nightgate.js';

@@ -5,7 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import { Agent, request as undiciRequest } from 'undici';
 import WebSocket from 'ws';
-import { NETWORKS } from '../../src/core/config.js';
+import { NETWORKS } from '../../src/core/config/index.js';
 import { sleep } from '../lib/http.js';
 import type { ProvingPayloads } from '../lib/proving-payloads.js';
 import type { SoakArgs } from './args.js';

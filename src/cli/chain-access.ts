@@ -5,7 +5,7 @@
  * the embedded devnet lives inside the running server: its keyed GET /health lists the devnet's
  * endpoints (`components.devnet.networks`).
  */
-import { credentialsOf, indexerUrlOf, indexerWsUrlOf, isEmbedded, nodeRpcUrlOf, NO_CREDENTIALS, type Config, type NetworkName, type UpstreamCredentials } from '../core/config.js';
+import { credentialsOf, indexerUrlOf, indexerWsUrlOf, isEmbedded, nodeRpcUrlOf, NO_CREDENTIALS, type Config, type NetworkName, type UpstreamCredentials } from '../core/config/index.js';
 import type { ExtrinsicFraming } from '../infra/ledger/index.js';
 
 export class CliError extends Error {}

@@ -7,7 +7,7 @@
  */
 import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { Value } from '@sinclair/typebox/value';
-import { ApiKeyRecord } from '../core/config.js';
+import { ApiKeyRecord } from '../core/config/index.js';
 
 export class KeysCliError extends Error {}
 

@@ -12,7 +12,7 @@
  * 200 — its detail carries the block's height and hash. Until then it answers 404; a 404 is not
  * cached (lookup-cache.ts), so each poll asks the indexer again.
  */
-import { ConfigError, loadConfig, type Config } from '../core/config.js';
+import { ConfigError, loadConfig, type Config } from '../core/config/index.js';
 import { NETWORKS, type NetworkName } from '../core/config/networks.js';
 import { GatewayError } from '../core/errors.js';
 import { eraOfBytes, ledger, release } from '../infra/ledger/index.js';

@@ -3,7 +3,7 @@
  * wallets (docs/going-live.md). `address` only derives; `status` asks the running server; `register`
  * and `fund` act on the chain where the server does (chain-access.ts).
  */
-import { ConfigError, isEmbedded, loadConfig, NETWORKS, type Config, type NetworkName } from '../core/config.js';
+import { ConfigError, isEmbedded, loadConfig, NETWORKS, type Config, type NetworkName } from '../core/config/index.js';
 import { GatewayError } from '../core/errors.js';
 import { LEDGER_PARAMETERS } from '../features/sponsorship/common/queries.js';
 import { readNightUtxos } from '../features/sponsorship/wallets/night-utxos.js';

@@ -6,7 +6,7 @@
 import type { KeyStore } from '../core/pipeline/auth.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.js';
-import type { Config, NetworkName } from '../core/config.js';
+import type { Config, NetworkName } from '../core/config/index.js';
 import type { RouteDef } from '../core/http/route.js';
 import type { TopicRoute } from '../core/http/server.js';
 import type { Metrics } from './metrics/metrics.js';

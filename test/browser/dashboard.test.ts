@@ -17,7 +17,7 @@ import type { Browser, Page } from 'playwright-core';
 import { mountStats } from '../../src/features/stats/index.js';
 import { mountProver } from '../../src/features/proving/index.js';
 import { mountSponsorship } from '../../src/features/sponsorship/index.js';
-import { NETWORKS } from '../../src/core/config.js';
+import { NETWORKS } from '../../src/core/config/index.js';
 import { startApp, TEST_KEY, type TestApp } from '../helpers/app.js';
 import { USAGE_COMPONENT, type UsageComponent } from '../../src/features/sponsorship/policy/usage-component.js';
 

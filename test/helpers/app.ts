@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import { Agent, setGlobalDispatcher } from 'undici';
 import { buildApp, type App, type BuildOptions } from '../../src/app.js';
-import { loadConfig, type ConfigInput } from '../../src/core/config.js';
+import { loadConfig, type ConfigInput } from '../../src/core/config/index.js';
 import { REDACT_PATHS } from '../../src/core/log/log.js';
 
 // Short keep-alive so idle client sockets do not hold a finished test process open.

@@ -26,7 +26,7 @@ import type { SyncStatus } from '../../src/features/sponsorship/wallets/wallet-s
 import { DEVNET_PROTOCOL_VERSION, ledger, type Era, type L } from '../../src/infra/ledger/index.js';
 import { devProvingProvider } from '../../src/features/proving/worker/providers.js';
 import { startApp, TEST_KEY } from '../helpers/app.js';
-import type { ConfigInput } from '../../src/core/config.js';
+import type { ConfigInput } from '../../src/core/config/index.js';
 import { ChainFollower } from '../fixtures/dust/chain-follower.js';
 import { freshUser, transferFrom, type User } from '../fixtures/dust/user-tx.js';
 

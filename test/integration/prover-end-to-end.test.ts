@@ -10,7 +10,7 @@ import { httpClientProofProvider, httpClientProvingProvider } from '@midnight-nt
 import { startApp, TEST_KEY, type TestApp } from '../helpers/app.js';
 import { mountProver } from '../../src/features/proving/index.js';
 import { provingProvider, type L } from '../../src/infra/ledger/index.js';
-import type { ConfigInput } from '../../src/core/config.js';
+import type { ConfigInput } from '../../src/core/config/index.js';
 import { startStandIn } from '../fixtures/prover/stand-in.js';
 import { upstreamConfig } from '../fixtures/prover/apps.js';
 import { ERAS, importLedgers, ledgerOf, noZkConfig, preimageAt, preimagesOf, proveBody, shieldedTx, type Era } from '../fixtures/prover/samples.js';

@@ -14,7 +14,7 @@ import { RedisBudgetStore } from '../../src/features/sponsorship/redis/budget.js
 import { WalletLeases, walletId } from '../../src/features/sponsorship/redis/wallet-leases.js';
 import { legacyWalletKeys } from '../../src/infra/ledger/index.js';
 import { AuthThrottle } from '../../src/core/pipeline/auth-throttle.js';
-import { loadConfig } from '../../src/core/config.js';
+import { loadConfig } from '../../src/core/config/index.js';
 import { GatewayError } from '../../src/core/errors.js';
 import { captureLogs } from '../helpers/app.js';
 import { createHash } from 'node:crypto';
@@ -222,7 +222,7 @@ t.test('config: the Redis URL is checked and printed without its credentials', a
   t.throws(() => loadConfig({ env: { NIGHTGATE_REDIS_URL: 'http://:hunter2@cache:6379' } }), { message: /state\.redisUrl \(NIGHTGATE_REDIS_URL\): "http:\/\/redacted@cache:6379" — expected redis:/ });
   const c = loadConfig({ env: { NIGHTGATE_REDIS_URL: 'redis://app:hunter2@cache:6379/2' } });
   t.equal(c.state.redisUrl, 'redis://app:hunter2@cache:6379/2');
-  const { redactedConfig } = await import('../../src/core/config.js');
+  const { redactedConfig } = await import('../../src/core/config/index.js');
   t.notMatch(JSON.stringify(redactedConfig(c)), 'hunter2');
   t.match(JSON.stringify(redactedConfig(c)), 'redis://redacted@cache:6379/2');
 });

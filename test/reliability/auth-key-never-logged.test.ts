@@ -91,7 +91,7 @@ t.test('no mnemonic and no provider project id in any log line, in /health, or i
     const r = await request(`${s.url}${path}`, { headers: { 'x-api-key': TEST_KEY } });
     bodies.push(await r.body.text());
   }
-  const { redactedConfig } = await import('../../src/core/config.js');
+  const { redactedConfig } = await import('../../src/core/config/index.js');
   const dump = JSON.stringify(redactedConfig(s.app.context.config));
   const text = logs.text();
   t.ok(logs.lines.some((l) => /networks\.mainnet\.submitUrl .* is deprecated/.test(String(l['msg']))), 'start-up warns about the deprecated relay');

@@ -3,8 +3,8 @@
  * rules that involve more than one setting.
  */
 import { redactUrl } from '../log/url-redaction.js';
-import { CidrList } from '../pipeline/cidr.js';
-import { reservedKeyId } from '../pipeline/key-ids.js';
+import { CidrList } from './cidr.js';
+import { reservedKeyId } from './key-ids.js';
 import { keyPolicyProblem } from './key-policy.js';
 import { NETWORKS, PUBLIC_ENDPOINTS, RETIRED_HOSTS } from './networks.js';
 import { nodeRpcUrlOf, proverBackendOf, proverUrlOf } from './network-endpoints.js';

@@ -1,5 +1,5 @@
 /** Which network a keyed request is for: proving and sponsorship both name it the same way. */
-import { NETWORKS, type NetworkName } from '../config.js';
+import { NETWORKS, type NetworkName } from '../config/index.js';
 import { GatewayError } from '../errors.js';
 import type { RequestContext } from './route.js';
 

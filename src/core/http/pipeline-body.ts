@@ -7,7 +7,7 @@
  * route's `body.cost` per byte.
  */
 import { toGatewayError, type GatewayError } from '../errors.js';
-import { rateLimitSubject } from '../pipeline/cidr.js';
+import { rateLimitSubject } from '../config/cidr.js';
 import type { Endpoint } from './endpoint.js';
 import type { Exchange } from './exchange.js';
 import { mediaType, readBody } from './body.js';

@@ -17,7 +17,7 @@
  *  - a response is finished exactly once.
  */
 import { presentedKey } from '../pipeline/auth.js';
-import { rateLimitSubject } from '../pipeline/cidr.js';
+import { rateLimitSubject } from '../config/cidr.js';
 import type { RateLimitResult } from '../pipeline/rate-limit.js';
 import type { Endpoint } from './endpoint.js';
 import { Exchange } from './exchange.js';

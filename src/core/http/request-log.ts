@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { clip } from '../log/log.js';
-import { rateLimitSubject } from '../pipeline/cidr.js';
+import { rateLimitSubject } from '../config/cidr.js';
 import { AccessLog } from './access-log.js';
 import type { Exchange } from './exchange.js';
 import { RefusalFold } from './refusal-fold.js';

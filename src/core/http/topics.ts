@@ -5,7 +5,7 @@
  * sockets to end when the server shuts down.
  */
 import { errorBody, GatewayError } from '../errors.js';
-import { rateLimitSubject } from '../pipeline/cidr.js';
+import { rateLimitSubject } from '../config/cidr.js';
 import type { ClientAddress } from '../pipeline/client-address.js';
 import { sameOrigin, type CorsPolicy } from '../pipeline/cors.js';
 import type { TopicDoc } from './openapi.js';

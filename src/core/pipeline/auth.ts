@@ -6,9 +6,9 @@
  * Missing, wrong, wrong-length and revoked keys are indistinguishable to the client.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { ApiKeyRecord } from '../config.js';
+import type { ApiKeyRecord } from '../config/index.js';
 import { compileKeyPolicy, shownPolicy, type KeyPolicy } from '../config/key-policy.js';
-import { CidrList } from './cidr.js';
+import { CidrList } from '../config/cidr.js';
 
 export const KEY_PREFIX = 'ngk_';
 

@@ -11,7 +11,7 @@
  * address is used: the chain can no longer be trusted past it.
  */
 import { isIP } from 'node:net';
-import { CidrList } from './cidr.js';
+import { CidrList } from '../config/cidr.js';
 
 /** Hops read at most: more than any real chain of proxies, bounded so a huge header costs little. */
 const MAX_HOPS = 32;

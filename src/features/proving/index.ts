@@ -6,7 +6,7 @@
  * network's backend and the ledger package it is served with.
  */
 import type { AppContext, ComponentHealth, Module } from '../../infra/app-context.js';
-import { NETWORKS, proverBackendOf, proverUrlOf, type NetworkName } from '../../core/config.js';
+import { NETWORKS, proverBackendOf, proverUrlOf, type NetworkName } from '../../core/config/index.js';
 import { inspectKeyDir } from '../../../native/key-material.js';
 import { DEFAULT_ERA, ledgerPackageReport, networkEras, type Era, type NetworkEras } from '../../infra/ledger/index.js';
 import type { ProverBackend } from '../../infra/prover/backend.js';

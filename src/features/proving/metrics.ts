@@ -5,7 +5,7 @@
  */
 import { Counter, Histogram } from 'prom-client';
 import type { MetricsCollector } from '../../infra/app-context.js';
-import { NETWORKS } from '../../core/config.js';
+import { NETWORKS } from '../../core/config/index.js';
 import { WORK_BUCKETS, type Metrics } from '../../infra/metrics/metrics.js';
 import { ScrapedSeries, setCount } from '../../infra/metrics/scraped-series.js';
 import type { PROVER_COMPONENT } from '../../infra/prover/component.js';

@@ -4,7 +4,7 @@
  * the request owns its buffer.
  *
  * `dev` serves mock-shaped proofs (src/features/proving/worker/dev-proofs.ts) and is only ever configured for a
- * network served by the embedded devnet (src/core/config.ts refuses anything else).
+ * network served by the embedded devnet (src/core/config/index.ts refuses anything else).
  *
  * Both prove V2 preimages only, on either ledger era: the ledger packages read no other version,
  * and zkir-v2 reads ZKIR v2 circuits only. A V3 preimage (Compact 0.37) needs a proof server 9.

@@ -10,7 +10,7 @@
 import { createHash, webcrypto } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Clock } from '../../core/clock.js';
-import type { NetworkName } from '../../core/config.js';
+import type { NetworkName } from '../../core/config/index.js';
 import type { Era } from '../../infra/ledger/index.js';
 import { ResultCache, type ResultCacheStats } from '../../core/result-cache.js';
 import { SingleFlight } from '../../core/single-flight.js';

@@ -17,7 +17,7 @@
 import { performance } from 'node:perf_hooks';
 import { Type } from '@sinclair/typebox';
 import type { Logger } from 'pino';
-import { NETWORKS, type NetworkName } from '../../core/config.js';
+import { NETWORKS, type NetworkName } from '../../core/config/index.js';
 import { GatewayError, isGatewayError, toGatewayError } from '../../core/errors.js';
 import { NETWORK_HEADER, networkOf } from '../../core/http/network-of.js';
 import { OCTET, type RequestContext, type Reply, type ResponseDoc, type RouteDef, type RouteSchema } from '../../core/http/route.js';

@@ -23,7 +23,7 @@ import { performance } from 'node:perf_hooks';
 import { Client, Pool } from 'undici';
 import type { Logger } from 'pino';
 import type { ComponentHealth } from '../../infra/app-context.js';
-import type { ProverBackendName } from '../../core/config.js';
+import type { ProverBackendName } from '../../core/config/index.js';
 import { systemClock, type Clock } from '../../core/clock.js';
 import { SingleFlight } from '../../core/single-flight.js';
 import { GatewayError, isGatewayError } from '../../core/errors.js';

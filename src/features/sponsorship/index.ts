@@ -5,7 +5,7 @@
  * worker pool (mount it first). With balancing disabled the routes exist and answer 404.
  */
 import type { AppContext, Component, Module } from '../../infra/app-context.js';
-import { ConfigError, NETWORKS, proverBackendOf, type NetworkName } from '../../core/config.js';
+import { ConfigError, NETWORKS, proverBackendOf, type NetworkName } from '../../core/config/index.js';
 import { networkEras } from '../../infra/ledger/network-eras.js';
 import { sourceOf } from '../../infra/indexer/source.js';
 import { WORKER_POOL, type WorkerPoolComponent } from '../../infra/pool/worker-pool.js';

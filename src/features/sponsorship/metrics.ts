@@ -5,7 +5,7 @@
  * slots in use.
  */
 import type { MetricsCollector } from '../../infra/app-context.js';
-import { NETWORKS } from '../../core/config.js';
+import { NETWORKS } from '../../core/config/index.js';
 import { ScrapedSeries, setCount } from '../../infra/metrics/scraped-series.js';
 import type { DustAllocatorTable } from './allocator/allocator.js';
 import type { SPONSORSHIP_COMPONENT, SponsorshipComponent } from './index.js';

@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../core/clock.js';
-import type { NetworkName } from '../../core/config.js';
+import type { NetworkName } from '../../core/config/index.js';
 import type { ReservationJournal } from './reservations/reservation-journal.js';
 import type { ReservationReclaimer } from './reservations/reservations.js';
 import type { SponsoredNetwork } from './common/sponsored-network.js';

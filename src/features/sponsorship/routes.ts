@@ -5,7 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import { Type } from '@sinclair/typebox';
 import type { Logger } from 'pino';
-import { NETWORKS, type NetworkName } from '../../core/config.js';
+import { NETWORKS, type NetworkName } from '../../core/config/index.js';
 import { GatewayError, toGatewayError } from '../../core/errors.js';
 import type { Metrics } from '../../infra/metrics/metrics.js';
 import { sponsoredSummary } from './audit.js';

@@ -16,7 +16,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../core/clock.js';
-import type { NetworkName } from '../../core/config.js';
+import type { NetworkName } from '../../core/config/index.js';
 import { GatewayError, toGatewayError } from '../../core/errors.js';
 import type { AuthenticatedKey } from '../../core/pipeline/auth.js';
 import type { WorkerPoolComponent } from '../../infra/pool/worker-pool.js';

@@ -6,7 +6,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { Logger } from 'pino';
-import { NETWORKS, type NetworkName } from '../../core/config.js';
+import { NETWORKS, type NetworkName } from '../../core/config/index.js';
 import { GatewayError, toGatewayError } from '../../core/errors.js';
 import { json, OCTET, type RequestContext, type RouteDef } from '../../core/http/route.js';
 import { networkOf } from '../../core/http/network-of.js';

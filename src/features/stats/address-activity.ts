@@ -9,7 +9,7 @@ import { GatewayError, toGatewayError } from '../../core/errors.js';
 import { GraphqlWsConnection } from '../../infra/indexer/graphql-ws.js';
 import { ADDRESS_ACTIVITY } from './queries.js';
 import { AddressEvent, expectShape } from './upstream-types.js';
-import type { UpstreamCredentials } from '../../core/config.js';
+import type { UpstreamCredentials } from '../../core/config/index.js';
 
 /** Beyond this many events an address is too busy to summarise in one lookup. */
 const MAX_ADDRESS_EVENTS = 50_000;

@@ -9,7 +9,7 @@
  * slots on the preview/preprod chain specs (LEDGER.md, "Units"), so epoch n starts at n × 1800 s.
  * Mainnet's length must be read live.
  */
-import type { NetworkName } from '../../core/config.js';
+import type { NetworkName } from '../../core/config/index.js';
 
 export const SLOT_SECONDS = 6;
 export const SLOTS_PER_EPOCH = 300;

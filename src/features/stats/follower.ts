@@ -21,7 +21,7 @@ import { GraphqlWsConnection } from '../../infra/indexer/graphql-ws.js';
 import type { IndexerFeatureProbe } from './indexer-features.js';
 import { BACKFILL_BATCH, BASELINE_FEATURES, documentsFor, type FeatureDocuments } from './queries.js';
 import { BackfillData, BlocksEvent, TipData, expectShape, type RingBlock } from './upstream-types.js';
-import type { UpstreamCredentials } from '../../core/config.js';
+import type { UpstreamCredentials } from '../../core/config/index.js';
 import { isFinalRefusal, refusalSetting } from '../../infra/indexer/graphql-http.js';
 
 export type FollowerState = 'starting' | 'live' | 'polling' | 'stopped';

@@ -4,7 +4,7 @@
  * component, and a WebSocket topic that pushes the summary on every new block.
  */
 import type { AppContext, Component, Module } from '../../infra/app-context.js';
-import { NETWORKS } from '../../core/config.js';
+import { NETWORKS } from '../../core/config/index.js';
 import { NetworkStats, summaryTopic } from './network-stats.js';
 import { sourceOf } from '../../infra/indexer/source.js';
 import { GatewayError } from '../../core/errors.js';

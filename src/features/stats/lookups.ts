@@ -9,7 +9,7 @@
  * if there is one (X-Cache: STALE), else 503 with Retry-After. Lookups of one address
  * that differ only in `limit` are cached apart but read the address through one shared stream.
  */
-import type { NetworkName } from '../../core/config.js';
+import type { NetworkName } from '../../core/config/index.js';
 import { GatewayError } from '../../core/errors.js';
 import type { Reply } from '../../core/http/route.js';
 import { streamAddressActivity, type AddressTransactionEvent } from './address-activity.js';
@@ -24,7 +24,7 @@ import type { SearchHit, SearchResult } from './schemas.js';
 import { BlockDetailData, ContractDetailData, SearchHeightData, SearchHexData, TransactionDetailData, expectShape } from './upstream-types.js';
 import { iso } from './derive.js';
 import { SingleFlight } from '../../core/single-flight.js';
-import type { UpstreamCredentials } from '../../core/config.js';
+import type { UpstreamCredentials } from '../../core/config/index.js';
 
 /** Data that changes with the next block (the tip, contract state, address activity). */
 const TIP = { ttlMs: 6_000, cacheControl: 'public, max-age=6' } as const;

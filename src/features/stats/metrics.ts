@@ -5,7 +5,7 @@
  * from each network's health report.
  */
 import type { MetricsCollector } from '../../infra/app-context.js';
-import { NETWORKS, isEmbedded } from '../../core/config.js';
+import { NETWORKS, isEmbedded } from '../../core/config/index.js';
 import { ScrapedSeries, setCount, setGauge } from '../../infra/metrics/scraped-series.js';
 import type { StatsComponent } from './index.js';
 

@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { AppContext, Component, ComponentHealth } from '../../infra/app-context.js';
-import type { NetworkName } from '../../core/config.js';
+import type { NetworkName } from '../../core/config/index.js';
 import type { NetworkSource } from '../../infra/indexer/source.js';
 import { GatewayError } from '../../core/errors.js';
 import { BlockWindow } from './block-window.js';

@@ -4,7 +4,7 @@
  * lookups answer from the cache synchronously on a hit and asynchronously otherwise.
  */
 import { Type, type TObject, type TSchema } from '@sinclair/typebox';
-import { NETWORKS } from '../../core/config.js';
+import { NETWORKS } from '../../core/config/index.js';
 import { GatewayError } from '../../core/errors.js';
 import type { RequestContext, ResponseDoc, RouteDef } from '../../core/http/route.js';
 import type { TopicDoc } from '../../core/http/openapi.js';

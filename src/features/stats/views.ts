@@ -8,7 +8,7 @@
  *    chain turns stale (derive.ts, `isStale`), so their status never lags /readyz.
  * A request for a fresh view costs a comparison and returns the same Reply object.
  */
-import type { NetworkName } from '../../core/config.js';
+import type { NetworkName } from '../../core/config/index.js';
 import { ERRORS, GatewayError } from '../../core/errors.js';
 import type { Reply } from '../../core/http/route.js';
 import type { BlockWindow } from './block-window.js';

@@ -6,7 +6,7 @@
  * else (unreachable, slow, an error of its own) is left to the followers, which retry and report
  * it in /health and /readyz.
  */
-import { ConfigError, NETWORKS, credentialsOf, indexerUrlOf, isEmbedded, type Config, type NetworkName } from '../../core/config.js';
+import { ConfigError, NETWORKS, credentialsOf, indexerUrlOf, isEmbedded, type Config, type NetworkName } from '../../core/config/index.js';
 import type { GatewayError } from '../../core/errors.js';
 import { gql } from './document.js';
 import { GraphqlHttpClient, isFinalRefusal, refusalSetting } from './graphql-http.js';

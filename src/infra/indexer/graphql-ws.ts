@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { WebSocket } from 'undici';
 import { GatewayError } from '../../core/errors.js';
-import type { UpstreamCredentials } from '../../core/config.js';
+import type { UpstreamCredentials } from '../../core/config/index.js';
 import type { GqlDocument } from './document.js';
 
 export const SUBPROTOCOL = 'graphql-transport-ws';

@@ -4,7 +4,7 @@
  * beside it. Statistics, DUST sync and submissions all start from here.
  */
 import type { AppContext } from '../app-context.js';
-import { NO_CREDENTIALS, credentialsOf, indexerUrlOf, indexerWsUrlOf, isEmbedded, nodeRpcUrlOf, type NetworkName, type UpstreamCredentials } from '../../core/config.js';
+import { NO_CREDENTIALS, credentialsOf, indexerUrlOf, indexerWsUrlOf, isEmbedded, nodeRpcUrlOf, type NetworkName, type UpstreamCredentials } from '../../core/config/index.js';
 
 export interface NetworkSource {
   httpUrl: string;

@@ -11,7 +11,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { AppContext, Component, ComponentHealth } from '../app-context.js';
-import type { Config, NetworkName } from '../../core/config.js';
+import type { Config, NetworkName } from '../../core/config/index.js';
 import { DEFAULT_ERA, LEDGER_PACKAGES, type Era } from '@nightgate/ledger/era';
 
 export const NETWORK_ERAS = 'ledger';

@@ -7,7 +7,7 @@
  * The same wallets serve every network (an address is the same key on each chain).
  */
 import { readFileSync } from 'node:fs';
-import { ConfigError, openSecretFile, type Config } from '../../core/config.js';
+import { ConfigError, openSecretFile, type Config } from '../../core/config/index.js';
 import { MnemonicError, hdSeedFromHex, hdWalletKeys, mnemonicSeed } from '@nightgate/ledger/hd-wallets';
 import { legacyWalletKeys, type WalletKeys } from '@nightgate/ledger/wallet-keys';
 

@@ -11,7 +11,7 @@
  */
 import { GatewayError } from '../../core/errors.js';
 import type { RouteDef } from '../../core/http/route.js';
-import { CidrList } from '../../core/pipeline/cidr.js';
+import { CidrList } from '../../core/config/cidr.js';
 import { METRICS_CONTENT_TYPE, type Metrics } from './metrics.js';
 
 export interface MetricsAccess {

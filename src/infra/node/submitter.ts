@@ -15,7 +15,7 @@
  * - a provider's 401/403: NODE_UNAUTHORIZED, 410: NODE_DECOMMISSIONED (the setting is named).
  */
 import { request } from 'undici';
-import type { Config, NetworkName, UpstreamCredentials } from '../../core/config.js';
+import type { Config, NetworkName, UpstreamCredentials } from '../../core/config/index.js';
 import { GatewayError } from '../../core/errors.js';
 import { encodeSubmitExtrinsic, type ExtrinsicFraming } from '../ledger/index.js';
 import { jsonRpc, JsonRpcError, RpcHttpError, type JsonRpc } from './json-rpc.js';

@@ -14,7 +14,7 @@
  * server backends unchanged; the in-process ones refuse it (`inProcessVersions`).
  */
 import type { ComponentHealth } from '../app-context.js';
-import type { ProverBackendName } from '../../core/config.js';
+import type { ProverBackendName } from '../../core/config/index.js';
 import type { Era } from '../ledger/index.js';
 
 /** A small GET answer relayed as is (status, body, type) — /version, /ready, /proof-versions. */

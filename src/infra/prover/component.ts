@@ -4,7 +4,7 @@
  * through the same backend (src/infra/prover/proving-port.ts).
  */
 import type { Component } from '../app-context.js';
-import type { NetworkName } from '../../core/config.js';
+import type { NetworkName } from '../../core/config/index.js';
 import type { ProverBackend } from './backend.js';
 
 export const PROVER_COMPONENT = 'prover';

@@ -19,7 +19,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../../core/clock.js';
-import type { Config } from '../../core/config.js';
+import type { Config } from '../../core/config/index.js';
 import { SharedAuthFailures } from './auth-throttle.js';
 import { RedisRateLimitStore } from './rate-limit.js';
 import { RedisState, type SharedStateCounters } from './redis.js';

@@ -9,7 +9,7 @@ import { request } from 'undici';
 import { WebSocket } from 'ws';
 import { startApp, TEST_KEY, type TestApp } from '../../helpers/app.js';
 import { testRoutes } from '../../helpers/routes.js';
-import type { ConfigInput } from '../../../src/core/config.js';
+import type { ConfigInput } from '../../../src/core/config/index.js';
 import type { Module } from '../../../src/infra/app-context.js';
 
 const DASH = 'https://dash.example';

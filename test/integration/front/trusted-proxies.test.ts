@@ -7,7 +7,7 @@ import { request } from 'undici';
 import { startApp } from '../../helpers/app.js';
 import { testRoutes } from '../../helpers/routes.js';
 import { ManualClock } from '../../../src/core/clock.js';
-import { loadConfig } from '../../../src/core/config.js';
+import { loadConfig } from '../../../src/core/config/index.js';
 
 const call = async (url: string, headers: Record<string, string>): Promise<number> => {
   const r = await request(url, { headers });

@@ -9,7 +9,7 @@
 import type { Test } from 'tap';
 import { request } from 'undici';
 import type { Clock } from '../../../src/core/clock.js';
-import type { ConfigInput } from '../../../src/core/config.js';
+import type { ConfigInput } from '../../../src/core/config/index.js';
 import { mountProver, WORKER_POOL, type WorkerPoolComponent } from '../../../src/features/proving/index.js';
 import { mountSponsorship, SPONSORSHIP_COMPONENT, type SponsorshipComponent } from '../../../src/features/sponsorship/index.js';
 import type { DustAllocatorTable } from '../../../src/features/sponsorship/allocator/allocator.js';

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { DEFAULT_TIMEOUT_S, parseSubmitArgs, parseSubmitInput, SubmitTxError, submitTransaction } from '../../../src/cli/submit-tx.js';
-import { loadConfig } from '../../../src/core/config.js';
+import { loadConfig } from '../../../src/core/config/index.js';
 import { decodeSubmitExtrinsic, ledger } from '../../../src/infra/ledger/index.js';
 
 const TX = Buffer.from('midnight:transaction[v9](signature[v1],proof,binding):\x00\x01\x02', 'latin1');

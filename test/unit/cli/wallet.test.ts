@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { CliError } from '../../../src/cli/chain-access.js';
 import { formatUnits, parseWalletArgs, runWallet, type WalletArgs } from '../../../src/cli/wallet.js';
-import { loadConfig } from '../../../src/core/config.js';
+import { loadConfig } from '../../../src/core/config/index.js';
 import { encodeUnshieldedAddress } from '../../../src/infra/ledger/index.js';
 
 const MNEMONIC = `${'abandon '.repeat(23)}art`;

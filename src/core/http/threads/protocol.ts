@@ -8,7 +8,7 @@
  */
 import type { RouteCounts } from '../request-counter.js';
 import type { RouteDef } from '../route.js';
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
 
 /** A route as a worker thread registers it: everything of RouteDef but the handler and the schema. */
 export interface RouteShape {

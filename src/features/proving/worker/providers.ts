@@ -13,7 +13,7 @@
  */
 import { GatewayError, isGatewayError } from '../../../core/errors.js';
 import type { MessagePort } from 'node:worker_threads';
-import type { ProverBackendName } from '../../../core/config.js';
+import type { ProverBackendName } from '../../../core/config/index.js';
 import { builtinCircuit, builtinIr, builtinProvingKeys, kzgParams, notProvisioned, type ProvingKeys } from '../../../../native/key-material.js';
 import { devProof } from './dev-proofs.js';
 import { DEFAULT_ERA, provingProvider, release, type Era, type L as LT } from '../../../infra/ledger/index.js';

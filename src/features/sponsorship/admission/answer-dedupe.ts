@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../../core/clock.js';
-import type { NetworkName } from '../../../core/config.js';
+import type { NetworkName } from '../../../core/config/index.js';
 import type { Era } from '../../../infra/ledger/index.js';
 import { ResultCache } from '../../../core/result-cache.js';
 import { SingleFlight } from '../../../core/single-flight.js';

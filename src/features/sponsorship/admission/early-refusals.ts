@@ -4,7 +4,7 @@
  * unlanded answers its own answer could not outlast (backlog.ts). Each carries a Retry-After; none
  * reserves, charges or queues a task.
  */
-import type { NetworkName } from '../../../core/config.js';
+import type { NetworkName } from '../../../core/config/index.js';
 import { GatewayError } from '../../../core/errors.js';
 import type { AuthenticatedKey } from '../../../core/pipeline/auth.js';
 import { lifeBlocks, type SponsorBacklog } from './backlog.js';

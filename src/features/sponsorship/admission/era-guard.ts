@@ -3,7 +3,7 @@
  * change of era or is refused before anything is reserved, and a task the change overtook gives
  * its reservation back and answers 409 rather than spend a UTXO the chain no longer has.
  */
-import type { NetworkName } from '../../../core/config.js';
+import type { NetworkName } from '../../../core/config/index.js';
 import { GatewayError, isGatewayError } from '../../../core/errors.js';
 import type { Era } from '../../../infra/ledger/index.js';
 import type { SponsoredNetwork } from '../common/sponsored-network.js';

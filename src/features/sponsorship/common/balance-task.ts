@@ -1,5 +1,5 @@
 /** The `admission` and `balance` worker tasks' arguments and results (both threads import this; no ledger here). */
-import type { ProverBackendName } from '../../../core/config.js';
+import type { ProverBackendName } from '../../../core/config/index.js';
 import type { Era } from '../../../infra/ledger/index.js';
 import type { TxEffects } from './effects.js';
 

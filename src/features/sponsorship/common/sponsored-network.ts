@@ -1,4 +1,4 @@
-import type { NetworkName } from '../../../core/config.js';
+import type { NetworkName } from '../../../core/config/index.js';
 import type { ProverBackend } from '../../../infra/prover/backend.js';
 import type { DustAllocatorTable } from '../allocator/allocator.js';
 import type { ProvingTarget } from './balance-task.js';

@@ -22,7 +22,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, wr
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Clock } from '../../../core/clock.js';
-import type { NetworkName } from '../../../core/config.js';
+import type { NetworkName } from '../../../core/config/index.js';
 import { isGatewayError } from '../../../core/errors.js';
 import type { WorkerPoolComponent } from '../../../infra/pool/worker-pool.js';
 import type { Era } from '../../../infra/ledger/index.js';
@@ -32,7 +32,7 @@ import { KEEPER_RESERVE, POOL_KEY_ID, RESERVE_FLOOR_FEES } from '../common/pool-
 import { feeToTableUnits } from '../wallets/wallet-state.js';
 import type { SponsoredNetwork } from '../common/sponsored-network.js';
 import type { Metrics } from '../../../infra/metrics/metrics.js';
-import type { UpstreamCredentials } from '../../../core/config.js';
+import type { UpstreamCredentials } from '../../../core/config/index.js';
 import type { Submitter } from '../../../infra/node/submitter.js';
 import type { WalletBook } from '../wallets/wallet-book.js';
 import type { KeeperState, PoolStatus } from './pool-status.js';

@@ -39,7 +39,7 @@ import { GatewayError, isGatewayError } from '../../../core/errors.js';
 import { GraphqlWsConnection } from '../../../infra/indexer/graphql-ws.js';
 import { UNSPENT_UTXOS } from '../common/queries.js';
 import { eraChanged } from '../common/transaction-tag.js';
-import type { UpstreamCredentials } from '../../../core/config.js';
+import type { UpstreamCredentials } from '../../../core/config/index.js';
 
 export interface UnspentUtxo {
   tokenType: string;

@@ -7,7 +7,7 @@
  */
 import { readUnspentUtxos } from '../reservations/input-check.js';
 import type { NightUtxo } from '../common/pool-task.js';
-import type { UpstreamCredentials } from '../../../core/config.js';
+import type { UpstreamCredentials } from '../../../core/config/index.js';
 
 export async function readNightUtxos(wsUrl: string, address: string, nightToken: string, timeoutMs: number, credentials?: UpstreamCredentials): Promise<NightUtxo[]> {
   const unspent = await readUnspentUtxos(wsUrl, address, timeoutMs, credentials);

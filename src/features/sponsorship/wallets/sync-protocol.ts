@@ -1,5 +1,5 @@
 /** Messages between the main thread (sync-host.ts) and the DUST sync thread (sync-thread.ts). */
-import type { UpstreamCredentials } from '../../../core/config.js';
+import type { UpstreamCredentials } from '../../../core/config/index.js';
 import type { Era } from '../../../infra/ledger/index.js';
 
 export interface NetworkSyncInit {

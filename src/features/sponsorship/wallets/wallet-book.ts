@@ -5,7 +5,7 @@
  * wallet's address history, which nobody needs while nobody looks.
  */
 import type { Clock } from '../../../core/clock.js';
-import type { NetworkName, UpstreamCredentials } from '../../../core/config.js';
+import type { NetworkName, UpstreamCredentials } from '../../../core/config/index.js';
 import type { Era } from '../../../infra/ledger/index.js';
 import type { WorkerPoolComponent } from '../../../infra/pool/worker-pool.js';
 import { readNightUtxos } from './night-utxos.js';

@@ -5,7 +5,7 @@
  */
 import t from 'tap';
 import { Value } from '@sinclair/typebox/value';
-import { ConfigSchema, SETTINGS, loadConfig, type ApiKeyRecord, type Config, type NetworkName, type ProverBackendName } from '../../../../src/core/config.js';
+import { ConfigSchema, SETTINGS, loadConfig, type ApiKeyRecord, type Config, type NetworkName, type ProverBackendName } from '../../../../src/core/config/index.js';
 
 /** true when A and B are the same type (not merely assignable). */
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;

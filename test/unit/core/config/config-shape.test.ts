@@ -7,10 +7,10 @@ import t from 'tap';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from '../../../../src/core/config.js';
-import { ConfigReloader } from '../../../../src/core/config/reload.js';
+import { ConfigError, loadConfig } from '../../../../src/core/config/index.js';
+import { ConfigReloader } from '../../../../src/core/pipeline/reload.js';
 import { KeyStore, sha256Hex } from '../../../../src/core/pipeline/auth.js';
-import { keyIdProblem, reservedKeyId } from '../../../../src/core/pipeline/key-ids.js';
+import { keyIdProblem, reservedKeyId } from '../../../../src/core/config/key-ids.js';
 import { POOL_KEY_ID } from '../../../../src/features/sponsorship/common/pool-constants.js';
 import { captureLogs } from '../../../helpers/app.js';
 

@@ -2,7 +2,7 @@ import t from 'tap';
 import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, ConfigError, redactedConfig, settingsTable, SETTINGS } from '../../../../src/core/config.js';
+import { loadConfig, ConfigError, redactedConfig, settingsTable, SETTINGS } from '../../../../src/core/config/index.js';
 
 t.test('defaults: loopback:8080, embedded networks with the dev prover', async (t) => {
   const c = loadConfig({ env: {} });

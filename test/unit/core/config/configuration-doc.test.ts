@@ -6,7 +6,7 @@ import t from 'tap';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { settingsTable } from '../../../../src/core/config.js';
+import { settingsTable } from '../../../../src/core/config/index.js';
 import { ROOT, runCli } from '../../../helpers/spawn.js';
 
 const MARKED = /<!-- settings:begin -->\n([\s\S]*?)\n<!-- settings:end -->/;

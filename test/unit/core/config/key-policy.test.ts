@@ -3,7 +3,7 @@
  * for the requests, changed by a reload, and its webhook secret never logged or shown in an error.
  */
 import t from 'tap';
-import { ConfigError, loadConfig, type ApiKeyRecord } from '../../../../src/core/config.js';
+import { ConfigError, loadConfig, type ApiKeyRecord } from '../../../../src/core/config/index.js';
 import { compileKeyPolicy, keyPolicyProblem, shownPolicy } from '../../../../src/core/config/key-policy.js';
 import { redactedConfig } from '../../../../src/core/config/describe.js';
 import { KeyStore, sha256Hex } from '../../../../src/core/pipeline/auth.js';

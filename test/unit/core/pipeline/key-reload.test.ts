@@ -1,8 +1,8 @@
 /** KeyStore.replace and ConfigReloader: what a SIGHUP changes, and what it refuses. */
 import t from 'tap';
 import { KeyStore, sha256Hex } from '../../../../src/core/pipeline/auth.js';
-import { ConfigReloader } from '../../../../src/core/config/reload.js';
-import { ConfigError, loadConfig, type ApiKeyRecord } from '../../../../src/core/config.js';
+import { ConfigReloader } from '../../../../src/core/pipeline/reload.js';
+import { ConfigError, loadConfig, type ApiKeyRecord } from '../../../../src/core/config/index.js';
 import { Metrics } from '../../../../src/infra/metrics/metrics.js';
 import { captureLogs } from '../../../helpers/app.js';
 

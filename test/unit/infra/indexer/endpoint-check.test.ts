@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { pino } from 'pino';
-import { ConfigError, loadConfig } from '../../../../src/core/config.js';
+import { ConfigError, loadConfig } from '../../../../src/core/config/index.js';
 import { ManualClock } from '../../../../src/core/clock.js';
 import { checkIndexers } from '../../../../src/infra/indexer/endpoint-check.js';
 import { GraphqlHttpClient } from '../../../../src/infra/indexer/graphql-http.js';

@@ -1,7 +1,7 @@
 /** Where each network's data comes from: the embedded devnet's endpoints, or an indexer and its WebSocket. */
 import t from 'tap';
 import type { AppContext, DevnetEndpoints } from '../../../../src/infra/app-context.js';
-import { loadConfig, type NetworkName } from '../../../../src/core/config.js';
+import { loadConfig, type NetworkName } from '../../../../src/core/config/index.js';
 import { sourceOf } from '../../../../src/infra/indexer/source.js';
 
 const devnetInfo: DevnetEndpoints = { name: 'preview', networkId: 'undeployed', graphqlUrl: 'http://127.0.0.1:1/api/v4/graphql', graphqlWsUrl: 'ws://127.0.0.1:1/api/v4/graphql/ws', submitUrl: '', faucetUrl: '', nodeRpcUrl: 'http://127.0.0.1:1/rpc', profile: 'default' };

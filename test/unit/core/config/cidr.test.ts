@@ -1,5 +1,5 @@
 import t from 'tap';
-import { CidrList, parseIp, rateLimitSubject } from '../../../../src/core/pipeline/cidr.js';
+import { CidrList, parseIp, rateLimitSubject } from '../../../../src/core/config/cidr.js';
 
 t.test('IPv4, IPv6 and IPv4-mapped IPv6 matching', async (t) => {
   const l = new CidrList(['10.0.0.0/8', '192.168.1.0/24', 'fd00::/8', '2001:db8::1/128']);

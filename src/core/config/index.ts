@@ -9,17 +9,17 @@
  */
 import { readFileSync } from 'node:fs';
 import { Value } from '@sinclair/typebox/value';
-import { ConfigSchema, SETTINGS, type Config, type ConfigInput } from './config/schema.js';
-import { getPath, setPath, type Setting } from './config/setting.js';
-import { ConfigError, checkFileShape, crossCheck } from './config/validate.js';
-import { openSecretFile } from './config/secret-file.js';
+import { ConfigSchema, SETTINGS, type Config, type ConfigInput } from './schema.js';
+import { getPath, setPath, type Setting } from './setting.js';
+import { ConfigError, checkFileShape, crossCheck } from './validate.js';
+import { openSecretFile } from './secret-file.js';
 
-export { ApiKeyRecord, ConfigSchema, SETTINGS, type Config, type ConfigInput } from './config/schema.js';
-export { NETWORKS, PROVER_BACKENDS, PUBLIC_ENDPOINTS, PROJECT_ID_HEADER, type NetworkName, type ProverBackendName } from './config/networks.js';
-export { NO_CREDENTIALS, credentialsOf, indexerUrlOf, indexerWsUrl, indexerWsUrlOf, isEmbedded, nodeRpcUrlOf, proverBackendOf, proverUrlOf, type UpstreamCredentials } from './config/network-endpoints.js';
-export { ConfigError, MIN_BLOCK_TIME_ALL_DEVNETS_MS } from './config/validate.js';
-export { openSecretFile } from './config/secret-file.js';
-export { redactedConfig, settingsTable } from './config/describe.js';
+export { ApiKeyRecord, ConfigSchema, SETTINGS, type Config, type ConfigInput } from './schema.js';
+export { NETWORKS, PROVER_BACKENDS, PUBLIC_ENDPOINTS, PROJECT_ID_HEADER, type NetworkName, type ProverBackendName } from './networks.js';
+export { NO_CREDENTIALS, credentialsOf, indexerUrlOf, indexerWsUrl, indexerWsUrlOf, isEmbedded, nodeRpcUrlOf, proverBackendOf, proverUrlOf, type UpstreamCredentials } from './network-endpoints.js';
+export { ConfigError, MIN_BLOCK_TIME_ALL_DEVNETS_MS } from './validate.js';
+export { openSecretFile } from './secret-file.js';
+export { redactedConfig, settingsTable } from './describe.js';
 
 /** Removed settings: named in an error that points to what replaced them, never silently ignored. */
 const REPLACED: ReadonlyArray<{ path: string; env: string; message: string }> = [

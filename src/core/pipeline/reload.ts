@@ -8,8 +8,8 @@
  * the next request on any connection is judged by the new keys.
  */
 import type { Logger } from 'pino';
-import { ConfigError, SETTINGS, loadConfig, type Config } from '../config.js';
-import type { KeyStore, KeyChanges } from '../pipeline/auth.js';
+import { ConfigError, SETTINGS, loadConfig, type Config } from '../config/index.js';
+import type { KeyStore, KeyChanges } from './auth.js';
 
 export const LIVE_SETTINGS = ['auth.keys', 'auth.trustedNetworks'] as const;
 
