@@ -208,11 +208,8 @@ export function violations(sources: Sources, manifests?: Manifests): Violation[]
   return out;
 }
 
-/** Import circles (strongly connected components of more than one file), through packages too. */
-export function circles(sources: Sources): string[][] {
-  const edges = new Map<string, string[]>();
-  // A file that starts a worker from itself (`new URL('./self', import.meta.url)`) is no circle.
-  for (const [from, src] of sources) edges.set(from, importsOf(src).map((s) => resolve(from, s, sources)).filter((x): x is string => x !== undefined && x !== from));
+/** Strongly connected components of more than one node of a graph. */
+function components(edges: ReadonlyMap<string, readonly string[]>): string[][] {
   let index = 0;
   const idx = new Map<string, number>();
   const low = new Map<string, number>();
@@ -243,6 +240,36 @@ export function circles(sources: Sources): string[][] {
   };
   for (const v of edges.keys()) if (!idx.has(v)) visit(v);
   return out;
+}
+
+/** Each file's imports, resolved to files of `sources` (itself left out). */
+function fileEdges(sources: Sources): Map<string, string[]> {
+  const edges = new Map<string, string[]>();
+  // A file that starts a worker from itself (`new URL('./self', import.meta.url)`) is no circle.
+  for (const [from, src] of sources) edges.set(from, importsOf(src).map((s) => resolve(from, s, sources)).filter((x): x is string => x !== undefined && x !== from));
+  return edges;
+}
+
+/** Import circles (strongly connected components of more than one file), through packages too. */
+export function circles(sources: Sources): string[][] {
+  return components(fileEdges(sources));
+}
+
+/**
+ * Folder loops in src/ and packages/: folders whose files import each other's round a loop, a
+ * folder's files and those of a folder inside it included (a room that imports its parent's
+ * files while the parent's import the room).
+ */
+export function folderCircles(sources: Sources): string[][] {
+  const edges = new Map<string, string[]>();
+  for (const [from, tos] of fileEdges(sources)) {
+    if (!/^(src|packages)\//.test(from)) continue;
+    const a = posix.dirname(from);
+    const out = edges.get(a) ?? [];
+    for (const to of tos) if (/^(src|packages)\//.test(to) && posix.dirname(to) !== a && !out.includes(posix.dirname(to))) out.push(posix.dirname(to));
+    edges.set(a, out);
+  }
+  return components(edges);
 }
 
 export const relativeTo = (root: string, file: string): string => relative(root, file).split(/[\\/]/).join('/');

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import t from 'tap';
 import { ROOT } from '../helpers/spawn.js';
-import { circles, readManifests, readSources, violations, type Sources } from '../helpers/layout-rule.js';
+import { circles, folderCircles, readManifests, readSources, violations, type Sources } from '../helpers/layout-rule.js';
 
 const DIRS = ['src', 'workers', 'native', 'bench', 'packages'];
 /** Generated, not hand-written: the client's types from the OpenAPI document, the indexer's schema text. */
@@ -46,6 +46,7 @@ t.test('features → infra → core, never back; packages by name, as allowed an
   t.ok([...tree.keys()].some((f) => f.startsWith('packages/ledger/src/')), 'the workspace packages are read');
   t.same(violations(tree, manifests), []);
   t.same(circles(tree), []);
+  t.same(folderCircles(tree), [], 'no folder loop in src/ or packages/');
 });
 
 t.test('every workspace package is built first, run from its sources and bundled', async (t) => {
@@ -77,6 +78,11 @@ t.test('no hand-written file of any language is over 400 lines, tests and docs i
 });
 
 t.test('a planted break of each kind is caught', async (t) => {
+  t.same(folderCircles(planted({ 'src/features/sponsorship/allocator/planted.ts': "import type { QueueArgs } from '../common/balance-task.js';\n" })), [
+    ['src/features/sponsorship/allocator', 'src/features/sponsorship/common'],
+  ], 'a folder loop: two rooms importing each other');
+  t.same(folderCircles(planted({ 'src/core/config/planted.ts': "import { KeyStore } from '../pipeline/auth.js';\n" })), [['src/core/config', 'src/core/pipeline']], 'a folder loop: config and pipeline');
+  t.same(folderCircles(planted({ 'src/features/sponsorship/common/planted.ts': "import type { SponsorshipService } from '../sponsorship.js';\n" })).length, 1, 'a folder loop: a room importing its parent\'s files');
   t.same(violations(planted({ 'src/core/planted.ts': "import type { StatsComponent } from '../features/stats/index.js';\n" })), [
     { from: 'src/core/planted.ts', to: 'src/features/stats/index.ts', why: 'core imports nothing above it' },
   ]);
