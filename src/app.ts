@@ -18,8 +18,7 @@ import { AuthThrottle } from './core/pipeline/auth-throttle.js';
 import { BodyBudget } from './core/pipeline/body-budget.js';
 import { createLogger } from './core/log/log.js';
 import { BoundedOutput } from './core/log/output.js';
-import { metaRoutes } from './features/site/meta.js';
-import { siteRoutes } from './features/site/site.js';
+import { metaRoutes, siteRoutes } from './features/site/index.js';
 import { openApiDocument } from './core/http/openapi.js';
 import { PACKAGE } from './core/version.js';
 import { redactDeep } from './core/log/url-redaction.js';
@@ -28,15 +27,14 @@ import { Metrics } from './infra/metrics/metrics.js';
 import { metricsRoute } from './infra/metrics/route.js';
 import { metricsListener, type MetricsListener } from './infra/metrics/listener.js';
 import { collectServer } from './infra/metrics/server-gauges.js';
-import { collectStats } from './features/stats/metrics.js';
-import { collectProving } from './features/proving/metrics.js';
-import { collectSponsorship } from './features/sponsorship/metrics.js';
+import { collectStats, mountStats } from './features/stats/index.js';
+import { collectProving, loadSharedStores as provingStores, mountProver } from './features/proving/index.js';
+import { collectSponsorship, collectUsage, loadSharedStores as sponsorshipStores, mountSponsorship } from './features/sponsorship/index.js';
 import { devnetSponsorSeeds } from '@nightgate/devnet/sponsor-seeds';
 import { configuredWallets } from './infra/ledger/server-wallets.js';
 import { legacyWalletKeys, type WalletKeys } from './infra/ledger/index.js';
 import { relayDeprecation } from './infra/node/submitter.js';
 import { checkIndexers } from './infra/indexer/endpoint-check.js';
-import { collectUsage } from './features/sponsorship/policy/usage-component.js';
 import { SharedRateLimitStore } from './core/pipeline/shared-rate-limit.js';
 import { HttpThreads, ScopedRateLimitStore, childAppsSupported, destinationOf } from './core/http/threads/main.js';
 
@@ -77,14 +75,7 @@ export interface App {
 /** Each feature's /metrics series (statistics, proving, sponsorship). */
 const FEATURE_METRICS: readonly MetricsCollector[] = [collectStats, collectProving, collectSponsorship, collectUsage];
 
-async function defaultModules(): Promise<Module[]> {
-  const [{ mountStats }, { mountProver }, { mountSponsorship }] = await Promise.all([
-    import('./features/stats/index.js'),
-    import('./features/proving/index.js'),
-    import('./features/sponsorship/index.js'),
-  ]);
-  return [mountStats, mountProver, mountSponsorship];
-}
+const DEFAULT_MODULES: readonly Module[] = [mountStats, mountProver, mountSponsorship];
 
 export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}): Promise<App> {
   const logOutput = opts.logOutput ?? (opts.logger ? undefined : new BoundedOutput({ fd: 1, maxBytes: config.log.bufferBytes, maxBytesPerSecond: config.log.maxBytesPerSecond }));
@@ -266,7 +257,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     }),
   );
   try {
-    for (const mount of opts.modules ?? (await defaultModules())) await mount(context);
+    for (const mount of opts.modules ?? DEFAULT_MODULES) await mount(context);
   } catch (err) {
     // A module failed to start: release what already started before reporting it.
     for (const c of [...components].reverse()) await c.close?.().catch(() => undefined);
@@ -359,12 +350,6 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
  * registers its Lua scripts as its module loads, before the client that sends them by EVALSHA exists.
  */
 async function startShared(config: Readonly<Config>, logger: Logger, clock: Clock): Promise<import('./infra/state/index.js').SharedState> {
-  await Promise.all([
-    import('./features/sponsorship/redis/budget.js'),
-    import('./features/sponsorship/redis/sponsorship.js'),
-    import('./features/sponsorship/redis/wallet-leases.js'),
-    import('./features/sponsorship/redis/user-counters.js'),
-    import('./features/proving/shared-proof-cache.js'),
-  ]);
+  await Promise.all([sponsorshipStores(), provingStores()]);
   return (await import('./infra/state/index.js')).startSharedState(config, logger, clock);
 }

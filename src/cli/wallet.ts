@@ -5,9 +5,7 @@
  */
 import { ConfigError, isEmbedded, loadConfig, NETWORKS, type Config, type NetworkName } from '../core/config/index.js';
 import { GatewayError } from '../core/errors.js';
-import { LEDGER_PARAMETERS } from '../features/sponsorship/common/queries.js';
-import { readNightUtxos } from '../features/sponsorship/wallets/night-utxos.js';
-import { buildRegistration, type RegistrationUtxo } from '../features/sponsorship/wallets/registration.js';
+import { buildRegistration, LEDGER_PARAMETERS, readNightUtxos, type RegistrationUtxo } from '../features/sponsorship/index.js';
 import { configuredWallets } from '../infra/ledger/server-wallets.js';
 import { GraphqlHttpClient } from '../infra/indexer/graphql-http.js';
 import { DEFAULT_ERA, dustSeedOf, encodeDustAddress, encodeUnshieldedAddress, eraOfProtocolVersion, ledger, nightSecretOf, release, type Era, type WalletKeys } from '../infra/ledger/index.js';

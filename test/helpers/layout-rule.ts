@@ -156,6 +156,7 @@ function refusal(from: string, to: string): string | undefined {
   if (a === b) return undefined;
   if (a.startsWith('package:')) return 'a package imports by path only its own files (another package by its name)';
   if (b.startsWith('package:')) return 'a package is imported by its name, not by a path';
+  if (a === 'app' && b.startsWith('feature:') && !/^src\/features\/[^/]+\/index\.ts$/.test(to)) return 'the app enters a feature by its front door (index.ts)';
   if (a === 'app' || a === 'other') return undefined;
   if (a === 'workers') return b === 'app' || b === 'client' ? 'a worker entry reaches features, infra and core only' : undefined;
   // The error catalogue is part of the API the client speaks; it is packed with it.

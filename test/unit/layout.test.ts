@@ -89,6 +89,7 @@ t.test('a planted break of each kind is caught', async (t) => {
   t.same(violations(planted({ 'src/infra/planted.ts': "export { x } from '../features/sponsorship/admission/budget.js';\n" })).map((v) => v.why), ['infra imports core only']);
   t.same(violations(planted({ 'src/features/stats/planted.ts': "const m = await import('../sponsorship/index.js');\n" })).map((v) => v.why), ['a feature imports no other feature']);
   t.same(violations(planted({ 'src/features/proving/planted.ts': "import { Transaction } from '@midnightntwrk/ledger-v9';\n" })).map((v) => v.why), ['only packages/ledger/ imports a ledger package']);
+  t.same(violations(planted({ 'src/cli/planted.ts': "import { collectStats } from '../features/stats/metrics.js';\n" })).map((v) => v.why), ['the app enters a feature by its front door (index.ts)']);
   t.same(violations(planted({ 'src/infra/ledger/planted.ts': "import type * as V8 from '@midnight-ntwrk/ledger-v8';\n" })).map((v) => v.why), ['only packages/ledger/ imports a ledger package']);
   t.same(violations(planted({ 'src/features/stats/planted.ts': "import { ledger } from '@nightgate/ledger';\n" })).map((v) => v.why), ['the product reaches the ledger boundary through src/infra/ledger/']);
   t.same(violations(planted({ 'src/infra/planted.ts': "import { eraName } from '../../packages/ledger/src/era.js';\n" })).map((v) => v.why), ['a package is imported by its name, not by a path']);

@@ -27,6 +27,10 @@ export type { ProverBackend } from '../../infra/prover/backend.js';
 export { provingPort, type ProvingPort } from '../../infra/prover/proving-port.js';
 
 export { PROVER_COMPONENT };
+export { collectProving } from './metrics.js';
+
+/** Loads the shared proof cache's store, registering its Lua scripts as it loads (before the Redis client starts). */
+export const loadSharedStores = (): Promise<unknown> => import('./shared-proof-cache.js');
 export type { ProverComponent } from './component.js';
 
 

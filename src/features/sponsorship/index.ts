@@ -4,7 +4,7 @@
  * wallet snapshot for the workers, the sync thread, and the routes. Needs the prover module's
  * worker pool (mount it first). With balancing disabled the routes exist and answer 404.
  */
-import type { AppContext, Component, Module } from '../../infra/app-context.js';
+import type { AppContext, Module } from '../../infra/app-context.js';
 import { ConfigError, NETWORKS, proverBackendOf, type NetworkName } from '../../core/config/index.js';
 import { networkEras } from '../../infra/ledger/network-eras.js';
 import { sourceOf } from '../../infra/indexer/source.js';
@@ -31,8 +31,19 @@ import { PolicyWebhook } from './policy/webhook.js';
 import { networkSubmitter, type Submitter } from '../../infra/node/submitter.js';
 import { WalletBook } from './wallets/wallet-book.js';
 import { submitRoute } from './submit-route.js';
+import { SPONSORSHIP_COMPONENT, type SponsorshipComponent } from './component.js';
 
-export const SPONSORSHIP_COMPONENT = 'sponsorship';
+export { SPONSORSHIP_COMPONENT, type SponsorshipComponent } from './component.js';
+export { collectSponsorship } from './metrics.js';
+export { collectUsage } from './policy/usage-component.js';
+// What `nightgate wallet` (src/cli/wallet.ts) reads and builds for a server wallet.
+export { LEDGER_PARAMETERS } from './common/queries.js';
+export { readNightUtxos } from './wallets/night-utxos.js';
+export { buildRegistration, type RegistrationUtxo } from './wallets/registration.js';
+
+/** Loads the Redis stores, each registering its Lua scripts as it loads (before the Redis client starts). */
+export const loadSharedStores = (): Promise<unknown> =>
+  Promise.all([import('./redis/budget.js'), import('./redis/sponsorship.js'), import('./redis/wallet-leases.js'), import('./redis/user-counters.js')]);
 
 /** Readiness of sponsorship from its status per network: the networks whose wallets have not synced, with their phase. */
 export function walletsNotSynced(networks: Record<string, unknown>): string[] {
@@ -48,11 +59,6 @@ function poolsFilling(service: SponsorshipService): string[] {
     const pool = service.keeper(n.name)?.status();
     return pool?.filling ? [`dust:${n.name}: growing the DUST pool to its target (${pool.live} of ${pool.target} UTXOs)`] : [];
   });
-}
-
-export interface SponsorshipComponent extends Component {
-  /** Undefined when balancing is disabled. */
-  readonly service: SponsorshipService | undefined;
 }
 
 export const mountSponsorship: Module = async (ctx: AppContext) => {

@@ -8,7 +8,7 @@ import type { MetricsCollector } from '../../infra/app-context.js';
 import { NETWORKS } from '../../core/config/index.js';
 import { ScrapedSeries, setCount } from '../../infra/metrics/scraped-series.js';
 import type { DustAllocatorTable } from './allocator/allocator.js';
-import type { SPONSORSHIP_COMPONENT, SponsorshipComponent } from './index.js';
+import type { SPONSORSHIP_COMPONENT, SponsorshipComponent } from './component.js';
 import type { SyncStatus } from './wallets/wallet-sync.js';
 
 // The component's name, checked against the module's constant without loading the module.

@@ -4,19 +4,15 @@
  * component, and a WebSocket topic that pushes the summary on every new block.
  */
 import type { AppContext, Component, Module } from '../../infra/app-context.js';
+import type { UnservedStats } from './component.js';
 import { NETWORKS } from '../../core/config/index.js';
 import { NetworkStats, summaryTopic } from './network-stats.js';
 import { sourceOf } from '../../infra/indexer/source.js';
 import { GatewayError } from '../../core/errors.js';
 import { PUSH_CHANNEL_DOC, statsRoutes } from './routes.js';
 
-/** What an embedded network whose devnet does not run registers as `stats:<network>`: no statistics, and why. */
-export interface UnservedStats extends Component {
-  health(): { status: 'disabled'; reason: string };
-}
-
-/** The component `stats:<network>`. */
-export type StatsComponent = NetworkStats | UnservedStats;
+export type { StatsComponent, UnservedStats } from './component.js';
+export { collectStats } from './metrics.js';
 
 export const mountStats: Module = (ctx) => {
   const log = ctx.logger.child({ module: 'stats' });

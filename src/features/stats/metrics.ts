@@ -7,7 +7,7 @@
 import type { MetricsCollector } from '../../infra/app-context.js';
 import { NETWORKS, isEmbedded } from '../../core/config/index.js';
 import { ScrapedSeries, setCount, setGauge } from '../../infra/metrics/scraped-series.js';
-import type { StatsComponent } from './index.js';
+import type { StatsComponent } from './component.js';
 
 export const collectStats: MetricsCollector = (ctx) => {
   const series = new ScrapedSeries(ctx.metrics);
