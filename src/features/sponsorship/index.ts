@@ -42,8 +42,8 @@ export { readNightUtxos } from './wallets/night-utxos.js';
 export { buildRegistration, type RegistrationUtxo } from './wallets/registration.js';
 
 /** Loads the Redis stores, each registering its Lua scripts as it loads (before the Redis client starts). */
-export const loadSharedStores = (): Promise<unknown> =>
-  Promise.all([import('./redis/budget.js'), import('./redis/sponsorship.js'), import('./redis/wallet-leases.js'), import('./redis/user-counters.js')]);
+export const loadSharedStores = () =>
+  Promise.all([import('./redis/wallet-leases.js'), import('./redis/sponsorship.js'), import('./redis/budget.js'), import('./redis/user-counters.js')]);
 
 /** Readiness of sponsorship from its status per network: the networks whose wallets have not synced, with their phase. */
 export function walletsNotSynced(networks: Record<string, unknown>): string[] {
@@ -214,12 +214,7 @@ function inputChecker(ctx: AppContext, networks: readonly SponsoredNetwork[]): I
 
 /** The shared side of sponsorship: wallet leases taken (or the start refused), dedupe and shares in Redis. */
 async function sharedSponsorship(ctx: AppContext, networks: readonly SponsoredNetwork[], log: AppContext['logger']) {
-  const [{ WalletLeases, WalletLeaseError }, { RedisSponsorshipSharing, redisInputHolds }, { RedisBudgetStore }, { RedisUserCounters }] = await Promise.all([
-    import('./redis/wallet-leases.js'),
-    import('./redis/sponsorship.js'),
-    import('./redis/budget.js'),
-    import('./redis/user-counters.js'),
-  ]);
+  const [{ WalletLeases, WalletLeaseError }, { RedisSponsorshipSharing, redisInputHolds }, { RedisBudgetStore }, { RedisUserCounters }] = await loadSharedStores();
   const redis = ctx.state!.redis;
   const leases = new WalletLeases({ redis, clock: ctx.clock, logger: log, ttlMs: ctx.config.state.leaseTtlMs, wallets: new Map(networks.map((n) => [n.name, n.seeds])) });
   try {
