@@ -118,7 +118,7 @@ export class DevnetNetwork {
     else await this.#genesis();
     const startEra = this.era;
     // Live production starts after the newest block (a new genesis' head block is the setup's last).
-    this.#store.liveSinceMs = Math.max(this.#now(), (this.#world.chain.timestampMs ?? 0) + 1);
+    this.#store.liveSinceMs = this.#nextBlockTime();
     const base = await this.#http.listen(this.#config.port);
     this.#info = {
       name: this.#config.name,
@@ -173,7 +173,12 @@ export class DevnetNetwork {
   async #genesis(): Promise<void> {
     await this.#setup(this.#now() - this.#config.genesisAgeMs, REGISTRATION_DELAY_MS, SETUP_BLOCK_MS);
     const { chain, kit } = this.#world;
-    this.#commit(chain.produce([], Math.max(this.#now(), (chain.timestampMs ?? 0) + 1), kit.fullChecks()));
+    this.#commit(chain.produce([], this.#nextBlockTime(), kit.fullChecks()));
+  }
+
+  /** The earliest time a next block may carry: `now`, or just after the newest block. */
+  #nextBlockTime(now = this.#now()): number {
+    return Math.max(now, (this.#world.chain.timestampMs ?? 0) + 1);
   }
 
   /**
@@ -245,7 +250,7 @@ export class DevnetNetwork {
     if (this.#closed) throw new DevnetError(DevnetErrorCode.CLOSED, 503, 'the devnet is closed');
     const started = performance.now();
     const { chain, actors, prover, traffic, kit } = this.#world;
-    const timestampMs = Math.max(this.#now(), (chain.timestampMs ?? 0) + 1);
+    const timestampMs = this.#nextBlockTime();
     const height = chain.height + 1;
     if (this.#switchDue(height)) return this.#switchToLedger9(timestampMs);
     const time = ledgerDate(timestampMs);
@@ -334,7 +339,7 @@ export class DevnetNetwork {
     }
     const now = this.#now();
     try {
-      chain.validate(tx, Math.max(now, (chain.timestampMs ?? 0) + 1), kit.fullChecks());
+      chain.validate(tx, this.#nextBlockTime(now), kit.fullChecks());
       mempoolCheck(chain, tx, now);
     } catch (err) {
       throw rejection(err);
