@@ -46,8 +46,13 @@ export class RequestMetrics implements RequestCounter, ThreadCountSink {
   /**
    * `timedByLog`: every exchange already reads the clock when it starts (the access log is on), and
    * `observe` picks the sample; otherwise the server asks `timeNext` which exchanges to time.
+   * `now` is the clock `t0` was read from (tests inject one).
    */
-  constructor(private readonly timedByLog = true, initialRoutes = 64) {
+  constructor(
+    private readonly timedByLog = true,
+    initialRoutes = 64,
+    private readonly now: () => number = performance.now.bind(performance),
+  ) {
     this.#grow(initialRoutes);
   }
 
@@ -67,7 +72,7 @@ export class RequestMetrics implements RequestCounter, ThreadCountSink {
     this.#classes[id * CLASSES + c]!++;
     if (code !== undefined) this.#errors.set(code, (this.#errors.get(code) ?? 0) + 1);
     if (t0 === 0 || (this.timedByLog && (this.#ticks[id]!++ & SAMPLE_MASK) !== 0)) return;
-    const ms = performance.now() - t0;
+    const ms = this.now() - t0;
     let b = 0;
     while (b < NB && ms > BOUNDS_MS[b]!) b++;
     this.#buckets[id * (NB + 1) + b]!++;
