@@ -6,10 +6,10 @@
  * To add a task: write `workers/<name>.ts` exporting `<name> = defineTask<'<name>'>(…)`, re-export
  * it below, and declare its arguments and result by augmenting `TaskMap` (see src/infra/pool/tasks.ts).
  */
-export { prove } from './prove.js';
-export { check } from './check.js';
-export { k } from './k.js';
-export { admission } from './admission.js';
-export { balance } from './balance.js';
-export { poolAddresses } from './pool-addresses.js';
-export { poolSplit } from './pool-split.js';
+export { prove } from '../src/features/proving/worker/tasks/prove.js';
+export { check } from '../src/features/proving/worker/tasks/check.js';
+export { k } from '../src/features/proving/worker/tasks/k.js';
+export { admission } from '../src/features/sponsorship/worker/tasks/admission.js';
+export { balance } from '../src/features/sponsorship/worker/tasks/balance.js';
+export { poolAddresses } from '../src/features/sponsorship/worker/tasks/pool-addresses.js';
+export { poolSplit } from '../src/features/sponsorship/worker/tasks/pool-split.js';

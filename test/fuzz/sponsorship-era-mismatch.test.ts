@@ -23,7 +23,7 @@ import { ManualClock } from '../../src/core/clock.js';
 import { WORKER_POOL, type WorkerPoolComponent } from '../../src/features/proving/index.js';
 import { eraOverrides, SPONSOR_ERAS, startSponsorApp, type SponsorApp } from '../fixtures/dust/sponsor-app.js';
 import { freshUser, transferFrom, type User } from '../fixtures/dust/user-tx.js';
-import { devProvingProvider } from '../../src/features/proving/worker/providers.js';
+import { devProvingProvider } from '../../src/infra/prover/worker/providers.js';
 import { TEST_KEY } from '../helpers/app.js';
 import { applyMutation, type Mutation } from '../reliability/helpers/mutate.js';
 

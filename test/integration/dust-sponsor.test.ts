@@ -7,7 +7,7 @@ import { DustAllocatorTable } from '../../src/features/sponsorship/allocator/all
 import { SharedSnapshot } from '../../src/features/sponsorship/allocator/shared-snapshot.js';
 import { NetworkDustSync, type SyncStatus } from '../../src/features/sponsorship/wallets/wallet-sync.js';
 import { sponsor, type SponsorArgs } from '../../src/features/sponsorship/worker/sponsor.js';
-import { devProvingProvider } from '../../src/features/proving/worker/providers.js';
+import { devProvingProvider } from '../../src/infra/prover/worker/providers.js';
 import { replicaOf } from '../../src/features/sponsorship/worker/wallet-replica.js';
 
 interface Rig {

@@ -26,7 +26,7 @@ import { captureLogs } from '../helpers/app.js';
 import { SPONSOR_DUST_UTXOS } from '../../packages/devnet/src/genesis.js';
 import { ledger, NetworkEras, type Era } from '../../src/infra/ledger/index.js';
 import { sponsor, type SponsorArgs } from '../../src/features/sponsorship/worker/sponsor.js';
-import { devProvingProvider } from '../../src/features/proving/worker/providers.js';
+import { devProvingProvider } from '../../src/infra/prover/worker/providers.js';
 import { startNetwork, SPONSOR_SEEDS, SPONSOR_WALLETS, type Harness } from '../fixtures/devnet/harness.js';
 import { freshUser, fund, unprovenTransfer } from '../fixtures/dust/user-tx.js';
 

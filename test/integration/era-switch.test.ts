@@ -24,7 +24,7 @@ import { mountStats } from '../../src/features/stats/index.js';
 import { mountSponsorship, SPONSORSHIP_COMPONENT, type SponsorshipComponent } from '../../src/features/sponsorship/index.js';
 import type { SyncStatus } from '../../src/features/sponsorship/wallets/wallet-sync.js';
 import { DEVNET_PROTOCOL_VERSION, ledger, type Era, type L } from '../../src/infra/ledger/index.js';
-import { devProvingProvider } from '../../src/features/proving/worker/providers.js';
+import { devProvingProvider } from '../../src/infra/prover/worker/providers.js';
 import { startApp, TEST_KEY } from '../helpers/app.js';
 import type { ConfigInput } from '../../src/core/config/index.js';
 import { ChainFollower } from '../fixtures/dust/chain-follower.js';

@@ -10,7 +10,7 @@ import { ledger } from '../../src/infra/ledger/index.js';
 import { eraOverrides, SPONSOR_ERAS, startSponsorApp, type SponsorApp } from '../fixtures/dust/sponsor-app.js';
 import { freshUser, fundViaFaucet, transferFrom } from '../fixtures/dust/user-tx.js';
 import { TEST_KEY } from '../helpers/app.js';
-import { devProvingProvider } from '../../src/features/proving/worker/providers.js';
+import { devProvingProvider } from '../../src/infra/prover/worker/providers.js';
 
 
 const INCLUDED = `subscription($offset: BlockOffset) { blocks(offset: $offset) { height transactions { hash } } }`;

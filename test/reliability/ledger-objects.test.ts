@@ -21,10 +21,10 @@ import { NetworkDustSync, type SyncStatus } from '../../src/features/sponsorship
 import { pricesWithin, replicaOf } from '../../src/features/sponsorship/worker/wallet-replica.js';
 import { pack, unpack, type TaskOutcome } from '../../src/infra/pool/tasks.js';
 import { sponsor, type SponsorArgs } from '../../src/features/sponsorship/worker/sponsor.js';
-import { devProvingProvider } from '../../src/features/proving/worker/providers.js';
-import { prove } from '../../workers/prove.js';
-import { check } from '../../workers/check.js';
-import { k } from '../../workers/k.js';
+import { devProvingProvider } from '../../src/infra/prover/worker/providers.js';
+import { prove } from '../../src/features/proving/worker/tasks/prove.js';
+import { check } from '../../src/features/proving/worker/tasks/check.js';
+import { k } from '../../src/features/proving/worker/tasks/k.js';
 
 /** Runs `body` and answers what it left alive, by class and, when any, by the line that made it. */
 async function leftBehind(body: () => Promise<void>): Promise<{ growth: Record<string, number>; sites: string[] }> {

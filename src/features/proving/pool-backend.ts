@@ -1,9 +1,9 @@
 /**
  * The in-process backends, `wasm` and `dev`: requests run as tasks on the shared worker pool
- * (workers/prove.ts, check.ts, k.ts). The request body is moved to the worker, not copied, when
+ * (features/proving/worker/tasks/prove.ts, check.ts, k.ts). The request body is moved to the worker, not copied, when
  * the request owns its buffer.
  *
- * `dev` serves mock-shaped proofs (src/features/proving/worker/dev-proofs.ts) and is only ever configured for a
+ * `dev` serves mock-shaped proofs (src/infra/prover/worker/dev-proofs.ts) and is only ever configured for a
  * network served by the embedded devnet (src/core/config/index.ts refuses anything else).
  *
  * Both prove V2 preimages only, on either ledger era: the ledger packages read no other version,

@@ -10,7 +10,7 @@
  * Error (structured-cloned by piscina) would not.
  *
  * Adding a task (e.g. sponsorship's `balance`), without touching this file:
- *   1. `workers/balance.ts` exports `balance = defineTask<'balance'>(async (args, data, shared, port) => …)`;
+ *   1. `features/sponsorship/worker/tasks/balance.ts` exports `balance = defineTask<'balance'>(async (args, data, shared, port) => …)`;
  *   2. `workers/index.ts` re-exports it;
  *   3. declare it, next to its argument types (TaskMap is an interface: module augmentation adds to it):
  *        declare module './tasks.js' {
@@ -18,7 +18,7 @@
  *        }
  *   4. call `ctx.component<WorkerPoolComponent>('worker-pool')!.run('balance', { args, data, shared, port }, { signal })`.
  * A task that proves a whole transaction gets its ledger `ProvingProvider` from
- * `provingProviderFor` (src/features/proving/worker/providers.ts): dev and wasm run in the worker; upstream and
+ * `provingProviderFor` (src/infra/prover/worker/providers.ts): dev and wasm run in the worker; upstream and
  * native answer through a proving port the caller opens with `provingPort(backend, signal)`.
  */
 import type { MessagePort } from 'node:worker_threads';

@@ -8,7 +8,7 @@
  *   upstream  a real proof server over HTTP (upstream-backend.ts)
  *   native    nightgate's own supervised midnight-proof-server, then upstream (native-backend.ts)
  *   wasm/dev  zkir-v2 / mock-shaped proofs in the worker pool (pool-backend.ts; the workers hold
- *             them as ledger `ProvingProvider`s: src/features/proving/worker/providers.ts)
+ *             them as ledger `ProvingProvider`s: src/infra/prover/worker/providers.ts)
  *
  * A body of a version nightgate does not read (a V3 preimage, a ZKIR v3 circuit) goes to the proof
  * server backends unchanged; the in-process ones refuse it (`inProcessVersions`).

@@ -2,7 +2,7 @@
  * The main-thread half of a proving port: lets a worker task that proves a whole transaction
  * (sponsorship: `tx.prove(provider, costModel)` on the merged transaction) reach the backends that
  * live on the main thread — `upstream` and `native` own undici pools and a child process, which a
- * worker must not duplicate. The worker half is src/features/proving/worker/remote-prover.ts.
+ * worker must not duplicate. The worker half is src/infra/prover/worker/remote-prover.ts.
  *
  *   const { port, close } = provingPort(prover.backend(network), ctx.signal);
  *   try { await pool.run('balance', { args, data, port }, { signal: ctx.signal }); } finally { close(); }

@@ -15,7 +15,7 @@ import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { TAG, UnreadableVersion, parseProveRequest } from '../../../src/features/proving/wire.js';
-import { devProof } from '../../../src/features/proving/worker/dev-proofs.js';
+import { devProof } from '../../../src/infra/prover/worker/dev-proofs.js';
 
 /**
  * ok: proofs; hold: keep every compute request open until `release()`; busy429 / busy503: queue

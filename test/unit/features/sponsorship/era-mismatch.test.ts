@@ -10,7 +10,7 @@ import { DustAllocatorTable } from '../../../../src/features/sponsorship/allocat
 import { SharedSnapshot } from '../../../../src/features/sponsorship/allocator/shared-snapshot.js';
 import { encodeWalletState } from '../../../../src/features/sponsorship/wallets/wallet-state.js';
 import { sponsor, type SponsorArgs } from '../../../../src/features/sponsorship/worker/sponsor.js';
-import { devProvingProvider } from '../../../../src/features/proving/worker/providers.js';
+import { devProvingProvider } from '../../../../src/infra/prover/worker/providers.js';
 
 function snapshotOf(era: Era): SharedSnapshot {
   const L = ledger(era);

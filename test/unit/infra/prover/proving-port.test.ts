@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { request } from 'undici';
 import { provingPort } from '../../../../src/infra/prover/proving-port.js';
 import { UpstreamBackend } from '../../../../src/features/proving/upstream-backend.js';
-import { remoteProvingProvider } from '../../../../src/features/proving/worker/remote-prover.js';
+import { remoteProvingProvider } from '../../../../src/infra/prover/worker/remote-prover.js';
 import { startStandIn } from '../../../fixtures/prover/stand-in.js';
 import { ERAS, ledgerOf, preimagesOf, shieldedTx } from '../../../fixtures/prover/samples.js';
 

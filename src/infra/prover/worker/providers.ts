@@ -16,8 +16,8 @@ import type { MessagePort } from 'node:worker_threads';
 import type { ProverBackendName } from '../../../core/config/index.js';
 import { builtinCircuit, builtinIr, builtinProvingKeys, kzgParams, notProvisioned, type ProvingKeys } from '../../../../native/key-material.js';
 import { devProof } from './dev-proofs.js';
-import { DEFAULT_ERA, provingProvider, release, type Era, type L as LT } from '../../../infra/ledger/index.js';
-import { loadZkir } from '../../../infra/pool/worker/ledger.js';
+import { DEFAULT_ERA, provingProvider, release, type Era, type L as LT } from '../../ledger/index.js';
+import { loadZkir } from '../../pool/worker/ledger.js';
 import { remoteProvingProvider } from './remote-prover.js';
 
 export type ProvingProvider = LT.ProvingProvider;

@@ -1,7 +1,7 @@
 /** Task `poolAddresses`: the NIGHT and DUST addresses of each server wallet (packages/ledger/src/wallet-keys.ts), and NIGHT's token type. */
-import { dustSeedOf, encodeDustAddress, encodeUnshieldedAddress, nightSecretOf, ledger, release as freeLedger } from '../src/infra/ledger/index.js';
-import type { WalletAddress } from '../src/features/sponsorship/common/pool-task.js';
-import { defineTask } from '../src/infra/pool/worker/task.js';
+import { dustSeedOf, encodeDustAddress, encodeUnshieldedAddress, nightSecretOf, ledger, release as freeLedger } from '../../../../infra/ledger/index.js';
+import type { WalletAddress } from '../../common/pool-task.js';
+import { defineTask } from '../../../../infra/pool/worker/task.js';
 
 export const poolAddresses = defineTask<'poolAddresses'>(async (args): Promise<{ nightToken: string; wallets: WalletAddress[] }> => {
   const L = ledger(args.era);

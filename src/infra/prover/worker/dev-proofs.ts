@@ -11,8 +11,8 @@
  * neither can the dev backend: a contract circuit gets DEV_PROVER_UNSUPPORTED_CIRCUIT.
  */
 import { GatewayError } from '../../../core/errors.js';
-import { DEFAULT_ERA, type Era, type L as LT } from '../../../infra/ledger/index.js';
-import { L as ledgerOf } from '../../../infra/pool/worker/ledger.js';
+import { DEFAULT_ERA, type Era, type L as LT } from '../../ledger/index.js';
+import { L as ledgerOf } from '../../pool/worker/ledger.js';
 
 const NET = 'undeployed';
 export const ZSWAP_SPEND = 'midnight/zswap/spend';

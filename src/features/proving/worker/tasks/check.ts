@@ -1,8 +1,8 @@
 /** Task `check`: a proof-server `/check` body of a network of either ledger era in, `midnight:vec(option(u64)):` bytes out (dev or wasm backend). */
-import { encodeCheckResult, parseCheckRequest, slice, unversionedPreimage } from '../src/features/proving/wire.js';
-import { decode } from '../src/features/proving/worker/request.js';
-import { provingProviderFor } from '../src/features/proving/worker/providers.js';
-import { defineTask, requireData } from '../src/infra/pool/worker/task.js';
+import { encodeCheckResult, parseCheckRequest, slice, unversionedPreimage } from '../../wire.js';
+import { decode } from '../request.js';
+import { provingProviderFor } from '../../../../infra/prover/worker/providers.js';
+import { defineTask, requireData } from '../../../../infra/pool/worker/task.js';
 
 export const check = defineTask<'check'>(async (args, data) => {
   const body = requireData(data);

@@ -6,9 +6,9 @@
  * transaction create about three DUST-generating outputs (LEDGER.md, "An embedded ledger": limits met). The fee is
  * added by the ordinary sponsorship path, like any user's.
  */
-import { GatewayError } from '../src/core/errors.js';
-import { nightSecretOf, ledger, signOffer, release as freeLedger } from '../src/infra/ledger/index.js';
-import { defineTask } from '../src/infra/pool/worker/task.js';
+import { GatewayError } from '../../../../core/errors.js';
+import { nightSecretOf, ledger, signOffer, release as freeLedger } from '../../../../infra/ledger/index.js';
+import { defineTask } from '../../../../infra/pool/worker/task.js';
 
 /** The segment `Transaction.fromParts` puts its one intent in. */
 const SEGMENT = 1;

@@ -3,12 +3,12 @@
  * prove it through the network's backend — in-process (dev, wasm) or, for upstream and native,
  * through the proving port to the main thread's backend.
  */
-import { GatewayError } from '../src/core/errors.js';
-import { InFlightReservations } from '../src/features/sponsorship/allocator/in-flight.js';
-import type { BalanceResult } from '../src/features/sponsorship/common/balance-task.js';
-import { provingProviderFor } from '../src/features/proving/worker/providers.js';
-import { sponsor } from '../src/features/sponsorship/worker/sponsor.js';
-import { defineTask, requireData } from '../src/infra/pool/worker/task.js';
+import { GatewayError } from '../../../../core/errors.js';
+import { InFlightReservations } from '../../allocator/in-flight.js';
+import type { BalanceResult } from '../../common/balance-task.js';
+import { provingProviderFor } from '../../../../infra/prover/worker/providers.js';
+import { sponsor } from '../sponsor.js';
+import { defineTask, requireData } from '../../../../infra/pool/worker/task.js';
 
 export const balance = defineTask<'balance'>(async (args, data, shared, port): Promise<BalanceResult> => {
   const body = requireData(data);

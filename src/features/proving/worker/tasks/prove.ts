@@ -1,9 +1,9 @@
 /** Task `prove`: a proof-server `/prove` body of a network of either ledger era in, `midnight:proof-versioned:` bytes out (dev or wasm backend). */
-import { GatewayError } from '../src/core/errors.js';
-import { hasTag, parseProveRequest, slice, unversionedPreimage } from '../src/features/proving/wire.js';
-import { decode } from '../src/features/proving/worker/request.js';
-import { provingProviderFor, type Supplied } from '../src/features/proving/worker/providers.js';
-import { defineTask, requireData } from '../src/infra/pool/worker/task.js';
+import { GatewayError } from '../../../../core/errors.js';
+import { hasTag, parseProveRequest, slice, unversionedPreimage } from '../../wire.js';
+import { decode } from '../request.js';
+import { provingProviderFor, type Supplied } from '../../../../infra/prover/worker/providers.js';
+import { defineTask, requireData } from '../../../../infra/pool/worker/task.js';
 
 export const prove = defineTask<'prove'>(async (args, data) => {
   const body = requireData(data);

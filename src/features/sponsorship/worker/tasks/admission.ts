@@ -5,10 +5,10 @@
  * `readForAdmission`). It reserves nothing and waits on nothing: the checks that wait on the
  * network are the main thread's, made with no worker thread held.
  */
-import { GatewayError } from '../src/core/errors.js';
-import type { AdmissionResult } from '../src/features/sponsorship/common/balance-task.js';
-import { readForAdmission } from '../src/features/sponsorship/worker/sponsor.js';
-import { defineTask, requireData } from '../src/infra/pool/worker/task.js';
+import { GatewayError } from '../../../../core/errors.js';
+import type { AdmissionResult } from '../../common/balance-task.js';
+import { readForAdmission } from '../sponsor.js';
+import { defineTask, requireData } from '../../../../infra/pool/worker/task.js';
 
 export const admission = defineTask<'admission'>(async (args, data, shared): Promise<AdmissionResult> => {
   const body = requireData(data);

@@ -8,9 +8,9 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import { GatewayError } from '../../../core/errors.js';
-import { provingProvider, type Era, type L as LT } from '../../../infra/ledger/index.js';
-import { transferListFor, type ProvingReply, type ProvingRequest } from '../../../infra/pool/tasks.js';
-import { L as ledgerOf } from '../../../infra/pool/worker/ledger.js';
+import { provingProvider, type Era, type L as LT } from '../../ledger/index.js';
+import { transferListFor, type ProvingReply, type ProvingRequest } from '../../pool/tasks.js';
+import { L as ledgerOf } from '../../pool/worker/ledger.js';
 
 export function remoteProvingProvider(port: MessagePort, era: Era): LT.ProvingProvider {
   const L = ledgerOf(era);

@@ -4,10 +4,10 @@
  * (Compact 0.36 and later) has no in-process reader on the registry: the routes answer it 400
  * before it gets here (src/features/proving/routes.ts) and send it to a proof server 9 unchanged.
  */
-import { GatewayError } from '../src/core/errors.js';
-import { release } from '../src/infra/ledger/index.js';
-import { loadZkir } from '../src/infra/pool/worker/ledger.js';
-import { defineTask, requireData } from '../src/infra/pool/worker/task.js';
+import { GatewayError } from '../../../../core/errors.js';
+import { release } from '../../../../infra/ledger/index.js';
+import { loadZkir } from '../../../../infra/pool/worker/ledger.js';
+import { defineTask, requireData } from '../../../../infra/pool/worker/task.js';
 
 export const k = defineTask<'k'>(async (_args, data) => {
   const ir = requireData(data);
