@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { request } from 'undici';
 import { createProverModule, WORKER_POOL } from '../../src/features/proving/index.js';
 import { WorkerPool } from '../../src/infra/pool/worker-pool.js';
-import { hasTag } from '../../src/features/proving/wire.js';
+import { hasTag } from '../../src/features/proving/wire/wire.js';
 import { startApp, TEST_KEY } from '../helpers/app.js';
 import { hanging } from '../fixtures/prover/hang-signal.js';
 import { held, releaseHeld } from '../fixtures/prover/held-signal.js';

@@ -16,7 +16,7 @@ import { ManualClock } from '../../src/core/clock.js';
 import { mountProver, PROVER_COMPONENT, type ProverComponent } from '../../src/features/proving/index.js';
 import type { NativeBackend } from '../../src/features/proving/native-backend.js';
 import { PROOF_VERSIONS_REUSE_MS } from '../../src/features/proving/upstream-backend.js';
-import { TAG } from '../../src/features/proving/wire.js';
+import { TAG } from '../../src/features/proving/wire/wire.js';
 import { startApp, TEST_KEY, type TestApp } from '../helpers/app.js';
 import { upstreamConfig } from '../fixtures/prover/apps.js';
 import { checkBody, proveBody } from '../fixtures/prover/samples.js';

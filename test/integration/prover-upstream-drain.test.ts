@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import { provingPort } from '../../src/infra/prover/proving-port.js';
 import type { ProvingReply } from '../../src/infra/pool/tasks.js';
 import { UpstreamBackend } from '../../src/features/proving/upstream-backend.js';
-import { hasTag } from '../../src/features/proving/wire.js';
+import { hasTag } from '../../src/features/proving/wire/wire.js';
 import { checkBody, proveBody } from '../fixtures/prover/samples.js';
 import { ProofServerStub } from '../reliability/helpers/proof-server-stub.js';
 

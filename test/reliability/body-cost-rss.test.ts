@@ -14,7 +14,7 @@ import { connect } from 'node:net';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { runCli } from '../helpers/spawn.js';
 import { ledgerOf, midnightFile, outputPreimage, proveBody } from '../fixtures/prover/samples.js';
-import { parseProveRequest } from '../../src/features/proving/wire.js';
+import { parseProveRequest } from '../../src/features/proving/wire/wire.js';
 import type { BodyBudgetStats } from '../../src/core/pipeline/body-budget.js';
 
 const MiB = 2 ** 20;

@@ -19,7 +19,7 @@ import { DEFAULT_ERA, ledger, type Era } from '../../src/infra/ledger/index.js';
 import { ManualClock } from '../../src/core/clock.js';
 import { SponsoredSchema } from '../../src/features/sponsorship/routes.js';
 import { ERRORS, type ErrorCode } from '../../src/core/errors.js';
-import { TAG } from '../../src/features/proving/wire.js';
+import { TAG } from '../../src/features/proving/wire/wire.js';
 import { devProvingProvider } from '../../src/infra/prover/worker/providers.js';
 import { checkBody, proveBody, midnightFile } from '../fixtures/prover/samples.js';
 import { eraOverrides, SPONSOR_ERAS } from '../fixtures/dust/sponsor-app.js';

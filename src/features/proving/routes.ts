@@ -26,7 +26,7 @@ import type { ProverBackend, Relayed } from '../../infra/prover/backend.js';
 import { WORKER_BODY_COST } from '../../core/pipeline/body-budget.js';
 import type { ProofCounters } from './metrics.js';
 import type { ProofResults } from './proof-results.js';
-import { UnreadableVersion, WireError, checkIrSource, parseCheckRequest, parseProveRequest, type PreimageInfo } from './wire.js';
+import { UnreadableVersion, WireError, checkIrSource, parseCheckRequest, parseProveRequest, type PreimageInfo } from './wire/wire.js';
 import { clip } from '../../core/log/log.js';
 
 export interface ProverRoutesDeps {

@@ -30,7 +30,7 @@ import { GatewayError, isGatewayError } from '../../core/errors.js';
 import { TEXT_TYPE, type CallOptions, type ProverBackend, type ProvingQueue, type Relayed } from '../../infra/prover/backend.js';
 import { Slots } from '../../infra/pool/slots.js';
 import { redactUrl } from '../../core/log/url-redaction.js';
-import { hasTag } from './wire.js';
+import { hasTag } from './wire/wire.js';
 
 export interface UpstreamOptions {
   url: string;

@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { TAG, UnreadableVersion, parseProveRequest } from '../../../src/features/proving/wire.js';
+import { TAG, UnreadableVersion, parseProveRequest } from '../../../src/features/proving/wire/wire.js';
 import { devProof } from '../../../src/infra/prover/worker/dev-proofs.js';
 
 /**

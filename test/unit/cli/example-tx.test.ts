@@ -5,7 +5,7 @@ import { ExampleTxError, exampleTransaction, isExampleKind, parseLedgerFlag } fr
 import { ERAS, eraOfBytes, ledger, release } from '../../../src/infra/ledger/index.js';
 import { devnetTestAccount } from '../../../packages/devnet/src/test-accounts.js';
 import { encodeUnshieldedAddress } from '../../../packages/ledger/src/address.js';
-import { parseProveRequest, versionedPreimage } from '../../../src/features/proving/wire.js';
+import { parseProveRequest, versionedPreimage } from '../../../src/features/proving/wire/wire.js';
 
 t.test('the kinds', async (t) => {
   for (const k of ['unproven', 'proven', 'finalized', 'prove-payload']) t.ok(isExampleKind(k), k);

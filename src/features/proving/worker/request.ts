@@ -1,12 +1,12 @@
 /**
  * Decoding a proof-server request inside a worker: the same boundary walk as the main thread
- * (src/features/proving/wire.ts), then the ledger's own parse of the preimage, so nothing reaches a prover
+ * (src/features/proving/wire/wire.ts), then the ledger's own parse of the preimage, so nothing reaches a prover
  * that the network's ledger would not accept as a `PreProof`. The body itself does not say its
  * era: both eras build `/prove` and `/check` bodies with the same tags and preimage version, so
  * the era is the network's, given with the task.
  */
 import { GatewayError } from '../../../core/errors.js';
-import { WireError, versionedPreimage, type PreimageInfo } from '../wire.js';
+import { WireError, versionedPreimage, type PreimageInfo } from '../wire/wire.js';
 import { release, type Era } from '../../../infra/ledger/index.js';
 import { L } from '../../../infra/pool/worker/ledger.js';
 

@@ -1,7 +1,7 @@
 import t from 'tap';
 import fc from 'fast-check';
-import { Reader, WireError, encodeCompact } from '../../../../src/features/proving/compact.js';
-import { TAG, checkIrSource, encodeCheckResult, parseCheckRequest, parseProveRequest, slice, unversionedPreimage, versionedPreimage } from '../../../../src/features/proving/wire.js';
+import { Reader, WireError, encodeCompact } from '../../../../src/features/proving/wire/compact.js';
+import { TAG, checkIrSource, encodeCheckResult, parseCheckRequest, parseProveRequest, slice, unversionedPreimage, versionedPreimage } from '../../../../src/features/proving/wire/wire.js';
 import { ERAS, contractCallPreimage, ledgerOf, outputPreimage, preimagesOf, shieldedTx, midnightFile } from '../../../fixtures/prover/samples.js';
 
 for (const era of ERAS) t.test(`ledger ${era}`, async (t) => {

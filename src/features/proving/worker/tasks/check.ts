@@ -1,5 +1,5 @@
 /** Task `check`: a proof-server `/check` body of a network of either ledger era in, `midnight:vec(option(u64)):` bytes out (dev or wasm backend). */
-import { encodeCheckResult, parseCheckRequest, slice, unversionedPreimage } from '../../wire.js';
+import { encodeCheckResult, parseCheckRequest, slice, unversionedPreimage } from '../../wire/wire.js';
 import { decode } from '../request.js';
 import { provingProviderFor } from '../../../../infra/prover/worker/providers.js';
 import { defineTask, requireData } from '../../../../infra/pool/worker/task.js';

@@ -1,6 +1,6 @@
 /** Task `prove`: a proof-server `/prove` body of a network of either ledger era in, `midnight:proof-versioned:` bytes out (dev or wasm backend). */
 import { GatewayError } from '../../../../core/errors.js';
-import { hasTag, parseProveRequest, slice, unversionedPreimage } from '../../wire.js';
+import { hasTag, parseProveRequest, slice, unversionedPreimage } from '../../wire/wire.js';
 import { decode } from '../request.js';
 import { provingProviderFor, type Supplied } from '../../../../infra/prover/worker/providers.js';
 import { defineTask, requireData } from '../../../../infra/pool/worker/task.js';
