@@ -7,7 +7,7 @@ import type { DevnetNetworkInfo } from '@nightgate/devnet';
 import { systemClock, type Clock } from './core/clock.js';
 import { NETWORKS, isEmbedded, redactedConfig, type Config, type NetworkName } from './core/config/index.js';
 import { GatewayError } from './core/errors.js';
-import type { AppContext, Component, ComponentHealth, MetricsCollector, Module } from './infra/app-context.js';
+import type { AppContext, Component, ComponentHealth, MetricsCollector, Module, WorkerModules } from './infra/app-context.js';
 import { HttpServer, type TopicRoute } from './core/http/server.js';
 import { loadUws } from './core/http/uws.js';
 import type { RouteDef } from './core/http/route.js';
@@ -28,8 +28,8 @@ import { metricsRoute } from './infra/metrics/route.js';
 import { metricsListener, type MetricsListener } from './infra/metrics/listener.js';
 import { collectServer } from './infra/metrics/server-gauges.js';
 import { collectStats, mountStats } from './features/stats/index.js';
-import { collectProving, loadSharedStores as provingStores, mountProver } from './features/proving/index.js';
-import { collectSponsorship, collectUsage, loadSharedStores as sponsorshipStores, mountSponsorship } from './features/sponsorship/index.js';
+import { PROVING_TASKS, collectProving, loadSharedStores as provingStores, mountProver } from './features/proving/index.js';
+import { SPONSORSHIP_TASKS, collectSponsorship, collectUsage, loadSharedStores as sponsorshipStores, mountSponsorship } from './features/sponsorship/index.js';
 import { devnetSponsorSeeds } from '@nightgate/devnet/sponsor-seeds';
 import { configuredWallets } from './infra/ledger/server-wallets.js';
 import { legacyWalletKeys, type WalletKeys } from './infra/ledger/index.js';
@@ -76,6 +76,9 @@ export interface App {
 const FEATURE_METRICS: readonly MetricsCollector[] = [collectStats, collectProving, collectSponsorship, collectUsage];
 
 const DEFAULT_MODULES: readonly Module[] = [mountStats, mountProver, mountSponsorship];
+
+/** The worker pool's code: every thread loads the ledgers first (workers/), then each feature's tasks as they come. */
+const WORKERS: WorkerModules = { entry: new URL('../workers/index.js', import.meta.url), tasks: { ...PROVING_TASKS, ...SPONSORSHIP_TASKS } };
 
 export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}): Promise<App> {
   const logOutput = opts.logOutput ?? (opts.logger ? undefined : new BoundedOutput({ fd: 1, maxBytes: config.log.bufferBytes, maxBytesPerSecond: config.log.maxBytesPerSecond }));
@@ -199,6 +202,7 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     metrics,
     keys,
     state: shared,
+    workers: WORKERS,
     addRoutes: (defs) => {
       for (const r of defs) {
         routes.push(r);

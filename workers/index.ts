@@ -1,15 +1,11 @@
 /**
- * The one worker entry of the pool. piscina picks a task by its export name (`run(…, { name })`),
- * so each task lives in its own file and is re-exported here. Importing this file loads the
- * ledgers of the thread's eras once (lib/ledger.ts).
- *
- * To add a task: write `workers/<name>.ts` exporting `<name> = defineTask<'<name>'>(…)`, re-export
- * it below, and declare its arguments and result by augmenting `TaskMap` (see src/infra/pool/tasks.ts).
+ * The worker pool's thread entry: each thread loads it as it starts, before its first task, so
+ * that no request pays for a load: the ledgers of the eras the pool names
+ * (src/infra/pool/worker/ledger.ts), then the task modules the app handed the pool
+ * (src/infra/pool/worker/modules.ts). It names no task: each feature's tasks live in the feature.
  */
-export { prove } from '../src/features/proving/worker/tasks/prove.js';
-export { check } from '../src/features/proving/worker/tasks/check.js';
-export { k } from '../src/features/proving/worker/tasks/k.js';
-export { admission } from '../src/features/sponsorship/worker/tasks/admission.js';
-export { balance } from '../src/features/sponsorship/worker/tasks/balance.js';
-export { poolAddresses } from '../src/features/sponsorship/worker/tasks/pool-addresses.js';
-export { poolSplit } from '../src/features/sponsorship/worker/tasks/pool-split.js';
+import '../src/infra/pool/worker/ledger.js';
+import '../src/infra/pool/worker/modules.js';
+
+/** piscina preloads an entry by looking up its handler (the default export): this one does nothing. */
+export default function entry(): void {}

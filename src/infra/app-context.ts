@@ -69,6 +69,8 @@ export interface AppContext {
   readonly keys: KeyStore;
   /** The state shared with other instances through Redis (`state.redisUrl`); undefined: this process alone. */
   readonly state?: SharedState | undefined;
+  /** What the worker pool runs: the thread entry and each feature's task modules. */
+  readonly workers: WorkerModules;
   addRoutes(routes: readonly RouteDef[]): void;
   addTopic(topic: TopicRoute): void;
   publish(topic: string, message: string): void;
@@ -78,6 +80,14 @@ export interface AppContext {
 }
 
 export type Module = (ctx: AppContext) => void | Promise<void>;
+
+/** The worker pool's code, as the app hands it over: the pool itself knows no task. */
+export interface WorkerModules {
+  /** Loaded by each thread as it starts. */
+  readonly entry: URL;
+  /** Task name → its module (infra/pool/tasks.ts `TaskModules`). */
+  readonly tasks: { readonly [task: string]: URL | undefined };
+}
 
 /**
  * A feature's /metrics series: registers them on `ctx.metrics` once and sets them at each scrape

@@ -158,7 +158,7 @@ function refusal(from: string, to: string): string | undefined {
   if (b.startsWith('package:')) return 'a package is imported by its name, not by a path';
   if (a === 'app' && b.startsWith('feature:') && !/^src\/features\/[^/]+\/index\.ts$/.test(to)) return 'the app enters a feature by its front door (index.ts)';
   if (a === 'app' || a === 'other') return undefined;
-  if (a === 'workers') return b === 'app' || b === 'client' ? 'a worker entry reaches features, infra and core only' : undefined;
+  if (a === 'workers') return b === 'infra' || b === 'core' ? undefined : 'the worker entry names no task: it reaches infra and core only';
   // The error catalogue is part of the API the client speaks; it is packed with it.
   if (a === 'client') return to === 'src/core/errors.ts' ? undefined : 'the client stands alone (it is packed on its own)';
   if (a === 'native') return b === 'core' ? undefined : 'native/ uses core only';

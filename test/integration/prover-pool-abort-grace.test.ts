@@ -6,6 +6,7 @@ import { once } from 'node:events';
 import { pino } from 'pino';
 import t, { type Test } from 'tap';
 import { WorkerPool, type GraceTimers } from '../../src/infra/pool/worker-pool.js';
+import { withProve } from '../fixtures/prover/pool-modules.js';
 import { isGatewayError } from '../../src/core/errors.js';
 import { preimageAt, proveBody } from '../fixtures/prover/samples.js';
 import { hanging as started } from '../fixtures/prover/hang-signal.js';
@@ -32,7 +33,7 @@ class HandTimers implements GraceTimers {
 }
 
 async function poolWith(t: Test, abortGraceMs: number, timers?: GraceTimers): Promise<WorkerPool> {
-  const pool = new WorkerPool({ threads: 1, maxQueue: 1, logger: pino({ level: 'silent' }), filename: workerEntry, abortGraceMs, ...(timers ? { timers } : {}) });
+  const pool = new WorkerPool({ threads: 1, maxQueue: 1, logger: pino({ level: 'silent' }), ...withProve(workerEntry), abortGraceMs, ...(timers ? { timers } : {}) });
   t.teardown(() => pool.close());
   // A first task: the thread is up and has loaded everything.
   await pool.run('prove', { args: ARGS, data: proveBody(undefined, 1n) });

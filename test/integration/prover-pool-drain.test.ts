@@ -8,6 +8,7 @@ import { pino } from 'pino';
 import { request } from 'undici';
 import { createProverModule, WORKER_POOL } from '../../src/features/proving/index.js';
 import { WorkerPool } from '../../src/infra/pool/worker-pool.js';
+import { withProve } from '../fixtures/prover/pool-modules.js';
 import { hasTag } from '../../src/features/proving/wire/wire.js';
 import { startApp, TEST_KEY } from '../helpers/app.js';
 import { hanging } from '../fixtures/prover/hang-signal.js';
@@ -22,7 +23,7 @@ const REFUSED = { code: 'SHUTTING_DOWN', status: 503, message: 'The server is sh
 const WORK = { work: 'the proof' };
 
 t.test('drain: queued tasks are refused at once, new ones too, running ones complete', async (t) => {
-  const pool = new WorkerPool({ threads: 2, maxQueue: 4, logger: pino({ level: 'silent' }), filename });
+  const pool = new WorkerPool({ threads: 2, maxQueue: 4, logger: pino({ level: 'silent' }), ...withProve(filename) });
   t.teardown(() => pool.close());
   const gate = new SharedArrayBuffer(4);
   const bothHeld = held(pool.threads, 2);
@@ -43,7 +44,7 @@ t.test('drain: queued tasks are refused at once, new ones too, running ones comp
 });
 
 t.test('drain with nothing queued refuses only what comes later', async (t) => {
-  const pool = new WorkerPool({ threads: 1, maxQueue: 1, logger: pino({ level: 'silent' }), filename });
+  const pool = new WorkerPool({ threads: 1, maxQueue: 1, logger: pino({ level: 'silent' }), ...withProve(filename) });
   t.teardown(() => pool.close());
   t.ok(hasTag(await pool.run('prove', { args: ARGS, data: proveBody(undefined, 7n) }), 'proof'), 'served before the drain');
   pool.drain();
@@ -53,7 +54,7 @@ t.test('drain with nothing queued refuses only what comes later', async (t) => {
 t.test('app.close(): a /prove waiting for the pool is answered 503 at once; the running one is not cut short by it', async (t) => {
   // `test/hang` blocks its thread until the task is ended (test-only entry).
   const workerEntry = new URL('../fixtures/prover/worker-entry.ts', import.meta.url);
-  const s = await startApp({ prover: { threads: 1, queueSize: 2 }, server: { shutdownTimeoutMs: 60_000 } }, { modules: [createProverModule({ workerEntry })] });
+  const s = await startApp({ prover: { threads: 1, queueSize: 2 }, server: { shutdownTimeoutMs: 60_000 } }, { modules: [createProverModule({ tasks: { prove: workerEntry } })] });
   t.teardown(() => s.close());
   const pool = s.app.context.component<WorkerPool>(WORKER_POOL)!;
   const spy = spyOnPool(pool);

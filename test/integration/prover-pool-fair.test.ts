@@ -8,6 +8,7 @@
 import t from 'tap';
 import { pino } from 'pino';
 import { WorkerPool } from '../../src/infra/pool/worker-pool.js';
+import { withProve } from '../fixtures/prover/pool-modules.js';
 import { held, releaseHeld } from '../fixtures/prover/held-signal.js';
 import { proveBody } from '../fixtures/prover/samples.js';
 
@@ -19,7 +20,7 @@ const ARGS = { backend: 'dev', keyDir: '', era: 9 } as const;
 t.setTimeout(60_000);
 
 t.test("one key's queued tasks do not delay another key's task past the one running", async (t) => {
-  const pool = new WorkerPool({ threads: 1, maxQueue: 16, maxQueuePerKey: 8, logger: pino({ level: 'silent' }), filename });
+  const pool = new WorkerPool({ threads: 1, maxQueue: 16, maxQueuePerKey: 8, logger: pino({ level: 'silent' }), ...withProve(filename) });
   t.teardown(() => pool.close());
   const gate = new SharedArrayBuffer(4);
   const started: string[] = [];
@@ -37,7 +38,7 @@ t.test("one key's queued tasks do not delay another key's task past the one runn
 });
 
 t.test("a key's share of the queue: 503 KEY_QUEUE_FULL with Retry-After; other keys still queue; the queue's bound stays 503 QUEUE_FULL", async (t) => {
-  const pool = new WorkerPool({ threads: 1, maxQueue: 4, logger: pino({ level: 'silent' }), filename });
+  const pool = new WorkerPool({ threads: 1, maxQueue: 4, logger: pino({ level: 'silent' }), ...withProve(filename) });
   t.teardown(() => pool.close());
   t.equal(pool.health().maxQueuePerKey, 3, 'by default a key may have the whole queue waiting but an eighth of it (at least one place)');
   const gate = new SharedArrayBuffer(4);

@@ -13,7 +13,7 @@ const workerEntry = new URL('../fixtures/prover/worker-entry.ts', import.meta.ur
 const HEADERS = { 'x-api-key': TEST_KEY, 'content-type': 'application/octet-stream' };
 
 // One app for the file, one thread, a queue of one: each test leaves the pool with a fresh thread.
-const s = await startApp({ prover: { threads: 1, queueSize: 1 } }, { modules: [createProverModule({ workerEntry })] });
+const s = await startApp({ prover: { threads: 1, queueSize: 1 } }, { modules: [createProverModule({ tasks: { prove: workerEntry } })] });
 t.teardown(() => s.close());
 const pool = s.app.context.component<WorkerPool>(WORKER_POOL)!;
 const prover = s.app.context.component<ProverComponent>(PROVER_COMPONENT)!;

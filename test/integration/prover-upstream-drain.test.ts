@@ -8,7 +8,7 @@
 import t from 'tap';
 import { pino } from 'pino';
 import { provingPort } from '../../src/infra/prover/proving-port.js';
-import type { ProvingReply } from '../../src/infra/pool/tasks.js';
+import type { ProvingReply } from '../../src/infra/prover/proving-port.js';
 import { UpstreamBackend } from '../../src/features/proving/upstream-backend.js';
 import { hasTag } from '../../src/features/proving/wire/wire.js';
 import { checkBody, proveBody } from '../fixtures/prover/samples.js';

@@ -25,7 +25,7 @@ const logs = watchLogs('info');
 // preview: the dev backend on the pool (one thread, a queue of two); mainnet: the upstream stub.
 const s = await startApp(
   { prover: { threads: 1, queueSize: 2 }, networks: { mainnet: { prover: 'upstream', proverUrl: stub.url } } },
-  { modules: [createProverModule({ workerEntry })], logger: logs.logger },
+  { modules: [createProverModule({ tasks: { prove: workerEntry } })], logger: logs.logger },
 );
 t.teardown(() => s.close());
 const pool = s.app.context.component<WorkerPoolComponent>(WORKER_POOL) as WorkerPool;

@@ -26,7 +26,7 @@ const QUEUE = 4;
 const workerEntry = new URL('../fixtures/prover/worker-entry.ts', import.meta.url);
 const s = await startApp(
   { prover: { threads: 1, queueSize: QUEUE }, server: { proverBodyLimit: BODY, bodyLimit: MiB, bodyBytesPerClient: PER_KEY, bodyBytesInFlight: 2 * PER_KEY } },
-  { modules: [createProverModule({ workerEntry })] },
+  { modules: [createProverModule({ tasks: { prove: workerEntry } })] },
 );
 t.teardown(() => s.close());
 const pool = s.app.context.component<WorkerPoolComponent>(WORKER_POOL) as WorkerPool;

@@ -22,7 +22,7 @@ const stub = await ProofServerStub.start();
 t.teardown(() => stub.stop());
 const s = await startApp(
   { prover: { threads: 1, queueSize: QUEUE }, networks: { mainnet: { prover: 'upstream', proverUrl: stub.url } } },
-  { modules: [createProverModule({ workerEntry })] },
+  { modules: [createProverModule({ tasks: { prove: workerEntry } })] },
 );
 t.teardown(() => s.close());
 const pool = s.app.context.component<WorkerPoolComponent>(WORKER_POOL) as WorkerPool;

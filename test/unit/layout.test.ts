@@ -102,6 +102,8 @@ t.test('a planted break of each kind is caught', async (t) => {
   t.same(violations(planted({ 'src/infra/planted.ts': "import type { DevnetNetworkInfo } from '@nightgate/devnet';\n" })).map((v) => v.why), [onlyTheApp]);
   t.same(violations(planted({ 'src/features/sponsorship/planted.ts': "const { startDevnet } = await import('@nightgate/devnet');\n" })).map((v) => v.why), [onlyTheApp]);
   t.same(violations(planted({ 'workers/planted.ts': "import { devnetTestAccount } from '@nightgate/devnet/test-accounts';\n" })).map((v) => v.why), [onlyTheApp], 'no worker loads the devnet');
+  t.same(violations(planted({ 'workers/planted.ts': "export { prove } from '../src/features/proving/worker/tasks/prove.js';\n" })).map((v) => v.why), ['the worker entry names no task: it reaches infra and core only'], "a feature's task stays in its feature");
+  t.same(violations(planted({ 'src/infra/pool/planted.ts': "export const entry = new URL('../../../workers/index.js', import.meta.url);\n" })).map((v) => v.why), ['infra imports core only'], 'the pool is handed its entry');
   t.same(violations(planted({ 'src/cli/planted.ts': "import { devnetTestAccount } from '@nightgate/devnet/test-accounts';\n" }), manifests), [], 'the app may');
   t.same(violations(planted({ 'src/cli/planted.ts': "import { buildGenesis } from '@nightgate/devnet/chain';\n" }), manifests).map((v) => v.why), ['packages/devnet/package.json does not export ./chain']);
   t.same(violations(planted({ 'packages/devnet/src/planted.ts': "import { ManualClock } from '../../../src/core/clock.js';\n" })).map((v) => v.why), ['a package imports by path only its own files (another package by its name)']);

@@ -18,11 +18,13 @@ import { ProbeCache } from './probe-cache.js';
 import { proverRoutes } from './routes.js';
 import { UpstreamBackend } from './upstream-backend.js';
 import { WorkerPool } from '../../infra/pool/worker-pool.js';
+import type { TaskModules } from '../../infra/pool/tasks.js';
 import { PROVER_COMPONENT } from '../../infra/prover/component.js';
 import type { ProverComponent } from './component.js';
 
 export { WORKER_POOL, type WorkerPoolComponent, type WorkerPoolHealth, type RunOptions } from '../../infra/pool/worker-pool.js';
 export type { TaskMap, TaskName, TaskPayload, TaskResult } from '../../infra/pool/tasks.js';
+export { PROVING_TASKS } from './tasks.js';
 export type { ProverBackend } from '../../infra/prover/backend.js';
 export { provingPort, type ProvingPort } from '../../infra/prover/proving-port.js';
 
@@ -35,8 +37,8 @@ export type { ProverComponent } from './component.js';
 
 
 export interface ProverModuleOptions {
-  /** Worker entry override (tests use a fixture that re-exports the real tasks). */
-  workerEntry?: URL;
+  /** Task modules that replace the app's (tests point `prove` at a fixture that misbehaves on purpose). */
+  tasks?: TaskModules;
   /** Base directory for a relative `prover.nativeBinary` (default: the process's). */
   cwd?: string;
 }
@@ -109,7 +111,8 @@ export function createProverModule(opts: ProverModuleOptions = {}): Module {
       logger: ctx.logger.child({ module: 'worker-pool' }),
       devProver: dev,
       eager: dev || kinds.includes('wasm'),
-      ...(opts.workerEntry ? { filename: opts.workerEntry } : {}),
+      entry: ctx.workers.entry,
+      tasks: { ...ctx.workers.tasks, ...opts.tasks },
     });
     ctx.addComponent(pool);
     const backends = await buildBackends(ctx, pool, opts);

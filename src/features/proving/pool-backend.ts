@@ -15,7 +15,8 @@ import { PACKAGE } from '../../core/version.js';
 import { TEXT_TYPE, readyBody, type CallOptions, type ProverBackend, type ProvingQueue, type Relayed } from '../../infra/prover/backend.js';
 import { GatewayError } from '../../core/errors.js';
 import { DEFAULT_ERA } from '../../infra/ledger/index.js';
-import { transferListFor, type InProcessBackend, type TaskArgs, type TaskResult } from '../../infra/pool/tasks.js';
+import { transferListFor, type TaskArgs, type TaskResult } from '../../infra/pool/tasks.js';
+import type { InProcessBackend } from './tasks.js';
 import type { WorkerPool } from '../../infra/pool/worker-pool.js';
 
 export interface PoolBackendOptions {

@@ -35,6 +35,7 @@ import { SPONSORSHIP_COMPONENT, type SponsorshipComponent } from './component.js
 
 export { SPONSORSHIP_COMPONENT, type SponsorshipComponent } from './component.js';
 export { collectSponsorship } from './metrics.js';
+export { SPONSORSHIP_TASKS } from './tasks.js';
 export { collectUsage } from './policy/usage-component.js';
 // What `nightgate wallet` (src/cli/wallet.ts) reads and builds for a server wallet.
 export { LEDGER_PARAMETERS } from './common/queries.js';

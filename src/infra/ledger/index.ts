@@ -1,7 +1,7 @@
 /**
  * The product's entry to the ledger boundary: the API of `@nightgate/ledger` (packages/ledger, the
  * one place that imports the Midnight ledger packages), and the server-side registry of the era
- * each network runs (network-eras.ts). Code under src/ and workers/ imports the ledger from here.
+ * each network runs (network-eras.ts). Code under src/ imports the ledger from here.
  */
 export * from '@nightgate/ledger';
 export * from '@nightgate/ledger/address';

@@ -9,49 +9,29 @@
  * code — so a worker's failure keeps its code and message across the boundary, which a thrown
  * Error (structured-cloned by piscina) would not.
  *
- * Adding a task (e.g. sponsorship's `balance`), without touching this file:
- *   1. `features/sponsorship/worker/tasks/balance.ts` exports `balance = defineTask<'balance'>(async (args, data, shared, port) => …)`;
- *   2. `workers/index.ts` re-exports it;
- *   3. declare it, next to its argument types (TaskMap is an interface: module augmentation adds to it):
- *        declare module './tasks.js' {
+ * Adding a task, without touching this file:
+ *   1. the feature's `worker/tasks/<name>.ts` exports `<name> = defineTask<'<name>'>(async (args, data, shared, port) => …)`,
+ *      and its `worker/tasks/index.ts` re-exports it: piscina looks a task up by its export name;
+ *   2. declare it next to its argument types (TaskMap is an interface: module augmentation adds to it):
+ *        declare module '…/infra/pool/tasks.js' {
  *          interface TaskMap { balance: { args: BalanceArgs; result: BalanceResult } }
  *        }
+ *   3. name its module in the feature's task table (`tasksIn`), which the feature's index.ts
+ *      exports and the app hands to the pool;
  *   4. call `ctx.component<WorkerPoolComponent>('worker-pool')!.run('balance', { args, data, shared, port }, { signal })`.
  * A task that proves a whole transaction gets its ledger `ProvingProvider` from
  * `provingProviderFor` (src/infra/prover/worker/providers.ts): dev and wasm run in the worker; upstream and
  * native answer through a proving port the caller opens with `provingPort(backend, signal)`.
  */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { MessagePort } from 'node:worker_threads';
 import { Packr } from 'msgpackr';
 import type { ErrorCode } from '../../core/errors.js';
 import type { Era } from '../ledger/index.js';
 
-/** Which in-process prover a proving task uses (`upstream`/`native` never reach a worker). */
-export type InProcessBackend = 'dev' | 'wasm';
-
-export interface ProveArgs {
-  backend: InProcessBackend;
-  /** MIDNIGHT_PP-layout key directory (wasm); empty for dev. */
-  keyDir: string;
-  /** The ledger era of the request's network: the ledger that parses the preimage and mock-proves (dev). */
-  era: Era;
-}
-
-export interface CheckArgs {
-  backend: InProcessBackend;
-  keyDir: string;
-  era: Era;
-}
-
-/** Task name → its arguments (msgpackr) and its result. `data` carries the request body. Augmentable. */
-export interface TaskMap {
-  /** A proof-server `/prove` body → `midnight:proof-versioned:` bytes. */
-  prove: { args: ProveArgs; result: Uint8Array };
-  /** A proof-server `/check` body → `midnight:vec(option(u64)):` bytes. */
-  check: { args: CheckArgs; result: Uint8Array };
-  /** A tagged ZKIR source → its k. */
-  k: { args: Record<string, never>; result: number };
-}
+/** Task name → its arguments (msgpackr) and its result. `data` carries the request body. Each feature declares its own. */
+export interface TaskMap {}
 
 export type TaskName = keyof TaskMap;
 export type TaskArgs<K extends TaskName> = TaskMap[K]['args'];
@@ -75,23 +55,35 @@ export interface TaskInput {
   port: MessagePort | undefined;
 }
 
+/** Each task's worker module: the file whose export of the task's name runs it. */
+export type TaskModules = { readonly [K in TaskName]?: URL };
+
 /**
- * A worker asking the main thread's prover backend (upstream, native) for one proof or check,
- * over a proving port. The body is a proof-server request built by the era's ledger in the worker.
+ * The file a worker module URL names as it runs: the compiled `.js` from dist/, or the `.ts` source
+ * beside its name when only that exists (tap runs the sources through tsx, and worker threads
+ * inherit the loader).
  */
-export interface ProvingRequest {
-  id: number;
-  op: 'prove' | 'check';
-  body: Uint8Array;
+export function moduleFile(module: URL): string {
+  const path = fileURLToPath(module);
+  if (existsSync(path) || !path.endsWith('.js')) return path;
+  const source = path.slice(0, -3) + '.ts';
+  return existsSync(source) ? source : path;
 }
 
-/** A failure keeps its response headers (Retry-After of a busy proof server) across the thread boundary. */
-export type ProvingReply = { id: number; ok: true; bytes: Uint8Array } | { id: number; ok: false; code: ErrorCode; message: string; headers?: Record<string, string> };
+/**
+ * The task table of one worker module: `module` is its compiled path (`new URL('./x.js',
+ * import.meta.url)`); the pool runs the `.ts` beside it when only that exists (tests run the sources).
+ */
+export function tasksIn<K extends TaskName>(module: URL, names: readonly K[]): { readonly [P in K]: URL } {
+  return Object.fromEntries(names.map((n) => [n, module])) as { readonly [P in K]: URL };
+}
 
 /** What the pool tells each thread it starts (piscina's `workerData`). */
 export interface WorkerData {
   /** The ledger eras to load before the first task (src/infra/pool/worker/ledger.ts). */
   eras: Era[];
+  /** The task modules' files, loaded as the thread starts (src/infra/pool/worker/modules.ts). */
+  modules?: string[];
 }
 
 /** Posted by each worker once its ledgers are loaded (src/infra/pool/worker/ledger.ts). */

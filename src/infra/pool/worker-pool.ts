@@ -1,32 +1,25 @@
 /**
- * The worker pool: piscina behind a small typed facade, registered as the app component
- * `worker-pool` so every module that needs CPU work off the uWS thread (proving here, sponsorship
- * later) shares the same threads, each of which loads the ledger of each era it serves once.
+ * The worker pool: piscina behind a small typed facade, the app component `worker-pool`, whose
+ * threads every feature shares for CPU work off the uWS thread. It knows no task: the app hands it
+ * a thread entry (which loads each era's ledger once) and each task's module.
  *
- *  - bounded queue: at most `threads` tasks are handed to piscina, the rest wait in our own queue
- *    (slots.ts) of `maxQueue`; a full queue → 503 QUEUE_FULL with Retry-After;
- *  - fair across keys: a task names the API key it works for (`key`); each key waits in a queue of
- *    its own, and a freed thread goes to the waiting key that has had the least thread time so far
- *    (each task charged its task kind's recent mean time when it starts, corrected by its real time
- *    when it ends). A key may have `maxQueuePerKey` tasks waiting (by default all of the queue
- *    but an eighth); beyond, 503 KEY_QUEUE_FULL with Retry-After, so one key cannot fill the
- *    queue of all. Tasks that name no key share one;
- *  - no task waits on I/O: a task holds its thread until it settles, so work that must wait for
- *    the network (a sponsorship's input check and its key owner's webhook) is done on the main
- *    thread between tasks, never inside one;
- *  - abort: the caller's signal (the client leaving) removes a queued task at once. A running one
- *    gets `abortGraceMs` to finish (its result is then discarded, and the caller sees
- *    CLIENT_ABORTED); past that, its thread is ended and piscina starts a fresh one. Ending a
- *    thread costs the ledger loads in its successor and leaves native memory behind (soak before
- *    the grace period, 1d5d2cf: ≈ 90 MiB more with aborting clients), while most tasks here end
- *    within milliseconds — and a sponsorship
- *    on an upstream prover ends by itself once its proving port is closed. The task's slot (and
- *    whatever shared state it holds, e.g. a DUST reservation) is freed when the task has ended;
+ *  - bounded queue: at most `threads` tasks go to piscina, the rest wait in our queue (slots.ts)
+ *    of `maxQueue`; a full queue → 503 QUEUE_FULL with Retry-After;
+ *  - fair across keys: each key (`key`, the API key a task works for) waits in a queue of its own,
+ *    and a freed thread goes to the waiting key with the least thread time so far (a task is
+ *    charged its kind's recent mean time when it starts, corrected when it ends). A key may have
+ *    `maxQueuePerKey` tasks waiting (default: the queue but an eighth); beyond, 503 KEY_QUEUE_FULL
+ *    with Retry-After. Tasks that name no key share one;
+ *  - no task waits on I/O: work that waits for the network (a sponsorship's input check, its key
+ *    owner's webhook) runs on the main thread between tasks, never inside one;
+ *  - abort: the caller's signal removes a queued task at once. A running one gets `abortGraceMs`
+ *    to finish (its result discarded, CLIENT_ABORTED); past that its thread is ended and replaced,
+ *    which costs the ledger loads and leaves native memory behind (≈ 90 MiB more in a soak with
+ *    aborting clients and no grace), while most tasks end within milliseconds. The task's slot
+ *    (and what it holds, e.g. a DUST reservation) is freed when the task has ended;
  *  - crash: a thread that dies mid-task rejects that task with 500 WORKER_CRASHED and is replaced;
- *  - shutdown: `drain()` refuses every queued task and every new one with 503 SHUTTING_DOWN;
- *    running tasks finish.
+ *  - shutdown: `drain()` refuses every queued and new task with 503 SHUTTING_DOWN; running ones finish.
  */
-import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
@@ -35,14 +28,11 @@ import { GatewayError, isGatewayError } from '../../core/errors.js';
 import { DEFAULT_ERA, type Era } from '../ledger/index.js';
 import { Slots } from './slots.js';
 import {
-  WORKER_LOADED, unpack, pack,
-  type TaskInput, type TaskName, type TaskOutcome, type TaskPayload, type TaskResult, type WorkerData, type WorkerLoadedMessage,
+  WORKER_LOADED, moduleFile, unpack, pack,
+  type TaskInput, type TaskModules, type TaskName, type TaskOutcome, type TaskPayload, type TaskResult, type WorkerData, type WorkerLoadedMessage,
 } from './tasks.js';
 
 export const WORKER_POOL = 'worker-pool';
-
-/** tap runs the sources through tsx (worker threads inherit the loader); production runs dist/. */
-export const WORKER_ENTRY = new URL('../../../workers/index' + (import.meta.url.endsWith('.ts') ? '.ts' : '.js'), import.meta.url);
 
 export interface RunOptions {
   /** Abort when the caller no longer wants the result (e.g. `ctx.signal`). */
@@ -102,8 +92,10 @@ export interface WorkerPoolOptions {
   /** Tasks one key may have waiting; default all of `maxQueue` but an eighth (slots.ts). */
   maxQueuePerKey?: number;
   logger: Logger;
-  /** The worker entry; tests may point it at a fixture that re-exports the real tasks. */
-  filename?: URL;
+  /** What each thread loads when it starts (the app's workers/index.ts: the ledgers it serves). */
+  entry: URL;
+  /** Each task's worker module, as the features name them; tests may point one at a fixture. */
+  tasks: TaskModules;
   /** The ledger eras each thread loads when it starts (default: ledger 9). */
   eras?: readonly Era[];
   /** Shown in health: some network is served by the dev backend. */
@@ -172,8 +164,11 @@ export class WorkerPool implements WorkerPoolComponent {
   /** The same per task kind: what a task is charged to its key when it starts (slots.ts). */
   readonly #recentByTask = new Map<string, number>();
 
+  /** Task name → the file of its worker module. */
+  readonly #modules: Map<string, string>;
   constructor(opts: WorkerPoolOptions) {
     this.#log = opts.logger;
+    this.#modules = new Map(Object.entries(opts.tasks).map(([task, module]) => [task, moduleFile(module)]));
     this.#devProver = opts.devProver ?? false;
     this.#graceMs = opts.abortGraceMs ?? 0;
     this.#timers = opts.timers ?? realTimers;
@@ -186,12 +181,11 @@ export class WorkerPool implements WorkerPoolComponent {
       refused: (work) => new GatewayError('SHUTTING_DOWN', `The server is shutting down; ${work} was not started`),
     });
     this.#pool = new Piscina<TaskInput, Uint8Array>({
-      filename: fileURLToPath(opts.filename ?? WORKER_ENTRY),
-      // piscina preloads the entry when a thread starts, looking up this export: it must exist.
-      name: 'prove',
+      // Preloaded when a thread starts; a task's own module loads with the thread's first task of it.
+      filename: moduleFile(opts.entry),
       minThreads: opts.eager === false ? 0 : opts.threads,
       maxThreads: opts.threads,
-      workerData: { eras: [...(opts.eras ?? [DEFAULT_ERA])] } satisfies WorkerData,
+      workerData: { eras: [...(opts.eras ?? [DEFAULT_ERA])], modules: [...new Set(this.#modules.values())] } satisfies WorkerData,
       // Unbounded here: piscina holds at most `threads` tasks (the slots), queued only while a
       // thread starts. Its own bound could not be relied on anyway: piscina 5 parks a task that
       // carries an AbortSignal in a side queue its `maxQueue` check does not count (index.js,
@@ -250,6 +244,8 @@ export class WorkerPool implements WorkerPoolComponent {
   }
 
   async run<K extends TaskName>(task: K, payload: TaskPayload<K>, opts: RunOptions = {}): Promise<TaskResult<K>> {
+    const module = this.#modules.get(task);
+    if (module === undefined) throw new GatewayError('INTERNAL', undefined, { cause: new Error(`no worker module was given for the ${task} task`) });
     const key = opts.key ?? '';
     // What the task is charged to its key as it starts: its kind's recent mean time (1 ms before the first).
     const cost = this.#recentByTask.get(task) ?? this.#recentMs ?? 1;
@@ -263,7 +259,7 @@ export class WorkerPool implements WorkerPoolComponent {
     opts.onStart?.();
     const started = performance.now();
     try {
-      return await this.#start(task, payload, opts);
+      return await this.#start(task, module, payload, opts);
     } finally {
       const ms = performance.now() - started;
       this.#slots.release(key, ms - cost);
@@ -272,7 +268,7 @@ export class WorkerPool implements WorkerPoolComponent {
     }
   }
 
-  async #start<K extends TaskName>(task: K, payload: TaskPayload<K>, opts: RunOptions): Promise<TaskResult<K>> {
+  async #start<K extends TaskName>(task: K, module: string, payload: TaskPayload<K>, opts: RunOptions): Promise<TaskResult<K>> {
     let data = payload.data;
     // A view into a larger buffer that is not moved would be cloned whole: send an exact copy instead.
     const moved = data !== undefined && (opts.transferList ?? []).some((b) => b === data!.buffer);
@@ -300,7 +296,7 @@ export class WorkerPool implements WorkerPoolComponent {
       const transferList = [...(opts.transferList ?? []), ...(payload.port ? [payload.port] : [])];
       out = await this.#pool.run(
         { args: pack(payload.args), data, shared: payload.shared, port: payload.port },
-        { name: task, ...(end ? { signal: end.signal } : {}), ...(transferList.length > 0 ? { transferList } : {}) },
+        { filename: module, name: task, ...(end ? { signal: end.signal } : {}), ...(transferList.length > 0 ? { transferList } : {}) },
       );
     } catch (err) {
       this.#account(performance.now() - started);

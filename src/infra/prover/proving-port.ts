@@ -14,9 +14,21 @@
  * them through (`taskStarted`): the task can finish.
  */
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
-import { toGatewayError } from '../../core/errors.js';
+import { toGatewayError, type ErrorCode } from '../../core/errors.js';
 import type { CallOptions, ProverBackend } from './backend.js';
-import type { ProvingReply, ProvingRequest } from '../pool/tasks.js';
+
+/**
+ * A worker asking the main thread's prover backend (upstream, native) for one proof or check,
+ * over a proving port. The body is a proof-server request built by the era's ledger in the worker.
+ */
+export interface ProvingRequest {
+  id: number;
+  op: 'prove' | 'check';
+  body: Uint8Array;
+}
+
+/** A failure keeps its response headers (Retry-After of a busy proof server) across the thread boundary. */
+export type ProvingReply = { id: number; ok: true; bytes: Uint8Array } | { id: number; ok: false; code: ErrorCode; message: string; headers?: Record<string, string> };
 
 export interface ProvingPort {
   /** Hand to the task (`TaskPayload.port`); it is moved to the worker. */

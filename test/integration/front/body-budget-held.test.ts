@@ -15,7 +15,7 @@ import { preimageAt, proveBody } from '../../fixtures/prover/samples.js';
 
 const GRACE_MS = 3_000;
 const workerEntry = new URL('../../fixtures/prover/worker-entry.ts', import.meta.url);
-const s = await startApp({ prover: { threads: 1, abortGraceMs: GRACE_MS } }, { modules: [createProverModule({ workerEntry })] });
+const s = await startApp({ prover: { threads: 1, abortGraceMs: GRACE_MS } }, { modules: [createProverModule({ tasks: { prove: workerEntry } })] });
 t.teardown(() => s.close());
 const pool = s.app.context.component<WorkerPoolComponent>(WORKER_POOL) as WorkerPool;
 const prover = s.app.context.component<ProverComponent>(PROVER_COMPONENT)!;

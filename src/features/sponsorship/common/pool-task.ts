@@ -1,4 +1,4 @@
-/** The pool keeper's worker tasks (`poolAddresses`, `poolSplit` in workers/): arguments and results, no ledger. */
+/** The pool keeper's worker tasks (`poolAddresses`, `poolSplit` in worker/tasks/): arguments and results, no ledger. */
 import type { Era } from '../../../infra/ledger/index.js';
 
 export interface PoolAddressesArgs {

@@ -9,7 +9,8 @@
 import type { MessagePort } from 'node:worker_threads';
 import { GatewayError } from '../../../core/errors.js';
 import { provingProvider, type Era, type L as LT } from '../../ledger/index.js';
-import { transferListFor, type ProvingReply, type ProvingRequest } from '../../pool/tasks.js';
+import { transferListFor } from '../../pool/tasks.js';
+import type { ProvingReply, ProvingRequest } from '../proving-port.js';
 import { L as ledgerOf } from '../../pool/worker/ledger.js';
 
 export function remoteProvingProvider(port: MessagePort, era: Era): LT.ProvingProvider {
