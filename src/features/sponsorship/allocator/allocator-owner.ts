@@ -3,31 +3,7 @@
  * sync (the roles and their guarantees: DustAllocatorTable, allocator.ts). The only writers of
  * values and identities, each while its slot is EMPTY.
  */
-import {
-  EMPTY,
-  FREE,
-  HEADER_FREE_TOKENS,
-  HEADER_HIGH_WATER,
-  NO_GENERATION,
-  RESERVED,
-  SLOT_AWAITED_GENERATION,
-  SLOT_CONTROL,
-  SLOT_DEADLINE,
-  SLOT_DEADLINE_GENERATION,
-  SLOT_KEY_HI,
-  SLOT_KEY_LO,
-  SLOT_VALUE_HI,
-  SLOT_VALUE_LO,
-  SLOT_WALLET_INDEX,
-  SPENT,
-  WORDS_PER_FLOAT64,
-  controlGeneration,
-  controlState,
-  nextGeneration,
-  packControl,
-  packFree,
-  slotBase,
-} from './allocator-layout.js';
+import * as layout from './allocator-layout.js';
 import { checkValue, isU64, storeU64 } from './allocator-encoding.js';
 import { AllocatorReaders } from './allocator-readers.js';
 
@@ -56,17 +32,17 @@ export abstract class AllocatorOwner extends AllocatorReaders {
     }
     checkValue(value);
     const slot = this.takeEmptySlot();
-    const base = slotBase(slot);
+    const base = layout.slotBase(slot);
     const words = this.words;
-    Atomics.store(words, base + SLOT_WALLET_INDEX, walletIndex);
-    storeU64(words, base + SLOT_KEY_HI, base + SLOT_KEY_LO, key64);
-    storeU64(words, base + SLOT_VALUE_HI, base + SLOT_VALUE_LO, value);
-    const control = Atomics.load(words, base + SLOT_CONTROL);
+    Atomics.store(words, base + layout.SLOT_WALLET_INDEX, walletIndex);
+    storeU64(words, base + layout.SLOT_KEY_HI, base + layout.SLOT_KEY_LO, key64);
+    storeU64(words, base + layout.SLOT_VALUE_HI, base + layout.SLOT_VALUE_LO, value);
+    const control = Atomics.load(words, base + layout.SLOT_CONTROL);
     const counted = this.paysFloorAt(base);
-    Atomics.store(words, base + SLOT_CONTROL, packFree(nextGeneration(controlGeneration(control)), counted));
+    Atomics.store(words, base + layout.SLOT_CONTROL, layout.packFree(layout.nextGeneration(layout.controlGeneration(control)), counted));
     // After the slot is FREE (atomics are sequentially consistent): whoever takes this token
     // finds a COUNTED FREE slot to spend it on.
-    if (counted) Atomics.add(words, HEADER_FREE_TOKENS, 1);
+    if (counted) Atomics.add(words, layout.HEADER_FREE_TOKENS, 1);
     return slot;
   }
 
@@ -80,15 +56,15 @@ export abstract class AllocatorOwner extends AllocatorReaders {
     checkValue(value);
     const base = this.baseOf(slot);
     const words = this.words;
-    const control = Atomics.load(words, base + SLOT_CONTROL);
-    if (controlState(control) !== FREE) return false;
-    const withdrawn = nextGeneration(controlGeneration(control));
+    const control = Atomics.load(words, base + layout.SLOT_CONTROL);
+    if (layout.controlState(control) !== layout.FREE) return false;
+    const withdrawn = layout.nextGeneration(layout.controlGeneration(control));
     // A reserver may win the slot between the load and this exchange; then it keeps it.
-    if (!this.withdrawFree(base, control, packControl(withdrawn, EMPTY))) return false;
-    storeU64(words, base + SLOT_VALUE_HI, base + SLOT_VALUE_LO, value);
+    if (!this.withdrawFree(base, control, layout.packControl(withdrawn, layout.EMPTY))) return false;
+    storeU64(words, base + layout.SLOT_VALUE_HI, base + layout.SLOT_VALUE_LO, value);
     const counted = this.paysFloorAt(base);
-    Atomics.store(words, base + SLOT_CONTROL, packFree(nextGeneration(withdrawn), counted));
-    if (counted) Atomics.add(words, HEADER_FREE_TOKENS, 1);
+    Atomics.store(words, base + layout.SLOT_CONTROL, layout.packFree(layout.nextGeneration(withdrawn), counted));
+    if (counted) Atomics.add(words, layout.HEADER_FREE_TOKENS, 1);
     return true;
   }
 
@@ -101,18 +77,18 @@ export abstract class AllocatorOwner extends AllocatorReaders {
     const base = this.baseOf(slot);
     const words = this.words;
     for (;;) {
-      const control = Atomics.load(words, base + SLOT_CONTROL);
-      const state = controlState(control);
-      if (state === SPENT || state === EMPTY) return false;
-      const generation = controlGeneration(control);
-      const spent = packControl(nextGeneration(generation), SPENT);
-      if (state === FREE ? !this.withdrawFree(base, control, spent) : Atomics.compareExchange(words, base + SLOT_CONTROL, control, spent) !== control) {
+      const control = Atomics.load(words, base + layout.SLOT_CONTROL);
+      const state = layout.controlState(control);
+      if (state === layout.SPENT || state === layout.EMPTY) return false;
+      const generation = layout.controlGeneration(control);
+      const spent = layout.packControl(layout.nextGeneration(generation), layout.SPENT);
+      if (state === layout.FREE ? !this.withdrawFree(base, control, spent) : Atomics.compareExchange(words, base + layout.SLOT_CONTROL, control, spent) !== control) {
         continue;
       }
       // A reserver between its compareExchange and its DEADLINE_GENERATION store has yet to
       // write the deadline words. Note the generation it will publish; `recycle` waits for it.
-      const published = Atomics.load(words, base + SLOT_DEADLINE_GENERATION) === generation;
-      Atomics.store(words, base + SLOT_AWAITED_GENERATION, state === RESERVED && !published ? generation : NO_GENERATION);
+      const published = Atomics.load(words, base + layout.SLOT_DEADLINE_GENERATION) === generation;
+      Atomics.store(words, base + layout.SLOT_AWAITED_GENERATION, state === layout.RESERVED && !published ? generation : layout.NO_GENERATION);
       return true;
     }
   }
@@ -125,13 +101,13 @@ export abstract class AllocatorOwner extends AllocatorReaders {
   recycle(slot: number): boolean {
     const base = this.baseOf(slot);
     const words = this.words;
-    const control = Atomics.load(words, base + SLOT_CONTROL);
-    if (controlState(control) !== SPENT) return false;
-    const awaited = Atomics.load(words, base + SLOT_AWAITED_GENERATION);
-    if (awaited !== NO_GENERATION && Atomics.load(words, base + SLOT_DEADLINE_GENERATION) !== awaited) return false;
+    const control = Atomics.load(words, base + layout.SLOT_CONTROL);
+    if (layout.controlState(control) !== layout.SPENT) return false;
+    const awaited = Atomics.load(words, base + layout.SLOT_AWAITED_GENERATION);
+    if (awaited !== layout.NO_GENERATION && Atomics.load(words, base + layout.SLOT_DEADLINE_GENERATION) !== awaited) return false;
     // Only the owner moves a slot out of SPENT, so a store cannot lose a race here.
-    Atomics.store(words, base + SLOT_CONTROL, packControl(nextGeneration(controlGeneration(control)), EMPTY));
-    Atomics.store(words, base + SLOT_AWAITED_GENERATION, NO_GENERATION);
+    Atomics.store(words, base + layout.SLOT_CONTROL, layout.packControl(layout.nextGeneration(layout.controlGeneration(control)), layout.EMPTY));
+    Atomics.store(words, base + layout.SLOT_AWAITED_GENERATION, layout.NO_GENERATION);
     return true;
   }
 
@@ -142,35 +118,35 @@ export abstract class AllocatorOwner extends AllocatorReaders {
    */
   reclaimExpired(now: number): number {
     const words = this.words;
-    const used = Atomics.load(words, HEADER_HIGH_WATER);
+    const used = Atomics.load(words, layout.HEADER_HIGH_WATER);
     let reclaimed = 0;
     for (let slot = 0; slot < used; slot++) {
-      const base = slotBase(slot);
-      const control = Atomics.load(words, base + SLOT_CONTROL);
-      if (controlState(control) !== RESERVED) continue;
-      const generation = controlGeneration(control);
+      const base = layout.slotBase(slot);
+      const control = Atomics.load(words, base + layout.SLOT_CONTROL);
+      if (layout.controlState(control) !== layout.RESERVED) continue;
+      const generation = layout.controlGeneration(control);
       // An unpublished deadline belongs to a reserver still inside `reserve`: never expired.
-      if (Atomics.load(words, base + SLOT_DEADLINE_GENERATION) !== generation) continue;
-      if (this.floats[(base + SLOT_DEADLINE) / WORDS_PER_FLOAT64]! > now) continue;
+      if (Atomics.load(words, base + layout.SLOT_DEADLINE_GENERATION) !== generation) continue;
+      if (this.floats[(base + layout.SLOT_DEADLINE) / layout.WORDS_PER_FLOAT64]! > now) continue;
       // Fails if the holder released or confirmed meanwhile; then the deadline read may have
       // been a newer holder's, which is why only the exchange decides.
-      if (this.transition({ slot, generation }, FREE)) reclaimed++;
+      if (this.transition({ slot, generation }, layout.FREE)) reclaimed++;
     }
     return reclaimed;
   }
 
   private takeEmptySlot(): number {
     const words = this.words;
-    const used = Atomics.load(words, HEADER_HIGH_WATER);
+    const used = Atomics.load(words, layout.HEADER_HIGH_WATER);
     for (let slot = 0; slot < used; slot++) {
-      if (controlState(Atomics.load(words, slotBase(slot) + SLOT_CONTROL)) === EMPTY) return slot;
+      if (layout.controlState(Atomics.load(words, layout.slotBase(slot) + layout.SLOT_CONTROL)) === layout.EMPTY) return slot;
     }
     if (used === this.capacity) {
       throw new RangeError(`DUST allocator table is full (${this.capacity} slots): recycle spent slots or raise the capacity`);
     }
     // Raised before the slot is published FREE; a reserver scanning with the old high water
     // simply misses the new UTXO for one call.
-    Atomics.store(words, HEADER_HIGH_WATER, used + 1);
+    Atomics.store(words, layout.HEADER_HIGH_WATER, used + 1);
     return used;
   }
 }

@@ -2,25 +2,7 @@
  * The DUST allocator table's readers: liveness, counts, sums and slot contents, safe from any
  * thread (the roles and their guarantees: DustAllocatorTable, allocator.ts).
  */
-import {
-  COUNTED,
-  EMPTY,
-  FREE,
-  HEADER_FREE_TOKENS,
-  HEADER_HIGH_WATER,
-  RESERVED,
-  SLOT_CONTROL,
-  SLOT_KEY_HI,
-  SLOT_KEY_LO,
-  SLOT_VALUE_HI,
-  SLOT_VALUE_LO,
-  SLOT_WALLET_INDEX,
-  SPENT,
-  controlGeneration,
-  controlState,
-  packControl,
-  slotBase,
-} from './allocator-layout.js';
+import * as layout from './allocator-layout.js';
 import type { SlotState } from './allocator-layout.js';
 import { isGeneration, loadU64, sumHalves } from './allocator-encoding.js';
 import { AllocatorSlots, type ReservationRef } from './allocator-slots.js';
@@ -60,10 +42,10 @@ export interface AllocatorSnapshot extends AllocatorCounts {
 }
 
 const STATE_NAMES: Record<SlotState, SlotStateName | null> = {
-  [FREE]: 'free',
-  [RESERVED]: 'reserved',
-  [SPENT]: 'spent',
-  [EMPTY]: null,
+  [layout.FREE]: 'free',
+  [layout.RESERVED]: 'reserved',
+  [layout.SPENT]: 'spent',
+  [layout.EMPTY]: null,
 };
 
 export abstract class AllocatorReaders extends AllocatorSlots {
@@ -71,7 +53,7 @@ export abstract class AllocatorReaders extends AllocatorSlots {
   isLive(reservation: ReservationRef): boolean {
     const base = this.baseOf(reservation.slot);
     const generation = reservation.generation;
-    return isGeneration(generation) && Atomics.load(this.words, base + SLOT_CONTROL) === packControl(generation, RESERVED);
+    return isGeneration(generation) && Atomics.load(this.words, base + layout.SLOT_CONTROL) === layout.packControl(generation, layout.RESERVED);
   }
 
   counts(): AllocatorCounts {
@@ -86,17 +68,17 @@ export abstract class AllocatorReaders extends AllocatorSlots {
    * is, lower by the operations under way (never higher).
    */
   freeTokens(): number {
-    return Math.max(0, Atomics.load(this.words, HEADER_FREE_TOKENS));
+    return Math.max(0, Atomics.load(this.words, layout.HEADER_FREE_TOKENS));
   }
 
   /** FREE UTXOs below the reserve's floor: never held back for the keeper (a scan). */
   uncountedFree(): number {
     const words = this.words;
-    const used = Atomics.load(words, HEADER_HIGH_WATER);
+    const used = Atomics.load(words, layout.HEADER_HIGH_WATER);
     let n = 0;
     for (let slot = 0; slot < used; slot++) {
-      const control = Atomics.load(words, slotBase(slot) + SLOT_CONTROL);
-      if (controlState(control) === FREE && (control & COUNTED) === 0) n++;
+      const control = Atomics.load(words, layout.slotBase(slot) + layout.SLOT_CONTROL);
+      if (layout.controlState(control) === layout.FREE && (control & layout.COUNTED) === 0) n++;
     }
     return n;
   }
@@ -111,7 +93,7 @@ export abstract class AllocatorReaders extends AllocatorSlots {
     const a = this.aggregate();
     return {
       capacity: this.capacity,
-      slotsInUse: Atomics.load(this.words, HEADER_HIGH_WATER),
+      slotsInUse: Atomics.load(this.words, layout.HEADER_HIGH_WATER),
       free: a.free,
       reserved: a.reserved,
       spent: a.spent,
@@ -128,16 +110,16 @@ export abstract class AllocatorReaders extends AllocatorSlots {
     const base = this.baseOf(slot);
     const words = this.words;
     for (;;) {
-      const control = Atomics.load(words, base + SLOT_CONTROL);
-      const state = STATE_NAMES[controlState(control)];
+      const control = Atomics.load(words, base + layout.SLOT_CONTROL);
+      const state = STATE_NAMES[layout.controlState(control)];
       if (state === null) return null;
-      const generation = controlGeneration(control);
-      const walletIndex = Atomics.load(words, base + SLOT_WALLET_INDEX);
-      const key = loadU64(words, base + SLOT_KEY_HI, base + SLOT_KEY_LO);
-      const value = loadU64(words, base + SLOT_VALUE_HI, base + SLOT_VALUE_LO);
+      const generation = layout.controlGeneration(control);
+      const walletIndex = Atomics.load(words, base + layout.SLOT_WALLET_INDEX);
+      const key = loadU64(words, base + layout.SLOT_KEY_HI, base + layout.SLOT_KEY_LO);
+      const value = loadU64(words, base + layout.SLOT_VALUE_HI, base + layout.SLOT_VALUE_LO);
       const deadline = state === 'reserved' ? this.publishedDeadline(base, generation) : null;
       // Unchanged control word: nothing was rewritten while we read (writes need EMPTY).
-      if (Atomics.load(words, base + SLOT_CONTROL) !== control) continue;
+      if (Atomics.load(words, base + layout.SLOT_CONTROL) !== control) continue;
       return { slot, state, generation, walletIndex, key, value, deadline };
     }
   }
@@ -145,7 +127,7 @@ export abstract class AllocatorReaders extends AllocatorSlots {
   /** One pass for counts, sums and deadlines; each slot read until its control word is stable. */
   private aggregate() {
     const words = this.words;
-    const used = Atomics.load(words, HEADER_HIGH_WATER);
+    const used = Atomics.load(words, layout.HEADER_HIGH_WATER);
     let free = 0;
     let reserved = 0;
     let spent = 0;
@@ -158,23 +140,23 @@ export abstract class AllocatorReaders extends AllocatorSlots {
     let largestLo = 0;
     let nextDeadline: number | null = null;
     for (let slot = 0; slot < used; slot++) {
-      const base = slotBase(slot);
+      const base = layout.slotBase(slot);
       let control: number;
       let hi: number;
       let lo: number;
       let deadline: number | null;
       do {
-        control = Atomics.load(words, base + SLOT_CONTROL);
-        hi = Atomics.load(words, base + SLOT_VALUE_HI) >>> 0;
-        lo = Atomics.load(words, base + SLOT_VALUE_LO) >>> 0;
-        deadline = controlState(control) === RESERVED ? this.publishedDeadline(base, controlGeneration(control)) : null;
-      } while (Atomics.load(words, base + SLOT_CONTROL) !== control);
-      const state = controlState(control);
-      if (state === SPENT) spent++;
-      if (state !== FREE && state !== RESERVED) continue;
+        control = Atomics.load(words, base + layout.SLOT_CONTROL);
+        hi = Atomics.load(words, base + layout.SLOT_VALUE_HI) >>> 0;
+        lo = Atomics.load(words, base + layout.SLOT_VALUE_LO) >>> 0;
+        deadline = layout.controlState(control) === layout.RESERVED ? this.publishedDeadline(base, layout.controlGeneration(control)) : null;
+      } while (Atomics.load(words, base + layout.SLOT_CONTROL) !== control);
+      const state = layout.controlState(control);
+      if (state === layout.SPENT) spent++;
+      if (state !== layout.FREE && state !== layout.RESERVED) continue;
       totalHi += hi;
       totalLo += lo;
-      if (state === RESERVED) {
+      if (state === layout.RESERVED) {
         reserved++;
         if (deadline !== null && (nextDeadline === null || deadline < nextDeadline)) nextDeadline = deadline;
         continue;

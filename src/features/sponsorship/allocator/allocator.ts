@@ -11,7 +11,8 @@ export type { ReservationRef } from './allocator-slots.js';
 // V8 (Node 20) constant-folds a module's own top-level consts but not imported bindings: binding
 // the layout to local consts here roughly doubles the reserve scan's speed (measured, bench/allocator.ts).
 // The other modules on the reserve and release path (allocator-encoding.ts, allocator-slots.ts)
-// bind what they use in the same way.
+// bind what they use in the same way; the readers and the owner's operations, off that path, read
+// the layout through its namespace (`layout.FREE`).
 const {
   BYTES_PER_WORD,
   COUNTED,
