@@ -14,75 +14,33 @@
  * per-key share (key-shares.ts), the tasks' deadlines (task-deadlines.ts), the journal of answered
  * reservations (reservation-restore.ts), the holds on the inputs of live answers (input-holds.ts).
  */
-import type { Logger } from 'pino';
-import type { Clock } from '../../core/clock.js';
 import type { NetworkName } from '../../core/config/index.js';
 import { GatewayError, toGatewayError } from '../../core/errors.js';
 import type { AuthenticatedKey } from '../../core/pipeline/auth.js';
-import type { WorkerPoolComponent } from '../../infra/pool/worker-pool.js';
-import { provingPort, type ProvingPort } from '../../infra/prover/proving-port.js';
-import { admit, needsAdmission, type Admission } from './admission/admission.js';
+import { provingPort } from '../../infra/prover/proving-port.js';
+import { admit, needsAdmission } from './admission/admission.js';
 import { AnswerDedupe, requestKey, type SponsorAnswer } from './admission/answer-dedupe.js';
-import { sponsorAnswerJson, type BalanceArgs, type SponsorKind } from './common/balance-task.js';
-import { SponsorshipPolicy, type BudgetCharge } from './admission/budget.js';
+import { sponsorAnswerJson, type BalanceResult, type SponsorKind } from './common/balance-task.js';
+import type { BudgetCharge } from './admission/budget.js';
 import { EraGuard } from './admission/era-guard.js';
 import { SponsorBacklog, feeTtlBlocks, lifeBlocks, type BacklogStatus } from './admission/backlog.js';
 import { InFlightReservations } from './allocator/in-flight.js';
-import type { InputChecker } from './reservations/input-check.js';
-import { holderOf, InputHolds, type InputClaim, type SharedInputHolds } from './reservations/input-holds.js';
-import type { PolicyGate } from './policy/gate.js';
-import type { UsageRecorder } from './policy/ports.js';
+import { holderOf, InputHolds } from './reservations/input-holds.js';
 import { refuseEarly } from './admission/early-refusals.js';
 import { KeyHealth } from './admission/key-health.js';
 import { KeyShares } from './admission/key-shares.js';
 import { POOL_KEY_ID } from './common/pool-constants.js';
 import type { PoolKeeper } from './pool/pool-keeper.js';
-import type { ReservationJournal } from './reservations/reservation-journal.js';
 import { journalAnswer, restoreOnSync } from './reservation-restore.js';
 import { ReservationReclaimer } from './reservations/reservations.js';
 import type { SponsoredNetwork } from './common/sponsored-network.js';
-import type { DustSyncHost } from './wallets/sync-host.js';
 import { networkStatus } from './network-status.js';
 import { TaskDeadlines } from './reservations/task-deadlines.js';
 import { startTimerWheel, TimerWheel, type TimerWheelDriver } from './reservations/timer-wheel.js';
 import type { Era } from '../../infra/ledger/index.js';
-import type { SponsorshipSharing } from './admission/sharing.js';
+import type { Attempt, SponsorshipOptions } from './service-types.js';
 
-export interface SponsorshipOptions {
-  networks: readonly SponsoredNetwork[];
-  pool: WorkerPoolComponent;
-  sync: DustSyncHost;
-  policy: SponsorshipPolicy;
-  clock: Clock;
-  logger: Logger;
-  margin: number;
-  reservationTtlMs: number;
-  ttlSafetyMs: number;
-  /** Life of a fee intent (`dust.feeTtlMs`); 0: blocks of the network by its queue (backlog.ts). */
-  feeTtlMs: number;
-  /** UTXOs one key may hold reserved at once per network (`dust.maxReservationsPerKey`). */
-  maxReservationsPerKey: number;
-  dedupeWindowMs: number;
-  /** Concurrent balancing tasks tracked in the in-flight registry (beyond: 503 QUEUE_FULL). */
-  maxInFlight: number;
-  /** Answered reservations are written here and restored after a restart (`dust.stateDir`). */
-  journal?: ReservationJournal;
-  /** Several instances (`state.redisUrl`): dedupe, the per-key share and the wallet leases over all of them (src/features/sponsorship/redis/sponsorship.ts). */
-  sharing?: SponsorshipSharing;
-  /** Checks a transaction's unshielded inputs against the chain before anything is reserved (input-check.ts); absent: not checked. */
-  inputs?: InputChecker;
-  /** Several instances: the inputs' holds of live answers in Redis (shared/input-holds.ts). */
-  sharedInputs?: SharedInputHolds;
-  /** An answer's reservation is released this long after its fee intent's TTL once the chain is past it (`dust.expiryMarginMs`). */
-  expiryMarginMs?: number;
-  /** Per-key throttle of answers that expire unlanded (key-health.ts): `dust.throttleSlack`, `dust.keyHealthWindowMs`. */
-  throttleSlack?: number;
-  keyHealthWindowMs?: number;
-  /** Keys' policies (policy/gate.ts): absent, no key's policy is read. */
-  gate?: PolicyGate;
-  /** Sponsorships per key, for GET /usage (policy/usage.ts). */
-  usage?: UsageRecorder;
-}
+export type { SponsorshipOptions } from './service-types.js';
 
 const POOL_FEE_CAP_FACTOR = 10n;
 /** The server's own key for its pool maintenance: POOL_FEE_CAP_FACTOR × the fee cap, a budget that never binds. */
@@ -231,11 +189,32 @@ export class SponsorshipService {
     return this.backlogs.get(net.name)!.status(net.table.counts().reserved, lifeBlocks(this.opts.feeTtlMs, net.blockTimeMs));
   }
 
+  /** One request, in three steps: admit (hold its places), run (its tasks), settle (charge and track its answer). */
   private async compute(kind: SponsorKind, net: SponsoredNetwork, key: AuthenticatedKey, body: Buffer, signal: AbortSignal, dedupeKey: string | undefined, clientId?: string): Promise<string> {
+    const attempt = await this.admitRequest(kind, net, key, body, signal, dedupeKey, clientId);
+    try {
+      const json = await this.settle(attempt, await this.runTasks(attempt));
+      if (dedupeKey) this.dedupe.record(dedupeKey, json);
+      return json;
+    } catch (err) {
+      this.failed++;
+      throw this.eras.eraChangedOr(net, attempt.era, err);
+    } finally {
+      await this.end(attempt);
+    }
+  }
+
+  /**
+   * The refusals decided before anything is held, then the places the request holds until it
+   * ends: the key's share (here and over every instance), a deadline, an in-flight entry; its
+   * admission (input check, policy) and the balance task's arguments.
+   */
+  private async admitRequest(kind: SponsorKind, net: SponsoredNetwork, key: AuthenticatedKey, body: Buffer, signal: AbortSignal, dedupeKey: string | undefined, clientId: string | undefined): Promise<Attempt> {
     const now = this.opts.clock.now();
     const gate = key.id === POOL_KEY_ID ? undefined : this.opts.gate;
     const policy = this.opts.policy;
-    const { budgetLeft, budgetResetAt, keepFree } = refuseEarly({ staleChain: this.staleChain, policy, gate, keeper: this.keepers.get(net.name), backlog: this.backlogs.get(net.name)!, feeTtlMs: this.opts.feeTtlMs }, net, key, clientId, now);
+    const backlog = this.backlogs.get(net.name)!;
+    const { budgetLeft, budgetResetAt, keepFree } = refuseEarly({ staleChain: this.staleChain, policy, gate, keeper: this.keepers.get(net.name), backlog, feeTtlMs: this.opts.feeTtlMs }, net, key, clientId, now);
     // The era the task builds in: the one the network's wallets are synced in as it starts.
     const era = this.eraOf(net.name);
     if (era === undefined) throw new GatewayError('WALLET_SYNCING', `the server DUST wallets of ${net.name} are still syncing`, { headers: { 'Retry-After': '30' } });
@@ -244,119 +223,129 @@ export class SponsorshipService {
     // The key's share over every instance: a place held until the reservation ends (or its deadline).
     let member: string | undefined;
     if (this.opts.sharing && key.id !== POOL_KEY_ID) member = await this.shares.holdShared(net, key, hold, deadline);
-    const admission: Admission = {
-      kind, net, era, now, body,
-      // The server's own splits spend NIGHT it has just read from the indexer: not checked again.
-      inputs: key.id === POOL_KEY_ID ? undefined : this.opts.inputs,
-      policy: gate?.asks(key) === true ? gate.forTask({ key, network: net.name, era, kind, clientId, now }, signal) : undefined,
-      withFee: gate?.asksFee(key) === true,
-    };
-    // Its inputs held from admission (before anything is reserved) until its answer's reservation ends.
-    let claim: InputClaim | undefined;
-    if (admission.inputs) {
-      const holder = holderOf(dedupeKey ?? `${key.id}|${Math.random()}`);
-      admission.holdInputs = async (inputs) => {
-        claim = await this.inputHolds.acquire(net, inputs, holder, deadline);
-      };
-    }
-    const taskPolicy = admission.policy;
     const entry = this.inFlight.acquire();
     if (entry === undefined) {
       this.shares.unhold(net, key, hold);
       this.shares.releaseShared(net, key, member);
       throw new GatewayError('QUEUE_FULL', 'too many sponsorships in flight', { headers: { 'Retry-After': '1' } });
     }
-    const args: BalanceArgs = {
-      sponsor: {
-        kind, era, networkId: net.networkId, seeds: [...net.seeds], margin: this.opts.margin,
-        // The server's own splits may pay up to POOL_FEE_CAP_FACTOR × the cap: a pool that cannot
-        // grow while prices are high would fail the demand that raised them.
-        maxFee: (key.id === POOL_KEY_ID ? policy.capFor(key) * POOL_FEE_CAP_FACTOR : policy.capFor(key)).toString(), budgetLeft: budgetLeft.toString(), budgetResetAt, keepFree, now,
-        reservationTtlMs: this.opts.reservationTtlMs, ttlSafetyMs: this.opts.ttlSafetyMs, reclaimAt: deadline,
-        // The fee intent's life: fixed, or by the queue of unlanded answers as the task reserves (backlog.ts).
-        blockTimeMs: net.blockTimeMs, feeTtlMs: this.opts.feeTtlMs || feeTtlBlocks(0) * net.blockTimeMs,
-        queue: { network: net.name, share: this.backlogs.get(net.name)!.share, refuse: key.id !== POOL_KEY_ID, fixedTtlMs: this.opts.feeTtlMs },
+    const attempt: Attempt = {
+      net, key, body, signal, era, now, deadline, hold, member, entry, answered: false,
+      admission: {
+        kind, net, era, now, body,
+        // The server's own splits spend NIGHT it has just read from the indexer: not checked again.
+        inputs: key.id === POOL_KEY_ID ? undefined : this.opts.inputs,
+        policy: gate?.asks(key) === true ? gate.forTask({ key, network: net.name, era, kind, clientId, now }, signal) : undefined,
+        withFee: gate?.asksFee(key) === true,
       },
-      prover: net.prover,
-      inFlightEntry: entry,
-    };
-    let answered = false;
-    let proving: ProvingPort | undefined;
-    // Each task is the key's in the pool's fair share of its threads.
-    const run = { signal, work: 'the sponsorship', key: key.id };
-    try {
-      // Admitted before anything is reserved, no worker thread held while it waits (admission.ts).
-      if (needsAdmission(admission)) args.sponsor.admittedTtl = await admit(this.opts.pool, admission, run);
-      proving = net.prover.backend === 'upstream' || net.prover.backend === 'native' ? provingPort(net.backend, signal) : undefined;
-      // Refused at shutdown if it has not started: it then reserved nothing, and `finally` releases nothing.
-      const res = await this.opts.pool.run('balance', { args, data: body, shared: [net.table.buffer, net.snapshot.buffer, this.inFlight.buffer], ...(proving ? { port: proving.port } : {}) }, run);
-      const reservation = { slot: res.slot, generation: res.generation };
-      this.backlogs.get(net.name)!.record(res.blockShare);
-      this.eras.expectEra(net, era, reservation);
-      // The budget is charged while the reservation lives, and refunded if it is reclaimed
-      // unspent (the transaction never landed): a key pays for what lands or is still pending.
-      let charge: BudgetCharge;
-      const fee = BigInt(res.fee);
-      try {
-        charge = await policy.admit(key, fee, now);
-      } catch (err) {
-        net.table.release(reservation);
-        throw err;
-      }
-      try {
-        await taskPolicy?.commit(fee, now);
-      } catch (err) {
-        net.table.release(reservation);
-        await policy.refund(charge).catch(() => undefined);
-        throw err;
-      }
-      const users = taskPolicy?.users ?? [];
-      const inputsClaim = claim;
-      const refund = (): void => {
-        if (inputsClaim) this.inputHolds.release(inputsClaim, reservation);
-        void policy.refund(charge).catch(() => undefined);
-        void taskPolicy?.refund(fee).catch(() => undefined);
-        if (key.id !== POOL_KEY_ID) this.opts.usage?.expired(key.id, net.name, users, fee, now);
-      };
-      // Released at the fee intent's TTL if it has not landed by then (it never can after), and
-      // the key's record told which way it went.
-      const backlog = this.backlogs.get(net.name)!;
-      const expiry = {
-        expiresAt: res.expiresAt,
-        onOutcome: (o: 'landed' | 'expired') => {
-          backlog.outcome(o);
-          if (inputsClaim) this.inputHolds.release(inputsClaim, reservation);
-          if (key.id !== POOL_KEY_ID) this.health.record(net.name, key.id, o);
+      args: {
+        sponsor: {
+          kind, era, networkId: net.networkId, seeds: [...net.seeds], margin: this.opts.margin,
+          // The server's own splits may pay up to POOL_FEE_CAP_FACTOR × the cap: a pool that cannot
+          // grow while prices are high would fail the demand that raised them.
+          maxFee: (key.id === POOL_KEY_ID ? policy.capFor(key) * POOL_FEE_CAP_FACTOR : policy.capFor(key)).toString(), budgetLeft: budgetLeft.toString(), budgetResetAt, keepFree, now,
+          reservationTtlMs: this.opts.reservationTtlMs, ttlSafetyMs: this.opts.ttlSafetyMs, reclaimAt: deadline,
+          // The fee intent's life: fixed, or by the queue of unlanded answers as the task reserves (backlog.ts).
+          blockTimeMs: net.blockTimeMs, feeTtlMs: this.opts.feeTtlMs || feeTtlBlocks(0) * net.blockTimeMs,
+          queue: { network: net.name, share: backlog.share, refuse: key.id !== POOL_KEY_ID, fixedTtlMs: this.opts.feeTtlMs },
         },
+        prover: net.prover,
+        inFlightEntry: entry,
+      },
+    };
+    // Its inputs held from admission (before anything is reserved) until its answer's reservation ends.
+    if (attempt.admission.inputs) {
+      const holder = holderOf(dedupeKey ?? `${key.id}|${Math.random()}`);
+      attempt.admission.holdInputs = async (inputs) => {
+        attempt.claim = await this.inputHolds.acquire(net, inputs, holder, deadline);
       };
-      // Its inputs stay held while the reservation lives: at most until the reclaimer looks at it
-      // past its fee intent's TTL, and never past its reclaim deadline.
-      if (inputsClaim) this.inputHolds.answered(inputsClaim, reservation, Math.min(res.expiresAt + (this.opts.expiryMarginMs ?? 10_000), now + this.opts.reservationTtlMs));
-      if (this.reclaimers.get(net.name)!.track(reservation, now, refund, expiry) && this.opts.journal) journalAnswer(this.opts.journal, net, reservation, deadline);
-      hold.answered.push({ ...reservation, member });
-      answered = true;
-      this.sponsored++;
-      if (key.id !== POOL_KEY_ID) this.opts.usage?.sponsored(key.id, net.name, users, fee, now);
-      const json = sponsorAnswerJson(net.name, res);
-      if (dedupeKey) this.dedupe.record(dedupeKey, json);
-      return json;
-    } catch (err) {
-      this.failed++;
-      throw this.eras.eraChangedOr(net, era, err);
-    } finally {
-      this.shares.unhold(net, key, hold);
-      if (!answered) this.shares.releaseShared(net, key, member);
-      if (!answered && claim) this.inputHolds.release(claim);
-      await taskPolicy?.end(answered).catch(() => undefined);
-      proving?.close();
-      // Whatever the task still held when it ended without an answer goes back at once.
-      const held = this.inFlight.finish(entry);
-      if (!answered && held) {
-        net.table.release(held);
-        this.opts.logger.debug({ network: net.name, slot: held.slot }, 'released the DUST reservation of a failed sponsorship');
-      }
-      if (!answered) this.deadlines.releaseUnrecorded(net, deadline, signal.aborted);
     }
+    return attempt;
+  }
+
+  /** The admission task and its checks, with no worker thread held while they wait (admission.ts); then the balance task. */
+  private async runTasks(a: Attempt): Promise<BalanceResult> {
+    // Each task is the key's in the pool's fair share of its threads.
+    const run = { signal: a.signal, work: 'the sponsorship', key: a.key.id };
+    if (needsAdmission(a.admission)) a.args.sponsor.admittedTtl = await admit(this.opts.pool, a.admission, run);
+    const net = a.net;
+    a.proving = net.prover.backend === 'upstream' || net.prover.backend === 'native' ? provingPort(net.backend, a.signal) : undefined;
+    // Refused at shutdown if it has not started: it then reserved nothing, and `end` releases nothing.
+    const res = await this.opts.pool.run('balance', { args: a.args, data: a.body, shared: [net.table.buffer, net.snapshot.buffer, this.inFlight.buffer], ...(a.proving ? { port: a.proving.port } : {}) }, run);
+    this.backlogs.get(net.name)!.record(res.blockShare);
+    this.eras.expectEra(net, a.era, { slot: res.slot, generation: res.generation });
+    return res;
+  }
+
+  /**
+   * The key's budget and its policy charged while the reservation lives, refunded if it is
+   * reclaimed unspent (the transaction never landed): a key pays for what lands or is pending.
+   * Then the reservation is tracked until it lands or its fee intent expires, and answered.
+   */
+  private async settle(a: Attempt, res: BalanceResult): Promise<string> {
+    const { net, key, now } = a;
+    const policy = this.opts.policy;
+    const taskPolicy = a.admission.policy;
+    const reservation = { slot: res.slot, generation: res.generation };
+    let charge: BudgetCharge;
+    const fee = BigInt(res.fee);
+    try {
+      charge = await policy.admit(key, fee, now);
+    } catch (err) {
+      net.table.release(reservation);
+      throw err;
+    }
+    try {
+      await taskPolicy?.commit(fee, now);
+    } catch (err) {
+      net.table.release(reservation);
+      await policy.refund(charge).catch(() => undefined);
+      throw err;
+    }
+    const users = taskPolicy?.users ?? [];
+    const inputsClaim = a.claim;
+    const refund = (): void => {
+      if (inputsClaim) this.inputHolds.release(inputsClaim, reservation);
+      void policy.refund(charge).catch(() => undefined);
+      void taskPolicy?.refund(fee).catch(() => undefined);
+      if (key.id !== POOL_KEY_ID) this.opts.usage?.expired(key.id, net.name, users, fee, now);
+    };
+    // Released at the fee intent's TTL if it has not landed by then (it never can after), and
+    // the key's record told which way it went.
+    const backlog = this.backlogs.get(net.name)!;
+    const expiry = {
+      expiresAt: res.expiresAt,
+      onOutcome: (o: 'landed' | 'expired') => {
+        backlog.outcome(o);
+        if (inputsClaim) this.inputHolds.release(inputsClaim, reservation);
+        if (key.id !== POOL_KEY_ID) this.health.record(net.name, key.id, o);
+      },
+    };
+    // Its inputs stay held while the reservation lives: at most until the reclaimer looks at it
+    // past its fee intent's TTL, and never past its reclaim deadline.
+    if (inputsClaim) this.inputHolds.answered(inputsClaim, reservation, Math.min(res.expiresAt + (this.opts.expiryMarginMs ?? 10_000), now + this.opts.reservationTtlMs));
+    if (this.reclaimers.get(net.name)!.track(reservation, now, refund, expiry) && this.opts.journal) journalAnswer(this.opts.journal, net, reservation, a.deadline);
+    a.hold.answered.push({ ...reservation, member: a.member });
+    a.answered = true;
+    this.sponsored++;
+    if (key.id !== POOL_KEY_ID) this.opts.usage?.sponsored(key.id, net.name, users, fee, now);
+    return sponsorAnswerJson(net.name, res);
+  }
+
+  /** What the request still holds as it ends; without an answer, all of it goes back at once. */
+  private async end(a: Attempt): Promise<void> {
+    const { net, key } = a;
+    this.shares.unhold(net, key, a.hold);
+    if (!a.answered) this.shares.releaseShared(net, key, a.member);
+    if (!a.answered && a.claim) this.inputHolds.release(a.claim);
+    await a.admission.policy?.end(a.answered).catch(() => undefined);
+    a.proving?.close();
+    const held = this.inFlight.finish(a.entry);
+    if (!a.answered && held) {
+      net.table.release(held);
+      this.opts.logger.debug({ network: net.name, slot: held.slot }, 'released the DUST reservation of a failed sponsorship');
+    }
+    if (!a.answered) this.deadlines.releaseUnrecorded(net, a.deadline, a.signal.aborted);
   }
 
   /** Per network: balance, UTXO counts, sync state, fee prices (for /health and /wallet-status). */
