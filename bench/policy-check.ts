@@ -38,7 +38,7 @@ import { pathToFileURL } from 'node:url';
 import { isMainThread, MessageChannel, parentPort, workerData, type MessagePort, type Worker } from 'node:worker_threads';
 import { pino } from 'pino';
 import { compileKeyPolicy, type KeyPolicyInput } from '../src/core/config/key-policy.js';
-import type { AuthenticatedKey } from '../src/core/pipeline/auth.js';
+import type { AuthenticatedKey } from '../src/core/guards/auth.js';
 import { startModuleWorker } from '@nightgate/threads';
 import { COUNTER_ENTRY_POINT } from '@nightgate/devnet/counter-contract';
 import type { TxEffects } from '../src/features/sponsorship/common/effects.js';

@@ -18,7 +18,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSyn
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { DEFAULT_ERA, isEra, type Era } from '../src/infra/ledger/index.js';
-import { mintKey, sha256Hex } from '../src/core/pipeline/auth.js';
+import { mintKey, sha256Hex } from '../src/core/guards/auth.js';
 import { ChainWatch } from './lib/chain-watch.js';
 import { DevnetDrops } from './lib/devnet-drops.js';
 import { fundFromFaucet, prefunded, type Funded } from './lib/funding.js';

@@ -11,11 +11,11 @@ import type { AppContext, Component, ComponentHealth, MetricsCollector, Module, 
 import { HttpServer, type TopicRoute } from './core/http/server.js';
 import { loadUws } from './core/http/uws.js';
 import type { RouteDef } from './core/http/route.js';
-import { KeyStore } from './core/pipeline/auth.js';
-import { devKey, devKeyBox } from './core/pipeline/dev-key.js';
-import { MemoryRateLimitStore, type RateLimitStore } from './core/pipeline/rate-limit.js';
-import { AuthThrottle } from './core/pipeline/auth-throttle.js';
-import { BodyBudget } from './core/pipeline/body-budget.js';
+import { KeyStore } from './core/guards/auth.js';
+import { devKey, devKeyBox } from './core/guards/dev-key.js';
+import { MemoryRateLimitStore, type RateLimitStore } from './core/guards/rate-limit.js';
+import { AuthThrottle } from './core/guards/auth-throttle.js';
+import { BodyBudget } from './core/guards/body-budget.js';
 import { createLogger } from './core/log/log.js';
 import { BoundedOutput } from './core/log/output.js';
 import { metaRoutes, siteRoutes } from './features/site/index.js';
@@ -35,7 +35,7 @@ import { configuredWallets } from './infra/ledger/server-wallets.js';
 import { legacyWalletKeys, type WalletKeys } from './infra/ledger/index.js';
 import { relayDeprecation } from './infra/node/submitter.js';
 import { checkIndexers } from './infra/indexer/endpoint-check.js';
-import { SharedRateLimitStore } from './core/pipeline/shared-rate-limit.js';
+import { SharedRateLimitStore } from './core/guards/shared-rate-limit.js';
 import { HttpThreads, ScopedRateLimitStore, childAppsSupported, destinationOf } from './core/http/threads/main.js';
 
 export interface BuildOptions {
@@ -64,7 +64,7 @@ export interface App {
   close(): Promise<void>;
   health(): Record<string, unknown>;
   readonly server: HttpServer;
-  /** The API keys; replaced whole on a reload (src/core/pipeline/reload.ts). */
+  /** The API keys; replaced whole on a reload (src/core/guards/reload.ts). */
   readonly keys: KeyStore;
   /** The development key's box when one was minted or read back (no key configured), else undefined. */
   readonly devKeyNotice: string | undefined;

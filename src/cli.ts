@@ -22,7 +22,7 @@
  *                                   the server wallets: addresses, state, DUST registration,
  *                                   devnet NIGHT (src/cli/wallet.ts)
  */
-import { mintKey, sha256Hex } from './core/pipeline/auth.js';
+import { mintKey, sha256Hex } from './core/guards/auth.js';
 import { settingsTable } from './core/config/index.js';
 import { USAGE, allUsage, commandOf, wantsHelp } from './cli/usage.js';
 import { keyIdProblem } from './core/config/key-ids.js';

@@ -1,6 +1,6 @@
 /**
  * Process entry: load config, build the app, listen, and shut down gracefully on SIGINT/SIGTERM
- * exactly once however many signals arrive; SIGHUP reloads the keys (src/core/pipeline/reload.ts). Exit codes: 0 clean, 1 start-up failure
+ * exactly once however many signals arrive; SIGHUP reloads the keys (src/core/guards/reload.ts). Exit codes: 0 clean, 1 start-up failure
  * (bad config, port in use, no native uWS), 2 shutdown failure.
  */
 import { ConfigError, loadConfig } from './core/config/index.js';
@@ -8,7 +8,7 @@ import { createLogger } from './core/log/log.js';
 import { BoundedOutput } from './core/log/output.js';
 import { UwsLoadError } from './core/http/uws.js';
 import { ListenError } from './core/http/listen-failure.js';
-import { ConfigReloader } from './core/pipeline/reload.js';
+import { ConfigReloader } from './core/guards/reload.js';
 
 export async function main(): Promise<void> {
   let config;

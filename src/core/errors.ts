@@ -30,7 +30,7 @@ export const ERRORS = {
   ORIGIN_NOT_ALLOWED: { status: 403, title: 'Forbidden', message: 'Pages from this origin may not open this WebSocket' },
   TOO_MANY_CONNECTIONS: { status: 429, title: 'Too Many Requests', message: 'Too many WebSocket connections from this address' },
   TOO_MANY_AUTH_FAILURES: { status: 429, title: 'Too Many Requests', message: 'Too many failed authentications from this address; retry after the reset' },
-  // Request-body bytes in flight (pipeline/body-budget.ts): the whole server's, or one client's share.
+  // Request-body bytes in flight (guards/body-budget.ts): the whole server's, or one client's share.
   BODY_BUDGET_FULL: { status: 503, title: 'Service Unavailable', message: 'The server holds as many request-body bytes as it may; retry shortly' },
   CLIENT_BODY_BUDGET_FULL: { status: 429, title: 'Too Many Requests', message: 'This key (or address) has as many request-body bytes in flight as it may; retry when one of its requests has finished' },
   SHUTTING_DOWN: { status: 503, title: 'Service Unavailable', message: 'Server is shutting down' },

@@ -3,7 +3,7 @@
  * logging, time, the embedded devnet if one runs, and ways to mount routes, push topics and
  * components. Modules never see uWS.
  */
-import type { KeyStore } from '../core/pipeline/auth.js';
+import type { KeyStore } from '../core/guards/auth.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.js';
 import type { Config, NetworkName } from '../core/config/index.js';

@@ -9,7 +9,7 @@
 import t from 'tap';
 import { eraOverrides, startSponsorApp, type SponsorApp } from '../fixtures/dust/sponsor-app.js';
 import { freshUser, transferFrom } from '../fixtures/dust/user-tx.js';
-import { sha256Hex } from '../../src/core/pipeline/auth.js';
+import { sha256Hex } from '../../src/core/guards/auth.js';
 import { KEEPER_RESERVE } from '../../src/features/sponsorship/common/pool-constants.js';
 import { SPLIT_OUTPUTS } from '../../src/features/sponsorship/pool/pool-keeper.js';
 import { DEFAULT_ERA } from '../../src/infra/ledger/index.js';

@@ -19,7 +19,7 @@ import { instanceConfig, startDevnetApart, startInstance, type Instance } from '
 import { freshUser, transferFrom } from '../fixtures/dust/user-tx.js';
 import { SPONSOR_ERAS } from '../fixtures/dust/sponsor-app.js';
 import { DEFAULT_ERA, type Era } from '../../src/infra/ledger/index.js';
-import { sha256Hex } from '../../src/core/pipeline/auth.js';
+import { sha256Hex } from '../../src/core/guards/auth.js';
 import { buildApp } from '../../src/app.js';
 import { mountProver } from '../../src/features/proving/index.js';
 import { mountSponsorship } from '../../src/features/sponsorship/index.js';

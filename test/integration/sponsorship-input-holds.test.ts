@@ -10,7 +10,7 @@
 import t from 'tap';
 import { request } from 'undici';
 import { ManualClock } from '../../src/core/clock.js';
-import { sha256Hex } from '../../src/core/pipeline/auth.js';
+import { sha256Hex } from '../../src/core/guards/auth.js';
 import { OTHER_KEY } from '../helpers/app.js';
 import { eraOverrides, SPONSOR_ERAS, startSponsorApp } from '../fixtures/dust/sponsor-app.js';
 import { freshUser, transferFrom } from '../fixtures/dust/user-tx.js';

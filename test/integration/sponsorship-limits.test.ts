@@ -13,7 +13,7 @@ import { freshUser, transferFrom } from '../fixtures/dust/user-tx.js';
 import { startApp, TEST_KEY } from '../helpers/app.js';
 import { mountProver } from '../../src/features/proving/index.js';
 import { mountSponsorship } from '../../src/features/sponsorship/index.js';
-import { sha256Hex } from '../../src/core/pipeline/auth.js';
+import { sha256Hex } from '../../src/core/guards/auth.js';
 import { ManualClock } from '../../src/core/clock.js';
 
 

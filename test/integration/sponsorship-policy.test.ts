@@ -10,7 +10,7 @@ import t from 'tap';
 import { request } from 'undici';
 import { createClient } from '../../src/client/index.js';
 import { ManualClock } from '../../src/core/clock.js';
-import { sha256Hex } from '../../src/core/pipeline/auth.js';
+import { sha256Hex } from '../../src/core/guards/auth.js';
 import { ledger, type Era } from '../../src/infra/ledger/index.js';
 import { verifyWebhookSignature } from '../../src/features/sponsorship/policy/signature.js';
 import { counterDeploy, counterIncrement } from '../../packages/devnet/src/counter-contract.js';

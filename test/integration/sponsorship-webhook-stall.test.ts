@@ -13,7 +13,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { request } from 'undici';
-import { sha256Hex } from '../../src/core/pipeline/auth.js';
+import { sha256Hex } from '../../src/core/guards/auth.js';
 import { WORKER_POOL } from '../../src/features/proving/index.js';
 import type { WorkerPool } from '../../src/infra/pool/worker-pool.js';
 import { ledger, type Era } from '../../src/infra/ledger/index.js';

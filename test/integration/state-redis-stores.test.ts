@@ -13,7 +13,7 @@ import { startSharedState, type SharedState } from '../../src/infra/state/index.
 import { RedisBudgetStore } from '../../src/features/sponsorship/redis/budget.js';
 import { WalletLeases, walletId } from '../../src/features/sponsorship/redis/wallet-leases.js';
 import { legacyWalletKeys } from '../../src/infra/ledger/index.js';
-import { AuthThrottle } from '../../src/core/pipeline/auth-throttle.js';
+import { AuthThrottle } from '../../src/core/guards/auth-throttle.js';
 import { loadConfig } from '../../src/core/config/index.js';
 import { GatewayError } from '../../src/core/errors.js';
 import { captureLogs } from '../helpers/app.js';

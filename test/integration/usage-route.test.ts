@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { ManualClock } from '../../src/core/clock.js';
-import { sha256Hex } from '../../src/core/pipeline/auth.js';
+import { sha256Hex } from '../../src/core/guards/auth.js';
 import { childAppsSupported } from '../../src/core/http/threads/main.js';
 import { loadUws } from '../../src/core/http/uws.js';
 import type { Module } from '../../src/infra/app-context.js';

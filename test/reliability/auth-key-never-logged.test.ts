@@ -7,7 +7,7 @@
 import t from 'tap';
 import { request } from 'undici';
 import { startApp, TEST_KEY, OTHER_KEY } from '../helpers/app.js';
-import { sha256Hex } from '../../src/core/pipeline/auth.js';
+import { sha256Hex } from '../../src/core/guards/auth.js';
 import { mountProver } from '../../src/features/proving/index.js';
 import { mountSponsorship } from '../../src/features/sponsorship/index.js';
 import { mountStats } from '../../src/features/stats/index.js';

@@ -15,7 +15,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { runCli } from '../helpers/spawn.js';
 import { ledgerOf, midnightFile, outputPreimage, proveBody } from '../fixtures/prover/samples.js';
 import { parseProveRequest } from '../../src/features/proving/wire/wire.js';
-import type { BodyBudgetStats } from '../../src/core/pipeline/body-budget.js';
+import type { BodyBudgetStats } from '../../src/core/guards/body-budget.js';
 
 const MiB = 2 ** 20;
 const KEYS = 48;

@@ -11,7 +11,7 @@ import t, { type Test } from 'tap';
 import type { Module } from '../../src/infra/app-context.js';
 import { json, OCTET } from '../../src/core/http/route.js';
 import { CORK_BUFFER_BYTES } from '../../src/core/http/refusal.js';
-import { MemoryRateLimitStore, type RateLimitStore } from '../../src/core/pipeline/rate-limit.js';
+import { MemoryRateLimitStore, type RateLimitStore } from '../../src/core/guards/rate-limit.js';
 import { deferred, startApp, TEST_KEY, type TestApp } from '../helpers/app.js';
 import { rawRequest } from '../helpers/raw-http.js';
 import { testRoutes } from '../helpers/routes.js';

@@ -81,7 +81,7 @@ t.test('a planted break of each kind is caught', async (t) => {
   t.same(folderCircles(planted({ 'src/features/sponsorship/allocator/planted.ts': "import type { QueueArgs } from '../common/balance-task.js';\n" })), [
     ['src/features/sponsorship/allocator', 'src/features/sponsorship/common'],
   ], 'a folder loop: two rooms importing each other');
-  t.same(folderCircles(planted({ 'src/core/config/planted.ts': "import { KeyStore } from '../pipeline/auth.js';\n" })), [['src/core/config', 'src/core/pipeline']], 'a folder loop: config and pipeline');
+  t.same(folderCircles(planted({ 'src/core/config/planted.ts': "import { KeyStore } from '../guards/auth.js';\n" })), [['src/core/config', 'src/core/guards']], 'a folder loop: config and guards');
   t.same(folderCircles(planted({ 'src/features/sponsorship/common/planted.ts': "import type { SponsorshipService } from '../sponsorship.js';\n" })).length, 1, 'a folder loop: a room importing its parent\'s files');
   t.same(violations(planted({ 'src/core/planted.ts': "import type { StatsComponent } from '../features/stats/index.js';\n" })), [
     { from: 'src/core/planted.ts', to: 'src/features/stats/index.ts', why: 'core imports nothing above it' },

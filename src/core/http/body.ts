@@ -6,7 +6,7 @@
  * the rest of an oversized body is never buffered.
  *
  * A body without Content-Length asks `take` for each chunk's bytes before copying it (the body
- * budget, pipeline/body-budget.ts); a refusal ends the read like an oversized body, nothing kept.
+ * budget, guards/body-budget.ts); a refusal ends the read like an oversized body, nothing kept.
  * A declared body's bytes are taken by the caller before the read starts.
  */
 import type { GatewayError } from '../errors.js';

@@ -9,12 +9,12 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { clip } from '../log/log.js';
-import type { AuthThrottle } from '../pipeline/auth-throttle.js';
-import type { KeyStore } from '../pipeline/auth.js';
-import type { BodyBudget } from '../pipeline/body-budget.js';
-import type { ClientAddress } from '../pipeline/client-address.js';
-import type { CorsPolicy } from '../pipeline/cors.js';
-import type { RateLimitStore } from '../pipeline/rate-limit.js';
+import type { AuthThrottle } from '../guards/auth-throttle.js';
+import type { KeyStore } from '../guards/auth.js';
+import type { BodyBudget } from '../guards/body-budget.js';
+import type { ClientAddress } from '../guards/client-address.js';
+import type { CorsPolicy } from '../guards/cors.js';
+import type { RateLimitStore } from '../guards/rate-limit.js';
 import type { ExchangeHost } from './exchange.js';
 import { methodNotAllowed, notFound } from './refusals.js';
 import type { RequestCounter } from './request-counter.js';

@@ -6,8 +6,8 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { GatewayError, toGatewayError } from '../errors.js';
-import type { AuthenticatedKey } from '../pipeline/auth.js';
-import { policyField, rateLimitField, resetSeconds, retryAfterSeconds, type RateLimitResult } from '../pipeline/rate-limit.js';
+import type { AuthenticatedKey } from '../guards/auth.js';
+import { policyField, rateLimitField, resetSeconds, retryAfterSeconds, type RateLimitResult } from '../guards/rate-limit.js';
 import { fieldLine, headerLines } from './head.js';
 import { negotiate, type Coding } from './compression.js';
 import { refusalBody } from './refusal.js';
@@ -92,7 +92,7 @@ export class Exchange implements RequestContext {
   cors = '';
   /** The request's Accept-Encoding (GET routes), for replies with compressed forms (compression.ts). */
   acceptEncoding: string | undefined;
-  /** Who the body's bytes are counted for in the body budget (pipeline/body-budget.ts). */
+  /** Who the body's bytes are counted for in the body budget (guards/body-budget.ts). */
   bodyClient = '';
   /** What the body was charged in the budget, given back when the request ends and no work holds the body. */
   bodyHeld = 0;

@@ -1,6 +1,6 @@
 /**
  * The pipeline's body step (pipeline.ts), for routes that take a body: its media type and declared
- * length checked, the route's own admission asked, the body budget (pipeline/body-budget.ts)
+ * length checked, the route's own admission asked, the body budget (guards/body-budget.ts)
  * charged, then the body read as it arrives (body.ts). A refusal before the read ends the
  * connection with the answer, so the body is never received; one during the read ends it too, so
  * the rest is never buffered (refusal.ts). A body is charged what it costs, not its length: its

@@ -16,9 +16,9 @@
  *  - writes after an `await` go inside `res.cork` so status, headers and body leave in one syscall;
  *  - a response is finished exactly once.
  */
-import { presentedKey } from '../pipeline/auth.js';
+import { presentedKey } from '../guards/auth.js';
 import { rateLimitSubject } from '../config/cidr.js';
-import type { RateLimitResult } from '../pipeline/rate-limit.js';
+import type { RateLimitResult } from '../guards/rate-limit.js';
 import type { Endpoint } from './endpoint.js';
 import { Exchange } from './exchange.js';
 import type { KeyRequests } from './key-requests.js';

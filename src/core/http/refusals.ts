@@ -3,10 +3,10 @@
  * (the door, auth, limits, the body, unknown paths, push WebSocket upgrades) is built here and
  * nowhere else, so its status, message and headers are the same wherever the pipeline reaches it.
  * How a refusal ends its connection is refusal.ts; the body budget's own refusals are
- * pipeline/body-budget.ts.
+ * guards/body-budget.ts.
  */
 import { GatewayError, type ErrorCode } from '../errors.js';
-import { retryAfterSeconds, type RateLimitResult } from '../pipeline/rate-limit.js';
+import { retryAfterSeconds, type RateLimitResult } from '../guards/rate-limit.js';
 
 /**
  * A refusal is an answer, not a fault: nothing reads its stack, and capturing one costs per frame
@@ -43,7 +43,7 @@ export function ambiguousFraming(why: string): GatewayError {
   return refusal('BAD_REQUEST', `Ambiguous message framing: ${why}`);
 }
 
-/** The address failed to authenticate too often in the auth-failure window (pipeline/auth-throttle.ts). */
+/** The address failed to authenticate too often in the auth-failure window (guards/auth-throttle.ts). */
 export function tooManyAuthFailures(resetAt: number, now: number): GatewayError {
   return refusal('TOO_MANY_AUTH_FAILURES', `Too many failed authentications from this address; retry after ${retryAfterSeconds(resetAt, now)} s`);
 }

@@ -10,8 +10,8 @@
  * one at a time; nothing here survives an await).
  */
 import { randomBytes } from 'node:crypto';
-import type { ClientAddress } from '../pipeline/client-address.js';
-import type { CorsPolicy } from '../pipeline/cors.js';
+import type { ClientAddress } from '../guards/client-address.js';
+import type { CorsPolicy } from '../guards/cors.js';
 import type { Endpoint } from './endpoint.js';
 import { NO_HEADERS, type Exchange } from './exchange.js';
 import { ambiguousFraming, headersTooLarge, shuttingDown, uriTooLong } from './refusals.js';

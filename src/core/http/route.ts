@@ -5,7 +5,7 @@
 import type { TSchema, TObject } from '@sinclair/typebox';
 import type { Logger } from 'pino';
 import { errorBody, type GatewayError } from '../errors.js';
-import type { AuthenticatedKey } from '../pipeline/auth.js';
+import type { AuthenticatedKey } from '../guards/auth.js';
 import type { Encoded } from './compression.js';
 
 export type Method = 'GET' | 'POST';
@@ -96,7 +96,7 @@ export interface RouteDef {
   rateLimit: 'key' | 'ip' | 'none';
   /**
    * `cost`: bytes of memory one byte of the body costs while it is in flight, charged to the body
-   * budget (pipeline/body-budget.ts); default 1, the buffer it is read into.
+   * budget (guards/body-budget.ts); default 1, the buffer it is read into.
    */
   body?: { limit: number; contentTypes: readonly string[]; cost?: number };
   /**

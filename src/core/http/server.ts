@@ -6,8 +6,8 @@
  */
 import type { Logger } from 'pino';
 import type { GatewayError } from '../errors.js';
-import { ClientAddress } from '../pipeline/client-address.js';
-import { CorsPolicy } from '../pipeline/cors.js';
+import { ClientAddress } from '../guards/client-address.js';
+import { CorsPolicy } from '../guards/cors.js';
 import type { PipelineHost, PipelineOptions } from './endpoint.js';
 import type { Exchange } from './exchange.js';
 import { InFlight, joinAcceptor, listenExclusive } from './lifecycle.js';

@@ -6,8 +6,8 @@
  */
 import { errorBody, GatewayError } from '../errors.js';
 import { rateLimitSubject } from '../config/cidr.js';
-import type { ClientAddress } from '../pipeline/client-address.js';
-import { sameOrigin, type CorsPolicy } from '../pipeline/cors.js';
+import type { ClientAddress } from '../guards/client-address.js';
+import { sameOrigin, type CorsPolicy } from '../guards/cors.js';
 import type { TopicDoc } from './openapi.js';
 import { paramNames } from './endpoint.js';
 import { headerLines } from './head.js';

@@ -23,7 +23,7 @@ import { NETWORK_HEADER, networkOf } from '../../core/http/network-of.js';
 import { OCTET, type RequestContext, type Reply, type ResponseDoc, type RouteDef, type RouteSchema } from '../../core/http/route.js';
 import type { Era } from '../../infra/ledger/index.js';
 import type { ProverBackend, Relayed } from '../../infra/prover/backend.js';
-import { WORKER_BODY_COST } from '../../core/pipeline/body-budget.js';
+import { WORKER_BODY_COST } from '../../core/guards/body-budget.js';
 import type { ProofCounters } from './metrics.js';
 import type { ProofResults } from './proof-results.js';
 import { UnreadableVersion, WireError, checkIrSource, parseCheckRequest, parseProveRequest, type PreimageInfo } from './wire/wire.js';

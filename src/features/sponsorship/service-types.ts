@@ -1,7 +1,7 @@
 /** What the sponsorship service is built from, and what one of its requests holds. */
 import type { Logger } from 'pino';
 import type { Clock } from '../../core/clock.js';
-import type { AuthenticatedKey } from '../../core/pipeline/auth.js';
+import type { AuthenticatedKey } from '../../core/guards/auth.js';
 import type { Era } from '../../infra/ledger/index.js';
 import type { WorkerPoolComponent } from '../../infra/pool/worker-pool.js';
 import type { ProvingPort } from '../../infra/prover/proving-port.js';

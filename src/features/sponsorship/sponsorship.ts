@@ -16,7 +16,7 @@
  */
 import type { NetworkName } from '../../core/config/index.js';
 import { GatewayError, toGatewayError } from '../../core/errors.js';
-import type { AuthenticatedKey } from '../../core/pipeline/auth.js';
+import type { AuthenticatedKey } from '../../core/guards/auth.js';
 import { provingPort } from '../../infra/prover/proving-port.js';
 import { admit, needsAdmission } from './admission/admission.js';
 import { AnswerDedupe, requestKey, type SponsorAnswer } from './admission/answer-dedupe.js';

@@ -6,8 +6,8 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../core/clock.js';
 import { HttpServer } from '../../core/http/server.js';
 import type { Uws } from '../../core/http/uws.js';
-import type { KeyStore } from '../../core/pipeline/auth.js';
-import { MemoryRateLimitStore } from '../../core/pipeline/rate-limit.js';
+import type { KeyStore } from '../../core/guards/auth.js';
+import { MemoryRateLimitStore } from '../../core/guards/rate-limit.js';
 import type { Metrics } from './metrics.js';
 import { metricsRoute, parseListen } from './route.js';
 

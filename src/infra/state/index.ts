@@ -5,8 +5,8 @@
  *
  * | concern                         | interface (memory default)                                     | Redis                                       |
  * |---------------------------------|----------------------------------------------------------------|---------------------------------------------|
- * | per-key / per-IP rate limits    | RateLimitStore (core/pipeline/rate-limit.ts)                   | infra/state/rate-limit.ts                   |
- * | failed-login throttling         | AuthThrottle (core/pipeline/auth-throttle.ts)                  | infra/state/auth-throttle.ts                |
+ * | per-key / per-IP rate limits    | RateLimitStore (core/guards/rate-limit.ts)                   | infra/state/rate-limit.ts                   |
+ * | failed-login throttling         | AuthThrottle (core/guards/auth-throttle.ts)                  | infra/state/auth-throttle.ts                |
  * | per-key DUST budgets            | BudgetStore (features/sponsorship/admission/budget.ts)         | features/sponsorship/redis/budget.ts        |
  * | dedupe, per-key reservation cap | SponsorshipSharing (features/sponsorship/admission/sharing.ts) | features/sponsorship/redis/sponsorship.ts   |
  * | one owner per DUST wallet       | —                                                              | features/sponsorship/redis/wallet-leases.ts |

@@ -13,7 +13,7 @@
  * the same addresses, which it folds into its local counters (`MemoryRateLimitStore.absorb`).
  */
 import type { Logger } from 'pino';
-import { MemoryRateLimitStore, admitAt, type RateLimitResult, type RateLimitScope, type RateLimitStore } from '../../core/pipeline/rate-limit.js';
+import { MemoryRateLimitStore, admitAt, type RateLimitResult, type RateLimitScope, type RateLimitStore } from '../../core/guards/rate-limit.js';
 import { KEY_PREFIX, registerScript, type RedisState } from './redis.js';
 
 /**
@@ -196,7 +196,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 }
 
-/** The in-memory store's answer for the counts Redis returned (pipeline/rate-limit.ts, decideWindow). */
+/** The in-memory store's answer for the counts Redis returned (guards/rate-limit.ts, decideWindow). */
 export function decide(sliding: boolean, admitted: boolean, curr: number, prev: number, limit: number, windowStart: number, windowMs: number, now: number): RateLimitResult {
   const windowEnd = windowStart + windowMs;
   if (!sliding) {

@@ -2,7 +2,7 @@ import t from 'tap';
 import { request } from 'undici';
 import { startApp, TEST_KEY, OTHER_KEY } from '../../helpers/app.js';
 import { testRoutes } from '../../helpers/routes.js';
-import { sha256Hex } from '../../../src/core/pipeline/auth.js';
+import { sha256Hex } from '../../../src/core/guards/auth.js';
 
 t.test('API key: X-API-Key and Bearer accepted; missing, wrong, wrong-length and revoked get the same 401', async (t) => {
   const routes = testRoutes();

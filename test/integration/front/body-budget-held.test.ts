@@ -9,7 +9,7 @@ import { connect, type Socket } from 'node:net';
 import { startApp, TEST_KEY, OTHER_KEY } from '../../helpers/app.js';
 import { createProverModule, PROVER_COMPONENT, WORKER_POOL, type ProverComponent, type WorkerPoolComponent } from '../../../src/features/proving/index.js';
 import type { WorkerPool } from '../../../src/infra/pool/worker-pool.js';
-import { WORKER_BODY_COST, type BodyBudgetStats } from '../../../src/core/pipeline/body-budget.js';
+import { WORKER_BODY_COST, type BodyBudgetStats } from '../../../src/core/guards/body-budget.js';
 import { hanging } from '../../fixtures/prover/hang-signal.js';
 import { preimageAt, proveBody } from '../../fixtures/prover/samples.js';
 

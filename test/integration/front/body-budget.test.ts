@@ -9,7 +9,7 @@ import { connect, type Socket } from 'node:net';
 import { OCTET, json } from '../../../src/core/http/route.js';
 import { GatewayError } from '../../../src/core/errors.js';
 import type { Module } from '../../../src/infra/app-context.js';
-import type { BodyBudgetStats } from '../../../src/core/pipeline/body-budget.js';
+import type { BodyBudgetStats } from '../../../src/core/guards/body-budget.js';
 import { startApp, deferred } from '../../helpers/app.js';
 
 const MiB = 2 ** 20;

@@ -45,7 +45,7 @@ t.test('per-key limit: headers on every response, 429 with Retry-After, reset un
 
 t.test('per-key override from the config file', async (t) => {
   const routes = testRoutes();
-  const { sha256Hex } = await import('../../../src/core/pipeline/auth.js');
+  const { sha256Hex } = await import('../../../src/core/guards/auth.js');
   const s = await startApp({ auth: { keys: [{ id: 'small', sha256: sha256Hex('small-key-0123456789'), rateLimit: { limit: 1, windowMs: 1000 } }] } }, { modules: [routes.module], clock: new ManualClock(5_000) });
   t.teardown(() => s.close());
   const a = await request(`${s.url}/t/keyed`, { headers: { 'x-api-key': 'small-key-0123456789' } });

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { request } from 'undici';
 import { runCli, NO_DEVNET_ENV } from '../../helpers/spawn.js';
-import { sha256Hex } from '../../../src/core/pipeline/auth.js';
+import { sha256Hex } from '../../../src/core/guards/auth.js';
 
 t.test('the process serves, and SIGTERM twice shuts it down once with exit 0', async (t) => {
   const p = runCli(['serve'], { ...NO_DEVNET_ENV, NIGHTGATE_PORT: '0', NIGHTGATE_API_KEYS: 'process-test-key-123', NIGHTGATE_BALANCING_ENABLED: 'false' });

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'undici';
 import { runCli, NO_DEVNET_ENV } from '../../helpers/spawn.js';
-import { sha256Hex } from '../../../src/core/pipeline/auth.js';
+import { sha256Hex } from '../../../src/core/guards/auth.js';
 
 const ALPHA = 'ngk_alpha-key-for-the-reload-test-0000000000';
 const BETA = 'ngk_beta-key-for-the-reload-test-00000000000';

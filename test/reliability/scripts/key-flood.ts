@@ -16,7 +16,7 @@
 import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { mintKey, sha256Hex } from '../../../src/core/pipeline/auth.js';
+import { mintKey, sha256Hex } from '../../../src/core/guards/auth.js';
 import { ChainWatch } from '../../../bench/lib/chain-watch.js';
 import { fundFromFaucet } from '../../../bench/lib/funding.js';
 import { request, sleep } from '../../../bench/lib/http.js';

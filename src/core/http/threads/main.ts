@@ -17,7 +17,7 @@
 import { pino, type Logger } from 'pino';
 import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '@nightgate/threads';
-import type { RateLimitResult, RateLimitScope, RateLimitStore } from '../../pipeline/rate-limit.js';
+import type { RateLimitResult, RateLimitScope, RateLimitStore } from '../../guards/rate-limit.js';
 import { liveReplies, type Reply } from '../route.js';
 import type { ChildApps } from '../lifecycle.js';
 import type { ThreadCountSink } from '../request-counter.js';

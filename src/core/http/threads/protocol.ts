@@ -61,7 +61,7 @@ export interface WorkerSetup {
   thread: number;
   routes: RouteShape[];
   topics: TopicShape[];
-  /** The per-IP limiter table every thread shares (pipeline/shared-rate-limit.ts). */
+  /** The per-IP limiter table every thread shares (guards/shared-rate-limit.ts). */
   limiter: SharedArrayBuffer;
   /** The main thread's settings, as they are (plain data: cloned into the worker). */
   server: Config['server'];

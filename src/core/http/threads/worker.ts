@@ -12,8 +12,8 @@ import type { DestinationStream } from 'pino';
 import { systemClock } from '../../clock.js';
 import { GatewayError, type ErrorCode } from '../../errors.js';
 import { createLogger } from '../../log/log.js';
-import { KeyStore } from '../../pipeline/auth.js';
-import { SharedRateLimitStore } from '../../pipeline/shared-rate-limit.js';
+import { KeyStore } from '../../guards/auth.js';
+import { SharedRateLimitStore } from '../../guards/shared-rate-limit.js';
 // The thread's entry wires its own counter: the main thread can hand it settings, not objects.
 import { RequestMetrics } from '../request-metrics.js';
 import { Encoded } from '../compression.js';

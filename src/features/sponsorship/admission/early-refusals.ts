@@ -6,7 +6,7 @@
  */
 import type { NetworkName } from '../../../core/config/index.js';
 import { GatewayError } from '../../../core/errors.js';
-import type { AuthenticatedKey } from '../../../core/pipeline/auth.js';
+import type { AuthenticatedKey } from '../../../core/guards/auth.js';
 import { lifeBlocks, type SponsorBacklog } from './backlog.js';
 import type { SponsorshipPolicy } from './budget.js';
 import { secondsUntil } from '../common/fixed-window.js';

@@ -4,7 +4,7 @@
  * share its landings earn it (key-health.ts), so one key cannot drain the pool.
  */
 import { GatewayError } from '../../../core/errors.js';
-import type { AuthenticatedKey } from '../../../core/pipeline/auth.js';
+import type { AuthenticatedKey } from '../../../core/guards/auth.js';
 import type { SponsorshipSharing } from './sharing.js';
 import { FEE_TTL_BLOCKS } from '../common/fee-margin.js';
 import type { KeyHealth, KeyShare } from './key-health.js';

@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { KeyPolicy } from '../../../core/config/key-policy.js';
 import { GatewayError } from '../../../core/errors.js';
-import type { AuthenticatedKey } from '../../../core/pipeline/auth.js';
+import type { AuthenticatedKey } from '../../../core/guards/auth.js';
 import type { SponsorKind } from '../common/balance-task.js';
 import type { TxEffects } from '../common/effects.js';
 import type { PolicyWebhookClient, WebhookSummary } from './ports.js';

@@ -6,7 +6,7 @@
 import { Type } from '@sinclair/typebox';
 import { GatewayError } from '../../../core/errors.js';
 import type { KeyRequests } from '../../../core/http/key-requests.js';
-import type { KeyDescription } from '../../../core/pipeline/auth.js';
+import type { KeyDescription } from '../../../core/guards/auth.js';
 import { json, type RequestContext, type RouteDef } from '../../../core/http/route.js';
 import { DAY_MS, dayOfName } from './usage-file.js';
 import type { GroupBy, UsageLedger } from './usage.js';

@@ -6,7 +6,7 @@ import t from 'tap';
 import { ConfigError, loadConfig, type ApiKeyRecord } from '../../../../src/core/config/index.js';
 import { compileKeyPolicy, keyPolicyProblem, shownPolicy } from '../../../../src/core/config/key-policy.js';
 import { redactedConfig } from '../../../../src/core/config/describe.js';
-import { KeyStore, sha256Hex } from '../../../../src/core/pipeline/auth.js';
+import { KeyStore, sha256Hex } from '../../../../src/core/guards/auth.js';
 
 const RAW = 'ngk_policy-key-000000000000000000000000000000';
 const SECRET = 'hook-secret-do-not-log-0123';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ClientAddress } from '../../../../src/core/pipeline/client-address.js';
+import { ClientAddress } from '../../../../src/core/guards/client-address.js';
 
 const PROXY = '127.0.0.1';
 

@@ -2,7 +2,7 @@ import t from 'tap';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEV_KEY_FILE, devKey, devKeyBox } from '../../../../src/core/pipeline/dev-key.js';
+import { DEV_KEY_FILE, devKey, devKeyBox } from '../../../../src/core/guards/dev-key.js';
 
 t.test('without a state directory: a new key each start, and the box says how to keep it', async (t) => {
   const a = devKey('');

@@ -1,7 +1,7 @@
 /** KeyStore.replace and ConfigReloader: what a SIGHUP changes, and what it refuses. */
 import t from 'tap';
-import { KeyStore, sha256Hex } from '../../../../src/core/pipeline/auth.js';
-import { ConfigReloader } from '../../../../src/core/pipeline/reload.js';
+import { KeyStore, sha256Hex } from '../../../../src/core/guards/auth.js';
+import { ConfigReloader } from '../../../../src/core/guards/reload.js';
 import { ConfigError, loadConfig, type ApiKeyRecord } from '../../../../src/core/config/index.js';
 import { Metrics } from '../../../../src/infra/metrics/metrics.js';
 import { captureLogs } from '../../../helpers/app.js';

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { MemoryRateLimitStore, policyField, rateLimitField, resetSeconds, retryAfterSeconds } from '../../../../src/core/pipeline/rate-limit.js';
+import { MemoryRateLimitStore, policyField, rateLimitField, resetSeconds, retryAfterSeconds } from '../../../../src/core/guards/rate-limit.js';
 
 t.test('fixed window counts and resets at the window boundary', async (t) => {
   const s = new MemoryRateLimitStore('fixed', 10);

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import t from 'tap';
-import { MemoryRateLimitStore, type RateLimitScope } from '../../../../src/core/pipeline/rate-limit.js';
-import { SharedRateLimitStore, sharedRateLimitBytes } from '../../../../src/core/pipeline/shared-rate-limit.js';
+import { MemoryRateLimitStore, type RateLimitScope } from '../../../../src/core/guards/rate-limit.js';
+import { SharedRateLimitStore, sharedRateLimitBytes } from '../../../../src/core/guards/shared-rate-limit.js';
 
 type Algorithm = 'fixed' | 'sliding';
 
@@ -64,7 +64,7 @@ t.test('two stores on one buffer see each other’s hits; attaching checks the t
 // Workers are slow to boot, so one set of workers serves both algorithms; tap's own loaders are not
 // passed on (execArgv: []).
 const TSX = import.meta.resolve('tsx/esm/api');
-const STORE = new URL('../../../../src/core/pipeline/shared-rate-limit.ts', import.meta.url).href;
+const STORE = new URL('../../../../src/core/guards/shared-rate-limit.ts', import.meta.url).href;
 const FRESH = 10_000;
 const HAMMER = `
 const { parentPort, workerData } = require('node:worker_threads');

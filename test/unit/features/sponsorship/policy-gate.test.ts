@@ -5,7 +5,7 @@
 import t from 'tap';
 import pino from 'pino';
 import { compileKeyPolicy, type KeyPolicyInput } from '../../../../src/core/config/key-policy.js';
-import type { AuthenticatedKey } from '../../../../src/core/pipeline/auth.js';
+import type { AuthenticatedKey } from '../../../../src/core/guards/auth.js';
 import type { TxEffects } from '../../../../src/features/sponsorship/common/effects.js';
 import { PolicyGate } from '../../../../src/features/sponsorship/policy/gate.js';
 import type { PolicyWebhookClient, WebhookSummary, WebhookVerdict } from '../../../../src/features/sponsorship/policy/ports.js';

@@ -14,7 +14,7 @@ import { MemoryBudgetStore, SponsorshipPolicy } from '../../../../src/features/s
 import { SharedSnapshot } from '../../../../src/features/sponsorship/allocator/shared-snapshot.js';
 import { SponsorshipService } from '../../../../src/features/sponsorship/sponsorship.js';
 import type { DustSyncHost } from '../../../../src/features/sponsorship/wallets/sync-host.js';
-import type { AuthenticatedKey } from '../../../../src/core/pipeline/auth.js';
+import type { AuthenticatedKey } from '../../../../src/core/guards/auth.js';
 import type { ProverBackend } from '../../../../src/infra/prover/backend.js';
 import type { WorkerPoolComponent } from '../../../../src/infra/pool/worker-pool.js';
 import { captureLogs } from '../../../helpers/app.js';
