@@ -1,3 +1,2 @@
-/** The site feature's front door: the pages and the probes (/, /api, /docs, /health, /readyz). */
-export { metaRoutes } from './meta.js';
+/** The site feature's front door: the pages (/, /api, /api/reference, /docs). */
 export { siteRoutes } from './site.js';

@@ -2,7 +2,7 @@
 import t from 'tap';
 import { openApiDocument } from '../../../../src/core/http/openapi.js';
 import { apiPage, docsPage, md, typeText } from '../../../../src/features/site/pages.js';
-import { metaRoutes } from '../../../../src/features/site/meta.js';
+import { metaRoutes } from '../../../../src/features/health/probes.js';
 import { PUSH_CHANNEL_DOC, statsRoutes } from '../../../../src/features/stats/routes.js';
 
 const doc = openApiDocument(
