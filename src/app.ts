@@ -18,7 +18,7 @@ import { AuthThrottle } from './core/guards/auth-throttle.js';
 import { BodyBudget } from './core/guards/body-budget.js';
 import { createLogger } from './core/log/log.js';
 import { BoundedOutput } from './core/log/output.js';
-import { metaRoutes } from './features/health/index.js';
+import { probeRoutes } from './features/health/index.js';
 import { siteRoutes } from './features/site/index.js';
 import { openApiDocument } from './core/http/openapi.js';
 import { PACKAGE } from './core/version.js';
@@ -245,10 +245,9 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   // Computed when first asked for, once every module has mounted its routes.
   const openapi = (): Record<string, unknown> => openApiDocument(routes, { title: 'nightgate', description: 'Midnight network statistics, proving and DUST sponsorship gateway.' }, { cors: config.server.corsOrigins.length > 0, topics });
   context.addRoutes(
-    metaRoutes({
+    probeRoutes({
       health,
       missing: () => missingForReadiness(components),
-      openapi,
     }),
   );
   context.addRoutes(

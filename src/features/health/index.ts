@@ -1,2 +1,2 @@
-/** The health feature's front door: the probes (/health, /livez, /readyz) and the API document. */
-export { metaRoutes } from './probes.js';
+/** The health feature's front door: the probes (/health, /livez, /readyz). */
+export { probeRoutes } from './probes.js';

@@ -1,13 +1,12 @@
 /**
- * /health, /livez, /readyz, /api/openapi.json: public (the pages, /, /api and /docs: site.ts). /health answers an anonymous
+ * The probes, public: /health, /livez, /readyz. /health answers an anonymous
  * client with its status and version only; the components' details (upstreams, sync, wallets,
  * counts) need a key or a client inside `auth.trustedNetworks`. /livez and /readyz are for load
  * balancers and service managers: the process answers; the server can serve what it is configured for.
  */
 import { Type } from '@sinclair/typebox';
 import { ERRORS, GatewayError } from '../../core/errors.js';
-import { json, type RouteDef, type Reply } from '../../core/http/route.js';
-import { servedMany } from '../../core/http/compression.js';
+import { json, type RouteDef } from '../../core/http/route.js';
 
 export const HealthSchema = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('shutting-down')]),
@@ -30,30 +29,15 @@ export const NotReadySchema = Type.Object(
   },
   { $id: 'NotReady', description: 'The Error shape with the readiness details `status` and `missing`' },
 );
-/** Just enough of OpenAPI 3.1 for a generated client to type the document route. */
-export const OpenApiDocumentSchema = Type.Object(
-  { openapi: Type.String({ examples: ['3.1.0'] }), info: Type.Object({ title: Type.String(), version: Type.String() }, { additionalProperties: true }), paths: Type.Record(Type.String(), Type.Unknown()) },
-  { $id: 'OpenApiDocument', additionalProperties: true, description: 'This OpenAPI 3.1.0 document (spec.openapis.org/oas/v3.1.0)' },
-);
-
 const NO_STORE = { 'Cache-Control': 'no-store' };
-/** The documents are rendered once and carry an ETag (compression.ts, servedMany). */
-const VALIDATED = { ETag: 'Validator of the body (its coding named in it); send it back in If-None-Match for a 304', 'Cache-Control': '`public, max-age=300`' };
-const NOT_MODIFIED = { description: 'Not Modified: If-None-Match matched the ETag' };
 
-export interface MetaDeps {
+export interface ProbeDeps {
   health(): Record<string, unknown>;
   /** What is missing for readiness; empty when ready (readiness.ts). */
   missing(): Promise<string[]>;
-  /** The OpenAPI document; computed once all routes are mounted. */
-  openapi(): Record<string, unknown>;
 }
 
-export function metaRoutes(deps: MetaDeps): RouteDef[] {
-  let specBytes: string | undefined;
-  const spec = (): string => (specBytes ??= JSON.stringify(deps.openapi()));
-  // Served as they are to every request: compressed once (http/compression.ts).
-  let specReply: Reply | undefined;
+export function probeRoutes(deps: ProbeDeps): RouteDef[] {
   return [
     {
       method: 'GET', url: '/health', auth: 'optional', rateLimit: 'none',
@@ -85,11 +69,6 @@ export function metaRoutes(deps: MetaDeps): RouteDef[] {
         const err = new GatewayError('SERVER_NOT_READY');
         return { ...json({ error: ERRORS[err.code].title, message: err.message, code: err.code, status: 'not-ready', missing }, err.status, NO_STORE), code: err.code };
       },
-    },
-    {
-      method: 'GET', url: '/api/openapi.json', auth: 'none', rateLimit: 'none',
-      schema: { summary: 'This OpenAPI 3.1 description', tags: ['meta'], response: { 200: { description: 'OpenAPI 3.1.0 document', schema: OpenApiDocumentSchema, headers: VALIDATED }, 304: NOT_MODIFIED } },
-      handler: () => (specReply ??= servedMany({ body: spec(), headers: { 'Cache-Control': 'public, max-age=300' } })),
     },
   ];
 }

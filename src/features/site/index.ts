@@ -1,2 +1,2 @@
-/** The site feature's front door: the pages (/, /api, /api/reference, /docs). */
+/** The site feature's front door: the pages (/, /api, /api/reference, /docs) and /api/openapi.json. */
 export { siteRoutes } from './site.js';

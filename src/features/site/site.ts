@@ -1,7 +1,8 @@
 /**
  * The pages a person opens: `/` (the live dashboard, src/features/site/dashboard/), `/api` (Swagger UI over this
  * server's OpenAPI document, with "try it"), `/api/reference` (the same document as plain HTML,
- * for curl and browsers without scripts) and `/docs` (the proving and sponsorship guide).
+ * for curl and browsers without scripts), `/docs` (the proving and sponsorship guide) and the
+ * document itself, `/api/openapi.json`.
  *
  * Every page is sent with a Content-Security-Policy: scripts only from this server and never inline
  * (the pages' own code is in served .js files), connections only back to it. Everything they load is
@@ -12,6 +13,7 @@ import type { Reply, RouteDef } from '../../core/http/route.js';
 import { assetRoutes, assetUrl } from './dashboard/assets.js';
 import { apiUiPage, dashboardPage } from './dashboard/pages.js';
 import { PAGE_CSP, apiPage, docsPage } from './pages.js';
+import { openApiRoute } from './openapi-route.js';
 
 /**
  * The dashboard and Swagger UI: scripts and styles from here only; `img-src data:` for the icons
@@ -44,6 +46,7 @@ export function siteRoutes(deps: SiteDeps): RouteDef[] {
     response: { 200: { description: 'HTML', contentType: 'text/html', headers: { ...VALIDATED, 'Content-Security-Policy': 'Scripts from this server only' } }, 304: NOT_MODIFIED },
   });
   return [
+    openApiRoute(deps.openapi),
     {
       method: 'GET', url: '/', auth: 'none', rateLimit: 'none',
       schema: page('Live dashboard: each network\'s tip, block times, epoch, uptime; the sponsorship pool and proving queue with an operator key', 'Updated on every block over `GET /api/v1/{network}/ws`. An operator key typed into the page is kept for the browser tab only (sessionStorage) and sent as `X-API-Key` to `/wallet-status`, `/health` and `/metrics`.'),

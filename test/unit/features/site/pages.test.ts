@@ -2,11 +2,11 @@
 import t from 'tap';
 import { openApiDocument } from '../../../../src/core/http/openapi.js';
 import { apiPage, docsPage, md, typeText } from '../../../../src/features/site/pages.js';
-import { metaRoutes } from '../../../../src/features/health/probes.js';
+import { probeRoutes } from '../../../../src/features/health/probes.js';
 import { PUSH_CHANNEL_DOC, statsRoutes } from '../../../../src/features/stats/routes.js';
 
 const doc = openApiDocument(
-  [...metaRoutes({ health: () => ({}), missing: () => Promise.resolve([]), openapi: () => ({}) }), ...statsRoutes(new Map())],
+  [...probeRoutes({ health: () => ({}), missing: () => Promise.resolve([]) }), ...statsRoutes(new Map())],
   { title: 'nightgate', description: 'Gateway.' },
   { topics: [{ url: '/api/v1/:network/ws', doc: PUSH_CHANNEL_DOC }] },
 );
