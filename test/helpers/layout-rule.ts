@@ -161,8 +161,10 @@ function refusal(from: string, to: string): string | undefined {
   if (a === 'workers') return b === 'infra' || b === 'core' ? undefined : 'the worker entry names no task: it reaches infra and core only';
   // The error catalogue is part of the API the client speaks; it is packed with it.
   if (a === 'client') return to === 'src/core/errors.ts' ? undefined : 'the client stands alone (it is packed on its own)';
+  // native/ is the proof server's native side: the proving feature and the prover port reach it.
+  if (b === 'native' && !/^src\/(features\/proving|infra\/prover)\//.test(from)) return 'native/ serves proving only (features/proving, infra/prover)';
   if (a === 'native') return b === 'core' ? undefined : 'native/ uses core only';
-  if (a === 'core') return b === 'native' ? undefined : 'core imports nothing above it';
+  if (a === 'core') return 'core imports nothing above it';
   if (a === 'infra') return b === 'core' || b === 'native' ? undefined : 'infra imports core only';
   // A feature.
   if (b === 'core' || b === 'infra' || b === 'native') return undefined;

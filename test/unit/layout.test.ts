@@ -98,6 +98,11 @@ t.test('a planted break of each kind is caught', async (t) => {
   t.same(violations(planted({ 'packages/ledger/src/planted.ts': "import { startModuleWorker } from '@nightgate/threads';\n" })).map((v) => v.why), ['packages/ledger imports no workspace package']);
   t.same(violations(planted({ 'src/features/stats/planted.ts': "import { lowerThreadPriority } from '@nightgate/threads/thread-priority';\n" }), manifests).map((v) => v.why), ['packages/threads/package.json does not export ./thread-priority']);
   t.same(violations(planted({ 'src/client/planted.ts': "import { startModuleWorker } from '@nightgate/threads';\n" })).map((v) => v.why), ['the client stands alone (it is packed on its own)']);
+  const onlyProving = 'native/ serves proving only (features/proving, infra/prover)';
+  t.same(violations(planted({ 'src/features/stats/planted.ts': "import { locateProofServer } from '../../../native/locate.js';\n" })).map((v) => v.why), [onlyProving]);
+  t.same(violations(planted({ 'src/infra/indexer/planted.ts': "import { locateProofServer } from '../../../native/locate.js';\n" })).map((v) => v.why), [onlyProving]);
+  t.same(violations(planted({ 'src/core/planted.ts': "import { locateProofServer } from '../../native/locate.js';\n" })).map((v) => v.why), [onlyProving]);
+  t.same(violations(planted({ 'src/infra/prover/planted.ts': "import { locateProofServer } from '../../../native/locate.js';\n" })), [], 'the prover port may');
   const onlyTheApp = 'only the app (src/app.ts, src/server.ts, src/cli.ts, src/cli/) imports the devnet';
   t.same(violations(planted({ 'src/infra/planted.ts': "import type { DevnetNetworkInfo } from '@nightgate/devnet';\n" })).map((v) => v.why), [onlyTheApp]);
   t.same(violations(planted({ 'src/features/sponsorship/planted.ts': "const { startDevnet } = await import('@nightgate/devnet');\n" })).map((v) => v.why), [onlyTheApp]);
