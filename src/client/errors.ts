@@ -1,11 +1,12 @@
 /**
  * Refusals as values: every error nightgate answers has one body, `{error, message, code}`, with
- * `code` from the server's catalogue (src/core/errors.ts); the client rejects with it as a
- * `NightgateError`, so callers branch on `code`, never on the texts.
+ * `code` from the server's catalogue; the client rejects with it as a `NightgateError`, so callers
+ * branch on `code`, never on the texts.
  */
-import type { ErrorCode } from '../core/errors.js';
+import type { components } from './openapi-types.js';
 
-export type { ErrorCode };
+/** The server's error codes: the `code` enum of the OpenAPI document's `Error` schema, which lists its catalogue. */
+export type ErrorCode = components['schemas']['Error']['code'];
 
 /** `UNKNOWN`: the answer was an error but not nightgate's body (a proxy's page, a cut connection's remains). */
 export type NightgateErrorCode = ErrorCode | 'UNKNOWN';

@@ -5,8 +5,7 @@
  * total (a Retry-After beyond what is left is not waited for: the refusal is returned at once,
  * its `retryAfter` telling the caller when to come back).
  */
-import type { ErrorCode } from '../core/errors.js';
-import type { NightgateError, NightgateErrorCode } from './errors.js';
+import type { ErrorCode, NightgateError, NightgateErrorCode } from './errors.js';
 
 export interface RetryOptions {
   /** Retries after the first attempt (default 3; 0: none). */

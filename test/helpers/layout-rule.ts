@@ -1,8 +1,8 @@
 /**
  * The layout's one rule, checked from the imports as written (type-only imports count too):
  * features → infra → core, never back; a feature imports no other feature; only the app (src/app.ts,
- * src/server.ts, src/cli.ts, src/cli/) imports features; the client (src/client/) stands alone but
- * for the error catalogue; src/ imports nothing from bench/ or test/.
+ * src/server.ts, src/cli.ts, src/cli/) imports features; the client (src/client/) stands alone;
+ * src/ imports nothing from bench/ or test/.
  * The workspace packages (packages/<name>/, `@nightgate/<name>`): a package imports its own files by
  * path and other packages by name, only those it is allowed (PACKAGE_USES: the embedded devnet uses
  * the ledger boundary and the thread helpers, they use no other) and nothing of src/; the product
@@ -159,8 +159,7 @@ function refusal(from: string, to: string): string | undefined {
   if (a === 'app' && b.startsWith('feature:') && !/^src\/features\/[^/]+\/index\.ts$/.test(to)) return 'the app enters a feature by its front door (index.ts)';
   if (a === 'app' || a === 'other') return undefined;
   if (a === 'workers') return b === 'infra' || b === 'core' ? undefined : 'the worker entry names no task: it reaches infra and core only';
-  // The error catalogue is part of the API the client speaks; it is packed with it.
-  if (a === 'client') return to === 'src/core/errors.ts' ? undefined : 'the client stands alone (it is packed on its own)';
+  if (a === 'client') return 'the client stands alone (it is packed on its own)';
   // native/ is the proof server's native side: the proving feature and the prover port reach it.
   if (b === 'native' && !/^src\/(features\/proving|infra\/prover)\//.test(from)) return 'native/ serves proving only (features/proving, infra/prover)';
   if (a === 'native') return b === 'core' ? undefined : 'native/ uses core only';

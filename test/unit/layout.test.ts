@@ -103,6 +103,7 @@ t.test('a planted break of each kind is caught', async (t) => {
   t.same(violations(planted({ 'src/infra/indexer/planted.ts': "import { locateProofServer } from '../../../native/locate.js';\n" })).map((v) => v.why), [onlyProving]);
   t.same(violations(planted({ 'src/core/planted.ts': "import { locateProofServer } from '../../native/locate.js';\n" })).map((v) => v.why), [onlyProving]);
   t.same(violations(planted({ 'src/infra/prover/planted.ts': "import { locateProofServer } from '../../../native/locate.js';\n" })), [], 'the prover port may');
+  t.same(violations(planted({ 'src/client/planted.ts': "import type { ErrorCode } from '../core/errors.js';\n" })).map((v) => v.why), ['the client stands alone (it is packed on its own)'], 'not even the error catalogue');
   const onlyTheApp = 'only the app (src/app.ts, src/server.ts, src/cli.ts, src/cli/) imports the devnet';
   t.same(violations(planted({ 'src/infra/planted.ts': "import type { DevnetNetworkInfo } from '@nightgate/devnet';\n" })).map((v) => v.why), [onlyTheApp]);
   t.same(violations(planted({ 'src/features/sponsorship/planted.ts': "const { startDevnet } = await import('@nightgate/devnet');\n" })).map((v) => v.why), [onlyTheApp]);
