@@ -9,7 +9,7 @@ import t from 'tap';
 import WebSocket from 'ws';
 import { createClient as createWsClient } from 'graphql-ws';
 import type { ProofProvider, WalletProvider } from '@midnight-ntwrk/midnight-js-types';
-import { createClient, isNightgateError, nightgateProofProvider, sponsoredWalletProvider, type NightgateClient, type NightgateError } from '../../src/client/index.js';
+import { createClient, isNightgateError, nightgateProofProvider, sponsoredWalletProvider, type NightgateClient, type NightgateError } from '../../packages/client/src/index.js';
 import { mountStats } from '../../src/features/stats/index.js';
 import { mountProver } from '../../src/features/proving/index.js';
 import { mountSponsorship, SPONSORSHIP_COMPONENT, type SponsorshipComponent } from '../../src/features/sponsorship/index.js';

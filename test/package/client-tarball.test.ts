@@ -1,6 +1,6 @@
 /**
  * What a user gets from `npm install`: the package as `npm pack` makes it from the repository once
- * `prepack` has built it (the build, the client's declarations from src/client/tsconfig.json, and
+ * `prepack` has built it (the build, the client's declarations from packages/client/tsconfig.json, and
  * the workspace packages' dist/, which the tarball carries as `bundleDependencies`), installed into
  * an empty project, and used there: an ESM script imports `nightgate/client` and calls
  * `summary('preview')` against a nightgate this test started; a TypeScript file using the client
@@ -58,7 +58,7 @@ t.setTimeout(300_000);
 async function packAndInstall(t: Test): Promise<string> {
   await run(process.execPath, [join(ROOT, 'scripts/build.mjs'), '--if-stale'], { cwd: ROOT, timeout: 240_000 });
   // The client's declarations; the build wrote its JavaScript.
-  await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'src/client/tsconfig.json'), '--emitDeclarationOnly'], { cwd: ROOT });
+  await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'packages/client/tsconfig.json'), '--emitDeclarationOnly'], { cwd: ROOT });
   const { stdout: packed } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
   const { filename, files } = (JSON.parse(packed) as Array<{ filename: string; files: Array<{ path: string }> }>)[0]!;
   const paths = files.map((f) => f.path);

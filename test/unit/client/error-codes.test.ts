@@ -9,7 +9,7 @@ import t from 'tap';
 import ts from 'typescript';
 import { ERRORS } from '../../../src/core/errors.js';
 
-const ENTRY = fileURLToPath(new URL('../../../src/client/index.ts', import.meta.url));
+const ENTRY = fileURLToPath(new URL('../../../packages/client/src/index.ts', import.meta.url));
 
 /** The string literals of the type `name` that `file` exports. */
 function exportedLiterals(file: string, name: string): string[] {

@@ -1,7 +1,7 @@
 /** The client's calls against a scripted fetch: URLs, headers, errors, and which refusals are retried, when, how often. */
 import t from 'tap';
-import { createClient, isNightgateError, NightgateError, type FetchLike, type RequestInitLike } from '../../../src/client/index.js';
-import { parseRetryAfter } from '../../../src/client/retry.js';
+import { createClient, isNightgateError, NightgateError, type FetchLike, type RequestInitLike } from '../../../packages/client/src/index.js';
+import { parseRetryAfter } from '../../../packages/client/src/retry.js';
 
 interface Answer {
   status: number;

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { startApp } from '../../helpers/app.js';
 
-export const TYPES_FILE = fileURLToPath(new URL('../../../src/client/openapi-types.ts', import.meta.url));
+export const TYPES_FILE = fileURLToPath(new URL('../../../packages/client/src/openapi-types.ts', import.meta.url));
 
 // No network is reached: the document depends on the routes, not on where they read from.
 const CLOSED = { indexer: 'http://127.0.0.1:9/api/v4/graphql', prover: 'upstream' as const, proverUrl: 'http://127.0.0.1:9' };
