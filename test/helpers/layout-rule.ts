@@ -1,18 +1,18 @@
 /**
  * The layout's one rule, checked from the imports as written (type-only imports count too):
  * features → infra → core, never back; a feature imports no other feature; only the app (src/app.ts,
- * src/server.ts, src/cli.ts, src/cli/) imports features; the client (src/client/) stands alone;
- * src/ imports nothing from bench/ or test/.
+ * src/server.ts, src/cli.ts, src/cli/) imports features; src/ imports nothing from bench/ or test/.
  * The workspace packages (packages/<name>/, `@nightgate/<name>`): a package imports its own files by
  * path and other packages by name, only those it is allowed (PACKAGE_USES: the embedded devnet uses
  * the ledger boundary and the thread helpers, they use no other) and nothing of src/; the product
  * imports a package by name, never by path, and only what it exports: the devnet only from the app,
- * the ledger boundary only from src/infra/ledger/; only packages/ledger/ imports a ledger package; a
- * package imports only what its package.json declares. bench/ drives the product: it may import any
- * of src/ and start devnets, reaches packages by name and imports nothing from test/. Plus: no import
- * circles, packages included. Imports are read by the TypeScript parser: static and dynamic imports,
- * re-exports, `import('…')` types, ambient module names, and worker entries named by
- * `new URL('…', import.meta.url)`.
+ * the ledger boundary only from src/infra/ledger/, the client never (it is installed on its own);
+ * only packages/ledger/ imports a ledger package; a package imports only what its package.json
+ * declares, and the client, which runs in browsers, no Node built-in. bench/ drives the product:
+ * it may import any of src/ and start devnets, reaches packages by name and imports nothing from
+ * test/. Plus: no import circles, packages included. Imports are read by the TypeScript parser:
+ * static and dynamic imports, re-exports, `import('…')` types, ambient module names, and worker
+ * entries named by `new URL('…', import.meta.url)`.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -25,7 +25,9 @@ const LEDGER_PACKAGE = /^@midnight(?:-)?ntwrk\/ledger/;
 /** A workspace package by name, with its subpath: `@nightgate/ledger/era`. */
 const WORKSPACE = /^@nightgate\/([\w-]+)(?:\/([\w./-]+))?$/;
 /** The workspace packages each package may import by name. */
-const PACKAGE_USES: Readonly<Record<string, readonly string[]>> = { devnet: ['ledger', 'threads'], ledger: [], threads: [] };
+const PACKAGE_USES: Readonly<Record<string, readonly string[]>> = { devnet: ['ledger', 'threads'], ledger: [], threads: [], client: [] };
+/** The packages that run in browsers: no Node built-in. */
+const BROWSER_PACKAGES: ReadonlySet<string> = new Set(['client']);
 
 /** Every .ts file under `dirs` of `root`, by its path relative to root (posix); no dependency or build output. */
 export function readSources(root: string, dirs: readonly string[]): Sources {
@@ -110,7 +112,7 @@ function npmName(spec: string): string {
   return spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
 }
 
-type Area = 'core' | 'infra' | `feature:${string}` | 'app' | 'client' | 'workers' | 'native' | 'bench' | `package:${string}` | 'other';
+type Area = 'core' | 'infra' | `feature:${string}` | 'app' | 'workers' | 'native' | 'bench' | `package:${string}` | 'other';
 
 function areaOf(file: string): Area {
   if (file.startsWith('src/core/')) return 'core';
@@ -118,7 +120,6 @@ function areaOf(file: string): Area {
   const f = /^src\/features\/([^/]+)\//.exec(file);
   if (f) return `feature:${f[1]}`;
   if (file === 'src/app.ts' || file === 'src/server.ts' || file === 'src/cli.ts' || file.startsWith('src/cli/')) return 'app';
-  if (file.startsWith('src/client/')) return 'client';
   if (file.startsWith('workers/')) return 'workers';
   if (file.startsWith('native/')) return 'native';
   if (file.startsWith('bench/')) return 'bench';
@@ -135,11 +136,12 @@ function refusalByName(from: string, name: string): string | undefined {
     return uses.includes(name) ? undefined : `packages/${own} imports ${uses.length ? uses.map((u) => `@nightgate/${u}`).join(' and ') : 'no workspace package'}`;
   }
   if (!(name in PACKAGE_USES)) return `no workspace package @nightgate/${name}`;
+  // The client is its own package, for dApps and wallets: the gateway neither uses nor bundles it.
+  if (name === 'client') return areaOf(from) === 'bench' ? undefined : 'the gateway does not use the client (it is installed on its own)';
   if (name === 'ledger') return from.startsWith('src/infra/ledger/') ? undefined : 'the product reaches the ledger boundary through src/infra/ledger/';
   // The devnet is started where the process is: a feature, infra or a worker never loads it.
   if (name === 'devnet') return areaOf(from) === 'app' || areaOf(from) === 'bench' ? undefined : 'only the app (src/app.ts, src/server.ts, src/cli.ts, src/cli/) imports the devnet';
-  // The thread helpers sit below core: anything may use them but the client and native/, which stand apart.
-  if (areaOf(from) === 'client') return 'the client stands alone (it is packed on its own)';
+  // The thread helpers sit below core: anything may use them but native/, which stands apart.
   if (areaOf(from) === 'native') return 'native/ uses core only';
   return undefined;
 }
@@ -159,7 +161,6 @@ function refusal(from: string, to: string): string | undefined {
   if (a === 'app' && b.startsWith('feature:') && !/^src\/features\/[^/]+\/index\.ts$/.test(to)) return 'the app enters a feature by its front door (index.ts)';
   if (a === 'app' || a === 'other') return undefined;
   if (a === 'workers') return b === 'infra' || b === 'core' ? undefined : 'the worker entry names no task: it reaches infra and core only';
-  if (a === 'client') return 'the client stands alone (it is packed on its own)';
   // native/ is the proof server's native side: the proving feature and the prover port reach it.
   if (b === 'native' && !/^src\/(features\/proving|infra\/prover)\//.test(from)) return 'native/ serves proving only (features/proving, infra/prover)';
   if (a === 'native') return b === 'core' ? undefined : 'native/ uses core only';
@@ -198,7 +199,9 @@ export function violations(sources: Sources, manifests?: Manifests): Violation[]
         else if (target && !exported(target.exports, named[2])) out.push({ from, to: spec, why: `packages/${named[1]}/package.json does not export ${named[2] ? `./${named[2]}` : '.'}` });
         continue;
       }
-      if (own !== undefined && manifests && !spec.startsWith('.') && !spec.startsWith('node:') && !builtinModules.includes(spec) && !manifests.get(own)?.declares.has(npmName(spec))) {
+      const builtin = spec.startsWith('node:') || builtinModules.includes(spec);
+      if (own !== undefined && BROWSER_PACKAGES.has(own) && builtin) out.push({ from, to: spec, why: `packages/${own} runs in browsers: no Node built-in` });
+      else if (own !== undefined && manifests && !spec.startsWith('.') && !builtin && !manifests.get(own)?.declares.has(npmName(spec))) {
         out.push({ from, to: spec, why: `packages/${own}/package.json does not declare ${npmName(spec)}` });
       }
       const to = resolve(from, spec, sources);

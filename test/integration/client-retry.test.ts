@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
-import { createClient } from '../../packages/client/src/index.js';
+import { createClient } from '@nightgate/client';
 
 type Reply = (req: IncomingMessage, res: ServerResponse) => void;
 

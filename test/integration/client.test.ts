@@ -1,5 +1,5 @@
 /**
- * nightgate/client against a running nightgate on the embedded devnet (preview; mainnet and
+ * @nightgate/client against a running nightgate on the embedded devnet (preview; mainnet and
  * preprod point at a closed port): every statistics method, proving and verifying on the dev
  * backend, sponsorship end to end (the sponsored transactions land and are found again through
  * the client), typed errors, and the Midnight.js adapters, their types checked against
@@ -9,7 +9,7 @@ import t from 'tap';
 import WebSocket from 'ws';
 import { createClient as createWsClient } from 'graphql-ws';
 import type { ProofProvider, WalletProvider } from '@midnight-ntwrk/midnight-js-types';
-import { createClient, isNightgateError, nightgateProofProvider, sponsoredWalletProvider, type NightgateClient, type NightgateError } from '../../packages/client/src/index.js';
+import { createClient, isNightgateError, nightgateProofProvider, sponsoredWalletProvider, type NightgateClient, type NightgateError } from '@nightgate/client';
 import { mountStats } from '../../src/features/stats/index.js';
 import { mountProver } from '../../src/features/proving/index.js';
 import { mountSponsorship, SPONSORSHIP_COMPONENT, type SponsorshipComponent } from '../../src/features/sponsorship/index.js';
@@ -58,7 +58,7 @@ const landed = (client: NightgateClient, hash: string) => until(`transaction ${h
 
 const rejection = (p: Promise<unknown>): Promise<NightgateError> => p.then(() => { throw new Error('resolved'); }, (e: NightgateError) => e);
 
-t.test('nightgate/client on the embedded devnet', async (t) => {
+t.test('@nightgate/client on the embedded devnet', async (t) => {
   const s = await startApp(
     { networks: { mainnet: CLOSED, preprod: CLOSED, preview: { devnet: { ledger: ERA, ledger9AtHeight: 0 } } }, devnet: { blockTimeMs: 1000 }, dust: { feeTtlMs: 20_000, targetUtxos: 0, maxFee: '1000000000000000000' }, prover: { defaultNetwork: 'preview' } },
     { devnet: true, modules: [mountStats, mountProver, mountSponsorship] },

@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { request } from 'undici';
-import { createClient } from '../../packages/client/src/index.js';
+import { createClient } from '@nightgate/client';
 import { ManualClock } from '../../src/core/clock.js';
 import { sha256Hex } from '../../src/core/guards/auth.js';
 import { ledger, type Era } from '../../src/infra/ledger/index.js';

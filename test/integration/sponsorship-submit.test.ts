@@ -4,8 +4,8 @@
  * accepted as known; what is not a transaction, or what the node refuses, gets its code.
  */
 import t from 'tap';
-import { createClient } from '../../packages/client/src/index.js';
-import { nightgateMidnightProvider } from '../../packages/client/src/midnight.js';
+import { createClient } from '@nightgate/client';
+import { nightgateMidnightProvider } from '@nightgate/client/midnight';
 import { ledger } from '../../src/infra/ledger/index.js';
 import { startSponsorApp } from '../fixtures/dust/sponsor-app.js';
 import { freshUser, transferFrom } from '../fixtures/dust/user-tx.js';

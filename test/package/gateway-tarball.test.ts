@@ -1,11 +1,9 @@
 /**
- * What a user gets from `npm install`: the package as `npm pack` makes it from the repository once
- * `prepack` has built it (the build, the client's declarations from packages/client/tsconfig.json, and
- * the workspace packages' dist/, which the tarball carries as `bundleDependencies`), installed into
- * an empty project, and used there: an ESM script imports `nightgate/client` and calls
- * `summary('preview')` against a nightgate this test started; a TypeScript file using the client
- * compiles against the installed declarations alone (no Node types); and the installed bin,
- * `npx nightgate` with no configuration, starts the embedded devnet and serves its chain.
+ * What a user gets from `npm install`: the gateway as `npm pack` makes it from the repository once
+ * `prepack` has built it (the build, and the workspace packages it uses, built, which the tarball
+ * carries as `bundleDependencies`), installed into an empty project: the installed bin,
+ * `npx nightgate` with no configuration, starts the embedded devnet and serves its chain. The
+ * client is not in it: `@nightgate/client` is packed on its own (client-tarball.test.ts).
  */
 import { execFile, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,40 +11,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
-import ts from 'typescript';
-import { ManualClock } from '../../src/core/clock.js';
-import { mountStats } from '../../src/features/stats/index.js';
-import type { NetworkStats } from '../../src/features/stats/network-stats.js';
-import { startApp } from '../helpers/app.js';
-import { FakeIndexer } from '../fixtures/stats/fake-indexer.js';
-import { T0 } from '../fixtures/stats/stats-app.js';
 
 const run = promisify(execFile);
 const ROOT = resolve('.');
 const KEY = 'tarball-key-0123456789abcdef';
-const CLOSED = { indexer: 'http://127.0.0.1:9/api/v4/graphql', prover: 'upstream' as const, proverUrl: 'http://127.0.0.1:9' };
-
-const SCRIPT = `import { createClient, NightgateError } from 'nightgate/client';
-const client = createClient({ baseUrl: process.argv[2], retries: 2 });
-const summary = await client.summary('preview');
-const missing = await client.block('preview', 999).catch((e) => e);
-console.log(JSON.stringify({ network: summary.network.id, height: summary.latestBlock.height, missing: [missing instanceof NightgateError, missing.status, missing.code] }));
-`;
-
-const TYPED = `import { createClient, isNightgateError, type Summary } from 'nightgate/client';
-import { nightgateProofProvider } from 'nightgate/client/midnight';
-export async function height(baseUrl: string): Promise<number> {
-  const client = createClient({ baseUrl, apiKey: 'k' });
-  const s: Summary = await client.summary('preview');
-  try {
-    await client.balanceOnly(new Uint8Array([1]), { network: 'preview' });
-  } catch (err) {
-    if (isNightgateError(err, 'NO_DUST_AVAILABLE') && err.retryAfter !== undefined) return -err.retryAfter;
-  }
-  void nightgateProofProvider;
-  return s.latestBlock.height;
-}
-`;
 
 /** The directory of this run: the tarball, and the empty project it is installed in. */
 const dir = mkdtempSync(join(tmpdir(), 'nightgate-tarball-'));
@@ -57,12 +25,9 @@ t.setTimeout(300_000);
 /** The package packed from the repository, as `prepack` builds it, and installed into an empty project. */
 async function packAndInstall(t: Test): Promise<string> {
   await run(process.execPath, [join(ROOT, 'scripts/build.mjs'), '--if-stale'], { cwd: ROOT, timeout: 240_000 });
-  // The client's declarations; the build wrote its JavaScript.
-  await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'packages/client/tsconfig.json'), '--emitDeclarationOnly'], { cwd: ROOT });
   const { stdout: packed } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
   const { filename, files } = (JSON.parse(packed) as Array<{ filename: string; files: Array<{ path: string }> }>)[0]!;
   const paths = files.map((f) => f.path);
-  t.ok(paths.includes('dist/src/client/index.js') && paths.includes('dist/src/client/index.d.ts'), 'the client and its declarations are packed');
   t.ok(paths.includes('dist/src/cli.js'), 'the bin is packed');
   const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; bundleDependencies?: string[] };
   t.ok((manifest.bundleDependencies ?? []).length > 0, 'the workspace packages are bundled');
@@ -73,6 +38,7 @@ async function packAndInstall(t: Test): Promise<string> {
   }
   t.notOk(paths.some((p) => (p.endsWith('.ts') && !p.endsWith('.d.ts')) || p.startsWith('test/') || p.startsWith('packages/')), 'no sources or tests');
   t.notOk(paths.some((p) => p.startsWith('node_modules/@midnight')), 'the ledger packages are installed, not packed');
+  t.notOk(paths.some((p) => p.startsWith('node_modules/@nightgate/client/')), 'the client is not bundled: it is packed on its own');
 
   // An empty project. The package's dependencies come with it (from the npm cache when it has them).
   const app = join(dir, 'app');
@@ -80,7 +46,7 @@ async function packAndInstall(t: Test): Promise<string> {
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'uses-nightgate', version: '1.0.0', private: true, type: 'module' }));
   t.ok(Object.keys(manifest.dependencies ?? {}).length > 0, 'the package has the server\'s dependencies');
   await run('npm', ['install', join(dir, filename), '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts', '--omit=dev', '--no-package-lock'], { cwd: app, timeout: 180_000 });
-  t.ok(readdirSync(join(app, 'node_modules', 'nightgate', 'dist', 'src', 'client')).includes('index.js'), 'installed');
+  t.ok(readdirSync(join(app, 'node_modules', 'nightgate', 'dist', 'src')).includes('cli.js'), 'installed');
   return app;
 }
 
@@ -88,33 +54,6 @@ let app: string | undefined;
 
 t.test('the package packs with its workspace packages and installs into an empty project', async (t) => {
   app = await packAndInstall(t);
-});
-
-t.test('the packed client, installed in an empty project, calls a running nightgate', async (t) => {
-  if (!app) return t.fail('the package did not install');
-  const fake = await FakeIndexer.start();
-  for (let i = 0; i < 3; i++) fake.addBlock(T0 + i * 6000, [fake.tx()]);
-  const s = await startApp(
-    { networks: { mainnet: CLOSED, preprod: CLOSED, preview: fake.networkConfig() }, stats: { pollIntervalMs: 20, upstreamTimeoutMs: 2000 }, rateLimit: { publicEnabled: false } },
-    { modules: [mountStats], clock: new ManualClock(T0 + 15_000) },
-  );
-  t.teardown(async () => {
-    await s.close();
-    await fake.close();
-  });
-  await s.app.context.component<NetworkStats>('stats:preview')!.follower.waitForHeight(2);
-
-  writeFileSync(join(app, 'use.mjs'), SCRIPT);
-  const { stdout } = await run(process.execPath, ['use.mjs', s.url], { cwd: app, timeout: 30_000 });
-  t.strictSame(JSON.parse(stdout), { network: 'preview', height: 2, missing: [true, 404, 'BLOCK_NOT_FOUND'] });
-
-  writeFileSync(join(app, 'typed.ts'), TYPED);
-  const program = ts.createProgram([join(app, 'typed.ts')], {
-    strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    types: [], lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'],
-  });
-  const problems = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
-  t.strictSame(problems, [], 'a TypeScript user of the installed package compiles');
 });
 
 t.test('npx nightgate, installed, starts the embedded devnet and serves its chain', async (t) => {

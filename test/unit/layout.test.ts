@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import t from 'tap';
 import { ROOT } from '../helpers/spawn.js';
-import { circles, folderCircles, readManifests, readSources, violations, type Sources } from '../helpers/layout-rule.js';
+import { circles, folderCircles, importsOf, readManifests, readSources, violations, type Sources } from '../helpers/layout-rule.js';
 
 const DIRS = ['src', 'workers', 'native', 'bench', 'packages'];
 /** Generated, not hand-written: the client's types from the OpenAPI document, the indexer's schema text. */
@@ -49,11 +49,14 @@ t.test('features → infra → core, never back; packages by name, as allowed an
   t.same(folderCircles(tree), [], 'no folder loop in src/ or packages/');
 });
 
-t.test('every workspace package is built first, run from its sources and bundled', async (t) => {
+t.test('every workspace package is built first and run from its sources; those the gateway uses are bundled', async (t) => {
   const tsconfig = JSON.parse(readFileSync(join(ROOT, 'tsconfig.json'), 'utf8')) as { references?: Array<{ path: string }>; compilerOptions: { paths?: Record<string, string[]> } };
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; bundleDependencies?: string[] };
   const paths = tsconfig.compilerOptions.paths ?? {};
   t.ok(manifests.size >= 2, `${manifests.size} packages`);
+  // The packages the gateway imports by name (src/, workers/, native/): it must carry them.
+  const used = new Set([...tree].filter(([f]) => /^(src|workers|native)\//.test(f)).flatMap(([, text]) => importsOf(text)).flatMap((s) => /^@nightgate\/([\w-]+)/.exec(s)?.[1] ?? []));
+  t.ok(used.has('ledger') && !used.has('client'), `the gateway uses ${[...used].sort().join(', ')}`);
   for (const [name, { exports }] of manifests) {
     t.ok(tsconfig.references?.some((r) => r.path === `packages/${name}`), `tsconfig.json references packages/${name} (tsc -b builds it first)`);
     for (const sub of exports.filter((e) => e !== './package.json')) {
@@ -61,8 +64,12 @@ t.test('every workspace package is built first, run from its sources and bundled
       const mapped = paths[spec] ?? paths[`@nightgate/${name}/*`]?.map((p) => p.replace('*', sub.slice(2)));
       t.same(mapped, [sub === '.' ? `./packages/${name}/src/index.ts` : `./packages/${name}/src${sub.slice(1)}.ts`], `${spec} runs from its sources`);
     }
-    t.equal(pkg.dependencies[`@nightgate/${name}`], '1.0.0', `nightgate depends on @nightgate/${name}`);
-    t.ok(pkg.bundleDependencies?.includes(`@nightgate/${name}`), `and bundles it`);
+    if (used.has(name)) {
+      t.equal(pkg.dependencies[`@nightgate/${name}`], '1.0.0', `nightgate depends on @nightgate/${name}`);
+      t.ok(pkg.bundleDependencies?.includes(`@nightgate/${name}`), `and bundles it`);
+    } else {
+      t.notOk(`@nightgate/${name}` in pkg.dependencies || pkg.bundleDependencies?.includes(`@nightgate/${name}`), `@nightgate/${name} is installed on its own: nightgate neither depends on it nor bundles it`);
+    }
   }
 });
 
@@ -97,13 +104,16 @@ t.test('a planted break of each kind is caught', async (t) => {
   t.same(violations(planted({ 'packages/ledger/src/planted.ts': "import { parse } from 'graphql';\n" }), manifests).map((v) => v.why), ['packages/ledger/package.json does not declare graphql']);
   t.same(violations(planted({ 'packages/ledger/src/planted.ts': "import { startModuleWorker } from '@nightgate/threads';\n" })).map((v) => v.why), ['packages/ledger imports no workspace package']);
   t.same(violations(planted({ 'src/features/stats/planted.ts': "import { lowerThreadPriority } from '@nightgate/threads/thread-priority';\n" }), manifests).map((v) => v.why), ['packages/threads/package.json does not export ./thread-priority']);
-  t.same(violations(planted({ 'src/client/planted.ts': "import { startModuleWorker } from '@nightgate/threads';\n" })).map((v) => v.why), ['the client stands alone (it is packed on its own)']);
   const onlyProving = 'native/ serves proving only (features/proving, infra/prover)';
   t.same(violations(planted({ 'src/features/stats/planted.ts': "import { locateProofServer } from '../../../native/locate.js';\n" })).map((v) => v.why), [onlyProving]);
   t.same(violations(planted({ 'src/infra/indexer/planted.ts': "import { locateProofServer } from '../../../native/locate.js';\n" })).map((v) => v.why), [onlyProving]);
   t.same(violations(planted({ 'src/core/planted.ts': "import { locateProofServer } from '../../native/locate.js';\n" })).map((v) => v.why), [onlyProving]);
   t.same(violations(planted({ 'src/infra/prover/planted.ts': "import { locateProofServer } from '../../../native/locate.js';\n" })), [], 'the prover port may');
-  t.same(violations(planted({ 'src/client/planted.ts': "import type { ErrorCode } from '../core/errors.js';\n" })).map((v) => v.why), ['the client stands alone (it is packed on its own)'], 'not even the error catalogue');
+  t.same(violations(planted({ 'packages/client/src/planted.ts': "import { startModuleWorker } from '@nightgate/threads';\n" })).map((v) => v.why), ['packages/client imports no workspace package']);
+  t.same(violations(planted({ 'packages/client/src/planted.ts': "import type { ErrorCode } from '../../../src/core/errors.js';\n" })).map((v) => v.why), ['a package imports by path only its own files (another package by its name)'], 'not even the error catalogue');
+  t.same(violations(planted({ 'packages/client/src/planted.ts': "import { readFile } from 'node:fs/promises';\nimport { Buffer } from 'buffer';\n" }), manifests).map((v) => v.why), ['packages/client runs in browsers: no Node built-in', 'packages/client runs in browsers: no Node built-in']);
+  t.same(violations(planted({ 'packages/client/src/planted.ts': "import createClient from 'openapi-fetch';\n" }), manifests).map((v) => v.why), ['packages/client/package.json does not declare openapi-fetch'], 'the client has no dependency');
+  t.same(violations(planted({ 'src/features/stats/planted.ts': "import type { Summary } from '@nightgate/client';\n" }), manifests).map((v) => v.why), ['the gateway does not use the client (it is installed on its own)']);
   const onlyTheApp = 'only the app (src/app.ts, src/server.ts, src/cli.ts, src/cli/) imports the devnet';
   t.same(violations(planted({ 'src/infra/planted.ts': "import type { DevnetNetworkInfo } from '@nightgate/devnet';\n" })).map((v) => v.why), [onlyTheApp]);
   t.same(violations(planted({ 'src/features/sponsorship/planted.ts': "const { startDevnet } = await import('@nightgate/devnet');\n" })).map((v) => v.why), [onlyTheApp]);

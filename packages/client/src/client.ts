@@ -12,7 +12,7 @@ export interface ClientOptions {
   baseUrl: string;
   /** Sent as `X-API-Key` to the routes that need or take a key (proving, sponsorship, /health, /metrics). */
   apiKey?: string;
-  /** Retries of 429 and 503 answers (src/client/retry.ts): a count, options, or `false` for none. Default 3. */
+  /** Retries of 429 and 503 answers (retry.ts): a count, options, or `false` for none. Default 3. */
   retries?: number | false | RetryOptions;
   /** Default: the global fetch. */
   fetch?: FetchLike;

@@ -1,4 +1,4 @@
-/** `nightgate/client`: the typed client of nightgate's APIs, and its Midnight.js adapters. */
+/** `@nightgate/client`: the typed client of nightgate's APIs, and its Midnight.js adapters. */
 export { createClient, type ClientOptions, type LimitOptions, type NetworkOptions, type NightgateClient, type SponsorOptions } from './client.js';
 export { NightgateError, isNightgateError, type ErrorCode, type NightgateErrorCode } from './errors.js';
 export type { RetryOptions } from './retry.js';

@@ -1,5 +1,5 @@
 /**
- * One call: the URL, the key header, the body, and the retries of src/client/retry.ts. Typed
+ * One call: the URL, the key header, the body, and the retries of retry.ts. Typed
  * against the least of `fetch` it uses, so the declarations need neither the DOM library nor
  * Node's types, and any fetch (undici's, a browser's, a test's) fits.
  */

@@ -1,8 +1,8 @@
 /**
- * src/client/openapi-types.ts is generated (openapi-typescript) from the OpenAPI document of a
- * server with every module, and committed so that users get the types without a build step.
- * This test regenerates it and fails when the committed file differs: the routes changed and
- * the client's types with them. `npm run client:types` rewrites it.
+ * packages/client/src/openapi-types.ts is generated (openapi-typescript) from the OpenAPI document
+ * of a server with every module, and committed: the client builds without starting a server. This
+ * test regenerates it and fails when the committed file differs: the routes changed and the
+ * client's types with them. `npm run client:types` rewrites it.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import t from 'tap';
@@ -12,5 +12,5 @@ t.test('the committed client types are generated from the current OpenAPI docume
   const fresh = await clientTypesSource();
   if (process.env['NIGHTGATE_WRITE_CLIENT_TYPES'] === '1') writeFileSync(TYPES_FILE, fresh);
   const committed = readFileSync(TYPES_FILE, 'utf8');
-  t.ok(committed === fresh, 'src/client/openapi-types.ts is current (else: npm run client:types, and review the diff)');
+  t.ok(committed === fresh, 'packages/client/src/openapi-types.ts is current (else: npm run client:types, and review the diff)');
 });

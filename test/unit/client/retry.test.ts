@@ -1,6 +1,6 @@
 /** The client's calls against a scripted fetch: URLs, headers, errors, and which refusals are retried, when, how often. */
 import t from 'tap';
-import { createClient, isNightgateError, NightgateError, type FetchLike, type RequestInitLike } from '../../../packages/client/src/index.js';
+import { createClient, isNightgateError, NightgateError, type FetchLike, type RequestInitLike } from '@nightgate/client';
 import { parseRetryAfter } from '../../../packages/client/src/retry.js';
 
 interface Answer {

@@ -1,4 +1,4 @@
-/** The text of src/client/openapi-types.ts, as generated from a server with every route mounted. */
+/** The text of packages/client/src/openapi-types.ts, as generated from a server with every route mounted. */
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { startApp } from '../../helpers/app.js';
