@@ -37,7 +37,7 @@ import { loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { isMainThread, MessageChannel, parentPort, workerData, type MessagePort, type Worker } from 'node:worker_threads';
 import { pino } from 'pino';
-import { compileKeyPolicy, type KeyPolicyInput } from '../src/core/config/key-policy.js';
+import type { KeyPolicyInput } from '../src/core/config/key-policy.js';
 import type { AuthenticatedKey } from '../src/core/guards/auth.js';
 import { startModuleWorker } from '@nightgate/threads';
 import { COUNTER_ENTRY_POINT } from '@nightgate/devnet/counter-contract';
@@ -167,7 +167,7 @@ class Cell {
     policy: KeyPolicyInput,
     readonly fee: bigint,
   ) {
-    this.key = { id: `bench-${era}-${kind}-${part}`, source: 'config', policy: compileKeyPolicy(policy) };
+    this.key = { id: `bench-${era}-${kind}-${part}`, source: 'config', policy };
   }
 
   /** The next check's question. */

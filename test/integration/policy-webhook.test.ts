@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '../../src/core/clock.js';
-import type { KeyPolicy } from '../../src/core/config/key-policy.js';
+import type { KeyPolicy } from '../../src/features/sponsorship/policy/compiled-policy.js';
 import type { WebhookSummary } from '../../src/features/sponsorship/policy/ports.js';
 import { verifyWebhookSignature } from '../../src/features/sponsorship/policy/signature.js';
 import { PolicyWebhook, type DeadlineTimers } from '../../src/features/sponsorship/policy/webhook.js';

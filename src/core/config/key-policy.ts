@@ -1,8 +1,8 @@
 /**
- * A key's sponsorship policy (`auth.keys[].policy`): what the key's DUST may pay for, as written in
- * the config file, and its compiled form, which the sponsorship feature reads on every request
- * (src/features/sponsorship/policy/). No policy: the key sponsors any transaction within its rate
- * limit, budget and fee cap.
+ * A key's sponsorship policy (`auth.keys[].policy`) as the config file writes it: its schema, the
+ * checks the schema cannot make, and what may be shown of it. The sponsorship feature compiles it
+ * into the form it reads per request (src/features/sponsorship/policy/compiled-policy.ts). No
+ * policy: the key sponsors any transaction within its rate limit, budget and fee cap.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { redactUrl } from '../log/url-redaction.js';
@@ -62,36 +62,6 @@ export const KeyPolicySchema = Type.Object(
 );
 export type KeyPolicyInput = Static<typeof KeyPolicySchema>;
 
-/** A contract's rule: the entry points that may be called (null: any), and whether maintenance updates may. */
-export interface ContractAllowance {
-  readonly entryPoints: ReadonlySet<string> | null;
-  readonly maintenance: boolean;
-}
-
-export interface KeyPolicy {
-  /** Absent: every kind of effect is allowed. Present: only those set true, and only the listed contracts. */
-  readonly allow?: {
-    readonly nightTransfers: boolean;
-    readonly shielded: boolean;
-    readonly deploys: boolean;
-    readonly dustRegistrations: boolean;
-    /** By lower-case 64-hex address. */
-    readonly contracts: ReadonlyMap<string, ContractAllowance>;
-  };
-  readonly perUser?: {
-    readonly maxSponsorships?: number;
-    readonly maxDust?: bigint;
-    readonly windowMs: number;
-    readonly userFrom: 'transaction' | 'client-id';
-  };
-  /** ms since the epoch. */
-  readonly validFrom?: number;
-  readonly validUntil?: number;
-  readonly webhook?: { readonly url: string; readonly timeoutMs: number; readonly onTimeout: 'reject' | 'sponsor'; readonly secret: string };
-}
-
-export const DEFAULT_WEBHOOK_TIMEOUT_MS = 2_000;
-
 /** A contract address as the policy compares it: 64 lower-case hex digits. */
 export function normalAddress(address: string): string {
   return address.toLowerCase().replace(/^0x/, '');
@@ -123,37 +93,4 @@ export function keyPolicyProblem(p: KeyPolicyInput): string | undefined {
   }
   if (p.webhook && !URL.canParse(p.webhook.url)) return `policy.webhook.url is not a URL`;
   return undefined;
-}
-
-/** The form the sponsorship reads per request: dates as ms, contracts by address, defaults filled in. */
-export function compileKeyPolicy(p: KeyPolicyInput): KeyPolicy {
-  const allow = p.allow;
-  return {
-    ...(allow
-      ? {
-          allow: {
-            nightTransfers: allow.nightTransfers === true,
-            shielded: allow.shielded === true,
-            deploys: allow.deploys === true,
-            dustRegistrations: allow.dustRegistrations === true,
-            contracts: new Map(
-              (allow.contracts ?? []).map((c) => [normalAddress(c.address), { entryPoints: c.entryPoints ? new Set(c.entryPoints) : null, maintenance: c.maintenance === true }]),
-            ),
-          },
-        }
-      : {}),
-    ...(p.perUser
-      ? {
-          perUser: {
-            ...(p.perUser.maxSponsorships !== undefined ? { maxSponsorships: p.perUser.maxSponsorships } : {}),
-            ...(p.perUser.maxDust !== undefined ? { maxDust: BigInt(p.perUser.maxDust) } : {}),
-            windowMs: p.perUser.windowMs,
-            userFrom: p.perUser.userFrom ?? 'transaction',
-          },
-        }
-      : {}),
-    ...(p.validFrom !== undefined ? { validFrom: Date.parse(p.validFrom) } : {}),
-    ...(p.validUntil !== undefined ? { validUntil: Date.parse(p.validUntil) } : {}),
-    ...(p.webhook ? { webhook: { url: p.webhook.url, timeoutMs: p.webhook.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS, onTimeout: p.webhook.onTimeout, secret: p.webhook.secret } } : {}),
-  };
 }

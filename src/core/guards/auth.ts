@@ -7,7 +7,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ApiKeyRecord } from '../config/index.js';
-import { compileKeyPolicy, shownPolicy, type KeyPolicy } from '../config/key-policy.js';
+import { shownPolicy, type KeyPolicyInput } from '../config/key-policy.js';
 import { CidrList } from '../config/cidr.js';
 
 export const KEY_PREFIX = 'ngk_';
@@ -22,7 +22,7 @@ export interface AuthenticatedKey {
   /** May read every key's usage (GET /usage). */
   readonly admin?: boolean | undefined;
   /** What the key's DUST may pay for (docs/policies.md); absent: anything. */
-  readonly policy?: KeyPolicy | undefined;
+  readonly policy?: KeyPolicyInput | undefined;
   readonly source: 'config' | 'env' | 'generated' | 'trusted-network';
 }
 
@@ -62,7 +62,7 @@ function storedOf(r: ApiKeyRecord): StoredKey {
       dustBudget: r.dustBudget === undefined ? undefined : BigInt(r.dustBudget),
       maxFee: r.maxFee === undefined ? undefined : BigInt(r.maxFee),
       ...(r.admin === true ? { admin: true } : {}),
-      ...(r.policy !== undefined ? { policy: compileKeyPolicy(r.policy) } : {}),
+      ...(r.policy !== undefined ? { policy: r.policy } : {}),
       source: 'config',
     },
   };

@@ -14,7 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { KeyPolicy } from '../../../core/config/key-policy.js';
+import { policyOf, type KeyPolicy } from './compiled-policy.js';
 import { GatewayError } from '../../../core/errors.js';
 import type { AuthenticatedKey } from '../../../core/guards/auth.js';
 import type { SponsorKind } from '../common/balance-task.js';
@@ -115,18 +115,18 @@ export class PolicyGate {
 
   /** Whether the worker must read the user's fee for the question: only a webhook is told it. */
   asksFee(key: AuthenticatedKey): boolean {
-    return key.policy?.webhook !== undefined;
+    return policyOf(key)?.webhook !== undefined;
   }
 
   /** Whether the worker must read the transaction's effects and ask (a policy with more than dates). */
   asks(key: AuthenticatedKey): boolean {
-    const p = key.policy;
+    const p = policyOf(key);
     return p !== undefined && (p.allow !== undefined || p.perUser !== undefined || p.webhook !== undefined);
   }
 
   /** Before the task: the policy's dates, and the `X-Client-ID` a policy counting by it needs. */
   precheck(key: AuthenticatedKey, clientId: string | undefined, now: number): void {
-    const p = key.policy;
+    const p = policyOf(key);
     if (!p) return;
     const refusal = checkValidity(p, now);
     if (refusal) throw denied(refusal);
@@ -143,7 +143,7 @@ export class PolicyGate {
 
   /** Steps 2–4 for a transaction's effects; the ticket holds what step 3 took. */
   async admit(q: PolicyQuestion, effects: TxEffects, signal?: AbortSignal): Promise<PolicyTicket> {
-    const p = q.key.policy;
+    const p = policyOf(q.key);
     if (!p) return NO_HOLDS(this.opts.counters, []);
     const refusal = checkAllowed(p, effects);
     if (refusal) throw denied(refusal);

@@ -2,7 +2,7 @@
  * What the policy gate (gate.ts) asks of the parts around it: the key owner's webhook
  * (webhook.ts) and the usage ledger that /usage reads (usage.ts).
  */
-import type { KeyPolicy } from '../../../core/config/key-policy.js';
+import type { KeyPolicy } from './compiled-policy.js';
 import type { ContractCallEffect } from '../common/effects.js';
 
 /** The JSON body nightgate POSTs to a policy webhook. */

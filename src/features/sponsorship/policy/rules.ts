@@ -3,7 +3,7 @@
  * effects: its dates and what it allows. Pure functions, a few microseconds per transaction; the
  * per-user caps and the webhook (gate.ts) come after them.
  */
-import type { KeyPolicy } from '../../../core/config/key-policy.js';
+import type { KeyPolicy } from './compiled-policy.js';
 import { secondsUntil } from '../common/fixed-window.js';
 import type { TxEffects } from '../common/effects.js';
 

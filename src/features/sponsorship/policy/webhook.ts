@@ -7,7 +7,7 @@
  */
 import { Agent } from 'undici';
 import { systemClock, type Clock } from '../../../core/clock.js';
-import type { KeyPolicy } from '../../../core/config/key-policy.js';
+import type { KeyPolicy } from './compiled-policy.js';
 import { redactUrls } from '../../../core/log/url-redaction.js';
 import { describe, readCapped } from '../../../infra/indexer/upstream-body.js';
 import type { PolicyWebhookClient, WebhookSummary, WebhookVerdict } from './ports.js';

@@ -4,7 +4,8 @@
  */
 import t from 'tap';
 import { ConfigError, loadConfig, type ApiKeyRecord } from '../../../../src/core/config/index.js';
-import { compileKeyPolicy, keyPolicyProblem, shownPolicy } from '../../../../src/core/config/key-policy.js';
+import { keyPolicyProblem, shownPolicy } from '../../../../src/core/config/key-policy.js';
+import { compileKeyPolicy } from '../../../../src/features/sponsorship/policy/compiled-policy.js';
 import { redactedConfig } from '../../../../src/core/config/describe.js';
 import { KeyStore, sha256Hex } from '../../../../src/core/guards/auth.js';
 

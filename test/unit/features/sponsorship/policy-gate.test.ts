@@ -4,7 +4,7 @@
  */
 import t from 'tap';
 import pino from 'pino';
-import { compileKeyPolicy, type KeyPolicyInput } from '../../../../src/core/config/key-policy.js';
+import type { KeyPolicyInput } from '../../../../src/core/config/key-policy.js';
 import type { AuthenticatedKey } from '../../../../src/core/guards/auth.js';
 import type { TxEffects } from '../../../../src/features/sponsorship/common/effects.js';
 import { PolicyGate } from '../../../../src/features/sponsorship/policy/gate.js';
@@ -34,7 +34,7 @@ function setup(policy: KeyPolicyInput) {
   const counters = new MemoryUserCounters();
   const hook = new FakeHook();
   const gate = new PolicyGate({ counters, webhook: hook, logger: pino({ level: 'silent' }) });
-  const key: AuthenticatedKey = { id: 'shop', source: 'config', policy: compileKeyPolicy(policy) };
+  const key: AuthenticatedKey = { id: 'shop', source: 'config', policy };
   const q = (clientId?: string) => ({ key, network: 'preview', era: 9, kind: 'prove-and-balance' as const, clientId, now: NOW });
   const count = (user: string) => counters.read('shop', user, HOUR, NOW).count;
   return { counters, hook, gate, key, q, count };

@@ -6,7 +6,8 @@
 // policy allows. Seeded, so every run tries the same cases.
 import t from 'tap';
 import fc from 'fast-check';
-import { compileKeyPolicy, type KeyPolicyInput } from '../../../../src/core/config/key-policy.js';
+import type { KeyPolicyInput } from '../../../../src/core/config/key-policy.js';
+import { compileKeyPolicy } from '../../../../src/features/sponsorship/policy/compiled-policy.js';
 import type { ContractCallEffect } from '../../../../src/features/sponsorship/common/effects.js';
 import { checkAllowed } from '../../../../src/features/sponsorship/policy/rules.js';
 import { effectsOf } from '../../../../src/features/sponsorship/worker/effects.js';

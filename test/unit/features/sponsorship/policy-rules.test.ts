@@ -2,7 +2,8 @@
 // hand-made effects and policies compiled from their config form: every rule that refuses, the
 // order they answer in, and a key without `allow` sponsoring everything.
 import t from 'tap';
-import { compileKeyPolicy, type KeyPolicyInput } from '../../../../src/core/config/key-policy.js';
+import type { KeyPolicyInput } from '../../../../src/core/config/key-policy.js';
+import { compileKeyPolicy } from '../../../../src/features/sponsorship/policy/compiled-policy.js';
 import type { TxEffects } from '../../../../src/features/sponsorship/common/effects.js';
 import { checkAllowed, checkValidity } from '../../../../src/features/sponsorship/policy/rules.js';
 
