@@ -4,29 +4,21 @@
 // as the devnet indexed them, the commitment tree filtered to the contract as the chain's ledger
 // state gives it after each block, the events the contract logged. The contract is a counter that
 // also logs events (test/fixtures/devnet/event-contract.ts); blocks come from produceBlock() only.
-// Midnight.js 5 needs Node 22.12 or later, so this runs in the Node 22/24 lane (.ci/trixie-tests);
-// on older Node it is skipped, saying why.
+// Midnight.js 5 needs Node 22.12 or later and is installed apart (test/helpers/midnight-js-5.ts), so
+// this runs in the Node 22/24 lane (.ci/trixie-tests); elsewhere it is skipped, saying why.
 import t from 'tap';
-import type { IndexerPublicDataProvider } from '@midnight-ntwrk/midnight-js-indexer-public-data-provider';
+import type { ContractEvent, ContractStateObservableConfig, Observable } from '../midnight-js-5/indexer-provider.js';
 import type { BlockRecord, ContractActionRecord } from '../../packages/devnet/src/indexer-records.js';
 import { bytesToHex } from '../../packages/devnet/src/keys.js';
 import { release } from '../../packages/devnet/src/ledger-kit.js';
 import { concat, EventContract, filled, le, LOG_TYPE } from '../fixtures/devnet/event-contract.js';
 import { startNetwork, type Harness } from '../fixtures/devnet/harness.js';
+import { midnightJs5Skip } from '../helpers/midnight-js-5.js';
 
-type ContractEvent = Awaited<ReturnType<IndexerPublicDataProvider['queryContractEvents']>>[number];
-type StateConfig = Parameters<IndexerPublicDataProvider['contractStateObservable']>[1];
-
-const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
-const supported = major > 22 || (major === 22 && minor >= 12);
-const skip = supported ? false : `Midnight.js 5 needs Node >= 22.12 (this is ${process.versions.node}); it runs in the Node 22/24 lane`;
+const skip = midnightJs5Skip();
 
 /** Bounds every wait on the provider: a field the devnet got wrong fails here, not at the file's timeout. */
 const WAIT_MS = 20_000;
-
-interface Subscribable<T> {
-  subscribe(observer: { next(value: T): void; error(err: unknown): void; complete(): void }): { unsubscribe(): void };
-}
 
 function within<T>(what: string, p: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -37,7 +29,7 @@ function within<T>(what: string, p: Promise<T>): Promise<T> {
 }
 
 /** The first `n` values (fewer if it completes first), then unsubscribes. */
-function firstValues<T>(what: string, source: Subscribable<T>, n: number): Promise<T[]> {
+function firstValues<T>(what: string, source: Observable<T>, n: number): Promise<T[]> {
   return within(
     what,
     new Promise<T[]>((resolve, reject) => {
@@ -83,7 +75,7 @@ function chainTree(h: Harness, address: string): string {
 }
 
 t.test('Midnight.js 5 reads the devnet through its indexer public data provider', { skip }, async (t) => {
-  const { indexerPublicDataProvider, getAllContractEvents } = await import('@midnight-ntwrk/midnight-js-indexer-public-data-provider');
+  const { indexerPublicDataProvider, getAllContractEvents } = await import('../midnight-js-5/indexer-provider.js');
   const h = await startNetwork({ ledger: 9 });
   t.teardown(() => h.close());
   const store = h.network.store;
@@ -212,15 +204,15 @@ t.test('Midnight.js 5 reads the devnet through its indexer public data provider'
     t.equal(await provider.queryUnshieldedBalances('ef'.repeat(32)), null);
     t.strictSame(await within('watchForUnshieldedBalances', provider.watchForUnshieldedBalances(address)), balances(last));
     for (const config of [undefined, { type: 'all' } as const, atDeploy]) {
-      const [first] = await firstValues(`unshieldedBalancesObservable ${config?.type ?? 'latest'}`, provider.unshieldedBalancesObservable(address, config) as Subscribable<unknown>, 1);
+      const [first] = await firstValues(`unshieldedBalancesObservable ${config?.type ?? 'latest'}`, provider.unshieldedBalancesObservable(address, config), 1);
       t.strictSame(first, balances(last), `unshieldedBalancesObservable(${config?.type ?? 'latest'})`);
     }
     t.throws(() => provider.unshieldedBalancesObservable(address, { type: 'txId', txId: emitted.identifiers[0]! }), { name: 'IndexerProviderConfigError' });
   });
 
   t.test('contractStateObservable, every configuration', async (t) => {
-    const states = (what: string, config: StateConfig, n: number) =>
-      firstValues(what, provider.contractStateObservable(address, config) as Subscribable<{ serialize(): Uint8Array }>, n).then((v) => v.map(stateHex));
+    const states = (what: string, config: ContractStateObservableConfig, n: number) =>
+      firstValues(what, provider.contractStateObservable(address, config), n).then((v) => v.map(stateHex));
     const inLatest = actions.filter((a) => heightOf(a) === latest.height).map((a) => a.state);
     t.strictSame(await states('latest', { type: 'latest' }, inLatest.length), inLatest, 'latest: the states of the latest block that touched it');
     t.strictSame(await states('all', { type: 'all' }, inLatest.length), inLatest, 'all: from the latest block on');
@@ -253,11 +245,11 @@ t.test('Midnight.js 5 reads the devnet through its indexer public data provider'
     const iterated: number[] = [];
     for await (const e of getAllContractEvents(provider, { contractAddress: address })) iterated.push(e.id);
     t.strictSame(iterated, [1, 2, 3], 'getAllContractEvents');
-    const followed = await firstValues('contractEventsObservable', provider.contractEventsObservable({ contractAddress: address }, { startAt: { fromId: 2 } }) as Subscribable<ContractEvent>, 2);
+    const followed = await firstValues('contractEventsObservable', provider.contractEventsObservable({ contractAddress: address }, { startAt: { fromId: 2 } }), 2);
     t.strictSame(ids(followed), [2, 3], 'contractEventsObservable from an id');
-    const bounded = await firstValues('contractEventsObservable to a block', provider.contractEventsObservable({ contractAddress: address, toBlock: emitBlock.height }) as Subscribable<ContractEvent>, 100);
+    const bounded = await firstValues('contractEventsObservable to a block', provider.contractEventsObservable({ contractAddress: address, toBlock: emitBlock.height }), 100);
     t.strictSame(ids(bounded), [1, 2, 3], 'with toBlock reached: every event, then complete');
-    const fromBlock = await firstValues('contractEventsObservable from a block', provider.contractEventsObservable({ contractAddress: address, types: ['Misc'] }, { startAt: { fromBlock: emitBlock.height } }) as Subscribable<ContractEvent>, 1);
+    const fromBlock = await firstValues('contractEventsObservable from a block', provider.contractEventsObservable({ contractAddress: address, types: ['Misc'] }, { startAt: { fromBlock: emitBlock.height } }), 1);
     t.strictSame(ids(fromBlock), [1], 'from a block, by type');
   });
 });

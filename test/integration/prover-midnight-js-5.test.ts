@@ -1,18 +1,18 @@
 // Midnight.js 5 (the client of every public network since they moved to ledger 9), unmodified,
 // proving a ledger-9 transaction through nightgate: on the dev backend, and on the upstream backend
-// in front of the stand-in proof server. Midnight.js 5 needs Node 22.12 or later, so this runs in
-// the Node 22/24 lane (.ci/trixie-tests); on older Node it is skipped, saying why.
+// in front of the stand-in proof server. Midnight.js 5 needs Node 22.12 or later and is installed
+// apart (test/helpers/midnight-js-5.ts), so this runs in the Node 22/24 lane (.ci/trixie-tests);
+// elsewhere it is skipped, saying why.
 import t from 'tap';
 import { startApp, TEST_KEY } from '../helpers/app.js';
+import { midnightJs5Skip } from '../helpers/midnight-js-5.js';
 import { mountProver } from '../../src/features/proving/index.js';
 import type { L } from '../../src/infra/ledger/index.js';
 import { startStandIn } from '../fixtures/prover/stand-in.js';
 import { upstreamConfig } from '../fixtures/prover/apps.js';
 import { importLedgers, ledgerOf, noZkConfig, shieldedTx } from '../fixtures/prover/samples.js';
 
-const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
-const supported = major > 22 || (major === 22 && minor >= 12);
-const skip = supported ? false : `Midnight.js 5 needs Node >= 22.12 (this is ${process.versions.node}); it runs in the Node 22/24 lane`;
+const skip = midnightJs5Skip();
 
 const KEY = { 'x-api-key': TEST_KEY };
 const ON_LEDGER_9 = { devnet: { ledger: 9 as const, ledger9AtHeight: 0 } };
@@ -20,8 +20,8 @@ const ON_LEDGER_9 = { devnet: { ledger: 9 as const, ledger9AtHeight: 0 } };
 type ProofProvider = { proveTx(tx: unknown): Promise<L.Transaction<L.SignatureEnabled, L.Proof, L.PreBinding>> };
 
 async function client(url: string): Promise<ProofProvider> {
-  const { httpClientProofProvider } = await import('midnight-js-v5');
-  return httpClientProofProvider(url, noZkConfig() as never, { headers: KEY }) as unknown as ProofProvider;
+  const { httpClientProofProvider } = await import('../midnight-js-5/proof-provider.js');
+  return httpClientProofProvider(url, noZkConfig(), { headers: KEY }) as ProofProvider;
 }
 
 t.test('Midnight.js 5 proves a ledger-9 transaction through nightgate', { skip }, async (t) => {
