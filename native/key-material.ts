@@ -92,7 +92,7 @@ export function builtinIr(circuit: BuiltinCircuit): Promise<Uint8Array> {
   return readPinned(join(circuitsDir, circuit.irFile), circuit.sha256.ir, circuit.keyLocation, 'circuit IR');
 }
 
-export interface KeyDirReport {
+interface KeyDirReport {
   /** Built-in circuits whose prover and verifier keys are present (not yet hash-checked). */
   circuits: string[];
   /** Built-in circuits with a missing file. */

@@ -12,7 +12,7 @@
  * ledger-v8 proof server fetches).
  */
 
-export const KEY_SET_VERSION = '9';
+const KEY_SET_VERSION = '9';
 
 export interface BuiltinCircuit {
   /** The key location a preimage names. */

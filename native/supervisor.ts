@@ -13,7 +13,7 @@ import { createInterface } from 'node:readline';
 import type { Logger } from 'pino';
 import { request } from 'undici';
 
-export interface SupervisorOptions {
+interface SupervisorOptions {
   /** Absolute path (see locate.ts). */
   binary: string;
   /** Loopback port; 0 = pick a free one once, kept across restarts. */
@@ -29,16 +29,16 @@ export interface SupervisorOptions {
   backoff?: { initialMs: number; maxMs: number };
 }
 
-export type SupervisorState = 'idle' | 'starting' | 'ready' | 'restarting' | 'stopping' | 'stopped';
+type SupervisorState = 'idle' | 'starting' | 'ready' | 'restarting' | 'stopping' | 'stopped';
 
-export interface SupervisorEvents {
+interface SupervisorEvents {
   spawn: [pid: number];
   ready: [pid: number];
   exit: [pid: number, code: number | null, signal: NodeJS.Signals | null];
   restart: [delayMs: number];
 }
 
-export const HOST = '127.0.0.1';
+const HOST = '127.0.0.1';
 /** A run this long counts as healthy: the next crash restarts without accumulated backoff. */
 const STABLE_MS = 30_000;
 const PROBE_MIN_MS = 50;

@@ -50,7 +50,7 @@ export async function getText(url: string, headers: Record<string, string>, dead
 }
 
 /** The running server's keyed /health, which lists its components (the devnet's endpoints among them). */
-export async function keyedHealth(base: string, key: string | undefined, deadline: number): Promise<Record<string, unknown>> {
+async function keyedHealth(base: string, key: string | undefined, deadline: number): Promise<Record<string, unknown>> {
   let res: { status: number; text: string };
   try {
     res = await getText(`${base}/health`, key === undefined ? {} : { 'x-api-key': key }, deadline);

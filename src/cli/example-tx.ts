@@ -20,11 +20,11 @@ import { bech32mDecode, DEFAULT_ERA, isEra, ledger, signOffer, provingProvider, 
 import { devnetTestAccount } from '@nightgate/devnet/test-accounts';
 import { baseUrl } from './base-url.js';
 
-export const EXAMPLE_KINDS = ['unproven', 'proven', 'finalized', 'prove-payload'] as const;
-export type ExampleKind = (typeof EXAMPLE_KINDS)[number];
+const EXAMPLE_KINDS = ['unproven', 'proven', 'finalized', 'prove-payload'] as const;
+type ExampleKind = (typeof EXAMPLE_KINDS)[number];
 
 /** Long enough to run a tour by hand; the sponsor's fee intent expires sooner (5 minutes). */
-export const EXAMPLE_TTL_MS = 15 * 60 * 1000;
+const EXAMPLE_TTL_MS = 15 * 60 * 1000;
 /** `Transaction.fromParts` puts its one intent in segment 1. */
 const SEGMENT = 1;
 const SENT_STAR = 1n;
@@ -32,7 +32,7 @@ const FETCH_TIMEOUT_MS = 30_000;
 
 export class ExampleTxError extends Error {}
 
-export interface ExampleOptions {
+interface ExampleOptions {
   /** nightgate's base URL (`http://127.0.0.1:8080`; `localhost:8080` works too). */
   url: string;
   network: string;

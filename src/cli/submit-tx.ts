@@ -31,7 +31,7 @@ const HASH = /^[0-9a-f]{64}$/i;
 /** Answers the poll waits through: not on chain yet, rate limited, indexer or server briefly down. */
 const RETRIED = (status: number): boolean => status === 404 || status === 429 || status >= 500;
 
-export interface SubmitArgs {
+interface SubmitArgs {
   network: NetworkName;
   /** nightgate's base URL (`http://127.0.0.1:8080`; `localhost:8080` works too). */
   url: string;
@@ -39,13 +39,13 @@ export interface SubmitArgs {
   timeoutMs: number;
 }
 
-export interface SubmitInput {
+interface SubmitInput {
   tx: Uint8Array;
   /** From the sponsorship answer; raw bytes have none, and the devnet's answer names it. */
   txHash: string | undefined;
 }
 
-export interface SubmitOptions extends SubmitArgs, SubmitInput {
+interface SubmitOptions extends SubmitArgs, SubmitInput {
   pollMs?: number;
   /** The server's configuration (default: read as the server reads it). */
   config?: Readonly<Config>;
@@ -127,7 +127,7 @@ export async function submitTransaction(opts: SubmitOptions): Promise<unknown> {
 }
 
 /** The configuration the server runs with (NIGHTGATE_CONFIG and the environment), its errors as the CLI's. */
-export function loadCliConfig(): Readonly<Config> {
+function loadCliConfig(): Readonly<Config> {
   try {
     return loadConfig();
   } catch (err) {

@@ -51,7 +51,7 @@ export const USAGE = {
 } as const;
 
 /** `example-tx`'s usage line is kept with its flags in cli.ts. */
-export type Command = keyof typeof USAGE | 'example-tx';
+type Command = keyof typeof USAGE | 'example-tx';
 
 /** Every command's usage line, for `nightgate --help`. */
 export function allUsage(exampleTx: string): string {

@@ -13,8 +13,8 @@ import { Submitter } from '../infra/node/submitter.js';
 import { baseUrl, DEFAULT_BASE_URL } from './base-url.js';
 import { chainAccess, CliError, getText, jsonOrUndefined, type ChainAccess } from './chain-access.js';
 
-export const WALLET_SUBCOMMANDS = ['address', 'status', 'register', 'fund'] as const;
-export type WalletSubcommand = (typeof WALLET_SUBCOMMANDS)[number];
+const WALLET_SUBCOMMANDS = ['address', 'status', 'register', 'fund'] as const;
+type WalletSubcommand = (typeof WALLET_SUBCOMMANDS)[number];
 
 const STAR_PER_NIGHT = 1_000_000n;
 const SPECK_PER_DUST = 10n ** 15n;
@@ -65,7 +65,7 @@ export function parseWalletArgs(sub: string | undefined, args: readonly string[]
   return { sub: sub as WalletSubcommand, network: network as NetworkName, url: given.get('--url') ?? DEFAULT_BASE_URL, key: given.get('--key'), json, wallet: wallet === undefined ? undefined : Number(wallet), night: BigInt(night), timeoutMs: Number(timeout) * 1000 };
 }
 
-export interface WalletIo {
+interface WalletIo {
   out(line: string): void;
   /** Progress, for a person watching (stderr). */
   log(line: string): void;

@@ -5,7 +5,7 @@
  * catch-all, refused WebSocket upgrades: `{error, message, code}` (the `Error` schema of the
  * OpenAPI document, src/core/http/openapi.ts).
  */
-export interface ErrorSpec {
+interface ErrorSpec {
   readonly status: number;
   /** Short title, sent as `error`. */
   readonly title: string;

@@ -30,7 +30,7 @@ export interface DevnetEndpoints {
   readonly profile: 'default' | 'public';
 }
 
-export type ComponentStatus = 'ok' | 'degraded' | 'down' | 'starting' | 'disabled';
+type ComponentStatus = 'ok' | 'degraded' | 'down' | 'starting' | 'disabled';
 
 export interface ComponentHealth {
   status: ComponentStatus;

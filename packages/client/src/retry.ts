@@ -51,7 +51,7 @@ export interface RetryPolicy {
   now: () => number;
 }
 
-export function sleepFor(ms: number, signal?: AbortSignal): Promise<void> {
+function sleepFor(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const done = (): void => {
@@ -88,7 +88,7 @@ export function parseRetryAfter(value: string | null, now: number): number | und
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
 }
 
-export function retryable(err: NightgateError, cls: RetryClass): boolean {
+function retryable(err: NightgateError, cls: RetryClass): boolean {
   if (err.status !== 429 && err.status !== 503) return false;
   if (cls === 'sponsorship') return SPONSOR_RETRYABLE.has(err.code);
   return cls === 'idempotent' && !PERMANENT.has(err.code);

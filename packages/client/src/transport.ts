@@ -54,7 +54,7 @@ export interface Call {
   retry: RetryClass;
 }
 
-export function urlOf(baseUrl: string, path: string, query: Call['query'] = {}): string {
+function urlOf(baseUrl: string, path: string, query: Call['query'] = {}): string {
   const qs = Object.entries(query)
     .filter((e): e is [string, string | number] => e[1] !== undefined)
     .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)

@@ -7,10 +7,9 @@ import type { components, paths } from './openapi-types.js';
 type Schemas = components['schemas'];
 
 /** The JSON body of a route's 200 answer. */
-export type Ok<P extends keyof paths, M extends 'get' | 'post' = 'get'> = paths[P][M] extends { responses: { 200: { content: { 'application/json': infer B } } } } ? B : never;
+type Ok<P extends keyof paths, M extends 'get' | 'post' = 'get'> = paths[P][M] extends { responses: { 200: { content: { 'application/json': infer B } } } } ? B : never;
 
 export type Network = Schemas['NetworkInfo']['id'];
-export type ErrorBody = Schemas['Error'];
 export type Health = Ok<'/health'>;
 export type Live = Ok<'/livez'>;
 export type Ready = Ok<'/readyz'>;
@@ -48,4 +47,3 @@ export interface ProverAnswer {
 /** A serialized transaction, or a ledger transaction of any era (what has `serialize()`). */
 export type TransactionInput = Uint8Array | { serialize(): Uint8Array };
 
-export type { components, paths };

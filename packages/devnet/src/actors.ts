@@ -9,15 +9,15 @@ import { dustSeedOf, nightSecretOf } from '@nightgate/ledger/wallet-keys';
 import { devnetTestAccount } from './test-accounts.js';
 import { Actor, DustWallet, ShieldedWallet } from './wallet.js';
 
-export const SIMULATED_USERS = 6;
-export const SHIELDED_USERS = 2;
+const SIMULATED_USERS = 6;
+const SHIELDED_USERS = 2;
 
-export interface SponsorOwner {
+interface SponsorOwner {
   owner: Actor;
   dustPublicKey: L.DustPublicKey;
 }
 
-export interface TestAccount {
+interface TestAccount {
   owner: Actor;
   dustPublicKey: L.DustPublicKey;
   zswap: L.ZswapSecretKeys;

@@ -5,7 +5,6 @@
 // from an observer that replays the zswap events, and each contract's filtered commitment tree
 // after the block (contract-zswap.ts).
 import { release, type L, type LedgerKit } from './ledger-kit.js';
-import { DEFAULT_ERA, DEVNET_PROTOCOL_VERSION } from '@nightgate/ledger';
 import { bytesToHex, deriveSeed } from './keys.js';
 import { decodeContractLog, type ContractLogContent } from './contract-events.js';
 import { contractZswapTrees } from './contract-zswap.js';
@@ -25,12 +24,6 @@ import type {
   ZswapEventRecord,
 } from './indexer-records.js';
 
-/**
- * The protocol version of a devnet network of the default era. A block, transaction or event
- * reports its own era's (`LedgerKit.protocolVersion`); a network's current one is in its context.
- */
-export const PROTOCOL_VERSION = DEVNET_PROTOCOL_VERSION[DEFAULT_ERA];
-
 const DUST_EVENT_TYPES: Record<string, DustEventTypename> = {
   dustInitialUtxo: 'DustInitialUtxo',
   dustGenerationDtimeUpdate: 'DustGenerationDtimeUpdate',
@@ -49,7 +42,7 @@ const STATUS: Record<L.TransactionResult['type'], TransactionResultStatus> = {
   failure: 'FAILURE',
 };
 
-export function utxoKey(intentHash: string, outputNo: number): string {
+function utxoKey(intentHash: string, outputNo: number): string {
   return `${intentHash}#${outputNo}`;
 }
 

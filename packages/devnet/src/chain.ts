@@ -15,7 +15,7 @@ import { reasonOf } from './errors.js';
 import { sha256Hex } from './keys.js';
 import { hasZswapOffer, verifyIntentSignatures } from './signatures.js';
 
-export type CandidateOrigin = 'genesis' | 'devnet' | 'faucet' | 'submitted';
+type CandidateOrigin = 'genesis' | 'devnet' | 'faucet' | 'submitted';
 
 export interface Candidate {
   tx: AnyTransaction;

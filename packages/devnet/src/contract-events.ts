@@ -27,7 +27,7 @@ import type { L } from './ledger-kit.js';
 import { bytesToHex } from './keys.js';
 
 /** The filter's event types (`ContractEventType`), the ledger's names for them, and the served types. */
-export const CONTRACT_EVENT_TYPES = {
+const CONTRACT_EVENT_TYPES = {
   SHIELDED_SPEND: { ledger: 'shielded-spend', typename: 'ShieldedSpendEvent' },
   SHIELDED_RECEIVE: { ledger: 'shielded-receive', typename: 'ShieldedReceiveEvent' },
   SHIELDED_MINT: { ledger: 'shielded-mint', typename: 'ShieldedMintEvent' },
@@ -41,7 +41,7 @@ export const CONTRACT_EVENT_TYPES = {
   MISC: { ledger: 'misc', typename: 'MiscContractEvent' },
 } as const satisfies Record<string, { ledger: string; typename: ContractEventTypename }>;
 
-export type ContractEventType = keyof typeof CONTRACT_EVENT_TYPES;
+type ContractEventType = keyof typeof CONTRACT_EVENT_TYPES;
 
 const TYPENAME_OF_LEDGER = new Map<string, ContractEventTypename>(Object.values(CONTRACT_EVENT_TYPES).map((t) => [t.ledger, t.typename]));
 
@@ -61,7 +61,7 @@ export const CONTRACT_EVENT_FIELDS: Record<ContractEventTypename, readonly strin
 };
 
 /** The fields `fieldPrefixes` can name; each type indexes those of them it has (none for Misc, Paused, Unpaused). */
-export const INDEXED_FIELD_NAMES = ['nullifier', 'commitment', 'ciphertext', 'domainSep', 'tokenType', 'sender', 'recipient'] as const;
+const INDEXED_FIELD_NAMES = ['nullifier', 'commitment', 'ciphertext', 'domainSep', 'tokenType', 'sender', 'recipient'] as const;
 
 const BYTES = 32;
 const U128 = 16;
@@ -170,7 +170,7 @@ export function decodeContractLog(content: ContractLogContent): Pick<ContractEve
 }
 
 /** The event's indexed fields and their values (hex); an absent optional field is not indexed. */
-export function indexedFields(e: ContractEventRecord): Map<string, string> {
+function indexedFields(e: ContractEventRecord): Map<string, string> {
   const out = new Map<string, string>();
   for (const name of INDEXED_FIELD_NAMES) {
     const value = e.fields[name];

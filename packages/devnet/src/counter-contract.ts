@@ -6,7 +6,7 @@ import { release, type L, type LedgerKit } from './ledger-kit.js';
 import type { MockProver } from './mock-prover.js';
 
 export const COUNTER_ENTRY_POINT = 'increment';
-export const COUNTER_KEY_LOCATION = 'nightgate/devnet/counter/increment';
+const COUNTER_KEY_LOCATION = 'nightgate/devnet/counter/increment';
 
 const SLOT_0: L.Key = {
   tag: 'value',

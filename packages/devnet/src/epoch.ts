@@ -2,10 +2,10 @@
 // Midnight's preview/preprod chain specs use 300 slots of 6 s (30-minute epochs) counted from
 // the Unix epoch, so the epoch number follows from the clock alone (LEDGER.md, "Units").
 export const SLOT_SECONDS = 6;
-export const SLOTS_PER_EPOCH = 300;
-export const EPOCH_SECONDS = SLOT_SECONDS * SLOTS_PER_EPOCH;
+const SLOTS_PER_EPOCH = 300;
+const EPOCH_SECONDS = SLOT_SECONDS * SLOTS_PER_EPOCH;
 
-export interface EpochInfo {
+interface EpochInfo {
   epochNo: number;
   durationSeconds: number;
   elapsedSeconds: number;

@@ -20,7 +20,7 @@ import { queryResolvers } from './query-resolvers.js';
 import { subscriptionResolvers } from './subscription-resolvers.js';
 import { typeNames, typeResolvers } from './type-resolvers.js';
 
-export const NOT_SERVED: Record<string, string[]> = {
+const NOT_SERVED: Record<string, string[]> = {
   Query: [
     'dustGenerationStatus', 'dustGenerations', 'dustCommitmentMerkleTreeUpdate', 'dustGenerationMerkleTreeUpdate',
     'spoIdentities', 'spoIdentityByPoolId', 'spoCount', 'poolMetadata', 'poolMetadataList', 'spoByPoolId', 'spoList',

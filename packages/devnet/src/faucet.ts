@@ -20,9 +20,9 @@ import { NIGHT_TOKEN, STAR_PER_NIGHT, type L } from './ledger-kit.js';
 import { buildFinalized, type BuildContext } from './tx-builder.js';
 import type { Actor, DustWallet } from './wallet.js';
 
-export const FAUCET_PAYOUTS_PER_TX = 20;
+const FAUCET_PAYOUTS_PER_TX = 20;
 export const FAUCET_PAYOUTS_PER_BLOCK = FAUCET_PAYOUTS_PER_TX * OUTPUTS_PER_REGISTRATION;
-export const FAUCET_MAX_STAR = 1_000_000n * STAR_PER_NIGHT;
+const FAUCET_MAX_STAR = 1_000_000n * STAR_PER_NIGHT;
 
 export interface FaucetRequest {
   /** 64-hex ledger address. */

@@ -16,7 +16,7 @@ import { buildFinalized, registrationAllowance } from './tx-builder.js';
 import type { Actor } from './wallet.js';
 
 export const OUTPUTS_PER_REGISTRATION = 3;
-export const SPONSOR_REGISTRATIONS = 11;
+const SPONSOR_REGISTRATIONS = 11;
 export const SPONSOR_DUST_UTXOS = SPONSOR_REGISTRATIONS * OUTPUTS_PER_REGISTRATION;
 
 const TREASURY_STAR = 1_000_000_000n * STAR_PER_NIGHT;

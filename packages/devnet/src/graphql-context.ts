@@ -16,7 +16,7 @@ export interface GraphQLContext {
   protocolVersion: number;
 }
 
-export type Resolver = (source: never, args: never, context: GraphQLContext) => unknown;
+type Resolver = (source: never, args: never, context: GraphQLContext) => unknown;
 
 export interface SubscriptionResolver {
   subscribe: (source: unknown, args: never, context: GraphQLContext) => AsyncIterable<unknown>;

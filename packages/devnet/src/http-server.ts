@@ -27,17 +27,17 @@ export const GRAPHQL_PATH = '/api/v4/graphql';
 export const GRAPHQL_WS_PATH = '/api/v4/graphql/ws';
 export const SUBMIT_PATH = '/submit';
 export const FAUCET_PATH = '/faucet';
-export const HEALTH_PATH = '/health';
+const HEALTH_PATH = '/health';
 export const RPC_PATH = '/rpc';
 /** Where a hosted provider expects the project id: a header, and a key of the connection_init payload. */
-export const PROJECT_ID_HEADER = 'project_id';
+const PROJECT_ID_HEADER = 'project_id';
 
 /** The indexer's own request limit (LEDGER.md); a transaction may be larger. */
 const GRAPHQL_BODY_LIMIT = 1024 * 1024;
 const SUBMIT_BODY_LIMIT = 8 * 1024 * 1024;
 const CONNECTION_INIT_TIMEOUT_MS = 30_000;
 
-export interface DevnetEndpoint {
+interface DevnetEndpoint {
   context(): GraphQLContext;
   submit(bytes: Uint8Array): object;
   faucet(body: unknown): object;
@@ -45,7 +45,7 @@ export interface DevnetEndpoint {
 }
 
 /** Who may use the server: anyone on loopback, or (a hosted provider's way) holders of the project id. */
-export interface DevnetAccess {
+interface DevnetAccess {
   /** Wanted on every request but /health; absent: none wanted. */
   projectId?: string;
   /** Transactions through the node RPC only: no /submit, no /faucet. */

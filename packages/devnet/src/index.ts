@@ -8,7 +8,7 @@
 import { launchDevnet } from './launch.js';
 import type { DevnetOptions, EmbeddedDevnet } from './devnet-options.js';
 
-export type { DevnetNetworkInfo, DevnetOptions, EmbeddedDevnet } from './devnet-options.js';
+export type { DevnetNetworkInfo } from './devnet-options.js';
 
 export function startDevnet(opts: DevnetOptions): Promise<EmbeddedDevnet> {
   return launchDevnet(opts);

@@ -5,7 +5,7 @@ export type TransactionResultStatus = 'SUCCESS' | 'PARTIAL_SUCCESS' | 'FAILURE';
 
 export type DustEventTypename = 'DustInitialUtxo' | 'DustGenerationDtimeUpdate' | 'DustSpendProcessed' | 'ParamChange';
 
-export type ContractActionTypename = 'ContractDeploy' | 'ContractCall' | 'ContractUpdate';
+type ContractActionTypename = 'ContractDeploy' | 'ContractCall' | 'ContractUpdate';
 
 export type ContractEventTypename =
   | 'ShieldedSpendEvent'

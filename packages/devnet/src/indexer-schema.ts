@@ -3,8 +3,6 @@
 // executable schema from this text so that every type and field it serves has the real name and
 // type by construction; the tests read the 4.4 schema from here too. It lives in a module (not a
 // .graphql file) because the TypeScript build copies no assets into dist/.
-export const INDEXER_SCHEMA_VERSION = "4.4";
-
 export const INDEXER_SDL = `"""
 Tagged-union helper for fields like \`Either<ZswapCoinPublicKey, ContractAddress>\`
 used in standard unshielded events.

@@ -37,7 +37,7 @@ import type {
 import type { BlockArchive, IndexerStoreOptions, RecordIds, StoreSizes } from './indexer-store-types.js';
 import { KeptRecords } from './kept-records.js';
 
-export type { BlockArchive, IndexerStoreOptions, RecordIds, StoreSizes } from './indexer-store-types.js';
+export type { BlockArchive, StoreSizes } from './indexer-store-types.js';
 
 export class IndexerStore {
   readonly retainBlocks: number;

@@ -12,12 +12,12 @@ import type { DevnetOptions, EmbeddedDevnet } from './devnet-options.js';
 import type { FromWorker, ToWorker, WorkerConfig } from './worker-protocol.js';
 
 /** Genesis is dated this far back so DUST has accrued when the chain goes live. */
-export const DEFAULT_GENESIS_AGE_MS = 6 * 60 * 60 * 1000;
+const DEFAULT_GENESIS_AGE_MS = 6 * 60 * 60 * 1000;
 const HEX_SEED = /^[0-9a-fA-F]{64}$/;
 const CLOSE_DEADLINE_MS = 10_000;
 const NETWORK_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
 
-export interface LaunchOptions {
+interface LaunchOptions {
   /** Network i listens on portBase + i; absent or 0: free ports. */
   portBase?: number;
   genesisAgeMs?: number;

@@ -78,7 +78,7 @@ export function kitFor(era: Era): LedgerKit {
   return (kits[era] ??= makeKit(era));
 }
 
-export function ledgerSeconds(timeMs: number): bigint {
+function ledgerSeconds(timeMs: number): bigint {
   return BigInt(Math.floor(timeMs / 1000));
 }
 

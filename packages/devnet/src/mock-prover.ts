@@ -6,9 +6,9 @@ import { DEFAULT_ERA } from '@nightgate/ledger/era';
 import type { KeyMaterial } from '@nightgate/ledger';
 import { kitFor, type L, type LedgerKit } from './ledger-kit.js';
 
-export const ZSWAP_SPEND = 'midnight/zswap/spend';
-export const ZSWAP_OUTPUT = 'midnight/zswap/output';
-export const DUST_SPEND = 'midnight/dust/spend';
+const ZSWAP_SPEND = 'midnight/zswap/spend';
+const ZSWAP_OUTPUT = 'midnight/zswap/output';
+const DUST_SPEND = 'midnight/dust/spend';
 
 export class MockProver implements L.ProvingProvider {
   readonly kit: LedgerKit;

@@ -27,11 +27,10 @@ import { NetworkPersistence, SNAPSHOT_FORMAT, type ChainSnapshot } from './persi
 import { yieldToServing } from './serving-turn.js';
 import { resumeWorld, worldSnapshot } from './world-snapshot.js';
 
-export { DEFAULT_RETAIN_BLOCKS, MIN_GENESIS_AGE_MS, type NetworkConfig, type NetworkInfo } from './network-config.js';
-export { SWITCH_SETUP_BLOCK_MS } from './ledger-switch.js';
+export { type NetworkConfig, type NetworkInfo } from './network-config.js';
 
 /** What the GraphQL layer needs of the network's current era beside the chain's Zswap state. */
-export interface EraContext {
+interface EraContext {
   era: Era;
   ledger: Ledger;
   protocolVersion: number;

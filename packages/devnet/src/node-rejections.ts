@@ -8,16 +8,16 @@ import { release, type AnyTransaction } from './ledger-kit.js';
 import type { Chain } from './chain.js';
 import { SLOT_SECONDS } from './epoch.js';
 
-export const NODE_INVALID_TRANSACTION = 1010;
+const NODE_INVALID_TRANSACTION = 1010;
 
-export const DUST_REJECTIONS = {
+const DUST_REJECTIONS = {
   InvalidDustSpendProof: 170,
   OutOfDustValidityWindow: 171,
   InsufficientDustForRegistrationFee: 173,
   DustDoubleSpend: 196,
 } as const;
 
-export type DustRejectionName = keyof typeof DUST_REJECTIONS;
+type DustRejectionName = keyof typeof DUST_REJECTIONS;
 
 /** The ledger's reasons, as its errors render them, per node code. */
 const PATTERNS: ReadonlyArray<readonly [RegExp, DustRejectionName]> = [

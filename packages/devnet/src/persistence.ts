@@ -34,7 +34,7 @@ type IdSlot = typeof IDX_TRANSACTION | typeof IDX_DUST_EVENT | typeof IDX_ZSWAP_
 /** Archived blocks read back and kept for the next read (feeds read consecutive ids). */
 const CACHED_BUNDLES = 4;
 
-export type FirstIds = ReturnType<IndexerStore['nextIds']>;
+type FirstIds = ReturnType<IndexerStore['nextIds']>;
 
 export interface ChainSnapshot {
   format: number;

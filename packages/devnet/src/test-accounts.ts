@@ -11,7 +11,7 @@
 // This module does not import the ledger, so the main thread can read it without loading WASM.
 import { bytesToHex, deriveSeed } from './keys.js';
 
-export interface DevnetTestAccount {
+interface DevnetTestAccount {
   /** 32-byte hex BIP-340 secret of the NIGHT owner. */
   nightSeed: string;
   /** 32-byte hex seed of the account's DUST secret key. */

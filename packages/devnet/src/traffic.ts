@@ -24,7 +24,7 @@ const TTL_MS = 10 * 60 * 1000;
  */
 const SWEEP_UTXOS = 2;
 
-export interface TrafficInput {
+interface TrafficInput {
   height: number;
   state: L.LedgerState;
   time: Date;

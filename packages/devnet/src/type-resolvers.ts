@@ -24,7 +24,7 @@ function defined<T>(items: Array<T | undefined>): T[] {
   return items.filter((x): x is T => x !== undefined);
 }
 
-export function transactionsOf(store: IndexerStore, ids: readonly number[]): TransactionRecord[] {
+function transactionsOf(store: IndexerStore, ids: readonly number[]): TransactionRecord[] {
   return defined(ids.map((id) => store.transaction(id)));
 }
 
@@ -41,7 +41,7 @@ export interface BridgeClaimRecord extends TransactionRecord {
   bridgeClaim: { recipient: string; amount: string };
 }
 
-export function isBridgeClaim(tx: TransactionRecord): tx is BridgeClaimRecord {
+function isBridgeClaim(tx: TransactionRecord): tx is BridgeClaimRecord {
   return (tx as Partial<BridgeClaimRecord>).bridgeClaim !== undefined;
 }
 

@@ -4,7 +4,7 @@ import type { Era } from '@nightgate/ledger/era';
 import type { LogLevel } from './logger.js';
 import type { NetworkInfo } from './network-config.js';
 
-export interface WorkerNetworkConfig {
+interface WorkerNetworkConfig {
   name: string;
   networkId: string;
   seed: string;

@@ -27,7 +27,7 @@ export function strictness(era: Era, checks: { balancing: boolean; limits: boole
 const V8_SIGNATURE_BYTES = 64;
 
 /** The signature a DUST registration carries; ledger 9 exposes it, ledger 8 only in its bytes. */
-export function registrationSignature(era: Era, marker: L.Signaturish): L.Signature | undefined {
+function registrationSignature(era: Era, marker: L.Signaturish): L.Signature | undefined {
   if (!(marker instanceof ledger(era).SignatureEnabled)) return undefined;
   if (era === 9) return (marker as unknown as { value: L.Signature }).value;
   const bytes = marker.serialize();
@@ -57,7 +57,7 @@ type AnyIntent = L.Intent<L.Signaturish, L.Proofish, L.Bindingish>;
  * Throws the reason when a signature of one intent does not verify. Every ledger object it reads
  * is pushed on `made`, for the caller to free.
  */
-export function verifyIntentSignature(era: Era, segment: number, intent: AnyIntent, made: unknown[]): void {
+function verifyIntentSignature(era: Era, segment: number, intent: AnyIntent, made: unknown[]): void {
   const verify = ledger(era).verifySignature;
   const data = intent.signatureData(segment);
   const guaranteed = intent.guaranteedUnshieldedOffer;

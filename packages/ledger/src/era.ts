@@ -28,9 +28,6 @@ export const LEDGER_PACKAGES: Record<Era, { name: string; version: string; prere
   9: { name: '@midnightntwrk/ledger-v9', version: '1.0.0-rc.3', prerelease: true },
 };
 
-/** What a proof server of each era answers at `/proof-versions`. */
-export const PROOF_VERSIONS: Record<Era, readonly string[]> = { 8: ['V2'], 9: ['V2', 'V3'] };
-
 /**
  * Header tags whose version differs between the eras (measured with ledger-v8 8.1.0 and ledger-v9
  * 1.0.0-rc.3). Objects whose format both eras share (`dust-local-state[v1]`, `zswap-ledger-state[v5]`)

@@ -41,11 +41,6 @@ export async function importLedger(era: Era): Promise<Ledger> {
   return (loaded[era] ??= imported);
 }
 
-/** The eras this thread has loaded (for `/health` and tests). */
-export function loadedEras(): Era[] {
-  return (Object.keys(loaded) as unknown as string[]).map(Number) as Era[];
-}
-
 /**
  * `offer` with `signatures` added, as each era takes them: ledger 8 takes the signatures
  * themselves, ledger 9 wraps each (`new SignatureEnabled(sig)`) and copies the wrappers, which are
@@ -85,10 +80,4 @@ export type ProvingProviderParts = Pick<V8.ProvingProvider, 'check' | 'prove'> &
 export function provingProvider(provider: ProvingProviderParts): V8.ProvingProvider {
   const lookupKey = provider.lookupKey ? provider.lookupKey.bind(provider) : async () => undefined;
   return { check: provider.check.bind(provider), prove: provider.prove.bind(provider), lookupKey } as V8.ProvingProvider;
-}
-
-/** `ZswapChainState.postBlockUpdate`: ledger 9 also takes how long past Merkle roots are kept. */
-export function zswapPostBlockUpdate(era: Era, state: V8.ZswapChainState, time: Date, retentionSeconds = 3600n): V8.ZswapChainState {
-  if (era === 8) return state.postBlockUpdate(time);
-  return (state as unknown as { postBlockUpdate(t: Date, r: bigint): V8.ZswapChainState }).postBlockUpdate(time, retentionSeconds);
 }

@@ -4,4 +4,4 @@
  * start their threads with these.
  */
 export { startModuleWorker } from './worker-thread.js';
-export { lowerThreadPriority, type PriorityResult } from './thread-priority.js';
+export { lowerThreadPriority } from './thread-priority.js';

@@ -15,9 +15,9 @@ import { ConfigError, checkFileShape, crossCheck } from './validate.js';
 import { openSecretFile } from './secret-file.js';
 
 export { ApiKeyRecord, ConfigSchema, SETTINGS, type Config, type ConfigInput } from './schema.js';
-export { NETWORKS, PROVER_BACKENDS, PUBLIC_ENDPOINTS, PROJECT_ID_HEADER, type NetworkName, type ProverBackendName } from './networks.js';
-export { NO_CREDENTIALS, credentialsOf, indexerUrlOf, indexerWsUrl, indexerWsUrlOf, isEmbedded, nodeRpcUrlOf, proverBackendOf, proverUrlOf, type UpstreamCredentials } from './network-endpoints.js';
-export { ConfigError, MIN_BLOCK_TIME_ALL_DEVNETS_MS } from './validate.js';
+export { NETWORKS, type NetworkName, type ProverBackendName } from './networks.js';
+export { NO_CREDENTIALS, credentialsOf, indexerUrlOf, indexerWsUrlOf, isEmbedded, nodeRpcUrlOf, proverBackendOf, proverUrlOf, type UpstreamCredentials } from './network-endpoints.js';
+export { ConfigError } from './validate.js';
 export { openSecretFile } from './secret-file.js';
 export { redactedConfig, settingsTable } from './describe.js';
 
@@ -55,7 +55,7 @@ function deepFreeze<T>(o: T): T {
   return o;
 }
 
-export interface LoadOptions {
+interface LoadOptions {
   env?: NodeJS.ProcessEnv;
   /** Overrides applied last (tests). */
   overrides?: ConfigInput;

@@ -39,7 +39,7 @@ export function indexerWsUrlOf(config: Config, n: NetworkName): string | undefin
  * An indexer URL's WebSocket when none is set: `/ws` at the end of the path, before any query
  * string (`…/graphql?apikey=X` → `…/graphql/ws?apikey=X`), the scheme ws/wss.
  */
-export function indexerWsUrl(httpUrl: string): string {
+function indexerWsUrl(httpUrl: string): string {
   const u = new URL(httpUrl);
   u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
   u.pathname = `${u.pathname.replace(/\/$/, '')}/ws`;

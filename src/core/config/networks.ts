@@ -7,11 +7,11 @@ import { NonNegInt, setting } from './setting.js';
 
 export const NETWORKS = ['mainnet', 'preprod', 'preview'] as const;
 export type NetworkName = (typeof NETWORKS)[number];
-export const PROVER_BACKENDS = ['dev', 'upstream', 'native', 'wasm'] as const;
+const PROVER_BACKENDS = ['dev', 'upstream', 'native', 'wasm'] as const;
 export type ProverBackendName = (typeof PROVER_BACKENDS)[number];
 
 /** A hosted provider's endpoints for one network: what `public` resolves to. */
-export interface PublicEndpoints {
+interface PublicEndpoints {
   /** Who runs them, for messages. */
   provider: string;
   indexer: string;

@@ -11,7 +11,7 @@ import { nodeRpcUrlOf, proverBackendOf, proverUrlOf } from './network-endpoints.
 import { SETTINGS, type Config } from './schema.js';
 
 /** The shortest block time with all three networks on the embedded devnet (docs/devnet.md). */
-export const MIN_BLOCK_TIME_ALL_DEVNETS_MS = 3_000;
+const MIN_BLOCK_TIME_ALL_DEVNETS_MS = 3_000;
 
 export class ConfigError extends Error {
   override name = 'ConfigError';

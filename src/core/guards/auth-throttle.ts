@@ -14,11 +14,11 @@
 import { MemoryRateLimitStore, type RateLimitResult } from './rate-limit.js';
 
 /** Failed authentications counted over every instance (src/infra/state/auth-throttle.ts): the total of the window, or undefined when the count is unavailable. */
-export interface SharedAuthFailures {
+interface SharedAuthFailures {
   failed(subject: string, windowStart: number, windowMs: number): Promise<number | undefined>;
 }
 
-export interface AuthThrottleOptions {
+interface AuthThrottleOptions {
   /** Failures admitted per window per address. */
   limit: number;
   windowMs: number;

@@ -10,7 +10,7 @@ import type { ApiKeyRecord } from '../config/index.js';
 import { shownPolicy, type KeyPolicyInput } from '../config/key-policy.js';
 import { CidrList } from '../config/cidr.js';
 
-export const KEY_PREFIX = 'ngk_';
+const KEY_PREFIX = 'ngk_';
 
 export interface AuthenticatedKey {
   /** Stable id, safe to log. Never the key. */

@@ -13,9 +13,9 @@
 import { GatewayError } from '../errors.js';
 
 /** Why a body was refused: the client's share is taken (429), or the server's (503). */
-export type BodyRefusal = 'client' | 'global';
+type BodyRefusal = 'client' | 'global';
 
-export interface BodyBudgetOptions {
+interface BodyBudgetOptions {
   /** What the bodies in flight may cost the whole server, in bytes. */
   globalBytes: number;
   /** What one client's bodies in flight may cost (key, or address without a key). */
@@ -37,7 +37,7 @@ export interface BodyBudgetOptions {
 export const WORKER_BODY_COST = 2;
 
 /** A body sent without Content-Length is gathered in chunks and joined when complete: held once more. */
-export const CHUNKED_EXTRA_COST = 1;
+const CHUNKED_EXTRA_COST = 1;
 
 export interface BodyBudgetStats {
   /** What the bodies in flight cost now (`costOf`), in bytes. */

@@ -12,7 +12,7 @@
 const EXPOSED = ['ETag', 'Age', 'X-Cache', 'X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy', 'Retry-After'].join(', ');
 /** Request headers a page may send to the public routes. */
 const ALLOWED_HEADERS = 'If-None-Match, X-Client-ID, X-Client-Name, X-Request-Id';
-export const PREFLIGHT_METHODS = 'GET, HEAD, OPTIONS';
+const PREFLIGHT_METHODS = 'GET, HEAD, OPTIONS';
 /** How long a browser may cache a preflight answer, s (Fetch §3.2.3). */
 const MAX_AGE = 600;
 

@@ -11,7 +11,7 @@ import { mintKey } from './auth.js';
 export const DEV_KEY_FILE = 'dev-key';
 const KEY_SHAPE = /^ngk_[A-Za-z0-9_-]{20,200}$/;
 
-export interface DevKey {
+interface DevKey {
   raw: string;
   /** The file it is kept in, when a state directory is set. */
   file?: string;

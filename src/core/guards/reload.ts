@@ -11,9 +11,9 @@ import type { Logger } from 'pino';
 import { ConfigError, SETTINGS, loadConfig, type Config } from '../config/index.js';
 import type { KeyStore, KeyChanges } from './auth.js';
 
-export const LIVE_SETTINGS = ['auth.keys', 'auth.trustedNetworks'] as const;
+const LIVE_SETTINGS = ['auth.keys', 'auth.trustedNetworks'] as const;
 
-export type ReloadOutcome =
+type ReloadOutcome =
   | { ok: true; changes: KeyChanges; restartNeeded: string[] }
   | { ok: false; error: string };
 

@@ -28,10 +28,10 @@ import { BoundedOutput } from '../log/output.js';
 import { RefusalCounts, TOP_REFUSED_CLIENTS } from './refusal-fold.js';
 
 /** Pending bytes that make a batch leave before the end of the event-loop turn. */
-export const ACCESS_BATCH_BYTES = 64 * 1024;
+const ACCESS_BATCH_BYTES = 64 * 1024;
 
 /** How often the counted answers are written (`"msg":"requests"`). */
-export const COUNT_WINDOW_MS = 1000;
+const COUNT_WINDOW_MS = 1000;
 
 /** Printable ASCII but `"` and `\`: a JSON string as is. Anything else goes through JSON.stringify. */
 const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
@@ -49,7 +49,7 @@ interface PinoInternals {
  * (40) — the server turned work away, by design; everything else info (30). An error line carries
  * the answer's stable `code`, so an operator can alert on both.
  */
-export function accessLevel(status: number, code?: string): 30 | 40 | 50 {
+function accessLevel(status: number, code?: string): 30 | 40 | 50 {
   // A server still starting says so to its readiness probes: expected, not a warning.
   if (code === 'SERVER_NOT_READY') return 30;
   if (status === 429 || status === 503) return 40;

@@ -16,10 +16,10 @@ const PREALLOCATE_MAX = 64 * 1024;
 /** A larger declared body is gathered in chunks up to this much, then read into one buffer. */
 const GATHER_MAX = 1024 * 1024;
 
-export type BodyOutcome = { ok: true; body: Buffer } | { ok: false; reason: 'too-large' } | { ok: false; reason: 'refused'; error: GatewayError };
+type BodyOutcome = { ok: true; body: Buffer } | { ok: false; reason: 'too-large' } | { ok: false; reason: 'refused'; error: GatewayError };
 
 /** Takes a chunk's bytes from the body budget; the refusal to answer with when it cannot. */
-export type TakeBytes = (bytes: number) => GatewayError | undefined;
+type TakeBytes = (bytes: number) => GatewayError | undefined;
 
 export function readBody(res: HttpResponse, limit: number, declaredLength: number | undefined, done: (outcome: BodyOutcome) => void, take?: TakeBytes): void {
   if (declaredLength !== undefined && declaredLength > limit) {

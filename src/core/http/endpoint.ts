@@ -20,7 +20,7 @@ import { methodNotAllowed, notFound } from './refusals.js';
 import type { RequestCounter } from './request-counter.js';
 import { errorReply, type Method, type RouteDef } from './route.js';
 
-export interface RateLimitOptions {
+interface RateLimitOptions {
   enabled: boolean;
   limit: number;
   windowMs: number;
@@ -80,7 +80,7 @@ const NO_SCHEMA: RouteDef['schema'] = { summary: '', tags: [], response: {} };
  * The 404 catch-all, and the record 405s are counted and logged under. Like every answer that
  * runs no route, it spends the client's per-IP quota.
  */
-export const UNMATCHED: RouteDef = {
+const UNMATCHED: RouteDef = {
   method: 'GET', url: '(unmatched)', auth: 'none', rateLimit: 'ip', schema: NO_SCHEMA,
   handler: (ctx) => errorReply(notFound(ctx.method, clip(ctx.path, 256)!)),
 };

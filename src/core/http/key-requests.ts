@@ -12,7 +12,7 @@
 
 export const OTHER = '(other)';
 
-export interface KeyRequestCounts {
+interface KeyRequestCounts {
   /** Answered requests (refused ones included). */
   total: number;
   /** Refused or failed requests by error code. */

@@ -11,7 +11,7 @@ import { Type, type TSchema, type TObject } from '@sinclair/typebox';
 import { ERRORS, type ErrorCode } from '../errors.js';
 import type { ResponseDoc, RouteDef } from './route.js';
 
-export const API_VERSION = '1.0.0';
+const API_VERSION = '1.0.0';
 
 const CODES = Object.keys(ERRORS) as ErrorCode[];
 

@@ -20,11 +20,11 @@
  */
 
 /** Refusal lines written per second across all addresses (per HTTP thread); the rest are counted. */
-export const REFUSAL_LINES_PER_SECOND = 10;
+const REFUSAL_LINES_PER_SECOND = 10;
 /** Addresses named in one `"refusals"` line, those refused most; the rest are summed under `"other"`. */
 export const TOP_REFUSED_CLIENTS = 10;
 /** Addresses counted one by one between two `"refusals"` lines; refusals of further ones count under `"other"` only. */
-export const MAX_COUNTED_CLIENTS = 10_000;
+const MAX_COUNTED_CLIENTS = 10_000;
 
 /** Lines a second per address and code: one says the client is limited, a few show a pattern. */
 const LINES_PER_SECOND_LIMITED = 1;
@@ -60,7 +60,7 @@ export class RefusalFold {
 }
 
 /** One address's counted refusals. */
-export interface ClientRefusals {
+interface ClientRefusals {
   client: string;
   total: number;
   codes: Map<string, number>;

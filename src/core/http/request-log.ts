@@ -11,7 +11,7 @@ import { AccessLog } from './access-log.js';
 import type { Exchange } from './exchange.js';
 import { RefusalFold } from './refusal-fold.js';
 
-export type RequestLogMode = 'all' | 'aggregate' | 'errors' | 'none';
+type RequestLogMode = 'all' | 'aggregate' | 'errors' | 'none';
 
 export class RequestLog {
   /** The access log's lines (built by hand, batched: access-log.ts). */

@@ -17,10 +17,9 @@ import { Router, type Front } from './router.js';
 import { Topics, type TopicRoute } from './topics.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, Uws, us_listen_socket } from './uws.js';
 
-export type { RateLimitOptions } from './endpoint.js';
 export type { TopicRoute } from './topics.js';
 
-export interface HttpServerOptions extends PipelineOptions {
+interface HttpServerOptions extends PipelineOptions {
   uws: Uws;
   logger: Logger;
   /** CIDRs of the reverse proxies whose X-Forwarded-For is believed (client-address.ts). */

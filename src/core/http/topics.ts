@@ -31,7 +31,7 @@ export interface TopicRoute {
 }
 
 /** What the topics read of their server. */
-export interface TopicsHost {
+interface TopicsHost {
   readonly closing: boolean;
   readonly cors: CorsPolicy;
   readonly clientAddress: ClientAddress;

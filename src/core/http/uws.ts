@@ -30,7 +30,7 @@ export class UwsLoadError extends Error {
   override name = 'UwsLoadError';
 }
 
-export interface LoadedUws {
+interface LoadedUws {
   uws: Uws;
   /** Which package the native binary came from, that package's version, and the binary's file. */
   source: string;
@@ -132,7 +132,7 @@ export function remedy(failures: readonly string[], node = Number(process.versio
 }
 
 /** The support matrix (docs/support.md; package.json `engines`). */
-export const SUPPORTED =
+const SUPPORTED =
   'Node 22 or 24 on Linux with glibc ≥ 2.38 (e.g. Debian 13, Ubuntu 24.04), through @btc-vision/uwebsockets.js; ' +
   'Node 20 with glibc ≥ 2.36 through @trufflesuite/uws-js-unofficial (Node 20 is past its end of life)';
 

@@ -6,8 +6,6 @@
 import { pino, type Logger, type DestinationStream } from 'pino';
 import { BoundedOutput, DEFAULT_LOG_BUFFER_BYTES } from './output.js';
 
-export type { Logger };
-
 export const REDACT_PATHS = [
   'req.headers.authorization',
   'req.headers["x-api-key"]',

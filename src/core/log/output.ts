@@ -23,7 +23,7 @@ import { pino, type DestinationStream } from 'pino';
 /** Default bound of the log buffer (`log.bufferBytes`). */
 export const DEFAULT_LOG_BUFFER_BYTES = 4 * 1024 * 1024;
 
-export interface BoundedOutputOptions {
+interface BoundedOutputOptions {
   /** File descriptor to write to (1 = stdout). */
   fd: number;
   maxBytes: number;

@@ -13,7 +13,7 @@ import { ProofServerSupervisor } from '../../../native/supervisor.js';
 import type { CallOptions, ProverBackend, ProvingQueue, Relayed } from '../../infra/prover/backend.js';
 import { UpstreamBackend } from './upstream-backend.js';
 
-export interface NativeBackendOptions {
+interface NativeBackendOptions {
   binary: string;
   port: number;
   args: readonly string[];

@@ -19,7 +19,7 @@ import { transferListFor, type TaskArgs, type TaskResult } from '../../infra/poo
 import type { InProcessBackend } from './tasks.js';
 import type { WorkerPool } from '../../infra/pool/worker-pool.js';
 
-export interface PoolBackendOptions {
+interface PoolBackendOptions {
   name: InProcessBackend;
   pool: WorkerPool;
   clock: Clock;
@@ -32,7 +32,7 @@ export interface PoolBackendOptions {
 }
 
 /** What the in-process backends prove, whichever the network's ledger era. */
-export const IN_PROCESS_VERSIONS: readonly string[] = Object.freeze(['V2']);
+const IN_PROCESS_VERSIONS: readonly string[] = Object.freeze(['V2']);
 
 /** How a refusal at shutdown names each task's work. */
 const WORK = { prove: 'the proof', check: 'the check', k: 'the k computation' } as const;

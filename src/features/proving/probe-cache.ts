@@ -6,7 +6,7 @@
 import type { Clock } from '../../core/clock.js';
 import type { ProverBackend } from '../../infra/prover/backend.js';
 
-export const PROBE_REUSE_MS = 3_000;
+const PROBE_REUSE_MS = 3_000;
 
 export class ProbeCache {
   readonly #entries = new Map<ProverBackend, { at: number; result: Promise<string | undefined> }>();

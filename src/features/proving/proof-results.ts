@@ -16,13 +16,13 @@ import { ResultCache, type ResultCacheStats } from '../../core/result-cache.js';
 import { SingleFlight } from '../../core/single-flight.js';
 
 /** A cache shared with other instances (src/features/proving/shared-proof-cache.ts): asked on a local miss, written after a proof. */
-export interface SharedResults {
+interface SharedResults {
   get(key: string): Promise<Uint8Array | undefined>;
   set(key: string, bytes: Uint8Array): void;
 }
 
-export type ResultKind = 'prove' | 'check' | 'k';
-export type CacheOutcome = 'HIT' | 'MISS' | 'SHARED';
+type ResultKind = 'prove' | 'check' | 'k';
+type CacheOutcome = 'HIT' | 'MISS' | 'SHARED';
 
 export interface ResultEvent {
   kind: ResultKind;

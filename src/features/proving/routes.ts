@@ -29,7 +29,7 @@ import type { ProofResults } from './proof-results.js';
 import { UnreadableVersion, WireError, checkIrSource, parseCheckRequest, parseProveRequest, type PreimageInfo } from './wire/wire.js';
 import { clip } from '../../core/log/log.js';
 
-export interface ProverRoutesDeps {
+interface ProverRoutesDeps {
   backendOf(network: NetworkName): ProverBackend;
   /** The ledger era a network runs now. */
   eraOf(network: NetworkName): Era;

@@ -38,7 +38,7 @@ redis.call('INCRBY', KEYS[4], size)
 return 1
 `);
 
-export interface SharedProofCacheOptions {
+interface SharedProofCacheOptions {
   ttlMs: number;
   /** Total bytes of values held in Redis. */
   maxBytes: number;

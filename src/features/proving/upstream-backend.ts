@@ -32,7 +32,7 @@ import { Slots } from '../../infra/pool/slots.js';
 import { redactUrl } from '../../core/log/url-redaction.js';
 import { hasTag } from './wire/wire.js';
 
-export interface UpstreamOptions {
+interface UpstreamOptions {
   url: string;
   /** Longest a proof may take (`prover.timeoutMs`). */
   timeoutMs: number;

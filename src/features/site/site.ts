@@ -19,7 +19,7 @@ import { openApiRoute } from './openapi-route.js';
  * The dashboard and Swagger UI: scripts and styles from here only; `img-src data:` for the icons
  * Swagger UI draws inline; `connect-src 'self'` covers the push WebSocket of the same host and port.
  */
-export const SCRIPT_PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const SCRIPT_PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 const VALIDATED = { ETag: 'Validator of the body (its coding named in it); send it back in If-None-Match for a 304' };
 const NOT_MODIFIED = { description: 'Not Modified: If-None-Match matched the ETag' };
@@ -27,7 +27,7 @@ const NOT_MODIFIED = { description: 'Not Modified: If-None-Match matched the ETa
 const html = (body: string, csp: string, cache = 'no-cache'): Reply =>
   servedMany({ body, contentType: 'text/html; charset=utf-8', headers: { 'Cache-Control': cache, 'Content-Security-Policy': csp, 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' } });
 
-export interface SiteDeps {
+interface SiteDeps {
   /** The OpenAPI document; computed once all routes are mounted. */
   openapi(): Record<string, unknown>;
   /** The networks whose statistics are served; asked once, at the dashboard's first request. */

@@ -4,7 +4,7 @@
  * order by src/features/sponsorship/sponsorship.ts), so only what follows `tx` is parsed — a few hundred bytes,
  * however large the transaction.
  */
-export interface SponsoredSummary {
+interface SponsoredSummary {
   txHash: string;
   fee: string;
   dustUtxo: { wallet: number; slot: number };

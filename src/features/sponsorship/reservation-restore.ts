@@ -19,7 +19,7 @@ export function journalAnswer(journal: ReservationJournal, net: SponsoredNetwork
   journal.record({ network: net.name, wallet: entry.walletIndex, key: entry.key, deadline });
 }
 
-export interface RestoreOptions {
+interface RestoreOptions {
   now: number;
   reservationTtlMs: number;
   logger: Logger;
@@ -29,7 +29,7 @@ export interface RestoreOptions {
  * After a restart, once the network's wallets have synced: reserves again, until its original
  * deadline, every journaled UTXO the wallets still hold unspent, and has `reclaimer` track it.
  */
-export function restoreReservations(net: SponsoredNetwork, journal: ReservationJournal, reclaimer: ReservationReclaimer, opts: RestoreOptions): void {
+function restoreReservations(net: SponsoredNetwork, journal: ReservationJournal, reclaimer: ReservationReclaimer, opts: RestoreOptions): void {
   const { now } = opts;
   const free = new Map<string, { slot: number; generation: number }>();
   for (let slot = 0; slot < net.table.capacity; slot++) {

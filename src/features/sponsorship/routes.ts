@@ -103,7 +103,7 @@ const DESCRIPTIONS: Record<SponsorKind, { summary: string; body: string; wrong: 
   },
 };
 
-export interface SponsorshipRouteDeps {
+interface SponsorshipRouteDeps {
   /** Undefined when balancing is disabled in config: the routes answer 404. */
   service: SponsorshipService | undefined;
   defaultNetwork: NetworkName;

@@ -14,13 +14,13 @@ import type { Submitter } from '../../infra/node/submitter.js';
 
 const TX_TAG = Buffer.from('midnight:transaction[');
 
-export const SubmittedSchema = Type.Object({
+const SubmittedSchema = Type.Object({
   network: Type.Union(NETWORKS.map((n) => Type.Literal(n))),
   extrinsicHash: Type.Union([Type.String(), Type.Null()], { description: "The node's hash of the extrinsic that carries the transaction (null from a relay, or when the node had it already)" }),
   alreadyKnown: Type.Boolean({ description: 'The node had the same transaction already (1013): it is in its pool all the same' }),
 }, { $id: 'Submitted' });
 
-export interface SubmitRouteDeps {
+interface SubmitRouteDeps {
   submitters: ReadonlyMap<NetworkName, Submitter>;
   defaultNetwork: NetworkName;
   bodyLimit: number;

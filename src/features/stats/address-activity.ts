@@ -17,7 +17,7 @@ const MAX_ADDRESS_EVENTS = 50_000;
 type Event = AddressEvent['unshieldedTransactions'];
 export type AddressTransactionEvent = Extract<Event, { __typename: 'UnshieldedTransaction' }>;
 
-export interface StreamOptions {
+interface StreamOptions {
   wsUrl: string;
   credentials?: UpstreamCredentials;
   address: string;

@@ -6,7 +6,7 @@
  */
 import type { RingBlock } from './upstream-types.js';
 
-export type PutOutcome = 'added' | 'same' | 'replaced' | 'dropped';
+type PutOutcome = 'added' | 'same' | 'replaced' | 'dropped';
 
 export class BlockWindow {
   private readonly blocks: RingBlock[] = [];

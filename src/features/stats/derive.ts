@@ -32,7 +32,7 @@ const round = (x: number, decimals: number): number => {
 
 export const iso = (ms: number): string => new Date(ms).toISOString();
 
-export function ageSeconds(block: RingBlock, now: number): number {
+function ageSeconds(block: RingBlock, now: number): number {
   return Math.max(0, Math.floor((now - block.timestamp) / 1000));
 }
 
@@ -53,7 +53,7 @@ export function staleReason(tip: RingBlock, now: number, blockTimeMs: number): s
   return `newest block (height ${tip.height}) is ${Math.floor(ageMs / 100) / 10} s old, at least ${STALE_AFTER_BLOCKS} × the ${blockTimeMs / 1000} s block time`;
 }
 
-export type TransactionKind = 'regular' | 'system' | 'bridge-claim';
+type TransactionKind = 'regular' | 'system' | 'bridge-claim';
 const KIND: Record<TxTypename, TransactionKind> = { RegularTransaction: 'regular', SystemTransaction: 'system', BridgeClaimTransaction: 'bridge-claim' };
 
 /** The API's kind of a transaction, from the indexer's typename. */

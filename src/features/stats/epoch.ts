@@ -11,8 +11,8 @@
  */
 import type { NetworkName } from '../../core/config/index.js';
 
-export const SLOT_SECONDS = 6;
-export const SLOTS_PER_EPOCH = 300;
+const SLOT_SECONDS = 6;
+const SLOTS_PER_EPOCH = 300;
 /** Epoch lengths fixed by the public chain specs; mainnet is absent on purpose. */
 export const CHAIN_SPEC_EPOCH_SECONDS: Readonly<Partial<Record<NetworkName, number>>> = {
   preview: SLOT_SECONDS * SLOTS_PER_EPOCH,
@@ -28,7 +28,7 @@ export interface EpochAnchor {
   startMs: number;
 }
 
-export interface EpochView {
+interface EpochView {
   number: number;
   durationSeconds: number;
   elapsedSeconds: number;

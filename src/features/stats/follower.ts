@@ -28,7 +28,7 @@ export type FollowerState = 'starting' | 'live' | 'polling' | 'stopped';
 
 const SUBSCRIPTIONS_KEPT = 16;
 
-export interface FollowerOptions {
+interface FollowerOptions {
   http: GraphqlHttpClient;
   /** The indexer's WebSocket endpoint; without one the follower only polls. */
   wsUrl: string | undefined;

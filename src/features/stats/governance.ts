@@ -39,7 +39,7 @@ export interface NodeDParameterReading {
 }
 
 /** The node that fills in what the indexer lacks, and the window whose tip it is asked about. */
-export interface NodeFallback {
+interface NodeFallback {
   rpc: NodeRpcClient;
   window: BlockWindow;
 }

@@ -11,7 +11,6 @@ import { sourceOf } from '../../infra/indexer/source.js';
 import { GatewayError } from '../../core/errors.js';
 import { PUSH_CHANNEL_DOC, statsRoutes } from './routes.js';
 
-export type { StatsComponent, UnservedStats } from './component.js';
 export { collectStats } from './metrics.js';
 
 export const mountStats: Module = (ctx) => {

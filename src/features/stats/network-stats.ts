@@ -32,7 +32,7 @@ const NAMES: Record<NetworkName, string> = { mainnet: 'Midnight Mainnet', prepro
 export const summaryTopic = (network: string): string => `stats/${network}/summary`;
 
 /** A network's statistics in /health (and, read at scrape time, on /metrics: src/features/stats/metrics.ts). */
-export interface NetworkStatsHealth extends ComponentHealth {
+interface NetworkStatsHealth extends ComponentHealth {
   status: 'ok' | 'degraded' | 'down' | 'starting';
   source: string;
   follower: FollowerState;

@@ -31,9 +31,9 @@ const NodeDParameter = Type.Object({
   numPermissionedCandidates: Type.Integer({ minimum: 0 }),
   numRegisteredCandidates: Type.Integer({ minimum: 0 }),
 });
-export type NodeDParameter = Static<typeof NodeDParameter>;
+type NodeDParameter = Static<typeof NodeDParameter>;
 
-export interface NodeRpcOptions {
+interface NodeRpcOptions {
   timeoutMs: number;
   /** A hosted provider's credentials, sent with every request (secrets). */
   headers?: Readonly<Record<string, string>>;

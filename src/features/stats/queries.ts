@@ -188,10 +188,10 @@ export const FEATURES_PROBE = doc(
 
 const baseline = documentsFor(BASELINE_FEATURES);
 export const TIP = baseline.tip;
-export const BLOCKS_SUBSCRIPTION = baseline.blocks;
-export const BLOCK_DETAIL = baseline.blockDetail;
-export const TRANSACTION_DETAIL = baseline.transactionDetail;
-export const CONTRACT_DETAIL = baseline.contractDetail;
+const BLOCKS_SUBSCRIPTION = baseline.blocks;
+const BLOCK_DETAIL = baseline.blockDetail;
+const TRANSACTION_DETAIL = baseline.transactionDetail;
+const CONTRACT_DETAIL = baseline.contractDetail;
 
 /** Aliased `block(offset: {height})` lookups for an indexer whose features are unknown. */
 export function backfillQuery(count: number): GqlDocument {

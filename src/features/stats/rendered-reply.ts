@@ -23,7 +23,7 @@ export function etagOf(body: Uint8Array | string): string {
 }
 
 /** A weak validator derived from what a body is about (its JSON), not from its bytes. */
-export function weakEtagOf(tag: unknown): string {
+function weakEtagOf(tag: unknown): string {
   return `W/"${createHash('sha1').update(JSON.stringify(tag) ?? '').digest('base64url').slice(0, 22)}"`;
 }
 

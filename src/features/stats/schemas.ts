@@ -30,7 +30,7 @@ const UtxoTimes = {
 export const ctimeIso = (ctime: number | null | undefined): string | null => (ctime === null || ctime === undefined ? null : new Date(ctime * 1000).toISOString());
 const HASH_EXAMPLE = '3f1c5a0e9b7d2c4a6e8f0b1d3c5e7a9b2d4f6a8c0e1b3d5f7a9c2e4b6d8f0a1c';
 
-export const NetworkInfo = Type.Object({
+const NetworkInfo = Type.Object({
   id: Type.Union([Type.Literal('mainnet'), Type.Literal('preprod'), Type.Literal('preview')]),
   name: Type.String({ examples: ['Midnight Mainnet'] }),
   source: Type.String({ description: '`embedded-devnet`, or `indexer:` and the indexer host', examples: ['indexer:indexer.mainnet.midnight.network'] }),

@@ -28,7 +28,7 @@ const SUPPLY_CACHE = 'public, max-age=86400';
 
 export type DerivedRoute = 'latest-block' | 'block-time' | 'blocks-produced' | 'uptime' | 'epoch' | 'd-parameter' | 'summary';
 
-export interface ViewDeps {
+interface ViewDeps {
   network: { id: NetworkName; name: string; source: string };
   window: BlockWindow;
   follower: ChainFollower;

@@ -9,7 +9,7 @@ import { GatewayError } from '../../core/errors.js';
 import type { GqlDocument } from './document.js';
 import { describe, readCapped, TIMEOUT_CODES } from './upstream-body.js';
 
-export interface GraphqlHttpOptions {
+interface GraphqlHttpOptions {
   timeoutMs: number;
   maxResponseBytes: number;
   /** Sockets kept to the indexer; lookups beyond this queue in the pool. */
@@ -120,7 +120,7 @@ function tooLarge(cap: number, declared: string | undefined): GatewayError {
  * An answer that no retry changes: the host retired (410, or Midnight's ENDPOINT_DECOMMISSIONED
  * body) or the credentials refused (401/403). Undefined for anything else.
  */
-export function endpointRefusal(status: number, text: string): GatewayError | undefined {
+function endpointRefusal(status: number, text: string): GatewayError | undefined {
   if (status === 410 || (status >= 400 && text.includes('ENDPOINT_DECOMMISSIONED'))) return new GatewayError('INDEXER_DECOMMISSIONED', `The indexer is decommissioned (HTTP ${status})`);
   if (status === 401 || status === 403) return new GatewayError('INDEXER_UNAUTHORIZED', `The indexer refused the credentials (HTTP ${status})`);
   return undefined;

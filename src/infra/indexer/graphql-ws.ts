@@ -13,14 +13,14 @@ import type { GqlDocument } from './document.js';
 
 export const SUBPROTOCOL = 'graphql-transport-ws';
 
-export interface SubscriptionSink {
+interface SubscriptionSink {
   /** One `next` payload's `data`. */
   next(data: Record<string, unknown>): void;
   error(err: GatewayError): void;
   complete(): void;
 }
 
-export interface WsConnectionOptions {
+interface WsConnectionOptions {
   /** How long the server may take to open and acknowledge the connection. */
   ackTimeoutMs: number;
   /** We ping this often; a connection silent for three periods is declared dead. */

@@ -10,4 +10,4 @@ export * from '@nightgate/ledger/checks';
 export * from '@nightgate/ledger/wallet-keys';
 export * from '@nightgate/ledger/scale';
 export * from '@nightgate/ledger/extrinsic';
-export { NetworkEras, networkEras, configuredEra, ledgerPackageReport, NETWORK_ERAS, type EraChange } from './network-eras.js';
+export { NetworkEras, networkEras, ledgerPackageReport } from './network-eras.js';

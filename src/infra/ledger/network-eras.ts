@@ -14,19 +14,19 @@ import type { AppContext, Component, ComponentHealth } from '../app-context.js';
 import type { Config, NetworkName } from '../../core/config/index.js';
 import { DEFAULT_ERA, LEDGER_PACKAGES, type Era } from '@nightgate/ledger/era';
 
-export const NETWORK_ERAS = 'ledger';
+const NETWORK_ERAS = 'ledger';
 
 /** Why a prerelease package is in use, as `/health` says it. */
 const PRERELEASE_NOTE = 'release candidate: the final ledger-v9 package is not on the registry; a DUST spend built with it may not prove against proof server 9.0.x keys (its DUST-spend circuit changed after this candidate)';
 
-export interface EraChange {
+interface EraChange {
   network: NetworkName;
   from: Era;
   to: Era;
 }
 
 /** The era a network starts in, from the configuration alone. */
-export function configuredEra(config: Pick<Config, 'networks'>, network: NetworkName): Era {
+function configuredEra(config: Pick<Config, 'networks'>, network: NetworkName): Era {
   const net = config.networks[network];
   return net.indexer === 'embedded' ? net.devnet.ledger : DEFAULT_ERA;
 }

@@ -41,7 +41,7 @@ class ScrapedMetric {
   reset(): void {}
 }
 
-export type ScrapeCollector = () => void | Promise<void>;
+type ScrapeCollector = () => void | Promise<void>;
 
 export class Metrics {
   readonly registry = new Registry();

@@ -14,7 +14,7 @@ import type { RouteDef } from '../../core/http/route.js';
 import { CidrList } from '../../core/config/cidr.js';
 import { METRICS_CONTENT_TYPE, type Metrics } from './metrics.js';
 
-export interface MetricsAccess {
+interface MetricsAccess {
   /** CIDRs that may scrape without a key; undefined: anyone (the separate listener). */
   allow?: readonly string[];
   /** API key ids that may scrape from anywhere. */

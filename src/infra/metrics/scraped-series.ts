@@ -7,7 +7,7 @@
 import { Counter, Gauge } from 'prom-client';
 import type { Metrics } from './metrics.js';
 
-export type Labels = Record<string, string>;
+type Labels = Record<string, string>;
 
 export class ScrapedSeries {
   readonly #series: Array<Gauge<string> | Counter<string>> = [];

@@ -5,7 +5,7 @@
 import type { Metrics } from './metrics.js';
 import { ScrapedSeries } from './scraped-series.js';
 
-export interface ServerState {
+interface ServerState {
   /** Requests in flight on the HTTP server. */
   inFlight(): number;
   /** API keys known now: active and revoked. */

@@ -9,7 +9,7 @@ import { Pool, WebSocket } from 'undici';
 import { GatewayError } from '../../core/errors.js';
 import { describe, readCapped, TIMEOUT_CODES } from '../indexer/upstream-body.js';
 
-export interface JsonRpcOptions {
+interface JsonRpcOptions {
   timeoutMs: number;
   /** Sent with every request: a hosted provider's credentials. Secrets. */
   headers?: Readonly<Record<string, string>>;

@@ -21,7 +21,7 @@ import { encodeSubmitExtrinsic, type ExtrinsicFraming } from '../ledger/index.js
 import { jsonRpc, JsonRpcError, RpcHttpError, type JsonRpc } from './json-rpc.js';
 
 /** Ledger refusals a Midnight node reports as `Custom error: N`: the ones a sponsor meets. */
-export const NODE_CUSTOM_ERRORS: Readonly<Record<number, string>> = {
+const NODE_CUSTOM_ERRORS: Readonly<Record<number, string>> = {
   115: 'InvalidProof',
   166: 'InvalidNetworkId',
   169: 'InvalidDustRegistrationSignature',
@@ -36,7 +36,7 @@ export const NODE_CUSTOM_ERRORS: Readonly<Record<number, string>> = {
   230: 'IntentAlreadyExists',
 };
 
-export interface SubmitterOptions {
+interface SubmitterOptions {
   network: string;
   /** The node's JSON-RPC URL; undefined when there is none. */
   nodeRpc: string | undefined;
@@ -48,7 +48,7 @@ export interface SubmitterOptions {
   timeoutMs: number;
 }
 
-export interface Submitted {
+interface Submitted {
   via: 'node' | 'relay';
   /** The node's hash of the extrinsic, when it names one. */
   extrinsicHash?: string;
@@ -62,7 +62,7 @@ function customOf(data: unknown): number | undefined {
 }
 
 /** A node's JSON-RPC refusal of a submission, as a catalogue error; undefined when it is an acceptance. */
-export function submissionError(err: JsonRpcError): GatewayError | undefined {
+function submissionError(err: JsonRpcError): GatewayError | undefined {
   const detail = typeof err.data === 'string' ? err.data : err.data === undefined ? '' : JSON.stringify(err.data);
   const said = `${err.code}: ${err.message}${detail ? ` (${detail.slice(0, 300)})` : ''}`;
   switch (err.code) {

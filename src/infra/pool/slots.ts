@@ -24,7 +24,7 @@
  * proving through the main thread's backend): drain() neither refuses nor drops it, or a started
  * request would fail for want of a step it cannot do without.
  */
-export interface SlotsOptions {
+interface SlotsOptions {
   /** Work running at once. */
   size: number;
   /** Callers that may wait for a slot; beyond, `full()` is thrown at once. */
@@ -40,7 +40,7 @@ export interface SlotsOptions {
 }
 
 /** Who the work is for and what it is expected to cost. */
-export interface Claim {
+interface Claim {
   /** The key the work is for; '' (the default) is one shared key. */
   key?: string;
   /** Expected cost (any unit, the same for every caller, e.g. ms); default 1. */
@@ -71,7 +71,7 @@ interface KeyState {
  * the queue was shared by key; a key that fills its part cannot make another key's work wait for
  * room.
  */
-export function defaultMaxQueuePerKey(maxQueue: number): number {
+function defaultMaxQueuePerKey(maxQueue: number): number {
   return maxQueue < 2 ? maxQueue : maxQueue - Math.max(1, Math.floor(maxQueue / 8));
 }
 

@@ -24,10 +24,6 @@ import { SharedAuthFailures } from './auth-throttle.js';
 import { RedisRateLimitStore } from './rate-limit.js';
 import { RedisState, type SharedStateCounters } from './redis.js';
 
-export { RedisState, type SharedStateCounters };
-
-export const STATE_COMPONENT = 'state';
-
 export interface SharedState {
   readonly redis: RedisState;
   readonly rateLimit: RedisRateLimitStore;

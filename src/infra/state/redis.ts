@@ -19,7 +19,7 @@ import { redactUrl } from '../../core/log/url-redaction.js';
 /** Keys nightgate writes start with this, so one Redis can serve other programs too. */
 export const KEY_PREFIX = 'nightgate:';
 
-export interface RedisStateOptions {
+interface RedisStateOptions {
   url: string;
   logger: Logger;
   /** A command not answered within this is failed (the store then falls back or refuses). */

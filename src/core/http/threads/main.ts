@@ -42,7 +42,7 @@ export class ScopedRateLimitStore implements RateLimitStore {
   }
 }
 
-export interface ThreadsOptions {
+interface ThreadsOptions {
   count: number;
   server: HttpServer;
   uws: Uws;

@@ -34,10 +34,10 @@ export const TAG = {
  * Proof server 9 also proves V3 (discriminant 2: the ZKIR v3 circuits of Compact 0.37 /
  * Midnight.js 6), whose layout nightgate does not walk.
  */
-export const PREIMAGE_V2 = 1;
+const PREIMAGE_V2 = 1;
 
 /** A preimage version's name as the proof server lists it: discriminant 1 is V2. */
-export function preimageVersionName(discriminant: number): string {
+function preimageVersionName(discriminant: number): string {
   return `V${discriminant + 1}`;
 }
 
@@ -62,7 +62,7 @@ export class UnreadableVersion extends WireError {
 }
 
 /** A byte range of the request body. */
-export interface Span {
+interface Span {
   start: number;
   end: number;
 }
@@ -73,12 +73,12 @@ export interface PreimageInfo {
   keyLocation: string;
 }
 
-export interface ProveRequest extends PreimageInfo {
+interface ProveRequest extends PreimageInfo {
   keyMaterial: { proverKey: Span; verifierKey: Span; ir: Span } | undefined;
   bindingInput: bigint | undefined;
 }
 
-export interface CheckRequest extends PreimageInfo {
+interface CheckRequest extends PreimageInfo {
   ir: Span | undefined;
 }
 
@@ -94,7 +94,7 @@ export function hasTag(bytes: Uint8Array, tag: keyof typeof TAG): boolean {
 }
 
 /** What a body starts with, for error messages: its tag if it has one, else its first bytes. */
-export function describeStart(bytes: Uint8Array): string {
+function describeStart(bytes: Uint8Array): string {
   const head = Buffer.from(bytes.subarray(0, 120)).toString('latin1');
   if (head.startsWith('midnight:')) {
     const end = head.indexOf(':', 9);

@@ -73,7 +73,7 @@ export class SponsorBacklog {
 const wholeBlocks = (blocks: number): number => Math.max(0, Math.ceil(blocks - 1e-9));
 
 /** 503 SPONSOR_BACKLOG_FULL when `outstanding` answers filling `blocks` leave a fee intent of `lifeBlocks` no room; else undefined. */
-export function backlogRefusal(network: string, outstanding: number, blocks: number, lifeBlocks: number, blockTimeMs: number): GatewayError | undefined {
+function backlogRefusal(network: string, outstanding: number, blocks: number, lifeBlocks: number, blockTimeMs: number): GatewayError | undefined {
   const queued = wholeBlocks(blocks);
   const room = lifeBlocks - QUEUE_SLACK_BLOCKS;
   if (queued <= room) return undefined;

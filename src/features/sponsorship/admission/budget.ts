@@ -59,7 +59,7 @@ export class MemoryBudgetStore implements BudgetStore {
   }
 }
 
-export interface PolicyLimits {
+interface PolicyLimits {
   /** Global per-transaction cap (SPECK). */
   maxFee: bigint;
   /** Global per-key budget per window (SPECK). */
@@ -67,7 +67,7 @@ export interface PolicyLimits {
   windowMs: number;
 }
 
-export interface KeyLimits {
+interface KeyLimits {
   id: string;
   maxFee?: bigint | undefined;
   dustBudget?: bigint | undefined;

@@ -15,7 +15,7 @@ import { KEEPER_RESERVE, POOL_KEY_ID } from '../common/pool-constants.js';
 import type { PoolKeeper } from '../pool/pool-keeper.js';
 import type { SponsoredNetwork } from '../common/sponsored-network.js';
 
-export interface EarlyChecks {
+interface EarlyChecks {
   /** Why the network's chain is too stale to price fees on; undefined: it is not. */
   staleChain?: (network: NetworkName, now: number) => string | undefined;
   policy: SponsorshipPolicy;
@@ -27,7 +27,7 @@ export interface EarlyChecks {
 }
 
 /** What the task is told of the key's budget and the pool's reserve. */
-export interface Admitted {
+interface Admitted {
   budgetLeft: bigint;
   budgetResetAt: number;
   /** Free UTXOs the task's reservation must leave for the pool keeper. */

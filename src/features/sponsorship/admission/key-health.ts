@@ -15,9 +15,9 @@
  */
 import type { Clock } from '../../../core/clock.js';
 
-export type AnswerOutcome = 'landed' | 'expired';
+type AnswerOutcome = 'landed' | 'expired';
 
-export interface KeyHealthOptions {
+interface KeyHealthOptions {
   clock: Clock;
   /** Time constant of the decay, ms (`dust.keyHealthWindowMs`). */
   windowMs: number;

@@ -12,12 +12,12 @@ import { POOL_KEY_ID } from '../common/pool-constants.js';
 import type { SponsoredNetwork } from '../common/sponsored-network.js';
 
 /** What one key holds on one network: tasks running, and answered reservations not yet settled. */
-export interface KeyHold {
+interface KeyHold {
   computing: number;
   answered: Array<{ slot: number; generation: number; member?: string | undefined }>;
 }
 
-export interface KeySharesOptions {
+interface KeySharesOptions {
   health: KeyHealth;
   /** UTXOs one key may hold reserved at once per network (`dust.maxReservationsPerKey`). */
   maxReservationsPerKey: number;

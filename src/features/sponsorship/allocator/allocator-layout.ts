@@ -88,8 +88,8 @@ export const STATE_MASK = 3;
 export const COUNTED = 4;
 /** Bits below the generation: the state and COUNTED. */
 export const GENERATION_SHIFT = 3;
-export const GENERATION_BITS = 32 - GENERATION_SHIFT;
-export const GENERATION_LIMIT = 2 ** GENERATION_BITS;
+const GENERATION_BITS = 32 - GENERATION_SHIFT;
+const GENERATION_LIMIT = 2 ** GENERATION_BITS;
 export const GENERATION_MASK = GENERATION_LIMIT - 1;
 
 /** The UTXO can be reserved. */

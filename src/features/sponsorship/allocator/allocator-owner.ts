@@ -8,7 +8,7 @@ import { checkValue, isU64, storeU64 } from './allocator-encoding.js';
 import { AllocatorReaders } from './allocator-readers.js';
 
 /** A DUST UTXO as the owner thread registers it: the table stores numbers only. */
-export interface DustUtxoRef {
+interface DustUtxoRef {
   /** Index of the server wallet that owns the UTXO (0 ≤ walletIndex < 2^31). */
   readonly walletIndex: number;
   /** The caller's key for the UTXO inside that wallet, e.g. its index or a nonce hash (0 ≤ key < 2^64). */

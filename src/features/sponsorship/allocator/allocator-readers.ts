@@ -7,7 +7,7 @@ import type { SlotState } from './allocator-layout.js';
 import { isGeneration, loadU64, sumHalves } from './allocator-encoding.js';
 import { AllocatorSlots, type ReservationRef } from './allocator-slots.js';
 
-export interface AllocatorCounts {
+interface AllocatorCounts {
   readonly free: number;
   readonly reserved: number;
   readonly spent: number;
@@ -15,9 +15,9 @@ export interface AllocatorCounts {
   readonly total: number;
 }
 
-export type SlotStateName = 'free' | 'reserved' | 'spent';
+type SlotStateName = 'free' | 'reserved' | 'spent';
 
-export interface SlotEntry {
+interface SlotEntry {
   readonly slot: number;
   readonly state: SlotStateName;
   readonly generation: number;
@@ -29,7 +29,7 @@ export interface SlotEntry {
 }
 
 /** JSON-safe summary for /health: SPECK amounts as decimal strings. */
-export interface AllocatorSnapshot extends AllocatorCounts {
+interface AllocatorSnapshot extends AllocatorCounts {
   readonly capacity: number;
   readonly slotsInUse: number;
   /** Sum over UTXOs not yet spent (free and reserved). */

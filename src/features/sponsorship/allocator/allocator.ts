@@ -4,8 +4,6 @@ import { AllocatorOwner } from './allocator-owner.js';
 import type { ReservationRef } from './allocator-slots.js';
 
 // The table's public types, with the table: its methods take and return them.
-export type { DustUtxoRef } from './allocator-owner.js';
-export type { AllocatorCounts, AllocatorSnapshot, SlotEntry, SlotStateName } from './allocator-readers.js';
 export type { ReservationRef } from './allocator-slots.js';
 
 // V8 (Node 20) constant-folds a module's own top-level consts but not imported bindings: binding
@@ -59,7 +57,7 @@ export interface Reservation extends ReservationRef {
   readonly deadline: number;
 }
 
-export interface ReserveOptions {
+interface ReserveOptions {
   /**
    * Refuse (null) rather than take a COUNTED UTXO (one paying the reserve's floor,
    * `setReserveFloor`) that would leave fewer than this many COUNTED FREE UTXOs unclaimed: the

@@ -1,7 +1,7 @@
 /** The pool keeper's worker tasks (`poolAddresses`, `poolSplit` in worker/tasks/): arguments and results, no ledger. */
 import type { Era } from '../../../infra/ledger/index.js';
 
-export interface PoolAddressesArgs {
+interface PoolAddressesArgs {
   /** The network's ledger era (a wallet's NIGHT address is the same in both). */
   era: Era;
   networkId: string;
@@ -29,7 +29,7 @@ export interface NightUtxo {
   registered?: boolean;
 }
 
-export interface PoolSplitArgs {
+interface PoolSplitArgs {
   /** The network's ledger era: the splits are built, signed and serialized in it. */
   era: Era;
   networkId: string;

@@ -7,14 +7,13 @@
 import { GatewayError } from '../../../core/errors.js';
 import { eraName, eraOfBytes, type Era } from '../../../infra/ledger/index.js';
 
-export type Marker<T extends string> = T;
-export type SignatureMarker = 'signature' | 'signature-erased';
-export type ProofMarker = 'pre-proof' | 'proof' | 'no-proof';
-export type BindingMarker = 'pre-binding' | 'binding' | 'no-binding';
+type SignatureMarker = 'signature' | 'signature-erased';
+type ProofMarker = 'pre-proof' | 'proof' | 'no-proof';
+type BindingMarker = 'pre-binding' | 'binding' | 'no-binding';
 
 export type TransactionKind = 'unproven' | 'proven' | 'finalized' | 'unproven-bound' | 'proof-erased';
 
-export interface TransactionTag {
+interface TransactionTag {
   format: string;
   markers: [SignatureMarker, ProofMarker, BindingMarker];
   kind: TransactionKind;
@@ -32,7 +31,7 @@ function kindOf(proof: ProofMarker, binding: BindingMarker): TransactionKind {
 }
 
 /** An article and a name for messages: "an unproven transaction", "a finalized one". */
-export function describeKind(kind: TransactionKind): string {
+function describeKind(kind: TransactionKind): string {
   return kind === 'unproven' || kind === 'unproven-bound' ? `an ${kind.replace('-', ' ')} transaction` : `a ${kind.replace('-', ' ')} transaction`;
 }
 

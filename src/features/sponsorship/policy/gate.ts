@@ -28,7 +28,7 @@ import type { UserCounterStore, UserHold } from './user-counters.js';
 const CLIENT_ID = /^[\x21-\x7e]{1,128}$/;
 const WEBHOOK_RETRY_AFTER_S = '5';
 
-export interface PolicyGateOptions {
+interface PolicyGateOptions {
   counters: UserCounterStore;
   webhook: PolicyWebhookClient;
   logger: Logger;
@@ -49,7 +49,7 @@ function denied(r: Refusal): GatewayError {
 }
 
 /** What one admitted sponsorship holds of its users' counts. */
-export class PolicyTicket {
+class PolicyTicket {
   private settled = false;
 
   constructor(

@@ -10,7 +10,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 export const SIGNATURE_HEADER = 'X-Nightgate-Signature';
 
 /** How far a timestamp may be from the receiver's clock, either way, by default. */
-export const DEFAULT_TOLERANCE_S = 300;
+const DEFAULT_TOLERANCE_S = 300;
 
 /** A header longer than this is not one nightgate wrote. */
 const MAX_HEADER_LENGTH = 1024;

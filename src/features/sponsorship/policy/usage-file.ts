@@ -32,7 +32,7 @@ export const dayOf = (ms: number): number => Math.floor(ms / DAY_MS);
 export const dayName = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10);
 
 /** The file name of a day. */
-export const dayFile = (day: number): string => `${dayName(day)}.json`;
+const dayFile = (day: number): string => `${dayName(day)}.json`;
 
 /** The UTC day a `YYYY-MM-DD` names, or undefined for anything else (2025-02-30, which parses as 2 March, included). */
 export function dayOfName(name: string): number | undefined {
@@ -42,11 +42,11 @@ export function dayOfName(name: string): number | undefined {
 }
 
 /** The day a file name is of, or undefined for a name that is not a day file. */
-export function dayOfFile(name: string): number | undefined {
+function dayOfFile(name: string): number | undefined {
   return name.endsWith('.json') ? dayOfName(name.slice(0, -'.json'.length)) : undefined;
 }
 
-export function encodeDay(day: number, keys: ReadonlyMap<string, KeyDay>): string {
+function encodeDay(day: number, keys: ReadonlyMap<string, KeyDay>): string {
   const out: Record<string, unknown> = {};
   for (const [key, kd] of keys) {
     out[key] = {

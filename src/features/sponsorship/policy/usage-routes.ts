@@ -12,11 +12,11 @@ import { DAY_MS, dayOfName } from './usage-file.js';
 import type { GroupBy, UsageLedger } from './usage.js';
 
 /** The window when none is given: the last 30 days. */
-export const DEFAULT_DAYS = 30;
+const DEFAULT_DAYS = 30;
 /** The longest window asked at once. */
-export const MAX_DAYS = 400;
+const MAX_DAYS = 400;
 
-export interface UsageRouteDeps {
+interface UsageRouteDeps {
   ledger: UsageLedger;
   /** What each key may sponsor, as configured now (KeyStore.describe). */
   describe?: ((keyId: string) => KeyDescription | undefined) | undefined;
@@ -56,7 +56,7 @@ const KeyUsageSchema = Type.Object({
   }, { description: 'This key\'s requests answered since the server started (any route; not limited to from/to)' })),
 });
 
-export const UsageSchema = Type.Object({
+const UsageSchema = Type.Object({
   from: Type.String({ format: 'date-time' }),
   to: Type.String({ format: 'date-time' }),
   groupBy: Type.Union([Type.Literal('day'), Type.Literal('user')]),
@@ -88,7 +88,7 @@ function instant(name: 'from' | 'to', v: string): number {
 }
 
 /** The window and grouping a request asks for, checked; 400 INVALID_PARAMETER naming the parameter otherwise. */
-export function usageParams(q: URLSearchParams, now: number): { from: number; to: number; groupBy: GroupBy; key: string | undefined } {
+function usageParams(q: URLSearchParams, now: number): { from: number; to: number; groupBy: GroupBy; key: string | undefined } {
   const g = q.get('groupBy') ?? 'day';
   if (g !== 'day' && g !== 'user') throw invalid(`groupBy: expected day or user, got ${JSON.stringify(g.slice(0, 64))}`);
   const key = q.get('key') ?? undefined;

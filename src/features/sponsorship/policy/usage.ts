@@ -31,13 +31,13 @@ import { DAY_MS, dayName, dayOf, decodeDay, listDays, setAside, writeDay, type K
 /** The directory of the day files, in the state directory. */
 export const USAGE_DIR = 'usage';
 /** Users beyond the bound of a key's day, reasons beyond the bound of a tally. */
-export const OTHER = '(other)';
+const OTHER = '(other)';
 /** Users and reasons are clipped to this many characters. */
 const MAX_NAME = 128;
 /** Distinct refusal reasons per tally, and outcomes per key in the counters. */
 const MAX_REASONS = 64;
 /** Users listed per key in an answer grouped by user. */
-export const TOP_USERS = 100;
+const TOP_USERS = 100;
 
 export interface UsageLedgerOptions {
   clock: Clock;
@@ -56,7 +56,7 @@ export interface UsageLedgerOptions {
 
 export type GroupBy = 'day' | 'user';
 
-export interface UsageQuery {
+interface UsageQuery {
   keys: readonly string[] | 'all';
   /** Ms since the epoch; a day is counted when it overlaps [from, to). */
   from: number;
@@ -64,14 +64,14 @@ export interface UsageQuery {
   groupBy: GroupBy;
 }
 
-export interface TallyJson {
+interface TallyJson {
   sponsorships: number;
   dust: string;
   expired: number;
   refusals: Record<string, number>;
 }
 
-export interface KeyUsage extends TallyJson {
+interface KeyUsage extends TallyJson {
   keyId: string;
   dustUnit: 'SPECK';
   networks: Record<string, TallyJson>;
@@ -79,7 +79,7 @@ export interface KeyUsage extends TallyJson {
   users?: Array<{ user: string; sponsorships: number; dust: string }>;
 }
 
-export interface UsageAnswer {
+interface UsageAnswer {
   from: string;
   to: string;
   groupBy: GroupBy;

@@ -30,7 +30,7 @@ export interface UserHold {
   readonly token?: string;
 }
 
-export type UserCapRule = 'perUser.maxSponsorships' | 'perUser.maxDust';
+type UserCapRule = 'perUser.maxSponsorships' | 'perUser.maxDust';
 
 export type HoldResult = { readonly ok: true; readonly hold: UserHold } | { readonly ok: false; readonly rule: UserCapRule; readonly retryAfterS: number };
 

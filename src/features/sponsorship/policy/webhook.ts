@@ -14,9 +14,9 @@ import type { PolicyWebhookClient, WebhookSummary, WebhookVerdict } from './port
 import { SIGNATURE_HEADER, signWebhook } from './signature.js';
 
 /** An answer is `{"sponsor": …, "reason": …}`: anything near this size is not one. */
-export const MAX_WEBHOOK_RESPONSE_BYTES = 16_384;
+const MAX_WEBHOOK_RESPONSE_BYTES = 16_384;
 /** What of a deny's `reason` is kept, in characters. */
-export const MAX_REASON_CHARS = 200;
+const MAX_REASON_CHARS = 200;
 const DEFAULT_CONNECTIONS_PER_ORIGIN = 8;
 
 /** The deadline's timer (tests fire it by hand). */
@@ -30,7 +30,7 @@ const realTimers: DeadlineTimers = {
   clear: (h) => clearTimeout(h as NodeJS.Timeout),
 };
 
-export interface PolicyWebhookOptions {
+interface PolicyWebhookOptions {
   /** The signature's timestamp. */
   clock?: Clock;
   timers?: DeadlineTimers;

@@ -40,7 +40,7 @@ import type { KeeperState, PoolStatus } from './pool-status.js';
 /** DUST-generating outputs per split: the ledger allows about three per transaction (LEDGER.md). */
 export const SPLIT_OUTPUTS = 3;
 /** A NIGHT UTXO smaller than this (STAR) is not split: its shares would generate too little DUST to pay fees soon. */
-export const MIN_SPLIT_STAR = 3_000n * 1_000_000n;
+const MIN_SPLIT_STAR = 3_000n * 1_000_000n;
 /** How long a split's intent may wait to land (its fee intent has the ordinary, shorter TTL). */
 const SPLIT_TTL_MS = 10 * 60_000;
 const JOURNAL_FILE = 'pool-splits.json';
@@ -58,8 +58,8 @@ export function lowWater(live: number): number {
  * - `sponsorship`: its sponsorship was refused for another reason (fee cap, queue full, syncing);
  * - `error`: anything else (indexer unreachable, a worker failure).
  */
-export type KeeperFailureReason = 'no-dust' | 'no-night' | 'submit-refused' | 'sponsorship' | 'error';
-export const KEEPER_FAILURE_REASONS: readonly KeeperFailureReason[] = ['no-dust', 'no-night', 'submit-refused', 'sponsorship', 'error'];
+type KeeperFailureReason = 'no-dust' | 'no-night' | 'submit-refused' | 'sponsorship' | 'error';
+const KEEPER_FAILURE_REASONS: readonly KeeperFailureReason[] = ['no-dust', 'no-night', 'submit-refused', 'sponsorship', 'error'];
 
 class SplitRefused extends Error {}
 
@@ -70,7 +70,7 @@ function failureReason(err: unknown): KeeperFailureReason {
 }
 
 /** What the keeper needs of the sponsorship service (sponsorship.ts): its splits are sponsored like any request. */
-export interface KeeperSponsor {
+interface KeeperSponsor {
   /** The era the network's wallets are synced in, if known. */
   eraOf(name: NetworkName): Era | undefined;
   /** Reservations a key holds on the network. */

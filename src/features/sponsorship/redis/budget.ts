@@ -84,7 +84,7 @@ if state ~= 'r' then redis.call('SET', KEYS[2], 'r', 'PX', ARGV[2]) end
 return spent
 `);
 
-export interface RedisBudgetOptions {
+interface RedisBudgetOptions {
   /** Keys whose budget stays in this process (the server's own pool key: its splits pay from its own wallets). */
   local?: (keyId: string) => boolean;
   /** Tries of one charge (same token) before it is refused with 503. */

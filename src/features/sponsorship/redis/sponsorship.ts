@@ -54,7 +54,7 @@ redis.call('ZREM', KEYS[1], ARGV[1])
 return 1
 `);
 
-export interface RedisSponsorshipOptions {
+interface RedisSponsorshipOptions {
   redis: RedisState;
   leases: WalletLeases;
   clock: Clock;

@@ -94,7 +94,7 @@ export const userCounterKey = (keyId: string, user: string, windowStart: number)
 /** The state of one hold's token (`h`, `c<fee>` or the tombstone `r`), beside its user's counters. */
 export const userTokenKey = (keyId: string, user: string, token: string): string => `peruser:{${tagOf(keyId, user)}}:t:${token}`;
 
-export interface RedisUserCountersOptions {
+interface RedisUserCountersOptions {
   /** Tries of one hold or commit (same token) before it is refused with 503. */
   attempts?: number;
 }

@@ -57,7 +57,7 @@ interface Lease {
   takenBy?: string;
 }
 
-export interface WalletLeaseOptions {
+interface WalletLeaseOptions {
   redis: RedisState;
   clock: Clock;
   logger: Logger;

@@ -41,7 +41,7 @@ import { UNSPENT_UTXOS } from '../common/queries.js';
 import { eraChanged } from '../common/transaction-tag.js';
 import type { UpstreamCredentials } from '../../../core/config/index.js';
 
-export interface UnspentUtxo {
+interface UnspentUtxo {
   tokenType: string;
   value: string;
   era: Era;
@@ -59,7 +59,7 @@ export interface UnspentUtxo {
 export type UnspentSet = ReadonlyMap<string, UnspentUtxo> & { readonly spentIn?: ReadonlyMap<string, Era> };
 
 /** Reads the unspent UTXOs of a Bech32m address on a network (the indexer, or a test's stand-in). */
-export type UnspentReader = (network: string, address: string) => Promise<UnspentSet>;
+type UnspentReader = (network: string, address: string) => Promise<UnspentSet>;
 
 /** Reads of one address for inputs not found start at least this far apart. */
 const RECHECK_MS = 250;
@@ -70,7 +70,7 @@ const RETRY_AFTER_S = '5';
 export const utxoId = (intentHash: string, outputNo: number): string => `${intentHash.toLowerCase()}#${outputNo}`;
 
 /** The indexer's Bech32m form of a 64-hex unshielded address (`mn_addr_<network id>…`, no suffix on mainnet). */
-export function unshieldedBech32(hexAddress: string, networkId: string): string {
+function unshieldedBech32(hexAddress: string, networkId: string): string {
   return bech32mEncode(networkId === 'mainnet' ? 'mn_addr' : `mn_addr_${networkId}`, Buffer.from(hexAddress, 'hex'));
 }
 
@@ -184,7 +184,7 @@ interface Read {
   utxos: UnspentSet;
 }
 
-export interface InputCheckerOptions {
+interface InputCheckerOptions {
   clock: Clock;
   /** How long a read's found UTXOs are trusted (`dust.inputCheckCacheMs`). */
   cacheMs: number;

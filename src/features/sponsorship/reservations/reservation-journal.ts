@@ -37,7 +37,7 @@ export interface JournalEntry {
   readonly deadline: number;
 }
 
-export interface JournalOptions {
+interface JournalOptions {
   dir: string;
   clock: Clock;
   logger: Logger;
@@ -45,7 +45,7 @@ export interface JournalOptions {
   compactSlack?: number;
 }
 
-export interface JournalStats {
+interface JournalStats {
   path: string;
   /** Unexpired lines as of the last compaction plus the lines written since. */
   entries: number;

@@ -7,12 +7,12 @@ export const DEFAULT_RESERVATION_TTL_MS = 300_000;
 /** Ledger intent TTLs have whole-second resolution: ledger-v8 truncates the Date it is given. */
 const LEDGER_TTL_RESOLUTION_MS = 1000;
 
-export type SettleOutcome = 'released' | 'spent';
+type SettleOutcome = 'released' | 'spent';
 
 /** How an answered reservation ended: its transaction landed, or its fee intent expired unlanded. */
 export type ReservationOutcome = 'landed' | 'expired';
 
-export interface ReservationReclaimerOptions {
+interface ReservationReclaimerOptions {
   /** Time from a reservation to its reclaim (default 300 000 ms). */
   reservationTtlMs?: number;
   /** A reservation with a known fee-intent TTL is looked at this long after it (default 10 000 ms). */
@@ -28,7 +28,7 @@ export interface ReservationReclaimerOptions {
 }
 
 /** What the reclaimer knows of an answered reservation's fee intent. */
-export interface ReservationExpiry {
+interface ReservationExpiry {
   /** The fee intent's TTL (the answer's `expiresAt`), ms since the epoch. */
   expiresAt: number;
   /** Told once how the reservation ended (not for one released or settled by its holder). */

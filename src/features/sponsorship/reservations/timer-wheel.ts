@@ -17,7 +17,7 @@ import type { Clock } from '../../../core/clock.js';
 
 export type { Clock };
 
-export interface TimerWheelOptions {
+interface TimerWheelOptions {
   clock: Clock;
   /** Resolution in ms (default 1000). */
   tickMs?: number;
@@ -38,8 +38,8 @@ export interface TimerWheelDriver {
   stop(): void;
 }
 
-export const DEFAULT_TICK_MS = 1000;
-export const DEFAULT_WHEEL_SLOTS = 512;
+const DEFAULT_TICK_MS = 1000;
+const DEFAULT_WHEEL_SLOTS = 512;
 
 const IN_BUCKET = 0;
 /** Taken out of its bucket by the current tick, about to fire. */

@@ -26,7 +26,7 @@ export interface RegistrationUtxo {
   ctime: number;
 }
 
-export interface RegistrationArgs {
+interface RegistrationArgs {
   era: Era;
   networkId: string;
   wallet: WalletKeys;
@@ -39,7 +39,7 @@ export interface RegistrationArgs {
   ttlMs: number;
 }
 
-export interface Registration {
+interface Registration {
   tx: Uint8Array;
   txHash: string;
   /** The fee, drawn from the allowance (SPECK). */

@@ -12,7 +12,7 @@ import { readNightUtxos } from './night-utxos.js';
 import type { WalletAddress } from '../common/pool-task.js';
 import type { SponsoredNetwork } from '../common/sponsored-network.js';
 
-export interface WalletHolding {
+interface WalletHolding {
   index: number;
   /** Its NIGHT address (Bech32m `mn_addr…`): send NIGHT here. */
   address: string;
@@ -27,7 +27,7 @@ export interface WalletHolding {
   idleNightUtxos: number;
 }
 
-export interface WalletBookOptions {
+interface WalletBookOptions {
   net: SponsoredNetwork;
   pool: WorkerPoolComponent;
   clock: Clock;

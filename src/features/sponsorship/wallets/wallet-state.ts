@@ -7,7 +7,7 @@
 import { dustSeedOf, ledger, type Era, type L, type WalletKeys } from '../../../infra/ledger/index.js';
 import { pack, unpack } from '../../../infra/pool/tasks.js';
 
-export interface WalletStateSnapshot {
+interface WalletStateSnapshot {
   /**
    * The era of the wallets (from the protocol version of the events replayed into them). The
    * parameters may still be the previous era's for a moment after a switch: workers then refuse
@@ -40,7 +40,7 @@ export function decodeWalletState(bytes: Uint8Array): WalletStateSnapshot {
  * units of 10^6 SPECK: UTXO values round down and fees round up, so a reservation always covers
  * its fee. Fees are ~10^14–10^15 SPECK, so the rounding is far below one fee.
  */
-export const TABLE_UNIT = 1_000_000n;
+const TABLE_UNIT = 1_000_000n;
 const U64_MAX = (1n << 64n) - 1n;
 
 export function valueToTableUnits(speck: bigint): bigint {

@@ -59,7 +59,7 @@ function ledgerCheck(era: Era, tx: AnyTx, networkId: string, params: L.LedgerPar
   }
 }
 
-export interface Admitted {
+interface Admitted {
   /** The earliest TTL among the transaction's intents (ms since the epoch); the answer cannot land after it. */
   earliestTtl: number;
   /**

@@ -36,10 +36,7 @@ import { announcedEra, eraChanged, replicaFor } from './sponsor-era.js';
 import { deserialize, type AnyTx } from './user-transaction.js';
 import { feeLifeAtReservation } from '../admission/backlog.js';
 
-export type { SponsorArgs, SponsorKind, SponsorResult } from '../common/balance-task.js';
-export type { Holder } from './reservation-holder.js';
-/** A body of the other era than its network's: refused by its header tag, before anything else. */
-export { expectEra } from '../common/transaction-tag.js';
+export type { SponsorArgs } from '../common/balance-task.js';
 
 /**
  * The network moved on since the main thread sent this: 409 whatever the body's era (a body of

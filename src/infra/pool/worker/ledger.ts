@@ -14,8 +14,6 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { DEFAULT_ERA, isEra, ledger, type Era, type Ledger } from '../../ledger/index.js';
 import { WORKER_LOADED, type WorkerData, type WorkerLoadedMessage } from '../tasks.js';
 
-export type { Era, Ledger };
-
 /** The eras this thread was started for. */
 function erasToPreload(data: unknown): Era[] {
   const asked = (data as Partial<WorkerData> | null | undefined)?.eras;
@@ -30,7 +28,7 @@ function timedLoad(era: Era): number {
 }
 
 /** How long this thread took to load each era's ledger, ms. */
-export const ledgerLoadMs: Partial<Record<Era, number>> = Object.fromEntries(erasToPreload(workerData).map((era) => [era, timedLoad(era)]));
+const ledgerLoadMs: Partial<Record<Era, number>> = Object.fromEntries(erasToPreload(workerData).map((era) => [era, timedLoad(era)]));
 // piscina re-emits a worker's own messages as the pool's 'message' event: the pool records it.
 parentPort?.postMessage({ type: WORKER_LOADED, ledgerLoadMs } satisfies WorkerLoadedMessage);
 

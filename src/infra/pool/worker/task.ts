@@ -8,7 +8,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { GatewayError, isGatewayError } from '../../../core/errors.js';
 import { pack, unpack, type TaskArgs, type TaskInput, type TaskName, type TaskOutcome, type TaskResult } from '../tasks.js';
 
-export type TaskFunction = (input: TaskInput) => Promise<Uint8Array>;
+type TaskFunction = (input: TaskInput) => Promise<Uint8Array>;
 
 export function defineTask<K extends TaskName>(
   run: (args: TaskArgs<K>, data: Uint8Array | undefined, shared: SharedArrayBuffer[] | undefined, port: MessagePort | undefined) => Promise<TaskResult<K>>,

@@ -15,9 +15,9 @@ import { DEFAULT_ERA, type Era, type L as LT } from '../../ledger/index.js';
 import { L as ledgerOf } from '../../pool/worker/ledger.js';
 
 const NET = 'undeployed';
-export const ZSWAP_SPEND = 'midnight/zswap/spend';
-export const ZSWAP_OUTPUT = 'midnight/zswap/output';
-export const DUST_SPEND = 'midnight/dust/spend';
+const ZSWAP_SPEND = 'midnight/zswap/spend';
+const ZSWAP_OUTPUT = 'midnight/zswap/output';
+const DUST_SPEND = 'midnight/dust/spend';
 
 type Shapes = ReadonlyMap<string, Uint8Array>;
 

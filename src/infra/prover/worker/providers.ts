@@ -20,7 +20,7 @@ import { DEFAULT_ERA, provingProvider, release, type Era, type L as LT } from '.
 import { loadZkir } from '../../pool/worker/ledger.js';
 import { remoteProvingProvider } from './remote-prover.js';
 
-export type ProvingProvider = LT.ProvingProvider;
+type ProvingProvider = LT.ProvingProvider;
 
 /** What the request itself carried for its circuit (a contract's keys, or just its IR for /check). */
 export interface Supplied {
@@ -70,7 +70,7 @@ export function devProvingProvider(supplied: Supplied, era: Era = DEFAULT_ERA): 
  * (native/key-pins.ts, the ledger-8 proof server's). A ledger-9 circuit whose keys changed (the
  * DUST spend of proof server 9.0.x) needs that key set, which is not pinned here.
  */
-export function wasmProvingProvider(keyDir: string, supplied: Supplied): ProvingProvider {
+function wasmProvingProvider(keyDir: string, supplied: Supplied): ProvingProvider {
   return provingProvider({
     check: (preimage, keyLocation) => check(preimage, keyLocation, supplied),
     async prove(preimage, keyLocation, bindingInput) {
