@@ -19,7 +19,7 @@
 import fc from 'fast-check';
 import t from 'tap';
 import { eraOfBytes, ERAS, ledger, type Era, type L } from '../../src/infra/ledger/index.js';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { WORKER_POOL, type WorkerPoolComponent } from '../../src/features/proving/index.js';
 import { eraOverrides, SPONSOR_ERAS, startSponsorApp, type SponsorApp } from '../fixtures/dust/sponsor-app.js';
 import { freshUser, transferFrom, type User } from '../fixtures/dust/user-tx.js';

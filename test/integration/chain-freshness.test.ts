@@ -8,7 +8,7 @@
  */
 import t from 'tap';
 import { request } from 'undici';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { mountProver } from '../../src/features/proving/index.js';
 import { mountSponsorship, SPONSORSHIP_COMPONENT, type SponsorshipComponent } from '../../src/features/sponsorship/index.js';
 import { mountStats } from '../../src/features/stats/index.js';

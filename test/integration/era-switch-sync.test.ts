@@ -21,7 +21,7 @@ import type { BalanceArgs } from '../../src/features/sponsorship/common/balance-
 import type { DustSyncHost } from '../../src/features/sponsorship/wallets/sync-host.js';
 import type { WorkerPoolComponent } from '../../src/infra/pool/worker-pool.js';
 import type { ProverBackend } from '../../src/infra/prover/backend.js';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { captureLogs } from '../helpers/app.js';
 import { SPONSOR_DUST_UTXOS } from '../../packages/devnet/src/genesis.js';
 import { ledger, NetworkEras, type Era } from '../../src/infra/ledger/index.js';

@@ -13,7 +13,7 @@ import ts from 'typescript';
 import openapiTS, { astToString } from 'openapi-typescript';
 // openapi-typescript's own parser and linter (its dependency): Redocly's recommended rules.
 import { BaseResolver, createConfig, lintDocument, makeDocumentFromString } from '@redocly/openapi-core';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { mountProver } from '../../src/features/proving/index.js';
 import { mountStats } from '../../src/features/stats/index.js';
 import type { NetworkStats } from '../../src/features/stats/network-stats.js';

@@ -12,11 +12,11 @@ import { createServer, type IncomingHttpHeaders, type Server, type ServerRespons
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import type { KeyPolicy } from '../../src/features/sponsorship/policy/compiled-policy.js';
 import type { WebhookSummary } from '../../src/features/sponsorship/policy/ports.js';
-import { verifyWebhookSignature } from '../../src/features/sponsorship/policy/signature.js';
 import { PolicyWebhook, type DeadlineTimers } from '../../src/features/sponsorship/policy/webhook.js';
+import { verifyWebhookSignature } from '../helpers/webhook-receiver.js';
 
 type Webhook = NonNullable<KeyPolicy['webhook']>;
 

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { request } from 'undici';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { startApp, TEST_KEY } from '../helpers/app.js';
 import { mountProver } from '../../src/features/proving/index.js';
 import { startStandIn, type StandIn } from '../fixtures/prover/stand-in.js';

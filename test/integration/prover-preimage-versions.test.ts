@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { request } from 'undici';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { mountProver, PROVER_COMPONENT, type ProverComponent } from '../../src/features/proving/index.js';
 import type { NativeBackend } from '../../src/features/proving/native-backend.js';
 import { PROOF_VERSIONS_REUSE_MS } from '../../src/features/proving/upstream-backend.js';

@@ -8,7 +8,7 @@
  */
 import t from 'tap';
 import { request } from 'undici';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { eraOverrides, expireThrough, SPONSOR_ERAS, startSponsorApp, type SponsorApp } from '../fixtures/dust/sponsor-app.js';
 import { freshUser, transferFrom } from '../fixtures/dust/user-tx.js';
 import { sample } from '../helpers/metrics-text.js';

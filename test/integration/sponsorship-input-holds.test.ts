@@ -9,7 +9,7 @@
  */
 import t from 'tap';
 import { request } from 'undici';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { sha256Hex } from '../../src/core/guards/auth.js';
 import { OTHER_KEY } from '../helpers/app.js';
 import { eraOverrides, SPONSOR_ERAS, startSponsorApp } from '../fixtures/dust/sponsor-app.js';

@@ -12,7 +12,7 @@ import { request } from 'undici';
 import { eraOverrides, SPONSOR_ERAS, startSponsorApp } from '../fixtures/dust/sponsor-app.js';
 import { freshUser, transferFrom } from '../fixtures/dust/user-tx.js';
 import { OTHER_KEY } from '../helpers/app.js';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 
 const SHARE = 4;
 

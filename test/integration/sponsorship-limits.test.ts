@@ -14,7 +14,7 @@ import { startApp, TEST_KEY } from '../helpers/app.js';
 import { mountProver } from '../../src/features/proving/index.js';
 import { mountSponsorship } from '../../src/features/sponsorship/index.js';
 import { sha256Hex } from '../../src/core/guards/auth.js';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 
 
 const OCTET = { 'x-api-key': TEST_KEY, 'content-type': 'application/octet-stream' };

@@ -9,14 +9,14 @@ import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { request } from 'undici';
 import { createClient } from '@nightgate/client';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { sha256Hex } from '../../src/core/guards/auth.js';
 import { ledger, type Era } from '../../src/infra/ledger/index.js';
-import { verifyWebhookSignature } from '../../src/features/sponsorship/policy/signature.js';
 import { counterDeploy, counterIncrement } from '../../packages/devnet/src/counter-contract.js';
 import { kitFor } from '../../packages/devnet/src/ledger-kit.js';
 import { eraOverrides, SPONSOR_ERAS, startSponsorApp, type SponsorApp } from '../fixtures/dust/sponsor-app.js';
 import { freshUser, transferFrom } from '../fixtures/dust/user-tx.js';
+import { verifyWebhookSignature } from '../helpers/webhook-receiver.js';
 
 const SECRET = 'webhook-secret-0123456789';
 const KEYS = {

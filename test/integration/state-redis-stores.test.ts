@@ -7,7 +7,7 @@
  */
 import t from 'tap';
 import { pino } from 'pino';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { freePort, startRedis, until } from '../helpers/redis-server.js';
 import { startSharedState, type SharedState } from '../../src/infra/state/index.js';
 import { RedisBudgetStore } from '../../src/features/sponsorship/redis/budget.js';

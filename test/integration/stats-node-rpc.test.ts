@@ -4,7 +4,7 @@
  * `sidechain_getStatus`; the D-parameter, which the indexer has, is not asked of the node.
  */
 import t, { type Test } from 'tap';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { mountStats } from '../../src/features/stats/index.js';
 import type { NetworkStats } from '../../src/features/stats/network-stats.js';
 import { startApp } from '../helpers/app.js';

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { sha256Hex } from '../../src/core/guards/auth.js';
 import { childAppsSupported } from '../../src/core/http/threads/main.js';
 import { loadUws } from '../../src/core/http/uws.js';

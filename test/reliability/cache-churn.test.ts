@@ -5,7 +5,7 @@
  */
 import t from 'tap';
 import { request } from 'undici';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { MemoryRateLimitStore } from '../../src/core/guards/rate-limit.js';
 import { createProverModule, PROVER_COMPONENT, type ProverComponent } from '../../src/features/proving/index.js';
 import { startApp, TEST_KEY, OTHER_KEY } from '../helpers/app.js';

@@ -16,7 +16,7 @@ import fc from 'fast-check';
 import t from 'tap';
 import { Value } from '@sinclair/typebox/value';
 import { DEFAULT_ERA, ledger, type Era } from '../../src/infra/ledger/index.js';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { SponsoredSchema } from '../../src/features/sponsorship/routes.js';
 import { ERRORS, type ErrorCode } from '../../src/core/errors.js';
 import { TAG } from '../../src/features/proving/wire/wire.js';

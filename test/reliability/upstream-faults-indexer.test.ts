@@ -7,7 +7,7 @@
  * (Down / slow / garbage with nothing or something cached: test/integration/stats-upstream-failure.test.ts.)
  */
 import t from 'tap';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from '../helpers/manual-clock.js';
 import { mountStats } from '../../src/features/stats/index.js';
 import type { NetworkStats } from '../../src/features/stats/network-stats.js';
 import { startApp } from '../helpers/app.js';

@@ -122,7 +122,7 @@ t.test('a planted break of each kind is caught', async (t) => {
   t.same(violations(planted({ 'src/infra/pool/planted.ts': "export const entry = new URL('../../../workers/index.js', import.meta.url);\n" })).map((v) => v.why), ['infra imports core only'], 'the pool is handed its entry');
   t.same(violations(planted({ 'src/cli/planted.ts': "import { devnetTestAccount } from '@nightgate/devnet/test-accounts';\n" }), manifests), [], 'the app may');
   t.same(violations(planted({ 'src/cli/planted.ts': "import { buildGenesis } from '@nightgate/devnet/chain';\n" }), manifests).map((v) => v.why), ['packages/devnet/package.json does not export ./chain']);
-  t.same(violations(planted({ 'packages/devnet/src/planted.ts': "import { ManualClock } from '../../../src/core/clock.js';\n" })).map((v) => v.why), ['a package imports by path only its own files (another package by its name)']);
+  t.same(violations(planted({ 'packages/devnet/src/planted.ts': "import { systemClock } from '../../../src/core/clock.js';\n" })).map((v) => v.why), ['a package imports by path only its own files (another package by its name)']);
   t.same(violations(planted({ 'packages/devnet/src/planted.ts': "import { Transaction } from '@midnightntwrk/ledger-v9';\n" })).map((v) => v.why), ['only packages/ledger/ imports a ledger package']);
   t.same(violations(planted({ 'packages/devnet/src/planted.ts': "import { pino } from 'pino';\nimport { WebSocketServer } from 'ws';\nimport { Redis } from 'redis';\n" }), manifests).map((v) => v.why), ['packages/devnet/package.json does not declare redis']);
   const era = 'packages/ledger/src/era.ts';

@@ -8,10 +8,3 @@ export interface DevnetLogger {
 }
 
 export type LogLevel = keyof DevnetLogger;
-
-export const silentLogger: DevnetLogger = {
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-};

@@ -142,8 +142,3 @@ const SUPPORTED =
  * then splits connections between the two.
  */
 export const LISTEN_EXCLUSIVE_PORT = 1;
-
-/** True when `mod` is a native addon object (not a JS module): uWS's App is a native function. */
-export function isNativeUws(l: LoadedUws): boolean {
-  return l.file.endsWith('.node') && /\[native code\]/.test(Function.prototype.toString.call(l.uws.App));
-}

@@ -167,13 +167,6 @@ export function documentsFor(features: IndexerFeatures): FeatureDocuments {
   return d;
 }
 
-/** Every feature set the indexer can report, for the tests that validate each variant. */
-export function allFeatureSets(): IndexerFeatures[] {
-  const out: IndexerFeatures[] = [];
-  for (const fee of [false, true]) for (const legacyFees of [false, true]) for (const bridgeClaims of [false, true]) out.push({ fee, legacyFees, bridgeClaims });
-  return out;
-}
-
 /**
  * Which features the indexer has, from its own schema: one cheap introspection request, whose
  * answer indexer-features.ts reads.
@@ -185,18 +178,6 @@ export const FEATURES_PROBE = doc(
     bridgeClaim: __type(name: "BridgeClaimTransaction") { name }
   }`,
 );
-
-const baseline = documentsFor(BASELINE_FEATURES);
-export const TIP = baseline.tip;
-const BLOCKS_SUBSCRIPTION = baseline.blocks;
-const BLOCK_DETAIL = baseline.blockDetail;
-const TRANSACTION_DETAIL = baseline.transactionDetail;
-const CONTRACT_DETAIL = baseline.contractDetail;
-
-/** Aliased `block(offset: {height})` lookups for an indexer whose features are unknown. */
-export function backfillQuery(count: number): GqlDocument {
-  return baseline.backfill(count);
-}
 
 /** Epoch (from the optional SPO indexer; may be null) and the D-parameter's history. */
 export const GOVERNANCE = doc(
@@ -240,11 +221,3 @@ export const ADDRESS_ACTIVITY = doc(
     }
   }`,
 );
-
-/**
- * Every document sent whatever the indexer's features (the backfill family is generated, the
- * feature variants come from documentsFor; the test builds each).
- */
-export const DOCUMENTS: readonly GqlDocument[] = [
-  TIP, BLOCKS_SUBSCRIPTION, GOVERNANCE, EPOCH_UTILIZATION, BLOCK_DETAIL, TRANSACTION_DETAIL, CONTRACT_DETAIL, SEARCH_HEIGHT, SEARCH_HEX, ADDRESS_ACTIVITY, FEATURES_PROBE,
-];

@@ -7,7 +7,7 @@ import t from 'tap';
 import { request } from 'undici';
 import { startApp, TEST_KEY } from '../../helpers/app.js';
 import { testRoutes } from '../../helpers/routes.js';
-import { ManualClock } from '../../../src/core/clock.js';
+import { ManualClock } from '../../helpers/manual-clock.js';
 
 const WRONG = { 'x-api-key': 'wrong-key-0123456789abcdef' };
 

@@ -6,7 +6,7 @@ import t from 'tap';
 import { request } from 'undici';
 import { startApp } from '../../helpers/app.js';
 import { testRoutes } from '../../helpers/routes.js';
-import { ManualClock } from '../../../src/core/clock.js';
+import { ManualClock } from '../../helpers/manual-clock.js';
 import { BoundedOutput } from '../../../src/core/log/output.js';
 import { createLogger } from '../../../src/core/log/log.js';
 import { openSync } from 'node:fs';

@@ -2,7 +2,7 @@ import t from 'tap';
 import { request } from 'undici';
 import { startApp, TEST_KEY, OTHER_KEY } from '../../helpers/app.js';
 import { testRoutes } from '../../helpers/routes.js';
-import { ManualClock } from '../../../src/core/clock.js';
+import { ManualClock } from '../../helpers/manual-clock.js';
 
 t.test('per-key limit: headers on every response, 429 with Retry-After, reset under an injected clock', async (t) => {
   const routes = testRoutes();

@@ -5,7 +5,7 @@
  */
 import t from 'tap';
 import { request } from 'undici';
-import { ManualClock } from '../../../src/core/clock.js';
+import { ManualClock } from '../../helpers/manual-clock.js';
 import { mountProver } from '../../../src/features/proving/index.js';
 import { mountStats } from '../../../src/features/stats/index.js';
 import type { NetworkStats } from '../../../src/features/stats/network-stats.js';

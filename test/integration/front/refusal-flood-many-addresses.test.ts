@@ -8,7 +8,7 @@
  */
 import t from 'tap';
 import { connect } from 'node:net';
-import { ManualClock } from '../../../src/core/clock.js';
+import { ManualClock } from '../../helpers/manual-clock.js';
 import * as fold from '../../../src/core/http/refusal-fold.js';
 import { startApp } from '../../helpers/app.js';
 import { testRoutes } from '../../helpers/routes.js';

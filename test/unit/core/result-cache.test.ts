@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ManualClock } from '../../../src/core/clock.js';
+import { ManualClock } from '../../helpers/manual-clock.js';
 import { ResultCache } from '../../../src/core/result-cache.js';
 
 const bytes = (n: number, fill = 1): Uint8Array => new Uint8Array(n).fill(fill);

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { startNetwork } from '../../fixtures/devnet/harness.js';
 import { epochAt } from '../../../packages/devnet/src/epoch.js';
-import { ManualClock } from '../../../src/core/clock.js';
+import { ManualClock } from '../../helpers/manual-clock.js';
 
 const UTILIZATION = 'query U($e: Int!) { epochUtilization(epoch: $e) }';
 

@@ -1,5 +1,5 @@
 /** GraphQL documents of the DUST wallet sync (validated against the v4.3.7 schema in tests). */
-import { gql, type GqlDocument } from '../../../infra/indexer/document.js';
+import { gql } from '../../../infra/indexer/document.js';
 
 /** The ledger parameters in force at the tip (DUST parameters and the fee model), the tip's time and its era. */
 export const LEDGER_PARAMETERS = gql('NightgateLedgerParameters', `query NightgateLedgerParameters { block { height timestamp protocolVersion ledgerParameters } }`);
@@ -18,5 +18,3 @@ export const UNSPENT_UTXOS = gql(
     ... on UnshieldedTransaction { transaction { protocolVersion } createdUtxos { tokenType value intentHash outputIndex ctime registeredForDustGeneration } spentUtxos { intentHash outputIndex } }
     ... on UnshieldedTransactionsProgress { highestTransactionId } } }`,
 );
-
-export const DOCUMENTS: readonly GqlDocument[] = [LEDGER_PARAMETERS, DUST_EVENTS, UNSPENT_UTXOS];

@@ -22,7 +22,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { GatewayError } from '../../../core/errors.js';
 import { KEY_PREFIX, registerScript, StateUnavailableError, type RedisState } from '../../../infra/state/redis.js';
 import { secondsToWindowEnd, windowStartOf } from '../common/fixed-window.js';
-import { MemoryUserCounters, type HoldResult, type UserCounterStore, type UserHold, type UserLimits } from '../policy/user-counters.js';
+import type { HoldResult, UserCounterStore, UserHold, UserLimits } from '../policy/user-counters.js';
 import { DECIMAL_LUA } from './budget.js';
 
 /**
@@ -201,9 +201,4 @@ export class RedisUserCounters implements UserCounterStore {
       cause: cause instanceof StateUnavailableError ? cause : undefined,
     });
   }
-}
-
-/** The per-user counters for this instance: shared through Redis when configured, else in memory. */
-export function userCountersFor(state: RedisState | undefined): UserCounterStore {
-  return state ? new RedisUserCounters(state) : new MemoryUserCounters();
 }

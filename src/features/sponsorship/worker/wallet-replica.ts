@@ -30,12 +30,6 @@ export interface WalletReplica {
 /** identity → replica; one per network, bounded in case snapshots are ever re-created. */
 const replicas = new Map<number, WalletReplica>();
 const MAX_REPLICAS = 16;
-let decodes = 0;
-
-/** How many times this thread decoded a snapshot (tests assert the cache holds). */
-export function replicaDecodes(): number {
-  return decodes;
-}
 const keys = new Map<string, L.DustSecretKey>();
 
 /** The latest replica, or undefined when the sync has published nothing yet. */
@@ -46,7 +40,6 @@ export function replicaOf(buffer: SharedArrayBuffer): WalletReplica | undefined 
   if (cached && cached.version === snapshot.version) return cached;
   const read = snapshot.read();
   if (!read) return undefined;
-  decodes++;
   const replica = decodeReplica(read.version, read.data);
   replicas.delete(identity);
   if (replicas.size >= MAX_REPLICAS) {

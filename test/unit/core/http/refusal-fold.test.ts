@@ -8,7 +8,7 @@
 import t from 'tap';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { ManualClock } from '../../../../src/core/clock.js';
+import { ManualClock } from '../../../helpers/manual-clock.js';
 import type { Exchange } from '../../../../src/core/http/exchange.js';
 import * as fold from '../../../../src/core/http/refusal-fold.js';
 import { RequestLog } from '../../../../src/core/http/request-log.js';

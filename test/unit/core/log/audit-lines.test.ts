@@ -8,7 +8,7 @@ import t from 'tap';
 import { mkdtempSync, openSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ManualClock } from '../../../../src/core/clock.js';
+import { ManualClock } from '../../../helpers/manual-clock.js';
 import type { Exchange } from '../../../../src/core/http/exchange.js';
 import { RequestLog } from '../../../../src/core/http/request-log.js';
 import { createLogger } from '../../../../src/core/log/log.js';

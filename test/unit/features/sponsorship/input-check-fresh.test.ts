@@ -5,7 +5,7 @@
  * read per address every 250 ms. A stand-in reader and an injected clock; no indexer.
  */
 import t from 'tap';
-import { ManualClock } from '../../../../src/core/clock.js';
+import { ManualClock } from '../../../helpers/manual-clock.js';
 import { InputChecker, type UnspentSet } from '../../../../src/features/sponsorship/reservations/input-check.js';
 
 const OWNER = 'aa'.repeat(32);

@@ -5,7 +5,7 @@
  * no longer live in the table) or at their time, and only the answer that holds them ends them.
  */
 import t from 'tap';
-import { ManualClock } from '../../../../src/core/clock.js';
+import { ManualClock } from '../../../helpers/manual-clock.js';
 import { isGatewayError } from '../../../../src/core/errors.js';
 import { InputHolds } from '../../../../src/features/sponsorship/reservations/input-holds.js';
 import type { UnshieldedInput } from '../../../../src/features/sponsorship/common/balance-task.js';

@@ -6,7 +6,7 @@ import t, { type Test } from 'tap';
 import { WebSocketServer } from 'ws';
 import { InputChecker, readUnspentUtxos } from '../../../../src/features/sponsorship/reservations/input-check.js';
 import { DEVNET_PROTOCOL_VERSION, LEDGER_9_PROTOCOL_VERSION } from '../../../../src/infra/ledger/index.js';
-import { ManualClock } from '../../../../src/core/clock.js';
+import { ManualClock } from '../../../helpers/manual-clock.js';
 
 const A = 'aa'.repeat(32);
 const B = 'bb'.repeat(32);

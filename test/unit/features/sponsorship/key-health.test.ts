@@ -5,7 +5,7 @@
  */
 import t from 'tap';
 import { KeyHealth } from '../../../../src/features/sponsorship/admission/key-health.js';
-import { ManualClock } from '../../../../src/core/clock.js';
+import { ManualClock } from '../../../helpers/manual-clock.js';
 
 const FULL = 16;
 

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { pino } from 'pino';
-import { ManualClock } from '../../../../src/core/clock.js';
+import { ManualClock } from '../../../helpers/manual-clock.js';
 import { DustAllocatorTable } from '../../../../src/features/sponsorship/allocator/allocator.js';
 import { KEEPER_RESERVE } from '../../../../src/features/sponsorship/common/pool-constants.js';
 import { lowWater, PoolKeeper, type PoolKeeperOptions } from '../../../../src/features/sponsorship/pool/pool-keeper.js';

@@ -8,7 +8,7 @@ import t from 'tap';
 import fc from 'fast-check';
 import { ReservationReclaimer, type ReservationOutcome } from '../../../../src/features/sponsorship/reservations/reservations.js';
 import { TimerWheel } from '../../../../src/features/sponsorship/reservations/timer-wheel.js';
-import { ManualClock } from '../../../../src/core/clock.js';
+import { ManualClock } from '../../../helpers/manual-clock.js';
 import { tableWith } from '../../../fixtures/dust/table.js';
 
 const TTL = 300_000;

@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ManualClock } from '../../../../src/core/clock.js';
+import { ManualClock } from '../../../helpers/manual-clock.js';
 import { JOURNAL_FILE, ReservationJournal, type JournalEntry } from '../../../../src/features/sponsorship/reservations/reservation-journal.js';
 import { DustAllocatorTable } from '../../../../src/features/sponsorship/allocator/allocator.js';
 import { captureLogs } from '../../../helpers/app.js';

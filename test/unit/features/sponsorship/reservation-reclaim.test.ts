@@ -3,7 +3,7 @@ import t from 'tap';
 import { ReservationReclaimer } from '../../../../src/features/sponsorship/reservations/reservations.js';
 import { TimerWheel } from '../../../../src/features/sponsorship/reservations/timer-wheel.js';
 import type { Reservation } from '../../../../src/features/sponsorship/allocator/allocator.js';
-import { ManualClock } from '../../../../src/core/clock.js';
+import { ManualClock } from '../../../helpers/manual-clock.js';
 import { tableWith } from '../../../fixtures/dust/table.js';
 
 const TTL = 300_000;

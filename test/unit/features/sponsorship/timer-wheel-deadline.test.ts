@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import t from 'tap';
 import { TimerWheel } from '../../../../src/features/sponsorship/reservations/timer-wheel.js';
-import { ManualClock } from '../../../../src/core/clock.js';
+import { ManualClock } from '../../../helpers/manual-clock.js';
 
 // The wheel's contract, checked on random schedules: a timer fires at the first tick(now) with
 // now ≥ its deadline — never earlier, never later, exactly once. With tick() called every

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { TimerWheel, startTimerWheel } from '../../../../src/features/sponsorship/reservations/timer-wheel.js';
-import { ManualClock } from '../../../../src/core/clock.js';
+import { ManualClock } from '../../../helpers/manual-clock.js';
 
 const timeouts = () => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
 

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { TimerWheel } from '../../../../src/features/sponsorship/reservations/timer-wheel.js';
-import { ManualClock } from '../../../../src/core/clock.js';
+import { ManualClock } from '../../../helpers/manual-clock.js';
 
 t.test('fire order: by tick, then first scheduled first', async (t) => {
   const clock = new ManualClock(0);

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { TimerWheel } from '../../../../src/features/sponsorship/reservations/timer-wheel.js';
-import { ManualClock } from '../../../../src/core/clock.js';
+import { ManualClock } from '../../../helpers/manual-clock.js';
 
 // 8 buckets of 1 s: one revolution is 8 s, so these delays wrap the wheel many times.
 

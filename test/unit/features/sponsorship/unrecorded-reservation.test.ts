@@ -6,7 +6,7 @@
  * may still be running when the pool gives up on it).
  */
 import t from 'tap';
-import { ManualClock } from '../../../../src/core/clock.js';
+import { ManualClock } from '../../../helpers/manual-clock.js';
 import { GatewayError } from '../../../../src/core/errors.js';
 import { DustAllocatorTable } from '../../../../src/features/sponsorship/allocator/allocator.js';
 import type { BalanceArgs } from '../../../../src/features/sponsorship/common/balance-task.js';

@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ManualClock } from '../../../../src/core/clock.js';
+import { ManualClock } from '../../../helpers/manual-clock.js';
 import type { AppContext } from '../../../../src/infra/app-context.js';
 import { Metrics } from '../../../../src/infra/metrics/metrics.js';
 import { collectUsage, usageComponent } from '../../../../src/features/sponsorship/policy/usage-component.js';

@@ -5,7 +5,6 @@
 import t from 'tap';
 import { secondsToWindowEnd, windowStartOf } from '../../../../src/features/sponsorship/common/fixed-window.js';
 import { MemoryUserCounters, type HoldResult, type UserHold } from '../../../../src/features/sponsorship/policy/user-counters.js';
-import { userCountersFor } from '../../../../src/features/sponsorship/redis/user-counters.js';
 
 const WINDOW = 60_000;
 const T0 = 1_800_000_040_000; // 40 s into a window
@@ -122,11 +121,4 @@ t.test('bounded per key: expired counters go first, then the least recently used
   for (let i = 0; i < 50; i++) s.hold('k', `churn-${i}`, minute, T0 + 5 * WINDOW + i);
   t.notOk(s.hold('daily', 'victim', day, T0 + 5 * WINDOW + 60).ok, 'the other key\'s churn did not forget the daily user');
   t.ok(s.size <= 3 + 1, 'each key within its bound');
-});
-
-t.test('without Redis the factory gives the memory store', async (t) => {
-  const s = userCountersFor(undefined);
-  t.ok(s instanceof MemoryUserCounters);
-  t.ok((await s.hold('k', 'alice', { maxSponsorships: 1, windowMs: WINDOW }, T0)).ok);
-  t.same(await s.read('k', 'alice', WINDOW, T0), { count: 1, dust: 0n });
 });

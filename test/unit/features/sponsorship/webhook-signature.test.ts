@@ -1,10 +1,12 @@
 /**
  * The policy webhook's signature: `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`.
- * A receiver accepts exactly what nightgate signed with its secret, within the time tolerance.
+ * A receiver (test/helpers/webhook-receiver.ts, the documented check) accepts exactly what nightgate
+ * signed with its secret, within the time tolerance.
  */
 import t from 'tap';
 import { createHmac } from 'node:crypto';
-import { signWebhook, verifyWebhookSignature } from '../../../../src/features/sponsorship/policy/signature.js';
+import { signWebhook } from '../../../../src/features/sponsorship/policy/signature.js';
+import { verifyWebhookSignature } from '../../../helpers/webhook-receiver.js';
 
 const SECRET = 'a-webhook-secret-of-some-length';
 const BODY = '{"id":"q-1","fee":"1000","feeUnit":"SPECK"}';

@@ -5,7 +5,7 @@
  * until the test releases them, so which lookups are open, refused or done is set by the test.
  */
 import t, { type Test } from 'tap';
-import { ManualClock } from '../../../../src/core/clock.js';
+import { ManualClock } from '../../../helpers/manual-clock.js';
 import { GatewayError } from '../../../../src/core/errors.js';
 import type { Reply } from '../../../../src/core/http/route.js';
 import { GraphqlHttpClient } from '../../../../src/infra/indexer/graphql-http.js';

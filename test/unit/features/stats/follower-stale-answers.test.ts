@@ -6,13 +6,16 @@
 import t, { type Test } from 'tap';
 import { pino } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { ManualClock } from '../../../../src/core/clock.js';
+import { ManualClock } from '../../../helpers/manual-clock.js';
 import type { GraphqlHttpClient, GqlResult } from '../../../../src/infra/indexer/graphql-http.js';
 import type { GqlDocument } from '../../../../src/infra/indexer/document.js';
 import { BlockWindow } from '../../../../src/features/stats/block-window.js';
 import { ChainFollower } from '../../../../src/features/stats/follower.js';
-import { TIP } from '../../../../src/features/stats/queries.js';
+import { BASELINE_FEATURES, documentsFor } from '../../../../src/features/stats/queries.js';
 import type { RingBlock } from '../../../../src/features/stats/upstream-types.js';
+
+/** The tip query as the statistics send it to an indexer of unknown features. */
+const TIP = documentsFor(BASELINE_FEATURES).tip;
 
 const blk = (height: number): RingBlock => ({ height, hash: `${height}`.padStart(64, '0'), timestamp: height * 6000, protocolVersion: 1, author: null, transactions: [] });
 

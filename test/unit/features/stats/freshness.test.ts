@@ -5,7 +5,7 @@
  */
 import t from 'tap';
 import { pino } from 'pino';
-import { ManualClock } from '../../../../src/core/clock.js';
+import { ManualClock } from '../../../helpers/manual-clock.js';
 import { NO_CREDENTIALS, loadConfig } from '../../../../src/core/config/index.js';
 import { STALE_AFTER_BLOCKS, isStale, staleReason, uptime } from '../../../../src/features/stats/derive.js';
 import { NetworkStats } from '../../../../src/features/stats/network-stats.js';

@@ -5,7 +5,7 @@
  */
 import t, { type Test } from 'tap';
 import { createServer } from 'node:http';
-import { ManualClock } from '../../../../src/core/clock.js';
+import { ManualClock } from '../../../helpers/manual-clock.js';
 import { GraphqlHttpClient } from '../../../../src/infra/indexer/graphql-http.js';
 import { BlockWindow } from '../../../../src/features/stats/block-window.js';
 import { ChainFollower } from '../../../../src/features/stats/follower.js';

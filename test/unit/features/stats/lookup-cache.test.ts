@@ -1,6 +1,6 @@
 /** Per-entry lifetimes on the injected clock, stale-on-error (single-flight itself: test/unit/core/single-flight.test.ts). */
 import t from 'tap';
-import { ManualClock } from '../../../../src/core/clock.js';
+import { ManualClock } from '../../../helpers/manual-clock.js';
 import { GatewayError } from '../../../../src/core/errors.js';
 import { LookupCache } from '../../../../src/features/stats/lookup-cache.js';
 

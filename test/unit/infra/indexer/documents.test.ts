@@ -10,8 +10,9 @@ import t, { type Test } from 'tap';
 import { Kind, buildSchema, execute, parse, validate, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import { INDEXER_SDL } from '../../../../packages/devnet/src/indexer-schema.js';
 import { featuresFromProbe } from '../../../../src/features/stats/indexer-features.js';
-import { BACKFILL_BATCH, BASELINE_FEATURES, DOCUMENTS, FEATURES_PROBE, allFeatureSets, backfillQuery, documentsFor, type FeatureDocuments, type GqlDocument, type IndexerFeatures } from '../../../../src/features/stats/queries.js';
-import { DOCUMENTS as DUST_DOCUMENTS } from '../../../../src/features/sponsorship/common/queries.js';
+import * as statsQueries from '../../../../src/features/stats/queries.js';
+import { BACKFILL_BATCH, BASELINE_FEATURES, FEATURES_PROBE, documentsFor, type FeatureDocuments, type GqlDocument, type IndexerFeatures } from '../../../../src/features/stats/queries.js';
+import * as dustQueries from '../../../../src/features/sponsorship/common/queries.js';
 import { schemaSdl } from '../../../fixtures/stats/fake-indexer.js';
 
 const v437 = readFileSync(new URL('../../../fixtures/midnight/indexer-schema-v4.3.7.graphql', import.meta.url), 'utf8');
@@ -55,8 +56,21 @@ function probe(schema: GraphQLSchema): IndexerFeatures {
   return featuresFromProbe(result.data);
 }
 
-const all: GqlDocument[] = [...DOCUMENTS, ...DUST_DOCUMENTS];
-for (let n = 1; n <= BACKFILL_BATCH; n++) all.push(backfillQuery(n));
+/** The documents a module exports (those sent whatever the indexer's features). */
+function exportedDocuments(module: Record<string, unknown>): GqlDocument[] {
+  return Object.values(module).filter((v): v is GqlDocument => typeof v === 'object' && v !== null && typeof (v as GqlDocument).name === 'string' && typeof (v as GqlDocument).text === 'string');
+}
+
+/** Every feature set the indexer can report. */
+function allFeatureSets(): IndexerFeatures[] {
+  const out: IndexerFeatures[] = [];
+  for (const fee of [false, true]) for (const legacyFees of [false, true]) for (const bridgeClaims of [false, true]) out.push({ fee, legacyFees, bridgeClaims });
+  return out;
+}
+
+const baseline = documentsFor(BASELINE_FEATURES);
+/** Every document sent to an indexer whose features are unknown: the statistics' and the DUST sync's. */
+const all: GqlDocument[] = [...exportedDocuments(statsQueries), ...variantDocuments(baseline), ...exportedDocuments(dustQueries)];
 
 function assertValid(t: Test, d: GqlDocument, schema: GraphQLSchema, version: string): void {
   const ast = parse(d.text);
@@ -103,17 +117,17 @@ t.test('every document is within complexity 200 and depth 15', async (t) => {
     t.ok(m.fields <= 200, `${d.name}: complexity ${m.fields} ≤ 200`);
     t.ok(m.depth <= 15, `${d.name}: depth ${m.depth} ≤ 15`);
   }
-  t.equal(cost(backfillQuery(BACKFILL_BATCH)).fields, 14 * BACKFILL_BATCH, 'a backfill batch costs 14 points per block');
+  t.equal(cost(baseline.backfill(BACKFILL_BATCH)).fields, 14 * BACKFILL_BATCH, 'a backfill batch costs 14 points per block');
   for (const f of allFeatureSets()) t.ok(cost(documentsFor(f).backfill(BACKFILL_BATCH)).fields <= 14 * BACKFILL_BATCH, `${JSON.stringify(f)}: at most 14 points per block`);
 });
 
 t.test('backfill batches outside 1..BACKFILL_BATCH are refused', async (t) => {
-  t.throws(() => backfillQuery(0), RangeError);
-  t.throws(() => backfillQuery(BACKFILL_BATCH + 1), RangeError);
+  t.throws(() => baseline.backfill(0), RangeError);
+  t.throws(() => baseline.backfill(BACKFILL_BATCH + 1), RangeError);
   for (const f of allFeatureSets()) t.throws(() => documentsFor(f).backfill(BACKFILL_BATCH + 1), RangeError);
 });
 
 t.test('documents of one feature set are built once', async (t) => {
   t.equal(documentsFor({ ...BASELINE_FEATURES }), documentsFor(BASELINE_FEATURES));
-  t.equal(documentsFor(BASELINE_FEATURES).backfill(3), backfillQuery(3));
+  t.equal(documentsFor({ ...BASELINE_FEATURES }).backfill(3), baseline.backfill(3));
 });

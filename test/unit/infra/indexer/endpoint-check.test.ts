@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { pino } from 'pino';
 import { ConfigError, loadConfig } from '../../../../src/core/config/index.js';
-import { ManualClock } from '../../../../src/core/clock.js';
+import { ManualClock } from '../../../helpers/manual-clock.js';
 import { checkIndexers } from '../../../../src/infra/indexer/endpoint-check.js';
 import { GraphqlHttpClient } from '../../../../src/infra/indexer/graphql-http.js';
 import { ChainFollower } from '../../../../src/features/stats/follower.js';

@@ -3,7 +3,10 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import t, { type Test } from 'tap';
 import { GraphqlHttpClient } from '../../../../src/infra/indexer/graphql-http.js';
-import { TIP } from '../../../../src/features/stats/queries.js';
+import { BASELINE_FEATURES, documentsFor } from '../../../../src/features/stats/queries.js';
+
+/** The tip query as the statistics send it to an indexer of unknown features. */
+const TIP = documentsFor(BASELINE_FEATURES).tip;
 
 async function upstream(t: Test, handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
   const srv = createServer(handler);

@@ -4,7 +4,10 @@ import t, { type Test } from 'tap';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { GatewayError } from '../../../../src/core/errors.js';
 import { GraphqlWsConnection, SUBPROTOCOL } from '../../../../src/infra/indexer/graphql-ws.js';
-import { TIP } from '../../../../src/features/stats/queries.js';
+import { BASELINE_FEATURES, documentsFor } from '../../../../src/features/stats/queries.js';
+
+/** The tip query as the statistics send it to an indexer of unknown features. */
+const TIP = documentsFor(BASELINE_FEATURES).tip;
 
 type Script = (ws: WebSocket, msg: { type: string; id?: string; payload?: unknown }) => void;
 
