@@ -11,10 +11,16 @@
 //   --ledger 8|9         ledger era of every network (default 9)
 //   --ledger9-at-height N  with --ledger 8: switch to ledger 9 at block N, from a fresh state
 import { parseArgs } from 'node:util';
+import { DEFAULT_ERA, isEra, type Era } from '@nightgate/ledger/era';
 import { pino } from 'pino';
 import { reasonOf } from './errors.js';
 import { launchDevnet } from './launch.js';
 import { devnetTestAccount } from './test-accounts.js';
+
+/** The `--ledger` asked for; any number that names no era runs the default one. */
+function ledgerEra(asked: number): Era {
+  return isEra(asked) ? asked : DEFAULT_ERA;
+}
 
 function integer(name: string, text: string | undefined, fallback: number): number {
   if (text === undefined) return fallback;
@@ -45,7 +51,7 @@ async function main(): Promise<void> {
         name,
         seed: `nightgate-devnet-${name}`,
         sponsorWallets: values['sponsor-wallet'] ?? [],
-        ledger: integer('ledger', values.ledger, 9) === 8 ? 8 : 9,
+        ledger: ledgerEra(integer('ledger', values.ledger, DEFAULT_ERA)),
         ledger9AtHeight: integer('ledger9-at-height', values['ledger9-at-height'], 0),
       })),
       blockTimeMs: integer('block-time-ms', values['block-time-ms'], 6000),

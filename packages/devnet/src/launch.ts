@@ -3,12 +3,13 @@
 // ledger; the main thread exchanges a few small messages per block at most.
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import { DEFAULT_ERA } from '@nightgate/ledger/era';
+import { DEFAULT_ERA, ERAS, isEra } from '@nightgate/ledger/era';
 import { isWalletKeys, legacyWalletKeys } from '@nightgate/ledger/wallet-keys';
 import { startModuleWorker } from '@nightgate/threads';
 import { DevnetError, DevnetErrorCode } from './errors.js';
 import type { DevnetLogger } from './logger.js';
 import type { DevnetOptions, EmbeddedDevnet } from './devnet-options.js';
+import { SWITCH_FROM } from './network-config.js';
 import type { FromWorker, ToWorker, WorkerConfig } from './worker-protocol.js';
 
 /** Genesis is dated this far back so DUST has accrued when the chain goes live. */
@@ -38,10 +39,10 @@ function validate(opts: DevnetOptions): void {
     if (names.has(n.name)) fail(`devnet: network '${n.name}' is listed twice`);
     if (n.seed.length === 0) fail(`devnet: network '${n.name}' needs a genesis seed`);
     if (seeds.has(n.seed)) fail(`devnet: networks must not share a genesis seed ('${n.name}')`);
-    if (n.ledger !== undefined && n.ledger !== 8 && n.ledger !== 9) fail(`devnet: network '${n.name}' ledger must be 8 or 9`);
+    if (n.ledger !== undefined && !isEra(n.ledger)) fail(`devnet: network '${n.name}' ledger must be ${ERAS.join(' or ')}`);
     const switchAt = n.ledger9AtHeight ?? 0;
     if (!Number.isSafeInteger(switchAt) || switchAt < 0) fail(`devnet: network '${n.name}' ledger9AtHeight must be a non-negative integer`);
-    if (switchAt > 0 && n.ledger !== 8) fail(`devnet: network '${n.name}' switches to ledger 9 at height ${switchAt} only from ledger 8 (set ledger: 8)`);
+    if (switchAt > 0 && n.ledger !== SWITCH_FROM) fail(`devnet: network '${n.name}' switches to ledger 9 at height ${switchAt} only from ledger 8 (set ledger: 8)`);
     for (const s of n.sponsorWallets) if (!HEX_SEED.test(s) && !isWalletKeys(s)) fail(`devnet: each sponsor wallet of '${n.name}' is its keys (128 lower-case hex) or a legacy seed (64 hex)`);
     names.add(n.name);
     seeds.add(n.seed);

@@ -5,11 +5,11 @@
 // its era. Only worker-side modules use this (a ledger package costs ≈ 85 MB per thread that loads it).
 import {
   DEVNET_PROTOCOL_VERSION,
+  ERA_TABLE,
   eraName,
   eraOfBytes,
   ledger,
   signOffer,
-  provingProvider,
   signatureOfEntry,
   type Era,
   type L,
@@ -67,7 +67,7 @@ function makeKit(era: Era): LedgerKit {
     genesisChecks: () => (genesis ??= strictness(era, { balancing: false, limits: false, signatures: false })),
     signOffer: (offer, signatures) => signOffer(era, offer, signatures),
     signatureOfEntry: (entry) => signatureOfEntry(era, entry),
-    provingProvider: (provider) => (era === 8 ? (provider as L.ProvingProvider) : provingProvider(provider)),
+    provingProvider: (provider) => ERA_TABLE[era].provingProvider(provider),
   };
 }
 

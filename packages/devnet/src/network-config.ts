@@ -1,6 +1,13 @@
 // What one embedded network is configured with and what it reports once it runs (network.ts).
 import type { Era } from '@nightgate/ledger/era';
 
+/**
+ * The era a network switches from at `ledger9AtHeight` (ledger-switch.ts), and the era it switches
+ * to: the network's history, not what either era is (that is `ERA_TABLE`'s).
+ */
+export const SWITCH_FROM: Era = 8;
+export const SWITCH_TO: Era = 9;
+
 export interface NetworkConfig {
   name: string;
   networkId: string;

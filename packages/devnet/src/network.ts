@@ -21,7 +21,7 @@ import { decodeFinalized, ledgerDate, LIVE_CHECKS_REPORT, release, type Era, typ
 import { ledgerReport, retireUtxos, switchNote, SWITCH_SETUP_BLOCK_MS } from './ledger-switch.js';
 import type { DevnetLogger } from './logger.js';
 import type { MockProver } from './mock-prover.js';
-import { DEFAULT_RETAIN_BLOCKS, MIN_GENESIS_AGE_MS, type NetworkConfig, type NetworkInfo } from './network-config.js';
+import { DEFAULT_RETAIN_BLOCKS, MIN_GENESIS_AGE_MS, SWITCH_FROM, SWITCH_TO, type NetworkConfig, type NetworkInfo } from './network-config.js';
 import { mempoolCheck, rejection } from './node-rejections.js';
 import { NetworkPersistence, SNAPSHOT_FORMAT, type ChainSnapshot } from './persistence.js';
 import { yieldToServing } from './serving-turn.js';
@@ -64,7 +64,7 @@ export class DevnetNetwork {
     const era = config.ledger ?? DEFAULT_ERA;
     const switchAt = config.ledger9AtHeight ?? 0;
     if (!Number.isSafeInteger(switchAt) || switchAt < 0) throw new DevnetError(DevnetErrorCode.BAD_OPTIONS, 500, 'ledger9AtHeight must be a non-negative integer');
-    if (era === 9 && switchAt > 0) throw new DevnetError(DevnetErrorCode.BAD_OPTIONS, 500, 'ledger9AtHeight needs ledger 8: a ledger-9 network runs ledger 9 from genesis');
+    if (era === SWITCH_TO && switchAt > 0) throw new DevnetError(DevnetErrorCode.BAD_OPTIONS, 500, 'ledger9AtHeight needs ledger 8: a ledger-9 network runs ledger 9 from genesis');
     this.#config = config;
     this.#now = config.now ?? Date.now;
     this.#log = log;
@@ -75,7 +75,7 @@ export class DevnetNetwork {
     });
     this.#faucetQueue = new FaucetQueue(config.name, log);
     this.#world = createWorld(era, this.#settings(), undefined, prover);
-    this.#ledger9From = era === 9 ? 0 : undefined;
+    this.#ledger9From = era === SWITCH_TO ? 0 : undefined;
     this.#http = new DevnetHttpServer(this, schema, log, { ...(config.projectId ? { projectId: config.projectId } : {}), rpcOnly: config.profile === 'public' });
   }
 
@@ -86,7 +86,7 @@ export class DevnetNetwork {
 
   /** The height configured for the switch to ledger 9 (0: none). */
   get #plannedSwitch(): number {
-    return this.#config.ledger === 8 ? (this.#config.ledger9AtHeight ?? 0) : 0;
+    return this.#config.ledger === SWITCH_FROM ? (this.#config.ledger9AtHeight ?? 0) : 0;
   }
 
   /** The era the network runs now. */
@@ -151,17 +151,17 @@ export class DevnetNetwork {
 
   /** Resumes the saved era: a saved ledger-8 chain may still switch; a ledger-9 one must be expected. */
   #resume(snapshot: ChainSnapshot): void {
-    const era: Era = snapshot.era ?? 8;
+    const era: Era = snapshot.era ?? SWITCH_FROM;
     const configured = this.#config.ledger ?? DEFAULT_ERA;
-    if (era !== configured && !(era === 9 && this.#plannedSwitch > 0)) {
+    if (era !== configured && !(era === SWITCH_TO && this.#plannedSwitch > 0)) {
       throw new DevnetError(
         DevnetErrorCode.STATE_MISMATCH,
         500,
-        `${this.#config.stateDir} holds a ${eraName(era)} chain but the network is configured for ${eraName(configured)}${configured === 8 ? ' without a switch height' : ''}; remove the directory to start a new genesis, or configure ledger 8 (with ledger9AtHeight to switch it)`,
+        `${this.#config.stateDir} holds a ${eraName(era)} chain but the network is configured for ${eraName(configured)}${configured === SWITCH_FROM ? ' without a switch height' : ''}; remove the directory to start a new genesis, or configure ledger 8 (with ledger9AtHeight to switch it)`,
       );
     }
     this.#world = resumeWorld(this.#world, era, snapshot, this.#settings());
-    this.#ledger9From = era === 9 ? (snapshot.ledger9FromHeight ?? 0) : undefined;
+    this.#ledger9From = era === SWITCH_TO ? (snapshot.ledger9FromHeight ?? 0) : undefined;
   }
 
   /**
@@ -291,7 +291,7 @@ export class DevnetNetwork {
   }
 
   #switchDue(height: number): boolean {
-    return this.era === 8 && this.#plannedSwitch > 0 && height >= this.#plannedSwitch;
+    return this.era === SWITCH_FROM && this.#plannedSwitch > 0 && height >= this.#plannedSwitch;
   }
 
   /**

@@ -9,7 +9,7 @@
  * wallets sign. A Zswap offer itself carries no signature (its proofs authorise it).
  */
 import { ledger, signatureOfEntry, type L } from './index.js';
-import type { Era } from './era.js';
+import { ERA_TABLE, type Era } from './era.js';
 import { release } from './release.js';
 
 /** `wellFormed` strictness with proof verification off (dev proofs are mock-shaped; the chain verifies real ones). */
@@ -23,15 +23,10 @@ export function strictness(era: Era, checks: { balancing: boolean; limits: boole
   return s;
 }
 
-/** Ledger 8 serializes a signature as `midnight:signature[v1]:` then the 64-byte BIP-340 signature. */
-const V8_SIGNATURE_BYTES = 64;
-
-/** The signature a DUST registration carries; ledger 9 exposes it, ledger 8 only in its bytes. */
+/** The signature a DUST registration carries, if it is signed. */
 function registrationSignature(era: Era, marker: L.Signaturish): L.Signature | undefined {
   if (!(marker instanceof ledger(era).SignatureEnabled)) return undefined;
-  if (era === 9) return (marker as unknown as { value: L.Signature }).value;
-  const bytes = marker.serialize();
-  return Buffer.from(bytes.subarray(bytes.length - V8_SIGNATURE_BYTES)).toString('hex');
+  return ERA_TABLE[era].registrationSignature(marker);
 }
 
 function checkOffer(era: Era, offer: L.UnshieldedOffer<L.Signaturish> | undefined, data: Uint8Array, where: string, made: unknown[]): void {

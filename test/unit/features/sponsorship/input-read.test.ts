@@ -5,8 +5,11 @@ import { createServer } from 'node:http';
 import t, { type Test } from 'tap';
 import { WebSocketServer } from 'ws';
 import { InputChecker, readUnspentUtxos } from '../../../../src/features/sponsorship/reservations/input-check.js';
-import { DEVNET_PROTOCOL_VERSION, LEDGER_9_PROTOCOL_VERSION } from '../../../../src/infra/ledger/index.js';
+import { DEVNET_PROTOCOL_VERSION, ERA_TABLE } from '../../../../src/infra/ledger/index.js';
 import { ManualClock } from '../../../helpers/manual-clock.js';
+
+/** The first protocol version of ledger 9. */
+const LEDGER_9_PROTOCOL_VERSION = ERA_TABLE[9].firstProtocolVersion;
 
 const A = 'aa'.repeat(32);
 const B = 'bb'.repeat(32);

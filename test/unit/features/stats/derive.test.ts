@@ -2,8 +2,11 @@
 import t from 'tap';
 import { BlockWindow } from '../../../../src/features/stats/block-window.js';
 import { blockTime, blocksProduced, dParameter, feesOf, latestBlock, ledgerOf, paidFee, recentTransactions, transactionKind, uptime } from '../../../../src/features/stats/derive.js';
-import { DEVNET_PROTOCOL_VERSION, LEDGER_9_PROTOCOL_VERSION } from '../../../../packages/ledger/src/era.js';
+import { DEVNET_PROTOCOL_VERSION, ERA_TABLE } from '../../../../packages/ledger/src/era.js';
 import type { RingBlock, RingTransaction } from '../../../../src/features/stats/upstream-types.js';
+
+/** The first protocol version of ledger 9. */
+const LEDGER_9_PROTOCOL_VERSION = ERA_TABLE[9].firstProtocolVersion;
 
 const T0 = 1_700_000_000_000;
 const tx = (id: number, extra: Partial<RingTransaction> = {}): RingTransaction => ({ __typename: 'RegularTransaction', id, hash: `t${id}`, transactionResult: { status: 'SUCCESS' }, fees: { paidFees: String(id * 10) }, ...extra });
