@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Test } from 'tap';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock } from './manual-clock.js';
 import type { ConfigInput } from '../../src/core/config/index.js';
 import { mountStats } from '../../src/features/stats/index.js';
 import type { NetworkStats } from '../../src/features/stats/network-stats.js';

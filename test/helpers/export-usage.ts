@@ -144,12 +144,18 @@ function analyse(program: ts.Program, root: string): ExportReport {
       if ((ts.isImportSpecifier(node) || ts.isExportSpecifier(node)) && names.has((node.propertyName ?? node.name).text)) {
         // `export { local }` without `from`: the local's own import is the use.
         if (ts.isImportSpecifier(node) || node.parent.parent.moduleSpecifier) use(checker.getSymbolAtLocation(node.name), p);
+      } else if (ts.isIdentifier(node) && namespaces.has(node.text) && handedOn(node)) {
+        // A namespace handed on whole (`Object.values(ns)`, `f(ns)`): every export of its module may be read.
+        const module = namedModule(node);
+        if (module) for (const s of checker.getExportsOfModule(module)) use(s, p);
       } else if (ts.isImportClause(node) && node.name) {
         use(checker.getSymbolAtLocation(node.name), p);
       } else if ((ts.isPropertyAccessExpression(node) || ts.isQualifiedName(node)) && names.has(ts.isPropertyAccessExpression(node) ? node.name.text : node.right.text)) {
         const right = ts.isPropertyAccessExpression(node) ? node.name : node.right;
         const left = ts.isPropertyAccessExpression(node) ? node.expression : node.left;
-        if (namesAModule(left)) use(checker.getSymbolAtLocation(right), p);
+        // Through a cast (`(ns as { NAME?: number }).NAME`) the property is the cast's: look the name up in the module.
+        const module = namedModule(left);
+        if (module) use(checker.getExportsOfModule(module).find((s) => s.name === right.text), p);
       } else if (ts.isImportTypeNode(node) && node.qualifier) {
         const right = ts.isIdentifier(node.qualifier) ? node.qualifier : node.qualifier.right;
         if (names.has(right.text)) use(checker.getSymbolAtLocation(right), p);
@@ -163,14 +169,21 @@ function analyse(program: ts.Program, root: string): ExportReport {
       }
       ts.forEachChild(node, visit);
     };
-    /** Whether `e` can be a module namespace: an identifier bound by `import * as`, or to `import()`, or `(await import(…))`. */
-    const namesAModule = (e: ts.Node): boolean => {
-      while (ts.isParenthesizedExpression(e) || ts.isAwaitExpression(e)) e = e.expression;
-      if (ts.isCallExpression(e)) return e.expression.kind === ts.SyntaxKind.ImportKeyword;
-      if (!ts.isIdentifier(e)) return false;
-      const sym = checker.getSymbolAtLocation(e);
-      return (sym?.declarations ?? []).some((d) => ts.isNamespaceImport(d) || (ts.isVariableDeclaration(d) && !!d.initializer && fromImportExpression(d.initializer)));
+    /** The module `e` is the namespace of: an identifier bound by `import * as` or to `await import(…)`, or `(await import(…))`, casts aside. */
+    const namedModule = (e: ts.Node): ts.Symbol | undefined => {
+      e = unwrap(e);
+      if (ts.isCallExpression(e) && e.expression.kind === ts.SyntaxKind.ImportKeyword) return checker.getSymbolAtLocation(e.arguments[0]!);
+      if (!ts.isIdentifier(e)) return undefined;
+      const decl = checker.getSymbolAtLocation(e)?.declarations?.[0];
+      if (decl && ts.isNamespaceImport(decl)) return checker.getSymbolAtLocation(decl.parent.parent.moduleSpecifier);
+      if (decl && ts.isVariableDeclaration(decl) && decl.initializer) return namedModule(decl.initializer);
+      return undefined;
     };
+    const namespaces = new Set<string>();
+    for (const st of sf.statements) {
+      const bindings = ts.isImportDeclaration(st) ? st.importClause?.namedBindings : undefined;
+      if (bindings && ts.isNamespaceImport(bindings)) namespaces.add(bindings.name.text);
+    }
     visit(sf);
     if (PRODUCT.test(p)) markInFile(sf);
   }
@@ -195,10 +208,20 @@ function isDeclarationName(node: ts.Identifier): boolean {
   return ts.getNameOfDeclaration(node.parent as ts.Declaration) === node && !ts.isShorthandPropertyAssignment(node.parent);
 }
 
-/** `await import(…)`, `import(…)`, possibly parenthesised. */
-function fromImportExpression(e: ts.Expression): boolean {
-  while (ts.isParenthesizedExpression(e) || ts.isAwaitExpression(e)) e = e.expression;
-  return ts.isCallExpression(e) && e.expression.kind === ts.SyntaxKind.ImportKeyword;
+/** Whether a namespace's identifier is used otherwise than to read one of its names (`ns.name`, `(ns as T).name`, `ns.Type`). */
+function handedOn(id: ts.Identifier): boolean {
+  if (ts.isNamespaceImport(id.parent) || (ts.isQualifiedName(id.parent) && id.parent.left === id)) return false;
+  let top: ts.Node = id;
+  while (ts.isParenthesizedExpression(top.parent) || ts.isAsExpression(top.parent) || ts.isTypeAssertionExpression(top.parent) || ts.isNonNullExpression(top.parent) || ts.isSatisfiesExpression(top.parent)) top = top.parent;
+  // `const { a } = ns` and `const m = ns` are followed through the pattern's names and m's reads.
+  if (ts.isVariableDeclaration(top.parent) && top.parent.initializer === top) return false;
+  return !(ts.isPropertyAccessExpression(top.parent) && top.parent.expression === top);
+}
+
+/** `e` without parentheses, `await`, `!` and casts. */
+function unwrap(e: ts.Node): ts.Node {
+  while (ts.isParenthesizedExpression(e) || ts.isAwaitExpression(e) || ts.isAsExpression(e) || ts.isTypeAssertionExpression(e) || ts.isNonNullExpression(e) || ts.isSatisfiesExpression(e)) e = e.expression;
+  return e;
 }
 
 /** Exports the rule lets be: `names` of `file` ('*': all of them), each for its `reason`. */

@@ -10,7 +10,7 @@ import { PositiveInt, Speck } from './setting.js';
 
 const Hex = (bytes: number, description: string) => Type.String({ pattern: `^(0x)?[0-9a-fA-F]{${bytes * 2}}$`, description });
 
-export const ContractRule = Type.Object(
+const ContractRule = Type.Object(
   {
     address: Hex(32, 'Contract address, 64 hex digits (as the indexer and Midnight.js show it)'),
     entryPoints: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { minItems: 1, description: 'Circuits that may be called; absent: any' })),

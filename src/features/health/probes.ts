@@ -8,7 +8,7 @@ import { Type } from '@sinclair/typebox';
 import { ERRORS, GatewayError } from '../../core/errors.js';
 import { json, type RouteDef } from '../../core/http/route.js';
 
-export const HealthSchema = Type.Object({
+const HealthSchema = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('shutting-down')]),
   version: Type.String(),
   startedAt: Type.Optional(Type.String({ format: 'date-time', description: 'With a key or from a trusted network' })),
@@ -16,10 +16,10 @@ export const HealthSchema = Type.Object({
   components: Type.Optional(Type.Record(Type.String(), Type.Object({ status: Type.String() }, { additionalProperties: true }), { description: 'With a key or from a trusted network' })),
 }, { $id: 'Health' });
 
-export const LiveSchema = Type.Object({ status: Type.Literal('alive') }, { $id: 'Live' });
-export const ReadySchema = Type.Object({ status: Type.Literal('ready') }, { $id: 'Ready' });
+const LiveSchema = Type.Object({ status: Type.Literal('alive') }, { $id: 'Live' });
+const ReadySchema = Type.Object({ status: Type.Literal('ready') }, { $id: 'Ready' });
 /** The Error shape (openapi.ts) with the readiness details. */
-export const NotReadySchema = Type.Object(
+const NotReadySchema = Type.Object(
   {
     error: Type.String({ description: 'Short title: `Service Unavailable`' }),
     message: Type.String(),
@@ -31,7 +31,7 @@ export const NotReadySchema = Type.Object(
 );
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
-export interface ProbeDeps {
+interface ProbeDeps {
   health(): Record<string, unknown>;
   /** What is missing for readiness; empty when ready (readiness.ts). */
   missing(): Promise<string[]>;

@@ -22,11 +22,8 @@ import type { TaskModules } from '../../infra/pool/tasks.js';
 import { PROVER_COMPONENT } from '../../infra/prover/component.js';
 import type { ProverComponent } from './component.js';
 
-export { WORKER_POOL, type WorkerPoolComponent, type WorkerPoolHealth, type RunOptions } from '../../infra/pool/worker-pool.js';
-export type { TaskMap, TaskName, TaskPayload, TaskResult } from '../../infra/pool/tasks.js';
+export { WORKER_POOL, type WorkerPoolComponent } from '../../infra/pool/worker-pool.js';
 export { PROVING_TASKS } from './tasks.js';
-export type { ProverBackend } from '../../infra/prover/backend.js';
-export { provingPort, type ProvingPort } from '../../infra/prover/proving-port.js';
 
 export { PROVER_COMPONENT };
 export { collectProving } from './metrics.js';
@@ -36,7 +33,7 @@ export const loadSharedStores = (): Promise<unknown> => import('./shared-proof-c
 export type { ProverComponent } from './component.js';
 
 
-export interface ProverModuleOptions {
+interface ProverModuleOptions {
   /** Task modules that replace the app's (tests point `prove` at a fixture that misbehaves on purpose). */
   tasks?: TaskModules;
   /** Base directory for a relative `prover.nativeBinary` (default: the process's). */
@@ -93,7 +90,7 @@ async function buildBackends(ctx: AppContext, pool: WorkerPool, opts: ProverModu
  * The eras every worker thread loads when it starts: those the networks run now, and ledger 9
  * always (every public network runs it, and an embedded network may switch to it).
  */
-export function erasToPreload(eras: Pick<NetworkEras, 'eras'>): Era[] {
+function erasToPreload(eras: Pick<NetworkEras, 'eras'>): Era[] {
   return [...new Set<Era>([...eras.eras(), DEFAULT_ERA])].sort();
 }
 

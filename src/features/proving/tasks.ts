@@ -8,7 +8,7 @@ import { tasksIn } from '../../infra/pool/tasks.js';
 /** Which in-process prover a proving task uses (`upstream`/`native` never reach a worker). */
 export type InProcessBackend = 'dev' | 'wasm';
 
-export interface ProveArgs {
+interface ProveArgs {
   backend: InProcessBackend;
   /** MIDNIGHT_PP-layout key directory (wasm); empty for dev. */
   keyDir: string;
@@ -16,7 +16,7 @@ export interface ProveArgs {
   era: Era;
 }
 
-export interface CheckArgs {
+interface CheckArgs {
   backend: InProcessBackend;
   keyDir: string;
   era: Era;

@@ -4,7 +4,7 @@ import { servedMany } from '../../core/http/compression.js';
 import type { Reply, RouteDef } from '../../core/http/route.js';
 
 /** Just enough of OpenAPI 3.1 for a generated client to type the document route. */
-export const OpenApiDocumentSchema = Type.Object(
+const OpenApiDocumentSchema = Type.Object(
   { openapi: Type.String({ examples: ['3.1.0'] }), info: Type.Object({ title: Type.String(), version: Type.String() }, { additionalProperties: true }), paths: Type.Record(Type.String(), Type.Unknown()) },
   { $id: 'OpenApiDocument', additionalProperties: true, description: 'This OpenAPI 3.1.0 document (spec.openapis.org/oas/v3.1.0)' },
 );

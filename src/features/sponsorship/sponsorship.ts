@@ -40,7 +40,6 @@ import { startTimerWheel, TimerWheel, type TimerWheelDriver } from './reservatio
 import type { Era } from '../../infra/ledger/index.js';
 import type { Attempt, SponsorshipOptions } from './service-types.js';
 
-export type { SponsorshipOptions } from './service-types.js';
 
 const POOL_FEE_CAP_FACTOR = 10n;
 /** The server's own key for its pool maintenance: POOL_FEE_CAP_FACTOR × the fee cap, a budget that never binds. */

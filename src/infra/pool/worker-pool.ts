@@ -47,7 +47,7 @@ export interface RunOptions {
   key?: string;
 }
 
-export interface WorkerPoolHealth extends ComponentHealth {
+interface WorkerPoolHealth extends ComponentHealth {
   threads: number;
   maxThreads: number;
   /** Threads busy with a task now. */
@@ -86,7 +86,7 @@ export interface WorkerPoolComponent extends Component {
   drain(): void;
 }
 
-export interface WorkerPoolOptions {
+interface WorkerPoolOptions {
   threads: number;
   maxQueue: number;
   /** Tasks one key may have waiting; default all of `maxQueue` but an eighth (slots.ts). */
@@ -116,7 +116,7 @@ export interface GraceTimers {
   clear(handle: unknown): void;
 }
 
-export interface LoadTimes {
+interface LoadTimes {
   last: number;
   max: number;
 }

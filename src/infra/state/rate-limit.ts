@@ -69,7 +69,7 @@ interface IpWindow {
   absorbed: number;
 }
 
-export interface RedisRateLimitOptions {
+interface RedisRateLimitOptions {
   algorithm: 'fixed' | 'sliding';
   maxEntries: number;
   logger: Logger;
@@ -197,7 +197,7 @@ export class RedisRateLimitStore implements RateLimitStore {
 }
 
 /** The in-memory store's answer for the counts Redis returned (guards/rate-limit.ts, decideWindow). */
-export function decide(sliding: boolean, admitted: boolean, curr: number, prev: number, limit: number, windowStart: number, windowMs: number, now: number): RateLimitResult {
+function decide(sliding: boolean, admitted: boolean, curr: number, prev: number, limit: number, windowStart: number, windowMs: number, now: number): RateLimitResult {
   const windowEnd = windowStart + windowMs;
   if (!sliding) {
     return admitted ? { allowed: true, limit, remaining: Math.max(0, limit - curr), windowMs, resetAt: windowEnd } : { allowed: false, limit, remaining: 0, windowMs, resetAt: windowEnd };

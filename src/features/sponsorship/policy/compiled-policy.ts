@@ -5,7 +5,7 @@
 import { normalAddress, type KeyPolicyInput } from '../../../core/config/key-policy.js';
 
 /** A contract's rule: the entry points that may be called (null: any), and whether maintenance updates may. */
-export interface ContractAllowance {
+interface ContractAllowance {
   readonly entryPoints: ReadonlySet<string> | null;
   readonly maintenance: boolean;
 }
@@ -33,7 +33,7 @@ export interface KeyPolicy {
 }
 
 
-export const DEFAULT_WEBHOOK_TIMEOUT_MS = 2_000;
+const DEFAULT_WEBHOOK_TIMEOUT_MS = 2_000;
 
 const compiled = new WeakMap<KeyPolicyInput, KeyPolicy>();
 
