@@ -24,7 +24,8 @@ function table(rows: string[][]): string {
 
 export function compare(a: BenchResults, b: BenchResults): string {
   const out: string[] = [];
-  const tag = (r: BenchResults): string => `${r.run.commit}${r.run.dirty ? '+' : ''} ${r.run.startedAt} (${runScope(r).label}, ${r.run.machine.cpuModel} ×${r.run.machine.cores})`;
+  const tag = (r: BenchResults): string =>
+    `${r.run.commit}${r.run.dirty ? '+' : ''} ${r.run.startedAt} (${runScope(r).label}, ${r.run.machine.cpuModel} ×${r.run.machine.cores})`;
   out.push(`old: ${tag(a)}`, `new: ${tag(b)}`);
   if (a.run.machine.cpuModel !== b.run.machine.cpuModel || a.run.machine.cores !== b.run.machine.cores) {
     out.push('note: different machines — compare ratios within each run, not absolute figures');

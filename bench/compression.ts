@@ -32,7 +32,6 @@ interface BodyFigures {
   brMs: number;
 }
 
-
 function timeOnce(body: Buffer, coding: 'gzip' | 'br'): { ms: number; bytes: number } {
   const e = new Encoded(body, '"x"');
   const t0 = performance.now();
@@ -78,7 +77,12 @@ export async function run(options: CompressionBenchOptions = {}): Promise<Record
   const runs = options.quick ? 3 : 9;
   // Every module mounted (their routes make the description), every network on a closed indexer
   // port and an upstream prover: nothing is started that this bench does not need.
-  const env = { ...withoutDevnet(await closedPort(), `http://127.0.0.1:${await closedPort()}`), NIGHTGATE_HOST: '127.0.0.1', NIGHTGATE_PORT: '0', NIGHTGATE_LOG_LEVEL: 'silent' };
+  const env = {
+    ...withoutDevnet(await closedPort(), `http://127.0.0.1:${await closedPort()}`),
+    NIGHTGATE_HOST: '127.0.0.1',
+    NIGHTGATE_PORT: '0',
+    NIGHTGATE_LOG_LEVEL: 'silent',
+  };
   const config = loadConfig({ env });
   const app = await buildApp(config, { logger: createLogger('silent'), devnet: false, print: () => undefined });
   const port = await app.listen();

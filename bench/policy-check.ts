@@ -262,7 +262,8 @@ export async function run(options: PolicyCheckBenchOptions = {}): Promise<Policy
   for (const era of ERAS) setups.set(era, setUpEra(era));
 
   const counters = new MemoryUserCounters();
-  for (let i = 0; i < OTHER_USERS; i++) counters.hold('bench-other', i.toString(16).padStart(64, '0'), { maxSponsorships: 20, windowMs: WINDOW_MS }, 1_800_000_000_000);
+  for (let i = 0; i < OTHER_USERS; i++)
+    counters.hold('bench-other', i.toString(16).padStart(64, '0'), { maxSponsorships: 20, windowMs: WINDOW_MS }, 1_800_000_000_000);
   const gate = new PolicyGate({ counters, webhook: noWebhook, logger: pino({ level: 'silent' }) });
 
   const job: WorkerJob = { policyCheckBench: true, txs: { 8: setups.get(8)!.txs, 9: setups.get(9)!.txs } };
@@ -280,7 +281,8 @@ export async function run(options: PolicyCheckBenchOptions = {}): Promise<Policy
       const s = setups.get(era)!;
       const policies = { plain: policyInput(s.contract, s.fee, false), webhook: policyInput(s.contract, s.fee, true) };
       for (const part of PARTS) {
-        for (const kind of KINDS) cells.push({ era, kind, part, cell: new Cell(era, kind, part, PART[part].webhook ? policies.webhook : policies.plain, s.fee), medians: [] });
+        for (const kind of KINDS)
+          cells.push({ era, kind, part, cell: new Cell(era, kind, part, PART[part].webhook ? policies.webhook : policies.plain, s.fee), medians: [] });
       }
     }
     const measure = async (c: (typeof cells)[number]): Promise<Float64Array> => {
@@ -378,7 +380,8 @@ function serveWorker(job: WorkerJob, port: MessagePort): void {
 function table(f: PolicyCheckBenchFigures): string {
   const cell = (p: PartFigure): string => `${p.medianUs.toFixed(1)} (${p.minUs.toFixed(1)}–${p.maxUs.toFixed(1)})`;
   const lines = ['| part | transaction | ledger 8 µs | ledger 9 µs |', '|---|---|---|---|'];
-  for (const part of PARTS) for (const kind of KINDS) lines.push(`| ${PART[part].label} | ${kind} | ${cell(f.era8[part][kind])} | ${cell(f.era9[part][kind])} |`);
+  for (const part of PARTS)
+    for (const kind of KINDS) lines.push(`| ${PART[part].label} | ${kind} | ${cell(f.era8[part][kind])} | ${cell(f.era9[part][kind])} |`);
   return lines.join('\n');
 }
 
@@ -389,7 +392,9 @@ if (!isMainThread && parentPort !== null && (workerData as Partial<WorkerJob> | 
   console.log(table(figures));
   console.log(
     `\nmedian of ${figures.rounds} rounds × ${figures.checksPerRound} checks (round medians' min–max); refused ${figures.refused}; ` +
-      `round trip vs the ${figures.budgetUs} µs budget: ledger 8 ${figures.roundTripUs.era8} µs, ledger 9 ${figures.roundTripUs.era9} µs; load average ${figures.loadAverage1m.toFixed(1)}`,
+      `round trip vs the ${figures.budgetUs} µs budget: ledger 8 ${figures.roundTripUs.era8}` +
+      ` µs, ledger 9 ${figures.roundTripUs.era9}` +
+      ` µs; load average ${figures.loadAverage1m.toFixed(1)}`,
   );
   console.log(JSON.stringify(figures, null, 2));
 }

@@ -139,7 +139,11 @@ async function main(): Promise<number> {
   const loadAtEnd = loadavg()[0] ?? 0;
   // Before the bench starts anything, more than half a core busy means other work shares the machine.
   if (loadAtStart > BUSY_LOAD_AVERAGE) {
-    runNotes.push(`the machine was busy before the run (1-minute load average ${loadAtStart.toFixed(1)} on ${machine.cores} cores): other processes competed with the benchmark and every figure is skewed`);
+    runNotes.push(
+      `the machine was busy before the run (1-minute load average ${loadAtStart.toFixed(1)}` +
+        ` on ${machine.cores}` +
+        ` cores): other processes competed with the benchmark and every figure is skewed`,
+    );
   }
   const results: BenchResults = {
     run: {

@@ -61,19 +61,38 @@ async function main(): Promise<void> {
     const devnet = await startExternalDevnet(group, { sponsorSeeds: [] });
     // The bench's settings but the access log, which stays at its default unless a side sets it.
     const { NIGHTGATE_LOG_REQUESTS: _tuned, ...bench } = baseEnv(benchKey());
-    const common = { ...bench, ...behindExternalDevnet(devnet, 'http://127.0.0.1:9', []), NIGHTGATE_DUST_WALLET_SEEDS: '', NIGHTGATE_BALANCING_ENABLED: 'false', ...a };
+    const common = {
+      ...bench,
+      ...behindExternalDevnet(devnet, 'http://127.0.0.1:9', []),
+      NIGHTGATE_DUST_WALLET_SEEDS: '',
+      NIGHTGATE_BALANCING_ENABLED: 'false',
+      ...a,
+    };
     const servers = {
       a: await startNightgate(group, 'side-a', common, { probe: false }),
       b: await startNightgate(group, 'side-b', { ...common, ...b }, { probe: false }),
     };
     const path = cachedPath('preview', route);
     for (const s of Object.values(servers)) {
-      const ok = await pollUntil(async () => ((await getJson(`http://127.0.0.1:${s.port}${path}`)).status === 200 ? true : undefined), { timeoutMs: 120_000, intervalMs: 500 });
+      const ok = await pollUntil(async () => ((await getJson(`http://127.0.0.1:${s.port}${path}`)).status === 200 ? true : undefined), {
+        timeoutMs: 120_000,
+        intervalMs: 500,
+      });
       if (!ok) throw new Error(`${path} never answered 200 on port ${s.port}`);
     }
-    const show = (env: Record<string, string>): string => Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ') || 'defaults';
+    const show = (env: Record<string, string>): string =>
+      Object.entries(env)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ') || 'defaults';
     console.log(`A: ${show(a)}; B: ${show({ ...a, ...b })}`);
-    console.log(`${wrk}, ${wrkThreads} wrk thread(s); ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), Node ${process.version}; ${rounds} rounds of ${seconds} s, ${connections} connections, GET ${path}`);
+    console.log(
+      `${wrk}, ${wrkThreads} wrk thread(s); ${cpus().length} cores (${cpus()[0]?.model ?? '?'}` +
+        `), Node ${process.version}` +
+        `; ${rounds}` +
+        ` rounds of ${seconds}` +
+        ` s, ${connections}` +
+        ` connections, GET ${path}`,
+    );
     const rps: Record<Side, number[]> = { a: [], b: [] };
     const p99: Record<Side, number[]> = { a: [], b: [] };
     const mainCpu: Record<Side, number[]> = { a: [], b: [] };
@@ -90,13 +109,22 @@ async function main(): Promise<void> {
         mainCpu[side].push(((cpuMicros(s.pid) ?? NaN) - m0) / run.responses);
         allCpu[side].push(((processCpuMicros(s.pid) ?? NaN) - p0) / run.responses);
       }
-      const line = (x: Side): string => `${Math.round(rps[x].at(-1)!)} req/s, p99 ${p99[x].at(-1)!.toFixed(2)} ms, ${mainCpu[x].at(-1)!.toFixed(2)} / ${allCpu[x].at(-1)!.toFixed(2)} us/req`;
+      const line = (x: Side): string =>
+        `${Math.round(rps[x].at(-1)!)} req/s, p99 ${p99[x].at(-1)!.toFixed(2)} ms, ${mainCpu[x].at(-1)!.toFixed(2)} / ${allCpu[x].at(-1)!.toFixed(2)} us/req`;
       console.log(`round ${r + 1}: A ${line('a')}; B ${line('b')}`);
     }
     const ratio = (xs: Record<Side, number[]>): number[] => xs.b.map((v, i) => v / xs.a[i]!);
     const report = (name: string, xs: Record<Side, number[]>, digits: number): void => {
       const per = ratio(xs);
-      console.log(`${name}: A ${median(xs.a).toFixed(digits)} (${fmt(xs.a, digits)}), B ${median(xs.b).toFixed(digits)} (${fmt(xs.b, digits)}); B/A per round ${fmt(per, 3)}, median ${median(per).toFixed(3)} (spread ${spread(per).toFixed(3)})`);
+      console.log(
+        `${name}: A ${median(xs.a).toFixed(digits)} (${fmt(xs.a, digits)}` +
+          `), B ${median(xs.b).toFixed(digits)}` +
+          ` (${fmt(xs.b, digits)}` +
+          `); B/A per round ${fmt(per, 3)}` +
+          `, median ${median(per).toFixed(3)}` +
+          ` (spread ${spread(per).toFixed(3)}` +
+          `)`,
+      );
     };
     report('req/s', rps, 0);
     report('p99 ms', p99, 2);

@@ -22,12 +22,15 @@ import { behindExternalDevnet, startExternalDevnet } from './lib/external-devnet
 import { ProcessGroup, cpuMicros } from './lib/processes.js';
 import { arg, medianOf as median } from './lib/script.js';
 
-
 /** A redis-server on a free loopback port, no persistence; resolves once it accepts connections. */
 async function startRedis(): Promise<{ url: string; stop(): Promise<void> }> {
   const port = await closedPort();
   const dir = mkdtempSync(join(tmpdir(), 'nightgate-bench-redis-'));
-  const child = spawn(process.env['NIGHTGATE_BENCH_REDIS_SERVER'] ?? 'redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.env['NIGHTGATE_BENCH_REDIS_SERVER'] ?? 'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   await new Promise<void>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
@@ -75,10 +78,18 @@ async function main(): Promise<void> {
     const key = benchKey();
     const common = { ...baseEnv(key), NIGHTGATE_DUST_TARGET_UTXOS: '0' };
     const memory = await startNightgate(group, 'memory', { ...common, ...behindExternalDevnet(devnet, 'http://127.0.0.1:9', [seeds[0]!]) }, { probe: false });
-    const shared = await startNightgate(group, 'redis', { ...common, ...behindExternalDevnet(devnet, 'http://127.0.0.1:9', [seeds[1]!]), NIGHTGATE_REDIS_URL: redis.url }, { probe: false });
+    const shared = await startNightgate(
+      group,
+      'redis',
+      { ...common, ...behindExternalDevnet(devnet, 'http://127.0.0.1:9', [seeds[1]!]), NIGHTGATE_REDIS_URL: redis.url },
+      { probe: false },
+    );
     const path = '/wallet-status';
     for (const s of [memory, shared]) {
-      const ok = await pollUntil(async () => ((await fetch(`http://127.0.0.1:${s.port}${path}`, { headers: { 'x-api-key': key } })).status === 200 ? true : undefined), { timeoutMs: 180_000, intervalMs: 500 });
+      const ok = await pollUntil(
+        async () => ((await fetch(`http://127.0.0.1:${s.port}${path}`, { headers: { 'x-api-key': key } })).status === 200 ? true : undefined),
+        { timeoutMs: 180_000, intervalMs: 500 },
+      );
       if (!ok) throw new Error(`${path} never answered 200 on port ${s.port}`);
     }
     console.log(`autocannon; ${rounds} rounds of ${seconds} s, ${connections} connections, GET ${path} with an API key`);
@@ -91,12 +102,28 @@ async function main(): Promise<void> {
       }
       const m = runs.memory.at(-1)!;
       const x = runs.redis.at(-1)!;
-      console.log(`round ${r + 1}: memory ${Math.round(m.rps)} req/s p50 ${m.p50} ms p99 ${m.p99} ms ${m.cpuUsPerReq.toFixed(1)} us/req; redis ${Math.round(x.rps)} req/s p50 ${x.p50} ms p99 ${x.p99} ms ${x.cpuUsPerReq.toFixed(1)} us/req${m.non2xx + x.non2xx > 0 ? ` (non-2xx: ${m.non2xx} / ${x.non2xx})` : ''}`);
+      console.log(
+        `round ${r + 1}: memory ${Math.round(m.rps)} req/s p50 ${m.p50}` +
+          ` ms p99 ${m.p99}` +
+          ` ms ${m.cpuUsPerReq.toFixed(1)}` +
+          ` us/req; redis ${Math.round(x.rps)}` +
+          ` req/s p50 ${x.p50}` +
+          ` ms p99 ${x.p99}` +
+          ` ms ${x.cpuUsPerReq.toFixed(1)}` +
+          ` us/req${m.non2xx + x.non2xx > 0 ? ` (non-2xx: ${m.non2xx}` + ` / ${x.non2xx}` + `)` : ''}`,
+      );
     }
     const med = (w: 'memory' | 'redis', f: keyof Round): number => median(runs[w].map((x) => x[f]));
-    console.log(`median: memory ${Math.round(med('memory', 'rps'))} req/s, redis ${Math.round(med('redis', 'rps'))} req/s, ratio redis/memory ${(med('redis', 'rps') / med('memory', 'rps')).toFixed(3)}`);
+    console.log(
+      `median: memory ${Math.round(med('memory', 'rps'))} req/s, redis ${Math.round(med('redis', 'rps'))}` +
+        ` req/s, ratio redis/memory ${(med('redis', 'rps') / med('memory', 'rps')).toFixed(3)}`,
+    );
     console.log(`median p50 / p99: memory ${med('memory', 'p50')} / ${med('memory', 'p99')} ms, redis ${med('redis', 'p50')} / ${med('redis', 'p99')} ms`);
-    console.log(`median main-thread CPU per request: memory ${med('memory', 'cpuUsPerReq').toFixed(1)} us, redis ${med('redis', 'cpuUsPerReq').toFixed(1)} us, ratio ${(med('redis', 'cpuUsPerReq') / med('memory', 'cpuUsPerReq')).toFixed(3)}`);
+    console.log(
+      `median main-thread CPU per request: memory ${med('memory', 'cpuUsPerReq').toFixed(1)}` +
+        ` us, redis ${med('redis', 'cpuUsPerReq').toFixed(1)}` +
+        ` us, ratio ${(med('redis', 'cpuUsPerReq') / med('memory', 'cpuUsPerReq')).toFixed(3)}`,
+    );
   } finally {
     await group.stopAll();
     await redis.stop();

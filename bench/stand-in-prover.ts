@@ -90,10 +90,11 @@ export function startStandInProver(opts: StandInOptions): Promise<StandIn> {
     server.listen(opts.port ?? 0, '127.0.0.1', () => {
       resolve({
         port: (server.address() as AddressInfo).port,
-        close: () => new Promise<void>((done) => {
-          server.closeAllConnections();
-          server.close(() => done());
-        }),
+        close: () =>
+          new Promise<void>((done) => {
+            server.closeAllConnections();
+            server.close(() => done());
+          }),
       });
     });
   });

@@ -33,7 +33,15 @@ import { ServerWarnings } from './lib/server-warnings.js';
 import { writeSustainedSection } from './lib/results-section.js';
 import { SustainedArgsError, SUSTAINED_USAGE, parseSustainedArgs, type SustainedArgs } from './lib/sustained-args.js';
 import { runClient, type Client, type RunEnv } from './lib/sustained-client.js';
-import { RECORDED_MIN_S, SUSTAINED_INTRO, ledgerOf, renderRunsTable, renderSustainedSection, resummarized, type SustainedResult } from './lib/sustained-report.js';
+import {
+  RECORDED_MIN_S,
+  SUSTAINED_INTRO,
+  ledgerOf,
+  renderRunsTable,
+  renderSustainedSection,
+  resummarized,
+  type SustainedResult,
+} from './lib/sustained-report.js';
 import { summarize, type SponsorCall, type TxRecord } from './lib/sustained-stats.js';
 
 const DEFAULT_BLOCK_MS = 6000;
@@ -61,13 +69,20 @@ interface Endpoints {
 /** The embedded devnet's endpoints for `network` from GET /health (with a key: `components.devnet.networks`). */
 async function devnetOf(baseUrl: string, apiKey: string, network: string): Promise<Partial<Endpoints>> {
   const r = await fetch(`${baseUrl}/health`, { headers: { 'x-api-key': apiKey }, signal: AbortSignal.timeout(10_000) });
-  const json = (await r.json().catch(() => ({}))) as { components?: { devnet?: { networks?: Record<string, Record<string, unknown>> }; ledger?: { networks?: Record<string, { era?: unknown }> } } };
+  const json = (await r.json().catch(() => ({}))) as {
+    components?: { devnet?: { networks?: Record<string, Record<string, unknown>> }; ledger?: { networks?: Record<string, { era?: unknown }> } };
+  };
   const era = json.components?.ledger?.networks?.[network]?.era;
   const n = json.components?.devnet?.networks?.[network];
   if (!n) return isEra(era) ? { era } : {};
   const str = (k: string): string | undefined => (typeof n[k] === 'string' ? (n[k] as string) : undefined);
   const out: Partial<Endpoints> = isEra(era) ? { era } : {};
-  for (const [key, field] of [['networkId', 'networkId'], ['graphqlWsUrl', 'graphqlWsUrl'], ['submitUrl', 'submitUrl'], ['faucetUrl', 'faucetUrl']] as const) {
+  for (const [key, field] of [
+    ['networkId', 'networkId'],
+    ['graphqlWsUrl', 'graphqlWsUrl'],
+    ['submitUrl', 'submitUrl'],
+    ['faucetUrl', 'faucetUrl'],
+  ] as const) {
     const v = str(field);
     if (v !== undefined) out[key] = v;
   }
@@ -81,7 +96,8 @@ async function localEnv(args: SustainedArgs, configFile: string): Promise<Record
   if (args.ledger !== undefined) env[`NIGHTGATE_${args.network.toUpperCase()}_DEVNET_LEDGER`] = String(args.ledger);
   // The pool grows to its target before the measured window (the run waits for /readyz), not in it.
   env['NIGHTGATE_DUST_GROW_AT_START'] = 'true';
-  if (args.sponsorWallets !== undefined) Object.assign(env, { NIGHTGATE_DUST_WALLET_DERIVATION: 'legacy', NIGHTGATE_DUST_WALLET_SEEDS: sponsorSeeds(args.sponsorWallets).join(',') });
+  if (args.sponsorWallets !== undefined)
+    Object.assign(env, { NIGHTGATE_DUST_WALLET_DERIVATION: 'legacy', NIGHTGATE_DUST_WALLET_SEEDS: sponsorSeeds(args.sponsorWallets).join(',') });
   if (args.maxFee !== undefined) {
     env['NIGHTGATE_DUST_MAX_FEE'] = args.maxFee;
     env['NIGHTGATE_DUST_BUDGET'] = (10n ** 39n).toString();
@@ -94,7 +110,10 @@ async function localEnv(args: SustainedArgs, configFile: string): Promise<Record
 }
 
 function readSeeds(file: string, count: number): string[] {
-  const seeds = readFileSync(file, 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  const seeds = readFileSync(file, 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
   const bad = seeds.find((s) => !/^[0-9a-fA-F]{64}$/.test(s));
   if (bad !== undefined) throw new SustainedArgsError(`--seeds: '${bad.slice(0, 16)}…' is not 64 hex digits`);
   if (seeds.length < count) throw new SustainedArgsError(`--seeds: ${seeds.length} seeds for ${count} clients`);
@@ -160,7 +179,14 @@ async function main(): Promise<number> {
   const { commit, dirty } = commitInfo();
   const machine = machineInfo();
   const notes: string[] = [];
-  log(`nightgate sustained sponsorship · ${args.clients} clients · ${args.durationS} s · ${args.network} · commit ${commit}${dirty ? '+' : ''} · ${machine.cpuModel} ×${machine.cores}`);
+  log(
+    `nightgate sustained sponsorship · ${args.clients} clients · ${args.durationS}` +
+      ` s · ${args.network}` +
+      ` · commit ${commit}` +
+      `${dirty ? '+' : ''}` +
+      ` · ${machine.cpuModel}` +
+      ` ×${machine.cores}`,
+  );
   try {
     const drops = new DevnetDrops();
     const serverWarnings = new ServerWarnings();
@@ -173,7 +199,15 @@ async function main(): Promise<number> {
       const submitUrl = args.submitUrl ?? found.submitUrl;
       if (!graphqlWsUrl || !submitUrl) throw new Error(`${args.url}/health lists no embedded devnet for ${args.network}: give --indexer-ws and --submit-url`);
       const faucetUrl = args.faucetUrl ?? found.faucetUrl;
-      ep = { baseUrl: args.url, networkId: args.networkId ?? found.networkId ?? 'undeployed', graphqlWsUrl, submitUrl, ...(faucetUrl ? { faucetUrl } : {}), blockTimeMs: null, era: found.era ?? DEFAULT_ERA };
+      ep = {
+        baseUrl: args.url,
+        networkId: args.networkId ?? found.networkId ?? 'undeployed',
+        graphqlWsUrl,
+        submitUrl,
+        ...(faucetUrl ? { faucetUrl } : {}),
+        blockTimeMs: null,
+        era: found.era ?? DEFAULT_ERA,
+      };
       if (!seeds && !ep.faucetUrl) throw new Error('no faucet: give --faucet-url, or --seeds with pre-funded NIGHT seeds');
       log(`target: ${args.url} (deployment); indexer ${graphqlWsUrl}; submit ${submitUrl}`);
     } else {
@@ -185,28 +219,45 @@ async function main(): Promise<number> {
       const t0 = performance.now();
       const server = await startNightgate(group, 'nightgate', await localEnv(args, configFile), { probe: false });
       for (const stream of [server.child.stdout, server.child.stderr]) {
-        if (stream) eachLine(stream, (line) => {
-          drops.line(line);
-          serverWarnings.line(line);
-        });
+        if (stream)
+          eachLine(stream, (line) => {
+            drops.line(line);
+            serverWarnings.line(line);
+          });
       }
       const baseUrl = `http://127.0.0.1:${server.port}`;
       const found = await devnetOf(baseUrl, keys[0] as string, args.network);
       if (!found.graphqlWsUrl || !found.submitUrl || !found.faucetUrl) throw new Error(`nightgate's /health lists no embedded devnet for ${args.network}`);
-      ep = { baseUrl, networkId: found.networkId ?? 'undeployed', graphqlWsUrl: found.graphqlWsUrl, submitUrl: found.submitUrl, faucetUrl: found.faucetUrl, blockTimeMs: args.blockTimeMs ?? DEFAULT_BLOCK_MS, era: found.era ?? DEFAULT_ERA };
-      log(`✓ nightgate pid ${server.pid} on port ${server.port} in ${((performance.now() - t0) / 1000).toFixed(1)} s; ${args.clients} API keys in ${configFile}`);
+      ep = {
+        baseUrl,
+        networkId: found.networkId ?? 'undeployed',
+        graphqlWsUrl: found.graphqlWsUrl,
+        submitUrl: found.submitUrl,
+        faucetUrl: found.faucetUrl,
+        blockTimeMs: args.blockTimeMs ?? DEFAULT_BLOCK_MS,
+        era: found.era ?? DEFAULT_ERA,
+      };
+      log(
+        `✓ nightgate pid ${server.pid} on port ${server.port} in ${((performance.now() - t0) / 1000).toFixed(1)} s; ${args.clients} API keys in ${configFile}`,
+      );
     }
 
     const L = await ledger(ep.era);
     log(`▶ waiting for the ${args.network} DUST wallet (ledger ${ep.era}) to sync and for a block …`);
     watch = new ChainWatch(ep.graphqlWsUrl, L.nativeToken().raw);
     watch.start();
-    const synced = await pollUntil(async () => ((await readPool(ep.baseUrl, keys[0] as string, args.network))?.fields['sync.phase'] === 'synced' ? true : undefined), { timeoutMs: SYNC_TIMEOUT_MS, intervalMs: 1000 });
+    const synced = await pollUntil(
+      async () => ((await readPool(ep.baseUrl, keys[0] as string, args.network))?.fields['sync.phase'] === 'synced' ? true : undefined),
+      { timeoutMs: SYNC_TIMEOUT_MS, intervalMs: 1000 },
+    );
     if (!synced) notes.push(`the DUST wallet did not report sync.phase "synced" within ${SYNC_TIMEOUT_MS / 1000} s; the run went on`);
-    if (!(await watch.firstBlock(FIRST_BLOCK_TIMEOUT_MS))) throw new Error(`no block over ${ep.graphqlWsUrl} within ${FIRST_BLOCK_TIMEOUT_MS / 1000} s${watch.lastError ? `: ${watch.lastError}` : ''}`);
+    if (!(await watch.firstBlock(FIRST_BLOCK_TIMEOUT_MS)))
+      throw new Error(`no block over ${ep.graphqlWsUrl} within ${FIRST_BLOCK_TIMEOUT_MS / 1000} s${watch.lastError ? `: ${watch.lastError}` : ''}`);
     log(`✓ synced: ${synced ? 'yes' : 'no'}; height ${watch.height}`);
 
-    const wallets: NightWallet[] = seeds ? seeds.map((s) => walletFromSeed(L, s, ep.networkId)) : Array.from({ length: args.clients }, () => freshWallet(L, ep.networkId));
+    const wallets: NightWallet[] = seeds
+      ? seeds.map((s) => walletFromSeed(L, s, ep.networkId))
+      : Array.from({ length: args.clients }, () => freshWallet(L, ep.networkId));
     const fundT0 = Date.now();
     let funded: Funded;
     if (seeds) {
@@ -233,7 +284,10 @@ async function main(): Promise<number> {
       // What /readyz waits for (the other networks' closed indexers aside): the pool no longer filling.
       log('▶ waiting for the DUST pool to grow to its target before traffic (dust.growAtStart) …');
       const readyT0 = Date.now();
-      const ready = await pollUntil(async () => ((await readPool(ep.baseUrl, keys[0] as string, args.network))?.fields['pool.filling'] === 'false' ? true : undefined), { timeoutMs: READY_TIMEOUT_MS, intervalMs: 2000 });
+      const ready = await pollUntil(
+        async () => ((await readPool(ep.baseUrl, keys[0] as string, args.network))?.fields['pool.filling'] === 'false' ? true : undefined),
+        { timeoutMs: READY_TIMEOUT_MS, intervalMs: 2000 },
+      );
       const grown = await readPool(ep.baseUrl, keys[0] as string, args.network);
       const at = `${grown?.fields['pool.live'] ?? '?'} of ${grown?.fields['pool.target'] ?? '?'} DUST UTXOs`;
       if (!ready) notes.push(`the pool was still filling after ${READY_TIMEOUT_MS / 1000} s (${at}); the run went on`);
@@ -266,7 +320,12 @@ async function main(): Promise<number> {
     const progress = setInterval(() => {
       const included = txs.filter((t) => t.outcome === 'included').length;
       const refused = calls.filter((c) => c.status !== 200).length;
-      log(`  ${Math.round((Date.now() - startMs) / 1000)} s: ${txs.length} sponsored, ${included} included, ${refused} refused answers, height ${watch?.height ?? '?'}`);
+      log(
+        `  ${Math.round((Date.now() - startMs) / 1000)} s: ${txs.length}` +
+          ` sponsored, ${included}` +
+          ` included, ${refused}` +
+          ` refused answers, height ${watch?.height ?? '?'}`,
+      );
     }, 10_000);
     await Promise.all(clients.map((c) => runClient(env, c)));
     clearInterval(progress);
@@ -276,8 +335,16 @@ async function main(): Promise<number> {
     const finalPool = await readPool(ep.baseUrl, keys[0] as string, args.network);
     const endMs = env.endAt;
     for (const s of env.stopped.slice(0, 5)) notes.push(`client ${s.client} stopped: ${s.reason}`);
-    if (!args.url) notes.push(`local run: the server started with its defaults (pool, per-key caps, fee margin${args.maxFee === undefined ? ', fee cap' : ''}) and one API key per client from a config file; only the benched network ran an embedded devnet unless --all-devnets`);
-    if (args.maxFee !== undefined) notes.push(`--max-fee: NIGHTGATE_DUST_MAX_FEE=${args.maxFee} SPECK and a budget that does not bind, instead of the default 5 DUST cap and 500 DUST an hour per key`);
+    if (!args.url)
+      notes.push(
+        `local run: the server started with its defaults (pool, per-key caps, fee margin${args.maxFee === undefined ? ', fee cap' : ''}` +
+          `) and one API key per client from a config file; only the benched network ran an embedded devnet unless --all-devnets`,
+      );
+    if (args.maxFee !== undefined)
+      notes.push(
+        `--max-fee: NIGHTGATE_DUST_MAX_FEE=${args.maxFee} SPECK and a budget that does not bind, ` +
+          `instead of the default 5 DUST cap and 500 DUST an hour per key`,
+      );
 
     const blocks = watch.blocks.filter((b) => b.timestamp >= startMs && b.timestamp < env.drainUntil);
     const result: SustainedResult = {
@@ -288,7 +355,10 @@ async function main(): Promise<number> {
         commit,
         dirty,
         machine,
-        command: `npm run bench:sustained -- ${process.argv.slice(2).map((a) => (args.keys.includes(a) ? '<key>' : a)).join(' ')}`.trim(),
+        command: `npm run bench:sustained -- ${process.argv
+          .slice(2)
+          .map((a) => (args.keys.includes(a) ? '<key>' : a))
+          .join(' ')}`.trim(),
         target: args.url ? 'remote' : 'local',
         network: args.network,
         ledger: ep.era,
@@ -314,7 +384,10 @@ async function main(): Promise<number> {
     writeFileSync(file.replace(/\.json$/, '.md'), section);
     if (serverWarnings.count > 0) {
       writeFileSync(file.replace(/\.json$/, '-server.log'), serverWarnings.text());
-      log(`server warnings and errors: ${serverWarnings.count} (${relative(ROOT, file.replace(/\.json$/, '-server.log'))}); most frequent: ${serverWarnings.top(3)}`);
+      log(
+        `server warnings and errors: ${serverWarnings.count} (${relative(ROOT, file.replace(/\.json$/, '-server.log'))}` +
+          `); most frequent: ${serverWarnings.top(3)}`,
+      );
     }
     log(`\n${section}`);
     // bench/RESULTS.md records a local run (its settings are the bench's) long enough for the pool to settle.
@@ -324,7 +397,9 @@ async function main(): Promise<number> {
       const table = `${renderRunsTable(runs.map((r) => r.result))}\n\nRaw figures: ${runs.map((r) => `\`${relative(BENCH_DIR, r.file)}\``).join(', ')}.`;
       writeSustainedSection(join(BENCH_DIR, 'RESULTS.md'), { era: ep.era, section: `${section.trim()}\n\n${table}`, intro: SUSTAINED_INTRO });
     }
-    log(`results: ${relative(ROOT, file)} (and .md beside it: the RESULTS.md subsection of ledger ${ep.era}${recorded ? ', now also in bench/RESULTS.md' : ''})`);
+    log(
+      `results: ${relative(ROOT, file)} (and .md beside it: the RESULTS.md subsection of ledger ${ep.era}${recorded ? ', now also in bench/RESULTS.md' : ''})`,
+    );
     return 0;
   } catch (err) {
     process.stderr.write(`bench:sustained: ${(err as Error).stack ?? String(err)}\n`);

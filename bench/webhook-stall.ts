@@ -96,14 +96,23 @@ async function main(): Promise<void> {
   process.once('exit', () => group.killAllNow());
   try {
     const configFile = join(dir, 'config.json');
-    const stalled = { id: 'stalled', sha256: createHash('sha256').update(stalledKey).digest('hex'), policy: { webhook: { url: hook.url, timeoutMs, onTimeout: 'reject', secret: SECRET } } };
+    const stalled = {
+      id: 'stalled',
+      sha256: createHash('sha256').update(stalledKey).digest('hex'),
+      policy: { webhook: { url: hook.url, timeoutMs, onTimeout: 'reject', secret: SECRET } },
+    };
     writeFileSync(configFile, JSON.stringify({ auth: { apiKeys: [otherKey], keys: [stalled] }, rateLimit: { limit: 100_000_000 } }), { mode: 0o600 });
     const env = { ...localServeEnv(configFile), ...onlyDevnetOf(NETWORK, await closedPort()), NIGHTGATE_PROVER_DEFAULT_NETWORK: NETWORK };
     const server = await startNightgate(group, 'nightgate', env, { probe: false });
     const base = `http://127.0.0.1:${server.port}`;
-    const synced = await pollUntil(async () => ((await readPool(base, otherKey, NETWORK))?.fields['sync.phase'] === 'synced' ? true : undefined), { timeoutMs: SYNC_TIMEOUT_MS, intervalMs: 1000 });
+    const synced = await pollUntil(async () => ((await readPool(base, otherKey, NETWORK))?.fields['sync.phase'] === 'synced' ? true : undefined), {
+      timeoutMs: SYNC_TIMEOUT_MS,
+      intervalMs: 1000,
+    });
     if (!synced) throw new Error(`the ${NETWORK} DUST wallets did not sync within ${SYNC_TIMEOUT_MS / 1000} s`);
-    const health = (await getJson(`${base}/health`, 10_000, { 'x-api-key': otherKey })).json as { components?: { ledger?: { networks?: Record<string, { era?: Era }> } } };
+    const health = (await getJson(`${base}/health`, 10_000, { 'x-api-key': otherKey })).json as {
+      components?: { ledger?: { networks?: Record<string, { era?: Era }> } };
+    };
     const era: Era = health.components?.ledger?.networks?.[NETWORK]?.era ?? 9;
     const payloads = await buildProvingPayloads('undeployed', era);
     // Distinct bodies (no cache hit), made as they run out: a dev /prove takes about a millisecond.
@@ -122,14 +131,19 @@ async function main(): Promise<void> {
       const times: number[] = [];
       let failed = 0;
       let cacheHits = 0;
-      for (const end = Date.now() + seconds * 1000; Date.now() < end;) {
+      for (const end = Date.now() + seconds * 1000; Date.now() < end; ) {
         if (bodies.length === 0) {
           bodies = payloads.distinctProve(BATCH, made + 1);
           made += BATCH;
         }
         const body = bodies.pop()!;
         const t0 = performance.now();
-        const r = await request(`${base}/prove`, { method: 'POST', headers: { 'x-api-key': otherKey, 'content-type': 'application/octet-stream' }, body, timeoutMs: 120_000 });
+        const r = await request(`${base}/prove`, {
+          method: 'POST',
+          headers: { 'x-api-key': otherKey, 'content-type': 'application/octet-stream' },
+          body,
+          timeoutMs: 120_000,
+        });
         times.push(performance.now() - t0);
         if (r.status !== 200) failed++;
         if (r.headers.get('x-cache') === 'HIT') cacheHits++;
@@ -144,7 +158,12 @@ async function main(): Promise<void> {
       const pending = new Set<Promise<void>>();
       const before = hook.received();
       const send = (): void => {
-        const p = request(`${base}/prove-and-balance`, { method: 'POST', headers: { 'x-api-key': stalledKey, 'content-type': 'application/octet-stream', 'x-midnight-network': NETWORK }, body: deploy(), timeoutMs: timeoutMs + 120_000 }).then(
+        const p = request(`${base}/prove-and-balance`, {
+          method: 'POST',
+          headers: { 'x-api-key': stalledKey, 'content-type': 'application/octet-stream', 'x-midnight-network': NETWORK },
+          body: deploy(),
+          timeoutMs: timeoutMs + 120_000,
+        }).then(
           (r) => void (statuses[String(r.status)] = (statuses[String(r.status)] ?? 0) + 1),
           () => void (statuses['error'] = (statuses['error'] ?? 0) + 1),
         );
@@ -168,14 +187,29 @@ async function main(): Promise<void> {
       const aloneFirst = i % 2 === 0;
       const first = aloneFirst ? { phase: await measure() } : await underStall();
       const second = aloneFirst ? await underStall() : { phase: await measure() };
-      const [alone, loaded] = aloneFirst ? [first, second as Awaited<ReturnType<typeof underStall>>] : [second, first as Awaited<ReturnType<typeof underStall>>];
+      const [alone, loaded] = aloneFirst
+        ? [first, second as Awaited<ReturnType<typeof underStall>>]
+        : [second, first as Awaited<ReturnType<typeof underStall>>];
       results.push({ alone: alone.phase, stalled: loaded.phase, sponsorships: loaded.sponsorships, webhookRequests: loaded.webhookRequests });
       const r = results.at(-1)!;
-      console.error(`round ${i + 1}: alone p50 ${r.alone.p50.toFixed(1)} p99 ${r.alone.p99.toFixed(1)} ms (${r.alone.requests}); stalled p50 ${r.stalled.p50.toFixed(1)} p99 ${r.stalled.p99.toFixed(1)} ms (${r.stalled.requests}); sponsorships ${JSON.stringify(r.sponsorships)}, webhook requests ${r.webhookRequests}`);
+      console.error(
+        `round ${i + 1}: alone p50 ${r.alone.p50.toFixed(1)} p99 ${r.alone.p99.toFixed(1)}` +
+          ` ms (${r.alone.requests}` +
+          `); stalled p50 ${r.stalled.p50.toFixed(1)}` +
+          ` p99 ${r.stalled.p99.toFixed(1)}` +
+          ` ms (${r.stalled.requests}` +
+          `); sponsorships ${JSON.stringify(r.sponsorships)}` +
+          `, webhook requests ${r.webhookRequests}`,
+      );
       // A failed /prove answers fast: its time is not a proof's, and the round says nothing.
-      if (r.alone.failed + r.stalled.failed > 0) throw new Error(`round ${i + 1}: ${r.alone.failed + r.stalled.failed} /prove requests failed; the figures would time refusals`);
+      if (r.alone.failed + r.stalled.failed > 0)
+        throw new Error(`round ${i + 1}: ${r.alone.failed + r.stalled.failed} /prove requests failed; the figures would time refusals`);
     }
-    const fig = (xs: number[]): { median: number; min: number; max: number } => ({ median: Math.round(medianOf(xs) * 10) / 10, min: Math.round(Math.min(...xs) * 10) / 10, max: Math.round(Math.max(...xs) * 10) / 10 });
+    const fig = (xs: number[]): { median: number; min: number; max: number } => ({
+      median: Math.round(medianOf(xs) * 10) / 10,
+      min: Math.round(Math.min(...xs) * 10) / 10,
+      max: Math.round(Math.max(...xs) * 10) / 10,
+    });
     const { commit, dirty } = commitInfo();
     const summary = {
       commit: `${commit}${dirty ? '-dirty' : ''}`,

@@ -42,7 +42,10 @@ export function readPinned(path: string, sha256: string, circuit: string, what: 
       }
       const actual = createHash('sha256').update(bytes).digest('hex');
       if (actual !== sha256) {
-        throw new GatewayError('PROVER_KEYS_INVALID', `prover key material for ${circuit} failed its SHA-256 check: ${path} hashes to ${actual}, expected ${sha256}; replace it with the official file`);
+        throw new GatewayError(
+          'PROVER_KEYS_INVALID',
+          `prover key material for ${circuit} failed its SHA-256 check: ${path} hashes to ${actual}, expected ${sha256}; replace it with the official file`,
+        );
       }
       return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     })();

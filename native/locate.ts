@@ -14,7 +14,10 @@ export function locateProofServer(configured: string, cwd: string): string {
     throw new GatewayError('PROVER_BINARY_NOT_FOUND', `the native backend needs ${SETTING}: the path of midnight-proof-server`);
   }
   if (!isAbsolute(configured) && !configured.includes(sep) && !configured.includes('/')) {
-    throw new GatewayError('PROVER_BINARY_NOT_FOUND', `${SETTING} is "${configured}", a bare name; give the path of the binary, e.g. /usr/local/bin/${configured}`);
+    throw new GatewayError(
+      'PROVER_BINARY_NOT_FOUND',
+      `${SETTING} is "${configured}", a bare name; give the path of the binary, e.g. /usr/local/bin/${configured}`,
+    );
   }
   const path = resolve(cwd, configured);
   let isFile: boolean;
@@ -22,9 +25,12 @@ export function locateProofServer(configured: string, cwd: string): string {
     isFile = statSync(path).isFile();
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new GatewayError('PROVER_BINARY_NOT_FOUND', code === 'ENOENT'
-      ? `midnight-proof-server not found at ${path} (${SETTING}); install it there or point the setting at it`
-      : `cannot inspect ${path} (${SETTING}): ${code ?? (err as Error).message}`);
+    throw new GatewayError(
+      'PROVER_BINARY_NOT_FOUND',
+      code === 'ENOENT'
+        ? `midnight-proof-server not found at ${path} (${SETTING}); install it there or point the setting at it`
+        : `cannot inspect ${path} (${SETTING}): ${code ?? (err as Error).message}`,
+    );
   }
   if (!isFile) throw new GatewayError('PROVER_BINARY_NOT_FOUND', `${path} (${SETTING}) is not a file`);
   try {

@@ -106,7 +106,10 @@ export class ProofServerSupervisor extends EventEmitter<SupervisorEvents> {
       onGone(null, null);
     });
     child.once('exit', onGone);
-    for (const [stream, level] of [[child.stdout, 'info'], [child.stderr, 'warn']] as const) {
+    for (const [stream, level] of [
+      [child.stdout, 'info'],
+      [child.stderr, 'warn'],
+    ] as const) {
       if (stream) createInterface({ input: stream }).on('line', (line) => this.#log[level]({ pid: child.pid }, line.slice(0, 2_000)));
     }
     if (child.pid === undefined) return;

@@ -60,7 +60,8 @@ if (ifStale && built && existsSync(STAMP) && readFileSync(STAMP, 'utf8').trim() 
 }
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 // The first build of a clone takes about a minute on two cores, with nothing else on the terminal.
-if (ifStale) console.error(`nightgate: compiling the TypeScript sources into dist/ (${built ? 'sources changed since the last build' : 'first build: about a minute'}) …`);
+if (ifStale)
+  console.error(`nightgate: compiling the TypeScript sources into dist/ (${built ? 'sources changed since the last build' : 'first build: about a minute'}) …`);
 const started = Date.now();
 const run = spawnSync(process.execPath, [tsc, '-b', TSCONFIG], { cwd: ROOT, stdio: 'inherit' });
 if (run.status !== 0) process.exit(run.status ?? 1);

@@ -82,7 +82,9 @@ const DEFAULT_MODULES: readonly Module[] = [mountStats, mountProver, mountSponso
 const WORKERS: WorkerModules = { entry: new URL('../workers/index.js', import.meta.url), tasks: { ...PROVING_TASKS, ...SPONSORSHIP_TASKS } };
 
 export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}): Promise<App> {
-  const logOutput = opts.logOutput ?? (opts.logger ? undefined : new BoundedOutput({ fd: 1, maxBytes: config.log.bufferBytes, maxBytesPerSecond: config.log.maxBytesPerSecond }));
+  const logOutput =
+    opts.logOutput ??
+    (opts.logger ? undefined : new BoundedOutput({ fd: 1, maxBytes: config.log.bufferBytes, maxBytesPerSecond: config.log.maxBytesPerSecond }));
   const logger = opts.logger ?? createLogger(config.log.level, logOutput);
   const clock = opts.clock ?? systemClock;
   const log = logger.child({ module: 'app' });
@@ -103,7 +105,10 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     keys.addRaw(key.raw, 'dev-generated', 'generated');
     devKeyNotice = devKeyBox(key);
     opts.print?.(devKeyNotice);
-    log.warn({ keyId: 'dev-generated', ...(key.file ? { keptIn: key.file } : {}) }, 'no API key configured: using a development key (printed in a box once listening)');
+    log.warn(
+      { keyId: 'dev-generated', ...(key.file ? { keptIn: key.file } : {}) },
+      'no API key configured: using a development key (printed in a box once listening)',
+    );
   }
 
   for (const n of NETWORKS) {
@@ -115,7 +120,12 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   const threadCount = config.server.threads;
   if (threadCount > 1 && !childAppsSupported(uws.uws)) {
     await shared?.close();
-    throw new Error(`server.threads = ${threadCount} needs the uWS 20.57 build (@btc-vision/uwebsockets.js: Node 22 or 24 on glibc ≥ 2.38), which hands connections to other threads; this system loaded ${uws.source}. Set server.threads to 1 (NIGHTGATE_SERVER_THREADS=1) or move to Node 22/24 on such a system`);
+    throw new Error(
+      `server.threads = ${threadCount} needs the uWS 20.57 build (@btc-vision/uwebsockets.js: Node 22 or 24 on glibc ≥ 2.38), ` +
+        `which hands connections to other ` +
+        `threads; this system loaded ${uws.source}` +
+        `. Set server.threads to 1 (NIGHTGATE_SERVER_THREADS=1) or move to Node 22/24 on such a system`,
+    );
   }
   const limiter = threadCount > 1 ? new SharedRateLimitStore(config.rateLimit.algorithm, config.rateLimit.maxEntries) : undefined;
   const store = opts.rateLimitStore ?? shared?.rateLimit ?? new MemoryRateLimitStore(config.rateLimit.algorithm, config.rateLimit.maxEntries);
@@ -127,9 +137,16 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     clock,
     keys,
     trustedProxies: config.server.trustedProxies,
-    authFailures: config.auth.failureLimit > 0
-      ? new AuthThrottle({ limit: config.auth.failureLimit, windowMs: config.auth.failureWindowMs, algorithm: config.rateLimit.algorithm, maxEntries: config.rateLimit.maxEntries, shared: shared?.authFailures })
-      : undefined,
+    authFailures:
+      config.auth.failureLimit > 0
+        ? new AuthThrottle({
+            limit: config.auth.failureLimit,
+            windowMs: config.auth.failureWindowMs,
+            algorithm: config.rateLimit.algorithm,
+            maxEntries: config.rateLimit.maxEntries,
+            shared: shared?.authFailures,
+          })
+        : undefined,
     maxHeaderBytes: config.server.maxHeaderBytes,
     maxHeaders: config.server.maxHeaders,
     requestLog: config.log.requests,
@@ -243,7 +260,12 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
   };
 
   // Computed when first asked for, once every module has mounted its routes.
-  const openapi = (): Record<string, unknown> => openApiDocument(routes, { title: 'nightgate', description: 'Midnight network statistics, proving and DUST sponsorship gateway.' }, { cors: config.server.corsOrigins.length > 0, topics });
+  const openapi = (): Record<string, unknown> =>
+    openApiDocument(
+      routes,
+      { title: 'nightgate', description: 'Midnight network statistics, proving and DUST sponsorship gateway.' },
+      { cors: config.server.corsOrigins.length > 0, topics },
+    );
   context.addRoutes(
     probeRoutes({
       health,
@@ -254,10 +276,11 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     siteRoutes({
       openapi,
       // The networks whose statistics this instance serves (stats/index.ts names them `stats:<network>`).
-      networks: () => NETWORKS.filter((n) => {
-        const c = components.find((x) => x.name === `stats:${n}`);
-        return c !== undefined && c.health().status !== 'disabled';
-      }),
+      networks: () =>
+        NETWORKS.filter((n) => {
+          const c = components.find((x) => x.name === `stats:${n}`);
+          return c !== undefined && c.health().status !== 'disabled';
+        }),
     }),
   );
   try {
@@ -272,7 +295,17 @@ export async function buildApp(config: Readonly<Config>, opts: BuildOptions = {}
     collectServer(metrics, { inFlight: () => server.inFlight, keys: () => keys.counts() });
     for (const collect of FEATURE_METRICS) collect(context);
     if (config.metrics.listen === '') context.addRoutes([metricsRoute(metrics, { allow: config.metrics.allow, keyIds: config.metrics.keyIds })]);
-    else scrapes = metricsListener({ uws: uws.uws, logger: logger.child({ module: 'metrics' }), clock, keys, metrics, listen: config.metrics.listen, maxHeaderBytes: config.server.maxHeaderBytes, maxHeaders: config.server.maxHeaders });
+    else
+      scrapes = metricsListener({
+        uws: uws.uws,
+        logger: logger.child({ module: 'metrics' }),
+        clock,
+        keys,
+        metrics,
+        listen: config.metrics.listen,
+        maxHeaderBytes: config.server.maxHeaderBytes,
+        maxHeaders: config.server.maxHeaders,
+      });
   }
 
   let closing: Promise<void> | undefined;

@@ -53,7 +53,10 @@ async function configDoc(args: string[]): Promise<number> {
     process.stderr.write(`nightgate config-doc: ${file} has no <!-- settings:begin --> and <!-- settings:end --> lines to write between\n`);
     return 1;
   }
-  writeFileSync(file, doc.replace(SETTINGS_MARKERS, () => `<!-- settings:begin -->\n${settingsTable()}\n<!-- settings:end -->`));
+  writeFileSync(
+    file,
+    doc.replace(SETTINGS_MARKERS, () => `<!-- settings:begin -->\n${settingsTable()}\n<!-- settings:end -->`),
+  );
   process.stdout.write(`${file}: settings table written\n`);
   return 0;
 }
@@ -62,7 +65,12 @@ async function run(argv: string[]): Promise<number> {
   const [cmd, sub, ...rest] = argv;
   if (wantsHelp(argv)) {
     const command = commandOf(argv);
-    const text = command === undefined || cmd === '--help' || cmd === '-h' ? allUsage(EXAMPLE_USAGE) : command === 'example-tx' ? `usage: ${EXAMPLE_USAGE}\n` : USAGE[command];
+    const text =
+      command === undefined || cmd === '--help' || cmd === '-h'
+        ? allUsage(EXAMPLE_USAGE)
+        : command === 'example-tx'
+          ? `usage: ${EXAMPLE_USAGE}\n`
+          : USAGE[command];
     process.stdout.write(text);
     return 0;
   }
@@ -83,7 +91,9 @@ async function run(argv: string[]): Promise<number> {
     const name = flag(rest, '--name');
     const record = { id, sha256: sha256Hex(key), ...(name ? { name } : {}) };
     process.stdout.write(
-      `API key (shown once, store it now):\n  ${key}\n\nAdd this to "auth": {"keys": [...]} in the config file (NIGHTGATE_CONFIG):\n  ${JSON.stringify(record)}\n`,
+      `API key (shown once, store it now):\n  ${key}\n\n` +
+        `Add this to "auth": {"keys": [...]} in the config file (NIGHTGATE_CONFIG):\n  ${JSON.stringify(record)}` +
+        `\n`,
     );
     return 0;
   }
@@ -114,7 +124,8 @@ async function run(argv: string[]): Promise<number> {
   return 2;
 }
 
-const EXAMPLE_USAGE = 'nightgate example-tx --network NET --kind unproven|proven|finalized|prove-payload [--ledger 8|9] [--url http://127.0.0.1:8080] > file.bin';
+const EXAMPLE_USAGE =
+  'nightgate example-tx --network NET --kind unproven|proven|finalized|prove-payload [--ledger 8|9] [--url http://127.0.0.1:8080] > file.bin';
 
 async function exampleTx(args: string[]): Promise<number> {
   const { ExampleTxError, exampleTransaction, isExampleKind, parseLedgerFlag } = await import('./cli/example-tx.js');
@@ -170,7 +181,11 @@ async function wallet(sub: string | undefined, args: string[]): Promise<number> 
   const { CliError } = await import('./cli/chain-access.js');
   const parsed = parseWalletArgs(sub, args);
   if ('problem' in parsed) {
-    process.stderr.write(`nightgate wallet: ${parsed.problem}\n${(['address', 'status', 'register', 'fund'] as const).map((s) => USAGE[`wallet ${s}`].split('\n')[0]).join('\n')}\n`);
+    process.stderr.write(
+      `nightgate wallet: ${parsed.problem}\n` +
+        `${(['address', 'status', 'register', 'fund'] as const).map((s) => USAGE[`wallet ${s}`].split('\n')[0]).join('\n')}` +
+        `\n`,
+    );
     return 2;
   }
   try {

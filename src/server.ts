@@ -42,7 +42,7 @@ export async function main(): Promise<void> {
     // Last, on lines of its own: the key a developer needs first is not lost above the start-up log.
     if (app.devKeyNotice) logOutput.write(`${app.devKeyNotice}\n`);
   } catch (err) {
-    const msg = err instanceof UwsLoadError || err instanceof ConfigError || err instanceof ListenError ? err.message : (err as Error).stack ?? String(err);
+    const msg = err instanceof UwsLoadError || err instanceof ConfigError || err instanceof ListenError ? err.message : ((err as Error).stack ?? String(err));
     process.stderr.write(`nightgate: failed to start: ${msg}\n`);
     logger.flush();
     await app?.close().catch(() => undefined);
@@ -73,5 +73,10 @@ export async function main(): Promise<void> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   const reloads = started.metrics?.configReloads;
-  reloader = new ConfigReloader({ config, keys: started.keys, onReload: reloads && ((outcome) => reloads.inc({ outcome })), logger: logger.child({ module: 'config' }) });
+  reloader = new ConfigReloader({
+    config,
+    keys: started.keys,
+    onReload: reloads && ((outcome) => reloads.inc({ outcome })),
+    logger: logger.child({ module: 'config' }),
+  });
 }

@@ -116,7 +116,16 @@ export function parseArgs(argv: readonly string[]): BenchArgs {
     ...(connections !== undefined ? { connections: positive('--connections', connections, true) } : {}),
     ...(rate !== undefined ? { rate: positive('--rate', rate, false) } : {}),
     network,
-    ...(only !== undefined ? { only: new Set(only.split(',').map((s) => s.trim()).filter(Boolean)) } : {}),
+    ...(only !== undefined
+      ? {
+          only: new Set(
+            only
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean),
+          ),
+        }
+      : {}),
     sponsorWallets: sponsors !== undefined ? positive('--sponsor-wallets', sponsors, true) : DEFAULT_SPONSOR_WALLETS,
     devnet: !flags.has('--no-devnet'),
     wrkOnly: flags.has('--wrk-only'),

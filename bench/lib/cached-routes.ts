@@ -16,7 +16,12 @@ export function cachedPath(network: string, route: (typeof CACHED_ROUTES)[number
  * Loads `paths` (in turn, one after the other on every connection) at each connection level;
  * `server` names another nightgate than the target's own (the defaults of the cached summary).
  */
-export async function measureCachedRoutes(ctx: ScenarioContext, scenario: string, paths: readonly string[], server?: { target: string; baseUrl: string; pid: number }): Promise<Measurement[]> {
+export async function measureCachedRoutes(
+  ctx: ScenarioContext,
+  scenario: string,
+  paths: readonly string[],
+  server?: { target: string; baseUrl: string; pid: number },
+): Promise<Measurement[]> {
   const status = await ctx.fixtures.statsReady();
   const notes = status === 503 ? ['statistics still answered 503 (no data from the indexer) after the wait'] : [];
   const requests: RequestSpec[] | undefined = paths.length > 1 ? paths.map((path) => ({ method: 'GET', path })) : undefined;

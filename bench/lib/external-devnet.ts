@@ -41,7 +41,10 @@ export interface ExternalDevnet {
   networks: Record<NetworkName, DevnetNetwork>;
 }
 
-export async function startExternalDevnet(group: ProcessGroup, opts: { sponsorSeeds: readonly string[]; blockTimeMs?: number; retainBlocks?: number }): Promise<ExternalDevnet> {
+export async function startExternalDevnet(
+  group: ProcessGroup,
+  opts: { sponsorSeeds: readonly string[]; blockTimeMs?: number; retainBlocks?: number },
+): Promise<ExternalDevnet> {
   const banner = new DevnetBanner();
   const started = await group.start({
     name: 'devnet',

@@ -24,7 +24,10 @@ export class SharedFixtures {
   }
 
   summary(): Promise<{ fixture: SummaryFixture; file: string }> {
-    return (this.#summary ??= captureSummary(this.#target.baseUrl, this.#target.network).then((fixture) => ({ fixture, file: writeFixture(fixture, this.tempDir) })));
+    return (this.#summary ??= captureSummary(this.#target.baseUrl, this.#target.network).then((fixture) => ({
+      fixture,
+      file: writeFixture(fixture, this.tempDir),
+    })));
   }
 
   proving(): Promise<ProvingPayloads> {

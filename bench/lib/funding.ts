@@ -27,14 +27,25 @@ export interface Funded {
   failures: string[];
 }
 
-export async function fundFromFaucet(faucetUrl: string, watch: ChainWatch, wallets: readonly NightWallet[], star: bigint, timeoutMs: number, log: (line: string) => void): Promise<Funded> {
+export async function fundFromFaucet(
+  faucetUrl: string,
+  watch: ChainWatch,
+  wallets: readonly NightWallet[],
+  star: bigint,
+  timeoutMs: number,
+  log: (line: string) => void,
+): Promise<Funded> {
   const utxos = new Map<number, NightUtxo>();
   const failures: string[] = [];
   // Registered before asking, so a payout in the very next block is not missed.
   const arrivals = wallets.map((w, i) => watch.waitForUtxo(w.bech32).then((u) => void utxos.set(i, u)));
   await eachLimited(wallets, FAUCET_CONCURRENCY, async (w) => {
     try {
-      const r = await request(faucetUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: w.bech32, amount: star.toString() }) });
+      const r = await request(faucetUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ address: w.bech32, amount: star.toString() }),
+      });
       if (r.status !== 202 && r.status !== 200) failures.push(`faucet answered ${r.status} for ${w.bech32}: ${r.body.toString('utf8').slice(0, 200)}`);
     } catch (err) {
       failures.push(`faucet request for ${w.bech32} failed: ${(err as Error).message}`);
@@ -61,7 +72,9 @@ export async function prefunded(wsUrl: string, nightToken: string, wallets: read
   const failures: string[] = [];
   await eachLimited(wallets, INDEXER_CONCURRENCY, async (w, i) => {
     try {
-      const night = (await unspentUtxos(wsUrl, w.bech32)).filter((u) => u.tokenType === nightToken).sort((a, b) => (b.value > a.value ? 1 : b.value < a.value ? -1 : 0));
+      const night = (await unspentUtxos(wsUrl, w.bech32))
+        .filter((u) => u.tokenType === nightToken)
+        .sort((a, b) => (b.value > a.value ? 1 : b.value < a.value ? -1 : 0));
       const best = night[0];
       if (best) utxos.set(i, { value: best.value, intentHash: best.intentHash, outputIndex: best.outputIndex });
       else failures.push(`${w.bech32} holds no NIGHT`);

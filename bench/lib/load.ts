@@ -74,7 +74,11 @@ function options(spec: LoadSpec, durationS: number): Options {
  * autocannon reports its own only at its next one-second sample tick after the run ends, which
  * for a run bounded by a request count (a few seconds) understated throughput by up to a third.
  */
-async function bounded(opts: Options, boundS: number, onResponse?: (status: number, ms: number) => void): Promise<{ durationS: number; errors: number; timeouts: number }> {
+async function bounded(
+  opts: Options,
+  boundS: number,
+  onResponse?: (status: number, ms: number) => void,
+): Promise<{ durationS: number; errors: number; timeouts: number }> {
   const started = performance.now();
   let last = started;
   const instance = autocannon(opts);
@@ -93,7 +97,9 @@ async function bounded(opts: Options, boundS: number, onResponse?: (status: numb
 
 /** What wrk can do here: load one URL with GETs, as fast as it can. */
 function wrkRefusal(spec: LoadSpec): string | undefined {
-  const extra = (['amount', 'method', 'headers', 'body', 'requests', 'rate', 'pipelining'] as const).filter((k) => spec[k] !== undefined && !(k === 'method' && spec.method === 'GET') && !(k === 'pipelining' && spec.pipelining === 1));
+  const extra = (['amount', 'method', 'headers', 'body', 'requests', 'rate', 'pipelining'] as const).filter(
+    (k) => spec[k] !== undefined && !(k === 'method' && spec.method === 'GET') && !(k === 'pipelining' && spec.pipelining === 1),
+  );
   return extra.length ? `wrk runs here only plain GETs of one URL; this run also asks for ${extra.join(', ')}` : undefined;
 }
 
@@ -165,7 +171,8 @@ export async function runLoad(spec: LoadSpec): Promise<LoadFigures> {
   // Over the time between the two readings (a run bounded by a request count resolves up to a
   // second after its last response), in % of one core: µs ÷ (ms × 10).
   const backgroundMs = performance.now() - backgroundFrom;
-  const backgroundCorePct = background0 !== undefined && background1 !== undefined && backgroundMs > 0 ? (background1 - background0) / (backgroundMs * 10) : undefined;
+  const backgroundCorePct =
+    background0 !== undefined && background1 !== undefined && backgroundMs > 0 ? (background1 - background0) / (backgroundMs * 10) : undefined;
 
   return {
     connections: spec.connections,

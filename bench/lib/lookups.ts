@@ -45,11 +45,16 @@ export async function measureLookup(ctx: ScenarioContext, spec: LookupSpec): Pro
   // Requests in flight reorder the walk a little: a key comes back while still cached only when a
   // network has barely more keys than its cache holds.
   const fewest = Math.min(...keys.networks.map((n) => spec.values(n).length));
-  if (ctx.target.kind === 'local' && fewest <= 2 * LOCAL_LOOKUP_CACHE_SIZE) notes.push(`a network has only ${fewest} keys for a ${LOCAL_LOOKUP_CACHE_SIZE}-entry lookup cache: the cold run is partly warm`);
+  if (ctx.target.kind === 'local' && fewest <= 2 * LOCAL_LOOKUP_CACHE_SIZE)
+    notes.push(`a network has only ${fewest} keys for a ${LOCAL_LOOKUP_CACHE_SIZE}-entry lookup cache: the cold run is partly warm`);
   if (ctx.target.kind === 'remote') notes.push("the deployment's cache size is unknown: cold runs turn warm once every key is cached");
 
   let next = 0;
-  const common = { connections: ctx.settings.connections, durationS: ctx.settings.shortDurationS, ...(ctx.target.pid !== undefined ? { pid: ctx.target.pid } : {}) };
+  const common = {
+    connections: ctx.settings.connections,
+    durationS: ctx.settings.shortDurationS,
+    ...(ctx.target.pid !== undefined ? { pid: ctx.target.pid } : {}),
+  };
   const coldRun = await ctx.measure(
     { scenario: spec.scenario, variant: 'cold', target: 'nightgate', notes },
     {
@@ -67,6 +72,9 @@ export async function measureLookup(ctx: ScenarioContext, spec: LookupSpec): Pro
       ],
     },
   );
-  const warmRun = await ctx.measure({ scenario: spec.scenario, variant: 'warm', target: 'nightgate', notes: [`key ${warm}`] }, { ...common, url: `${ctx.target.baseUrl}${warm}` });
+  const warmRun = await ctx.measure(
+    { scenario: spec.scenario, variant: 'warm', target: 'nightgate', notes: [`key ${warm}`] },
+    { ...common, url: `${ctx.target.baseUrl}${warm}` },
+  );
   return [coldRun, warmRun];
 }

@@ -1,6 +1,7 @@
 /**
  * The micro-benchmarks that live beside the scenarios — `bench/allocator.ts` (DUST UTXO allocator),
- * `bench/timer-wheel.ts` and `bench/compression.ts` (bytes and cost of the compressed forms) — each exporting `run(options)` that resolves to its figures. They are
+ * `bench/timer-wheel.ts` and `bench/compression.ts` (bytes and cost of the compressed forms) — each exporting `run(options)` that resolves to its figures. They
+ * are
  * imported at run time so the harness works before they exist: a missing or failing one becomes a
  * "not available" row, never a failed run. They run in this process after every server has stopped.
  */

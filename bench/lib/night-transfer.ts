@@ -5,7 +5,15 @@
  * (LEDGER.md: ≈ 85 MB and 100 ms per load).
  */
 import { randomBytes } from 'node:crypto';
-import { DEFAULT_ERA, ledger as ledgerOf, signOffer, type Era, type L as Ledger, type Ledger as LedgerPackage, encodeUnshieldedAddress } from '../../src/infra/ledger/index.js';
+import {
+  DEFAULT_ERA,
+  ledger as ledgerOf,
+  signOffer,
+  type Era,
+  type L as Ledger,
+  type Ledger as LedgerPackage,
+  encodeUnshieldedAddress,
+} from '../../src/infra/ledger/index.js';
 
 /** An era's ledger package and the era it is (signatures are wrapped in ledger 9). */
 export type LedgerModule = LedgerPackage & { readonly era: Era };
@@ -56,7 +64,15 @@ export function freshWallet(L: LedgerModule, networkId: string): NightWallet {
  * transfer spends), signed, unproven: the body of `/prove-and-balance`. Distinct amounts give
  * distinct bytes (the server answers the same bytes once).
  */
-export function unprovenTransfer(L: LedgerModule, wallet: NightWallet, utxo: NightUtxo, to: Ledger.UserAddress, amount: bigint, networkId: string, ttlMs: number): Uint8Array {
+export function unprovenTransfer(
+  L: LedgerModule,
+  wallet: NightWallet,
+  utxo: NightUtxo,
+  to: Ledger.UserAddress,
+  amount: bigint,
+  networkId: string,
+  ttlMs: number,
+): Uint8Array {
   if (utxo.value <= amount) throw new Error(`the UTXO holds ${utxo.value} STAR, not more than the ${amount} to send`);
   const night = L.nativeToken().raw;
   const intent = L.Intent.new(new Date(Math.floor((Date.now() + ttlMs) / 1000) * 1000));

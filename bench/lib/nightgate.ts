@@ -95,7 +95,12 @@ export function profileInto(dir: string | undefined): void {
   profileDir = dir;
 }
 
-export function startNightgate(group: ProcessGroup, name: string, env: Record<string, string>, opts: { probe: boolean; nodeFlags?: readonly string[] }): Promise<Started> {
+export function startNightgate(
+  group: ProcessGroup,
+  name: string,
+  env: Record<string, string>,
+  opts: { probe: boolean; nodeFlags?: readonly string[] },
+): Promise<Started> {
   const nodeFlags = [...(profileDir !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...(opts.nodeFlags ?? [])];
   return group.start({
     ...(nodeFlags.length > 0 ? { nodeFlags } : {}),

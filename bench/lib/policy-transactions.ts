@@ -108,7 +108,8 @@ export function setUpEra(era: Era): EraSetup {
       const userFee = BigInt(e.userFee ?? '0');
       if (userFee > fee) fee = userFee;
       const want = kind === 'call' ? [{ address: contract, entryPoint: COUNTER_ENTRY_POINT }] : [];
-      if (JSON.stringify(e.calls) !== JSON.stringify(want) || e.owners.length !== 1 || !e.unshielded) throw new Error(`unexpected effects of the ${kind}: ${JSON.stringify(e)}`);
+      if (JSON.stringify(e.calls) !== JSON.stringify(want) || e.owners.length !== 1 || !e.unshielded)
+        throw new Error(`unexpected effects of the ${kind}: ${JSON.stringify(e)}`);
     }
   }
   release(params);

@@ -28,7 +28,9 @@ export async function measureCacheHits(ctx: ScenarioContext, scenario: string, p
     first = await request(url, { method: 'POST', headers, body, timeoutMs: PREFLIGHT_TIMEOUT_MS });
     second = await request(url, { method: 'POST', headers, body, timeoutMs: PREFLIGHT_TIMEOUT_MS });
   } catch (err) {
-    return [{ scenario, variant: 'hit', target: 'nightgate', skipped: `pre-flight POST ${path}: ${(err as Error).message} (limit ${PREFLIGHT_TIMEOUT_MS / 1000} s)` }];
+    return [
+      { scenario, variant: 'hit', target: 'nightgate', skipped: `pre-flight POST ${path}: ${(err as Error).message} (limit ${PREFLIGHT_TIMEOUT_MS / 1000} s)` },
+    ];
   }
   const cache = (r: typeof first): string => `${r.status} X-Cache ${r.headers.get('x-cache') ?? '-'}`;
   const notes = [`${body.length}-byte body; pre-flight: ${cache(first)}, then ${cache(second)}`];

@@ -32,16 +32,28 @@ export const SCENARIO_LIMITS: Readonly<Record<string, ScenarioLimits>> = {
   'cached-mix': { routes: 'public', on503: NOT_READY },
   'lookup-block': { routes: 'public', on503: NOT_READY },
   'lookup-transaction': { routes: 'public', on503: NOT_READY },
-  'lookup-search': { routes: 'public', on503: `INDEXER_BUSY: every address stream to the indexer is in use (\`stats.maxAddressStreams\`, \`NIGHTGATE_STATS_MAX_ADDRESS_STREAMS\`), or ${NOT_READY}` },
+  'lookup-search': {
+    routes: 'public',
+    on503:
+      `INDEXER_BUSY: every address stream to the indexer is in use (\`stats.maxAddressStreams\`, ` +
+      `\`NIGHTGATE_STATS_MAX_ADDRESS_STREAMS\`), or ${NOT_READY}`,
+  },
   'prove-cache-hit': { routes: 'keyed', on503: PROVER_QUEUE },
   'verify-cache-hit': { routes: 'keyed', on503: PROVER_QUEUE },
-  'upstream-prove': { routes: 'keyed', on503: 'QUEUE_FULL: every connection to the proof server is busy and calls wait, or PROVER_BUSY: the proof server itself answered busy' },
+  'upstream-prove': {
+    routes: 'keyed',
+    on503: 'QUEUE_FULL: every connection to the proof server is busy and calls wait, or PROVER_BUSY: the proof server itself answered busy',
+  },
   'balance-only': { routes: 'keyed', on503: SPONSORSHIP_503, on429: SPONSORSHIP_429 },
   'prove-and-balance': { routes: 'keyed', on503: SPONSORSHIP_503, on429: SPONSORSHIP_429 },
 };
 
-const PUBLIC_429 = "the per-IP limit of the public routes: raise the target's `rateLimit.publicLimit` (`NIGHTGATE_PUBLIC_RATE_LIMIT`, requests per `rateLimit.windowMs` per client IP)";
-const KEYED_429 = "the per-key limit: raise the target's `rateLimit.limit` (`NIGHTGATE_RATE_LIMIT`, requests per `rateLimit.windowMs` per API key) or the key's own `rateLimit` in `auth.keys`";
+const PUBLIC_429 =
+  "the per-IP limit of the public routes: raise the target's `rateLimit.publicLimit` (`NIGHTGATE_PUBLIC_RATE_LIMIT`, " +
+  'requests per `rateLimit.windowMs` per client IP)';
+const KEYED_429 =
+  "the per-key limit: raise the target's `rateLimit.limit` (`NIGHTGATE_RATE_LIMIT`, requests per `rateLimit.windowMs` per " +
+  "API key) or the key's own `rateLimit` in `auth.keys`";
 
 export interface Refused {
   scenario: string;
@@ -69,7 +81,8 @@ export function refusedScenarios(ms: readonly Measurement[]): Refused[] {
   const out: Refused[] = [];
   for (const [scenario, s] of by) {
     const refused = [...s.statuses.values()].reduce((a, b) => a + b, 0);
-    if (s.answers > 0 && refused / s.answers > REFUSED_SHARE) out.push({ scenario, answers: s.answers, refused, statuses: [...s.statuses].sort((a, b) => b[1] - a[1]) });
+    if (s.answers > 0 && refused / s.answers > REFUSED_SHARE)
+      out.push({ scenario, answers: s.answers, refused, statuses: [...s.statuses].sort((a, b) => b[1] - a[1]) });
   }
   return out;
 }

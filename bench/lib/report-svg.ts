@@ -27,7 +27,8 @@ const AXIS = 40;
 const PLOT_TOP = 36;
 
 const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-const short = (v: number): string => (v >= 1e6 ? `${(v / 1e6).toFixed(1)}M` : v >= 1e4 ? `${Math.round(v / 1e3)}k` : v >= 100 ? String(Math.round(v)) : v.toFixed(v >= 10 ? 1 : 2));
+const short = (v: number): string =>
+  v >= 1e6 ? `${(v / 1e6).toFixed(1)}M` : v >= 1e4 ? `${Math.round(v / 1e3)}k` : v >= 100 ? String(Math.round(v)) : v.toFixed(v >= 10 ? 1 : 2);
 
 /** A round axis maximum at or above `v`: 1, 2 or 5 times a power of ten. */
 function niceMax(v: number): number {
@@ -56,7 +57,10 @@ function panel(title: string, y0: number, levels: Group[], value: (m: Measuremen
   const parts = [`<text x="${LEFT}" y="${y0 + 16}" class="title">${esc(title)}</text>`];
   for (let i = 0; i <= 4; i++) {
     const y = y0 + PLOT_TOP + plotH - (plotH * i) / 4;
-    parts.push(`<line x1="${LEFT}" x2="${WIDTH - RIGHT}" y1="${y}" y2="${y}" class="grid"/>`, `<text x="${LEFT - 8}" y="${y + 4}" class="tick" text-anchor="end">${short((max * i) / 4)}</text>`);
+    parts.push(
+      `<line x1="${LEFT}" x2="${WIDTH - RIGHT}" y1="${y}" y2="${y}" class="grid"/>`,
+      `<text x="${LEFT - 8}" y="${y + 4}" class="tick" text-anchor="end">${short((max * i) / 4)}</text>`,
+    );
   }
   const groupW = plotW / Math.max(1, levels.length);
   const barW = Math.min(48, (groupW * 0.8) / SERIES.length);
@@ -71,7 +75,11 @@ function panel(title: string, y0: number, levels: Group[], value: (m: Measuremen
       const x = gx + si * barW;
       const y = y0 + PLOT_TOP + plotH - h;
       parts.push(
-        `<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${(barW - 3).toFixed(1)}" height="${h.toFixed(1)}" fill="${s.color}"><title>${esc(`${s.label}, ${g.label}: ${short(v)}`)}</title></rect>`,
+        `<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${(barW - 3).toFixed(1)}` +
+          `" height="${h.toFixed(1)}` +
+          `" fill="${s.color}` +
+          `"><title>${esc(`${s.label}` + `, ${g.label}` + `: ${short(v)}`)}` +
+          `</title></rect>`,
         `<text x="${(x + (barW - 3) / 2).toFixed(1)}" y="${(y - 4).toFixed(1)}" class="value" text-anchor="middle">${short(v)}</text>`,
       );
     });
@@ -96,6 +104,13 @@ export function renderSvg(r: BenchResults): string {
     const x = LEFT + (i * (WIDTH - LEFT - RIGHT)) / SERIES.length;
     return `<rect x="${x}" y="34" width="12" height="12" fill="${s.color}"/><text x="${x + 18}" y="44" class="tick">${esc(s.label)}</text>`;
   }).join('\n');
+  const panels =
+    levels.length === 0
+      ? `<text x="${LEFT}" y="${TOP + 40}" class="tick">no cached-route or baseline runs in this result</text>`
+      : [
+          panel('Throughput (requests/s, higher is better)', TOP, levels, (m) => m.load?.rps ?? 0, rows),
+          panel('p99 latency (ms, lower is better)', TOP + PANEL, levels, (m) => m.load?.latencyMs.p99 ?? 0, rows),
+        ].join('\n');
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="system-ui, sans-serif">
 <style>
   .title { font-size: 15px; font-weight: 600; fill: #111827; }
@@ -104,9 +119,16 @@ export function renderSvg(r: BenchResults): string {
   .grid { stroke: #e5e7eb; stroke-width: 1; }
 </style>
 <rect width="100%" height="100%" fill="#ffffff"/>
-<text x="${LEFT}" y="20" class="title">${esc(`nightgate ${r.run.commit}${r.run.dirty ? '+' : ''} · ${r.run.machine.cores} cores · ${runScope(r).label} · ${r.run.startedAt.slice(0, 16)}Z`)}</text>
+<text x="${LEFT}" y="20" class="title">${esc(
+    `nightgate ${r.run.commit}` +
+      `${r.run.dirty ? '+' : ''}` +
+      ` · ${r.run.machine.cores}` +
+      ` cores · ${runScope(r).label}` +
+      ` · ${r.run.startedAt.slice(0, 16)}` +
+      `Z`,
+  )}</text>
 ${legend}
-${levels.length === 0 ? `<text x="${LEFT}" y="${TOP + 40}" class="tick">no cached-route or baseline runs in this result</text>` : [panel('Throughput (requests/s, higher is better)', TOP, levels, (m) => m.load?.rps ?? 0, rows), panel('p99 latency (ms, lower is better)', TOP + PANEL, levels, (m) => m.load?.latencyMs.p99 ?? 0, rows)].join('\n')}
+${panels}
 </svg>
 `;
 }

@@ -23,7 +23,10 @@ export function readResults(file: string): BenchResults {
 /** Result files in bench/results, oldest first (their names start with the UTC time). */
 export function listResults(): string[] {
   try {
-    return readdirSync(RESULTS_DIR).filter((f) => RESULT_FILE.test(f)).sort().map((f) => join(RESULTS_DIR, f));
+    return readdirSync(RESULTS_DIR)
+      .filter((f) => RESULT_FILE.test(f))
+      .sort()
+      .map((f) => join(RESULTS_DIR, f));
   } catch {
     return [];
   }

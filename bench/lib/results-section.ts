@@ -74,7 +74,7 @@ export function writeSustainedSection(path: string, run: { era: Era; section: st
   const report = existsSync(path) ? readFileSync(path, 'utf8') : '# nightgate benchmark results\n';
   const old = sustainedBlock(report);
   const eras = ERA_ORDER.map((era) => {
-    const text = era === run.era ? run.section.trim() : eraSection(old, era) ?? `${eraHeading(era)}\n\nNo current run is recorded.`;
+    const text = era === run.era ? run.section.trim() : (eraSection(old, era) ?? `${eraHeading(era)}\n\nNo current run is recorded.`);
     return `${eraBegin(era)}\n${text}\n${eraEnd(era)}`;
   });
   const block = [BEGIN, SUSTAINED_HEADING, '', run.intro.trim(), '', eras.join('\n\n'), END].join('\n');

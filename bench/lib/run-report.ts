@@ -33,6 +33,7 @@ export function logOutcome(results: BenchResults, files: readonly string[], log:
   for (const r of refused) log(`! ${refusalWarning(r)}`);
   log(`\n${describeScope(runScope(results))}`);
   log('\nTargets:');
-  for (const t of results.targets) log(`  ${t.verdict === 'pass' ? '✅' : t.verdict === 'fail' ? '❌' : '– '} ${t.name}: ${t.measured} (${t.threshold})${t.note ? ` — ${t.note}` : ''}`);
+  for (const t of results.targets)
+    log(`  ${t.verdict === 'pass' ? '✅' : t.verdict === 'fail' ? '❌' : '– '} ${t.name}: ${t.measured} (${t.threshold})${t.note ? ` — ${t.note}` : ''}`);
   log(`\nwrote ${files.map((f) => relative(process.cwd(), f)).join(', ')}`);
 }

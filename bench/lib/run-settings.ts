@@ -25,7 +25,7 @@ export function settingsFor(args: BenchArgs): RunSettings {
     // Against a deployment every run is as long as the operator said: no repeats.
     targetRounds: args.url ? 1 : base.targetRounds,
     pipelinedRoundDepth: args.url ? 0 : base.pipelinedRoundDepth,
-    wrkRounds: args.url ? 0 : args.rounds ?? base.wrkRounds,
+    wrkRounds: args.url ? 0 : (args.rounds ?? base.wrkRounds),
   };
 }
 

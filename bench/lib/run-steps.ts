@@ -33,7 +33,11 @@ function finishLine(ms: readonly Measurement[]): string {
 }
 
 async function runScenario(run: StepsRun, s: Scenario, c: ScenarioContext, label: string): Promise<void> {
-  const { ctx: { target, log }, servers, measurements } = run;
+  const {
+    ctx: { target, log },
+    servers,
+    measurements,
+  } = run;
   if (s.ownServer) await servers.stop(target);
   log(`▶ ${label}: ${s.title}`);
   const t0 = performance.now();
@@ -96,7 +100,14 @@ async function runInterleaved(run: StepsRun, chosen: readonly Scenario[]): Promi
   for (let round = 1; round <= settings.wrkRounds; round++) {
     // A run that failed is named for its round too, so the wrk targets can say why.
     // Every other round the other order, so what the order does falls on both sides.
-    for (const s of round % 2 === 0 ? [...chosen].reverse() : chosen) await runOne(run, s, viaWrk, `${s.id} c=${level} ${WRK} round ${round}`, (m) => `${m.skipped ? `c=${level}` : m.variant} ${WRK}${round > 1 ? ` ${ROUND} ${round}` : ''}`);
+    for (const s of round % 2 === 0 ? [...chosen].reverse() : chosen)
+      await runOne(
+        run,
+        s,
+        viaWrk,
+        `${s.id} c=${level} ${WRK} round ${round}`,
+        (m) => `${m.skipped ? `c=${level}` : m.variant} ${WRK}${round > 1 ? ` ${ROUND} ${round}` : ''}`,
+      );
   }
 }
 
@@ -129,12 +140,24 @@ export function peakRssUnderLoad(ms: readonly Measurement[]): Measurement | unde
     if (m.target !== 'nightgate' || m.scenario === 'upstream-prove' || isPipelined(m) || rss === undefined) continue;
     if (!peak || rss > (peak.load?.rssMaxMiB ?? 0)) peak = m;
   }
-  return peak && { scenario: 'process-under-load', variant: 'peak', target: 'process', figures: { peakRssMiB: peak.load?.rssMaxMiB ?? null, during: `${peak.scenario} ${peak.variant}` } };
+  return (
+    peak && {
+      scenario: 'process-under-load',
+      variant: 'peak',
+      target: 'process',
+      figures: { peakRssMiB: peak.load?.rssMaxMiB ?? null, during: `${peak.scenario} ${peak.variant}` },
+    }
+  );
 }
 
 /** The micro-benchmarks, on this machine only: against a deployment, skipped rows. */
 export async function runMicros(run: StepsRun): Promise<void> {
-  const { args, settings, ctx: { target, processes, log }, measurements } = run;
+  const {
+    args,
+    settings,
+    ctx: { target, processes, log },
+    measurements,
+  } = run;
   if (target.kind === 'local') {
     // Single-thread figures need a quiet machine: scenarios may leave servers of their own
     // (devnets producing blocks) running until the end: 3.18 M allocator pairs/s in a full run
@@ -149,7 +172,8 @@ export async function runMicros(run: StepsRun): Promise<void> {
     }
   } else {
     for (const id of MICRO_BENCHES) {
-      if (!args.only || args.only.has(`micro-${id}`)) measurements.push({ scenario: `micro-${id}`, variant: '–', target: '–', skipped: 'measures this machine, not the target (not run against --url)' });
+      if (!args.only || args.only.has(`micro-${id}`))
+        measurements.push({ scenario: `micro-${id}`, variant: '–', target: '–', skipped: 'measures this machine, not the target (not run against --url)' });
     }
   }
 }

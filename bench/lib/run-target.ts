@@ -49,7 +49,11 @@ export class LocalServers {
 async function devnetFromHealth(baseUrl: string, apiKey: string | undefined): Promise<Map<string, DevnetNetwork>> {
   const out = new Map<string, DevnetNetwork>();
   const { json } = await getJson(`${baseUrl}/health`, 10_000, apiKey ? { 'x-api-key': apiKey } : undefined).catch(() => ({ json: undefined }));
-  const components = (json as { components?: { devnet?: { networks?: Record<string, Partial<DevnetNetwork>> }; ledger?: { networks?: Record<string, { era?: unknown }> } } } | undefined)?.components;
+  const components = (
+    json as
+      | { components?: { devnet?: { networks?: Record<string, Partial<DevnetNetwork>> }; ledger?: { networks?: Record<string, { era?: unknown }> } } }
+      | undefined
+  )?.components;
   const networks = components?.devnet?.networks ?? {};
   for (const [name, n] of Object.entries(networks)) {
     if (typeof n.graphqlUrl === 'string' && typeof n.graphqlWsUrl === 'string' && typeof n.networkId === 'string') {
@@ -74,14 +78,22 @@ async function startLocal(group: ProcessGroup, args: BenchArgs, apiKey: string, 
     NIGHTGATE_PROVER_THREADS: String(PROVER_THREADS),
     NIGHTGATE_DUST_WALLET_SEEDS: sponsorSeeds(args.sponsorWallets).join(','),
   };
-  const shown = (e: Record<string, string>): Record<string, string> => ({ ...e, NIGHTGATE_API_KEYS: '<bench key>', NIGHTGATE_DUST_WALLET_SEEDS: `<${args.sponsorWallets} bench seeds>` });
+  const shown = (e: Record<string, string>): Record<string, string> => ({
+    ...e,
+    NIGHTGATE_API_KEYS: '<bench key>',
+    NIGHTGATE_DUST_WALLET_SEEDS: `<${args.sponsorWallets} bench seeds>`,
+  });
   const noDevnet = async (): Promise<Record<string, string>> => {
     const port = await closedPort();
     return { ...env, ...withoutDevnet(port, `http://127.0.0.1:${port}`) };
   };
   if (!args.devnet) {
     const e = await noDevnet();
-    return { server: await startNightgate(group, 'nightgate', e, { probe: true }), settings: shown(e), notes: ['--no-devnet: no embedded devnet; lookups and sponsorship are not measurable'] };
+    return {
+      server: await startNightgate(group, 'nightgate', e, { probe: true }),
+      settings: shown(e),
+      notes: ['--no-devnet: no embedded devnet; lookups and sponsorship are not measurable'],
+    };
   }
   try {
     return { server: await startNightgate(group, 'nightgate', env, { probe: true }), settings: shown(env), notes: [] };
@@ -93,7 +105,10 @@ async function startLocal(group: ProcessGroup, args: BenchArgs, apiKey: string, 
     return {
       server: await startNightgate(group, 'nightgate', e, { probe: true }),
       settings: shown(e),
-      notes: [`FALLBACK: the server could not start with its embedded devnet (${reason}); it ran without devnet, so lookups, sponsorship and block-production figures are not measured`],
+      notes: [
+        `FALLBACK: the server could not start with its embedded devnet (${reason}` +
+          `); it ran without devnet, so lookups, sponsorship and block-production figures are not measured`,
+      ],
     };
   }
 }
@@ -104,7 +119,13 @@ async function startLocal(group: ProcessGroup, args: BenchArgs, apiKey: string, 
  * log on, per-IP limit on, raised so nothing is refused), or with `tuned` the bench's tuned
  * settings (access log off). Undefined, with a note, when there is no devnet to read.
  */
-async function startApart(group: ProcessGroup, apiKey: string, devnet: ReadonlyMap<string, DevnetNetwork>, notes: string[], tuned = false): Promise<{ started: Started; settings: Record<string, string> } | undefined> {
+async function startApart(
+  group: ProcessGroup,
+  apiKey: string,
+  devnet: ReadonlyMap<string, DevnetNetwork>,
+  notes: string[],
+  tuned = false,
+): Promise<{ started: Started; settings: Record<string, string> } | undefined> {
   if (devnet.size === 0) {
     notes.push(`no devnet to read: the ${tuned ? 'tuned' : 'defaults'} configuration was not measured apart`);
     return undefined;
@@ -114,12 +135,17 @@ async function startApart(group: ProcessGroup, apiKey: string, devnet: ReadonlyM
   const prover = `http://127.0.0.1:${await closedPort()}`;
   for (const n of devnet.values()) {
     const N = n.name.toUpperCase();
-    Object.assign(env, { [`NIGHTGATE_${N}_INDEXER`]: n.graphqlUrl, [`NIGHTGATE_${N}_INDEXER_WS`]: n.graphqlWsUrl, [`NIGHTGATE_${N}_PROVER`]: 'upstream', [`NIGHTGATE_${N}_PROVER_URL`]: prover });
+    Object.assign(env, {
+      [`NIGHTGATE_${N}_INDEXER`]: n.graphqlUrl,
+      [`NIGHTGATE_${N}_INDEXER_WS`]: n.graphqlWsUrl,
+      [`NIGHTGATE_${N}_PROVER`]: 'upstream',
+      [`NIGHTGATE_${N}_PROVER_URL`]: prover,
+    });
   }
   const started = await startNightgate(group, tuned ? 'nightgate-tuned' : 'nightgate-defaults', env, { probe: false });
   // Its follower reads the devnet over the network: wait (bounded) for its first summary.
   const url = `http://127.0.0.1:${started.port}/api/v1/preview/summary`;
-  for (const t0 = Date.now(); Date.now() - t0 < 60_000;) {
+  for (const t0 = Date.now(); Date.now() - t0 < 60_000; ) {
     const { status } = await getJson(url, 5000).catch(() => ({ status: 0 }));
     if (status === 200) break;
     await new Promise((r) => setTimeout(r, 250));
@@ -141,7 +167,13 @@ export async function openTarget(group: ProcessGroup, args: BenchArgs, notes: st
   if (args.url) {
     const health = await getJson(`${args.url}/health`).catch((err: Error) => ({ status: 0, json: err.message }));
     if (health.status === 0) throw new Error(`cannot reach ${args.url}/health: ${String(health.json)}`);
-    const target: Target = { kind: 'remote', baseUrl: args.url, ...(args.key ? { apiKey: args.key } : {}), network: args.network, devnet: await devnetFromHealth(args.url, args.key) };
+    const target: Target = {
+      kind: 'remote',
+      baseUrl: args.url,
+      ...(args.key ? { apiKey: args.key } : {}),
+      network: args.network,
+      devnet: await devnetFromHealth(args.url, args.key),
+    };
     log(`target: ${args.url} (deployment)`);
     return { target, servers, settings: {} };
   }
@@ -164,14 +196,23 @@ export async function openTarget(group: ProcessGroup, args: BenchArgs, notes: st
     ...(devnet.size > 0 ? { sponsorWallets: args.sponsorWallets } : {}),
     proverThreads: PROVER_THREADS,
   };
-  log(`✓ nightgate pid ${main.pid} on port ${main.port} in ${((performance.now() - t0) / 1000).toFixed(1)} s; devnet networks: ${[...devnet.keys()].join(', ') || 'none'}`);
+  log(
+    `✓ nightgate pid ${main.pid} on port ${main.port} in ${((performance.now() - t0) / 1000).toFixed(1)}` +
+      ` s; devnet networks: ${[...devnet.keys()].join(', ') || 'none'}`,
+  );
   if (!args.only || args.only.has('cached-summary')) {
     log('▶ starting nightgate on the tuned settings apart from the devnets, reading them …');
     const tuned = await startApart(group, apiKey, devnet, notes, true);
     if (tuned) {
       target.tuned = { baseUrl: `http://127.0.0.1:${tuned.started.port}`, pid: tuned.started.pid };
       servers.tuned = tuned.started;
-      notes.push(`the \`nightgate\` rows of the cached summary: a nightgate on the tuned settings apart from the one hosting the devnets and the DUST sync (whose CPU every server here shares), reading its devnets as its indexers, as the defaults server does; settings: ${Object.entries(tuned.settings).map(([k, v]) => `\`${k}=${v}\``).join(', ')}`);
+      notes.push(
+        `the \`nightgate\` rows of the cached summary: a nightgate on the tuned settings apart from the one hosting the devnets ` +
+          `and the DUST sync (whose CPU every server here shares), reading its devnets as its indexers, as the defaults server ` +
+          `does; settings: ${Object.entries(tuned.settings)
+            .map(([k, v]) => `\`${k}=${v}\``)
+            .join(', ')}`,
+      );
       log(`✓ nightgate (tuned, apart) pid ${tuned.started.pid} on port ${tuned.started.port}`);
     }
     log('▶ starting nightgate on the defaults (access log on), reading the devnets above …');
@@ -179,7 +220,13 @@ export async function openTarget(group: ProcessGroup, args: BenchArgs, notes: st
     if (d) {
       target.defaults = { baseUrl: `http://127.0.0.1:${d.started.port}`, pid: d.started.pid };
       servers.defaults = d.started;
-      notes.push(`the \`nightgate, defaults\` rows: a second nightgate on the shipped defaults (access log \`all\` to a pipe the runner drains, per-IP limit on) but for the limits raised so nothing is refused, reading the first one's devnets as its indexers; settings: ${Object.entries(d.settings).map(([k, v]) => `\`${k}=${v}\``).join(', ')}`);
+      notes.push(
+        `the \`nightgate, defaults\` rows: a second nightgate on the shipped defaults (access log \`all\` to a pipe the runner ` +
+          `drains, per-IP limit on) but for the limits raised so nothing is refused, reading the first one's devnets as its ` +
+          `indexers; settings: ${Object.entries(d.settings)
+            .map(([k, v]) => `\`${k}=${v}\``)
+            .join(', ')}`,
+      );
       log(`✓ nightgate (defaults) pid ${d.started.pid} on port ${d.started.port}`);
     }
   }

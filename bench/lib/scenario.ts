@@ -51,7 +51,10 @@ export interface ScenarioContext {
    * `background`: report the CPU of the local nightgate's other threads during the run (runs of
    * the cached routes and their baselines; on proving runs those threads do the measured work).
    */
-  measure(row: { scenario: string; variant: string; target: string; notes?: string[] }, spec: Omit<LoadSpec, 'rate' | 'warmupS' | 'backgroundPid'> & { warmup?: boolean; background?: boolean }): Promise<Measurement>;
+  measure(
+    row: { scenario: string; variant: string; target: string; notes?: string[] },
+    spec: Omit<LoadSpec, 'rate' | 'warmupS' | 'backgroundPid'> & { warmup?: boolean; background?: boolean },
+  ): Promise<Measurement>;
 }
 
 export interface Scenario {
@@ -69,10 +72,21 @@ const fmt = (n: number, digits = 2): string => n.toLocaleString('en-US', { maxim
 /** The headline of a load run: `41,234 req/s · p50 1.20 ms · p99 3.10 ms · 200×41234`. */
 export function headline(m: Measurement): string {
   if (m.skipped) return `skipped: ${m.skipped}`;
-  if (!m.load) return Object.entries(m.figures ?? {}).slice(0, 4).map(([k, v]) => `${k} ${typeof v === 'number' ? fmt(v) : String(v)}`).join(' · ');
+  if (!m.load)
+    return Object.entries(m.figures ?? {})
+      .slice(0, 4)
+      .map(([k, v]) => `${k} ${typeof v === 'number' ? fmt(v) : String(v)}`)
+      .join(' · ');
   const l = m.load;
-  const codes = Object.entries(l.status).map(([c, n]) => `${c}×${n}`).join(' ');
-  return `${fmt(l.rps, 0)} req/s · p50 ${fmt(l.latencyMs.p50)} ms · p99 ${fmt(l.latencyMs.p99)} ms · ${codes || 'no responses'}${l.errors ? ` · ${l.errors} errors` : ''}`;
+  const codes = Object.entries(l.status)
+    .map(([c, n]) => `${c}×${n}`)
+    .join(' ');
+  return (
+    `${fmt(l.rps, 0)} req/s · p50 ${fmt(l.latencyMs.p50)}` +
+    ` ms · p99 ${fmt(l.latencyMs.p99)}` +
+    ` ms · ${codes || 'no responses'}` +
+    `${l.errors ? ` · ${l.errors}` + ` errors` : ''}`
+  );
 }
 
 export function createContext(base: Omit<ScenarioContext, 'measure'>): ScenarioContext {

@@ -32,6 +32,10 @@ export class ServerWarnings {
   }
 
   top(n: number): string {
-    return [...this.#byMessage].sort((a, b) => b[1] - a[1]).slice(0, n).map(([m, c]) => `${c} × ${m}`).join('; ');
+    return [...this.#byMessage]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([m, c]) => `${c} × ${m}`)
+      .join('; ');
   }
 }

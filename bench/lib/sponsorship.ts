@@ -50,7 +50,12 @@ async function preflight(url: string, ctx: ScenarioContext, item: Item): Promise
   return `${item.network}: still 503 after ${SYNC_WAIT_MS / 1000} s`;
 }
 
-export async function measureSponsorship(ctx: ScenarioContext, scenario: string, path: '/balance-only' | '/prove-and-balance', kind: TransferKind): Promise<Measurement[]> {
+export async function measureSponsorship(
+  ctx: ScenarioContext,
+  scenario: string,
+  path: '/balance-only' | '/prove-and-balance',
+  kind: TransferKind,
+): Promise<Measurement[]> {
   const row = { scenario, variant: 'dev', target: 'nightgate' };
   if (!ctx.target.apiKey) return [{ ...row, skipped: 'no API key (--key)' }];
   if (ctx.target.devnet.size === 0) return [{ ...row, skipped: 'no embedded devnet: the test account and its UTXOs exist only there' }];
@@ -79,7 +84,17 @@ export async function measureSponsorship(ctx: ScenarioContext, scenario: string,
   const threads = ctx.target.proverThreads ?? DEFAULT_THREADS;
   const warm = batches.flatMap((b) => b.bodies.splice(0, threads).map((body) => ({ network: b.net.name, body })));
   const warmStatuses = await Promise.all(
-    warm.map(async (item) => (await request(url, { method: 'POST', headers: { ...proverHeaders(ctx), 'x-midnight-network': item.network }, body: item.body, timeoutMs: REQUEST_TIMEOUT_S * 1000 })).status),
+    warm.map(
+      async (item) =>
+        (
+          await request(url, {
+            method: 'POST',
+            headers: { ...proverHeaders(ctx), 'x-midnight-network': item.network },
+            body: item.body,
+            timeoutMs: REQUEST_TIMEOUT_S * 1000,
+          })
+        ).status,
+    ),
   );
   if (warm.length) notes.push(`warm-up: ${warm.length} requests (${summarize(warmStatuses)})`);
 
@@ -102,7 +117,10 @@ export async function measureSponsorship(ctx: ScenarioContext, scenario: string,
     const lists = split.map((x) => ({ network: x.net.name, bodies: run.pick(x) }));
     const longest = Math.max(0, ...lists.map((l) => l.bodies.length));
     for (let i = 0; i < longest; i++) for (const l of lists) if (i < l.bodies.length) items.push({ network: l.network, body: l.bodies[i] as Buffer });
-    const rowNotes = [`${items.length} distinct ${kind} transactions over ${batches.map((b) => b.net.name).join(', ')} (built in ${buildS.toFixed(1)} s)`, ...notes];
+    const rowNotes = [
+      `${items.length} distinct ${kind} transactions over ${batches.map((b) => b.net.name).join(', ')} (built in ${buildS.toFixed(1)} s)`,
+      ...notes,
+    ];
     if (items.length === 0) {
       out.push({ ...row, variant: run.variant, skipped: 'no transactions left for this run (more --sponsor-wallets)', notes: rowNotes });
       continue;
@@ -118,7 +136,13 @@ function summarize(statuses: readonly number[]): string {
   return [...counts].map(([s, n]) => `${s}×${n}`).join(', ');
 }
 
-async function runItems(ctx: ScenarioContext, row: { scenario: string; variant: string; target: string; notes?: string[] }, url: string, items: readonly Item[], connections: number): Promise<Measurement> {
+async function runItems(
+  ctx: ScenarioContext,
+  row: { scenario: string; variant: string; target: string; notes?: string[] },
+  url: string,
+  items: readonly Item[],
+  connections: number,
+): Promise<Measurement> {
   const headers = proverHeaders(ctx);
   let next = 0;
   return ctx.measure(row, {

@@ -78,12 +78,33 @@ export interface SustainedArgs {
   help: boolean;
 }
 
-const VALUE_FLAGS = new Set(['--clients', '--duration', '--drain', '--network', '--amount', '--funding-timeout', '--pool-interval', '--block-time-ms', '--sponsor-wallets', '--max-fee', '--ledger', '--url', '--key', '--faucet-url', '--submit-url', '--indexer-ws', '--seeds', '--network-id', '--markdown']);
+const VALUE_FLAGS = new Set([
+  '--clients',
+  '--duration',
+  '--drain',
+  '--network',
+  '--amount',
+  '--funding-timeout',
+  '--pool-interval',
+  '--block-time-ms',
+  '--sponsor-wallets',
+  '--max-fee',
+  '--ledger',
+  '--url',
+  '--key',
+  '--faucet-url',
+  '--submit-url',
+  '--indexer-ws',
+  '--seeds',
+  '--network-id',
+  '--markdown',
+]);
 const BOOLEAN_FLAGS = new Set(['--all-devnets', '--help']);
 
 function positive(flag: string, text: string, integer: boolean): number {
   const n = Number(text);
-  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) throw new SustainedArgsError(`${flag} must be a positive ${integer ? 'integer' : 'number'}, got '${text}'`);
+  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n)))
+    throw new SustainedArgsError(`${flag} must be a positive ${integer ? 'integer' : 'number'}, got '${text}'`);
   return n;
 }
 
@@ -118,14 +139,21 @@ export function parseSustainedArgs(argv: readonly string[]): SustainedArgs {
   const amount = get('--amount') ?? '100000000';
   if (!/^[1-9][0-9]{0,29}$/.test(amount)) throw new SustainedArgsError(`--amount must be a whole number of STAR, got '${amount}'`);
   const url = get('--url');
-  const keys = (get('--key') ?? '').split(',').map((k) => k.trim()).filter(Boolean);
+  const keys = (get('--key') ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
   if (url !== undefined && keys.length === 0) throw new SustainedArgsError('--url needs --key: the sponsorship routes take an API key');
   const remoteOnly = ['--key', '--faucet-url', '--submit-url', '--indexer-ws', '--seeds', '--network-id'].filter((f) => values.has(f));
-  if (url === undefined && remoteOnly.length) throw new SustainedArgsError(`${remoteOnly.join(', ')} only apply with --url (a local run mints its keys and funds from its own devnet)`);
-  const localOnly = ['--block-time-ms', '--sponsor-wallets', '--max-fee', '--ledger'].filter((f) => values.has(f)).concat(flags.has('--all-devnets') ? ['--all-devnets'] : []);
+  if (url === undefined && remoteOnly.length)
+    throw new SustainedArgsError(`${remoteOnly.join(', ')} only apply with --url (a local run mints its keys and funds from its own devnet)`);
+  const localOnly = ['--block-time-ms', '--sponsor-wallets', '--max-fee', '--ledger']
+    .filter((f) => values.has(f))
+    .concat(flags.has('--all-devnets') ? ['--all-devnets'] : []);
   if (url !== undefined && localOnly.length) throw new SustainedArgsError(`${localOnly.join(', ')} only apply to a local run (without --url)`);
   const networkId = get('--network-id');
-  if (networkId !== undefined && !/^[a-z0-9-]+$/.test(networkId)) throw new SustainedArgsError(`--network-id must be lower-case letters, digits and '-', got '${networkId}'`);
+  if (networkId !== undefined && !/^[a-z0-9-]+$/.test(networkId))
+    throw new SustainedArgsError(`--network-id must be lower-case letters, digits and '-', got '${networkId}'`);
   const opt = <T>(flag: string, parse: (text: string) => T): T | undefined => {
     const v = get(flag);
     return v === undefined ? undefined : parse(v);

@@ -126,7 +126,12 @@ export async function runClient(env: RunEnv, client: Client): Promise<void> {
 
     let submitted;
     try {
-      submitted = await request(env.submitUrl, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: Buffer.from(answer.tx, 'hex'), timeoutMs: SUBMIT_TIMEOUT_MS });
+      submitted = await request(env.submitUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/octet-stream' },
+        body: Buffer.from(answer.tx, 'hex'),
+        timeoutMs: SUBMIT_TIMEOUT_MS,
+      });
     } catch (err) {
       // No answer is not a refusal: the node may have taken the transaction. Spending the same
       // UTXO again would then be a double spend of our own making, so wait for this one to land

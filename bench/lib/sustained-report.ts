@@ -54,11 +54,16 @@ export const SUSTAINED_TARGETS = { runShareOfCapacity: 0.92, medianShareOfCapaci
 
 /** The text under `## Sustained sponsorship`, shared by the era subsections. */
 export const SUSTAINED_INTRO =
-  `The local runs of at least ${RECORDED_MIN_S / 60} minutes on each ledger era at the newest commit run (\`npm run bench:sustained\`; a run rewrites its era's subsection: its own detail, then every run of its commit). ` +
-  'Each client has its own NIGHT address and API key and loops: build an unproven NIGHT transfer from its current UTXO → `POST /prove-and-balance` → devnet `POST /submit` → ' +
+  `The local runs of at least ${RECORDED_MIN_S / 60} minutes on each ledger era at the newest commit run ` +
+  `(\`npm run bench:sustained\`; a run rewrites its era's subsection: ` +
+  `its own detail, then every run of its commit). ` +
+  'Each client has its own NIGHT address and API key and loops: build an unproven NIGHT transfer from its current UTXO → ' +
+  '`POST /prove-and-balance` → devnet `POST /submit` → ' +
   "wait until the block that includes it is seen over the indexer's `blocks` subscription → spend the change. " +
   "Time to inclusion runs from the sponsor's 200 to that block being seen; sponsor latency is the 200 answers' request-to-answer time. " +
-  `Targets: included sponsored tx/s ≥ ${SUSTAINED_TARGETS.runShareOfCapacity} × the block capacity measured in the same run (median of our transactions per full block ÷ block interval; the devnet's own traffic in those blocks is not counted) in every run, ` +
+  `Targets: included sponsored tx/s ≥ ${SUSTAINED_TARGETS.runShareOfCapacity}` +
+  ` × the block capacity measured in the same run (median of our transactions per full block ÷ block interval; the devnet's ` +
+  `own traffic in those blocks is not counted) in every run, ` +
   `≥ ${SUSTAINED_TARGETS.medianShareOfCapacity} × in the median of a commit's runs, none rejected on chain or expired unlanded, no double-spend.`;
 
 /** Pool samples shown at most, the first and the last among them. */
@@ -104,7 +109,9 @@ function poolTable(samples: readonly PoolSample[], startMs: number): string[] {
     `| t | ${columns.join(' | ')} |`,
     `|---:|${columns.map(() => '---:').join('|')}|`,
     ...spread(samples, MAX_POOL_ROWS).map((s) => `| ${num((s.at - startMs) / 1000)} s | ${columns.map((c) => cell(String(s.fields[c] ?? '–'))).join(' | ')} |`),
-    ...(others.length ? ['', `Other fields reported (last sample): ${others.map((c) => `\`${c}\` ${cell(String(samples[samples.length - 1]?.fields[c] ?? '–'))}`).join(', ')}.`] : []),
+    ...(others.length
+      ? ['', `Other fields reported (last sample): ${others.map((c) => `\`${c}\` ${cell(String(samples[samples.length - 1]?.fields[c] ?? '–'))}`).join(', ')}.`]
+      : []),
   ];
 }
 
@@ -131,17 +138,40 @@ export function renderSustainedSection(r: SustainedResult): string {
     eraHeading(era),
     '',
     `${r.run.clients} clients for ${num(r.run.durationS)} s (then at most ${num(r.run.drainS)} s of drain) on ${r.run.network}: ` +
-      `${r.run.target === 'local' ? 'a local nightgate with its embedded devnet, one API key per client' : 'a deployment (--url), the given API keys round robin'}, ` +
+      `${
+        r.run.target === 'local'
+          ? 'a local nightgate with its embedded devnet, ' + 'one API key per client'
+          : 'a deployment (--url), the given API keys round robin'
+      }` +
+      `, ` +
       `blocks every ${r.run.blockTimeMs !== null ? `${num(r.run.blockTimeMs / 1000, 1)} s` : `${num(cap.blockIntervalS, 1)} s (measured)`}; ` +
       `${r.run.funded} of ${r.run.clients} clients funded in ${num(r.run.fundingS)} s. ` +
-      `Run ${r.run.startedAt} on commit \`${r.run.commit}${r.run.dirty ? '+' : ''}\`, ${r.run.machine.cpuModel} ×${r.run.machine.cores}, Node ${r.run.machine.node}. Reproduce: \`${r.run.command}\`.`,
+      `Run ${r.run.startedAt} on commit \`${r.run.commit}${r.run.dirty ? '+' : ''}` +
+      `\`, ${r.run.machine.cpuModel}` +
+      ` ×${r.run.machine.cores}` +
+      `, Node ${r.run.machine.node}` +
+      `. Reproduce: \`${r.run.command}` +
+      `\`.`,
     '',
     '| Figure | Value | Target |',
     '|---|---:|---|',
-    `| Included sponsored tx/s | ${num(s.includedPerSecond, 2)} (${num(s.included)} included of ${num(s.sponsored)} sponsored; ceiling ${ceiling === null ? '–' : num(ceiling, 2)}: one per client per block) | ${capacityTarget(s)} |`,
+    `| Included sponsored tx/s | ${num(s.includedPerSecond, 2)}` +
+      ` (${num(s.included)}` +
+      ` included of ${num(s.sponsored)}` +
+      ` sponsored; ceiling ${ceiling === null ? '–' : num(ceiling, 2)}` +
+      `: one per client per block) | ${capacityTarget(s)}` +
+      ` |`,
     `| Rejected on chain | ${num(rejected)} | ${t.onChainRejections}: ${met(rejected === t.onChainRejections)} |`,
-    `| Double-spends | ${num(doubles)} (${num(s.doubleSpends.overlappingDustUtxo)} overlapping DUST UTXO, ${num(s.doubleSpends.spentInputRejections)} spent-input rejections) | ${t.doubleSpends}: ${met(doubles === t.doubleSpends)} |`,
-    `| Block capacity | ${cap.impliedTxPerSecond !== null ? `${num(cap.impliedTxPerSecond, 2)} tx/s: median ${num(cap.perFullBlock.p50)} of ours per full block ÷ ${num(cap.blockIntervalS, 2)} s` : `no full block seen (largest ${num(cap.maxPerBlock)} tx)`} | |`,
+    `| Double-spends | ${num(doubles)} (${num(s.doubleSpends.overlappingDustUtxo)}` +
+      ` overlapping DUST UTXO, ${num(s.doubleSpends.spentInputRejections)}` +
+      ` spent-input rejections) | ${t.doubleSpends}` +
+      `: ${met(doubles === t.doubleSpends)}` +
+      ` |`,
+    `| Block capacity | ${
+      cap.impliedTxPerSecond !== null
+        ? `${num(cap.impliedTxPerSecond, 2)}` + ` tx/s: median ${num(cap.perFullBlock.p50)}` + ` of ours per full block ÷ ${num(cap.blockIntervalS, 2)}` + ` s`
+        : `no full block seen (largest ${num(cap.maxPerBlock)}` + ` tx)`
+    }` + ` | |`,
     `| 503 share of sponsor answers, whole run / from minute ${SETTLED_MINUTE} | ${pct(s.rate503)} / ${pct(s.rate503Settled)} | |`,
     `| Time to inclusion p50 / p99 | ${secs(s.inclusionMs.p50)} / ${secs(s.inclusionMs.p99)} | |`,
     `| Sponsor answer p50 / p99 | ${num(s.sponsorMs.p50, 1)} ms / ${num(s.sponsorMs.p99, 1)} ms | |`,
@@ -151,24 +181,46 @@ export function renderSustainedSection(r: SustainedResult): string {
     '',
     '| Minute | Included | tx/s | 503 answers | 503 share |',
     '|---:|---:|---:|---:|---:|',
-    ...s.includedPerMinute.map((m, i) => `| ${m.minute} | ${num(m.count)} | ${num(m.perSecond, 2)} | ${num(s.rate503PerMinute[i]?.count ?? 0)} | ${pct(s.rate503PerMinute[i]?.share ?? 0)} |`),
+    ...s.includedPerMinute.map(
+      (m, i) =>
+        `| ${m.minute} | ${num(m.count)} | ${num(m.perSecond, 2)} | ${num(s.rate503PerMinute[i]?.count ?? 0)} | ${pct(s.rate503PerMinute[i]?.share ?? 0)} |`,
+    ),
     '',
-    `**Sponsor answers by status**: ${Object.entries(s.statuses).map(([k, n]) => `${k} × ${num(n)}`).join(', ') || 'none'}.`,
+    `**Sponsor answers by status**: ${
+      Object.entries(s.statuses)
+        .map(([k, n]) => `${k} × ${num(n)}`)
+        .join(', ') || 'none'
+    }.`,
     '',
     '**On-chain rejections by reason**',
     '',
     ...(s.rejections.length
-      ? ['| Where | Reason (numbers as N) | Count | Example |', '|---|---|---:|---|', ...s.rejections.map((x) => `| ${x.outcome} | ${cell(x.reason)} | ${num(x.count)} | ${cell(x.example.slice(0, EXAMPLE_CHARS))} |`)]
+      ? [
+          '| Where | Reason (numbers as N) | Count | Example |',
+          '|---|---|---:|---|',
+          ...s.rejections.map((x) => `| ${x.outcome} | ${cell(x.reason)} | ${num(x.count)} | ${cell(x.example.slice(0, EXAMPLE_CHARS))} |`),
+        ]
       : ['None.']),
     '',
-    `**Block capacity**: ${num(cap.blocks)} blocks seen, ${num(cap.fullBlocks)} full (a block is full when it left out a transaction of ours submitted before it that a later block included), ` +
-      `our tx per full block median ${num(cap.perFullBlock.p50)}, max ${num(cap.perFullBlock.max)}; block interval ${num(cap.blockIntervalS, 2)} s; most transactions in one block ${num(cap.maxPerBlock)}.`,
+    `**Block capacity**: ${num(cap.blocks)} blocks seen, ${num(cap.fullBlocks)}` +
+      ` full (a block is full when it left out a transaction of ours submitted before it that a later block included), ` +
+      `our tx per full block median ${num(cap.perFullBlock.p50)}` +
+      `, max ${num(cap.perFullBlock.max)}` +
+      `; block interval ${num(cap.blockIntervalS, 2)}` +
+      ` s; most transactions in one block ${num(cap.maxPerBlock)}` +
+      `.`,
     '',
     `**Sponsor pool over time** (\`GET /wallet-status\`, ${r.run.network}; t from the start of the measured window)`,
     '',
     ...poolTable(r.pool, startMs),
     ...(r.finalPool
-      ? ['', `**At the end**, one block after the last client stopped: ${['utxos.free', 'utxos.reserved', 'utxos.spent', 'utxos.total'].filter((k) => r.finalPool?.fields[k] !== undefined).map((k) => `${k.slice(6)} ${String(r.finalPool?.fields[k])}`).join(', ')} (reserved UTXOs are reclaimed after \`dust.reservationTtlMs\`).`]
+      ? [
+          '',
+          `**At the end**, one block after the last client stopped: ${['utxos.free', 'utxos.reserved', 'utxos.spent', 'utxos.total']
+            .filter((k) => r.finalPool?.fields[k] !== undefined)
+            .map((k) => `${k.slice(6)} ${String(r.finalPool?.fields[k])}`)
+            .join(', ')} (reserved UTXOs are reclaimed after \`dust.reservationTtlMs\`).`,
+        ]
       : []),
   ];
   if (r.run.notes.length) lines.push('', ...r.run.notes.map((n) => `- ${n}`));
@@ -187,18 +239,35 @@ export function shareOfCapacity(r: SustainedResult): number | null {
  */
 export function renderRunsTable(runs: readonly SustainedResult[]): string {
   const t = SUSTAINED_TARGETS;
-  const shares = runs.map(shareOfCapacity).filter((x): x is number => x !== null).sort((a, b) => a - b);
-  const median = shares.length === 0 ? null : shares.length % 2 ? shares[(shares.length - 1) / 2]! : (shares[shares.length / 2 - 1]! + shares[shares.length / 2]!) / 2;
+  const shares = runs
+    .map(shareOfCapacity)
+    .filter((x): x is number => x !== null)
+    .sort((a, b) => a - b);
+  const median =
+    shares.length === 0 ? null : shares.length % 2 ? shares[(shares.length - 1) / 2]! : (shares[shares.length / 2 - 1]! + shares[shares.length / 2]!) / 2;
   const rows = runs.map((r, i) => {
     const s = r.summary;
     const share = shareOfCapacity(r);
     const lost = s.outcomes['submit-rejected'] + s.outcomes.dropped + s.outcomes.expired;
     const doubles = s.doubleSpends.overlappingDustUtxo + s.doubleSpends.spentInputRejections;
-    return `| ${i + 1} | ${r.run.startedAt} | ${num(s.includedPerSecond, 2)} | ${num(s.capacity.impliedTxPerSecond, 2)} | ${share === null ? '–' : num(share, 3)} | ${num(lost)} | ${num(doubles)} |`;
+    return (
+      `| ${i + 1} | ${r.run.startedAt} | ${num(s.includedPerSecond, 2)}` +
+      ` | ${num(s.capacity.impliedTxPerSecond, 2)}` +
+      ` | ${share === null ? '–' : num(share, 3)}` +
+      ` | ${num(lost)}` +
+      ` | ${num(doubles)}` +
+      ` |`
+    );
   });
   return [
-    `**Runs at this commit** (${runs.length}): median share of capacity ${median === null ? '–' : num(median, 3)} (target ≥ ${t.medianShareOfCapacity}: ${median === null ? 'not judged' : met(median >= t.medianShareOfCapacity && runs.length >= 3)}${runs.length < 3 ? `, ${runs.length} of 3 runs` : ''}), ` +
-      `lowest ${shares.length ? num(shares[0]!, 3) : '–'} (target ≥ ${t.runShareOfCapacity}: ${shares.length ? met(shares[0]! >= t.runShareOfCapacity) : 'not judged'}).`,
+    `**Runs at this commit** (${runs.length}): median share of capacity ${median === null ? '–' : num(median, 3)}` +
+      ` (target ≥ ${t.medianShareOfCapacity}` +
+      `: ${median === null ? 'not judged' : met(median >= t.medianShareOfCapacity && runs.length >= 3)}` +
+      `${runs.length < 3 ? `, ${runs.length}` + ` of 3 runs` : ''}` +
+      `), ` +
+      `lowest ${shares.length ? num(shares[0]!, 3) : '–'} (target ≥ ${t.runShareOfCapacity}` +
+      `: ${shares.length ? met(shares[0]! >= t.runShareOfCapacity) : 'not judged'}` +
+      `).`,
     '',
     '| Run | Started | Included tx/s | Capacity tx/s | Share | Rejected, dropped or expired on chain | Double-spends |',
     '|---:|---|---:|---:|---:|---:|---:|',

@@ -72,7 +72,12 @@ export function percentile(values: readonly number[], p: number): number | null 
 }
 
 export function percentiles(values: readonly number[]): Percentiles {
-  return { count: values.length, p50: percentile(values, 50), p99: percentile(values, 99), max: values.length ? values.reduce((a, b) => (b > a ? b : a)) : null };
+  return {
+    count: values.length,
+    p50: percentile(values, 50),
+    p99: percentile(values, 99),
+    max: values.length ? values.reduce((a, b) => (b > a ? b : a)) : null,
+  };
 }
 
 /**
@@ -263,15 +268,29 @@ export interface SustainedSummary {
   capacity: BlockCapacity;
 }
 
-export function summarize(input: { startMs: number; endMs: number; calls: readonly SponsorCall[]; txs: readonly TxRecord[]; blocks: readonly BlockSeen[] }): SustainedSummary {
+export function summarize(input: {
+  startMs: number;
+  endMs: number;
+  calls: readonly SponsorCall[];
+  txs: readonly TxRecord[];
+  blocks: readonly BlockSeen[];
+}): SustainedSummary {
   const { startMs, endMs, calls, txs, blocks } = input;
   const windowS = (endMs - startMs) / 1000;
   const included = txs.filter((t) => t.outcome === 'included');
   const seenInWindow = included.map((t) => t.seenAt as number).filter((t) => t >= startMs && t < endMs);
   const outcomes: Record<Outcome, number> = { included: 0, 'submit-rejected': 0, dropped: 0, expired: 0, pending: 0 };
   for (const t of txs) outcomes[t.outcome]++;
-  const callMinutes = perMinute(calls.map((c) => c.at), startMs, endMs);
-  const minutes503 = perMinute(calls.filter((c) => c.status === 503).map((c) => c.at), startMs, endMs);
+  const callMinutes = perMinute(
+    calls.map((c) => c.at),
+    startMs,
+    endMs,
+  );
+  const minutes503 = perMinute(
+    calls.filter((c) => c.status === 503).map((c) => c.at),
+    startMs,
+    endMs,
+  );
   const overlaps = overlappingDustSpends(txs);
   return {
     windowS,
@@ -284,7 +303,11 @@ export function summarize(input: { startMs: number; endMs: number; calls: readon
     statuses: statusCounts(calls),
     rate503: calls.length ? calls.filter((c) => c.status === 503).length / calls.length : 0,
     rate503Settled: share503(calls, startMs + (SETTLED_MINUTE - 1) * 60_000, endMs),
-    rate503PerMinute: minutes503.map((m, i) => ({ minute: m.minute, count: m.count, share: callMinutes[i]?.count ? m.count / (callMinutes[i] as { count: number }).count : 0 })),
+    rate503PerMinute: minutes503.map((m, i) => ({
+      minute: m.minute,
+      count: m.count,
+      share: callMinutes[i]?.count ? m.count / (callMinutes[i] as { count: number }).count : 0,
+    })),
     outcomes,
     rejections: rejectionsByReason(txs),
     doubleSpends: {

@@ -82,9 +82,23 @@ function unusable(m: Measurement | undefined): string | undefined {
   return undefined;
 }
 
-function check(name: string, threshold: string, measured: number | undefined, ok: (v: number) => boolean, fmt: (v: number) => string, why?: string, note?: string): TargetCheck {
+function check(
+  name: string,
+  threshold: string,
+  measured: number | undefined,
+  ok: (v: number) => boolean,
+  fmt: (v: number) => string,
+  why?: string,
+  note?: string,
+): TargetCheck {
   if (why !== undefined || measured === undefined || !Number.isFinite(measured)) {
-    return { name, threshold, measured: measured === undefined || !Number.isFinite(measured) ? '–' : fmt(measured), verdict: 'n/a', note: why ?? 'not measured' };
+    return {
+      name,
+      threshold,
+      measured: measured === undefined || !Number.isFinite(measured) ? '–' : fmt(measured),
+      verdict: 'n/a',
+      note: why ?? 'not measured',
+    };
   }
   const verdict: Verdict = ok(measured) ? 'pass' : 'fail';
   return { name, threshold, measured: fmt(measured), verdict, ...(note ? { note } : {}) };
@@ -160,20 +174,53 @@ function cachedChecks(ms: readonly Measurement[], variant: string, label: string
     return `median of ${xs.length} interleaved rounds: ${xs.map((x) => (x === undefined ? '–' : f(x, 3))).join(', ')}${spread}`;
   };
   const minRaw = defaults ? TARGETS.defaultsVsRawUws : TARGETS.vsRawUws;
-  for (const [baseline, min] of [['raw-uws', minRaw], ['fastify', TARGETS.vsFastify]] as const) {
+  for (const [baseline, min] of [
+    ['raw-uws', minRaw],
+    ['fastify', TARGETS.vsFastify],
+  ] as const) {
     const rs = atLevel.filter((x) => x.baseline === baseline);
     const usable = rs.filter((x) => x.why === undefined);
-    const why = rs.length === 0 ? notRun ?? 'not measured' : usable.length === 0 ? rs[0]!.why : undefined;
+    const why = rs.length === 0 ? (notRun ?? 'not measured') : usable.length === 0 ? rs[0]!.why : undefined;
     const throughput = usable.map((x) => x.ratio).filter((x): x is number => x !== undefined);
     const cpu = usable.map((x) => x.cpuRatio).filter((x): x is number => x !== undefined);
-    out.push(check(`${name} vs ${baseline} (c=${c}${label})`, `≥ ${min} ×`, median(throughput), (v) => v >= min, (v) => `${f(v, 3)} ×`, why, rounds(usable.map((x) => x.ratio))));
+    out.push(
+      check(
+        `${name} vs ${baseline} (c=${c}${label})`,
+        `≥ ${min} ×`,
+        median(throughput),
+        (v) => v >= min,
+        (v) => `${f(v, 3)} ×`,
+        why,
+        rounds(usable.map((x) => x.ratio)),
+      ),
+    );
     // The same comparison in server CPU time per request, which a busy machine distorts least.
-    out.push(check(`${name} vs ${baseline} (c=${c}${label}), main-thread CPU per request`, `≥ ${min} ×`, median(cpu), (v) => v >= min, (v) => `${f(v, 3)} ×`, why, rounds(usable.map((x) => x.cpuRatio))));
+    out.push(
+      check(
+        `${name} vs ${baseline} (c=${c}${label}), main-thread CPU per request`,
+        `≥ ${min} ×`,
+        median(cpu),
+        (v) => v >= min,
+        (v) => `${f(v, 3)} ×`,
+        why,
+        rounds(usable.map((x) => x.cpuRatio)),
+      ),
+    );
   }
   const summaries = ms.filter((m) => m.scenario === 'cached-summary' && m.target === ours && baseVariant(m.variant) === variant);
   const usableSummaries = summaries.filter((m) => unusable(m) === undefined);
   const p99s = usableSummaries.map((m) => m.load!.latencyMs.p99);
-  out.push(check(`${name} p99 (c=${c}${label})`, `≤ ${TARGETS.cachedP99Ms} ms`, median(p99s), (v) => v <= TARGETS.cachedP99Ms, (v) => `${f(v)} ms`, usableSummaries.length === 0 ? (summaries[0] ? unusable(summaries[0]) : notRun ?? 'not measured') : undefined, rounds(p99s)));
+  out.push(
+    check(
+      `${name} p99 (c=${c}${label})`,
+      `≤ ${TARGETS.cachedP99Ms} ms`,
+      median(p99s),
+      (v) => v <= TARGETS.cachedP99Ms,
+      (v) => `${f(v)} ms`,
+      usableSummaries.length === 0 ? (summaries[0] ? unusable(summaries[0]) : (notRun ?? 'not measured')) : undefined,
+      rounds(p99s),
+    ),
+  );
   return out;
 }
 
@@ -184,17 +231,40 @@ export function evaluateTargets(ms: readonly Measurement[]): TargetCheck[] {
   if (ms.some((m) => baseVariant(m.variant) === `c=${c} ${WRK}`)) out.push(...cachedChecks(ms, `c=${c} ${WRK}`, `, ${WRK}`));
   // The shipped defaults, where the run measured them (full local runs).
   for (const v of [`c=${c}`, `c=${c} ${WRK}`]) {
-    if (ms.some((m) => m.target === 'nightgate-defaults' && baseVariant(m.variant) === v)) out.push(...cachedChecks(ms, v, v === `c=${c}` ? '' : `, ${WRK}`, 'nightgate-defaults'));
+    if (ms.some((m) => m.target === 'nightgate-defaults' && baseVariant(m.variant) === v))
+      out.push(...cachedChecks(ms, v, v === `c=${c}` ? '' : `, ${WRK}`, 'nightgate-defaults'));
   }
 
   // Throughput at saturation (the run with the most connections); p50 of one sponsorship from the
   // run with one connection per prover thread (at saturation p50 ≈ connections ÷ throughput).
-  const runs = ms.filter((m) => m.scenario === 'balance-only' && m.target === 'nightgate' && m.variant.startsWith('dev')).sort((a, b) => (a.load?.connections ?? 0) - (b.load?.connections ?? 0));
+  const runs = ms
+    .filter((m) => m.scenario === 'balance-only' && m.target === 'nightgate' && m.variant.startsWith('dev'))
+    .sort((a, b) => (a.load?.connections ?? 0) - (b.load?.connections ?? 0));
   const saturated = runs[runs.length - 1];
   const single = runs[0];
   const sWhy = unusable(saturated);
-  out.push(check('/balance-only throughput (dev)', `≥ ${TARGETS.balanceTxPerS} tx/s`, saturated?.load?.rps, (v) => v >= TARGETS.balanceTxPerS, (v) => `${f(v, 1)} tx/s`, sWhy, saturated?.load ? `${saturated.load.responses} requests, ${saturated.load.connections} connections` : undefined));
-  out.push(check('/balance-only p50 (dev)', `≤ ${TARGETS.balanceP50Ms} ms`, single?.load?.latencyMs.p50, (v) => v <= TARGETS.balanceP50Ms, (v) => `${f(v)} ms`, unusable(single), single?.load ? `${single.load.responses} requests, ${single.load.connections} connections (one per prover thread)` : undefined));
+  out.push(
+    check(
+      '/balance-only throughput (dev)',
+      `≥ ${TARGETS.balanceTxPerS} tx/s`,
+      saturated?.load?.rps,
+      (v) => v >= TARGETS.balanceTxPerS,
+      (v) => `${f(v, 1)} tx/s`,
+      sWhy,
+      saturated?.load ? `${saturated.load.responses} requests, ${saturated.load.connections} connections` : undefined,
+    ),
+  );
+  out.push(
+    check(
+      '/balance-only p50 (dev)',
+      `≤ ${TARGETS.balanceP50Ms} ms`,
+      single?.load?.latencyMs.p50,
+      (v) => v <= TARGETS.balanceP50Ms,
+      (v) => `${f(v)} ms`,
+      unusable(single),
+      single?.load ? `${single.load.responses} requests, ${single.load.connections} connections (one per prover thread)` : undefined,
+    ),
+  );
 
   const added = find(ms, 'upstream-prove', 'added', 'nightgate');
   // Every round's runs must be usable, not just the first's.
@@ -203,19 +273,67 @@ export function evaluateTargets(ms: readonly Measurement[]): TargetCheck[] {
   const upstreamWhy = upstreamRuns.length === 0 ? 'not measured' : failedRun && `${failedRun.variant}: ${unusable(failedRun)}`;
   const addedRounds = added?.figures?.['addedP50MsRounds'];
   const addedNote = typeof addedRounds === 'string' ? `median of ${addedRounds.split(',').length} interleaved rounds: ${addedRounds}` : undefined;
-  out.push(check('upstream proving: added p50', `≤ ${TARGETS.upstreamAddedP50Ms} ms`, figure(added, /^addedP50Ms$/), (v) => v <= TARGETS.upstreamAddedP50Ms, (v) => `${f(v)} ms`, upstreamWhy, addedNote));
+  out.push(
+    check(
+      'upstream proving: added p50',
+      `≤ ${TARGETS.upstreamAddedP50Ms} ms`,
+      figure(added, /^addedP50Ms$/),
+      (v) => v <= TARGETS.upstreamAddedP50Ms,
+      (v) => `${f(v)} ms`,
+      upstreamWhy,
+      addedNote,
+    ),
+  );
 
   const allocator = find(ms, 'micro-allocator', 'one thread', 'allocator');
   const pairs = figure(allocator, /pairs.*per.*s|per.*sec/i);
-  out.push(check('allocator reserve/release pairs', `≥ ${f(TARGETS.allocatorPairsPerS / 1e6)} M/s`, pairs, (v) => v >= TARGETS.allocatorPairsPerS, (v) => `${f(v / 1e6)} M/s`, allocator?.skipped ?? (allocator && pairs === undefined ? 'bench/allocator.ts returned no pairs-per-second figure' : allocator ? undefined : 'not measured')));
+  out.push(
+    check(
+      'allocator reserve/release pairs',
+      `≥ ${f(TARGETS.allocatorPairsPerS / 1e6)} M/s`,
+      pairs,
+      (v) => v >= TARGETS.allocatorPairsPerS,
+      (v) => `${f(v / 1e6)} M/s`,
+      allocator?.skipped ??
+        (allocator && pairs === undefined ? 'bench/allocator.ts returned no pairs-per-second figure' : allocator ? undefined : 'not measured'),
+    ),
+  );
   const doubles = figure(allocator, /double/i);
-  if (doubles !== undefined) out.push(check('allocator double reservations under contention', '= 0', doubles, (v) => v === 0, (v) => f(v, 0)));
+  if (doubles !== undefined)
+    out.push(
+      check(
+        'allocator double reservations under contention',
+        '= 0',
+        doubles,
+        (v) => v === 0,
+        (v) => f(v, 0),
+      ),
+    );
 
   const idle = find(ms, 'idle-process', 'idle', 'process');
   const workers = figure(idle, /^workerThreads$/);
   const rssLimit = TARGETS.idleRssBaseMiB + TARGETS.idleRssPerWorkerMiB * (workers ?? 0);
-  out.push(check('idle RSS', `≤ ${TARGETS.idleRssBaseMiB} MiB + ${TARGETS.idleRssPerWorkerMiB} MiB × workers${workers !== undefined ? ` = ${rssLimit} MiB (${workers} workers)` : ''}`, figure(idle, /^rssMiB$/), (v) => v <= rssLimit, (v) => `${f(v, 0)} MiB`, idle?.skipped ?? (idle ? undefined : 'not measured')));
+  out.push(
+    check(
+      'idle RSS',
+      `≤ ${TARGETS.idleRssBaseMiB} MiB + ${TARGETS.idleRssPerWorkerMiB} MiB × workers${workers !== undefined ? ` = ${rssLimit} MiB (${workers} workers)` : ''}`,
+      figure(idle, /^rssMiB$/),
+      (v) => v <= rssLimit,
+      (v) => `${f(v, 0)} MiB`,
+      idle?.skipped ?? (idle ? undefined : 'not measured'),
+    ),
+  );
   const blocks = figure(idle, /^blocksProduced$/);
-  out.push(check('event-loop delay p99 during block production', `≤ ${TARGETS.loopDelayP99Ms} ms`, figure(idle, /^loopDelayP99Ms$/), (v) => v <= TARGETS.loopDelayP99Ms, (v) => `${f(v)} ms`, idle?.skipped ?? (idle ? (blocks ? undefined : 'no block was produced during the window') : 'not measured'), blocks ? `${blocks} blocks in the window` : undefined));
+  out.push(
+    check(
+      'event-loop delay p99 during block production',
+      `≤ ${TARGETS.loopDelayP99Ms} ms`,
+      figure(idle, /^loopDelayP99Ms$/),
+      (v) => v <= TARGETS.loopDelayP99Ms,
+      (v) => `${f(v)} ms`,
+      idle?.skipped ?? (idle ? (blocks ? undefined : 'no block was produced during the window') : 'not measured'),
+      blocks ? `${blocks} blocks in the window` : undefined,
+    ),
+  );
   return out;
 }

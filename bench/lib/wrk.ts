@@ -88,7 +88,16 @@ export interface WrkSpec {
 
 /** One wrk run of GET `url`, bounded by its duration and a hard stop after it. */
 export function runWrk(spec: WrkSpec): Promise<GeneratorRun> {
-  const args = [`-t${spec.threads ?? 1}`, `-c${spec.connections}`, `-d${Math.max(1, Math.round(spec.durationS))}s`, `--timeout`, `${spec.timeoutS}s`, '-s', SCRIPT, spec.url];
+  const args = [
+    `-t${spec.threads ?? 1}`,
+    `-c${spec.connections}`,
+    `-d${Math.max(1, Math.round(spec.durationS))}s`,
+    `--timeout`,
+    `${spec.timeoutS}s`,
+    '-s',
+    SCRIPT,
+    spec.url,
+  ];
   const hardStopS = spec.hardStopS ?? spec.durationS + spec.timeoutS + HARD_STOP_SLACK_S;
   return new Promise((resolve, reject) => {
     const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -8,5 +8,10 @@ import type { Scenario } from '../lib/scenario.js';
 export const scenario: Scenario = {
   id: 'cached-mix',
   title: 'cached statistics: mix of all cached routes',
-  run: (ctx) => measureCachedRoutes(ctx, 'cached-mix', CACHED_ROUTES.map((r) => cachedPath(ctx.target.network, r))),
+  run: (ctx) =>
+    measureCachedRoutes(
+      ctx,
+      'cached-mix',
+      CACHED_ROUTES.map((r) => cachedPath(ctx.target.network, r)),
+    ),
 };

@@ -78,7 +78,9 @@ export const scenario: Scenario = {
       const check = await request(`${gatewayUrl}/prove`, { method: 'POST', headers, body: payloads.distinctProve(1)[0] as Buffer, timeoutMs: 30_000 });
       const notes = [
         `${bodies.length} distinct ${payloads.prove.length}-byte bodies; proof cache TTL 0`,
-        `pre-flight through nightgate: ${check.status}, ${check.body.equals(payloads.proofResponse) ? "the stand-in's proof" : `${check.body.length} bytes that are not the stand-in's proof`}`,
+        `pre-flight through nightgate: ${check.status}, ${
+          check.body.equals(payloads.proofResponse) ? "the stand-in's proof" : `${check.body.length}` + ` bytes that are not the stand-in's proof`
+        }`,
       ];
       const common = { connections, durationS: shortDurationS };
       const out: Measurement[] = [];

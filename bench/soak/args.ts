@@ -81,7 +81,18 @@ export function parseArgs(argv: readonly string[]): SoakArgs {
       process.stdout.write(`${USAGE}\n`);
       process.exit(0);
     }
-    const known = ['--minutes', '--sample-seconds', '--warmup-minutes', '--concurrency', '--rate', '--max-rss-slope', '--max-fd-slope', '--block-time-ms', '--history-blocks', '--lookup-cache'];
+    const known = [
+      '--minutes',
+      '--sample-seconds',
+      '--warmup-minutes',
+      '--concurrency',
+      '--rate',
+      '--max-rss-slope',
+      '--max-fd-slope',
+      '--block-time-ms',
+      '--history-blocks',
+      '--lookup-cache',
+    ];
     if (!known.includes(flag)) throw new Error(`unknown option '${argv[i]}'\n${USAGE}`);
     const text = inline ?? argv[++i];
     const n = Number(text);

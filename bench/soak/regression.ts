@@ -35,20 +35,45 @@ export function regress(args: SoakArgs, samples: readonly Sample[], majorGcs: Ma
   const fds = fit(steady.map((s) => ({ t: s.t, y: s.fds })));
   const threads = fit(steady.map((s) => ({ t: s.t, y: s.threads })));
   const withMap = steady.filter((s) => s.memory !== null);
-  const byKind = withMap.length < 3 ? null : {
-    wasm: fit(withMap.map((s) => ({ t: s.t, y: s.memory!.wasmMiB }))),
-    brk: fit(withMap.map((s) => ({ t: s.t, y: s.memory!.brkMiB }))),
-    anon: fit(withMap.map((s) => ({ t: s.t, y: s.memory!.anonMiB }))),
-    file: fit(withMap.map((s) => ({ t: s.t, y: s.memory!.fileMiB }))),
-  };
+  const byKind =
+    withMap.length < 3
+      ? null
+      : {
+          wasm: fit(withMap.map((s) => ({ t: s.t, y: s.memory!.wasmMiB }))),
+          brk: fit(withMap.map((s) => ({ t: s.t, y: s.memory!.brkMiB }))),
+          anon: fit(withMap.map((s) => ({ t: s.t, y: s.memory!.anonMiB }))),
+          file: fit(withMap.map((s) => ({ t: s.t, y: s.memory!.fileMiB }))),
+        };
   const walletState = withStateFit(steady);
   const devnetSamples = steady.filter((s) => s.devnet !== null);
   const devnetRss = devnetSamples.length >= 3 ? fit(devnetSamples.map((s) => ({ t: s.t, y: s.devnet!.rssMiB }))) : null;
-  const heaps = majorGcs === undefined ? null : [...majorGcs].map(([isolate, gcs]) => {
-    const after = gcs.filter((g) => (g.at - started) / 60_000 >= args.warmupMin).map((g) => ({ t: (g.at - started) / 60_000, y: g.afterMB }));
-    return { isolate, fullCollections: gcs.length, afterWarmup: after.length, firstMB: after[0]?.y ?? null, lastMB: after.at(-1)?.y ?? null, fit: after.length >= 3 ? fit(after) : null };
-  });
+  const heaps =
+    majorGcs === undefined
+      ? null
+      : [...majorGcs].map(([isolate, gcs]) => {
+          const after = gcs.filter((g) => (g.at - started) / 60_000 >= args.warmupMin).map((g) => ({ t: (g.at - started) / 60_000, y: g.afterMB }));
+          return {
+            isolate,
+            fullCollections: gcs.length,
+            afterWarmup: after.length,
+            firstMB: after[0]?.y ?? null,
+            lastMB: after.at(-1)?.y ?? null,
+            fit: after.length >= 3 ? fit(after) : null,
+          };
+        });
   const heights = steady.map((s) => s.previewHeight).filter((h): h is number => h !== null);
   const blocksPerMin = heights.length > 1 ? (heights.at(-1)! - heights[0]!) / (steady.at(-1)!.t - steady[0]!.t) : null;
-  return { steady, rss, fds, threads, byKind, walletState, devnetRss, heaps, blocksPerMin, rssFlat: !growing(rss, args.maxRssSlope), fdsFlat: !growing(fds, args.maxFdSlope) };
+  return {
+    steady,
+    rss,
+    fds,
+    threads,
+    byKind,
+    walletState,
+    devnetRss,
+    heaps,
+    blocksPerMin,
+    rssFlat: !growing(rss, args.maxRssSlope),
+    fdsFlat: !growing(fds, args.maxFdSlope),
+  };
 }

@@ -19,7 +19,14 @@ export interface Sample {
   requests: number;
   /** Chain height of the preview devnet (its in-memory chain grows with every block). */
   previewHeight: number | null;
-  workerPool: { completed: number; failed: number; crashed: number; queueSize: number; abandoned?: { finished: number; cutShort: number }; threadsEnded?: number } | null;
+  workerPool: {
+    completed: number;
+    failed: number;
+    crashed: number;
+    queueSize: number;
+    abandoned?: { finished: number; cutShort: number };
+    threadsEnded?: number;
+  } | null;
   proofCache: { entries: number; bytes: number } | null;
   dustReserved: number | null;
   /** Resident memory by kind of mapping (bench/lib/memory-map.ts). */
@@ -70,9 +77,13 @@ async function sample(s: Sampling): Promise<Sample> {
   const pool = comps['worker-pool'] as Sample['workerPool'] | undefined;
   const cache = (comps['prover']?.['cache'] ?? null) as { entries: number; bytes: number } | null;
   const wallets = (comps['sponsorship']?.['networks'] ?? {}) as Record<string, { utxos?: { reserved: number }; walletStateBytes?: number }>;
-  const stateBytes = Object.values(wallets).map((w) => w.walletStateBytes).filter((b): b is number => typeof b === 'number');
+  const stateBytes = Object.values(wallets)
+    .map((w) => w.walletStateBytes)
+    .filter((b): b is number => typeof b === 'number');
   const height = ((comps['stats:preview'] ?? {}) as { latestHeight?: number }).latestHeight ?? null;
-  const caches = NETWORKS.map((n) => ((comps[`stats:${n}`] ?? {}) as { cache?: { entries?: number } }).cache?.entries).filter((e): e is number => typeof e === 'number');
+  const caches = NETWORKS.map((n) => ((comps[`stats:${n}`] ?? {}) as { cache?: { entries?: number } }).cache?.entries).filter(
+    (e): e is number => typeof e === 'number',
+  );
   if (height !== null) s.traffic.tip = Math.max(s.traffic.tip, height);
   return {
     t: (performance.now() - s.started) / 60_000,
@@ -83,7 +94,16 @@ async function sample(s: Sampling): Promise<Sample> {
     requests: s.traffic.requests,
     previewHeight: height,
     lookupCacheEntries: caches.length > 0 ? caches.reduce((a, b) => a + b, 0) : null,
-    workerPool: pool ? { completed: pool.completed, failed: pool.failed, crashed: pool.crashed, queueSize: pool.queueSize, ...(pool.abandoned ? { abandoned: pool.abandoned } : {}), ...(pool.threadsEnded !== undefined ? { threadsEnded: pool.threadsEnded } : {}) } : null,
+    workerPool: pool
+      ? {
+          completed: pool.completed,
+          failed: pool.failed,
+          crashed: pool.crashed,
+          queueSize: pool.queueSize,
+          ...(pool.abandoned ? { abandoned: pool.abandoned } : {}),
+          ...(pool.threadsEnded !== undefined ? { threadsEnded: pool.threadsEnded } : {}),
+        }
+      : null,
     proofCache: cache ? { entries: cache.entries, bytes: cache.bytes } : null,
     dustReserved: Object.values(wallets).reduce((a, w) => a + (w.utxos?.reserved ?? 0), 0),
     memory: memoryMap(s.pid) ?? null,
@@ -100,7 +120,17 @@ export async function takeSamples(s: Sampling): Promise<Sample[]> {
     const x = await sample(s);
     samples.push(x);
     const m = x.memory;
-    s.log(`  t=${x.t.toFixed(2).padStart(6)} min  rss ${x.rssMiB.toFixed(1).padStart(7)} MiB${m ? ` (wasm ${m.wasmMiB} anon ${m.anonMiB} brk ${m.brkMiB} file ${m.fileMiB})` : ''}  fds ${String(x.fds).padStart(4)}  threads ${String(x.threads).padStart(3)}  requests ${String(x.requests).padStart(8)}  height ${x.previewHeight ?? '–'}${x.devnet ? `  devnet rss ${x.devnet.rssMiB.toFixed(1)} MiB (wasm ${x.devnet.memory?.wasmMiB ?? '–'})` : ''}  reserved ${x.dustReserved ?? '–'}  crashed ${x.workerPool?.crashed ?? '–'}`);
+    s.log(
+      `  t=${x.t.toFixed(2).padStart(6)} min  rss ${x.rssMiB.toFixed(1).padStart(7)}` +
+        ` MiB${m ? ` (wasm ${m.wasmMiB}` + ` anon ${m.anonMiB}` + ` brk ${m.brkMiB}` + ` file ${m.fileMiB}` + `)` : ''}` +
+        `  fds ${String(x.fds).padStart(4)}` +
+        `  threads ${String(x.threads).padStart(3)}` +
+        `  requests ${String(x.requests).padStart(8)}` +
+        `  height ${x.previewHeight ?? '–'}` +
+        `${x.devnet ? `  devnet rss ${x.devnet.rssMiB.toFixed(1)}` + ` MiB (wasm ${x.devnet.memory?.wasmMiB ?? '–'}` + `)` : ''}` +
+        `  reserved ${x.dustReserved ?? '–'}` +
+        `  crashed ${x.workerPool?.crashed ?? '–'}`,
+    );
   }
   return samples;
 }

@@ -32,7 +32,12 @@ export interface SoakServer {
 export async function startSoakServer(group: ProcessGroup, args: SoakArgs, log: (line: string) => void): Promise<SoakServer> {
   const key = benchKey();
   const where = args.externalDevnet ? 'in front of a devnet process and a stand-in proof server' : 'embedded devnet';
-  log(`soak: starting nightgate (${where}${args.blockTimeMs ? `, a block every ${args.blockTimeMs} ms` : ''}) for ${args.minutes} min of traffic, sampling every ${args.sampleS} s`);
+  log(
+    `soak: starting nightgate (${where}${args.blockTimeMs ? `, a block every ${args.blockTimeMs}` + ` ms` : ''}` +
+      `) for ${args.minutes}` +
+      ` min of traffic, sampling every ${args.sampleS}` +
+      ` s`,
+  );
   let external: ExternalDevnet | undefined;
   let env: Record<string, string> = {
     ...baseEnv(key),
@@ -42,11 +47,26 @@ export async function startSoakServer(group: ProcessGroup, args: SoakArgs, log: 
   };
   if (args.externalDevnet) {
     const seeds = sponsorSeeds(2);
-    external = await startExternalDevnet(group, { sponsorSeeds: seeds, ...(args.blockTimeMs ? { blockTimeMs: args.blockTimeMs } : {}), ...(args.historyBlocks ? { retainBlocks: args.historyBlocks } : {}) });
-    const standIn = await group.start({ name: 'stand-in-prover', module: 'bench/stand-in-prover', args: ['--delay-ms', String(STAND_IN_DELAY_MS)], env: {}, readyPort: portAfter('"standIn"'), timeoutMs: 30_000 });
+    external = await startExternalDevnet(group, {
+      sponsorSeeds: seeds,
+      ...(args.blockTimeMs ? { blockTimeMs: args.blockTimeMs } : {}),
+      ...(args.historyBlocks ? { retainBlocks: args.historyBlocks } : {}),
+    });
+    const standIn = await group.start({
+      name: 'stand-in-prover',
+      module: 'bench/stand-in-prover',
+      args: ['--delay-ms', String(STAND_IN_DELAY_MS)],
+      env: {},
+      readyPort: portAfter('"standIn"'),
+      timeoutMs: 30_000,
+    });
     env = { ...env, ...behindExternalDevnet(external, `http://127.0.0.1:${standIn.port}`, seeds) };
   } else {
-    env = { ...env, ...(args.blockTimeMs ? { NIGHTGATE_DEVNET_BLOCK_TIME_MS: String(Math.round(args.blockTimeMs)) } : {}), ...(args.historyBlocks ? { NIGHTGATE_DEVNET_RETAIN_BLOCKS: String(Math.round(args.historyBlocks)) } : {}) };
+    env = {
+      ...env,
+      ...(args.blockTimeMs ? { NIGHTGATE_DEVNET_BLOCK_TIME_MS: String(Math.round(args.blockTimeMs)) } : {}),
+      ...(args.historyBlocks ? { NIGHTGATE_DEVNET_RETAIN_BLOCKS: String(Math.round(args.historyBlocks)) } : {}),
+    };
   }
   const nodeFlags = [...(args.traceGc ? ['--trace-gc'] : []), ...args.nodeFlags];
   const server = await startNightgate(group, 'nightgate', env, { probe: false, ...(nodeFlags.length > 0 ? { nodeFlags } : {}) });
@@ -55,7 +75,8 @@ export async function startSoakServer(group: ProcessGroup, args: SoakArgs, log: 
   const health = async (): Promise<Record<string, unknown>> => (await getJson(`${base}/health`, 10_000, { 'x-api-key': key })).json as Record<string, unknown>;
 
   // The devnets' endpoints, and the sponsor wallets synced, before any traffic.
-  const devnet: Record<string, DevnetNetwork> = external?.networks ?? ((await health())['components'] as Record<string, { networks?: Record<string, DevnetNetwork> }>)['devnet']?.networks ?? {};
+  const devnet: Record<string, DevnetNetwork> =
+    external?.networks ?? ((await health())['components'] as Record<string, { networks?: Record<string, DevnetNetwork> }>)['devnet']?.networks ?? {};
   const preview = devnet['preview'];
   if (!preview) throw new Error('no preview devnet: not in /health, not started apart');
   const syncDeadline = Date.now() + 180_000;

@@ -55,8 +55,17 @@ export class Traffic {
     const keyed = { 'x-api-key': key, 'content-type': 'application/octet-stream' };
     let proveSeq = 0;
     let transferSeq = 0;
-    const send = async (path: string, init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: Uint8Array; signal?: AbortSignal } = {}): Promise<number> => {
-      const r = await undiciRequest(`${base}${path}`, { dispatcher: agent, method: init.method ?? 'GET', ...(init.headers ? { headers: init.headers } : {}), ...(init.body ? { body: init.body } : {}), ...(init.signal ? { signal: init.signal } : {}) });
+    const send = async (
+      path: string,
+      init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: Uint8Array; signal?: AbortSignal } = {},
+    ): Promise<number> => {
+      const r = await undiciRequest(`${base}${path}`, {
+        dispatcher: agent,
+        method: init.method ?? 'GET',
+        ...(init.headers ? { headers: init.headers } : {}),
+        ...(init.body ? { body: init.body } : {}),
+        ...(init.signal ? { signal: init.signal } : {}),
+      });
       await r.body.dump();
       return r.statusCode;
     };
@@ -68,15 +77,38 @@ export class Traffic {
       { name: 'prove new', weight: 8, run: () => send('/prove', { method: 'POST', headers: keyed, body: distinct[proveSeq++ % distinct.length]! }) },
       { name: 'prove repeat', weight: 6, run: () => send('/prove', { method: 'POST', headers: keyed, body: payloads.prove }) },
       { name: 'verify', weight: 4, run: () => send('/verify', { method: 'POST', headers: keyed, body: payloads.check }) },
-      { name: 'prove-and-balance', weight: 2, run: () => send('/prove-and-balance', { method: 'POST', headers: { ...keyed, 'x-midnight-network': 'preview' }, body: transfers[transferSeq++ % transfers.length]! }) },
-      { name: 'refused (401/404/400)', weight: 6, run: () => pick([() => send('/prove', { method: 'POST', headers: { ...keyed, 'x-api-key': 'wrong-key-0123456789' }, body: payloads.prove }), () => send('/no/such/route'), () => send('/api/v1/preview/block?height=x')])() },
+      {
+        name: 'prove-and-balance',
+        weight: 2,
+        run: () =>
+          send('/prove-and-balance', {
+            method: 'POST',
+            headers: { ...keyed, 'x-midnight-network': 'preview' },
+            body: transfers[transferSeq++ % transfers.length]!,
+          }),
+      },
+      {
+        name: 'refused (401/404/400)',
+        weight: 6,
+        run: () =>
+          pick([
+            () => send('/prove', { method: 'POST', headers: { ...keyed, 'x-api-key': 'wrong-key-0123456789' }, body: payloads.prove }),
+            () => send('/no/such/route'),
+            () => send('/api/v1/preview/block?height=x'),
+          ])(),
+      },
       {
         name: 'client disconnects',
         weight: args.aborts ? 3 : 0,
         run: async () => {
           const body = distinct[proveSeq++ % distinct.length]!;
           try {
-            return await send(pick(['/prove', '/prove-and-balance']), { method: 'POST', headers: keyed, body: Math.random() < 0.5 ? body : transfers[transferSeq++ % transfers.length]!, signal: AbortSignal.timeout(1 + Math.floor(Math.random() * 30)) });
+            return await send(pick(['/prove', '/prove-and-balance']), {
+              method: 'POST',
+              headers: keyed,
+              body: Math.random() < 0.5 ? body : transfers[transferSeq++ % transfers.length]!,
+              signal: AbortSignal.timeout(1 + Math.floor(Math.random() * 30)),
+            });
           } catch {
             return 499;
           }
@@ -145,7 +177,15 @@ export class Traffic {
     return Object.fromEntries(
       [...this.#stats].map(([name, s]) => {
         const sorted = [...s.latencies].sort((a, b) => a - b);
-        return [name, { count: s.count, statuses: s.statuses, p50Ms: Math.round(percentile(sorted, 50) * 100) / 100, p99Ms: Math.round(percentile(sorted, 99) * 100) / 100 }];
+        return [
+          name,
+          {
+            count: s.count,
+            statuses: s.statuses,
+            p50Ms: Math.round(percentile(sorted, 50) * 100) / 100,
+            p99Ms: Math.round(percentile(sorted, 99) * 100) / 100,
+          },
+        ];
       }),
     );
   }

@@ -5,7 +5,17 @@
  * the embedded devnet lives inside the running server: its keyed GET /health lists the devnet's
  * endpoints (`components.devnet.networks`).
  */
-import { credentialsOf, indexerUrlOf, indexerWsUrlOf, isEmbedded, nodeRpcUrlOf, NO_CREDENTIALS, type Config, type NetworkName, type UpstreamCredentials } from '../core/config/index.js';
+import {
+  credentialsOf,
+  indexerUrlOf,
+  indexerWsUrlOf,
+  isEmbedded,
+  nodeRpcUrlOf,
+  NO_CREDENTIALS,
+  type Config,
+  type NetworkName,
+  type UpstreamCredentials,
+} from '../core/config/index.js';
 import type { ExtrinsicFraming } from '../infra/ledger/index.js';
 
 export class CliError extends Error {}
@@ -84,7 +94,11 @@ export async function chainAccess(config: Config, network: NetworkName, base: st
   const components = health['components'] as { devnet?: { networks?: Record<string, DevnetEntry> } };
   const d = components.devnet?.networks?.[network];
   if (d === undefined || typeof d.graphqlUrl !== 'string' || typeof d.graphqlWsUrl !== 'string' || typeof d.nodeRpcUrl !== 'string') {
-    throw new CliError(`${network} is not served by an embedded devnet at ${base}, though this configuration says it is (networks.${network}.indexer): run the CLI with the server's configuration`);
+    throw new CliError(
+      `${network} is not served by an embedded devnet at ${base}` +
+        `, though this configuration says it is (networks.${network}` +
+        `.indexer): run the CLI with the server's configuration`,
+    );
   }
   const isPublic = d.profile === 'public';
   return {

@@ -142,13 +142,16 @@ async function provePayload(L: Ledger, era: Era, zswapSeed: string): Promise<Uin
   const tx = L.Transaction.fromParts('undeployed', L.ZswapOffer.fromOutput(output));
   let captured: { preimage: Uint8Array; binding: bigint | undefined } | undefined;
   await tx
-    .prove(provingProvider({
-      check: async () => [],
-      prove: async (preimage, _keyLocation, binding) => {
-        captured = { preimage, binding };
-        throw new Error('captured');
-      },
-    }), L.CostModel.initialCostModel())
+    .prove(
+      provingProvider({
+        check: async () => [],
+        prove: async (preimage, _keyLocation, binding) => {
+          captured = { preimage, binding };
+          throw new Error('captured');
+        },
+      }),
+      L.CostModel.initialCostModel(),
+    )
     .catch(() => undefined);
   if (!captured) throw new Error(`ledger ${era} asked for no zswap-output proof`);
   return L.createProvingPayload(captured.preimage, captured.binding, undefined);

@@ -40,7 +40,8 @@ function readConfig(path: string): { file: ConfigFile; keys: ApiKeyRecord[] } {
   const keys = file.auth?.keys ?? [];
   if (!Array.isArray(keys)) throw new KeysCliError(`${path}: auth.keys is not a list`);
   keys.forEach((k, i) => {
-    if (!Value.Check(ApiKeyRecord, k)) throw new KeysCliError(`${path}: auth.keys[${i}] is not a key record: ${Value.Errors(ApiKeyRecord, k).First()?.message ?? 'invalid'}`);
+    if (!Value.Check(ApiKeyRecord, k))
+      throw new KeysCliError(`${path}: auth.keys[${i}] is not a key record: ${Value.Errors(ApiKeyRecord, k).First()?.message ?? 'invalid'}`);
   });
   return { file, keys: keys as ApiKeyRecord[] };
 }
@@ -60,7 +61,11 @@ export function listKeys(path: string, json: boolean): string {
   if (rows.length === 0) return `no keys in ${path} (mint one with: nightgate keys create --id ID)\n`;
   const cols = ['id', 'name', 'state', 'sha256', 'rateLimit', 'dustBudget', 'maxFee'] as const;
   const width = cols.map((c) => Math.max(c.length, ...rows.map((r) => r[c].length)));
-  const line = (cells: readonly string[]): string => cells.map((c, i) => c.padEnd(width[i]!)).join('  ').trimEnd();
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((c, i) => c.padEnd(width[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(cols), ...rows.map((r) => line(cols.map((c) => r[c])))].join('\n') + '\n';
 }
 

@@ -83,12 +83,16 @@ export function parseSubmitInput(input: Uint8Array): SubmitInput {
     answer = JSON.parse(bytes.toString('utf8'));
   } catch {
     throw new SubmitTxError(
-      bytes.length === 0 ? 'stdin is empty: redirect the answer of /prove-and-balance to it (< sponsored.json)' : 'stdin is neither JSON nor transaction bytes (midnight:transaction…): give it the answer of /prove-and-balance or /balance-only',
+      bytes.length === 0
+        ? 'stdin is empty: redirect the answer of /prove-and-balance to it (< sponsored.json)'
+        : 'stdin is neither JSON nor transaction bytes (midnight:transaction…): give it the answer of /prove-and-balance or /balance-only',
     );
   }
-  if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) throw new SubmitTxError('stdin is JSON but not an object: give it the answer of /prove-and-balance or /balance-only');
+  if (answer === null || typeof answer !== 'object' || Array.isArray(answer))
+    throw new SubmitTxError('stdin is JSON but not an object: give it the answer of /prove-and-balance or /balance-only');
   const { tx, txHash, code, message } = answer as Record<string, unknown>;
-  if (tx === undefined && typeof code === 'string') throw new SubmitTxError(`stdin is an error answer, not a transaction: ${code}${typeof message === 'string' ? `: ${message}` : ''}`);
+  if (tx === undefined && typeof code === 'string')
+    throw new SubmitTxError(`stdin is an error answer, not a transaction: ${code}${typeof message === 'string' ? `: ${message}` : ''}`);
   if (typeof tx !== 'string' || !HEX.test(tx)) throw new SubmitTxError('stdin has no "tx" in hex: give it the answer of /prove-and-balance or /balance-only');
   if (txHash !== undefined && (typeof txHash !== 'string' || !HASH.test(txHash))) throw new SubmitTxError('stdin\'s "txHash" is not 64 hex digits');
   return { tx: transactionBytes(Buffer.from(tx, 'hex'), 'stdin\'s "tx"'), txHash: typeof txHash === 'string' ? txHash.toLowerCase() : undefined };
@@ -112,7 +116,14 @@ export async function submitTransaction(opts: SubmitOptions): Promise<unknown> {
     if (err instanceof CliError) throw new SubmitTxError(err.message);
     throw err;
   }
-  const submitter = new Submitter({ network: opts.network, nodeRpc: access.nodeRpcUrl, relayUrl: access.relayUrl, headers: access.credentials.headers, framing: access.framing, timeoutMs: Math.max(1, deadline - Date.now()) });
+  const submitter = new Submitter({
+    network: opts.network,
+    nodeRpc: access.nodeRpcUrl,
+    relayUrl: access.relayUrl,
+    headers: access.credentials.headers,
+    framing: access.framing,
+    timeoutMs: Math.max(1, deadline - Date.now()),
+  });
   try {
     await submitter.submit(opts.tx);
   } catch (err) {

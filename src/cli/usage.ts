@@ -55,7 +55,7 @@ type Command = keyof typeof USAGE | 'example-tx';
 
 /** Every command's usage line, for `nightgate --help`. */
 export function allUsage(exampleTx: string): string {
-  return [...Object.values(USAGE).map((u) => u.split('\n')[0]!), `usage: ${exampleTx}`].join('\n') + '\n  nightgate <command> --help: that command\'s usage\n';
+  return [...Object.values(USAGE).map((u) => u.split('\n')[0]!), `usage: ${exampleTx}`].join('\n') + "\n  nightgate <command> --help: that command's usage\n";
 }
 
 /** The command `argv` names (`keys` takes its subcommand), or undefined when it names none known. */

@@ -8,7 +8,18 @@ import { GatewayError } from '../core/errors.js';
 import { buildRegistration, LEDGER_PARAMETERS, readNightUtxos, type RegistrationUtxo } from '../features/sponsorship/index.js';
 import { configuredWallets } from '../infra/ledger/server-wallets.js';
 import { GraphqlHttpClient } from '../infra/indexer/graphql-http.js';
-import { DEFAULT_ERA, dustSeedOf, encodeDustAddress, encodeUnshieldedAddress, eraOfProtocolVersion, ledger, nightSecretOf, release, type Era, type WalletKeys } from '../infra/ledger/index.js';
+import {
+  DEFAULT_ERA,
+  dustSeedOf,
+  encodeDustAddress,
+  encodeUnshieldedAddress,
+  eraOfProtocolVersion,
+  ledger,
+  nightSecretOf,
+  release,
+  type Era,
+  type WalletKeys,
+} from '../infra/ledger/index.js';
 import { Submitter } from '../infra/node/submitter.js';
 import { baseUrl, DEFAULT_BASE_URL } from './base-url.js';
 import { chainAccess, CliError, getText, jsonOrUndefined, type ChainAccess } from './chain-access.js';
@@ -62,7 +73,16 @@ export function parseWalletArgs(sub: string | undefined, args: readonly string[]
   if (!/^[1-9]\d{0,5}$/.test(night)) return { problem: '--night must be a whole number of NIGHT from 1 to 999999' };
   const timeout = given.get('--timeout') ?? String(REGISTER_TIMEOUT_S);
   if (!/^\d+$/.test(timeout) || Number(timeout) <= 0) return { problem: '--timeout must be a positive number of seconds' };
-  return { sub: sub as WalletSubcommand, network: network as NetworkName, url: given.get('--url') ?? DEFAULT_BASE_URL, key: given.get('--key'), json, wallet: wallet === undefined ? undefined : Number(wallet), night: BigInt(night), timeoutMs: Number(timeout) * 1000 };
+  return {
+    sub: sub as WalletSubcommand,
+    network: network as NetworkName,
+    url: given.get('--url') ?? DEFAULT_BASE_URL,
+    key: given.get('--key'),
+    json,
+    wallet: wallet === undefined ? undefined : Number(wallet),
+    night: BigInt(night),
+    timeoutMs: Number(timeout) * 1000,
+  };
 }
 
 interface WalletIo {
@@ -107,11 +127,16 @@ interface Derived {
 function wallets(config: Config, network: NetworkName, networkId: string, only?: number): Derived[] {
   const keys = configuredWallets(config);
   if (keys === undefined) {
-    throw new CliError(isEmbedded(config, network)
-      ? `no server wallets are configured: ${network}'s embedded devnet generates its own inside the server (see them with nightgate wallet status); to use your own set NIGHTGATE_DUST_WALLET_MNEMONIC (docs/going-live.md)`
-      : 'no server wallets are configured: set NIGHTGATE_DUST_WALLET_MNEMONIC or NIGHTGATE_DUST_WALLET_MNEMONIC_FILE (docs/going-live.md)');
+    throw new CliError(
+      isEmbedded(config, network)
+        ? `no server wallets are configured: ${network}'s embedded devnet generates its own inside the server ` +
+            `(see them with nightgate wallet status); to use your own set ` +
+            `NIGHTGATE_DUST_WALLET_MNEMONIC (docs/going-live.md)`
+        : 'no server wallets are configured: set NIGHTGATE_DUST_WALLET_MNEMONIC or NIGHTGATE_DUST_WALLET_MNEMONIC_FILE (docs/going-live.md)',
+    );
   }
-  if (only !== undefined && only >= keys.length) throw new CliError(`--wallet ${only}: there are ${keys.length} wallets (0 to ${keys.length - 1}; dust.walletCount)`);
+  if (only !== undefined && only >= keys.length)
+    throw new CliError(`--wallet ${only}: there are ${keys.length} wallets (0 to ${keys.length - 1}; dust.walletCount)`);
   const L = ledger(DEFAULT_ERA);
   return keys.flatMap((k, index) => {
     if (only !== undefined && index !== only) return [];
@@ -158,18 +183,31 @@ async function status(args: WalletArgs, io: WalletIo): Promise<void> {
   if (res.status === 401) throw new CliError(`${base} refused the API key (401): pass a valid one with --key`);
   if (res.status === 404) throw new CliError(`${base} does not sponsor (dust.enabled is false)`);
   if (res.status !== 200) throw new CliError(`GET ${base}/wallet-status answered ${res.status}: ${res.text.slice(0, 300)}`);
-  const net = jsonOrUndefined(res.text)?.[args.network] as { wallets?: StatusWallet[]; sync?: { phase?: string }; pool?: { maintenance?: { state?: string; reason?: string | null } } | null } | undefined;
+  const net = jsonOrUndefined(res.text)?.[args.network] as
+    | { wallets?: StatusWallet[]; sync?: { phase?: string }; pool?: { maintenance?: { state?: string; reason?: string | null } } | null }
+    | undefined;
   if (net === undefined) throw new CliError(`${base} has no server wallets on ${args.network}`);
   const list = (net.wallets ?? []).filter((w) => args.wallet === undefined || w.index === args.wallet);
   if (args.json) {
     io.out(JSON.stringify({ network: args.network, sync: net.sync?.phase ?? null, wallets: list }));
     return;
   }
-  io.out(`${args.network}: wallets ${net.sync?.phase ?? 'unknown'}; pool ${net.pool?.maintenance?.state ?? 'none'}${net.pool?.maintenance?.reason ? ` (${net.pool.maintenance.reason})` : ''}`);
+  io.out(
+    `${args.network}: wallets ${net.sync?.phase ?? 'unknown'}` +
+      `; pool ${net.pool?.maintenance?.state ?? 'none'}` +
+      `${net.pool?.maintenance?.reason ? ` (${net.pool.maintenance.reason}` + `)` : ''}`,
+  );
   for (const w of list) {
     const night = w.night === undefined ? 'NIGHT unknown yet' : `NIGHT ${formatUnits(BigInt(w.night), STAR_PER_NIGHT)} in ${w.nightUtxos} UTXO(s)`;
     const dust = `DUST ${formatUnits(BigInt(w.balance), SPECK_PER_DUST)} in ${w.utxos} UTXO(s)`;
-    const state = w.registered === undefined ? '' : w.problem === 'no NIGHT' ? `NO NIGHT: send NIGHT to ${w.address}` : w.registered ? 'registered' : 'UNREGISTERED: run nightgate wallet register';
+    const state =
+      w.registered === undefined
+        ? ''
+        : w.problem === 'no NIGHT'
+          ? `NO NIGHT: send NIGHT to ${w.address}`
+          : w.registered
+            ? 'registered'
+            : 'UNREGISTERED: run nightgate wallet register';
     io.out(`${w.index}  ${w.address ?? '(address not read yet)'}  ${night}  ${dust}  ${state}`.trimEnd());
   }
 }
@@ -186,7 +224,14 @@ async function register(config: Config, args: WalletArgs, io: WalletIo): Promise
   const access = await chainAccess(config, args.network, baseUrl(args.url), args.key, deadline);
   const list = wallets(config, args.network, access.networkId, args.wallet);
   const { era, parameters } = await tip(access, args.timeoutMs);
-  const submitter = new Submitter({ network: args.network, nodeRpc: access.nodeRpcUrl, relayUrl: access.relayUrl, headers: access.credentials.headers, framing: access.framing, timeoutMs: args.timeoutMs });
+  const submitter = new Submitter({
+    network: args.network,
+    nodeRpc: access.nodeRpcUrl,
+    relayUrl: access.relayUrl,
+    headers: access.credentials.headers,
+    framing: access.framing,
+    timeoutMs: args.timeoutMs,
+  });
   const L = ledger(era);
   const night = L.nativeToken().raw.toLowerCase();
   try {
@@ -201,7 +246,15 @@ async function register(config: Config, args: WalletArgs, io: WalletIo): Promise
       const largest = utxos.reduce((a, b) => (BigInt(b.value) > BigInt(a.value) ? b : a));
       let reg;
       try {
-        reg = await buildRegistration({ era, networkId: access.networkId, wallet: w.keys, utxos: [largest], ledgerParameters: parameters, now: Date.now(), ttlMs: REGISTRATION_TTL_MS });
+        reg = await buildRegistration({
+          era,
+          networkId: access.networkId,
+          wallet: w.keys,
+          utxos: [largest],
+          ledgerParameters: parameters,
+          now: Date.now(),
+          ttlMs: REGISTRATION_TTL_MS,
+        });
       } catch (err) {
         if (err instanceof GatewayError) throw new CliError(`wallet ${w.index}: ${err.message}`);
         throw err;
@@ -209,10 +262,14 @@ async function register(config: Config, args: WalletArgs, io: WalletIo): Promise
       try {
         await submitter.submit(reg.tx);
       } catch (err) {
-        if (err instanceof GatewayError) throw new CliError(`wallet ${w.index}: the ${args.network} node refused the registration: ${err.code}: ${err.message}`);
+        if (err instanceof GatewayError)
+          throw new CliError(`wallet ${w.index}: the ${args.network} node refused the registration: ${err.code}: ${err.message}`);
         throw err;
       }
-      io.log(`wallet ${w.index}: registration ${reg.txHash} submitted (fee ${formatUnits(reg.fee, SPECK_PER_DUST)} DUST from its allowance); waiting for it on chain`);
+      io.log(
+        `wallet ${w.index}: registration ${reg.txHash} submitted (fee ${formatUnits(reg.fee, SPECK_PER_DUST)}` +
+          ` DUST from its allowance); waiting for it on chain`,
+      );
       await untilRegistered(access, w.address, night, deadline, io.pollMs ?? POLL_MS);
       io.out(`${w.index}  ${w.address}  registered  ${reg.txHash}`);
     }
@@ -227,7 +284,8 @@ async function tip(access: ChainAccess, timeoutMs: number): Promise<{ era: Era; 
   try {
     const res = await http.request(LEDGER_PARAMETERS);
     const block = res.data['block'] as { protocolVersion?: number; ledgerParameters?: string } | null;
-    if (!block?.ledgerParameters || typeof block.protocolVersion !== 'number') throw new CliError(`the ${access.network} indexer has no block with ledger parameters yet`);
+    if (!block?.ledgerParameters || typeof block.protocolVersion !== 'number')
+      throw new CliError(`the ${access.network} indexer has no block with ledger parameters yet`);
     const era = eraOfProtocolVersion(block.protocolVersion);
     return { era, parameters: new Uint8Array(Buffer.from(block.ledgerParameters, 'hex')) };
   } catch (err) {
@@ -252,20 +310,29 @@ async function untilRegistered(access: ChainAccess, address: string, night: stri
   for (;;) {
     const utxos = await nightUtxos(access, address, night, Math.max(1, deadline - Date.now()));
     if (utxos.some((u) => u.registered)) return;
-    if (Date.now() + pollMs >= deadline) throw new CliError(`the registration of ${address} is not on chain within --timeout; run nightgate wallet status to see whether it landed`);
+    if (Date.now() + pollMs >= deadline)
+      throw new CliError(`the registration of ${address} is not on chain within --timeout; run nightgate wallet status to see whether it landed`);
     await new Promise((r) => setTimeout(r, pollMs));
   }
 }
 
 async function fund(config: Config, args: WalletArgs, io: WalletIo): Promise<void> {
-  if (!isEmbedded(config, args.network)) throw new CliError(`${args.network} is a public network: buy or receive NIGHT and send it to the addresses nightgate wallet address prints`);
+  if (!isEmbedded(config, args.network))
+    throw new CliError(`${args.network} is a public network: buy or receive NIGHT and send it to the addresses nightgate wallet address prints`);
   const deadline = Date.now() + args.timeoutMs;
   const access = await chainAccess(config, args.network, baseUrl(args.url), args.key, deadline);
-  if (access.faucetUrl === undefined) throw new CliError(`the ${args.network} devnet runs the public profile, which has no faucet: send NIGHT from an account of its own (docs/going-live.md)`);
+  if (access.faucetUrl === undefined)
+    throw new CliError(`the ${args.network} devnet runs the public profile, which has no faucet: send NIGHT from an account of its own (docs/going-live.md)`);
   for (const w of wallets(config, args.network, access.networkId, args.wallet)) {
-    const res = await fetch(access.faucetUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: w.address, amount: (args.night * STAR_PER_NIGHT).toString() }), signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())) });
+    const res = await fetch(access.faucetUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ address: w.address, amount: (args.night * STAR_PER_NIGHT).toString() }),
+      signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())),
+    });
     const text = await res.text();
-    if (res.status !== 202 && res.status !== 200) throw new CliError(`the ${args.network} faucet refused wallet ${w.index}: ${res.status} ${text.slice(0, 200)}`);
+    if (res.status !== 202 && res.status !== 200)
+      throw new CliError(`the ${args.network} faucet refused wallet ${w.index}: ${res.status} ${text.slice(0, 200)}`);
     io.out(`${w.index}  ${w.address}  ${args.night} NIGHT on its way (next block)`);
   }
 }

@@ -32,7 +32,11 @@ export const ERRORS = {
   TOO_MANY_AUTH_FAILURES: { status: 429, title: 'Too Many Requests', message: 'Too many failed authentications from this address; retry after the reset' },
   // Request-body bytes in flight (guards/body-budget.ts): the whole server's, or one client's share.
   BODY_BUDGET_FULL: { status: 503, title: 'Service Unavailable', message: 'The server holds as many request-body bytes as it may; retry shortly' },
-  CLIENT_BODY_BUDGET_FULL: { status: 429, title: 'Too Many Requests', message: 'This key (or address) has as many request-body bytes in flight as it may; retry when one of its requests has finished' },
+  CLIENT_BODY_BUDGET_FULL: {
+    status: 429,
+    title: 'Too Many Requests',
+    message: 'This key (or address) has as many request-body bytes in flight as it may; retry when one of its requests has finished',
+  },
   SHUTTING_DOWN: { status: 503, title: 'Service Unavailable', message: 'Server is shutting down' },
   // /readyz: what the configuration needs is not all usable yet (the answer lists what).
   SERVER_NOT_READY: { status: 503, title: 'Service Unavailable', message: 'Not ready to serve what this server is configured for' },
@@ -95,9 +99,22 @@ export const ERRORS = {
   WALLET_SYNCING: { status: 503, title: 'Service Unavailable', message: 'wallet syncing' },
   NO_DUST_AVAILABLE: { status: 503, title: 'Service Unavailable', message: 'No DUST UTXO is free to pay this fee' },
   // The network's newest block is 10 block times old or more: a fee would be priced on old state. Nothing is reserved.
-  SPONSOR_BACKLOG_FULL: { status: 503, title: 'Service Unavailable', message: 'This server\'s sponsored transactions that have not landed fill more blocks than a new fee intent lives; nothing was reserved; retry after Retry-After' },
-  CHAIN_STALE: { status: 503, title: 'Service Unavailable', message: 'The chain has produced no block for 10 block times; nothing was reserved; retry once it moves' },
-  FEE_UNSETTLED: { status: 503, title: 'Service Unavailable', message: 'The fee did not settle while it was built (the pool or the prices moved); nothing is reserved; retry shortly' },
+  SPONSOR_BACKLOG_FULL: {
+    status: 503,
+    title: 'Service Unavailable',
+    message:
+      "This server's sponsored transactions that have not landed fill more blocks than a new fee intent lives; nothing was reserved; retry after Retry-After",
+  },
+  CHAIN_STALE: {
+    status: 503,
+    title: 'Service Unavailable',
+    message: 'The chain has produced no block for 10 block times; nothing was reserved; retry once it moves',
+  },
+  FEE_UNSETTLED: {
+    status: 503,
+    title: 'Service Unavailable',
+    message: 'The fee did not settle while it was built (the pool or the prices moved); nothing is reserved; retry shortly',
+  },
   WRONG_TRANSACTION_KIND: { status: 400, title: 'Bad Request', message: 'The body is not a transaction of the expected kind' },
   FEE_CAP_EXCEEDED: { status: 403, title: 'Forbidden', message: 'The fee exceeds the per-transaction cap' },
   DUST_BUDGET_EXCEEDED: { status: 429, title: 'Too Many Requests', message: 'The DUST budget of this key is spent for this window' },
@@ -105,12 +122,28 @@ export const ERRORS = {
   // The body's ledger era (from its header tag) is not the one its network runs: nothing is reserved.
   LEDGER_ERA_MISMATCH: { status: 400, title: 'Bad Request', message: "The transaction is of another ledger era than its network's" },
   // The network changed ledger era while the transaction was being sponsored: its reservation is released.
-  LEDGER_ERA_CHANGED: { status: 409, title: 'Conflict', message: 'The network changed ledger era during this request; rebuild the transaction for the new era' },
+  LEDGER_ERA_CHANGED: {
+    status: 409,
+    title: 'Conflict',
+    message: 'The network changed ledger era during this request; rebuild the transaction for the new era',
+  },
   // The indexer could not say whether the transaction's inputs are unspent: nothing is reserved (it would spend DUST on a guess).
-  INPUTS_UNCHECKED: { status: 503, title: 'Service Unavailable', message: "The indexer could not confirm the transaction's inputs are unspent; nothing was reserved; retry shortly" },
+  INPUTS_UNCHECKED: {
+    status: 503,
+    title: 'Service Unavailable',
+    message: "The indexer could not confirm the transaction's inputs are unspent; nothing was reserved; retry shortly",
+  },
   // An input of the transaction is spent by another answered sponsorship that has not landed or expired yet.
-  INPUT_HELD: { status: 409, title: 'Conflict', message: 'An input of this transaction is spent by another sponsored transaction that has not landed or expired yet' },
-  RESERVATION_LIMIT: { status: 429, title: 'Too Many Requests', message: 'This key holds its share of the DUST pool; retry when one of its transactions has landed' },
+  INPUT_HELD: {
+    status: 409,
+    title: 'Conflict',
+    message: 'An input of this transaction is spent by another sponsored transaction that has not landed or expired yet',
+  },
+  RESERVATION_LIMIT: {
+    status: 429,
+    title: 'Too Many Requests',
+    message: 'This key holds its share of the DUST pool; retry when one of its transactions has landed',
+  },
   // Several instances: the shared state (Redis) cannot charge the key's budget exactly now.
   BUDGET_UNAVAILABLE: { status: 503, title: 'Service Unavailable', message: 'The DUST budget cannot be charged exactly now; retry shortly' },
   // Several instances: another instance holds (or took) the lease on this network's server DUST wallets.
@@ -120,7 +153,11 @@ export const ERRORS = {
   // A per-user cap of the key's policy is reached for this window; Retry-After says when it opens.
   USER_LIMIT: { status: 429, title: 'Too Many Requests', message: 'This user has reached the sponsorships this key pays for in the window' },
   // The key's policy asks its owner's webhook, which did not answer (and `onTimeout` is "reject").
-  POLICY_WEBHOOK_UNAVAILABLE: { status: 503, title: 'Service Unavailable', message: "The key's policy webhook did not answer; nothing was reserved; retry shortly" },
+  POLICY_WEBHOOK_UNAVAILABLE: {
+    status: 503,
+    title: 'Service Unavailable',
+    message: "The key's policy webhook did not answer; nothing was reserved; retry shortly",
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERRORS;

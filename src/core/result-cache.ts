@@ -26,7 +26,11 @@ export class ResultCache {
   readonly #entries = new Map<string, Entry>();
   #bytes = 0;
 
-  constructor(private readonly clock: Clock, private readonly ttlMs: number, private readonly maxBytes: number) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly ttlMs: number,
+    private readonly maxBytes: number,
+  ) {}
 
   get(key: string): Uint8Array | undefined {
     const e = this.#entries.get(key);

@@ -38,11 +38,16 @@ globalThis.nightgate = { client, midnight };
 
 /** The import map of the installed package: each export (`.`, `./midnight`) to the file its manifest names. */
 function importMap(app: string): Record<string, string> {
-  const pkg = JSON.parse(readFileSync(join(app, 'node_modules/@nightgate/client/package.json'), 'utf8')) as { exports: Record<string, string | { default: string }> };
+  const pkg = JSON.parse(readFileSync(join(app, 'node_modules/@nightgate/client/package.json'), 'utf8')) as {
+    exports: Record<string, string | { default: string }>;
+  };
   return Object.fromEntries(
     Object.entries(pkg.exports)
       .filter(([sub]) => sub !== './package.json')
-      .map(([sub, target]) => [`@nightgate/client${sub.slice(1)}`, `/node_modules/@nightgate/client/${(typeof target === 'string' ? target : target.default).slice(2)}`]),
+      .map(([sub, target]) => [
+        `@nightgate/client${sub.slice(1)}`,
+        `/node_modules/@nightgate/client/${(typeof target === 'string' ? target : target.default).slice(2)}`,
+      ]),
   );
 }
 
@@ -73,42 +78,77 @@ function watch(page: Page): string[] {
 t.test('the installed client in Chromium, on another origin than nightgate', { skip, timeout: 180_000 }, async (t) => {
   const { app } = await packAndInstallClient(t);
   const site = await serve(app);
-  t.teardown(() => new Promise<void>((resolve) => {
-    site.server.closeAllConnections();
-    site.server.close(() => resolve());
-  }));
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        site.server.closeAllConnections();
+        site.server.close(() => resolve());
+      }),
+  );
   const s = await startStatsGateway(t, { server: { corsOrigins: [site.origin] } });
   t.not(site.origin, new URL(s.url).origin, `the page at ${site.origin}, nightgate at ${s.url}`);
 
   const { chromium } = await import('playwright-core');
   const browser: Browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-dev-shm-usage',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   t.teardown(() => browser.close());
   const page = await browser.newPage();
   const problems = watch(page);
   t.equal((await page.goto(`${site.origin}/`))?.status(), 200, 'the page is served');
-  await page.waitForFunction(() => 'nightgate' in globalThis, undefined, { timeout: 30_000 }).catch((err: Error) => {
-    throw new Error(`the page did not load the package: ${err.message}\n${problems.join('\n')}`);
-  });
+  await page
+    .waitForFunction(() => 'nightgate' in globalThis, undefined, { timeout: 30_000 })
+    .catch((err: Error) => {
+      throw new Error(`the page did not load the package: ${err.message}\n${problems.join('\n')}`);
+    });
   t.same(problems, [], 'the installed modules load, by their names, with no error');
 
-  const result = await page.evaluate(async ({ base, key }) => {
-    const { client: { createClient, NightgateError }, midnight } = (globalThis as unknown as { nightgate: Loaded }).nightgate;
-    const client = createClient({ baseUrl: base, retries: false });
-    const summary = await client.summary('preview');
-    const missing = await client.block('preview', 999).catch((e: unknown) => e);
-    const keyed = await createClient({ baseUrl: base, apiKey: key, retries: false }).health().catch((e: unknown) => e);
-    // No named function in here: tsx would wrap it in a helper the page does not have.
-    const [missingIs, keyedIs] = [missing, keyed].map((e) => (e instanceof NightgateError ? `NightgateError ${e.status} ${e.code}` : e instanceof TypeError ? 'TypeError (the browser refused)' : String(e)));
-    return { network: summary.network.id, height: summary.latestBlock.height, missing: missingIs, keyed: keyedIs, adapter: typeof midnight.nightgateMidnightProvider(client).submitTx };
-  }, { base: s.url, key: TEST_KEY });
-  t.strictSame(result, {
-    network: 'preview',
-    height: 2,
-    missing: 'NightgateError 404 BLOCK_NOT_FOUND',
-    keyed: 'TypeError (the browser refused)',
-    adapter: 'function',
-  }, 'summary() answers, a missing block is a NightgateError 404, a keyed route is not readable from this origin');
+  const result = await page.evaluate(
+    async ({ base, key }) => {
+      const {
+        client: { createClient, NightgateError },
+        midnight,
+      } = (globalThis as unknown as { nightgate: Loaded }).nightgate;
+      const client = createClient({ baseUrl: base, retries: false });
+      const summary = await client.summary('preview');
+      const missing = await client.block('preview', 999).catch((e: unknown) => e);
+      const keyed = await createClient({ baseUrl: base, apiKey: key, retries: false })
+        .health()
+        .catch((e: unknown) => e);
+      // No named function in here: tsx would wrap it in a helper the page does not have.
+      const [missingIs, keyedIs] = [missing, keyed].map((e) =>
+        e instanceof NightgateError ? `NightgateError ${e.status} ${e.code}` : e instanceof TypeError ? 'TypeError (the browser refused)' : String(e),
+      );
+      return {
+        network: summary.network.id,
+        height: summary.latestBlock.height,
+        missing: missingIs,
+        keyed: keyedIs,
+        adapter: typeof midnight.nightgateMidnightProvider(client).submitTx,
+      };
+    },
+    { base: s.url, key: TEST_KEY },
+  );
+  t.strictSame(
+    result,
+    {
+      network: 'preview',
+      height: 2,
+      missing: 'NightgateError 404 BLOCK_NOT_FOUND',
+      keyed: 'TypeError (the browser refused)',
+      adapter: 'function',
+    },
+    'summary() answers, a missing block is a NightgateError 404, a keyed route is not readable from this origin',
+  );
 });

@@ -30,7 +30,9 @@ for (const era of ERAS) {
     t.equal(accepted, 0, `every mutant refused (${JSON.stringify(Object.fromEntries(statuses))})`);
     t.equal(block.transactionIds.length > 0, true, 'the block still carries the devnet traffic');
     const { data } = await h.gql('query($h: Int!) { block(offset: { height: $h }) { transactions { raw } } }', { h: block.height });
-    const mutantsOnChain = data.block.transactions.filter((tx: { raw: string }) => Buffer.from(tx.raw, 'hex').length === bytes.length && tx.raw !== Buffer.from(bytes).toString('hex'));
+    const mutantsOnChain = data.block.transactions.filter(
+      (tx: { raw: string }) => Buffer.from(tx.raw, 'hex').length === bytes.length && tx.raw !== Buffer.from(bytes).toString('hex'),
+    );
     t.same(mutantsOnChain, [], 'no mutant in the block');
   });
 }

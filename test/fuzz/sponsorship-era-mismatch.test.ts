@@ -66,8 +66,12 @@ function opArbitrary(bases: number): fc.Arbitrary<Op> {
       length: fc.integer({ min: 1, max: 64 }),
     })
     .map((m): Op => ({ op: 'bytes', m }));
-  const tag = fc.record({ to: fc.constantFrom(...ERAS), part: fc.constantFrom<'whole' | 'format' | 'signature'>('whole', 'format', 'signature') }).map((o): Op => ({ op: 'tag', ...o }));
-  const splice = fc.record({ with: fc.integer({ min: 0, max: bases - 1 }), at: frac, from: frac, headFirst: fc.boolean() }).map((o): Op => ({ op: 'splice', ...o }));
+  const tag = fc
+    .record({ to: fc.constantFrom(...ERAS), part: fc.constantFrom<'whole' | 'format' | 'signature'>('whole', 'format', 'signature') })
+    .map((o): Op => ({ op: 'tag', ...o }));
+  const splice = fc
+    .record({ with: fc.integer({ min: 0, max: bases - 1 }), at: frac, from: frac, headFirst: fc.boolean() })
+    .map((o): Op => ({ op: 'splice', ...o }));
   return fc.oneof({ weight: 3, arbitrary: bytes }, { weight: 2, arbitrary: tag }, { weight: 2, arbitrary: splice });
 }
 
@@ -138,7 +142,11 @@ t.before(async () => {
     const prove = (u: typeof unproven) => u.prove(devProvingProvider({}, era), ledger(era).CostModel.initialCostModel());
     const proven = await prove(transferFrom(user, utxos[1]!, to, 12_345n));
     const finalized = (await prove(transferFrom(user, utxos[2]!, to, 12_345n))).bind();
-    bases.push({ era, kind: 'unproven', bytes: unproven.serialize() }, { era, kind: 'proven', bytes: proven.serialize() }, { era, kind: 'finalized', bytes: finalized.serialize() });
+    bases.push(
+      { era, kind: 'unproven', bytes: unproven.serialize() },
+      { era, kind: 'proven', bytes: proven.serialize() },
+      { era, kind: 'finalized', bytes: finalized.serialize() },
+    );
   }
 });
 
@@ -148,9 +156,13 @@ t.teardown(async () => {
 
 const reservedOf = (net: Net): number => net.app.service.network('preview')!.table.counts().reserved;
 
-t.test('the base transactions: each era\'s tag, and sponsored by a network of its era', async (t) => {
+t.test("the base transactions: each era's tag, and sponsored by a network of its era", async (t) => {
   for (const base of bases) {
-    t.equal(eraOfBytes(base.bytes), base.era, `a ${base.kind} ledger-${base.era} transaction says ledger ${base.era} in its tag (${latin1(base.bytes, tagEnd(base.bytes))})`);
+    t.equal(
+      eraOfBytes(base.bytes),
+      base.era,
+      `a ${base.kind} ledger-${base.era} transaction says ledger ${base.era} in its tag (${latin1(base.bytes, tagEnd(base.bytes))})`,
+    );
     const net = nets.get(base.era)!;
     const route: Route = base.kind === 'unproven' ? '/prove-and-balance' : '/balance-only';
     const res = await net.app.post(route, base.bytes);
@@ -161,57 +173,86 @@ t.test('the base transactions: each era\'s tag, and sponsored by a network of it
 for (const networkEra of SPONSOR_ERAS) {
   const other: Era = networkEra === 8 ? 9 : 8;
 
-  t.test(`a ledger-${networkEra} network: unmutated ledger-${other} transactions, every kind on both routes: 400 LEDGER_ERA_MISMATCH, nothing reserved`, async (t) => {
-    const net = nets.get(networkEra)!;
-    for (const base of bases.filter((b) => b.era === other)) {
-      for (const route of ROUTES) {
-        const before = reservedOf(net);
-        const res = await net.app.post(route, base.bytes);
-        t.equal(res.status, 400, `${base.kind} on ${route}: 400`);
-        t.equal(res.json['code'], 'LEDGER_ERA_MISMATCH', `${base.kind} on ${route}: LEDGER_ERA_MISMATCH`);
-        t.equal(res.json['message'], `the transaction is a ledger ${other} transaction, but this network runs ledger ${networkEra}: build it with the ledger ${networkEra} packages`, `${base.kind} on ${route}: names both eras`);
-        t.equal(reservedOf(net), before, `${base.kind} on ${route}: nothing reserved`);
+  t.test(
+    `a ledger-${networkEra} network: unmutated ledger-${other} transactions, every kind on both routes: 400 LEDGER_ERA_MISMATCH, nothing reserved`,
+    async (t) => {
+      const net = nets.get(networkEra)!;
+      for (const base of bases.filter((b) => b.era === other)) {
+        for (const route of ROUTES) {
+          const before = reservedOf(net);
+          const res = await net.app.post(route, base.bytes);
+          t.equal(res.status, 400, `${base.kind} on ${route}: 400`);
+          t.equal(res.json['code'], 'LEDGER_ERA_MISMATCH', `${base.kind} on ${route}: LEDGER_ERA_MISMATCH`);
+          t.equal(
+            res.json['message'],
+            `the transaction is a ledger ${other} transaction, but this network runs ledger ${networkEra}: build it with the ledger ${networkEra} packages`,
+            `${base.kind} on ${route}: names both eras`,
+          );
+          t.equal(reservedOf(net), before, `${base.kind} on ${route}: nothing reserved`);
+        }
       }
-    }
-  });
+    },
+  );
 
   for (const route of ROUTES) {
-    t.test(`property, a ledger-${networkEra} network, ${route}: mutants of both eras — the other era's always 400 LEDGER_ERA_MISMATCH, none a 5xx, nothing reserved by a refusal`, async (t) => {
-      const net = nets.get(networkEra)!;
-      const table = net.app.service.network('preview')!.table;
-      const tally = new Map<string, number>();
-      const mutant = fc.record({ base: fc.integer({ min: 0, max: bases.length - 1 }), ops: fc.array(opArbitrary(bases.length), { minLength: 0, maxLength: 3 }) });
-      await fc.assert(
-        fc.asyncProperty(mutant, async ({ base, ops }) => {
-          const body = ops.reduce((b, op) => apply(b, op, bases), bases[base]!.bytes);
-          // Sponsorships of mutants that still make sense hold their UTXO until reclaimed: keep the pool from running dry.
-          if (table.counts().free < 10) {
-            net.clock.advance(301_000);
-            net.app.service.reclaimDue();
-          }
-          const found = eraOfBytes(body);
-          const before = table.counts().reserved;
-          const res = await net.app.post(route, body);
-          const after = table.counts().reserved;
-          const cls = found === undefined ? 'no era' : found === networkEra ? 'own era' : 'other era';
-          const key = `${cls}: ${res.status} ${String(res.json['code'] ?? '')}`;
-          tally.set(key, (tally.get(key) ?? 0) + 1);
-          const why = `${route} on ledger ${networkEra}, body ${JSON.stringify(latin1(body, 64))}… (${body.length} bytes, tag says ${found ?? 'no era'}): ${res.status} ${JSON.stringify(res.json)}`;
-          if (res.status >= 500) throw new Error(`a 5xx: ${why}`);
-          if (found !== undefined && found !== networkEra) {
-            if (res.status !== 400 || res.json['code'] !== 'LEDGER_ERA_MISMATCH') throw new Error(`another era's body not refused as such: ${why}`);
-            const message = String(res.json['message']);
-            if (!message.includes(`a ledger ${found} transaction`) || !message.includes(`runs ledger ${networkEra}`)) throw new Error(`the refusal does not name both eras: ${why}`);
-          }
-          if (res.status !== 200 && after !== before) throw new Error(`a refusal left the reserved count at ${after} (was ${before}): ${why}`);
-          if (res.status === 200 && after > before + 1) throw new Error(`one answer, ${after - before} reservations: ${why}`);
-        }),
-        { numRuns: RUNS, seed: SEED + networkEra + (route === '/balance-only' ? 100 : 0) },
-      );
-      t.ok([...tally.keys()].every((k) => !/: 5\d\d /.test(k)), `no 5xx: ${JSON.stringify(Object.fromEntries([...tally].sort()))}`);
-      t.ok((tally.get('other era: 400 LEDGER_ERA_MISMATCH') ?? 0) >= RUNS / 4, `other-era mutants were met, and refused as such (${tally.get('other era: 400 LEDGER_ERA_MISMATCH') ?? 0} of ${RUNS})`);
-      t.ok([...tally.keys()].some((k) => k.startsWith('own era: 4')), 'own-era mutants were met (and refused)');
-    });
+    t.test(
+      `property, a ledger-${networkEra} network, ${route}: mutants of both eras — ` +
+        `the other era's always 400 LEDGER_ERA_MISMATCH, none a 5xx, nothing reserved by a refusal`,
+      async (t) => {
+        const net = nets.get(networkEra)!;
+        const table = net.app.service.network('preview')!.table;
+        const tally = new Map<string, number>();
+        const mutant = fc.record({
+          base: fc.integer({ min: 0, max: bases.length - 1 }),
+          ops: fc.array(opArbitrary(bases.length), { minLength: 0, maxLength: 3 }),
+        });
+        await fc.assert(
+          fc.asyncProperty(mutant, async ({ base, ops }) => {
+            const body = ops.reduce((b, op) => apply(b, op, bases), bases[base]!.bytes);
+            // Sponsorships of mutants that still make sense hold their UTXO until reclaimed: keep the pool from running dry.
+            if (table.counts().free < 10) {
+              net.clock.advance(301_000);
+              net.app.service.reclaimDue();
+            }
+            const found = eraOfBytes(body);
+            const before = table.counts().reserved;
+            const res = await net.app.post(route, body);
+            const after = table.counts().reserved;
+            const cls = found === undefined ? 'no era' : found === networkEra ? 'own era' : 'other era';
+            const key = `${cls}: ${res.status} ${String(res.json['code'] ?? '')}`;
+            tally.set(key, (tally.get(key) ?? 0) + 1);
+            const why =
+              `${route} on ledger ${networkEra}, body ${JSON.stringify(latin1(body, 64))}` +
+              `… (${body.length}` +
+              ` bytes, tag says ${found ?? 'no era'}` +
+              `): ${res.status}` +
+              ` ${JSON.stringify(res.json)}`;
+            if (res.status >= 500) throw new Error(`a 5xx: ${why}`);
+            if (found !== undefined && found !== networkEra) {
+              if (res.status !== 400 || res.json['code'] !== 'LEDGER_ERA_MISMATCH') throw new Error(`another era's body not refused as such: ${why}`);
+              const message = String(res.json['message']);
+              if (!message.includes(`a ledger ${found} transaction`) || !message.includes(`runs ledger ${networkEra}`))
+                throw new Error(`the refusal does not name both eras: ${why}`);
+            }
+            if (res.status !== 200 && after !== before) throw new Error(`a refusal left the reserved count at ${after} (was ${before}): ${why}`);
+            if (res.status === 200 && after > before + 1) throw new Error(`one answer, ${after - before} reservations: ${why}`);
+          }),
+          { numRuns: RUNS, seed: SEED + networkEra + (route === '/balance-only' ? 100 : 0) },
+        );
+        t.ok(
+          [...tally.keys()].every((k) => !/: 5\d\d /.test(k)),
+          `no 5xx: ${JSON.stringify(Object.fromEntries([...tally].sort()))}`,
+        );
+        t.ok(
+          (tally.get('other era: 400 LEDGER_ERA_MISMATCH') ?? 0) >= RUNS / 4,
+          `other-era mutants were met, and refused as such (${tally.get('other era: 400 LEDGER_ERA_MISMATCH') ?? 0} of ${RUNS})`,
+        );
+        t.ok(
+          [...tally.keys()].some((k) => k.startsWith('own era: 4')),
+          'own-era mutants were met (and refused)',
+        );
+      },
+    );
   }
 
   t.test(`a ledger-${networkEra} network afterwards: /wallet-status agrees with the allocator, no worker crashed, its own era still sponsored`, async (t) => {

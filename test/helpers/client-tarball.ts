@@ -56,7 +56,12 @@ export async function startStatsGateway(t: Test, overrides: ConfigInput = {}): P
   });
   for (let i = 0; i < 3; i++) fake.addBlock(T0 + i * 6000, [fake.tx()]);
   s = await startApp(
-    { networks: { mainnet: CLOSED, preprod: CLOSED, preview: fake.networkConfig() }, stats: { pollIntervalMs: 20, upstreamTimeoutMs: 2000 }, rateLimit: { publicEnabled: false }, ...overrides },
+    {
+      networks: { mainnet: CLOSED, preprod: CLOSED, preview: fake.networkConfig() },
+      stats: { pollIntervalMs: 20, upstreamTimeoutMs: 2000 },
+      rateLimit: { publicEnabled: false },
+      ...overrides,
+    },
     { modules: [mountStats], clock: new ManualClock(T0 + 15_000) },
   );
   await s.app.context.component<NetworkStats>('stats:preview')!.follower.waitForHeight(2);

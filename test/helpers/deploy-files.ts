@@ -7,7 +7,10 @@ export const DASHBOARD = `${ROOT}deploy/grafana/nightgate.json`;
 
 /** Every PromQL expression of the dashboard, with its panel's title. */
 export function dashboardExprs(): Array<{ panel: string; expr: string }> {
-  const d = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as { panels: Array<{ title: string; targets?: Array<{ expr: string }> }>; templating: { list: Array<{ query?: unknown }> } };
+  const d = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as {
+    panels: Array<{ title: string; targets?: Array<{ expr: string }> }>;
+    templating: { list: Array<{ query?: unknown }> };
+  };
   const out = d.panels.flatMap((p) => (p.targets ?? []).map((t) => ({ panel: p.title, expr: t.expr })));
   for (const v of d.templating.list) {
     const q = typeof v.query === 'object' && v.query !== null ? (v.query as { query: string }).query : undefined;

@@ -52,12 +52,16 @@ const READ_OWN_FILES: ts.CompilerOptions = { noEmit: true, noResolve: true, type
 /** Every export of every product file under `root` (tsconfig.test.json's files) and the files that use it. */
 export function exportUses(root: string): ExportReport {
   const configPath = join(root, 'tsconfig.test.json');
-  const parsed = ts.getParsedCommandLineOfConfigFile(configPath, {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (d) => {
-      throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    configPath,
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      },
     },
-  });
+  );
   if (!parsed) throw new Error(`cannot read ${configPath}`);
   return analyse(ts.createProgram({ rootNames: parsed.fileNames, options: { ...parsed.options, ...READ_OWN_FILES } }), root);
 }
@@ -65,7 +69,13 @@ export function exportUses(root: string): ExportReport {
 /** The same over `files` (path relative to a root → text), with the repository's compiler options. */
 export function exportUsesOf(root: string, files: Readonly<Record<string, string>>): ExportReport {
   const virtualRoot = join(root, '.export-usage-planted');
-  const options: ts.CompilerOptions = { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, ...READ_OWN_FILES };
+  const options: ts.CompilerOptions = {
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    strict: true,
+    ...READ_OWN_FILES,
+  };
   const texts = new Map(Object.entries(files).map(([p, text]) => [join(virtualRoot, p), text]));
   const host = ts.createCompilerHost(options);
   const { fileExists, readFile, getSourceFile } = host;
@@ -123,7 +133,13 @@ function analyse(program: ts.Program, root: string): ExportReport {
     const own = new Map<string, ts.Symbol[]>();
     for (const [sym, e] of byExport) if (sym.declarations?.some((d) => d.getSourceFile() === sf)) own.set(e.name, [...(own.get(e.name) ?? []), sym]);
     const visit = (node: ts.Node): void => {
-      if (ts.isIdentifier(node) && own.has(node.text) && !isDeclarationName(node) && !ts.isExportSpecifier(node.parent) && !ts.isExportAssignment(node.parent)) {
+      if (
+        ts.isIdentifier(node) &&
+        own.has(node.text) &&
+        !isDeclarationName(node) &&
+        !ts.isExportSpecifier(node.parent) &&
+        !ts.isExportAssignment(node.parent)
+      ) {
         const sym = ts.isShorthandPropertyAssignment(node.parent) ? checker.getShorthandAssignmentValueSymbol(node.parent) : checker.getSymbolAtLocation(node);
         if (sym) {
           const exported = byExport.get(sym) ?? byExport.get(checker.getExportSymbolOfSymbol(sym));
@@ -150,12 +166,19 @@ function analyse(program: ts.Program, root: string): ExportReport {
         if (module) for (const s of checker.getExportsOfModule(module)) use(s, p);
       } else if (ts.isImportClause(node) && node.name) {
         use(checker.getSymbolAtLocation(node.name), p);
-      } else if ((ts.isPropertyAccessExpression(node) || ts.isQualifiedName(node)) && names.has(ts.isPropertyAccessExpression(node) ? node.name.text : node.right.text)) {
+      } else if (
+        (ts.isPropertyAccessExpression(node) || ts.isQualifiedName(node)) &&
+        names.has(ts.isPropertyAccessExpression(node) ? node.name.text : node.right.text)
+      ) {
         const right = ts.isPropertyAccessExpression(node) ? node.name : node.right;
         const left = ts.isPropertyAccessExpression(node) ? node.expression : node.left;
         // Through a cast (`(ns as { NAME?: number }).NAME`) the property is the cast's: look the name up in the module.
         const module = namedModule(left);
-        if (module) use(checker.getExportsOfModule(module).find((s) => s.name === right.text), p);
+        if (module)
+          use(
+            checker.getExportsOfModule(module).find((s) => s.name === right.text),
+            p,
+          );
       } else if (ts.isImportTypeNode(node) && node.qualifier) {
         const right = ts.isIdentifier(node.qualifier) ? node.qualifier : node.qualifier.right;
         if (names.has(right.text)) use(checker.getSymbolAtLocation(right), p);
@@ -191,7 +214,15 @@ function analyse(program: ts.Program, root: string): ExportReport {
   const exports: ExportUse[] = [...byExport.values()]
     .map(({ file, name, reexport, users, inFile }) => {
       const sorted = [...users].sort();
-      return { key: `${file}#${name}`, file, name, reexport, inFile, product: sorted.filter((u) => PRODUCT.test(u)), drivers: sorted.filter((u) => DRIVERS.test(u)) };
+      return {
+        key: `${file}#${name}`,
+        file,
+        name,
+        reexport,
+        inFile,
+        product: sorted.filter((u) => PRODUCT.test(u)),
+        drivers: sorted.filter((u) => DRIVERS.test(u)),
+      };
     })
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return { files: pathOf.size, exports };
@@ -212,7 +243,14 @@ function isDeclarationName(node: ts.Identifier): boolean {
 function handedOn(id: ts.Identifier): boolean {
   if (ts.isNamespaceImport(id.parent) || (ts.isQualifiedName(id.parent) && id.parent.left === id)) return false;
   let top: ts.Node = id;
-  while (ts.isParenthesizedExpression(top.parent) || ts.isAsExpression(top.parent) || ts.isTypeAssertionExpression(top.parent) || ts.isNonNullExpression(top.parent) || ts.isSatisfiesExpression(top.parent)) top = top.parent;
+  while (
+    ts.isParenthesizedExpression(top.parent) ||
+    ts.isAsExpression(top.parent) ||
+    ts.isTypeAssertionExpression(top.parent) ||
+    ts.isNonNullExpression(top.parent) ||
+    ts.isSatisfiesExpression(top.parent)
+  )
+    top = top.parent;
   // `const { a } = ns` and `const m = ns` are followed through the pattern's names and m's reads.
   if (ts.isVariableDeclaration(top.parent) && top.parent.initializer === top) return false;
   return !(ts.isPropertyAccessExpression(top.parent) && top.parent.expression === top);
@@ -220,7 +258,15 @@ function handedOn(id: ts.Identifier): boolean {
 
 /** `e` without parentheses, `await`, `!` and casts. */
 function unwrap(e: ts.Node): ts.Node {
-  while (ts.isParenthesizedExpression(e) || ts.isAwaitExpression(e) || ts.isAsExpression(e) || ts.isTypeAssertionExpression(e) || ts.isNonNullExpression(e) || ts.isSatisfiesExpression(e)) e = e.expression;
+  while (
+    ts.isParenthesizedExpression(e) ||
+    ts.isAwaitExpression(e) ||
+    ts.isAsExpression(e) ||
+    ts.isTypeAssertionExpression(e) ||
+    ts.isNonNullExpression(e) ||
+    ts.isSatisfiesExpression(e)
+  )
+    e = e.expression;
   return e;
 }
 
@@ -244,7 +290,8 @@ export function exportViolations(report: ExportReport, allowed: readonly Allowed
   for (const e of report.exports) {
     let why: string | undefined;
     if (e.product.length === 0 && e.drivers.length === 0) why = e.inFile || e.reexport ? 'nothing imports it: un-export it' : 'nothing uses it: delete it';
-    else if (e.product.length === 0 && !e.inFile && !e.reexport) why = `only ${e.drivers.length === 1 ? e.drivers[0] : `${e.drivers.length} test and bench files`} use${e.drivers.length === 1 ? 's' : ''} it`;
+    else if (e.product.length === 0 && !e.inFile && !e.reexport)
+      why = `only ${e.drivers.length === 1 ? e.drivers[0] : `${e.drivers.length} test and bench files`} use${e.drivers.length === 1 ? 's' : ''} it`;
     if (why === undefined) continue;
     const allowance = isAllowed(e);
     if (allowance) excused.add(`${allowance.file}#${allowance.names === '*' ? '*' : e.name}`);

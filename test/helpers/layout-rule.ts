@@ -65,7 +65,12 @@ function exported(exports: readonly string[], subpath: string | undefined): bool
 
 /** `import.meta.url`. */
 function isImportMetaUrl(node: ts.Node): boolean {
-  return ts.isPropertyAccessExpression(node) && node.name.text === 'url' && ts.isMetaProperty(node.expression) && node.expression.keywordToken === ts.SyntaxKind.ImportKeyword;
+  return (
+    ts.isPropertyAccessExpression(node) &&
+    node.name.text === 'url' &&
+    ts.isMetaProperty(node.expression) &&
+    node.expression.keywordToken === ts.SyntaxKind.ImportKeyword
+  );
 }
 
 /** Parsed once per text: the planted trees share all but one file with the real one. */
@@ -78,13 +83,30 @@ export function importsOf(source: string): string[] {
   const file = ts.createSourceFile('source.ts', source, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
   const out: string[] = [];
   const visit = (node: ts.Node): void => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) out.push(node.moduleSpecifier.text);
-    else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference) && ts.isStringLiteral(node.moduleReference.expression)) out.push(node.moduleReference.expression.text);
-    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteralLike(node.arguments[0])) out.push(node.arguments[0].text);
-    else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) out.push(node.argument.literal.text);
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier))
+      out.push(node.moduleSpecifier.text);
+    else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference) && ts.isStringLiteral(node.moduleReference.expression))
+      out.push(node.moduleReference.expression.text);
+    else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] &&
+      ts.isStringLiteralLike(node.arguments[0])
+    )
+      out.push(node.arguments[0].text);
+    else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal))
+      out.push(node.argument.literal.text);
     else if (ts.isModuleDeclaration(node) && ts.isStringLiteral(node.name)) out.push(node.name.text);
     // A worker entry: the file a thread is started from is imported as surely as a static import.
-    else if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'URL' && node.arguments?.length === 2 && ts.isStringLiteralLike(node.arguments[0]!) && isImportMetaUrl(node.arguments[1]!)) out.push(node.arguments[0].text);
+    else if (
+      ts.isNewExpression(node) &&
+      ts.isIdentifier(node.expression) &&
+      node.expression.text === 'URL' &&
+      node.arguments?.length === 2 &&
+      ts.isStringLiteralLike(node.arguments[0]!) &&
+      isImportMetaUrl(node.arguments[1]!)
+    )
+      out.push(node.arguments[0].text);
     ts.forEachChild(node, visit);
   };
   visit(file);
@@ -95,7 +117,11 @@ export function importsOf(source: string): string[] {
 /** A relative specifier, or a workspace package's name, resolved to a file of `sources` (`.js` written for `.ts`), or undefined. */
 function resolve(from: string, spec: string, sources: Sources): string | undefined {
   const named = WORKSPACE.exec(spec);
-  const base = named ? `packages/${named[1]}/src/${named[2] ?? 'index'}` : spec.startsWith('.') ? posix.normalize(posix.join(posix.dirname(from), spec)) : undefined;
+  const base = named
+    ? `packages/${named[1]}/src/${named[2] ?? 'index'}`
+    : spec.startsWith('.')
+      ? posix.normalize(posix.join(posix.dirname(from), spec))
+      : undefined;
   if (base === undefined) return undefined;
   for (const c of [base, base.replace(/\.js$/, '.ts'), `${base}.ts`, `${base}/index.ts`]) if (sources.has(c)) return c;
   return undefined;
@@ -133,14 +159,17 @@ function refusalByName(from: string, name: string): string | undefined {
   const own = packageOf(from);
   if (own !== undefined) {
     const uses = PACKAGE_USES[own] ?? [];
-    return uses.includes(name) ? undefined : `packages/${own} imports ${uses.length ? uses.map((u) => `@nightgate/${u}`).join(' and ') : 'no workspace package'}`;
+    return uses.includes(name)
+      ? undefined
+      : `packages/${own} imports ${uses.length ? uses.map((u) => `@nightgate/${u}`).join(' and ') : 'no workspace package'}`;
   }
   if (!(name in PACKAGE_USES)) return `no workspace package @nightgate/${name}`;
   // The client is its own package, for dApps and wallets: the gateway neither uses nor bundles it.
   if (name === 'client') return areaOf(from) === 'bench' ? undefined : 'the gateway does not use the client (it is installed on its own)';
   if (name === 'ledger') return from.startsWith('src/infra/ledger/') ? undefined : 'the product reaches the ledger boundary through src/infra/ledger/';
   // The devnet is started where the process is: a feature, infra or a worker never loads it.
-  if (name === 'devnet') return areaOf(from) === 'app' || areaOf(from) === 'bench' ? undefined : 'only the app (src/app.ts, src/server.ts, src/cli.ts, src/cli/) imports the devnet';
+  if (name === 'devnet')
+    return areaOf(from) === 'app' || areaOf(from) === 'bench' ? undefined : 'only the app (src/app.ts, src/server.ts, src/cli.ts, src/cli/) imports the devnet';
   // The thread helpers sit below core: anything may use them but native/, which stands apart.
   if (areaOf(from) === 'native') return 'native/ uses core only';
   return undefined;
@@ -195,8 +224,10 @@ export function violations(sources: Sources, manifests?: Manifests): Violation[]
         const why = refusalByName(from, named[1]!);
         const target = manifests?.get(named[1]!);
         if (why) out.push({ from, to: spec, why });
-        else if (own !== undefined && manifests && !manifests.get(own)?.declares.has(npmName(spec))) out.push({ from, to: spec, why: `packages/${own}/package.json does not declare ${npmName(spec)}` });
-        else if (target && !exported(target.exports, named[2])) out.push({ from, to: spec, why: `packages/${named[1]}/package.json does not export ${named[2] ? `./${named[2]}` : '.'}` });
+        else if (own !== undefined && manifests && !manifests.get(own)?.declares.has(npmName(spec)))
+          out.push({ from, to: spec, why: `packages/${own}/package.json does not declare ${npmName(spec)}` });
+        else if (target && !exported(target.exports, named[2]))
+          out.push({ from, to: spec, why: `packages/${named[1]}/package.json does not export ${named[2] ? `./${named[2]}` : '.'}` });
         continue;
       }
       const builtin = spec.startsWith('node:') || builtinModules.includes(spec);
@@ -251,7 +282,13 @@ function components(edges: ReadonlyMap<string, readonly string[]>): string[][] {
 function fileEdges(sources: Sources): Map<string, string[]> {
   const edges = new Map<string, string[]>();
   // A file that starts a worker from itself (`new URL('./self', import.meta.url)`) is no circle.
-  for (const [from, src] of sources) edges.set(from, importsOf(src).map((s) => resolve(from, s, sources)).filter((x): x is string => x !== undefined && x !== from));
+  for (const [from, src] of sources)
+    edges.set(
+      from,
+      importsOf(src)
+        .map((s) => resolve(from, s, sources))
+        .filter((x): x is string => x !== undefined && x !== from),
+    );
   return edges;
 }
 

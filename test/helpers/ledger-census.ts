@@ -15,7 +15,10 @@
 const Native = globalThis.FinalizationRegistry;
 const live = new Map<string, number>();
 /** The same counts per ledger era, for registries made by a ledger package. */
-const liveByEra = new Map<8 | 9, Map<string, number>>([[8, new Map()], [9, new Map()]]);
+const liveByEra = new Map<8 | 9, Map<string, number>>([
+  [8, new Map()],
+  [9, new Map()],
+]);
 
 /** The ledger era whose package is making a registry now, from the stack of its constructor. */
 function eraOfStack(stack: string): 8 | 9 | undefined {
@@ -61,7 +64,10 @@ globalThis.FinalizationRegistry = CountingRegistry as unknown as FinalizationReg
 
 /** The first frames outside node_modules: the code that made the object. */
 function siteOf(stack: string): string {
-  const frames = stack.split('\n').slice(1).map((l) => l.trim().replace(/^at /, ''));
+  const frames = stack
+    .split('\n')
+    .slice(1)
+    .map((l) => l.trim().replace(/^at /, ''));
   const ours = frames.filter((f) => !f.includes('node_modules') && !f.includes('ledger-census') && !f.startsWith('node:') && !f.includes('wasm://'));
   return ours.slice(0, 2).join(' < ') || 'unknown';
 }

@@ -20,23 +20,45 @@ export function testRoutes(): TestRoutes {
   const module: Module = (ctx) =>
     ctx.addRoutes([
       {
-        method: 'GET', url: '/t/keyed', auth: 'key', rateLimit: 'key',
+        method: 'GET',
+        url: '/t/keyed',
+        auth: 'key',
+        rateLimit: 'key',
         schema: { summary: 'keyed', tags: ['proving'], response: { 200: { description: 'ok' } } },
         handler: (c) => json({ key: c.key?.id, client: c.headers['x-client-id'] ?? null }),
       },
       {
-        method: 'GET', url: '/t/public', auth: 'none', rateLimit: 'ip',
-        schema: { summary: 'public', tags: ['statistics'], querystring: Type.Object({ q: Type.Optional(Type.String()) }), response: { 200: { description: 'ok' } } },
+        method: 'GET',
+        url: '/t/public',
+        auth: 'none',
+        rateLimit: 'ip',
+        schema: {
+          summary: 'public',
+          tags: ['statistics'],
+          querystring: Type.Object({ q: Type.Optional(Type.String()) }),
+          response: { 200: { description: 'ok' } },
+        },
         handler: (c) => json({ q: c.searchParams.get('q') }, 200, { ETag: '"v1"', 'Cache-Control': 'max-age=5' }),
       },
       {
         // Echoes the query into a response header: what a careless route could do with user input.
-        method: 'GET', url: '/t/echo-header', auth: 'none', rateLimit: 'none',
-        schema: { summary: 'echo header', tags: ['statistics'], querystring: Type.Object({ v: Type.Optional(Type.String()) }), response: { 200: { description: 'ok' } } },
+        method: 'GET',
+        url: '/t/echo-header',
+        auth: 'none',
+        rateLimit: 'none',
+        schema: {
+          summary: 'echo header',
+          tags: ['statistics'],
+          querystring: Type.Object({ v: Type.Optional(Type.String()) }),
+          response: { 200: { description: 'ok' } },
+        },
         handler: (c) => json({}, 200, { 'X-Echo': c.searchParams.get('v') ?? '', 'Bad Name': 'dropped' }),
       },
       {
-        method: 'GET', url: '/t/slow', auth: 'key', rateLimit: 'key',
+        method: 'GET',
+        url: '/t/slow',
+        auth: 'key',
+        rateLimit: 'key',
         schema: { summary: 'slow', tags: ['proving'], response: { 200: { description: 'ok' } } },
         handler: async (c) => {
           c.signal.addEventListener('abort', () => aborted.resolve(c.signal.reason));
@@ -46,23 +68,37 @@ export function testRoutes(): TestRoutes {
         },
       },
       {
-        method: 'GET', url: '/t/boom', auth: 'none', rateLimit: 'none',
+        method: 'GET',
+        url: '/t/boom',
+        auth: 'none',
+        rateLimit: 'none',
         schema: { summary: 'throws', tags: ['statistics'], response: { 500: { description: 'error' } } },
         handler: () => {
           throw new Error('secret internal detail');
         },
       },
       {
-        method: 'GET', url: '/t/busy', auth: 'none', rateLimit: 'none',
+        method: 'GET',
+        url: '/t/busy',
+        auth: 'none',
+        rateLimit: 'none',
         schema: { summary: 'busy', tags: ['proving'], response: { 503: { description: 'busy' } } },
         handler: async () => {
           throw new GatewayError('QUEUE_FULL', undefined, { headers: { 'Retry-After': '7' } });
         },
       },
       {
-        method: 'POST', url: '/t/echo', auth: 'key', rateLimit: 'key',
+        method: 'POST',
+        url: '/t/echo',
+        auth: 'key',
+        rateLimit: 'key',
         body: { limit: 1024, contentTypes: [OCTET] },
-        schema: { summary: 'echo', tags: ['proving'], body: { contentType: OCTET, description: 'bytes' }, response: { 200: { description: 'same bytes', contentType: OCTET } } },
+        schema: {
+          summary: 'echo',
+          tags: ['proving'],
+          body: { contentType: OCTET, description: 'bytes' },
+          response: { 200: { description: 'same bytes', contentType: OCTET } },
+        },
         handler: (c) => ({ body: c.body!, contentType: OCTET }),
       },
     ]);

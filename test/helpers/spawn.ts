@@ -23,10 +23,11 @@ export function runProcess(command: string, args: string[], env: NodeJS.ProcessE
   const waiters: Array<{ re: RegExp; resolve: (l: string) => void }> = [];
   const onLine = (l: string): void => {
     out.push(l);
-    for (const w of [...waiters]) if (w.re.test(l)) {
-      waiters.splice(waiters.indexOf(w), 1);
-      w.resolve(l);
-    }
+    for (const w of [...waiters])
+      if (w.re.test(l)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(l);
+      }
   };
   for (const s of [child.stdout!, child.stderr!]) {
     let buf = '';
@@ -39,7 +40,9 @@ export function runProcess(command: string, args: string[], env: NodeJS.ProcessE
       }
     });
   }
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   return {
     child,
     out,

@@ -32,7 +32,9 @@ t.test('a chain that stops producing blocks: not ready, degraded, not sponsored;
   const s = await startApp(
     {
       // mainnet and preprod stay embedded, with no devnet run here: not served, nothing to wait for.
-      networks: { preview: { indexer: devnet.info.graphqlUrl, indexerWs: devnet.info.graphqlWsUrl, networkId: 'undeployed', prover: 'upstream', proverUrl: stub.url } },
+      networks: {
+        preview: { indexer: devnet.info.graphqlUrl, indexerWs: devnet.info.graphqlWsUrl, networkId: 'undeployed', prover: 'upstream', proverUrl: stub.url },
+      },
       // A budget of 0: a request past the freshness check is refused by the next one (429), before any worker.
       dust: { walletDerivation: 'legacy', walletSeeds: SPONSOR_SEEDS, targetUtxos: 0, budget: '0' },
       prover: { defaultNetwork: 'preview' },
@@ -44,14 +46,18 @@ t.test('a chain that stops producing blocks: not ready, degraded, not sponsored;
   const service = s.app.context.component<SponsorshipComponent>(SPONSORSHIP_COMPONENT)!.service!;
   await service.whenSynced('preview');
   await stats.follower.waitForHeight(devnet.network.height);
-  t.equal(stats.blockTimeMs, BLOCK_MS, 'behind an indexer: judged by Midnight\'s 6 s block time');
+  t.equal(stats.blockTimeMs, BLOCK_MS, "behind an indexer: judged by Midnight's 6 s block time");
 
   const get = async (path: string, headers: Record<string, string> = {}) => {
     const r = await request(`${s.url}${path}`, { headers });
     return { status: r.statusCode, json: (await r.body.json()) as Record<string, any> };
   };
   const sponsor = async (path: string) => {
-    const r = await request(`${s.url}${path}`, { method: 'POST', headers: { 'x-api-key': TEST_KEY, 'content-type': 'application/octet-stream' }, body: new Uint8Array([1, 2, 3]) });
+    const r = await request(`${s.url}${path}`, {
+      method: 'POST',
+      headers: { 'x-api-key': TEST_KEY, 'content-type': 'application/octet-stream' },
+      body: new Uint8Array([1, 2, 3]),
+    });
     return { status: r.statusCode, retryAfter: r.headers['retry-after'], json: (await r.body.json()) as Record<string, unknown> };
   };
   const health = () => get('/health', { 'x-api-key': TEST_KEY });
@@ -60,7 +66,11 @@ t.test('a chain that stops producing blocks: not ready, degraded, not sponsored;
   const fresh = async (when: string) => {
     t.strictSame(await get('/readyz'), { status: 200, json: { status: 'ready' } }, `${when}: ready`);
     // (The rest of /health is not this test's: the worker pool may report its own state.)
-    t.match((await health()).json['components']['stats:preview'], { status: 'ok', stale: null, blockTimeSeconds: 6, staleAfterSeconds: 60 }, `${when}: /health says the network is ok`);
+    t.match(
+      (await health()).json['components']['stats:preview'],
+      { status: 'ok', stale: null, blockTimeSeconds: 6, staleAfterSeconds: 60 },
+      `${when}: /health says the network is ok`,
+    );
     const sum = await summary();
     // After a stall the epoch has under-produced (the devnet's utilization says so): degraded by
     // production then, which is not freshness.
@@ -93,7 +103,11 @@ t.test('a chain that stops producing blocks: not ready, degraded, not sponsored;
   t.equal(h.json['status'], 'degraded', '/health: degraded');
   t.match(h.json['components']['stats:preview'], { status: 'degraded', upstreamOk: true, latestHeight: tip.height, latestBlockAgeSeconds: 60, stale: reason });
   const sum = await summary();
-  t.strictSame([sum['status'], sum['uptime']['status'], sum['uptime']['score'], sum['latestBlock']['ageSeconds']], ['degraded', 'degraded', 0, 60], 'the summary says degraded');
+  t.strictSame(
+    [sum['status'], sum['uptime']['status'], sum['uptime']['score'], sum['latestBlock']['ageSeconds']],
+    ['degraded', 'degraded', 0, 60],
+    'the summary says degraded',
+  );
   for (const path of ['/prove-and-balance', '/balance-only']) {
     const r = await sponsor(path);
     t.equal(r.status, 503, `${path}: 503`);

@@ -26,32 +26,58 @@ async function scripted(t: Test, replies: Reply[]): Promise<{ url: string; seen:
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
 }
 
-const refuse = (status: number, code: string, retryAfter: string): Reply => (_req, res) => {
-  res.writeHead(status, { 'content-type': 'application/json', 'retry-after': retryAfter });
-  res.end(JSON.stringify({ error: 'Service Unavailable', message: `${code} now`, code }));
-};
-const json = (body: unknown): Reply => (_req, res) => {
-  res.writeHead(200, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
-};
+const refuse =
+  (status: number, code: string, retryAfter: string): Reply =>
+  (_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json', 'retry-after': retryAfter });
+    res.end(JSON.stringify({ error: 'Service Unavailable', message: `${code} now`, code }));
+  };
+const json =
+  (body: unknown): Reply =>
+  (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
 
 t.test('503 with Retry-After, then 200: the client waits as told and resolves', async (t) => {
-  const { url, seen } = await scripted(t, [refuse(503, 'NOT_READY', '3'), refuse(429, 'RATE_LIMITED', 'Thu, 01 Jan 2026 00:00:02 GMT'), json({ network: { id: 'preview' } })]);
+  const { url, seen } = await scripted(t, [
+    refuse(503, 'NOT_READY', '3'),
+    refuse(429, 'RATE_LIMITED', 'Thu, 01 Jan 2026 00:00:02 GMT'),
+    json({ network: { id: 'preview' } }),
+  ]);
   const waits: number[] = [];
   const client = createClient({ baseUrl: url, retries: { sleep: async (ms) => void waits.push(ms), now: () => Date.UTC(2026, 0, 1) } });
   t.match(await client.summary('preview'), { network: { id: 'preview' } });
   t.strictSame(waits, [3000, 2000], 'delay-seconds, then an HTTP date read against the injected clock');
-  t.strictSame(seen.map((s) => s.url), Array(3).fill('/api/v1/preview/summary'));
+  t.strictSame(
+    seen.map((s) => s.url),
+    Array(3).fill('/api/v1/preview/summary'),
+  );
 });
 
 t.test('a sponsorship refused NO_DUST_AVAILABLE is sent again, the same bytes; FEE_CAP_EXCEEDED is not', async (t) => {
-  const sponsored = { tx: 'ab', txHash: 'cd'.repeat(32), identifiers: [], network: 'preview', fee: '1', feeUnit: 'SPECK', expiresAt: '2026-01-01T00:00:00.000Z', dustUtxo: { wallet: 0, slot: 1 } };
+  const sponsored = {
+    tx: 'ab',
+    txHash: 'cd'.repeat(32),
+    identifiers: [],
+    network: 'preview',
+    fee: '1',
+    feeUnit: 'SPECK',
+    expiresAt: '2026-01-01T00:00:00.000Z',
+    dustUtxo: { wallet: 0, slot: 1 },
+  };
   const { url, seen } = await scripted(t, [refuse(503, 'NO_DUST_AVAILABLE', '1'), json(sponsored)]);
   const waits: number[] = [];
   const client = createClient({ baseUrl: url, apiKey: 'k', retries: { sleep: async (ms) => void waits.push(ms) } });
   t.strictSame(await client.balanceOnly(new Uint8Array([5, 6, 7])), sponsored);
   t.strictSame(waits, [1000]);
-  t.strictSame(seen.map((s) => [s.url, [...s.body], s.key]), [['/balance-only', [5, 6, 7], 'k'], ['/balance-only', [5, 6, 7], 'k']]);
+  t.strictSame(
+    seen.map((s) => [s.url, [...s.body], s.key]),
+    [
+      ['/balance-only', [5, 6, 7], 'k'],
+      ['/balance-only', [5, 6, 7], 'k'],
+    ],
+  );
 
   const capped = await scripted(t, [refuse(403, 'FEE_CAP_EXCEEDED', '6'), json(sponsored)]);
   const c2 = createClient({ baseUrl: capped.url, apiKey: 'k', retries: { sleep: async () => undefined } });

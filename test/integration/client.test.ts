@@ -48,7 +48,11 @@ async function fundedUser(s: TestApp, seed: number): Promise<{ user: User; utxo:
 
 /** The devnet's answer to a submission: `202` when accepted, else the status and why. */
 async function submit(s: TestApp, tx: Uint8Array): Promise<string> {
-  const res = await fetch(s.app.context.devnet.get('preview')!.submitUrl, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: tx });
+  const res = await fetch(s.app.context.devnet.get('preview')!.submitUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/octet-stream' },
+    body: tx,
+  });
   const text = await res.text();
   return res.status === 202 ? '202' : `${res.status} ${text.slice(0, 300)}`;
 }
@@ -56,11 +60,22 @@ async function submit(s: TestApp, tx: Uint8Array): Promise<string> {
 /** Resolves with the transaction's details once the statistics see it on chain. */
 const landed = (client: NightgateClient, hash: string) => until(`transaction ${hash.slice(0, 12)}… on chain`, () => client.transaction('preview', hash));
 
-const rejection = (p: Promise<unknown>): Promise<NightgateError> => p.then(() => { throw new Error('resolved'); }, (e: NightgateError) => e);
+const rejection = (p: Promise<unknown>): Promise<NightgateError> =>
+  p.then(
+    () => {
+      throw new Error('resolved');
+    },
+    (e: NightgateError) => e,
+  );
 
 t.test('@nightgate/client on the embedded devnet', async (t) => {
   const s = await startApp(
-    { networks: { mainnet: CLOSED, preprod: CLOSED, preview: { devnet: { ledger: ERA, ledger9AtHeight: 0 } } }, devnet: { blockTimeMs: 1000 }, dust: { feeTtlMs: 20_000, targetUtxos: 0, maxFee: '1000000000000000000' }, prover: { defaultNetwork: 'preview' } },
+    {
+      networks: { mainnet: CLOSED, preprod: CLOSED, preview: { devnet: { ledger: ERA, ledger9AtHeight: 0 } } },
+      devnet: { blockTimeMs: 1000 },
+      dust: { feeTtlMs: 20_000, targetUtxos: 0, maxFee: '1000000000000000000' },
+      prover: { defaultNetwork: 'preview' },
+    },
     { devnet: true, modules: [mountStats, mountProver, mountSponsorship] },
   );
   t.teardown(() => s.close());
@@ -80,8 +95,14 @@ t.test('@nightgate/client on the embedded devnet', async (t) => {
     t.ok(blockTime.averageSeconds === null || typeof blockTime.averageSeconds === 'number', 'block time');
     t.match(await client.blocksProduced('preview'), { total: Number });
     t.type(await client.uptime('preview'), 'object');
-    for (const [name, call, code] of [['epoch', () => client.epoch('preview'), 'EPOCH_UNAVAILABLE'], ['dParameter', () => client.dParameter('preview'), 'D_PARAMETER_UNAVAILABLE']] as const) {
-      const got = await call().then((v) => v as object, (e: NightgateError) => e);
+    for (const [name, call, code] of [
+      ['epoch', () => client.epoch('preview'), 'EPOCH_UNAVAILABLE'],
+      ['dParameter', () => client.dParameter('preview'), 'D_PARAMETER_UNAVAILABLE'],
+    ] as const) {
+      const got = await call().then(
+        (v) => v as object,
+        (e: NightgateError) => e,
+      );
       if (got instanceof Error) t.match(got, { status: 404, code }, `${name}: the documented 404`);
       else t.type(got, 'object', `${name}: a body`);
     }
@@ -131,7 +152,7 @@ t.test('@nightgate/client on the embedded devnet', async (t) => {
     const back = V.Transaction.deserialize<L.SignatureEnabled, L.Proof, L.Binding>('signature', 'proof', 'binding', proven.bind().serialize());
     t.match(back.transactionHash(), /^[0-9a-f]{64}$/);
     const mock = unproven.mockProve().guaranteedOffer!;
-    t.same(back.guaranteedOffer!.outputs[0]!.proof.serialize(), mock.outputs[0]!.proof.serialize(), 'the dev backend\'s proof, as the ledger shapes it');
+    t.same(back.guaranteedOffer!.outputs[0]!.proof.serialize(), mock.outputs[0]!.proof.serialize(), "the dev backend's proof, as the ledger shapes it");
   });
 
   t.test('sponsorship, directly and through the WalletProvider adapter: the transactions land', async (t) => {
@@ -158,7 +179,7 @@ t.test('@nightgate/client on the embedded devnet', async (t) => {
     const fees: string[] = [];
     const wallet = sponsoredWalletProvider(client, own, { ledger: V, network: 'preview', onSponsored: (a) => fees.push(a.fee) });
     const asMidnight: WalletProvider = wallet;
-    t.equal(asMidnight.getCoinPublicKey(), keys.coinPublicKey, 'the keys are the dApp wallet\'s');
+    t.equal(asMidnight.getCoinPublicKey(), keys.coinPublicKey, "the keys are the dApp wallet's");
     // Midnight.js' order: the ProofProvider proves, the WalletProvider balances.
     const proofs = nightgateProofProvider(client, { ledger: V });
     const unbound = await proofs.proveTx(transferFrom(carol.user, carol.utxo, dave.user.address, 1_000_000n));
@@ -167,25 +188,37 @@ t.test('@nightgate/client on the embedded devnet', async (t) => {
     const alsoFinal = await wallet.balanceUnprovenTx(transferFrom(dave.user, dave.utxo, carol.user.address, 2_000_000n));
     t.equal(fees.length, 2, 'onSponsored saw both');
 
-    const sent: Array<[string, string, Uint8Array]> = [['proveAndBalance', answer.txHash, Buffer.from(answer.tx, 'hex')], ['balanceTx', finalized.transactionHash(), finalized.serialize()], ['balanceUnprovenTx', alsoFinal.transactionHash(), alsoFinal.serialize()]];
+    const sent: Array<[string, string, Uint8Array]> = [
+      ['proveAndBalance', answer.txHash, Buffer.from(answer.tx, 'hex')],
+      ['balanceTx', finalized.transactionHash(), finalized.serialize()],
+      ['balanceUnprovenTx', alsoFinal.transactionHash(), alsoFinal.serialize()],
+    ];
     for (const [name, , bytes] of sent) t.equal(await submit(s, bytes), '202', `${name}: submitted`);
     const found = await Promise.all(sent.map(([, hash]) => landed(client, hash)));
-    t.strictSame(found.map((f) => f.hash), sent.map(([, hash]) => hash), 'all three found on chain through the client');
+    t.strictSame(
+      found.map((f) => f.hash),
+      sent.map(([, hash]) => hash),
+      'all three found on chain through the client',
+    );
     t.match(await client.search('preview', answer.txHash), { type: 'transaction' });
     t.match(await client.walletStatus(), { preview: { sync: { phase: 'synced' } } });
-    const activity = await until('alice\'s activity', () => client.addressActivity('preview', alice.user.address, { limit: 1 }));
+    const activity = await until("alice's activity", () => client.addressActivity('preview', alice.user.address, { limit: 1 }));
     t.ok(activity.transactionCount >= 2 && activity.transactions.length === 1, `alice: ${activity.transactionCount} transactions, the newest given`);
   });
 
   t.test('contract lookup: the counter the devnet deploys', async (t) => {
-    const address = await until('a contract deploy', async () => {
-      const tip = (await client.latestBlock('preview')).height;
-      for (let h = tip; h >= Math.max(0, tip - 30); h--) {
-        const action = (await client.block('preview', h)).transactions.flatMap((x) => x.contractActions)[0];
-        if (action) return action.address;
-      }
-      return undefined;
-    }, 30_000);
+    const address = await until(
+      'a contract deploy',
+      async () => {
+        const tip = (await client.latestBlock('preview')).height;
+        for (let h = tip; h >= Math.max(0, tip - 30); h--) {
+          const action = (await client.block('preview', h)).transactions.flatMap((x) => x.contractActions)[0];
+          if (action) return action.address;
+        }
+        return undefined;
+      },
+      30_000,
+    );
     t.equal((await client.contract('preview', address)).address, address);
   });
 });

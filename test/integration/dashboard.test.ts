@@ -30,7 +30,11 @@ t.test('pages, assets and their policies', async (t) => {
       const scripts = assets.filter((a) => a.includes('.js?')).map((a) => a.slice('/assets/'.length, a.indexOf('?')));
       t.strictSame(scripts, ['uplot.js', 'dashboard.js', 'operator.js'], '/: its scripts, in order');
     }
-    t.strictSame(refs.filter((u) => !u.startsWith('/')), [], `${path}: every reference is on this server`);
+    t.strictSame(
+      refs.filter((u) => !u.startsWith('/')),
+      [],
+      `${path}: every reference is on this server`,
+    );
     for (const a of assets) {
       t.match(a, /\?v=[\w-]{10}$/, `${a}: named by its content`);
       const f = await request(`${s.url}${a}`, { headers: { 'accept-encoding': 'br' } });
@@ -54,7 +58,7 @@ t.test('pages, assets and their policies', async (t) => {
   t.notOk(doc.paths['/assets/{file}'], 'the assets are not API routes');
 });
 
-t.test('the push WebSocket: this server\'s own pages may open it, other sites may not', async (t) => {
+t.test("the push WebSocket: this server's own pages may open it, other sites may not", async (t) => {
   const s = await startApp({ server: { corsOrigins: [] } }, { modules: [topic] });
   t.teardown(() => s.close());
   const open = (origin: string): Promise<string> =>

@@ -16,7 +16,10 @@ t.test('three networks come up and their chains grow every block', async (t) => 
   });
   t.teardown(() => devnet.close());
   t.comment(`up in ${Date.now() - started} ms`);
-  t.same(devnet.networks.map((n) => n.name), ['mainnet', 'preprod', 'preview']);
+  t.same(
+    devnet.networks.map((n) => n.name),
+    ['mainnet', 'preprod', 'preview'],
+  );
 
   let before = performance.eventLoopUtilization();
   const clients = devnet.networks.map((n) => createClient({ url: n.graphqlWsUrl, webSocketImpl: WebSocket, retryAttempts: 0 }));
@@ -48,10 +51,7 @@ t.test('three networks come up and their chains grow every block', async (t) => 
 
 t.test('invalid options are refused before any worker starts', async (t) => {
   await t.rejects(startDevnet({ networks: [], blockTimeMs: 6000 }), { code: 'DEVNET_BAD_OPTIONS' });
-  await t.rejects(
-    startDevnet({ networks: [{ name: 'preview', seed: 's', sponsorWallets: ['zz'] }], blockTimeMs: 6000 }),
-    { code: 'DEVNET_BAD_OPTIONS' },
-  );
+  await t.rejects(startDevnet({ networks: [{ name: 'preview', seed: 's', sponsorWallets: ['zz'] }], blockTimeMs: 6000 }), { code: 'DEVNET_BAD_OPTIONS' });
 });
 
 t.test('threadNice lowers the devnet thread, not the caller', { skip: process.platform === 'linux' ? false : 'per-thread nice is Linux only' }, async (t) => {
@@ -62,9 +62,17 @@ t.test('threadNice lowers the devnet thread, not the caller', { skip: process.pl
   const main = getPriority();
   const before = new Set(readdirSync('/proc/self/task'));
   const logs = captureLogs();
-  const devnet = await startDevnet({ networks: [{ name: 'preview', seed: 'integration-nice', sponsorWallets: [] }], blockTimeMs: 60_000, threadNice: Math.max(main, 9), logger: logs.logger });
+  const devnet = await startDevnet({
+    networks: [{ name: 'preview', seed: 'integration-nice', sponsorWallets: [] }],
+    blockTimeMs: 60_000,
+    threadNice: Math.max(main, 9),
+    logger: logs.logger,
+  });
   t.teardown(() => devnet.close());
-  t.match(logs.lines.find((l) => l['msg'] === 'devnet thread priority lowered: block production yields the CPU to serving'), { nice: Math.max(main, 9) });
+  t.match(
+    logs.lines.find((l) => l['msg'] === 'devnet thread priority lowered: block production yields the CPU to serving'),
+    { nice: Math.max(main, 9) },
+  );
   const lowered = readdirSync('/proc/self/task').filter((tid) => !before.has(tid) && niceOf(tid) === Math.max(main, 9));
   t.ok(lowered.length >= 1, `the devnet's thread runs at nice ${Math.max(main, 9)} (threads: ${lowered.join(', ')})`);
   t.equal(niceOf(String(process.pid)), main, 'the main thread keeps its priority');

@@ -23,7 +23,7 @@ async function docs(s: TestApp, headers: Record<string, string> = {}): Promise<P
   return { status: r.statusCode, headers: r.headers, html };
 }
 
-t.test('a Host and X-Forwarded-Proto of the client\'s choosing are not written into the page', async (t) => {
+t.test("a Host and X-Forwarded-Proto of the client's choosing are not written into the page", async (t) => {
   const s = await startApp({});
   t.teardown(() => s.close());
   const plain = await docs(s);
@@ -41,7 +41,12 @@ t.test('from a trusted proxy too: the page is the same for every Host', async (t
   const s = await startApp({ server: { trustedProxies: ['127.0.0.1/32'] } });
   t.teardown(() => s.close());
   const plain = await docs(s);
-  const proxied = await docs(s, { host: 'gateway.example', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'gateway.example', 'x-forwarded-for': '203.0.113.9' });
+  const proxied = await docs(s, {
+    host: 'gateway.example',
+    'x-forwarded-proto': 'https',
+    'x-forwarded-host': 'gateway.example',
+    'x-forwarded-for': '203.0.113.9',
+  });
   t.equal(proxied.status, 200);
   t.notMatch(proxied.html, /gateway\.example/);
   t.equal(proxied.html, plain.html);
@@ -59,7 +64,10 @@ t.test('after 50 junk Hosts the page is still kept, compressed and the same', as
   }
   // A name of the server never asked for before the junk (a page table keyed by Host, full of
   // junk, would render it per request, uncompressed), and the one the first request used.
-  for (const [host, coding] of [[`localhost:${s.port}`, 'gzip'], [`127.0.0.1:${s.port}`, 'br']] as const) {
+  for (const [host, coding] of [
+    [`localhost:${s.port}`, 'gzip'],
+    [`127.0.0.1:${s.port}`, 'br'],
+  ] as const) {
     const after = await docs(s, { host, 'accept-encoding': coding });
     t.equal(after.status, 200, host);
     t.equal(after.headers['content-encoding'], coding, `${host}: still compressed (${coding})`);

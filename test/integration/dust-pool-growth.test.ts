@@ -41,8 +41,17 @@ t.test('under demand the keeper splits NIGHT until the pool holds the target, le
   // Demand: a user's answered reservations take more than three quarters of the pool.
   // A sponsored transaction holds its inputs until it lands or expires: each of the 52 spends a UTXO of its own.
   const { user, utxos } = await app.fundedUser(91, 500_000_000n, 52);
-  const answers = await Promise.all(utxos.map((utxo, i) => app.post('/prove-and-balance', transferFrom(user, utxo, freshUser(92).address, 1_000n + BigInt(i)).serialize())));
-  t.equal(answers.filter((a) => a.status === 200).length, 52, `52 sponsored: 14 of 66 left free (${answers.filter((a) => a.status !== 200).map((a) => String(a.json['code'])).join(' ')})`);
+  const answers = await Promise.all(
+    utxos.map((utxo, i) => app.post('/prove-and-balance', transferFrom(user, utxo, freshUser(92).address, 1_000n + BigInt(i)).serialize())),
+  );
+  t.equal(
+    answers.filter((a) => a.status === 200).length,
+    52,
+    `52 sponsored: 14 of 66 left free (${answers
+      .filter((a) => a.status !== 200)
+      .map((a) => String(a.json['code']))
+      .join(' ')})`,
+  );
   const held = answers[0]!;
   const heldSlot = (held.json['dustUtxo'] as { slot: number }).slot;
 
@@ -55,7 +64,10 @@ t.test('under demand the keeper splits NIGHT until the pool holds the target, le
   await keeper.settled();
   const status = keeper.status();
   t.ok(status.live >= target, `the pool grew to ${status.live} DUST UTXOs (target ${target})`);
-  t.ok(status.maintenance.splitsSubmitted >= Math.ceil((target - 66) / SPLIT_OUTPUTS), `${status.maintenance.splitsSubmitted} splits of ${SPLIT_OUTPUTS} outputs`);
+  t.ok(
+    status.maintenance.splitsSubmitted >= Math.ceil((target - 66) / SPLIT_OUTPUTS),
+    `${status.maintenance.splitsSubmitted} splits of ${SPLIT_OUTPUTS} outputs`,
+  );
   t.equal(status.maintenance.splitsFailed, 0, `no split was refused (${String(status.maintenance.reason)})`);
   await until(app, () => table.counts().reserved === 51);
   t.pass("every split spent its fee UTXO: only the user's 51 unsubmitted answers stay reserved");
@@ -65,11 +77,18 @@ t.test('under demand the keeper splits NIGHT until the pool holds the target, le
   t.equal((JSON.parse(readFileSync(journal, 'utf8')) as unknown[]).length, status.maintenance.pendingSplits);
 
   const res = await request(`${app.url}/wallet-status`, { headers: { 'x-api-key': TEST_KEY } });
-  const body = (await res.body.json()) as Record<string, { pool: { target: number; live: number; maintenance: { state: string }; sustainableTxPerSecond: number } }>;
+  const body = (await res.body.json()) as Record<
+    string,
+    { pool: { target: number; live: number; maintenance: { state: string }; sustainableTxPerSecond: number } }
+  >;
   t.equal(body['preview']!.pool.target, target, '/wallet-status shows the target');
   t.ok(body['preview']!.pool.live >= target, '… the UTXOs held');
   t.match(body['preview']!.pool.maintenance.state, /^(idle|waiting)$/, '… the keeper at rest');
-  t.equal(body['preview']!.pool.sustainableTxPerSecond, Math.round((body['preview']!.pool.live / 2) * 100) / 100, '… and the rate it sustains (UTXOs per two 1 s blocks)');
+  t.equal(
+    body['preview']!.pool.sustainableTxPerSecond,
+    Math.round((body['preview']!.pool.live / 2) * 100) / 100,
+    '… and the rate it sustains (UTXOs per two 1 s blocks)',
+  );
 
   // The server's own fees count as DUST spent: one audit line and one count per split.
   const splitLines = app.logs.lines.filter((l) => l['audit'] === 'sponsorship' && l['kind'] === 'pool-split');

@@ -86,7 +86,11 @@ t.test('an answered reservation is restored after a restart, and its transaction
   t.equal(paid.state, 'reserved');
   t.ok(paid.deadline !== null && paid.deadline > Date.now(), 'the reservation has its reclaim deadline');
   const lines = readFileSync(join(dirs.dust, JOURNAL_FILE), 'utf8').trim().split('\n');
-  t.same(lines.map((l) => JSON.parse(l)), [{ network: 'preview', wallet: paid.walletIndex, key: paid.key.toString(), deadline: paid.deadline }], 'the journal holds the answered reservation');
+  t.same(
+    lines.map((l) => JSON.parse(l)),
+    [{ network: 'preview', wallet: paid.walletIndex, key: paid.key.toString(), deadline: paid.deadline }],
+    'the journal holds the answered reservation',
+  );
   t.equal(statSync(join(dirs.devnet, 'preview', SPONSOR_SEEDS_FILE)).mode & 0o777, 0o600, 'the sponsor seeds are kept beside the chain, owner-only');
   await a.close();
 
@@ -98,7 +102,10 @@ t.test('an answered reservation is restored after a restart, and its transaction
   const entry = b.service.network('preview')!.table.slotEntry(slot)!;
   t.equal(entry.state, 'reserved', 'reserved again before any request could take it');
   t.equal(entry.deadline, paid.deadline, 'until its original deadline');
-  const status = (await (await request(`${b.url}/wallet-status`, { headers: { 'x-api-key': 'test-key-0123456789abcdef' } })).body.json()) as Record<string, { utxos: { reserved: number }; reclaimTimers: number }>;
+  const status = (await (await request(`${b.url}/wallet-status`, { headers: { 'x-api-key': 'test-key-0123456789abcdef' } })).body.json()) as Record<
+    string,
+    { utxos: { reserved: number }; reclaimTimers: number }
+  >;
   t.equal(status['preview']!.utxos.reserved, 1);
   t.equal(status['preview']!.reclaimTimers, 1, 'with its reclaim timer');
 

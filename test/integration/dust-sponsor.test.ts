@@ -27,13 +27,26 @@ async function rig(t: Test, era: Era): Promise<Rig> {
   const waiters: Array<{ after: number; resolve: (s: SyncStatus) => void }> = [];
   let last: SyncStatus | undefined;
   const sync = new NetworkDustSync(
-    { network: 'preview', graphqlUrl: h.info.graphqlUrl, graphqlWsUrl: h.info.graphqlWsUrl, seeds: SPONSOR_WALLETS, table: table.buffer, snapshot: snapshot.buffer, timeoutMs: 5000, spentRetentionMs: 600_000, reconnectMinMs: 50, reconnectMaxMs: 500, blockTimeMs: 6_000 },
+    {
+      network: 'preview',
+      graphqlUrl: h.info.graphqlUrl,
+      graphqlWsUrl: h.info.graphqlWsUrl,
+      seeds: SPONSOR_WALLETS,
+      table: table.buffer,
+      snapshot: snapshot.buffer,
+      timeoutMs: 5000,
+      spentRetentionMs: 600_000,
+      reconnectMinMs: 50,
+      reconnectMaxMs: 500,
+      blockTimeMs: 6_000,
+    },
     (s) => {
       last = s;
-      for (const w of [...waiters]) if (s.phase === 'synced' && s.eventId > w.after) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve(s);
-      }
+      for (const w of [...waiters])
+        if (s.phase === 'synced' && s.eventId > w.after) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(s);
+        }
     },
   );
   t.teardown(() => sync.close());
@@ -45,7 +58,19 @@ async function rig(t: Test, era: Era): Promise<Rig> {
 }
 
 const args = (era: Era, kind: SponsorArgs['kind'], over: Partial<SponsorArgs> = {}): SponsorArgs => ({
-  kind, era, networkId: 'undeployed', seeds: SPONSOR_WALLETS, margin: 3, maxFee: (10n ** 18n).toString(), budgetLeft: (10n ** 19n).toString(), now: Date.now(), reservationTtlMs: 300_000, ttlSafetyMs: 60_000, blockTimeMs: 6_000, feeTtlMs: 60_000, ...over,
+  kind,
+  era,
+  networkId: 'undeployed',
+  seeds: SPONSOR_WALLETS,
+  margin: 3,
+  maxFee: (10n ** 18n).toString(),
+  budgetLeft: (10n ** 19n).toString(),
+  now: Date.now(),
+  reservationTtlMs: 300_000,
+  ttlSafetyMs: 60_000,
+  blockTimeMs: 6_000,
+  feeTtlMs: 60_000,
+  ...over,
 });
 
 async function submit(h: Harness, bytes: Uint8Array): Promise<{ status: number; body: Record<string, unknown> }> {
@@ -115,11 +140,28 @@ for (const era of SPONSOR_ERAS) {
     await fund(r.h, dave, 50_000_000n);
     const user = await unprovenTransfer(r.h, dave, freshUser(32, era).address, 1n);
     const finalized = (await user.prove(devProvingProvider({}, era), L.CostModel.initialCostModel())).bind().serialize();
-    await t.rejects(sponsor(finalized, args(era, 'prove-and-balance'), r.table.buffer, r.snapshot.buffer, devProvingProvider({}, era)), { code: 'WRONG_TRANSACTION_KIND', message: 'expected an unproven transaction, got a finalized one' });
-    await t.rejects(sponsor(user.serialize(), args(era, 'balance-only'), r.table.buffer, r.snapshot.buffer, devProvingProvider({}, era)), { code: 'WRONG_TRANSACTION_KIND', message: 'expected a proven transaction or a finalized transaction, got an unproven one' });
-    await t.rejects(sponsor(user.serialize(), args(era, 'prove-and-balance', { maxFee: '1' }), r.table.buffer, r.snapshot.buffer, devProvingProvider({}, era)), { code: 'FEE_CAP_EXCEEDED' });
-    await t.rejects(sponsor(user.serialize(), args(era, 'prove-and-balance', { budgetLeft: '1' }), r.table.buffer, r.snapshot.buffer, devProvingProvider({}, era)), { code: 'DUST_BUDGET_EXCEEDED' });
-    const failing: L.ProvingProvider = { check: async () => [], prove: async () => { throw new Error('prover exploded'); } };
+    await t.rejects(sponsor(finalized, args(era, 'prove-and-balance'), r.table.buffer, r.snapshot.buffer, devProvingProvider({}, era)), {
+      code: 'WRONG_TRANSACTION_KIND',
+      message: 'expected an unproven transaction, got a finalized one',
+    });
+    await t.rejects(sponsor(user.serialize(), args(era, 'balance-only'), r.table.buffer, r.snapshot.buffer, devProvingProvider({}, era)), {
+      code: 'WRONG_TRANSACTION_KIND',
+      message: 'expected a proven transaction or a finalized transaction, got an unproven one',
+    });
+    await t.rejects(
+      sponsor(user.serialize(), args(era, 'prove-and-balance', { maxFee: '1' }), r.table.buffer, r.snapshot.buffer, devProvingProvider({}, era)),
+      { code: 'FEE_CAP_EXCEEDED' },
+    );
+    await t.rejects(
+      sponsor(user.serialize(), args(era, 'prove-and-balance', { budgetLeft: '1' }), r.table.buffer, r.snapshot.buffer, devProvingProvider({}, era)),
+      { code: 'DUST_BUDGET_EXCEEDED' },
+    );
+    const failing: L.ProvingProvider = {
+      check: async () => [],
+      prove: async () => {
+        throw new Error('prover exploded');
+      },
+    };
     await t.rejects(sponsor(user.serialize(), args(era, 'prove-and-balance'), r.table.buffer, r.snapshot.buffer, failing), { code: 'PROVER_FAILED' });
     t.same(r.table.counts().reserved, 0, 'every failure released its reservation at once');
     t.equal(r.table.counts().free, r.table.counts().total);
@@ -134,7 +176,9 @@ for (const era of SPONSOR_ERAS) {
     await fund(r.h, erin, 50_000_000n);
     await fund(r.h, frank, 50_000_000n);
     const finalized = async (from: ReturnType<typeof freshUser>, to: number) =>
-      (await (await unprovenTransfer(r.h, from, freshUser(to).address, 1_000_000n)).prove(devProvingProvider({}, era), L.CostModel.initialCostModel())).bind().serialize();
+      (await (await unprovenTransfer(r.h, from, freshUser(to).address, 1_000_000n)).prove(devProvingProvider({}, era), L.CostModel.initialCostModel()))
+        .bind()
+        .serialize();
     const first = await finalized(erin, 43);
     const second = await finalized(frank, 44);
 

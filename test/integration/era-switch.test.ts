@@ -78,7 +78,8 @@ t.test(`${CLIENTS} clients sponsor and submit across a switch from ledger 8 to 9
   );
   t.teardown(() => s.close());
   const service = s.app.context.component<SponsorshipComponent>(SPONSORSHIP_COMPONENT)!.service!;
-  const sync = (service as unknown as { opts: { sync: { onStatus(l: (s: SyncStatus) => void): () => void; status(n: string): SyncStatus | undefined } } }).opts.sync;
+  const sync = (service as unknown as { opts: { sync: { onStatus(l: (s: SyncStatus) => void): () => void; status(n: string): SyncStatus | undefined } } }).opts
+    .sync;
   const table = service.network('preview')!.table;
   const devnet = s.app.context.devnet.get('preview')!;
   await service.whenSynced('preview');
@@ -86,7 +87,11 @@ t.test(`${CLIENTS} clients sponsor and submit across a switch from ledger 8 to 9
 
   const follower = await ChainFollower.start(devnet.graphqlWsUrl, 0);
   t.teardown(() => follower.close());
-  const tip = await request(devnet.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ block { height } }' }) });
+  const tip = await request(devnet.graphqlUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: '{ block { height } }' }),
+  });
   const startHeight = ((await tip.body.json()) as { data: { block: { height: number } } }).data.block.height;
   await follower.within(startHeight + 1, () => follower.tip!.height >= startHeight);
   t.equal(follower.era, 8, 'the chain runs ledger 8');
@@ -203,12 +208,28 @@ t.test(`${CLIENTS} clients sponsor and submit across a switch from ledger 8 to 9
       const body = await build(user, utxo, kind);
       const sentAt = Date.now();
       const afterSwitch = follower.era === 9;
-      const res = await request(`${s.url}/${kind}?network=preview`, { method: 'POST', headers: { 'x-api-key': TEST_KEY, 'content-type': 'application/octet-stream' }, body });
+      const res = await request(`${s.url}/${kind}?network=preview`, {
+        method: 'POST',
+        headers: { 'x-api-key': TEST_KEY, 'content-type': 'application/octet-stream' },
+        body,
+      });
       const json = (await res.body.json()) as Json;
-      const answer: Answer = { client: i, era: user.era, kind, status: res.statusCode, code: String(json['code'] ?? ''), message: String(json['message'] ?? ''), tip: follower.tip!.height, at: Date.now(), ms: Date.now() - sentAt, afterSwitch };
+      const answer: Answer = {
+        client: i,
+        era: user.era,
+        kind,
+        status: res.statusCode,
+        code: String(json['code'] ?? ''),
+        message: String(json['message'] ?? ''),
+        tip: follower.tip!.height,
+        at: Date.now(),
+        ms: Date.now() - sentAt,
+        afterSwitch,
+      };
       answers.push(answer);
       if (res.statusCode !== 200) {
-        if (res.statusCode >= 500 || ![409, 400].includes(res.statusCode)) failures.push(`client ${i} (${kind}, ledger ${user.era}, tip ${answer.tip}): ${res.statusCode} ${json['code']}: ${json['message']}`);
+        if (res.statusCode >= 500 || ![409, 400].includes(res.statusCode))
+          failures.push(`client ${i} (${kind}, ledger ${user.era}, tip ${answer.tip}): ${res.statusCode} ${json['code']}: ${json['message']}`);
         if (answer.code === 'LEDGER_ERA_CHANGED' || answer.code === 'LEDGER_ERA_MISMATCH') learn();
         await nextEvent();
         continue;
@@ -226,7 +247,12 @@ t.test(`${CLIENTS} clients sponsor and submit across a switch from ledger 8 to 9
         continue;
       }
       const subJson = sub.json;
-      answer.submit = sub.status === 202 ? '202' : `${sub.status} ${subJson['code'] ?? ''} ${String(subJson['error'] ?? '').replace(/[0-9a-f]{16,}/g, '…').slice(0, 160)}`;
+      answer.submit =
+        sub.status === 202
+          ? '202'
+          : `${sub.status} ${subJson['code'] ?? ''} ${String(subJson['error'] ?? '')
+              .replace(/[0-9a-f]{16,}/g, '…')
+              .slice(0, 160)}`;
       count(submits, answer.submit);
       if (sub.status !== 202) {
         inUse.delete(key);
@@ -243,7 +269,9 @@ t.test(`${CLIENTS} clients sponsor and submit across a switch from ledger 8 to 9
     }
   }
 
-  const clients = Array.from({ length: CLIENTS }, (_, i) => runClient(i).catch((err: unknown) => void failures.push(`client ${i} failed: ${(err as Error).stack}`)));
+  const clients = Array.from({ length: CLIENTS }, (_, i) =>
+    runClient(i).catch((err: unknown) => void failures.push(`client ${i} failed: ${(err as Error).stack}`)),
+  );
   const ran = await follower.within(SWITCH_AT + RUN_AFTER_SWITCH + 10, () => follower.tip!.height >= SWITCH_AT + RUN_AFTER_SWITCH);
   stopping = true;
   await Promise.all(clients);
@@ -264,19 +292,54 @@ t.test(`${CLIENTS} clients sponsor and submit across a switch from ledger 8 to 9
     devnetConnectionErrors: Object.fromEntries(devnetErrors),
     landed: landedOurs,
     notLandedWithinBound: notLanded,
-    ledger8AnswersSentAfterSwitch: Object.fromEntries([...answers.filter((a) => a.era === 8 && a.afterSwitch).reduce((m, a) => m.set(`${a.status} ${a.code}${a.submit ? ` → ${a.submit.slice(0, 40)}` : ''}`, (m.get(`${a.status} ${a.code}${a.submit ? ` → ${a.submit.slice(0, 40)}` : ''}`) ?? 0) + 1), new Map<string, number>())]),
-    firstLedger9Answer: first9 ? { tip: first9.tip, blocksAfterSwitch: first9.tip - SWITCH_AT, secondsAfterSwitchBlockSeen: (first9.at - switchBlock.seenAt) / 1000 } : null,
-    syncAtSwitch: atSwitch && { oldSlots: oldSlots.size, oldStates: atSwitch.oldStates, counts: atSwitch.counts, secondsAfterSwitchBlockSeen: (atSwitch.at - switchBlock.seenAt) / 1000 },
+    ledger8AnswersSentAfterSwitch: Object.fromEntries([
+      ...answers
+        .filter((a) => a.era === 8 && a.afterSwitch)
+        .reduce(
+          (m, a) =>
+            m.set(
+              `${a.status} ${a.code}${a.submit ? ` → ${a.submit.slice(0, 40)}` : ''}`,
+              (m.get(`${a.status} ${a.code}${a.submit ? ` → ${a.submit.slice(0, 40)}` : ''}`) ?? 0) + 1,
+            ),
+          new Map<string, number>(),
+        ),
+    ]),
+    firstLedger9Answer: first9
+      ? { tip: first9.tip, blocksAfterSwitch: first9.tip - SWITCH_AT, secondsAfterSwitchBlockSeen: (first9.at - switchBlock.seenAt) / 1000 }
+      : null,
+    syncAtSwitch: atSwitch && {
+      oldSlots: oldSlots.size,
+      oldStates: atSwitch.oldStates,
+      counts: atSwitch.counts,
+      secondsAfterSwitchBlockSeen: (atSwitch.at - switchBlock.seenAt) / 1000,
+    },
     seconds: (Date.now() - started) / 1000,
-    perTip: Object.fromEntries([...new Set(answers.map((a) => a.tip))].map((h) => [h, answers.filter((a) => a.tip === h).map((a) => `${a.era}:${a.status}`).reduce((m, k) => ({ ...m, [k]: (m[k] ?? 0) + 1 }), {} as Record<string, number>)])),
-    droppedAtBlockTime: Object.fromEntries(s.logs.lines.filter((l) => l['msg'] === 'transaction dropped at block time').reduce((m, l) => {
-      const k = `${l['origin']}: ${String(l['reason']).replace(/[0-9a-f]{16,}/g, '…').slice(0, 120)}`;
-      return m.set(k, (m.get(k) ?? 0) + 1);
-    }, new Map<string, number>())),
+    perTip: Object.fromEntries(
+      [...new Set(answers.map((a) => a.tip))].map((h) => [
+        h,
+        answers
+          .filter((a) => a.tip === h)
+          .map((a) => `${a.era}:${a.status}`)
+          .reduce((m, k) => ({ ...m, [k]: (m[k] ?? 0) + 1 }), {} as Record<string, number>),
+      ]),
+    ),
+    droppedAtBlockTime: Object.fromEntries(
+      s.logs.lines
+        .filter((l) => l['msg'] === 'transaction dropped at block time')
+        .reduce((m, l) => {
+          const k = `${l['origin']}: ${String(l['reason'])
+            .replace(/[0-9a-f]{16,}/g, '…')
+            .slice(0, 120)}`;
+          return m.set(k, (m.get(k) ?? 0) + 1);
+        }, new Map<string, number>()),
+    ),
     faucetStalls: s.logs.lines.filter((l) => /the treasury cannot pay|faucet payout failed/.test(String(l['msg']))).length,
     syncTimeline: timeline.slice(0, 8).join(' '),
     latencyMs: percentiles(answers.map((a) => a.ms)),
-    blocks: follower.blocks.filter((b) => b.height > 2).map((b) => `${b.height}:${b.era}:${b.transactions.length}:${((b.seenAt - started) / 1000).toFixed(1)}`).join(' '),
+    blocks: follower.blocks
+      .filter((b) => b.height > 2)
+      .map((b) => `${b.height}:${b.era}:${b.transactions.length}:${((b.seenAt - started) / 1000).toFixed(1)}`)
+      .join(' '),
   };
   t.comment(JSON.stringify(figures, null, 1));
 
@@ -284,7 +347,11 @@ t.test(`${CLIENTS} clients sponsor and submit across a switch from ledger 8 to 9
   const ok = answers.filter((a) => a.status === 200);
   const slots = new Map<number, number>();
   for (const a of ok) count(slots as unknown as Map<string, number>, a.slot as unknown as string);
-  t.strictSame([...slots].filter(([, n]) => n > 1), [], `${ok.length} answers, each on its own DUST UTXO`);
+  t.strictSame(
+    [...slots].filter(([, n]) => n > 1),
+    [],
+    `${ok.length} answers, each on its own DUST UTXO`,
+  );
   // ...no DUST UTXO paid for two landed transactions...
   const ours = new Set(ok.map((a) => a.txHash));
   const nullifiers = new Map<string, string[]>();
@@ -296,15 +363,32 @@ t.test(`${CLIENTS} clients sponsor and submit across a switch from ledger 8 to 9
       for (const n of dustNullifiers(b.era, tx.raw)) nullifiers.set(`${b.era}:${n}`, [...(nullifiers.get(`${b.era}:${n}`) ?? []), tx.hash]);
     }
   }
-  t.strictSame([...nullifiers].filter(([, txs]) => txs.length > 1), [], `${landedChecked} sponsored transactions landed, each spending its own DUST UTXO`);
-  t.notOk([...submits.keys()].some((k) => /DustDoubleSpend|196/.test(k)), 'the devnet refused no submission as a DUST double spend');
-  const landedPerEra = (era: Era) => follower.blocks.filter((b) => b.era === era).reduce((n, b) => n + b.transactions.filter((tx) => ours.has(tx.hash)).length, 0);
-  t.ok(landedPerEra(8) > 0 && landedPerEra(9) > 0, `sponsored transactions landed in both eras (${landedPerEra(8)} on ledger 8, ${landedPerEra(9)} on ledger 9)`);
+  t.strictSame(
+    [...nullifiers].filter(([, txs]) => txs.length > 1),
+    [],
+    `${landedChecked} sponsored transactions landed, each spending its own DUST UTXO`,
+  );
+  t.notOk(
+    [...submits.keys()].some((k) => /DustDoubleSpend|196/.test(k)),
+    'the devnet refused no submission as a DUST double spend',
+  );
+  const landedPerEra = (era: Era) =>
+    follower.blocks.filter((b) => b.era === era).reduce((n, b) => n + b.transactions.filter((tx) => ours.has(tx.hash)).length, 0);
+  t.ok(
+    landedPerEra(8) > 0 && landedPerEra(9) > 0,
+    `sponsored transactions landed in both eras (${landedPerEra(8)} on ledger 8, ${landedPerEra(9)} on ledger 9)`,
+  );
 
   // Mid-switch answers are 409 LEDGER_ERA_CHANGED or 400 LEDGER_ERA_MISMATCH; nothing is a 5xx.
-  t.strictSame(answers.filter((a) => a.status >= 500).map((a) => `${a.status} ${a.code}`), [], '0 5xx from nightgate');
   t.strictSame(
-    answers.filter((a) => a.status !== 200 && !(a.status === 409 && a.code === 'LEDGER_ERA_CHANGED') && !(a.status === 400 && a.code === 'LEDGER_ERA_MISMATCH')).map((a) => `${a.status} ${a.code}: ${a.message} (client ${a.client}, ledger ${a.era}, tip ${a.tip}, ${a.ms} ms)`),
+    answers.filter((a) => a.status >= 500).map((a) => `${a.status} ${a.code}`),
+    [],
+    '0 5xx from nightgate',
+  );
+  t.strictSame(
+    answers
+      .filter((a) => a.status !== 200 && !(a.status === 409 && a.code === 'LEDGER_ERA_CHANGED') && !(a.status === 400 && a.code === 'LEDGER_ERA_MISMATCH'))
+      .map((a) => `${a.status} ${a.code}: ${a.message} (client ${a.client}, ledger ${a.era}, tip ${a.tip}, ${a.ms} ms)`),
     [],
     'every refusal is of the switch: 409 LEDGER_ERA_CHANGED or 400 LEDGER_ERA_MISMATCH',
   );
@@ -312,21 +396,42 @@ t.test(`${CLIENTS} clients sponsor and submit across a switch from ledger 8 to 9
   // Nothing reserved under ledger 8 is reserved after the switch: every ledger-8 UTXO is SPENT.
   t.ok(atSwitch, 'the sync reported ledger 9');
   t.ok(oldSlots.size >= 66, `the ledger-8 wallets held ${oldSlots.size} DUST UTXOs`);
-  t.strictSame(atSwitch?.oldStates, { spent: oldSlots.size }, 'when the sync first reports ledger 9, every ledger-8 DUST UTXO is SPENT (none reserved, none free)');
+  t.strictSame(
+    atSwitch?.oldStates,
+    { spent: oldSlots.size },
+    'when the sync first reports ledger 9, every ledger-8 DUST UTXO is SPENT (none reserved, none free)',
+  );
   const oldNow: Record<string, number> = {};
   for (const slot of oldSlots) oldNow[table.slotEntry(slot)?.state ?? 'empty'] = (oldNow[table.slotEntry(slot)?.state ?? 'empty'] ?? 0) + 1;
   t.strictSame(oldNow, { spent: oldSlots.size }, 'and still at the end');
-  t.notOk(ok.some((a) => a.era === 8 && !oldSlots.has(a.slot!)), 'every ledger-8 answer was paid by a ledger-8 DUST UTXO');
-  t.notOk(ok.some((a) => a.era === 9 && oldSlots.has(a.slot!)), 'no ledger-9 answer was paid by one');
+  t.notOk(
+    ok.some((a) => a.era === 8 && !oldSlots.has(a.slot!)),
+    'every ledger-8 answer was paid by a ledger-8 DUST UTXO',
+  );
+  t.notOk(
+    ok.some((a) => a.era === 9 && oldSlots.has(a.slot!)),
+    'no ledger-9 answer was paid by one',
+  );
 
   // The same ledger-8 bytes answered before the switch are refused after it, not answered again from the dedupe cache.
-  const again = await request(`${s.url}/${answered8!.kind}?network=preview`, { method: 'POST', headers: { 'x-api-key': TEST_KEY, 'content-type': 'application/octet-stream' }, body: answered8!.body });
+  const again = await request(`${s.url}/${answered8!.kind}?network=preview`, {
+    method: 'POST',
+    headers: { 'x-api-key': TEST_KEY, 'content-type': 'application/octet-stream' },
+    body: answered8!.body,
+  });
   const againJson = (await again.body.json()) as Json;
-  t.strictSame([again.statusCode, againJson['code']], [400, 'LEDGER_ERA_MISMATCH'], 'a ledger-8 body answered before the switch, sent again after it: 400 LEDGER_ERA_MISMATCH');
+  t.strictSame(
+    [again.statusCode, againJson['code']],
+    [400, 'LEDGER_ERA_MISMATCH'],
+    'a ledger-8 body answered before the switch, sent again after it: 400 LEDGER_ERA_MISMATCH',
+  );
 
   // Sponsorship answers 200 again within RECOVERY_BLOCKS blocks of the switch.
   t.ok(first9, 'ledger-9 transfers were sponsored');
-  t.ok(first9 && first9.tip - SWITCH_AT <= RECOVERY_BLOCKS, `the first ledger-9 answer came at tip ${first9?.tip}, ${first9 ? first9.tip - SWITCH_AT : '?'} blocks after the switch (at most ${RECOVERY_BLOCKS})`);
+  t.ok(
+    first9 && first9.tip - SWITCH_AT <= RECOVERY_BLOCKS,
+    `the first ledger-9 answer came at tip ${first9?.tip}, ${first9 ? first9.tip - SWITCH_AT : '?'} blocks after the switch (at most ${RECOVERY_BLOCKS})`,
+  );
 
   // The DUST sync goes on on ledger 9.
   const ws = await get(s.url, '/wallet-status');
@@ -348,7 +453,10 @@ t.test(`${CLIENTS} clients sponsor and submit across a switch from ledger 8 to 9
   const block = await get(s.url, `/api/v1/preview/block?height=${oldBlock.height}`);
   t.equal(block.status, 200, `block ${oldBlock.height} (ledger 8) through the statistics API`);
   t.strictSame([block.body['height'], block.body['protocolVersion'], block.body['ledger']], [oldBlock.height, DEVNET_PROTOCOL_VERSION[8], 8]);
-  t.ok((block.body['transactions'] as Json[]).some((x) => x['hash'] === oldTx.hash), 'with its sponsored transaction');
+  t.ok(
+    (block.body['transactions'] as Json[]).some((x) => x['hash'] === oldTx.hash),
+    'with its sponsored transaction',
+  );
   const tx = await get(s.url, `/api/v1/preview/transaction?hash=${oldTx.hash}`);
   t.equal(tx.status, 200, 'a ledger-8 transaction through the statistics API');
   t.strictSame([tx.body['hash'], tx.body['protocolVersion'], tx.body['ledger']], [oldTx.hash, DEVNET_PROTOCOL_VERSION[8], 8]);

@@ -38,7 +38,17 @@ const TARGET_UTXOS = 9;
 const WAIT_MS = 90_000;
 
 interface WalletStatus {
-  wallets: Array<{ index: number; balance: string; utxos: number; address?: string; night?: string; nightUtxos?: number; idleNightUtxos?: number; registered?: boolean; problem?: string | null }>;
+  wallets: Array<{
+    index: number;
+    balance: string;
+    utxos: number;
+    address?: string;
+    night?: string;
+    nightUtxos?: number;
+    idleNightUtxos?: number;
+    registered?: boolean;
+    problem?: string | null;
+  }>;
   utxos: { free: number; reserved: number; total: number };
   pool: { live: number; maintenance: { state: string; splitsSubmitted: number; reason: string | null } } | null;
   sync: { phase: string };
@@ -64,13 +74,14 @@ t.test('from a mnemonic to a sponsored transfer landed through the node RPC', as
   t.teardown(() => node.close());
 
   /** The DUST sync's next status: it reports after every block. */
-  const nextBlock = (): Promise<void> => new Promise((resolve) => {
-    const sync = (app.service as unknown as { opts: { sync: { onStatus(l: () => void): () => void } } }).opts.sync;
-    const off = sync.onStatus(() => {
-      off();
-      resolve();
+  const nextBlock = (): Promise<void> =>
+    new Promise((resolve) => {
+      const sync = (app.service as unknown as { opts: { sync: { onStatus(l: () => void): () => void } } }).opts.sync;
+      const off = sync.onStatus(() => {
+        off();
+        resolve();
+      });
     });
-  });
   /** Resolves once `check` holds, checked again after each block, within WAIT_MS. */
   const until = async (what: string, check: () => Promise<boolean>): Promise<void> => {
     const deadline = Date.now() + WAIT_MS;
@@ -84,7 +95,11 @@ t.test('from a mnemonic to a sponsored transfer landed through the node RPC', as
     return ((await res.body.json()) as Record<string, WalletStatus>)['preview']!;
   };
   const gql = async (query: string): Promise<any> => {
-    const res = await request(app.devnet.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...AUTH }, body: JSON.stringify({ query }) });
+    const res = await request(app.devnet.graphqlUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...AUTH },
+      body: JSON.stringify({ query }),
+    });
     return ((await res.body.json()) as { data: any }).data;
   };
   const wallet = (sub: WalletArgs['sub']): Promise<string[]> => {
@@ -95,17 +110,27 @@ t.test('from a mnemonic to a sponsored transfer landed through the node RPC', as
   };
 
   // The network behaves as a hosted one: the project id everywhere, no faucet, the node RPC listed.
-  const bare = await request(app.devnet.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ block { height } }"}' });
+  const bare = await request(app.devnet.graphqlUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"query":"{ block { height } }"}',
+  });
   await bare.body.dump();
   t.equal(bare.statusCode, 401, 'the indexer refuses a request without the project id');
-  const health = (await (await request(`${app.url}/health`, { headers: { 'x-api-key': TEST_KEY } })).body.json()) as { components: { devnet: { networks: Record<string, { nodeRpcUrl: string; graphqlUrl: string; profile: string }> } } };
-  t.match(health.components.devnet.networks['preview'], { nodeRpcUrl: app.devnet.nodeRpcUrl, graphqlUrl: app.devnet.graphqlUrl, profile: 'public' }, 'keyed /health lists the node RPC beside the indexer');
+  const health = (await (await request(`${app.url}/health`, { headers: { 'x-api-key': TEST_KEY } })).body.json()) as {
+    components: { devnet: { networks: Record<string, { nodeRpcUrl: string; graphqlUrl: string; profile: string }> } };
+  };
+  t.match(
+    health.components.devnet.networks['preview'],
+    { nodeRpcUrl: app.devnet.nodeRpcUrl, graphqlUrl: app.devnet.graphqlUrl, profile: 'public' },
+    'keyed /health lists the node RPC beside the indexer',
+  );
   t.notMatch(JSON.stringify(health), PROJECT_ID, 'the project id is not in /health');
 
   // 1. The address to fund, from the mnemonic alone.
   const [line] = await wallet('address');
   const address0 = encodeUnshieldedAddress(WALLET_0, 'undeployed');
-  t.match(line, new RegExp(`^0  ${address0}  mn_dust_undeployed1`), 'wallet 0: the address Midnight\'s HD wallet derives');
+  t.match(line, new RegExp(`^0  ${address0}  mn_dust_undeployed1`), "wallet 0: the address Midnight's HD wallet derives");
   await until('the wallet shows with no NIGHT', async () => (await status()).wallets[0]?.problem === 'no NIGHT');
   t.equal((await status()).wallets[0]!.registered, false);
   await t.rejects(wallet('register'), { message: `wallet 0 holds no NIGHT: send NIGHT to ${address0}, then register` }, 'nothing to register yet');
@@ -179,6 +204,9 @@ t.test('from a mnemonic to a sponsored transfer landed through the node RPC', as
   const sponsored = await node.submit(Buffer.from(res.json['tx'] as string, 'hex'));
   t.equal(sponsored.alreadyKnown, false);
   const txHash = res.json['txHash'] as string;
-  await until('the sponsored transfer is on chain', async () => (await gql(`{ transactions(offset: { hash: "${txHash}" }) { hash } }`))?.transactions?.length === 1);
+  await until(
+    'the sponsored transfer is on chain',
+    async () => (await gql(`{ transactions(offset: { hash: "${txHash}" }) { hash } }`))?.transactions?.length === 1,
+  );
   t.pass('the sponsored transfer landed');
 });

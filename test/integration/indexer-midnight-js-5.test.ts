@@ -140,7 +140,7 @@ t.test('Midnight.js 5 reads the devnet through its indexer public data provider'
     const tip = await provider.queryZSwapAndContractState(address);
     t.ok(tip, 'answered');
     const [zswap, state, params] = tip!;
-    t.equal(hex(zswap.serialize()), chainTree(h, address), 'the chain\'s ledger state, filtered to the contract (ZswapChainState.filter)');
+    t.equal(hex(zswap.serialize()), chainTree(h, address), "the chain's ledger state, filtered to the contract (ZswapChainState.filter)");
     t.equal(hex(zswap.serialize()), trees.get(latest.height));
     t.equal(stateHex(state), stateAt(latest.height));
     t.equal(hex(params.serialize()), latest.ledgerParameters);
@@ -155,7 +155,7 @@ t.test('Midnight.js 5 reads the devnet through its indexer public data provider'
     t.equal(await provider.queryZSwapAndContractState(address, { type: 'blockHeight', blockHeight: deployBlock.height - 1 }), null, 'null before the deploy');
   });
 
-  t.test('queryDeployContractState and the deploy\'s transaction', async (t) => {
+  t.test("queryDeployContractState and the deploy's transaction", async (t) => {
     t.equal(stateHex(await provider.queryDeployContractState(address)), deployAction.state);
     const tx = store.transaction(deployAction.transactionId)!;
     const data = await within('watchForDeployTxData', provider.watchForDeployTxData(address));
@@ -177,7 +177,7 @@ t.test('Midnight.js 5 reads the devnet through its indexer public data provider'
     t.equal(hex(data.tx.serialize()), hex(tx.raw), 'the transaction itself');
   });
 
-  t.test('watchForTxData: the emit call\'s transaction', async (t) => {
+  t.test("watchForTxData: the emit call's transaction", async (t) => {
     const tx = store.transactionsByHash(emitted.hash)[0]!;
     const data = await within('watchForTxData', provider.watchForTxData(emitted.identifiers[0]!));
     t.match(data, {
@@ -220,7 +220,11 @@ t.test('Midnight.js 5 reads the devnet through its indexer public data provider'
     t.strictSame(await states('blockHeight', atDeploy, fromDeploy.length), fromDeploy, 'blockHeight: every state from that block on');
     t.strictSame(await states('blockHash', atDeployHash, fromDeploy.length), fromDeploy, 'blockHash');
     const afterDeploy = actions.filter((a) => heightOf(a) > deployBlock.height).map((a) => a.state);
-    t.strictSame(await states('blockHeight, exclusive', { ...atDeploy, inclusive: false }, afterDeploy.length), afterDeploy, 'not inclusive: from the next block');
+    t.strictSame(
+      await states('blockHeight, exclusive', { ...atDeploy, inclusive: false }, afterDeploy.length),
+      afterDeploy,
+      'not inclusive: from the next block',
+    );
     t.strictSame(await states('txId', { type: 'txId', txId: emitted.identifiers[0]! }, 1), [emitAction.state], 'txId: the state that transaction left');
   });
 
@@ -235,21 +239,47 @@ t.test('Midnight.js 5 reads the devnet through its indexer public data provider'
     ]);
     t.equal(all.length, 3);
     const eventsOf = (tx: { contractEvents?: Array<{ raw: Uint8Array }> } | undefined) => (tx?.contractEvents ?? []).map((e) => hex(e.raw));
-    t.strictSame(all.map((e: ContractEvent) => e.raw), eventsOf(store.transaction(txId)), 'raw: the ledger\'s events, as indexed');
+    t.strictSame(
+      all.map((e: ContractEvent) => e.raw),
+      eventsOf(store.transaction(txId)),
+      "raw: the ledger's events, as indexed",
+    );
     const ids = (events: ContractEvent[]) => events.map((e) => e.id);
     t.strictSame(ids(await provider.queryContractEvents({ contractAddress: address, types: ['UnshieldedMint', 'ShieldedSpend'] })), [2, 3], 'by type');
-    t.strictSame(ids(await provider.queryContractEvents({ contractAddress: address, types: ['UnshieldedMint'], fieldPrefixes: [{ fieldName: 'tokenType', prefix: '7e7e' }] })), [2], 'by a field prefix');
+    t.strictSame(
+      ids(
+        await provider.queryContractEvents({
+          contractAddress: address,
+          types: ['UnshieldedMint'],
+          fieldPrefixes: [{ fieldName: 'tokenType', prefix: '7e7e' }],
+        }),
+      ),
+      [2],
+      'by a field prefix',
+    );
     t.strictSame(ids(await provider.queryContractEvents({ contractAddress: address, transactionHash: emitted.hash })), [1, 2, 3], 'by transaction');
     t.strictSame(ids(await provider.queryContractEvents({ contractAddress: address, fromBlock: emitBlock.height + 1 })), [], 'after its block');
     t.strictSame(ids(await provider.queryContractEvents({ contractAddress: address, toBlock: emitBlock.height }, { limit: 1, offset: 1 })), [2], 'paged');
     const iterated: number[] = [];
     for await (const e of getAllContractEvents(provider, { contractAddress: address })) iterated.push(e.id);
     t.strictSame(iterated, [1, 2, 3], 'getAllContractEvents');
-    const followed = await firstValues('contractEventsObservable', provider.contractEventsObservable({ contractAddress: address }, { startAt: { fromId: 2 } }), 2);
+    const followed = await firstValues(
+      'contractEventsObservable',
+      provider.contractEventsObservable({ contractAddress: address }, { startAt: { fromId: 2 } }),
+      2,
+    );
     t.strictSame(ids(followed), [2, 3], 'contractEventsObservable from an id');
-    const bounded = await firstValues('contractEventsObservable to a block', provider.contractEventsObservable({ contractAddress: address, toBlock: emitBlock.height }), 100);
+    const bounded = await firstValues(
+      'contractEventsObservable to a block',
+      provider.contractEventsObservable({ contractAddress: address, toBlock: emitBlock.height }),
+      100,
+    );
     t.strictSame(ids(bounded), [1, 2, 3], 'with toBlock reached: every event, then complete');
-    const fromBlock = await firstValues('contractEventsObservable from a block', provider.contractEventsObservable({ contractAddress: address, types: ['Misc'] }, { startAt: { fromBlock: emitBlock.height } }), 1);
+    const fromBlock = await firstValues(
+      'contractEventsObservable from a block',
+      provider.contractEventsObservable({ contractAddress: address, types: ['Misc'] }, { startAt: { fromBlock: emitBlock.height } }),
+      1,
+    );
     t.strictSame(ids(fromBlock), [1], 'from a block, by type');
   });
 });

@@ -44,7 +44,8 @@ export async function run(baseUrl: string, key: string) {
   const refusedError: ApiError | undefined = refused.error;
   return {
     summary: [s.network.id, s.status, s.latestBlock.height, s.blocksProduced.total],
-    block: block.data ? [block.data.height, block.data.hash === s.latestBlock.hash, block.data.transactionCount, block.data.transactions[0]?.fees?.unit ?? null] : null,
+    block: block.data ? [block.data.height, block.data.hash === s.latestBlock.hash, block.data.transactionCount, block.data.transactions[0]?.fees?.unit ?? null]
+: null,
     notFound: [missing.response.status, notFound?.code, notFound?.message],
     health: health.data ? health.data.status : null,
     version: [version.response.status, typeof version.data],
@@ -67,17 +68,20 @@ export async function wrong(baseUrl: string) {
 `;
 
 function compile(dir: string, files: string[]): readonly ts.Diagnostic[] {
-  const program = ts.createProgram(files.map((f) => join(dir, f)), {
-    strict: true,
-    noUncheckedIndexedAccess: true,
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    skipLibCheck: true,
-    types: [],
-    lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'],
-    outDir: join(dir, 'out'),
-  });
+  const program = ts.createProgram(
+    files.map((f) => join(dir, f)),
+    {
+      strict: true,
+      noUncheckedIndexedAccess: true,
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      skipLibCheck: true,
+      types: [],
+      lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'],
+      outDir: join(dir, 'out'),
+    },
+  );
   const emitted = program.emit();
   return [...ts.getPreEmitDiagnostics(program), ...emitted.diagnostics];
 }
@@ -90,7 +94,12 @@ t.test('a client generated from /api/openapi.json compiles strictly and calls th
   const standIn = await startStandIn();
   const base = upstreamConfig(standIn.url);
   const s = await startApp(
-    { ...base, networks: { ...base.networks, mainnet: { ...fake.networkConfig(), prover: 'upstream' } }, stats: { pollIntervalMs: 20, upstreamTimeoutMs: 2000 }, rateLimit: { publicEnabled: false } },
+    {
+      ...base,
+      networks: { ...base.networks, mainnet: { ...fake.networkConfig(), prover: 'upstream' } },
+      stats: { pollIntervalMs: 20, upstreamTimeoutMs: 2000 },
+      rateLimit: { publicEnabled: false },
+    },
     { modules: [mountStats, mountProver], clock: new ManualClock(T0 + 15_000) },
   );
   const dir = mkdtempSync(join(tmpdir(), 'nightgate-client-'));
@@ -105,9 +114,17 @@ t.test('a client generated from /api/openapi.json compiles strictly and calls th
 
   const doc = (await (await fetch(`${s.url}/api/openapi.json`)).json()) as Record<string, unknown>;
   const config = await createConfig({ extends: ['recommended'] });
-  const problems = await lintDocument({ document: makeDocumentFromString(JSON.stringify(doc), '/api/openapi.json'), config: config.styleguide, externalRefResolver: new BaseResolver() });
+  const problems = await lintDocument({
+    document: makeDocumentFromString(JSON.stringify(doc), '/api/openapi.json'),
+    config: config.styleguide,
+    externalRefResolver: new BaseResolver(),
+  });
   // Warnings stay: a WebSocket upgrade has no 2xx, PushClientMessage is named only from x-websocket, some operations have no 4xx.
-  t.strictSame(problems.filter((p) => p.severity === 'error').map((p) => `${p.ruleId}: ${p.message}`), [], 'Redocly recommended rules: no error');
+  t.strictSame(
+    problems.filter((p) => p.severity === 'error').map((p) => `${p.ruleId}: ${p.message}`),
+    [],
+    'Redocly recommended rules: no error',
+  );
   writeFileSync(join(dir, 'api.ts'), astToString(await openapiTS(doc as never)));
   writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
   writeFileSync(join(dir, 'client.ts'), CLIENT);
@@ -122,7 +139,9 @@ t.test('a client generated from /api/openapi.json compiles strictly and calls th
   t.match(bad[0], /Property 'heigth' does not exist/, 'a field the document does not have');
   t.match(bad[1], /Type 'string' is not assignable to type 'number'/, 'a parameter of the wrong type');
 
-  const { run } = (await import(pathToFileURL(join(dir, 'out', 'client.js')).href)) as { run(url: string, key: string): Promise<Record<string, unknown[] | string | null>> };
+  const { run } = (await import(pathToFileURL(join(dir, 'out', 'client.js')).href)) as {
+    run(url: string, key: string): Promise<Record<string, unknown[] | string | null>>;
+  };
   const got = await run(s.url, TEST_KEY);
   t.strictSame(got, {
     summary: ['mainnet', 'healthy', 2, 3],

@@ -367,7 +367,11 @@ t.test("the docs' receiver snippet, run as written, verifies and answers", async
   t.same(await c.ask(hook(url), SUMMARY), { kind: 'sponsor' }, 'a fee within its limit');
   t.same(await c.ask(hook(url), { ...SUMMARY, id: 'q-big', fee: '5000000000000' }), { kind: 'deny', reason: 'fee above our limit' }, 'above it');
   t.same(await c.ask(hook(url), SUMMARY), { kind: 'unavailable', reason: 'HTTP 409' }, 'a replayed id is refused');
-  t.same(await c.ask({ ...hook(url), secret: 'not-the-owners-secret' }, { ...SUMMARY, id: 'q-forged' }), { kind: 'unavailable', reason: 'HTTP 401' }, 'a wrong signature is refused');
+  t.same(
+    await c.ask({ ...hook(url), secret: 'not-the-owners-secret' }, { ...SUMMARY, id: 'q-forged' }),
+    { kind: 'unavailable', reason: 'HTTP 401' },
+    'a wrong signature is refused',
+  );
   const stale = new PolicyWebhook({ clock: { now: () => Date.now() - 600_000 } });
   t.teardown(() => stale.close());
   t.same(await stale.ask(hook(url), { ...SUMMARY, id: 'q-stale' }), { kind: 'unavailable', reason: 'HTTP 401' }, 'a stale timestamp is refused');

@@ -43,11 +43,17 @@ function tally(answers: Answer[]): Record<string, number> {
 // over 120 s beside another heavy file on a loaded 2-core machine.
 t.setTimeout(300_000);
 
-t.test('five keys bursting at once cannot take the keeper\'s reserve; the pool grows; a sixth key is served', async (t) => {
+t.test("five keys bursting at once cannot take the keeper's reserve; the pool grows; a sixth key is served", async (t) => {
   const app = await startSponsorApp(
     eraOverrides(DEFAULT_ERA, {
       auth: { keys: [...attackers, victim, { ...poor, dustBudget: '1000' }].map(({ id, secret, ...rest }) => ({ id, sha256: sha256Hex(secret), ...rest })) },
-      dust: { targetUtxos: TARGET, maxReservationsPerKey: SHARE, maxFee: '1000000000000000000', budget: '100000000000000000000', budgetWindowMs: BUDGET_WINDOW_MS },
+      dust: {
+        targetUtxos: TARGET,
+        maxReservationsPerKey: SHARE,
+        maxFee: '1000000000000000000',
+        budget: '100000000000000000000',
+        budgetWindowMs: BUDGET_WINDOW_MS,
+      },
       prover: { queueSize: 1024 },
       rateLimit: { limit: 100_000 },
     }),
@@ -71,7 +77,9 @@ t.test('five keys bursting at once cannot take the keeper\'s reserve; the pool g
     return transferFrom(user, utxo, to, amount++).serialize();
   };
   const burst = (): Promise<Answer[]> =>
-    Promise.all(attackers.flatMap((k) => Array.from({ length: BURST_PER_KEY }, () => body()).map((b) => app.post('/prove-and-balance', b, { 'x-api-key': k.secret }))));
+    Promise.all(
+      attackers.flatMap((k) => Array.from({ length: BURST_PER_KEY }, () => body()).map((b) => app.post('/prove-and-balance', b, { 'x-api-key': k.secret }))),
+    );
 
   // The worker's own budget check (budget left, but less than the fee) answers when to come back.
   const before = Date.now();
@@ -81,7 +89,12 @@ t.test('five keys bursting at once cannot take the keeper\'s reserve; the pool g
   t.equal(spent.json['code'], 'DUST_BUDGET_EXCEEDED');
   const windowEnd = (now: number): number => now - (now % BUDGET_WINDOW_MS) + BUDGET_WINDOW_MS;
   const retryAfter = Number(spent.headers['retry-after']);
-  t.ok(retryAfter >= Math.ceil((windowEnd(after) - after) / 1000) - 1 && retryAfter <= Math.ceil((windowEnd(before) - before) / 1000) + 1 && retryAfter <= BUDGET_WINDOW_MS / 1000, `Retry-After ${String(spent.headers['retry-after'])}: the seconds until the key's budget window ends`);
+  t.ok(
+    retryAfter >= Math.ceil((windowEnd(after) - after) / 1000) - 1 &&
+      retryAfter <= Math.ceil((windowEnd(before) - before) / 1000) + 1 &&
+      retryAfter <= BUDGET_WINDOW_MS / 1000,
+    `Retry-After ${String(spent.headers['retry-after'])}: the seconds until the key's budget window ends`,
+  );
 
   // 150 sponsorships from five keys at once: their shares (80) exceed the pool (66), and each
   // request passes every check before the workers reserve. The reservations keep the reserve.
@@ -92,7 +105,11 @@ t.test('five keys bursting at once cannot take the keeper\'s reserve; the pool g
   // bound is the pool as it stands at the end, the reserve left free or in the keeper's splits.
   const bound = live() - KEEPER_RESERVE;
   t.ok(won > 0 && won <= bound, `${won} sponsored: never one of the last ${KEEPER_RESERVE} free UTXOs (at most ${bound} of ${live()} live)`);
-  t.same(Object.keys(tally(first)).filter((k) => k !== '200' && k !== '503 NO_DUST_AVAILABLE' && k !== '429 RESERVATION_LIMIT'), [], 'every other answer: 503 NO_DUST_AVAILABLE or 429 RESERVATION_LIMIT');
+  t.same(
+    Object.keys(tally(first)).filter((k) => k !== '200' && k !== '503 NO_DUST_AVAILABLE' && k !== '429 RESERVATION_LIMIT'),
+    [],
+    'every other answer: 503 NO_DUST_AVAILABLE or 429 RESERVATION_LIMIT',
+  );
   const refusal = first.find((a) => a.status === 503);
   t.ok(refusal === undefined || refusal.headers['retry-after'] !== undefined, 'the 503s carry Retry-After');
 
@@ -122,5 +139,5 @@ t.test('five keys bursting at once cannot take the keeper\'s reserve; the pool g
   t.ok(served >= 9, `the sixth key: ${served}/10 sponsored (≥ 90 %)`);
 
   const metrics = await (await fetch(`${app.url}/metrics`)).text();
-  t.match(metrics, /nightgate_dust_pool_keeper_consecutive_failures\{network="preview"\} 0\n/, 'the keeper\'s failures are on /metrics');
+  t.match(metrics, /nightgate_dust_pool_keeper_consecutive_failures\{network="preview"\} 0\n/, "the keeper's failures are on /metrics");
 });

@@ -25,12 +25,16 @@ const KEY = { 'x-api-key': TEST_KEY };
 function onLedger(era: Era, base: ConfigInput = {}): ConfigInput {
   const devnet = { devnet: { ledger: era, ledger9AtHeight: 0 } };
   const networks = base.networks ?? {};
-  return { ...base, networks: { mainnet: { ...networks.mainnet, ...devnet }, preprod: { ...networks.preprod, ...devnet }, preview: { ...networks.preview, ...devnet } } };
+  return {
+    ...base,
+    networks: { mainnet: { ...networks.mainnet, ...devnet }, preprod: { ...networks.preprod, ...devnet }, preview: { ...networks.preview, ...devnet } },
+  };
 }
 
 /** A transaction of `era` proven through nightgate at `url`, the way each era's clients prove. */
 async function proveThrough(url: string, era: Era, unproven: L.UnprovenTransaction): Promise<L.Transaction<L.SignatureEnabled, L.Proof, L.PreBinding>> {
-  if (era === 8) return (await httpClientProofProvider(url, noZkConfig(), { headers: KEY }).proveTx(unproven)) as L.Transaction<L.SignatureEnabled, L.Proof, L.PreBinding>;
+  if (era === 8)
+    return (await httpClientProofProvider(url, noZkConfig(), { headers: KEY }).proveTx(unproven)) as L.Transaction<L.SignatureEnabled, L.Proof, L.PreBinding>;
   const http = httpClientProvingProvider(url, noZkConfig(), { headers: KEY });
   return unproven.prove(provingProvider(http), ledgerOf(era).CostModel.initialCostModel());
 }
@@ -46,7 +50,7 @@ for (const era of ERAS) {
     const s = await startApp(onLedger(era, { prover: { threads: 1 } }), { modules: [mountProver] });
     t.teardown(() => s.close());
 
-    t.test('a transaction of the network\'s era is proven; it binds and round-trips', async (t) => {
+    t.test("a transaction of the network's era is proven; it binds and round-trips", async (t) => {
       const unproven = shieldedTx(1n, era);
       const proven = await proveThrough(s.url, era, unproven);
       const wire = proven.bind().serialize();
@@ -60,13 +64,18 @@ for (const era of ERAS) {
       t.equal(proven.fees(params), unproven.mockProve().fees(params), 'fees as for a really proven transaction');
     });
 
-    t.test('answers and errors are labelled X-Prover: dev and the network\'s ledger; health says mock proofs and which ledger', async (t) => {
+    t.test("answers and errors are labelled X-Prover: dev and the network's ledger; health says mock proofs and which ledger", async (t) => {
       const res = await request(`${s.url}/prove`, { method: 'POST', body: proveBody(undefined, undefined, era), headers: HEADERS });
       t.equal(res.statusCode, 200);
       t.equal(res.headers['x-prover'], 'dev');
       t.equal(res.headers['x-midnight-network'], 'preview');
       t.equal(res.headers['x-midnight-ledger'], String(era));
-      t.equal(Buffer.from(await res.body.arrayBuffer()).subarray(0, 25).toString('latin1'), 'midnight:proof-versioned:');
+      t.equal(
+        Buffer.from(await res.body.arrayBuffer())
+          .subarray(0, 25)
+          .toString('latin1'),
+        'midnight:proof-versioned:',
+      );
       const bad = await request(`${s.url}/prove?network=preprod`, { method: 'POST', body: Buffer.from('garbage'), headers: HEADERS });
       t.equal(bad.statusCode, 400);
       t.equal(bad.headers['x-prover'], 'dev', 'errors are labelled too');
@@ -78,12 +87,17 @@ for (const era of ERAS) {
       const health = s.app.health() as { components: Record<string, Record<string, unknown>> };
       t.equal(health.components['worker-pool']!['devProver'], true);
       t.equal(health.components['prover']!['devProver'], true);
-      const ledger = era === 9
-        ? { era: 9, package: '@midnightntwrk/ledger-v9', version: '1.0.0-rc.3', prerelease: true, note: /release candidate/ }
-        : { era: 8, package: '@midnight-ntwrk/ledger-v8', version: '8.1.0' };
+      const ledger =
+        era === 9
+          ? { era: 9, package: '@midnightntwrk/ledger-v9', version: '1.0.0-rc.3', prerelease: true, note: /release candidate/ }
+          : { era: 8, package: '@midnight-ntwrk/ledger-v8', version: '8.1.0' };
       t.match(health.components['prover']!['networks'], { preview: { backend: 'dev', mockProofs: true, ledger } });
       t.match(health.components['ledger']!['networks'], { mainnet: ledger, preprod: ledger, preview: ledger });
-      if (era === 8) t.notOk('prerelease' in (health.components['prover']!['networks'] as Record<string, { ledger: object }>)['preview']!.ledger, 'a final package is not flagged');
+      if (era === 8)
+        t.notOk(
+          'prerelease' in (health.components['prover']!['networks'] as Record<string, { ledger: object }>)['preview']!.ledger,
+          'a final package is not flagged',
+        );
     });
 
     t.test('/proof-versions is what the dev backend proves: V2, on either era', async (t) => {
@@ -93,8 +107,10 @@ for (const era of ERAS) {
       t.same(JSON.parse(await text(res)), ['V2']);
     });
 
-    t.test('the worker threads preloaded ledger 9 and the network\'s era, and say how long each took', async (t) => {
-      const pool = (s.app.health() as { components: Record<string, { ledgerLoadMs: Record<string, { last: number; max: number }> | null }> }).components['worker-pool']!;
+    t.test("the worker threads preloaded ledger 9 and the network's era, and say how long each took", async (t) => {
+      const pool = (s.app.health() as { components: Record<string, { ledgerLoadMs: Record<string, { last: number; max: number }> | null }> }).components[
+        'worker-pool'
+      ]!;
       t.ok(pool.ledgerLoadMs, 'a thread reported its loads');
       t.same(Object.keys(pool.ledgerLoadMs!).sort(), era === 9 ? ['9'] : ['8', '9']);
       for (const times of Object.values(pool.ledgerLoadMs!)) t.ok(times.max >= times.last && times.last >= 0);
@@ -117,15 +133,19 @@ for (const era of ERAS) {
     }
     const proven = await proveThrough(s.url, era, tx);
     const back = L.Transaction.deserialize<L.SignatureEnabled, L.Proof, L.Binding>('signature', 'proof', 'binding', proven.bind().serialize());
-    t.equal(Buffer.from(back.guaranteedOffer!.outputs[0]!.proof.serialize()).subarray(0, 25).toString('latin1'), 'midnight:proof-versioned:', 'the transaction carries the stand-in\'s proofs');
+    t.equal(
+      Buffer.from(back.guaranteedOffer!.outputs[0]!.proof.serialize()).subarray(0, 25).toString('latin1'),
+      'midnight:proof-versioned:',
+      "the transaction carries the stand-in's proofs",
+    );
     // Two direct calls, two through nightgate; proving the transaction asks for the same two proofs: cache hits.
-    t.equal((await standIn.calls())['/prove'], 4, 'the repeats came from nightgate\'s cache');
+    t.equal((await standIn.calls())['/prove'], 4, "the repeats came from nightgate's cache");
     const versions = await request(`${s.url}/proof-versions`, { headers: KEY });
-    t.equal(await text(versions), await text(await request(`${standIn.url}/proof-versions`)), '/proof-versions relays the proof server\'s own answer');
+    t.equal(await text(versions), await text(await request(`${standIn.url}/proof-versions`)), "/proof-versions relays the proof server's own answer");
   });
 }
 
-t.test('a network\'s era is its own: a ledger-8 network beside ledger-9 ones', async (t) => {
+t.test("a network's era is its own: a ledger-8 network beside ledger-9 ones", async (t) => {
   const s = await startApp({ prover: { threads: 1 }, networks: { preprod: { devnet: { ledger: 8, ledger9AtHeight: 0 } } } }, { modules: [mountProver] });
   t.teardown(() => s.close());
   const versions = async (network: string): Promise<[string | string[] | undefined, unknown]> => {

@@ -17,24 +17,54 @@ t.teardown(() => standIn.close());
 t.test('no API key → 401', async (t) => {
   const s = await startApp(upstreamConfig(standIn.url), { modules: [mountProver] });
   t.teardown(() => s.close());
-  for (const [method, path] of [['POST', '/prove'], ['POST', '/verify'], ['POST', '/check'], ['POST', '/k'], ['GET', '/version'], ['GET', '/ready'], ['GET', '/proof-versions']] as const) {
-    const res = await request(`${s.url}${path}`, { method, ...(method === 'POST' ? { body: proveBody(), headers: { 'content-type': 'application/octet-stream' } } : {}) });
+  for (const [method, path] of [
+    ['POST', '/prove'],
+    ['POST', '/verify'],
+    ['POST', '/check'],
+    ['POST', '/k'],
+    ['GET', '/version'],
+    ['GET', '/ready'],
+    ['GET', '/proof-versions'],
+  ] as const) {
+    const res = await request(`${s.url}${path}`, {
+      method,
+      ...(method === 'POST' ? { body: proveBody(), headers: { 'content-type': 'application/octet-stream' } } : {}),
+    });
     t.equal(res.statusCode, 401, `${method} ${path}`);
     t.same(await res.body.json(), { error: 'Unauthorized', message: 'Missing or invalid API key', code: 'UNAUTHORIZED' });
   }
 });
 
-t.test('a body that is not the route\'s format → 400 naming what is wrong, before any prover sees it', async (t) => {
+t.test("a body that is not the route's format → 400 naming what is wrong, before any prover sees it", async (t) => {
   const s = await startApp(upstreamConfig(standIn.url), { modules: [mountProver] });
   t.teardown(() => s.close());
   const before = (await standIn.calls())['/prove'] ?? 0;
   const cases: Array<[string, Uint8Array, string]> = [
-    ['/prove', Buffer.from('garbage'), 'a /prove body must start with the tag "midnight:(proof-preimage-versioned,option(proving-data),option(fr-bls)):"; the body starts with bytes 0x67617262616765 (no midnight: tag)'],
-    ['/prove', checkBody(), 'a /prove body must start with the tag "midnight:(proof-preimage-versioned,option(proving-data),option(fr-bls)):"; the body starts with the tag "midnight:(proof-preimage-versioned,option(wrapped-ir)):"'],
-    ['/verify', proveBody(), 'a /check body must start with the tag "midnight:(proof-preimage-versioned,option(wrapped-ir)):"; the body starts with the tag "midnight:(proof-preimage-versioned,option(proving-data),option(fr-bls)):"'],
+    [
+      '/prove',
+      Buffer.from('garbage'),
+      'a /prove body must start with the tag "midnight:(proof-preimage-versioned,option(proving-data),option(fr-bls)):"; the ' +
+        'body starts with bytes 0x67617262616765 (no midnight: tag)',
+    ],
+    [
+      '/prove',
+      checkBody(),
+      'a /prove body must start with the tag "midnight:(proof-preimage-versioned,option(proving-data),option(fr-bls)):"; the ' +
+        'body starts with the tag "midnight:(proof-preimage-versioned,option(wrapped-ir)):"',
+    ],
+    [
+      '/verify',
+      proveBody(),
+      'a /check body must start with the tag "midnight:(proof-preimage-versioned,option(wrapped-ir)):"; the body starts with ' +
+        'the tag "midnight:(proof-preimage-versioned,option(proving-data),option(fr-bls)):"',
+    ],
     ['/prove', proveBody().subarray(0, 200), 'truncated: preimage public transcript inputs claims 64 elements at byte 184, 16 bytes left'],
     ['/prove', Buffer.concat([proveBody(), Buffer.from([0])]), '1 unexpected bytes after the proving request at byte 481'],
-    ['/k', Buffer.from('midnight:transaction[v9]:xyz'), 'a /k body (a circuit IR) must start with the tag "midnight:ir-source[v2]:"; the body starts with the tag "midnight:transaction[v9]:"'],
+    [
+      '/k',
+      Buffer.from('midnight:transaction[v9]:xyz'),
+      'a /k body (a circuit IR) must start with the tag "midnight:ir-source[v2]:"; the body starts with the tag "midnight:transaction[v9]:"',
+    ],
   ];
   for (const [path, body, error] of cases) {
     const res = await request(`${s.url}${path}`, { method: 'POST', body, headers: HEADERS });
@@ -52,7 +82,11 @@ t.test('bodies above server.proverBodyLimit → 413; unknown network → 400; wr
   t.match(await res.body.json(), { code: 'PAYLOAD_TOO_LARGE' });
   res = await request(`${s.url}/prove?network=testnet`, { method: 'POST', body: proveBody(), headers: HEADERS });
   t.equal(res.statusCode, 400);
-  t.same(await res.body.json(), { error: 'Bad Request', message: 'Unknown network "testnet": X-Midnight-Network (or ?network=) must be one of mainnet, preprod, preview', code: 'INVALID_NETWORK' });
+  t.same(await res.body.json(), {
+    error: 'Bad Request',
+    message: 'Unknown network "testnet": X-Midnight-Network (or ?network=) must be one of mainnet, preprod, preview',
+    code: 'INVALID_NETWORK',
+  });
   res = await request(`${s.url}/prove`, { method: 'POST', body: proveBody(), headers: { ...HEADERS, 'x-midnight-network': 'Devnet' } });
   t.equal(res.statusCode, 400);
   await res.body.dump();

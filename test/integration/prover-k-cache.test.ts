@@ -50,7 +50,10 @@ t.test('identical /k bodies in flight share one worker task', async (t) => {
   const before = tasks();
   const answers = await Promise.all(Array.from({ length: 4 }, () => k(sign)));
   t.equal(new Set(answers.map((a) => a.text)).size, 1, 'one answer');
-  t.ok(answers.every((a) => a.status === 200 && (a.cache === 'MISS' || a.cache === 'HIT')), answers.map((a) => a.cache).join(' '));
+  t.ok(
+    answers.every((a) => a.status === 200 && (a.cache === 'MISS' || a.cache === 'HIT')),
+    answers.map((a) => a.cache).join(' '),
+  );
   t.equal(tasks(), before + 1, '4 requests, 1 task');
 });
 

@@ -30,17 +30,20 @@ t.test('Midnight.js 5 proves a ledger-9 transaction through nightgate', { skip }
   const L = ledgerOf(9);
 
   t.test('dev backend: mock-shaped proofs; it binds and round-trips', async (t) => {
-    const s = await startApp({ prover: { threads: 1 }, networks: { mainnet: ON_LEDGER_9, preprod: ON_LEDGER_9, preview: ON_LEDGER_9 } }, { modules: [mountProver] });
+    const s = await startApp(
+      { prover: { threads: 1 }, networks: { mainnet: ON_LEDGER_9, preprod: ON_LEDGER_9, preview: ON_LEDGER_9 } },
+      { modules: [mountProver] },
+    );
     t.teardown(() => s.close());
     const unproven = shieldedTx(3n, 9);
     const proven = await (await client(s.url)).proveTx(unproven);
     const back = L.Transaction.deserialize<L.SignatureEnabled, L.Proof, L.Binding>('signature', 'proof', 'binding', proven.bind().serialize());
     t.match(back.transactionHash(), /^[0-9a-f]{64}$/);
     const mock = unproven.mockProve().guaranteedOffer!;
-    t.same(back.guaranteedOffer!.outputs[0]!.proof.serialize(), mock.outputs[0]!.proof.serialize(), 'output proof = ledger 9\'s mockProve shape');
+    t.same(back.guaranteedOffer!.outputs[0]!.proof.serialize(), mock.outputs[0]!.proof.serialize(), "output proof = ledger 9's mockProve shape");
   });
 
-  t.test('upstream backend: the proof server\'s proofs, unchanged', async (t) => {
+  t.test("upstream backend: the proof server's proofs, unchanged", async (t) => {
     const standIn = await startStandIn();
     t.teardown(() => standIn.close());
     const s = await startApp(upstreamConfig(standIn.url), { modules: [mountProver] });

@@ -36,7 +36,7 @@ t.test('native: spawns the proof server, waits for /ready, proves through it, re
   let res = await request(`${s.url}/prove`, { method: 'POST', body, headers: HEADERS });
   t.equal(res.statusCode, 200);
   t.equal(res.headers['x-prover'], 'native');
-  t.same(Buffer.from(await res.body.arrayBuffer()), direct, 'the child\'s bytes');
+  t.same(Buffer.from(await res.body.arrayBuffer()), direct, "the child's bytes");
 
   const exited = once(sup, 'exit');
   const readyAgain = once(sup, 'ready');
@@ -72,6 +72,8 @@ t.test('a proof server that ignores SIGTERM is killed after the grace period', a
 t.test('an unusable binary stops start-up with a message saying what to fix', async (t) => {
   await t.rejects(startApp(native({ nativeBinary: '/nonexistent/midnight-proof-server' }), { modules: [mountProver] }), {
     code: 'PROVER_BINARY_NOT_FOUND',
-    message: 'midnight-proof-server not found at /nonexistent/midnight-proof-server (prover.nativeBinary (NIGHTGATE_PROVER_BINARY)); install it there or point the setting at it',
+    message:
+      'midnight-proof-server not found at /nonexistent/midnight-proof-server (prover.nativeBinary (NIGHTGATE_PROVER_BINARY)); ' +
+      'install it there or point the setting at it',
   });
 });

@@ -33,7 +33,14 @@ class HandTimers implements GraceTimers {
 }
 
 async function poolWith(t: Test, abortGraceMs: number, timers?: GraceTimers): Promise<WorkerPool> {
-  const pool = new WorkerPool({ threads: 1, maxQueue: 1, logger: pino({ level: 'silent' }), ...withProve(workerEntry), abortGraceMs, ...(timers ? { timers } : {}) });
+  const pool = new WorkerPool({
+    threads: 1,
+    maxQueue: 1,
+    logger: pino({ level: 'silent' }),
+    ...withProve(workerEntry),
+    abortGraceMs,
+    ...(timers ? { timers } : {}),
+  });
   t.teardown(() => pool.close());
   // A first task: the thread is up and has loaded everything.
   await pool.run('prove', { args: ARGS, data: proveBody(undefined, 1n) });
@@ -50,7 +57,10 @@ t.test('a task that ends within the grace period keeps its thread; its result is
   thread.once('exit', () => (exited = true));
   const client = new AbortController();
   const running = started(thread);
-  const result = pool.run('prove', { args: ARGS, data: proveBody(preimageAt('test/slow'), 2n) }, { signal: client.signal }).then(() => 'answered', (e: unknown) => codeOf(e));
+  const result = pool.run('prove', { args: ARGS, data: proveBody(preimageAt('test/slow'), 2n) }, { signal: client.signal }).then(
+    () => 'answered',
+    (e: unknown) => codeOf(e),
+  );
   await running;
   client.abort();
   t.equal(timers.pending.size, 1, 'the grace period started');
@@ -72,7 +82,13 @@ t.test('a task still running when the grace period ends has its thread ended and
   const client = new AbortController();
   const running = started(thread);
   let settled = false;
-  const result = pool.run('prove', { args: ARGS, data: proveBody(preimageAt('test/hang'), 4n) }, { signal: client.signal }).then(() => 'answered', (e: unknown) => codeOf(e)).finally(() => (settled = true));
+  const result = pool
+    .run('prove', { args: ARGS, data: proveBody(preimageAt('test/hang'), 4n) }, { signal: client.signal })
+    .then(
+      () => 'answered',
+      (e: unknown) => codeOf(e),
+    )
+    .finally(() => (settled = true));
   await running;
   client.abort();
   await new Promise((resolve) => setImmediate(resolve));
@@ -94,7 +110,10 @@ t.test('abortGraceMs 0: the thread of a running task is ended at once', async (t
   const ended = once(thread, 'exit');
   const client = new AbortController();
   const running = started(thread);
-  const result = pool.run('prove', { args: ARGS, data: proveBody(preimageAt('test/hang'), 6n) }, { signal: client.signal }).then(() => 'answered', (e: unknown) => codeOf(e));
+  const result = pool.run('prove', { args: ARGS, data: proveBody(preimageAt('test/hang'), 6n) }, { signal: client.signal }).then(
+    () => 'answered',
+    (e: unknown) => codeOf(e),
+  );
   await running;
   client.abort();
   t.equal(await result, 'CLIENT_ABORTED');
@@ -107,7 +126,10 @@ t.test('a caller that left before the task was handed to a thread: never started
   const pool = await poolWith(t, 60_000, new HandTimers());
   const client = new AbortController();
   client.abort();
-  const code = await pool.run('prove', { args: ARGS, data: proveBody(undefined, 7n) }, { signal: client.signal }).then(() => 'answered', (e: unknown) => codeOf(e));
+  const code = await pool.run('prove', { args: ARGS, data: proveBody(undefined, 7n) }, { signal: client.signal }).then(
+    () => 'answered',
+    (e: unknown) => codeOf(e),
+  );
   t.equal(code, 'CLIENT_ABORTED');
   t.same(pool.health().abandoned, { finished: 0, cutShort: 0 });
   t.equal(pool.health().threadsEnded, 0);

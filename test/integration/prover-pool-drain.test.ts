@@ -39,7 +39,10 @@ t.test('drain: queued tasks are refused at once, new ones too, running ones comp
 
   releaseHeld(gate);
   const proofs = await Promise.all(running);
-  t.ok(proofs.every((p) => hasTag(p, 'proof')), 'the running tasks completed with their proofs');
+  t.ok(
+    proofs.every((p) => hasTag(p, 'proof')),
+    'the running tasks completed with their proofs',
+  );
   t.match(pool.health(), { running: 0, queueSize: 0, failed: 0, crashed: 0 }, 'refusals are not failures');
 });
 
@@ -48,19 +51,29 @@ t.test('drain with nothing queued refuses only what comes later', async (t) => {
   t.teardown(() => pool.close());
   t.ok(hasTag(await pool.run('prove', { args: ARGS, data: proveBody(undefined, 7n) }), 'proof'), 'served before the drain');
   pool.drain();
-  await t.rejects(pool.run('check', { args: ARGS, data: new Uint8Array(8) }), { code: 'SHUTTING_DOWN', message: 'The server is shutting down; the check task was not started' }, 'named by its task when the caller does not name it');
+  await t.rejects(
+    pool.run('check', { args: ARGS, data: new Uint8Array(8) }),
+    { code: 'SHUTTING_DOWN', message: 'The server is shutting down; the check task was not started' },
+    'named by its task when the caller does not name it',
+  );
 });
 
 t.test('app.close(): a /prove waiting for the pool is answered 503 at once; the running one is not cut short by it', async (t) => {
   // `test/hang` blocks its thread until the task is ended (test-only entry).
   const workerEntry = new URL('../fixtures/prover/worker-entry.ts', import.meta.url);
-  const s = await startApp({ prover: { threads: 1, queueSize: 2 }, server: { shutdownTimeoutMs: 60_000 } }, { modules: [createProverModule({ tasks: { prove: workerEntry } })] });
+  const s = await startApp(
+    { prover: { threads: 1, queueSize: 2 }, server: { shutdownTimeoutMs: 60_000 } },
+    { modules: [createProverModule({ tasks: { prove: workerEntry } })] },
+  );
   t.teardown(() => s.close());
   const pool = s.app.context.component<WorkerPool>(WORKER_POOL)!;
   const spy = spyOnPool(pool);
   const headers = { 'x-api-key': TEST_KEY, 'content-type': 'application/octet-stream' };
   const prove = (body: Uint8Array, signal?: AbortSignal) =>
-    request(`${s.url}/prove`, { method: 'POST', headers, body, ...(signal ? { signal } : {}) }).then(async (r) => ({ status: r.statusCode, text: await r.body.text() }));
+    request(`${s.url}/prove`, { method: 'POST', headers, body, ...(signal ? { signal } : {}) }).then(async (r) => ({
+      status: r.statusCode,
+      text: await r.body.text(),
+    }));
 
   t.equal((await prove(proveBody(undefined, 1n))).status, 200, 'warm: the thread is up');
   const client = new AbortController();
@@ -76,7 +89,11 @@ t.test('app.close(): a /prove waiting for the pool is answered 503 at once; the 
   const closing = s.app.close().then(() => (closed = true));
   const refused = await queued;
   t.equal(refused.status, 503);
-  t.same(JSON.parse(refused.text), { error: 'Service Unavailable', message: 'The server is shutting down; the proof was not started', code: 'SHUTTING_DOWN' }, 'the queued proof is refused with the reason');
+  t.same(
+    JSON.parse(refused.text),
+    { error: 'Service Unavailable', message: 'The server is shutting down; the proof was not started', code: 'SHUTTING_DOWN' },
+    'the queued proof is refused with the reason',
+  );
   t.equal(closed, false, 'while the running proof is still awaited');
   t.equal(s.app.server.inFlight, 1);
   client.abort();

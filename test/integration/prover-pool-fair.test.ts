@@ -42,12 +42,16 @@ t.test("a key's share of the queue: 503 KEY_QUEUE_FULL with Retry-After; other k
   t.teardown(() => pool.close());
   t.equal(pool.health().maxQueuePerKey, 3, 'by default a key may have the whole queue waiting but an eighth of it (at least one place)');
   const gate = new SharedArrayBuffer(4);
-  const run = (key: string | undefined, n: bigint) => pool.run('prove', { args: ARGS, data: proveBody(undefined, n), shared: [gate] }, key === undefined ? {} : { key });
+  const run = (key: string | undefined, n: bigint) =>
+    pool.run('prove', { args: ARGS, data: proveBody(undefined, n), shared: [gate] }, key === undefined ? {} : { key });
   const first = held(pool.threads, 1);
   const tasks = [run('key-a', 1n)];
   await first;
   tasks.push(run('key-a', 2n), run('key-a', 3n), run('key-a', 4n));
-  const refused = await run('key-a', 5n).then(() => undefined, (e: unknown) => e);
+  const refused = await run('key-a', 5n).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   t.match(refused, { code: 'KEY_QUEUE_FULL', status: 503 }, "key a's next task is refused");
   t.match((refused as { headers: Record<string, string> }).headers['Retry-After'], /^[1-9]\d*$/, 'with a Retry-After in seconds');
   t.match(pool.refusalIfFull('key-a'), { code: 'KEY_QUEUE_FULL' }, 'decided before a body is read, too');

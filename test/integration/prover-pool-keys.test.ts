@@ -30,7 +30,11 @@ pool.refusalIfFull = (key?: string) => {
 };
 
 async function post(path: string, body: Uint8Array, key: string): Promise<number> {
-  const res = await request(`${s.url}${path}?network=preview`, { method: 'POST', body, headers: { 'x-api-key': key, 'content-type': 'application/octet-stream' } });
+  const res = await request(`${s.url}${path}?network=preview`, {
+    method: 'POST',
+    body,
+    headers: { 'x-api-key': key, 'content-type': 'application/octet-stream' },
+  });
   await res.body.dump();
   return res.statusCode;
 }
@@ -39,6 +43,14 @@ t.test('each proving task names the key of its request', async (t) => {
   t.equal(await post('/prove', proveBody(undefined, 11n), TEST_KEY), 200);
   t.equal(await post('/check', checkBody(), OTHER_KEY), 200);
   t.equal(await post('/k', midnightFile('zk/zswap_output.bzkir'), OTHER_KEY), 200);
-  t.same(runs, [['prove', 'env-1'], ['check', 'env-2'], ['k', 'env-2']], 'the pool ran each as its key');
+  t.same(
+    runs,
+    [
+      ['prove', 'env-1'],
+      ['check', 'env-2'],
+      ['k', 'env-2'],
+    ],
+    'the pool ran each as its key',
+  );
   t.same(heads, ['env-1', 'env-2', 'env-2'], "each head was judged against its key's share of the queue");
 });

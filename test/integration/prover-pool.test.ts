@@ -43,7 +43,7 @@ async function warm(binding: bigint): Promise<void> {
   await res.body.dump();
 }
 
-t.test('health reports thread utilization from the pool\'s own task times', async (t) => {
+t.test("health reports thread utilization from the pool's own task times", async (t) => {
   const before = pool.health();
   await warm(901n);
   await warm(902n);
@@ -95,7 +95,11 @@ t.test('a worker crash fails that request with 500 WORKER_CRASHED and the pool c
   await warm(3n);
   const res = await prove(s.url, proveBody(preimageAt('test/crash')));
   t.equal(res.statusCode, 500);
-  t.same(await res.body.json(), { error: 'Internal Server Error', message: 'A worker crashed while running prove; it has been replaced, retry the request', code: 'WORKER_CRASHED' });
+  t.same(await res.body.json(), {
+    error: 'Internal Server Error',
+    message: 'A worker crashed while running prove; it has been replaced, retry the request',
+    code: 'WORKER_CRASHED',
+  });
   const next = await prove(s.url, proveBody(undefined, 12n));
   t.equal(next.statusCode, 200);
   t.equal(next.headers['x-cache'], 'MISS', 'computed by the replacement thread');

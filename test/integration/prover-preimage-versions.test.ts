@@ -36,7 +36,8 @@ const v3Prove = (): Buffer => v3(TAG.proveRequest, proveBody());
 const v3Check = (): Buffer => v3(TAG.checkRequest, checkBody());
 const zkirV3 = (): Buffer => Buffer.concat([Buffer.from('midnight:ir-source[v3]:'), Buffer.from([1, 2, 3, 4, 5, 6, 7, 8])]);
 
-const post = (s: TestApp, path: string, body: Uint8Array, network = 'preview') => request(`${s.url}${path}?network=${network}`, { method: 'POST', body, headers: HEADERS });
+const post = (s: TestApp, path: string, body: Uint8Array, network = 'preview') =>
+  request(`${s.url}${path}?network=${network}`, { method: 'POST', body, headers: HEADERS });
 const bytes = async (res: Awaited<ReturnType<typeof request>>): Promise<Buffer> => Buffer.from(await res.body.arrayBuffer());
 
 async function withStub(t: { teardown(fn: () => unknown): void }): Promise<{ stub: ProofServerStub; s: TestApp; clock: ManualClock }> {
@@ -56,8 +57,11 @@ t.test('upstream: a V3 /prove body reaches the proof server byte for byte; the r
   const first = await post(s, '/prove', body);
   t.equal(first.statusCode, 200);
   t.match(first.headers, { 'x-prover': 'upstream', 'x-cache': 'MISS', 'x-midnight-ledger': '9' });
-  t.same(await bytes(first), unreadProof(body), 'the proof server\'s answer, which hashes the bytes it got');
-  t.same(stub.received.map((r) => [r.method, r.path]), [['POST', '/prove']]);
+  t.same(await bytes(first), unreadProof(body), "the proof server's answer, which hashes the bytes it got");
+  t.same(
+    stub.received.map((r) => [r.method, r.path]),
+    [['POST', '/prove']],
+  );
   t.ok(stub.received[0]!.body.equals(body), 'the body arrived unchanged');
 
   const again = await post(s, '/prove', body);
@@ -67,8 +71,14 @@ t.test('upstream: a V3 /prove body reaches the proof server byte for byte; the r
   t.equal(stub.count('/prove'), 1, 'the repeat did not reach the proof server');
 
   const audit = s.logs.lines.filter((l) => l['audit'] === 'proof');
-  t.match(audit, [{ kind: 'prove', preimage: 'V3', cache: 'MISS', outcome: 'ok' }, { kind: 'prove', preimage: 'V3', cache: 'HIT', outcome: 'ok' }]);
-  t.notOk(audit.some((l) => 'circuit' in l), 'no circuit is named for a body nightgate did not read');
+  t.match(audit, [
+    { kind: 'prove', preimage: 'V3', cache: 'MISS', outcome: 'ok' },
+    { kind: 'prove', preimage: 'V3', cache: 'HIT', outcome: 'ok' },
+  ]);
+  t.notOk(
+    audit.some((l) => 'circuit' in l),
+    'no circuit is named for a body nightgate did not read',
+  );
 });
 
 t.test('upstream: /check with a V3 preimage and /k with a ZKIR v3 circuit go through unchanged too', async (t) => {
@@ -80,8 +90,11 @@ t.test('upstream: /check with a V3 preimage and /k with a ZKIR v3 circuit go thr
   const ir = zkirV3();
   const k = await post(s, '/k', ir);
   t.equal(k.statusCode, 200);
-  t.equal(await k.body.text(), '14', 'the proof server\'s k');
-  t.same(stub.received.map((r) => r.path), ['/check', '/k']);
+  t.equal(await k.body.text(), '14', "the proof server's k");
+  t.same(
+    stub.received.map((r) => r.path),
+    ['/check', '/k'],
+  );
   t.ok(stub.received[0]!.body.equals(check), '/check body unchanged');
   t.ok(stub.received[1]!.body.equals(ir), '/k body unchanged');
 
@@ -92,7 +105,7 @@ t.test('upstream: /check with a V3 preimage and /k with a ZKIR v3 circuit go thr
   t.equal(stub.count('/prove'), 0, 'the malformed V2 body never reached the proof server');
 });
 
-t.test('upstream: /proof-versions is the proof server\'s answer, reused for a minute; a failure is not reused', async (t) => {
+t.test("upstream: /proof-versions is the proof server's answer, reused for a minute; a failure is not reused", async (t) => {
   const { stub, s, clock } = await withStub(t);
   const versions = async (): Promise<{ status: number; text: string }> => {
     const res = await request(`${s.url}/proof-versions`, { headers: KEY });
@@ -125,11 +138,15 @@ t.test('upstream: /proof-versions is the proof server\'s answer, reused for a mi
 t.test('native: a V3 body reaches the supervised proof server unchanged; /proof-versions is its answer, reused', async (t) => {
   const clock = new ManualClock(T0);
   const all = { prover: 'native' as const };
-  const s = await startApp({ prover: { nativeBinary: STAND_IN, nativePort: 0 }, networks: { mainnet: all, preprod: all, preview: all } }, { modules: [mountProver], clock });
+  const s = await startApp(
+    { prover: { nativeBinary: STAND_IN, nativePort: 0 }, networks: { mainnet: all, preprod: all, preview: all } },
+    { modules: [mountProver], clock },
+  );
   t.teardown(() => s.close());
   const sup = (s.app.context.component<ProverComponent>(PROVER_COMPONENT)!.backend('preview') as NativeBackend).supervisor;
   await sup.whenReady();
-  const calls = async (): Promise<Record<string, number>> => ((await (await request(`${sup.url}/__calls`, { method: 'POST' })).body.json()) as { calls: Record<string, number> }).calls;
+  const calls = async (): Promise<Record<string, number>> =>
+    ((await (await request(`${sup.url}/__calls`, { method: 'POST' })).body.json()) as { calls: Record<string, number> }).calls;
 
   const body = v3Prove();
   // The stand-in derives its proof from the SHA-256 of the body it got: the same answer, the same bytes.
@@ -137,7 +154,7 @@ t.test('native: a V3 body reaches the supervised proof server unchanged; /proof-
   const via = await post(s, '/prove', body);
   t.equal(via.statusCode, 200);
   t.match(via.headers, { 'x-prover': 'native', 'x-cache': 'MISS' });
-  t.same(await bytes(via), direct, 'the proof server\'s bytes for the body as sent');
+  t.same(await bytes(via), direct, "the proof server's bytes for the body as sent");
   const again = await post(s, '/prove', body);
   t.equal(again.headers['x-cache'], 'HIT');
   await again.body.dump();
@@ -154,23 +171,38 @@ t.test('native: a V3 body reaches the supervised proof server unchanged; /proof-
 t.test('dev and wasm: /proof-versions ["V2"] on either era; V3 preimages and ZKIR v3 refused with 400 naming them', async (t) => {
   const keyDir = mkdtempSync(join(tmpdir(), 'nightgate-keys-'));
   t.teardown(() => rmSync(keyDir, { recursive: true, force: true }));
-  const s = await startApp({
-    prover: { keyDir, threads: 1 },
-    networks: { mainnet: { prover: 'wasm' }, preprod: { devnet: { ledger: 8, ledger9AtHeight: 0 } } },
-  }, { modules: [mountProver] });
+  const s = await startApp(
+    {
+      prover: { keyDir, threads: 1 },
+      networks: { mainnet: { prover: 'wasm' }, preprod: { devnet: { ledger: 8, ledger9AtHeight: 0 } } },
+    },
+    { modules: [mountProver] },
+  );
   t.teardown(() => s.close());
 
-  for (const [network, backend, ledger] of [['mainnet', 'wasm', '9'], ['preview', 'dev', '9'], ['preprod', 'dev', '8']] as const) {
+  for (const [network, backend, ledger] of [
+    ['mainnet', 'wasm', '9'],
+    ['preview', 'dev', '9'],
+    ['preprod', 'dev', '8'],
+  ] as const) {
     const res = await request(`${s.url}/proof-versions?network=${network}`, { headers: KEY });
     t.equal(res.statusCode, 200);
     t.match(res.headers, { 'x-prover': backend, 'x-midnight-ledger': ledger });
     t.same(JSON.parse(await res.body.text()), ['V2'], `${network} (${backend}, ledger ${ledger}): only what it proves`);
 
-    const preimage = (path: string) => `the body holds a V3 proof preimage (discriminant 2 at byte ${(path === '/prove' ? TAG.proveRequest : TAG.checkRequest).length}); the ${backend} backend proves only V2 proof preimages (discriminant 1), the version both ledger 8 and ledger 9 build: V3 needs a proof server (backend upstream or native)`;
+    const preimage = (path: string) =>
+      `the body holds a V3 proof preimage (discriminant 2 at byte ${(path === '/prove' ? TAG.proveRequest : TAG.checkRequest).length}` +
+      `); the ${backend} backend proves only V2 proof preimages (discriminant 1), the version both ledger 8 and ledger 9 build: V3 needs a proof ` +
+      `server (backend upstream or native)`;
     for (const [path, body, message] of [
       ['/prove', v3Prove(), preimage('/prove')],
       ['/check', v3Check(), preimage('/check')],
-      ['/k', zkirV3(), `the body holds a ZKIR v3 circuit (the tag "midnight:ir-source[v3]:"); the ${backend} backend proves only ZKIR v2 circuits: ZKIR v3 needs a proof server (backend upstream or native)`],
+      [
+        '/k',
+        zkirV3(),
+        `the body holds a ZKIR v3 circuit (the tag "midnight:ir-source[v3]:"); the ${backend}` +
+          ` backend proves only ZKIR v2 circuits: ZKIR v3 needs a proof server (backend upstream or native)`,
+      ],
     ] as const) {
       const refused = await post(s, path, body, network);
       t.equal(refused.statusCode, 400, `${network} ${path}`);

@@ -48,7 +48,10 @@ t.test('drain: waiting calls refused at once, new ones too; calls at the proof s
   stub.mode = 'ok';
   stub.release();
   const proofs = await Promise.all([...atProver, step]);
-  t.ok(proofs.every((p) => hasTag(p, 'proof')), 'the calls at the proof server and the started task\'s step got their proofs');
+  t.ok(
+    proofs.every((p) => hasTag(p, 'proof')),
+    "the calls at the proof server and the started task's step got their proofs",
+  );
   const reply = await portReply;
   t.ok(reply.ok && hasTag(reply.bytes, 'proof'), 'and so did the proof sent through the proving port after the drain');
   t.equal(stub.count('/prove'), 4, 'the refused calls never reached the proof server');

@@ -22,7 +22,12 @@ const post = (url: string, path: string, body: Uint8Array) => request(`${url}${p
 
 t.test('bodies and answers pass through unchanged, on every proof-server route', async (t) => {
   const { standIn, s } = await setup(t);
-  for (const [path, body] of [['/prove', proveBody()], ['/check', checkBody()], ['/verify', checkBody()], ['/k', midnightFile('zk/zswap_output.bzkir')]] as const) {
+  for (const [path, body] of [
+    ['/prove', proveBody()],
+    ['/check', checkBody()],
+    ['/verify', checkBody()],
+    ['/k', midnightFile('zk/zswap_output.bzkir')],
+  ] as const) {
     const direct = await request(`${standIn.url}${path === '/verify' ? '/check' : path}`, { method: 'POST', body });
     const via = await post(s.url, path, body);
     t.equal(via.statusCode, 200, path);
@@ -56,7 +61,11 @@ t.test('its 400 keeps its reason, its 500 is 500, a 200 that is not a proof is 5
   const { standIn, s } = await setup(t, ['--mode', 'reject']);
   let res = await post(s.url, '/prove', proveBody());
   t.equal(res.statusCode, 400);
-  t.same(await res.body.json(), { error: 'Bad Request', message: 'The proof server rejected the request: bad input: stand-in rejects this request', code: 'PROVER_REJECTED' });
+  t.same(await res.body.json(), {
+    error: 'Bad Request',
+    message: 'The proof server rejected the request: bad input: stand-in rejects this request',
+    code: 'PROVER_REJECTED',
+  });
   await standIn.setMode('fail');
   res = await post(s.url, '/prove', proveBody());
   t.equal(res.statusCode, 500);
@@ -82,7 +91,11 @@ t.test('the proof server down → 502 {error}', async (t) => {
   t.teardown(() => s.close());
   const res = await post(s.url, '/prove', proveBody());
   t.equal(res.statusCode, 502);
-  t.same(await res.body.json(), { error: 'Bad Gateway', message: `The proof server at http://127.0.0.1:${port} could not be reached (ECONNREFUSED)`, code: 'PROVER_UNREACHABLE' });
+  t.same(await res.body.json(), {
+    error: 'Bad Gateway',
+    message: `The proof server at http://127.0.0.1:${port} could not be reached (ECONNREFUSED)`,
+    code: 'PROVER_UNREACHABLE',
+  });
   const health = s.app.health() as { components: Record<string, { networks: Record<string, { status: string }> }> };
   t.equal(health.components['prover']!.networks['preview']!.status, 'degraded');
 });
@@ -94,7 +107,11 @@ t.test('no answer within prover.timeoutMs → 504', async (t) => {
   t.teardown(() => s.close());
   const res = await post(s.url, '/prove', proveBody());
   t.equal(res.statusCode, 504);
-  t.same(await res.body.json(), { error: 'Gateway Timeout', message: `The proof server at ${standIn.url} did not answer within 300 ms`, code: 'PROVER_TIMEOUT' });
+  t.same(await res.body.json(), {
+    error: 'Gateway Timeout',
+    message: `The proof server at ${standIn.url} did not answer within 300 ms`,
+    code: 'PROVER_TIMEOUT',
+  });
 });
 
 t.test('identical concurrent requests share one proof-server call', async (t) => {
@@ -108,12 +125,20 @@ t.test('identical concurrent requests share one proof-server call', async (t) =>
     });
   });
   const body = proveBody();
-  const pending = Array.from({ length: N }, () => post(s.url, '/prove', body).then(async (r) => ({ status: r.statusCode, cache: r.headers['x-cache'], bytes: Buffer.from(await r.body.arrayBuffer()) })));
+  const pending = Array.from({ length: N }, () =>
+    post(s.url, '/prove', body).then(async (r) => ({ status: r.statusCode, cache: r.headers['x-cache'], bytes: Buffer.from(await r.body.arrayBuffer()) })),
+  );
   const events = await joined;
   t.same(events.map((e) => e.cache).sort(), ['MISS', 'SHARED', 'SHARED', 'SHARED', 'SHARED']);
   await standIn.release();
   const answers = await Promise.all(pending);
-  t.same(answers.map((a) => a.status), Array(N).fill(200));
-  t.ok(answers.every((a) => a.bytes.equals(answers[0]!.bytes)), 'the same proof for all');
+  t.same(
+    answers.map((a) => a.status),
+    Array(N).fill(200),
+  );
+  t.ok(
+    answers.every((a) => a.bytes.equals(answers[0]!.bytes)),
+    'the same proof for all',
+  );
   t.equal((await standIn.calls())['/prove'], 1, 'one backend call');
 });

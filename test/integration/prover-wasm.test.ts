@@ -13,7 +13,10 @@ const HEADERS = { 'x-api-key': TEST_KEY, 'content-type': 'application/octet-stre
 const keyDir = mkdtempSync(join(tmpdir(), 'nightgate-keys-'));
 t.teardown(() => rmSync(keyDir, { recursive: true, force: true }));
 
-const wasm = { prover: { keyDir, threads: 1 }, networks: { preview: { prover: 'wasm' as const }, mainnet: { prover: 'wasm' as const }, preprod: { prover: 'wasm' as const } } };
+const wasm = {
+  prover: { keyDir, threads: 1 },
+  networks: { preview: { prover: 'wasm' as const }, mainnet: { prover: 'wasm' as const }, preprod: { prover: 'wasm' as const } },
+};
 
 const s = await startApp(wasm, { modules: [mountProver] });
 t.teardown(() => s.close());
@@ -34,7 +37,11 @@ t.test('wasm without key material fails at once, naming the circuit and the miss
   writeFileSync(join(keyDir, 'zswap/9/output.prover'), 'not the official key');
   res = await request(`${s.url}/prove`, { method: 'POST', body: proveBody(), headers: HEADERS });
   t.equal(res.statusCode, 503);
-  t.match(await res.body.json(), { code: 'PROVER_KEYS_INVALID', error: 'Service Unavailable', message: /^prover key material for midnight\/zswap\/output failed its SHA-256 check: .*output\.prover hashes to [0-9a-f]{64}, expected d992b04f/ });
+  t.match(await res.body.json(), {
+    code: 'PROVER_KEYS_INVALID',
+    error: 'Service Unavailable',
+    message: /^prover key material for midnight\/zswap\/output failed its SHA-256 check: .*output\.prover hashes to [0-9a-f]{64}, expected d992b04f/,
+  });
   rmSync(join(keyDir, 'zswap'), { recursive: true });
 });
 
@@ -46,8 +53,14 @@ t.test('/check through wasm gives what zkir-v2 gives when called directly (IR in
     lookupKey: async () => ({ ir, proverKey: none, verifierKey: none }),
     getParams: async () => none,
   });
-  t.ok(expected.some((v) => v !== undefined), 'a non-trivial result');
-  for (const [what, body] of [['IR in the request', checkBody(preimage, ir)], ['built-in IR', checkBody(preimage)]] as const) {
+  t.ok(
+    expected.some((v) => v !== undefined),
+    'a non-trivial result',
+  );
+  for (const [what, body] of [
+    ['IR in the request', checkBody(preimage, ir)],
+    ['built-in IR', checkBody(preimage)],
+  ] as const) {
     const res = await request(`${s.url}/verify`, { method: 'POST', body, headers: HEADERS });
     t.equal(res.statusCode, 200, what);
     t.same(ledgerOf(9).parseCheckResult(new Uint8Array(await res.body.arrayBuffer())), expected, what);

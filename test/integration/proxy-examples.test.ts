@@ -94,7 +94,13 @@ t.test('nginx, as in deploy/nginx.conf', { skip: installed('nginx') ? false : 'n
     .replace('server 127.0.0.1:8080', `server 127.0.0.1:${s.port}`);
   writeFileSync(join(dir, 'nightgate.conf'), site);
   const temps = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((k) => `${k}_temp_path ${dir}/${k};`).join(' ');
-  writeFileSync(join(dir, 'main.conf'), `daemon off; master_process off; pid ${dir}/nginx.pid; error_log ${dir}/error.log warn;\nevents { worker_connections 64; }\nhttp { access_log off; ${temps} include ${dir}/nightgate.conf; }\n`);
+  writeFileSync(
+    join(dir, 'main.conf'),
+    `daemon off; master_process off; pid ${dir}/nginx.pid; error_log ${dir}` +
+      `/error.log warn;\nevents { worker_connections 64; }\nhttp { access_log off; ${temps}` +
+      ` include ${dir}` +
+      `/nightgate.conf; }\n`,
+  );
   const check = spawnSync('nginx', ['-t', '-p', dir, '-c', join(dir, 'main.conf')], { encoding: 'utf8' });
   t.equal(check.status, 0, `nginx -t: ${check.stderr}`);
   const p = run(t, 'nginx', ['-p', dir, '-c', join(dir, 'main.conf')]);
@@ -103,7 +109,11 @@ t.test('nginx, as in deploy/nginx.conf', { skip: installed('nginx') ? false : 'n
   const via = (payload: string) => rawRequest(port, payload, UNTIL);
   t.match((await via('GET /livez HTTP/1.0\r\nHost: x\r\n\r\n')).data, ALIVE, 'HTTP/1.0 from the client: forwarded as 1.1, answered');
   t.match((await via(`GET /livez HTTP/1.1\r\nHost: x\r\n${fields(60)}\r\n`)).data, ALIVE, '61 header fields: only the ones nightgate reads are forwarded');
-  t.match((await via('GET /livez HTTP/1.1\r\nHost: x\r\nX_Forwarded_For: 10.1.2.3\r\n\r\n')).data, ALIVE, 'an underscore header: dropped by nginx, the request answered');
+  t.match(
+    (await via('GET /livez HTTP/1.1\r\nHost: x\r\nX_Forwarded_For: 10.1.2.3\r\n\r\n')).data,
+    ALIVE,
+    'an underscore header: dropped by nginx, the request answered',
+  );
   t.match((await via('GET /livez HTTP/1.1\r\nHost: x\r\nX-A: one\r\n two\r\n\r\n')).data, /^HTTP\/1\.1 400 /, 'a folded header: 400 from nginx at once');
   t.match((await via('GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n')).data, /^HTTP\/1\.1 200 OK\r\n[\s\S]*"ready"/, '/readyz reaches nightgate');
   await via('GET /livez HTTP/1.1\r\nHost: x\r\nX-Request-ID: spoof-nginx\r\nX-Forwarded-For: 10.1.2.3\r\n\r\n');
@@ -142,8 +152,16 @@ t.test('HAProxy, as in deploy/haproxy.cfg', { skip: installed('haproxy') ? false
   t.match((await via('GET /livez HTTP/1.0\r\nHost: x\r\n\r\n')).data, /^HTTP\/1\.[01] 505 /, 'HTTP/1.0: 505 from HAProxy at once');
   t.match((await via(`GET /livez HTTP/1.1\r\nHost: x\r\n${fields(60)}\r\n`)).data, /^HTTP\/1\.[01] 400 /, '61 header fields: 400 from HAProxy');
   t.match((await via(`GET /livez HTTP/1.1\r\nHost: x\r\n${fields(38)}\r\n`)).data, ALIVE, '39 fields: forwarded and answered');
-  t.match((await via('GET /livez HTTP/1.1\r\nHost: x\r\nX_Forwarded_For: 10.1.2.3\r\n\r\n')).data, /^HTTP\/1\.[01] 400 /, 'an underscore header: 400 from HAProxy');
-  t.match((await via('GET /livez HTTP/1.1\r\nHost: x\r\nX-A: one\r\n two\r\n\r\n')).data, ALIVE, 'a folded header: unfolded by HAProxy (RFC 9112 §5.2), answered');
+  t.match(
+    (await via('GET /livez HTTP/1.1\r\nHost: x\r\nX_Forwarded_For: 10.1.2.3\r\n\r\n')).data,
+    /^HTTP\/1\.[01] 400 /,
+    'an underscore header: 400 from HAProxy',
+  );
+  t.match(
+    (await via('GET /livez HTTP/1.1\r\nHost: x\r\nX-A: one\r\n two\r\n\r\n')).data,
+    ALIVE,
+    'a folded header: unfolded by HAProxy (RFC 9112 §5.2), answered',
+  );
   t.match((await via('GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n')).data, /^HTTP\/1\.1 200 OK\r\n[\s\S]*"ready"/, '/readyz reaches nightgate');
   t.match(await checked, /^GET \/readyz HTTP\/1\.1\r\n/, "HAProxy's health check is an HTTP/1.1 GET /readyz");
   await via('GET /livez HTTP/1.1\r\nHost: x\r\nX-Request-ID: spoof-haproxy\r\nX-Forwarded-For: 10.1.2.3\r\n\r\n');

@@ -73,16 +73,44 @@ for (const era of SPONSOR_ERAS) {
       const otherNetwork = transferFrom(user, utxo, to, 1_000n, 'preview');
       await expectRejected(t, app, '/prove-and-balance', otherNetwork.serialize(), /network ID/, 'built for another network');
 
-      await expectRejected(t, app, '/prove-and-balance', transferWithTtl(user, utxo, to, new Date(Date.now() - 60_000)).serialize(), /TTL has expired/, 'expired');
-      await expectRejected(t, app, '/prove-and-balance', transferWithTtl(user, utxo, to, new Date(Date.now() + 3 * 3_600_000)).serialize(), /too far in the future/, 'TTL beyond the ledger horizon');
+      await expectRejected(
+        t,
+        app,
+        '/prove-and-balance',
+        transferWithTtl(user, utxo, to, new Date(Date.now() - 60_000)).serialize(),
+        /TTL has expired/,
+        'expired',
+      );
+      await expectRejected(
+        t,
+        app,
+        '/prove-and-balance',
+        transferWithTtl(user, utxo, to, new Date(Date.now() + 3 * 3_600_000)).serialize(),
+        /too far in the future/,
+        'TTL beyond the ledger horizon',
+      );
       // Whole seconds: a TTL 1 s ahead is inside one 1 s block of the devnet here.
-      await expectRejected(t, app, '/prove-and-balance', transferWithTtl(user, utxo, to, new Date(Math.floor(Date.now() / 1000) * 1000)).serialize(), /too soon to land|expired/, 'expiring before the next block');
+      await expectRejected(
+        t,
+        app,
+        '/prove-and-balance',
+        transferWithTtl(user, utxo, to, new Date(Math.floor(Date.now() / 1000) * 1000)).serialize(),
+        /too soon to land|expired/,
+        'expiring before the next block',
+      );
 
       // A signature by the wrong key.
       const mallory = freshUser(83, era);
       const forged = transferFrom({ ...user, sk: mallory.sk }, utxo, to, 1_000n);
       await expectRejected(t, app, '/prove-and-balance', forged.serialize(), /signature verification failed/, 'unproven, signed by another key');
-      await expectRejected(t, app, '/balance-only', (await finalize(era, forged)).serialize(), /signature verification failed/, 'finalized, signed by another key');
+      await expectRejected(
+        t,
+        app,
+        '/balance-only',
+        (await finalize(era, forged)).serialize(),
+        /signature verification failed/,
+        'finalized, signed by another key',
+      );
 
       // Already sponsored: the answer carries a DUST spend; sending it again is refused.
       const good = await app.post('/prove-and-balance', transferFrom(user, utxo, to, 4_321n).serialize());

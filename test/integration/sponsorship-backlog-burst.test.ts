@@ -12,7 +12,9 @@ const FEE_TTL_MS = 3_000;
 
 const era = SPONSOR_ERAS[SPONSOR_ERAS.length - 1]!;
 t.test(`ledger ${era}: a burst admitted at once is judged as each task reserves, not as it came in`, async (t) => {
-  const app = await startSponsorApp(eraOverrides(era, { dust: { maxReservationsPerKey: 1_000, feeTtlMs: FEE_TTL_MS, maxFee: '1000000000000000000' }, rateLimit: { limit: 10_000 } }));
+  const app = await startSponsorApp(
+    eraOverrides(era, { dust: { maxReservationsPerKey: 1_000, feeTtlMs: FEE_TTL_MS, maxFee: '1000000000000000000' }, rateLimit: { limit: 10_000 } }),
+  );
   t.teardown(() => app.close());
   await app.service.whenSynced('preview');
   const table = app.service.network('preview')!.table;
@@ -25,6 +27,10 @@ t.test(`ledger ${era}: a burst admitted at once is judged as each task reserves,
   // Each task counts the reservations before its own and then reserves: not one atomic step, so
   // each other worker thread (2 here) may add one past the block.
   t.ok(ok >= 15 && ok <= 21 + 2, `${ok} answered: a block of queue, not 40`);
-  t.same([...new Set(refused.map((a) => `${a.status} ${String(a.json['code'])} ${String(a.headers['retry-after'])}`))], ['503 SPONSOR_BACKLOG_FULL 1'], 'the rest refused as they would reserve');
+  t.same(
+    [...new Set(refused.map((a) => `${a.status} ${String(a.json['code'])} ${String(a.headers['retry-after'])}`))],
+    ['503 SPONSOR_BACKLOG_FULL 1'],
+    'the rest refused as they would reserve',
+  );
   t.equal(table.counts().reserved, ok, 'the refused reserved nothing');
 });

@@ -32,7 +32,11 @@ const era = SPONSOR_ERAS[SPONSOR_ERAS.length - 1]!;
 t.test(`ledger ${era}: a backlog a new fee intent cannot outlast is refused, and how answers ended is counted`, async (t) => {
   const clock = new ManualClock(Date.now());
   const app = await startSponsorApp(
-    eraOverrides(era, { devnet: { blockTimeMs: BLOCK_MS }, dust: { maxReservationsPerKey: 1_000, expiryMarginMs: MARGIN, feeTtlMs: FEE_TTL_MS, maxFee: '1000000000000000000' }, rateLimit: { limit: 10_000 } }),
+    eraOverrides(era, {
+      devnet: { blockTimeMs: BLOCK_MS },
+      dust: { maxReservationsPerKey: 1_000, expiryMarginMs: MARGIN, feeTtlMs: FEE_TTL_MS, maxFee: '1000000000000000000' },
+      rateLimit: { limit: 10_000 },
+    }),
     clock,
   );
   t.teardown(() => app.close());
@@ -60,11 +64,17 @@ t.test(`ledger ${era}: a backlog a new fee intent cannot outlast is refused, and
   t.equal(refusal?.status, 503);
   t.equal(refusal?.json['code'], 'SPONSOR_BACKLOG_FULL');
   t.equal(refusal?.headers['retry-after'], '2', 'one block of excess at 2 s blocks');
-  t.match(refusal?.json['message'], new RegExp(`^${answered} sponsored transactions of preview have not landed yet, about 2 blocks of queue: a fee intent answered now lives 3 blocks`));
+  t.match(
+    refusal?.json['message'],
+    new RegExp(`^${answered} sponsored transactions of preview have not landed yet, about 2 blocks of queue: a fee intent answered now lives 3 blocks`),
+  );
   t.equal(table.counts().reserved, answered, 'the refusal reserved nothing');
   const full = backlogOf(app);
   t.ok(full.blocks >= full.limitBlocks, `the status shows the queue at or past its limit (${full.blocks} blocks, to 3 decimals)`);
-  const status = (await (await request(`${app.url}/wallet-status`, { headers: { 'x-api-key': 'test-key-0123456789abcdef' } })).body.json()) as Record<string, { backlog: Backlog }>;
+  const status = (await (await request(`${app.url}/wallet-status`, { headers: { 'x-api-key': 'test-key-0123456789abcdef' } })).body.json()) as Record<
+    string,
+    { backlog: Backlog }
+  >;
   t.same(status['preview']!.backlog, full, '/wallet-status shows the same');
 
   // Never submitted: each expires unlanded and leaves the queue.
@@ -76,7 +86,11 @@ t.test(`ledger ${era}: a backlog a new fee intent cannot outlast is refused, and
   clock.set(Date.now());
   const next = await app.post('/prove-and-balance', transferFrom(user, utxos[answered]!, to, 1_000n).serialize());
   t.equal(next.status, 200, 'answered again once the queue drained');
-  const sent = await request(app.devnet.submitUrl, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: Buffer.from(next.json['tx'] as string, 'hex') });
+  const sent = await request(app.devnet.submitUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/octet-stream' },
+    body: Buffer.from(next.json['tx'] as string, 'hex'),
+  });
   t.equal(sent.statusCode, 202);
   await sent.body.dump();
   await expireThrough(app, clock, Date.parse(next.json['expiresAt'] as string), MARGIN, BLOCK_MS);
@@ -88,6 +102,9 @@ t.test(`ledger ${era}: a backlog a new fee intent cannot outlast is refused, and
   t.equal(sample(metrics, 'nightgate_dust_backlog_blocks', { network: 'preview' }), 0);
   t.equal(sample(metrics, 'nightgate_dust_backlog_limit_blocks', { network: 'preview' }), 1);
   const usage = await (await request(`${app.url}/metrics`)).body.text();
-  t.equal(sample(usage, 'nightgate_sponsorships_total', { network: 'preview', kind: 'prove-and-balance', outcome: 'SPONSOR_BACKLOG_FULL' }), 1, 'the refusal is counted by its code');
+  t.equal(
+    sample(usage, 'nightgate_sponsorships_total', { network: 'preview', kind: 'prove-and-balance', outcome: 'SPONSOR_BACKLOG_FULL' }),
+    1,
+    'the refusal is counted by its code',
+  );
 });
-

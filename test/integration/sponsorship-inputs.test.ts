@@ -29,7 +29,9 @@ for (const era of SPONSOR_ERAS) {
   t.test(`ledger ${era}: only inputs unspent on chain and owned by their signer get DUST`, async (t) => {
     const L = ledger(era);
     // A cache longer than the test: the burst below is one read however slowly its requests reach the check.
-    const app = await startSponsorApp(eraOverrides(era, { rateLimit: { limit: 100_000 }, dust: { maxFee: '1000000000000000000', inputCheckCacheMs: 600_000 } }));
+    const app = await startSponsorApp(
+      eraOverrides(era, { rateLimit: { limit: 100_000 }, dust: { maxFee: '1000000000000000000', inputCheckCacheMs: 600_000 } }),
+    );
     t.teardown(() => app.close());
     await app.service.whenSynced('preview');
     // An answered sponsorship holds its inputs (409 INPUT_HELD to any other spend of them): the
@@ -41,23 +43,61 @@ for (const era of SPONSOR_ERAS) {
     // `wellFormed` passes it (it never looks UTXOs up), the devnet would drop it at block time.
     const pauper = freshUser(93, era);
     const madeUp = { ...utxo, intentHash: 'ab'.repeat(32), outputNo: 7, owner: pauper.address };
-    await expectRefused(t, app, transferFrom(pauper, madeUp, to, 1_000n).serialize(), 400, 'TRANSACTION_REJECTED', new RegExp(`input ${'ab'.repeat(32)}#7\\b.*not an unspent output of its signer`), 'an output that does not exist');
+    await expectRefused(
+      t,
+      app,
+      transferFrom(pauper, madeUp, to, 1_000n).serialize(),
+      400,
+      'TRANSACTION_REJECTED',
+      new RegExp(`input ${'ab'.repeat(32)}#7\\b.*not an unspent output of its signer`),
+      'an output that does not exist',
+    );
     // An output that exists, with an output number it does not have.
-    await expectRefused(t, app, transferFrom(user, { ...utxo, outputNo: utxo.outputNo + 5 }, to, 1_000n).serialize(), 400, 'TRANSACTION_REJECTED', new RegExp(`input ${utxo.intentHash}#${utxo.outputNo + 5}\\b`), 'a real transaction, a missing output number');
+    await expectRefused(
+      t,
+      app,
+      transferFrom(user, { ...utxo, outputNo: utxo.outputNo + 5 }, to, 1_000n).serialize(),
+      400,
+      'TRANSACTION_REJECTED',
+      new RegExp(`input ${utxo.intentHash}#${utxo.outputNo + 5}\\b`),
+      'a real transaction, a missing output number',
+    );
 
     // Mallory signs for the user's UTXO as its owner: her signature matches the owner she names,
     // so the ledger's checks pass; on chain the UTXO is the user's.
     const mallory = freshUser(94, era);
-    await expectRefused(t, app, transferFrom(mallory, utxo, to, 1_000n).serialize(), 400, 'TRANSACTION_REJECTED', new RegExp(`input ${utxo.intentHash}#${utxo.outputNo}\\b.*another key's`), "another key's output");
+    await expectRefused(
+      t,
+      app,
+      transferFrom(mallory, utxo, to, 1_000n).serialize(),
+      400,
+      'TRANSACTION_REJECTED',
+      new RegExp(`input ${utxo.intentHash}#${utxo.outputNo}\\b.*another key's`),
+      "another key's output",
+    );
 
     // A claimed value other than the output's.
-    await expectRefused(t, app, transferFrom(user, { ...utxo, value: utxo.value + 1n }, to, 1_000n).serialize(), 400, 'TRANSACTION_REJECTED', /holds \d+, not \d+/, 'a value the output does not hold');
+    await expectRefused(
+      t,
+      app,
+      transferFrom(user, { ...utxo, value: utxo.value + 1n }, to, 1_000n).serialize(),
+      400,
+      'TRANSACTION_REJECTED',
+      /holds \d+, not \d+/,
+      'a value the output does not hold',
+    );
 
     // The real one passes, and a burst of the user's transactions is one read of the indexer.
     const checker = checkerOf(app);
     const before = checker.reads;
-    const burst = await Promise.all([1, 2, 3, 4, 5].map((i) => app.post('/prove-and-balance', transferFrom(user, utxos[i - 1]!, to, 3_000n + BigInt(i)).serialize())));
-    t.same(burst.map((r) => r.status), [200, 200, 200, 200, 200], 'the unspent, own output is sponsored');
+    const burst = await Promise.all(
+      [1, 2, 3, 4, 5].map((i) => app.post('/prove-and-balance', transferFrom(user, utxos[i - 1]!, to, 3_000n + BigInt(i)).serialize())),
+    );
+    t.same(
+      burst.map((r) => r.status),
+      [200, 200, 200, 200, 200],
+      'the unspent, own output is sponsored',
+    );
     t.ok(checker.reads - before <= 2, `five requests from one address: ${checker.reads - before} indexer read(s)`);
     t.equal(L.addressFromKey(user.vk), user.address);
 

@@ -99,113 +99,146 @@ function callBody(era: Era): { body: Uint8Array; address: string } {
   return { body: L.Transaction.fromParts('undeployed', undefined, undefined, intent).serialize(), address: deploy.address };
 }
 
-for (const era of SPONSOR_ERAS) t.test(`ledger ${era}: each policy rule, nothing reserved on refusal`, async (t) => {
-  const clock = new ManualClock(Date.now());
-  const hook = await startHook(clock);
-  t.teardown(() => hook.close());
-  const app: SponsorApp = await startSponsorApp(eraOverrides(era, { auth: { keys: keysFor(clock.now(), hook.url) }, rateLimit: { limit: 10_000 } }), clock);
-  t.teardown(() => app.close());
-  await app.service.whenSynced('preview');
-  const table = app.service.network('preview')!.table;
-  // An answered sponsorship holds its inputs (409 INPUT_HELD to any other spend of them, checked
-  // before the policy): each transfer below spends a UTXO of its own (16 of the user's, 1 of the other's).
-  const { user, utxo, utxos } = await app.fundedUser(71, 100_000_000n, 20);
-  const other = await app.fundedUser(72, 100_000_000n);
-  const to = freshUser(73, era).address;
-  let amount = 1_000n;
-  let next = 0;
-  /** A distinct transfer each time (the dedupe answers the same bytes once), of a UTXO not spent before. */
-  const transfer = (from?: { user: typeof user; utxo: typeof utxo }) => {
-    const spend = from ?? { user, utxo: utxos[next++]! };
-    if (spend.utxo === undefined) throw new Error('the test spends more of the user\'s UTXOs than it funded');
-    return transferFrom(spend.user, spend.utxo, to, amount++).serialize();
-  };
-  const as = (key: keyof typeof KEYS, body: Uint8Array, headers: Record<string, string> = {}) => app.post('/prove-and-balance', body, { 'x-api-key': KEYS[key], ...headers });
-
-  /** Refused with `status`, `code` and `rule`, holding nothing. */
-  async function refused(what: string, key: keyof typeof KEYS, body: Uint8Array, status: number, code: string, rule: string | undefined, headers: Record<string, string> = {}) {
-    const before = table.counts().reserved;
-    const held = app.service.held('preview', key);
-    const r = await as(key, body, headers);
-    t.equal(r.status, status, `${what}: ${status}`);
-    t.equal(r.json['code'], code, `${what}: ${code}`);
-    t.equal(r.json['rule'], rule, `${what}: rule ${rule}`);
-    t.equal(table.counts().reserved, before, `${what}: nothing reserved`);
-    t.equal(app.service.held('preview', key), held, `${what}: the key holds nothing more`);
-    return r;
-  }
-  const sponsored = async (what: string, key: keyof typeof KEYS, body: Uint8Array, headers: Record<string, string> = {}) => {
-    const r = await as(key, body, headers);
-    t.equal(r.status, 200, `${what}: sponsored${r.status === 200 ? '' : ` (${JSON.stringify(r.json)})`}`);
-    return r;
-  };
-
-  await t.test('allow', async () => {
-    await sponsored('a transfer, transfers allowed', 'transfers', transfer());
-    await refused('a deploy, deploys not allowed', 'transfers', deployBody(era), 403, 'POLICY_DENIED', 'allow.deploys');
-    const r = await refused('a transfer, only a contract allowed', 'contracts', transfer(), 403, 'POLICY_DENIED', 'allow.nightTransfers');
-    t.match(r.json['message'], /unshielded/);
-    const call = callBody(era);
-    const c = await refused('a call of a contract not listed', 'contracts', call.body, 403, 'POLICY_DENIED', 'allow.contracts');
-    t.match(c.json['message'], call.address);
-    await refused('a call, only transfers allowed', 'transfers', callBody(era).body, 403, 'POLICY_DENIED', 'allow.contracts');
-  });
-
-  await t.test('dates', async () => {
-    const later = await refused('before validFrom', 'later', transfer(), 403, 'POLICY_DENIED', 'validFrom');
-    t.equal(later.headers['retry-after'], '3600', 'told when it opens');
-    await refused('from validUntil on', 'over', transfer(), 403, 'POLICY_DENIED', 'validUntil');
-  });
-
-  await t.test('per user, by input owner', async () => {
-    await sponsored('the first of a user', 'capped', transfer());
-    const cap = await refused('the second of the same user', 'capped', transfer(), 429, 'USER_LIMIT', 'perUser.maxSponsorships');
-    t.ok(Number(cap.headers['retry-after']) > 0 && Number(cap.headers['retry-after']) <= 3600, 'Retry-After to the window end');
-    await sponsored('another user', 'capped', transfer(other));
-    await refused('a deploy names no user', 'capped', deployBody(era), 403, 'POLICY_DENIED', 'perUser');
-  });
-
-  await t.test('per user, by X-Client-ID', async () => {
-    await refused('no X-Client-ID', 'client', transfer(), 400, 'INVALID_PARAMETER', undefined);
-    await sponsored('client a', 'client', transfer(), { 'x-client-id': 'user-a' });
-    await refused('client a again', 'client', transfer(), 429, 'USER_LIMIT', 'perUser.maxSponsorships', { 'x-client-id': 'user-a' });
-    await sponsored('client b, same inputs', 'client', transfer(), { 'x-client-id': 'user-b' });
-    // The typed client: X-Client-ID as an option, the refusing rule on its error.
-    const client = createClient({ baseUrl: app.url, apiKey: KEYS.client, retries: false });
-    t.match(await client.proveAndBalance(transfer(), { clientId: 'user-c' }), { network: 'preview', feeUnit: 'SPECK' });
-    await t.rejects(client.proveAndBalance(transfer(), { clientId: 'user-c' }), { name: 'NightgateError', status: 429, code: 'USER_LIMIT', rule: 'perUser.maxSponsorships' });
-  });
-
-  await t.test('webhook', async () => {
-    hook.verdict = 'sponsor';
-    await sponsored('approved', 'hook', transfer());
-    hook.verdict = 'deny';
-    const denied = await refused('declined', 'hook', transfer(), 403, 'POLICY_DENIED', 'webhook');
-    t.match(denied.json['message'], /not one of our users/);
-    t.equal(hook.seen.length, 2, 'asked once per sponsorship');
-    t.ok(hook.seen.every((s) => s.signed), 'every request carries a valid signature');
-    t.match(hook.seen[0]!.body, { keyId: 'hook', network: 'preview', era, kind: 'prove-and-balance', user: user.address, owners: [user.address], effects: { nightTransfers: true, shielded: false, deploys: [] }, calls: [], feeUnit: 'SPECK' });
-    // A transaction that could never land is refused before the policy: the owner is not asked.
-    const pauper = freshUser(94, era);
-    const madeUp = { ...utxo, intentHash: 'cd'.repeat(32), outputNo: 3, owner: pauper.address };
-    await refused('inputs not on chain', 'hook', transferFrom(pauper, madeUp, to, 1_000n).serialize(), 400, 'TRANSACTION_REJECTED', undefined);
-    t.equal(hook.seen.length, 2, 'the webhook was not asked about it');
-    const down = await refused('unreachable, onTimeout reject', 'hookDown', transfer(), 503, 'POLICY_WEBHOOK_UNAVAILABLE', 'webhook');
-    t.equal(down.headers['retry-after'], '5');
-    await sponsored('unreachable, onTimeout sponsor', 'hookLenient', transfer());
-  });
-
-  await t.test('usage: what each key paid for, its refusals by rule, its policy as configured', async () => {
-    const get = async (key: keyof typeof KEYS, query: string) => {
-      const r = await request(`${app.url}/usage?${query}`, { headers: { 'x-api-key': KEYS[key] } });
-      t.equal(r.statusCode, 200);
-      return ((await r.body.json()) as { keys: Array<Record<string, any>> }).keys;
+for (const era of SPONSOR_ERAS)
+  t.test(`ledger ${era}: each policy rule, nothing reserved on refusal`, async (t) => {
+    const clock = new ManualClock(Date.now());
+    const hook = await startHook(clock);
+    t.teardown(() => hook.close());
+    const app: SponsorApp = await startSponsorApp(eraOverrides(era, { auth: { keys: keysFor(clock.now(), hook.url) }, rateLimit: { limit: 10_000 } }), clock);
+    t.teardown(() => app.close());
+    await app.service.whenSynced('preview');
+    const table = app.service.network('preview')!.table;
+    // An answered sponsorship holds its inputs (409 INPUT_HELD to any other spend of them, checked
+    // before the policy): each transfer below spends a UTXO of its own (16 of the user's, 1 of the other's).
+    const { user, utxo, utxos } = await app.fundedUser(71, 100_000_000n, 20);
+    const other = await app.fundedUser(72, 100_000_000n);
+    const to = freshUser(73, era).address;
+    let amount = 1_000n;
+    let next = 0;
+    /** A distinct transfer each time (the dedupe answers the same bytes once), of a UTXO not spent before. */
+    const transfer = (from?: { user: typeof user; utxo: typeof utxo }) => {
+      const spend = from ?? { user, utxo: utxos[next++]! };
+      if (spend.utxo === undefined) throw new Error("the test spends more of the user's UTXOs than it funded");
+      return transferFrom(spend.user, spend.utxo, to, amount++).serialize();
     };
-    const [capped] = await get('capped', 'groupBy=user');
-    t.match(capped, { keyId: 'capped', sponsorships: 2, refusals: { 'perUser.maxSponsorships': 1, perUser: 1 }, config: { admin: false, policy: { perUser: { maxSponsorships: 1 } } } });
-    t.same(capped!['users'].map((u: { user: string }) => u.user).sort(), [user.address, other.user.address].sort(), 'one sponsorship for each user');
-    const [hooked] = await get('hook', 'groupBy=day');
-    t.match(hooked, { sponsorships: 1, refusals: { webhook: 1 }, config: { policy: { webhook: { secret: '<redacted>', onTimeout: 'reject' } } } });
-    t.notMatch(JSON.stringify(hooked), SECRET, 'the secret is not shown');
+    const as = (key: keyof typeof KEYS, body: Uint8Array, headers: Record<string, string> = {}) =>
+      app.post('/prove-and-balance', body, { 'x-api-key': KEYS[key], ...headers });
+
+    /** Refused with `status`, `code` and `rule`, holding nothing. */
+    async function refused(
+      what: string,
+      key: keyof typeof KEYS,
+      body: Uint8Array,
+      status: number,
+      code: string,
+      rule: string | undefined,
+      headers: Record<string, string> = {},
+    ) {
+      const before = table.counts().reserved;
+      const held = app.service.held('preview', key);
+      const r = await as(key, body, headers);
+      t.equal(r.status, status, `${what}: ${status}`);
+      t.equal(r.json['code'], code, `${what}: ${code}`);
+      t.equal(r.json['rule'], rule, `${what}: rule ${rule}`);
+      t.equal(table.counts().reserved, before, `${what}: nothing reserved`);
+      t.equal(app.service.held('preview', key), held, `${what}: the key holds nothing more`);
+      return r;
+    }
+    const sponsored = async (what: string, key: keyof typeof KEYS, body: Uint8Array, headers: Record<string, string> = {}) => {
+      const r = await as(key, body, headers);
+      t.equal(r.status, 200, `${what}: sponsored${r.status === 200 ? '' : ` (${JSON.stringify(r.json)})`}`);
+      return r;
+    };
+
+    await t.test('allow', async () => {
+      await sponsored('a transfer, transfers allowed', 'transfers', transfer());
+      await refused('a deploy, deploys not allowed', 'transfers', deployBody(era), 403, 'POLICY_DENIED', 'allow.deploys');
+      const r = await refused('a transfer, only a contract allowed', 'contracts', transfer(), 403, 'POLICY_DENIED', 'allow.nightTransfers');
+      t.match(r.json['message'], /unshielded/);
+      const call = callBody(era);
+      const c = await refused('a call of a contract not listed', 'contracts', call.body, 403, 'POLICY_DENIED', 'allow.contracts');
+      t.match(c.json['message'], call.address);
+      await refused('a call, only transfers allowed', 'transfers', callBody(era).body, 403, 'POLICY_DENIED', 'allow.contracts');
+    });
+
+    await t.test('dates', async () => {
+      const later = await refused('before validFrom', 'later', transfer(), 403, 'POLICY_DENIED', 'validFrom');
+      t.equal(later.headers['retry-after'], '3600', 'told when it opens');
+      await refused('from validUntil on', 'over', transfer(), 403, 'POLICY_DENIED', 'validUntil');
+    });
+
+    await t.test('per user, by input owner', async () => {
+      await sponsored('the first of a user', 'capped', transfer());
+      const cap = await refused('the second of the same user', 'capped', transfer(), 429, 'USER_LIMIT', 'perUser.maxSponsorships');
+      t.ok(Number(cap.headers['retry-after']) > 0 && Number(cap.headers['retry-after']) <= 3600, 'Retry-After to the window end');
+      await sponsored('another user', 'capped', transfer(other));
+      await refused('a deploy names no user', 'capped', deployBody(era), 403, 'POLICY_DENIED', 'perUser');
+    });
+
+    await t.test('per user, by X-Client-ID', async () => {
+      await refused('no X-Client-ID', 'client', transfer(), 400, 'INVALID_PARAMETER', undefined);
+      await sponsored('client a', 'client', transfer(), { 'x-client-id': 'user-a' });
+      await refused('client a again', 'client', transfer(), 429, 'USER_LIMIT', 'perUser.maxSponsorships', { 'x-client-id': 'user-a' });
+      await sponsored('client b, same inputs', 'client', transfer(), { 'x-client-id': 'user-b' });
+      // The typed client: X-Client-ID as an option, the refusing rule on its error.
+      const client = createClient({ baseUrl: app.url, apiKey: KEYS.client, retries: false });
+      t.match(await client.proveAndBalance(transfer(), { clientId: 'user-c' }), { network: 'preview', feeUnit: 'SPECK' });
+      await t.rejects(client.proveAndBalance(transfer(), { clientId: 'user-c' }), {
+        name: 'NightgateError',
+        status: 429,
+        code: 'USER_LIMIT',
+        rule: 'perUser.maxSponsorships',
+      });
+    });
+
+    await t.test('webhook', async () => {
+      hook.verdict = 'sponsor';
+      await sponsored('approved', 'hook', transfer());
+      hook.verdict = 'deny';
+      const denied = await refused('declined', 'hook', transfer(), 403, 'POLICY_DENIED', 'webhook');
+      t.match(denied.json['message'], /not one of our users/);
+      t.equal(hook.seen.length, 2, 'asked once per sponsorship');
+      t.ok(
+        hook.seen.every((s) => s.signed),
+        'every request carries a valid signature',
+      );
+      t.match(hook.seen[0]!.body, {
+        keyId: 'hook',
+        network: 'preview',
+        era,
+        kind: 'prove-and-balance',
+        user: user.address,
+        owners: [user.address],
+        effects: { nightTransfers: true, shielded: false, deploys: [] },
+        calls: [],
+        feeUnit: 'SPECK',
+      });
+      // A transaction that could never land is refused before the policy: the owner is not asked.
+      const pauper = freshUser(94, era);
+      const madeUp = { ...utxo, intentHash: 'cd'.repeat(32), outputNo: 3, owner: pauper.address };
+      await refused('inputs not on chain', 'hook', transferFrom(pauper, madeUp, to, 1_000n).serialize(), 400, 'TRANSACTION_REJECTED', undefined);
+      t.equal(hook.seen.length, 2, 'the webhook was not asked about it');
+      const down = await refused('unreachable, onTimeout reject', 'hookDown', transfer(), 503, 'POLICY_WEBHOOK_UNAVAILABLE', 'webhook');
+      t.equal(down.headers['retry-after'], '5');
+      await sponsored('unreachable, onTimeout sponsor', 'hookLenient', transfer());
+    });
+
+    await t.test('usage: what each key paid for, its refusals by rule, its policy as configured', async () => {
+      const get = async (key: keyof typeof KEYS, query: string) => {
+        const r = await request(`${app.url}/usage?${query}`, { headers: { 'x-api-key': KEYS[key] } });
+        t.equal(r.statusCode, 200);
+        return ((await r.body.json()) as { keys: Array<Record<string, any>> }).keys;
+      };
+      const [capped] = await get('capped', 'groupBy=user');
+      t.match(capped, {
+        keyId: 'capped',
+        sponsorships: 2,
+        refusals: { 'perUser.maxSponsorships': 1, perUser: 1 },
+        config: { admin: false, policy: { perUser: { maxSponsorships: 1 } } },
+      });
+      t.same(capped!['users'].map((u: { user: string }) => u.user).sort(), [user.address, other.user.address].sort(), 'one sponsorship for each user');
+      const [hooked] = await get('hook', 'groupBy=day');
+      t.match(hooked, { sponsorships: 1, refusals: { webhook: 1 }, config: { policy: { webhook: { secret: '<redacted>', onTimeout: 'reject' } } } });
+      t.notMatch(JSON.stringify(hooked), SECRET, 'the secret is not shown');
+    });
   });
-});

@@ -28,10 +28,17 @@ t.test('a sponsored transfer submitted through nightgate lands', async (t) => {
   t.pass('it landed: the DUST UTXO that paid is spent');
 
   await t.rejects(client.submit(new Uint8Array(Buffer.from('midnight:proof[v2]:x')), { network: 'preview' }), { status: 400, code: 'INVALID_BODY' });
-  await t.rejects(client.submit(new Uint8Array(Buffer.from('midnight:transaction[v12]:garbage')), { network: 'preview' }), { status: 400, code: 'NODE_REJECTED', message: /The node refused the transaction: 1002/ });
+  await t.rejects(client.submit(new Uint8Array(Buffer.from('midnight:transaction[v12]:garbage')), { network: 'preview' }), {
+    status: 400,
+    code: 'NODE_REJECTED',
+    message: /The node refused the transaction: 1002/,
+  });
   await t.rejects(createClient({ baseUrl: app.url, retries: false }).submit(tx, { network: 'preview' }), { status: 401, code: 'UNAUTHORIZED' });
   await t.rejects(client.submit(tx, { network: 'mainnet' }), { status: 502, code: 'NODE_UNAVAILABLE' }, 'a network without a node');
-  t.ok(app.logs.lines.some((l) => l['audit'] === 'submission' && l['outcome'] === 'submitted' && l['keyId'] === 'env-1'), 'an audit line per submission');
+  t.ok(
+    app.logs.lines.some((l) => l['audit'] === 'submission' && l['outcome'] === 'submitted' && l['keyId'] === 'env-1'),
+    'an audit line per submission',
+  );
 });
 
 t.test("Midnight.js' submitTx through nightgate", async (t) => {

@@ -24,7 +24,10 @@ const era = SPONSOR_ERAS[SPONSOR_ERAS.length - 1]!;
 t.test(`ledger ${era}: unlanded answers are released at their TTL; a key whose answers never land is throttled and recovers`, async (t) => {
   const clock = new ManualClock(Date.now());
   const app = await startSponsorApp(
-    eraOverrides(era, { dust: { maxReservationsPerKey: SHARE, throttleSlack: SLACK, expiryMarginMs: MARGIN, feeTtlMs: 10_000, maxFee: '1000000000000000000' }, rateLimit: { limit: 10_000 } }),
+    eraOverrides(era, {
+      dust: { maxReservationsPerKey: SHARE, throttleSlack: SLACK, expiryMarginMs: MARGIN, feeTtlMs: 10_000, maxFee: '1000000000000000000' },
+      rateLimit: { limit: 10_000 },
+    }),
     clock,
   );
   t.teardown(() => app.close());
@@ -40,8 +43,14 @@ t.test(`ledger ${era}: unlanded answers are released at their TTL; a key whose a
   const policy = (app.service as unknown as { opts: { policy: { spent(id: string, now: number): bigint } } }).opts.policy;
 
   // Round 1: the key's whole share, never submitted.
-  const first = await Promise.all([1, 2, 3, 4].map((i) => app.post('/prove-and-balance', transferFrom(a.user, a.utxos[i - 1]!, to, 1_000n + BigInt(i)).serialize())));
-  t.same(first.map((r) => r.status), [200, 200, 200, 200], 'the full share is answered');
+  const first = await Promise.all(
+    [1, 2, 3, 4].map((i) => app.post('/prove-and-balance', transferFrom(a.user, a.utxos[i - 1]!, to, 1_000n + BigInt(i)).serialize())),
+  );
+  t.same(
+    first.map((r) => r.status),
+    [200, 200, 200, 200],
+    'the full share is answered',
+  );
   t.equal(table.counts().reserved, SHARE);
   const expires = Math.max(...first.map((r) => Date.parse(r.json['expiresAt'] as string)));
   t.ok(expires < clock.now() + 60_000, 'the fee intents expire within seconds, far before the 300 s reclaim');
@@ -54,8 +63,14 @@ t.test(`ledger ${era}: unlanded answers are released at their TTL; a key whose a
   // Round 2: throttled to half its share (4 expired > slack 2 → halved).
   // The fee intents below are submitted: built on the real time the devnet checks them against.
   clock.set(Math.max(clock.now(), Date.now()));
-  const ok = await Promise.all([{ user: a.user, utxo: a.utxos[4]! }, b].map((u, i) => app.post('/prove-and-balance', transferFrom(u.user, u.utxo, to, 2_000n + BigInt(i)).serialize())));
-  t.same(ok.map((r) => r.status), [200, 200], 'two are answered');
+  const ok = await Promise.all(
+    [{ user: a.user, utxo: a.utxos[4]! }, b].map((u, i) => app.post('/prove-and-balance', transferFrom(u.user, u.utxo, to, 2_000n + BigInt(i)).serialize())),
+  );
+  t.same(
+    ok.map((r) => r.status),
+    [200, 200],
+    'two are answered',
+  );
   const over = await app.post('/prove-and-balance', transferFrom(a.user, a.utxos[5]!, to, 2_999n).serialize());
   t.equal(over.status, 429, 'a third is refused: half its share now');
   t.equal(over.json['code'], 'RESERVATION_LIMIT');
@@ -64,20 +79,36 @@ t.test(`ledger ${era}: unlanded answers are released at their TTL; a key whose a
 
   // Both answered transactions are submitted at once (each spends its own UTXO) and land.
   for (const r of ok) {
-    const submitted = await request(app.devnet.submitUrl, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: Buffer.from(r.json['tx'] as string, 'hex') });
+    const submitted = await request(app.devnet.submitUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: Buffer.from(r.json['tx'] as string, 'hex'),
+    });
     t.equal(submitted.statusCode, 202, `the devnet accepts it: ${await submitted.body.text()}`);
   }
   const slots = ok.map((r) => (r.json['dustUtxo'] as { slot: number }).slot);
   let reports = 0;
   await app.untilSync(() => slots.every((s) => table.slotEntry(s)?.state === 'spent') || ++reports > 30);
-  t.ok(slots.every((s) => table.slotEntry(s)?.state === 'spent'), `both landed (after ${reports} sync reports)`);
+  t.ok(
+    slots.every((s) => table.slotEntry(s)?.state === 'spent'),
+    `both landed (after ${reports} sync reports)`,
+  );
   await expireThrough(app, clock, Math.max(...ok.map((r) => Date.parse(r.json['expiresAt'] as string))), MARGIN);
   t.same(rounded(app.service.health.counts('preview', 'env-1')), { landed: 2, expired: SHARE }, 'two landed');
-  t.ok(slots.every((s) => table.slotEntry(s)?.state === 'spent'), 'a landed reservation is never released');
+  t.ok(
+    slots.every((s) => table.slotEntry(s)?.state === 'spent'),
+    'a landed reservation is never released',
+  );
   t.ok(policy.spent('env-1', clock.now()) > 0n, 'the landed fees stay charged');
 
   // Round 3: landings gave the share back.
-  const third = await Promise.all([1, 2, 3, 4, 5].map((i) => app.post('/prove-and-balance', transferFrom(c.user, c.utxos[i - 1]!, to, 3_000n + BigInt(i)).serialize())));
+  const third = await Promise.all(
+    [1, 2, 3, 4, 5].map((i) => app.post('/prove-and-balance', transferFrom(c.user, c.utxos[i - 1]!, to, 3_000n + BigInt(i)).serialize())),
+  );
   t.equal(third.filter((r) => r.status === 200).length, SHARE, 'the full share again');
-  t.same([...new Set(third.filter((r) => r.status !== 200).map((r) => `${r.status} ${String(r.json['code'])}`))], ['429 RESERVATION_LIMIT'], 'past it, the plain share limit');
+  t.same(
+    [...new Set(third.filter((r) => r.status !== 200).map((r) => `${r.status} ${String(r.json['code'])}`))],
+    ['429 RESERVATION_LIMIT'],
+    'past it, the plain share limit',
+  );
 });

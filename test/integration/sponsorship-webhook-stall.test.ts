@@ -92,7 +92,9 @@ const era = SPONSOR_ERAS.at(-1)!;
 t.test(`ledger ${era}: sponsorships waiting on a silent webhook hold no worker thread; another key's /prove is answered meanwhile`, async (t) => {
   const hook = await holdingHook();
   t.teardown(() => hook.close());
-  const keys = [{ id: 'stalled', sha256: sha256Hex(STALLED), policy: { webhook: { url: hook.url, timeoutMs: 20_000, onTimeout: 'reject' as const, secret: SECRET } } }];
+  const keys = [
+    { id: 'stalled', sha256: sha256Hex(STALLED), policy: { webhook: { url: hook.url, timeoutMs: 20_000, onTimeout: 'reject' as const, secret: SECRET } } },
+  ];
   const app = await startSponsorApp(eraOverrides(era, { auth: { keys }, rateLimit: { limit: 10_000 } }));
   t.teardown(() => app.close());
   await app.service.whenSynced('preview');
@@ -107,10 +109,14 @@ t.test(`ledger ${era}: sponsorships waiting on a silent webhook hold no worker t
   t.equal(hook.closed, 0, 'no webhook question was given up on');
   t.equal(hook.held.length, PENDING, 'every sponsorship has asked the webhook: none waits for a thread held by another');
   t.match(pool.health(), { running: 0, queueSize: 0 }, 'and none holds or waits for a worker thread while its webhook is pending');
-  t.equal(app.service.held('preview', 'stalled'), PENDING, 'each holds a place in its own key\'s share');
+  t.equal(app.service.held('preview', 'stalled'), PENDING, "each holds a place in its own key's share");
   t.equal(table.counts().reserved, reserved, 'nothing is reserved before the policy has answered');
 
-  const proof = await request(`${app.url}/prove`, { method: 'POST', headers: { 'x-api-key': TEST_KEY, 'content-type': 'application/octet-stream' }, body: proveBody(undefined, 4242n, era) });
+  const proof = await request(`${app.url}/prove`, {
+    method: 'POST',
+    headers: { 'x-api-key': TEST_KEY, 'content-type': 'application/octet-stream' },
+    body: proveBody(undefined, 4242n, era),
+  });
   await proof.body.arrayBuffer();
   t.equal(proof.statusCode, 200, "another key's /prove is answered");
   t.equal(hook.closed, 0, 'while every webhook question was still open');
@@ -118,7 +124,11 @@ t.test(`ledger ${era}: sponsorships waiting on a silent webhook hold no worker t
 
   for (const res of hook.held) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ sponsor: false, reason: 'not now' }));
   const answers = await Promise.all(sponsorships);
-  t.same(answers.map((a) => [a.status, a.json['code']]), Array(PENDING).fill([403, 'POLICY_DENIED']), 'the webhook declined each');
+  t.same(
+    answers.map((a) => [a.status, a.json['code']]),
+    Array(PENDING).fill([403, 'POLICY_DENIED']),
+    'the webhook declined each',
+  );
   t.equal(table.counts().reserved, reserved, 'nothing was reserved');
   t.equal(app.service.held('preview', 'stalled'), 0, 'and the key holds nothing');
 });

@@ -41,7 +41,10 @@ t.test('shared stores over two instances', async (t) => {
     const now = clock.now();
     const results = [];
     for (let i = 0; i < 6; i++) results.push(await (i % 2 === 0 ? a : b).rateLimit.hit('key', 'k1', 6, 60_000, now + i));
-    t.same(results.map((r) => r.allowed), [true, true, true, true, true, true]);
+    t.same(
+      results.map((r) => r.allowed),
+      [true, true, true, true, true, true],
+    );
     t.equal(results[5]!.remaining, 0);
     t.equal((await a.rateLimit.hit('key', 'k1', 6, 60_000, now + 10)).allowed, false, 'the 7th on A');
     t.equal((await b.rateLimit.hit('key', 'k1', 6, 60_000, now + 11)).allowed, false, 'and on B');
@@ -51,7 +54,7 @@ t.test('shared stores over two instances', async (t) => {
     t.equal(burst.filter((r) => r.allowed).length, 10);
   });
 
-  await t.test('per-IP counts are local and reconciled: each instance learns the other\'s hits', async (t) => {
+  await t.test("per-IP counts are local and reconciled: each instance learns the other's hits", async (t) => {
     const now = clock.now();
     for (let i = 0; i < 5; i++) t.ok(a.rateLimit.hit('ip', '203.0.113.7', 8, 60_000, now).valueOf());
     const first = b.rateLimit.hit('ip', '203.0.113.7', 8, 60_000, now);
@@ -60,9 +63,9 @@ t.test('shared stores over two instances', async (t) => {
     await b.rateLimit.reconcile();
     // B has seen 1 hit and absorbed A's 5: two more fit of 8.
     const r1 = b.rateLimit.local.peek('ip', '203.0.113.7', 8, 60_000, now);
-    t.equal(r1?.remaining, 1, 'B counts 6 of 8 after reconciling (its 1, A\'s 5)');
+    t.equal(r1?.remaining, 1, "B counts 6 of 8 after reconciling (its 1, A's 5)");
     await a.rateLimit.reconcile();
-    t.equal(a.rateLimit.local.peek('ip', '203.0.113.7', 8, 60_000, now)?.remaining, 1, 'A counts B\'s hit too');
+    t.equal(a.rateLimit.local.peek('ip', '203.0.113.7', 8, 60_000, now)?.remaining, 1, "A counts B's hit too");
   });
 
   await t.test('budgets: exact over both, decimal amounts past 2^64, refunds once', async (t) => {
@@ -118,7 +121,13 @@ t.test('shared stores over two instances', async (t) => {
     await la.start();
     t.doesNotThrow(() => la.check('preview'));
     const lb = new WalletLeases({ redis: b.redis, clock, logger: silent, ttlMs: 5_000, wallets: new Map([['preview', [seeds[1]!]]]) });
-    await t.rejects(lb.start(), { name: 'WalletLeaseError', message: new RegExp(`DUST wallet ${walletId(seeds[1]!).slice(0, 16)}… of preview is in use by another live instance \\(${a.redis.instanceId}\\).*own NIGHTGATE_DUST_WALLET_ACCOUNT`) });
+    await t.rejects(lb.start(), {
+      name: 'WalletLeaseError',
+      message: new RegExp(
+        `DUST wallet ${walletId(seeds[1]!).slice(0, 16)}… of preview is in use by another live instance \\(${a.redis.instanceId}` +
+          `\\).*own NIGHTGATE_DUST_WALLET_ACCOUNT`,
+      ),
+    });
     t.notMatch(logs.text(), seeds[0]!, 'the seed is never logged');
     t.notMatch(String(await a.redis.command(['KEYS', 'nightgate:lease:*'])), seeds[0]!, 'nor a lease key');
     // Another instance takes the lease at run time (it expired and was taken): A stops sponsoring.
@@ -127,8 +136,11 @@ t.test('shared stores over two instances', async (t) => {
     t.throws(() => la.check('preview'), { code: 'WALLET_LEASE_LOST' });
     const sharing = new RedisSponsorshipSharing({ redis: a.redis, leases: la, clock, logger: silent, dedupeWindowMs: 60_000 });
     t.throws(() => sharing.admit('preview'), { code: 'WALLET_LEASE_LOST' }, 'users are refused');
-    t.throws(() => sharing.owns('preview'), { code: 'WALLET_LEASE_LOST' }, 'and so are the pool keeper\'s splits of that wallet\'s NIGHT');
-    t.match(logs.lines.find((l) => l['level'] === 50), { msg: /wallet lease lost/, holder: 'intruder' });
+    t.throws(() => sharing.owns('preview'), { code: 'WALLET_LEASE_LOST' }, "and so are the pool keeper's splits of that wallet's NIGHT");
+    t.match(
+      logs.lines.find((l) => l['level'] === 50),
+      { msg: /wallet lease lost/, holder: 'intruder' },
+    );
     await la.release();
     // A lease given back at shutdown is free at once for a new instance.
     const lc = new WalletLeases({ redis: b.redis, clock, logger: silent, ttlMs: 5_000, wallets: new Map([['preview', [seeds[1]!]]]) });
@@ -138,7 +150,8 @@ t.test('shared stores over two instances', async (t) => {
   });
 
   await t.test('proof results shared: a retry on the other instance is a HIT; the shared bytes are capped', async (t) => {
-    const mk = (s: SharedState, maxBytes: number) => new ProofResults(clock, 30_000, 1 << 20, new SharedProofCache(s.redis, { ttlMs: 30_000, maxBytes, now: () => clock.now() }));
+    const mk = (s: SharedState, maxBytes: number) =>
+      new ProofResults(clock, 30_000, 1 << 20, new SharedProofCache(s.redis, { ttlMs: 30_000, maxBytes, now: () => clock.now() }));
     const pa = mk(a, 4_000);
     const pb = mk(b, 4_000);
     let proofs = 0;
@@ -149,9 +162,12 @@ t.test('shared stores over two instances', async (t) => {
     const body = new Uint8Array([1, 2, 3]);
     const first = await pa.get('prove', 'preview', 'dev', body, new AbortController().signal, prove);
     t.equal(first.cache, 'MISS');
-    await until('the proof reaches Redis', async () => Number(await a.redis.command(['EXISTS', `nightgate:proof:prove|preview|dev|${createHash('sha256').update(body).digest('hex')}`])) === 1);
+    await until(
+      'the proof reaches Redis',
+      async () => Number(await a.redis.command(['EXISTS', `nightgate:proof:prove|preview|dev|${createHash('sha256').update(body).digest('hex')}`])) === 1,
+    );
     const retry = await pb.get('prove', 'preview', 'dev', body, new AbortController().signal, prove);
-    t.equal(retry.cache, 'HIT', 'answered on B from A\'s proof');
+    t.equal(retry.cache, 'HIT', "answered on B from A's proof");
     t.same(retry.bytes, first.bytes);
     t.equal(proofs, 1, 'proved once');
     // 1 000 bytes are 1 336 in base64: at most two fit under 4 000; the oldest leave first.
@@ -208,7 +224,10 @@ t.test('Redis unreachable at start: the instance starts on local limits and conn
   const s = await startSharedState(config, logs.logger, new ManualClock(1_800_000_000_000), 300);
   t.teardown(() => s.close());
   t.equal(s.redis.available, false);
-  t.match(logs.lines.find((l) => l['level'] === 40 && /unreachable at start/.test(String(l['msg']))), { waitedMs: 300 });
+  t.match(
+    logs.lines.find((l) => l['level'] === 40 && /unreachable at start/.test(String(l['msg']))),
+    { waitedMs: 300 },
+  );
   const local = s.rateLimit.hit('key', 'early', 1, 60_000, 1_800_000_000_000);
   t.notOk(local instanceof Promise, 'decided locally');
   t.equal(s.counters().localFallbacks, 1);
@@ -219,7 +238,9 @@ t.test('Redis unreachable at start: the instance starts on local limits and conn
 });
 
 t.test('config: the Redis URL is checked and printed without its credentials', async (t) => {
-  t.throws(() => loadConfig({ env: { NIGHTGATE_REDIS_URL: 'http://:hunter2@cache:6379' } }), { message: /state\.redisUrl \(NIGHTGATE_REDIS_URL\): "http:\/\/redacted@cache:6379" — expected redis:/ });
+  t.throws(() => loadConfig({ env: { NIGHTGATE_REDIS_URL: 'http://:hunter2@cache:6379' } }), {
+    message: /state\.redisUrl \(NIGHTGATE_REDIS_URL\): "http:\/\/redacted@cache:6379" — expected redis:/,
+  });
   const c = loadConfig({ env: { NIGHTGATE_REDIS_URL: 'redis://app:hunter2@cache:6379/2' } });
   t.equal(c.state.redisUrl, 'redis://app:hunter2@cache:6379/2');
   const { redactedConfig } = await import('../../src/core/config/index.js');

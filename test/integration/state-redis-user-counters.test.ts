@@ -46,7 +46,11 @@ t.test('per-user counters over two instances sharing one Redis', { skip }, async
     t.match(refused, { ok: false, rule: 'perUser.maxSponsorships' });
     t.same(await a.read('k', 'alice', WINDOW, T0), { count: 10, dust: 0n });
     t.same(await b.read('k', 'alice', WINDOW, T0), { count: 10, dust: 0n }, 'both read the shared count');
-    t.same(await b.hold('k', 'alice', limits, T0 + 1_200_000), { ok: false, rule: 'perUser.maxSponsorships', retryAfterS: 1_800 }, 'Retry-After: the window end');
+    t.same(
+      await b.hold('k', 'alice', limits, T0 + 1_200_000),
+      { ok: false, rule: 'perUser.maxSponsorships', retryAfterS: 1_800 },
+      'Retry-After: the window end',
+    );
     t.ok((await a.hold('k', 'bob', limits, T0)).ok, 'another user has their own count');
     t.ok((await a.hold('k2', 'alice', limits, T0)).ok, 'so has the same user under another key');
   });
@@ -123,7 +127,11 @@ t.test('per-user counters over two instances sharing one Redis', { skip }, async
     await b.release(ghost);
     t.equal(String(await ra.command(['GET', `nightgate:${userTokenKey('k', 'dave', 'late-token')}`])), 'r', 'tombstone');
     t.ok(Number(await ra.command(['PTTL', `nightgate:${userTokenKey('k', 'dave', 'late-token')}`])) > 0, 'which expires');
-    const late = (await ra.run('nightgateUserHold', [userCounterKey('k', 'dave', ghost.windowStart), userTokenKey('k', 'dave', 'late-token')], ['5', '', WINDOW])) as number[];
+    const late = (await ra.run(
+      'nightgateUserHold',
+      [userCounterKey('k', 'dave', ghost.windowStart), userTokenKey('k', 'dave', 'late-token')],
+      ['5', '', WINDOW],
+    )) as number[];
     t.equal(late[0], -1, 'the late hold is refused');
     t.same(await a.read('k', 'dave', WINDOW, T0), { count: 0, dust: 0n }, 'and counted nothing');
     t.ok((await a.hold('k', 'dave', limits, T0)).ok, 'a new hold of the user is not affected');
@@ -136,8 +144,14 @@ t.test('per-user counters over two instances sharing one Redis', { skip }, async
     for (const user of odd) t.notOk((await b.hold('key}{:', user, limits, T0)).ok, 'counted apart, each at its cap');
     t.ok((await b.hold('key}{', ':a}{b', limits, T0)).ok, '("key}{", ":a}{b") is not ("key}{:", "a}{b")');
     const keys = (await ra.command(['KEYS', 'nightgate:peruser:*'])) as string[];
-    t.ok(keys.every((k) => /^nightgate:peruser:\{[A-Za-z0-9_-]{43}\}:(\d+|t:[A-Za-z0-9_-]+)$/.test(k)), 'every key has one shape');
-    t.notOk(keys.some((k) => k.includes('alice')), 'no user id in a key');
+    t.ok(
+      keys.every((k) => /^nightgate:peruser:\{[A-Za-z0-9_-]{43}\}:(\d+|t:[A-Za-z0-9_-]+)$/.test(k)),
+      'every key has one shape',
+    );
+    t.notOk(
+      keys.some((k) => k.includes('alice')),
+      'no user id in a key',
+    );
   });
 
   await t.test('Redis paused: a hold is refused with 503 and undone once Redis answers; a release waits for it', async (t) => {

@@ -19,13 +19,20 @@ const stats = { upstreamTimeoutMs: 60_000 };
 async function chain(): Promise<FakeIndexer> {
   const fake = await FakeIndexer.start();
   fake.addBlock(T0);
-  fake.addBlock(T0 + 6000, ADDRS.map((a, i) => fake.tx({ created: [{ owner: a.bech32, tokenType: NIGHT, value: '100', intentHash: hashOf(`i-${i}`), outputIndex: 0 }] })));
+  fake.addBlock(
+    T0 + 6000,
+    ADDRS.map((a, i) => fake.tx({ created: [{ owner: a.bech32, tokenType: NIGHT, value: '100', intentHash: hashOf(`i-${i}`), outputIndex: 0 }] })),
+  );
   return fake;
 }
 
 const busy = (t: Test, r: Got, what: string, holding = '2 address lookups are'): void => {
   t.equal(r.status, 503, what);
-  t.strictSame(r.json, { error: 'Service Unavailable', message: `${holding} already reading from the mainnet indexer; retry shortly`, code: 'INDEXER_BUSY' }, what);
+  t.strictSame(
+    r.json,
+    { error: 'Service Unavailable', message: `${holding} already reading from the mainnet indexer; retry shortly`, code: 'INDEXER_BUSY' },
+    what,
+  );
   t.equal(r.headers['retry-after'], '1', `${what}: Retry-After`);
   t.equal(r.headers['cache-control'], 'no-store', `${what}: not cached`);
 };
@@ -43,7 +50,14 @@ t.test('cap 2: of 3 concurrent addresses one is refused 503 INDEXER_BUSY, two an
 
   release();
   const rest = (await Promise.all(pending)).filter((p) => p.i !== first.i);
-  t.strictSame(rest.map((p) => [p.r.status, p.r.headers['x-cache']]), [[200, 'MISS'], [200, 'MISS']], 'the held lookups complete');
+  t.strictSame(
+    rest.map((p) => [p.r.status, p.r.headers['x-cache']]),
+    [
+      [200, 'MISS'],
+      [200, 'MISS'],
+    ],
+    'the held lookups complete',
+  );
   t.match(net.health(), { addressStreams: { open: 0, refused: 1 } });
   const again = await get(`/api/v1/mainnet/address-activity?identifier=${[A, B, C][first.i]!.bech32}`);
   t.strictSame([again.status, again.headers['x-cache']], [200, 'MISS'], 'the refused address, admitted now: its refusal was not cached');
@@ -59,7 +73,10 @@ t.test('search reading an address is refused the same way', async (t) => {
   busy(t, await get(`/api/v1/mainnet/search?q=${hashOf('nobody')}`), '32-byte hex search that matched nothing else');
   t.equal((await get('/api/v1/mainnet/search?q=1')).status, 200, 'a search that reads no address is not affected');
   release();
-  t.strictSame((await Promise.all(held)).map((r) => r.status), [200, 200]);
+  t.strictSame(
+    (await Promise.all(held)).map((r) => r.status),
+    [200, 200],
+  );
   t.match((await get(`/api/v1/mainnet/search?q=${C.bech32}`)).json, { type: 'address', result: { address: C.bech32 } });
 });
 

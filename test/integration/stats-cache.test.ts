@@ -9,7 +9,10 @@ t.test('N concurrent identical lookups cost one upstream call', async (t) => {
   await fake.until(() => fake.count('BlockDetail') === 1);
   release();
   const answers = await Promise.all(pending);
-  t.strictSame(answers.map((a) => a.status), Array(20).fill(200));
+  t.strictSame(
+    answers.map((a) => a.status),
+    Array(20).fill(200),
+  );
   t.strictSame(new Set(answers.map((a) => a.headers['x-cache'])), new Set(['MISS']));
   t.equal(new Set(answers.map((a) => a.text)).size, 1, 'one body for all');
   t.equal(fake.count('BlockDetail'), 1, 'one upstream request');
@@ -35,7 +38,9 @@ t.test('X-Cache MISS then HIT; ETag and 304 on both', async (t) => {
   t.equal(notModified.headers['etag'], etag);
   const other = fake.blocks[2]!.transactions[0]!.hash;
   const first = await get(`/api/v1/mainnet/transaction?hash=${other}`);
-  const missThen304 = await get(`/api/v1/mainnet/transaction?hash=${fake.blocks[0]!.transactions[0]!.hash}`, { 'if-none-match': `W/${first.headers['etag']}, "x"` });
+  const missThen304 = await get(`/api/v1/mainnet/transaction?hash=${fake.blocks[0]!.transactions[0]!.hash}`, {
+    'if-none-match': `W/${first.headers['etag']}, "x"`,
+  });
   t.equal(missThen304.status, 200, 'a different body does not match');
   t.equal(fake.count('TransactionDetail'), 3);
 });
@@ -46,9 +51,15 @@ t.test('tip data expires with the next block; finalized data lasts longer', asyn
   const final = await get('/api/v1/mainnet/block?height=1');
   t.strictSame([tip.headers['cache-control'], final.headers['cache-control']], ['public, max-age=6', 'public, max-age=3600']);
   clock.advance(5999);
-  t.strictSame([(await get('/api/v1/mainnet/block?height=3')).headers['x-cache'], (await get('/api/v1/mainnet/block?height=1')).headers['x-cache']], ['HIT', 'HIT']);
+  t.strictSame(
+    [(await get('/api/v1/mainnet/block?height=3')).headers['x-cache'], (await get('/api/v1/mainnet/block?height=1')).headers['x-cache']],
+    ['HIT', 'HIT'],
+  );
   clock.advance(1);
-  t.strictSame([(await get('/api/v1/mainnet/block?height=3')).headers['x-cache'], (await get('/api/v1/mainnet/block?height=1')).headers['x-cache']], ['MISS', 'HIT']);
+  t.strictSame(
+    [(await get('/api/v1/mainnet/block?height=3')).headers['x-cache'], (await get('/api/v1/mainnet/block?height=1')).headers['x-cache']],
+    ['MISS', 'HIT'],
+  );
   clock.advance(600_000);
   t.equal((await get('/api/v1/mainnet/block?height=1')).headers['x-cache'], 'MISS', 'after 10 minutes');
   t.equal(fake.count('BlockDetail'), 4);
@@ -64,7 +75,10 @@ t.test('an expired entry is served STALE with its age when the indexer fails', a
   const stale = await get('/api/v1/mainnet/block?height=2');
   t.equal(stale.status, 200);
   t.equal(stale.text, ok.text);
-  t.strictSame([stale.headers['x-cache'], stale.headers['age'], stale.headers['cache-control'], stale.headers['etag']], ['STALE', '10', 'public, max-age=1', ok.headers['etag']]);
+  t.strictSame(
+    [stale.headers['x-cache'], stale.headers['age'], stale.headers['cache-control'], stale.headers['etag']],
+    ['STALE', '10', 'public, max-age=1', ok.headers['etag']],
+  );
   const none = await get('/api/v1/mainnet/block?height=1');
   t.equal(none.status, 500, 'nothing cached for that one');
   t.equal((none.json as { code: string }).code, 'INDEXER_UNAVAILABLE');

@@ -11,7 +11,10 @@ const SUPPLY = {
   total: '24000000000',
   totalSmallestUnit: '24000000000000000',
   decimals: 6,
-  source: { name: 'midnight-ledger MAX_SUPPLY (ledger/src/structure.rs)', url: 'https://github.com/midnightntwrk/midnight-ledger/blob/main/ledger/src/structure.rs' },
+  source: {
+    name: 'midnight-ledger MAX_SUPPLY (ledger/src/structure.rs)',
+    url: 'https://github.com/midnightntwrk/midnight-ledger/blob/main/ledger/src/structure.rs',
+  },
 };
 
 t.test('every derived route, exactly', async (t) => {
@@ -52,7 +55,12 @@ t.test('every derived route, exactly', async (t) => {
     status: 'healthy',
     dataAgeSeconds: 0,
     ledger: 8,
-    latestBlock, blockTime, blocksProduced, uptime, epoch, dParameter,
+    latestBlock,
+    blockTime,
+    blocksProduced,
+    uptime,
+    epoch,
+    dParameter,
     nightSupply: SUPPLY,
   });
 
@@ -95,8 +103,28 @@ t.test('a new block re-renders the chain-derived routes', async (t) => {
     limit: 2,
     count: 2,
     transactions: [
-      { hash: tx.hash, id: tx.id, kind: 'regular', status: 'PARTIAL_SUCCESS', paidFees: '777', paidFeesUnit: 'SPECK', blockHeight: 3, blockHash: b.hash, timestamp: iso(T0 + 21_000) },
-      { hash: fake.blocks[2]!.transactions[0]!.hash, id: 3, kind: 'regular', status: 'SUCCESS', paidFees: '1000', paidFeesUnit: 'SPECK', blockHeight: 2, blockHash: fake.blocks[2]!.hash, timestamp: iso(T0 + 12_000) },
+      {
+        hash: tx.hash,
+        id: tx.id,
+        kind: 'regular',
+        status: 'PARTIAL_SUCCESS',
+        paidFees: '777',
+        paidFeesUnit: 'SPECK',
+        blockHeight: 3,
+        blockHash: b.hash,
+        timestamp: iso(T0 + 21_000),
+      },
+      {
+        hash: fake.blocks[2]!.transactions[0]!.hash,
+        id: 3,
+        kind: 'regular',
+        status: 'SUCCESS',
+        paidFees: '1000',
+        paidFeesUnit: 'SPECK',
+        blockHeight: 2,
+        blockHash: fake.blocks[2]!.hash,
+        timestamp: iso(T0 + 12_000),
+      },
     ],
   });
   t.equal(recent.headers['cache-control'], 'public, max-age=5');
@@ -118,7 +146,13 @@ t.test('epoch from chain time on preview when the indexer has none', async (t) =
   const { get } = await statsApp(t, { blocks: 2, network: 'preview' });
   // Now is T0 + 9 s = 1 700 000 009 000 ms; epochs of 1 800 000 ms from the Unix epoch:
   // epoch 944444 began at 1 699 999 200 000, 809 s ago.
-  t.strictSame((await get('/api/v1/preview/epoch')).json, { number: 944444, durationSeconds: 1800, elapsedSeconds: 809, remainingSeconds: 991, progress: 0.4494 });
+  t.strictSame((await get('/api/v1/preview/epoch')).json, {
+    number: 944444,
+    durationSeconds: 1800,
+    elapsedSeconds: 809,
+    remainingSeconds: 991,
+    progress: 0.4494,
+  });
   t.equal(((await get('/api/v1/preview/summary')).json as { network: { id: string } }).network.id, 'preview');
 });
 
@@ -126,7 +160,11 @@ t.test('epoch unavailable on mainnet without currentEpochInfo', async (t) => {
   const { get } = await statsApp(t, { blocks: 2 });
   const r = await get('/api/v1/mainnet/epoch');
   t.equal(r.status, 404);
-  t.strictSame(r.json, { error: 'Not Found', message: 'No epoch information for mainnet: the indexer has no currentEpochInfo and the epoch length is not known', code: 'EPOCH_UNAVAILABLE' });
+  t.strictSame(r.json, {
+    error: 'Not Found',
+    message: 'No epoch information for mainnet: the indexer has no currentEpochInfo and the epoch length is not known',
+    code: 'EPOCH_UNAVAILABLE',
+  });
   t.equal(((await get('/api/v1/mainnet/summary')).json as { epoch: unknown }).epoch, null);
 });
 
@@ -143,7 +181,11 @@ t.test('epoch and utilization are re-read at most once a minute, on a new block'
   await net.follower.waitForHeight(2);
   await net.governance.settled();
   t.equal(fake.count('Governance'), 1, 'not yet a minute');
-  t.strictSame((await get('/api/v1/mainnet/epoch')).json, { number: 7, durationSeconds: 600, elapsedSeconds: 89, remainingSeconds: 511, progress: 0.1483 }, 'still the old anchor, advanced by the clock');
+  t.strictSame(
+    (await get('/api/v1/mainnet/epoch')).json,
+    { number: 7, durationSeconds: 600, elapsedSeconds: 89, remainingSeconds: 511, progress: 0.1483 },
+    'still the old anchor, advanced by the clock',
+  );
   clock.advance(1);
   fake.addBlock(T0 + 18_000);
   await net.follower.waitForHeight(3);

@@ -61,7 +61,10 @@ t.test('404 for unknown networks and unknown things', async (t) => {
   t.equal(unknown.headers['cache-control'], 'no-store');
   t.strictSame(unknown.json, { error: 'Unknown Network', message: 'Network must be one of mainnet, preprod, preview', code: 'UNKNOWN_NETWORK' });
   const unserved = await get('/api/v1/preprod/latest-block');
-  t.strictSame([unserved.status, unserved.json], [404, { error: 'Unknown Network', message: 'Network preprod is not served by this instance', code: 'UNKNOWN_NETWORK' }]);
+  t.strictSame(
+    [unserved.status, unserved.json],
+    [404, { error: 'Unknown Network', message: 'Network preprod is not served by this instance', code: 'UNKNOWN_NETWORK' }],
+  );
   t.equal((await get('/api/v1/moonnet/block?height=1')).status, 404, 'lookups too');
 
   const cases: Array<[string, string, string]> = [

@@ -40,29 +40,43 @@ t.test('4.4: bridge claims, fee, protocol version and ledger era on every route 
   t.strictSame(net.features.current, { fee: true, legacyFees: true, bridgeClaims: true }, 'the probe found 4.4');
 
   const recent = (await get('/api/v1/mainnet/recent-transactions')).json as Json;
-  t.strictSame(recent.transactions.map((x: Json) => [x.hash, x.kind, x.status, x.paidFees]), [
-    [bridge.hash, 'bridge-claim', null, null],
-    [regular.hash, 'regular', 'SUCCESS', '4242'],
-  ], 'a bridge claim is not a system transaction; the fee comes from fee');
+  t.strictSame(
+    recent.transactions.map((x: Json) => [x.hash, x.kind, x.status, x.paidFees]),
+    [
+      [bridge.hash, 'bridge-claim', null, null],
+      [regular.hash, 'regular', 'SUCCESS', '4242'],
+    ],
+    'a bridge claim is not a system transaction; the fee comes from fee',
+  );
 
   const latest = (await get('/api/v1/mainnet/latest-block')).json as Json;
   t.strictSame([latest.height, latest.protocolVersion, latest.ledger], [1, V9, 9]);
   const summary = (await get('/api/v1/mainnet/summary')).json as Json;
-  t.strictSame([summary.ledger, summary.latestBlock.protocolVersion, summary.latestBlock.ledger], [9, V9, 9], 'the summary says the tip\'s era');
+  t.strictSame([summary.ledger, summary.latestBlock.protocolVersion, summary.latestBlock.ledger], [9, V9, 9], "the summary says the tip's era");
 
   const b1 = (await get('/api/v1/mainnet/block?height=1')).json as Json;
   t.strictSame([b1.protocolVersion, b1.ledger], [V9, 9]);
-  t.strictSame(b1.transactions.map((x: Json) => [x.kind, x.protocolVersion, x.status, x.fees]), [
-    ['regular', V9, 'SUCCESS', { paid: '4242', estimated: '2', unit: 'SPECK' }],
-    ['bridge-claim', V9, null, null],
-  ]);
+  t.strictSame(
+    b1.transactions.map((x: Json) => [x.kind, x.protocolVersion, x.status, x.fees]),
+    [
+      ['regular', V9, 'SUCCESS', { paid: '4242', estimated: '2', unit: 'SPECK' }],
+      ['bridge-claim', V9, null, null],
+    ],
+  );
   const b0 = (await get('/api/v1/mainnet/block?height=0')).json as Json;
   t.strictSame([b0.protocolVersion, b0.ledger], [V8, 8], 'a block before the switch keeps its era');
 
   const c = await get(`/api/v1/mainnet/transaction?hash=${bridge.hash}`);
   t.equal(c.status, 200);
   t.match(c.json, {
-    hash: bridge.hash, kind: 'bridge-claim', protocolVersion: V9, ledger: 9, status: null, fees: null, identifiers: [], zswap: null,
+    hash: bridge.hash,
+    kind: 'bridge-claim',
+    protocolVersion: V9,
+    ledger: 9,
+    status: null,
+    fees: null,
+    identifiers: [],
+    zswap: null,
     bridgeClaim: { recipient: RECIPIENT, amount: '1000000' },
   });
   const r = (await get(`/api/v1/mainnet/transaction?hash=${regular.hash}`)).json as Json;
@@ -78,7 +92,13 @@ t.test('an indexer without fee is read through the deprecated fees, and never se
   const { get, net } = await statsApp(t, { fake, blocks: 0 });
   t.strictSame(net.features.current, { fee: false, legacyFees: true, bridgeClaims: false });
   const recent = (await get('/api/v1/mainnet/recent-transactions')).json as Json;
-  t.strictSame(recent.transactions.map((x: Json) => [x.kind, x.paidFees]), [['system', null], ['regular', '2500']]);
+  t.strictSame(
+    recent.transactions.map((x: Json) => [x.kind, x.paidFees]),
+    [
+      ['system', null],
+      ['regular', '2500'],
+    ],
+  );
   // The fake validates every document against its schema: a 200 means no unknown field was sent.
   const detail = await get(`/api/v1/mainnet/transaction?hash=${tx.hash}`);
   t.equal(detail.status, 200);

@@ -17,7 +17,11 @@ async function app(t: Test, node: FakeNode) {
   for (let i = 0; i < 3; i++) fake.addBlock(T0 + i * 6000, [fake.tx()]);
   const clock = new ManualClock(fake.tip!.timestamp + 3000);
   const s = await startApp(
-    { networks: { mainnet: { ...fake.networkConfig(), nodeRpc: node.url } }, stats: { pollIntervalMs: 20, reconnectMinMs: 10, reconnectMaxMs: 40, upstreamTimeoutMs: 500 }, rateLimit: { publicEnabled: false } },
+    {
+      networks: { mainnet: { ...fake.networkConfig(), nodeRpc: node.url } },
+      stats: { pollIntervalMs: 20, reconnectMinMs: 10, reconnectMaxMs: 40, upstreamTimeoutMs: 500 },
+      rateLimit: { publicEnabled: false },
+    },
     { modules: [mountStats], clock },
   );
   t.teardown(async () => {
@@ -40,7 +44,10 @@ t.test('the epoch from the node when the indexer has none', async (t) => {
   const r = await get('/api/v1/mainnet/epoch');
   t.equal(r.status, 200);
   t.strictSame(r.json, { number: 236_111, durationSeconds: 7200, elapsedSeconds: 815, remainingSeconds: 6385, progress: 0.1132 });
-  t.match((await get('/api/v1/mainnet/summary')).json, { epoch: { number: 236_111 }, dParameter: { numPermissionedCandidates: 10, numRegisteredCandidates: 0 } });
+  t.match((await get('/api/v1/mainnet/summary')).json, {
+    epoch: { number: 236_111 },
+    dParameter: { numPermissionedCandidates: 10, numRegisteredCandidates: 0 },
+  });
   t.equal(node.count('systemParameters_getDParameter'), 0, 'the indexer has the D-parameter: the node is not asked');
   t.match(net.health(), { governance: { nodeRpc: { requests: 1, failures: 0 } } });
 });
@@ -53,7 +60,9 @@ t.test('a node that does not answer: 404 saying why, bounded by the upstream tim
   t.equal(r.status, 404);
   t.strictSame(r.json, {
     error: 'Not Found',
-    message: 'No epoch information for mainnet: the indexer has no currentEpochInfo and the epoch length is not known; nor did the node RPC give it (The node did not answer sidechain_getStatus within 500 ms)',
+    message:
+      'No epoch information for mainnet: the indexer has no currentEpochInfo and the epoch length is not known; nor did the ' +
+      'node RPC give it (The node did not answer sidechain_getStatus within 500 ms)',
     code: 'EPOCH_UNAVAILABLE',
   });
   t.notMatch(r.text, /SECRET/);

@@ -20,7 +20,8 @@ t.test('welcome with the current summary, then one per new block', async (t) => 
     messages.push(JSON.parse(String(m)) as PushedSummary);
     waiters.shift()?.();
   });
-  const next = (): Promise<PushedSummary> => new Promise((resolve) => (messages.length > 0 ? resolve(messages.shift()!) : waiters.push(() => resolve(messages.shift()!))));
+  const next = (): Promise<PushedSummary> =>
+    new Promise((resolve) => (messages.length > 0 ? resolve(messages.shift()!) : waiters.push(() => resolve(messages.shift()!))));
 
   const welcome = await next();
   t.strictSame([welcome.status, welcome.latestBlock.height, welcome.latestBlock.ageSeconds, welcome.blocksProduced.total], ['healthy', 2, 3, 3]);

@@ -39,7 +39,8 @@ for (const [mode, code, detail, upstreamTimeoutMs] of failures) {
     t.match((lookup.json as { message: string }).message, detail);
     // A public answer never names the internal indexer (its origin is in the logs and, with a key, in /health).
     const origin = new URL(fake.url).host;
-    for (const path of ['summary', 'block?height=0', 'address-activity?identifier=00']) t.notMatch((await get(`/api/v1/mainnet/${path}`)).text, origin, `${path}: no ${origin}`);
+    for (const path of ['summary', 'block?height=0', 'address-activity?identifier=00'])
+      t.notMatch((await get(`/api/v1/mainnet/${path}`)).text, origin, `${path}: no ${origin}`);
     t.equal(net.health().status, 'down');
   });
 }
@@ -54,9 +55,18 @@ t.test('indexer down with data cached: served, degraded, with its age; then reco
   clock.advance(2000);
   const summary = await get('/api/v1/mainnet/summary');
   t.equal(summary.status, 200);
-  const body = summary.json as { status: string; dataAgeSeconds: number; latestBlock: { height: number; ageSeconds: number }; uptime: { status: string; score: number } };
+  const body = summary.json as {
+    status: string;
+    dataAgeSeconds: number;
+    latestBlock: { height: number; ageSeconds: number };
+    uptime: { status: string; score: number };
+  };
   t.strictSame([body.status, body.dataAgeSeconds, body.latestBlock.height, body.latestBlock.ageSeconds], ['degraded', 2, 3, 5]);
-  t.strictSame(body.uptime, { status: 'degraded', score: 1, latestBlockAgeSeconds: 5, epochUtilization: null }, 'the chain looked fine; the indexer is what fails');
+  t.strictSame(
+    body.uptime,
+    { status: 'degraded', score: 1, latestBlockAgeSeconds: 5, epochUtilization: null },
+    'the chain looked fine; the indexer is what fails',
+  );
   t.strictSame([summary.headers['x-cache'], summary.headers['age']], ['STALE', '2'], 'the last data while the indexer fails: STALE, with its age');
   const bt = await get('/api/v1/mainnet/block-time');
   t.strictSame([bt.status, bt.headers['cache-control'], bt.headers['x-cache'], bt.headers['age']], [200, 'public, max-age=1', 'STALE', '2']);
@@ -68,7 +78,11 @@ t.test('indexer down with data cached: served, degraded, with its age; then reco
   t.strictSame([notModified.status, notModified.headers['x-cache'], notModified.headers['age']], [304, 'STALE', '2'], 'a 304 says the same');
   clock.advance(3000);
   const later = await get('/api/v1/mainnet/summary');
-  t.strictSame([later.headers['x-cache'], later.headers['age'], (later.json as { dataAgeSeconds: number }).dataAgeSeconds], ['STALE', '5', 5], 'Age grows with the outage');
+  t.strictSame(
+    [later.headers['x-cache'], later.headers['age'], (later.json as { dataAgeSeconds: number }).dataAgeSeconds],
+    ['STALE', '5', 5],
+    'Age grows with the outage',
+  );
   t.equal(net.health().status, 'degraded');
   t.equal((net.health()['lastError'] as { code: string }).code, 'INDEXER_UNAVAILABLE');
 

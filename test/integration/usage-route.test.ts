@@ -86,7 +86,11 @@ t.test('GET /usage: own usage, every key for an admin, refusals, requests, and t
   const own = await get(s, '/usage', SHOP_KEY);
   t.equal(own.status, 200);
   t.equal(own.headers['cache-control'], 'no-store');
-  t.same(own.body['keys'].map((k: { keyId: string }) => k.keyId), ['shop'], 'its own key only');
+  t.same(
+    own.body['keys'].map((k: { keyId: string }) => k.keyId),
+    ['shop'],
+    'its own key only',
+  );
   t.match(own.body, { from: new Date(NOW - 30 * DAY).toISOString(), to: new Date(NOW).toISOString(), groupBy: 'day' }, 'the last 30 days by default');
   const shop = own.body['keys'][0];
   t.match(shop, { keyId: 'shop', sponsorships: 3, dust: '1300', dustUnit: 'SPECK', expired: 1, refusals: { 'allow.contracts': 1 } });
@@ -100,15 +104,26 @@ t.test('GET /usage: own usage, every key for an admin, refusals, requests, and t
   const byUser = await get(s, '/usage?groupBy=user&from=2025-06-10&to=2025-06-10', SHOP_KEY);
   t.equal(byUser.status, 200);
   t.match(byUser.body, { from: '2025-06-10T00:00:00.000Z', to: '2025-06-11T00:00:00.000Z', groupBy: 'user' }, 'a bare date as to: its whole day');
-  t.same(byUser.body['keys'][0].users, [{ user: 'alice', sponsorships: 1, dust: '300' }, { user: 'bob', sponsorships: 1, dust: '0' }]);
+  t.same(byUser.body['keys'][0].users, [
+    { user: 'alice', sponsorships: 1, dust: '300' },
+    { user: 'bob', sponsorships: 1, dust: '0' },
+  ]);
 
   const all = await get(s, '/usage', OPS_KEY);
   t.equal(all.status, 200);
-  t.same(all.body['keys'].map((k: { keyId: string }) => k.keyId), ['game', 'ops', 'shop'], 'an admin key: every key with usage or requests');
+  t.same(
+    all.body['keys'].map((k: { keyId: string }) => k.keyId),
+    ['game', 'ops', 'shop'],
+    'an admin key: every key with usage or requests',
+  );
   t.match(all.body['keys'][0], { keyId: 'game', sponsorships: 1, dust: '42', networks: { preprod: { sponsorships: 1 } }, requests: { total: 0, refused: {} } });
   t.match(all.body['keys'][2], { keyId: 'shop', requests: { total: 5 } });
   const one = await get(s, '/usage?key=game&groupBy=user', OPS_KEY);
-  t.same(one.body['keys'].map((k: { keyId: string }) => k.keyId), ['game'], 'an admin key may ask for one key');
+  t.same(
+    one.body['keys'].map((k: { keyId: string }) => k.keyId),
+    ['game'],
+    'an admin key may ask for one key',
+  );
   t.same(one.body['keys'][0].users, [{ user: 'carol', sponsorships: 1, dust: '42' }]);
 
   for (const [query, param] of [
@@ -135,7 +150,9 @@ t.test('GET /usage: own usage, every key for an admin, refusals, requests, and t
   t.equal(sample(metrics, 'nightgate_key_sponsorships_total', { key: 'shop', outcome: 'allow.contracts' }), 1);
   t.equal(sample(metrics, 'nightgate_key_sponsored_dust_speck_total', { key: 'game' }), 42);
 
-  const openapi = (await (await request(`${s.url}/api/openapi.json`)).body.json()) as { paths: Record<string, { get?: { parameters?: Array<{ name: string }> } }> };
+  const openapi = (await (await request(`${s.url}/api/openapi.json`)).body.json()) as {
+    paths: Record<string, { get?: { parameters?: Array<{ name: string }> } }>;
+  };
   t.same(openapi.paths['/usage']?.get?.parameters?.map((p) => p.name).sort(), ['from', 'groupBy', 'key', 'to'], 'in the OpenAPI document with its parameters');
 
   // A restart with the same state directory: the ledger is written at close and read back.
@@ -150,17 +167,21 @@ t.test('GET /usage: own usage, every key for an admin, refusals, requests, and t
   t.match((await get(s, '/usage', SHOP_KEY)).body['keys'][0], { sponsorships: 3, dust: '1300', expired: 1, requests: { total: 0 } });
 });
 
-t.test('with HTTP threads, keyed requests are counted on the main thread', { skip: childAppsSupported(loadUws().uws) ? false : 'this uWS build has no child apps (20.30)' }, async (t) => {
-  const dir = stateDir(t);
-  const clock = new ManualClock(NOW);
-  const u = usageModule(dir, clock);
-  const s = await startApp({ server: { threads: 2 }, auth: { keys: KEYS, apiKeys: [] } }, { modules: [u.module], clock });
-  t.teardown(() => s.close());
-  // A new connection each: handed to the threads in turn, and forwarded to the main thread.
-  for (let i = 0; i < 6; i++) {
-    const r = await request(`${s.url}/usage?groupBy=${i % 2 === 0 ? 'day' : 'week'}`, { headers: { 'x-api-key': SHOP_KEY, connection: 'close' } });
-    await r.body.dump();
-  }
-  const r = await get(s, '/usage', SHOP_KEY);
-  t.same(r.body['keys'][0].requests, { total: 6, refused: { INVALID_PARAMETER: 3 } });
-});
+t.test(
+  'with HTTP threads, keyed requests are counted on the main thread',
+  { skip: childAppsSupported(loadUws().uws) ? false : 'this uWS build has no child apps (20.30)' },
+  async (t) => {
+    const dir = stateDir(t);
+    const clock = new ManualClock(NOW);
+    const u = usageModule(dir, clock);
+    const s = await startApp({ server: { threads: 2 }, auth: { keys: KEYS, apiKeys: [] } }, { modules: [u.module], clock });
+    t.teardown(() => s.close());
+    // A new connection each: handed to the threads in turn, and forwarded to the main thread.
+    for (let i = 0; i < 6; i++) {
+      const r = await request(`${s.url}/usage?groupBy=${i % 2 === 0 ? 'day' : 'week'}`, { headers: { 'x-api-key': SHOP_KEY, connection: 'close' } });
+      await r.body.dump();
+    }
+    const r = await get(s, '/usage', SHOP_KEY);
+    t.same(r.body['keys'][0].requests, { total: 6, refused: { INVALID_PARAMETER: 3 } });
+  },
+);

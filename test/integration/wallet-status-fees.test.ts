@@ -37,21 +37,26 @@ async function pricesAt(app: SponsorApp, era: Era, height: number): Promise<Fees
   }
 }
 
-for (const era of SPONSOR_ERAS) t.test(`ledger ${era}: /wallet-status has the fee prices of the tip the wallets read`, async (t) => {
-  const app = await startSponsorApp(eraOverrides(era));
-  t.teardown(() => app.close());
-  await app.service.whenSynced('preview');
+for (const era of SPONSOR_ERAS)
+  t.test(`ledger ${era}: /wallet-status has the fee prices of the tip the wallets read`, async (t) => {
+    const app = await startSponsorApp(eraOverrides(era));
+    t.teardown(() => app.close());
+    await app.service.whenSynced('preview');
 
-  const first = await walletStatus(app);
-  t.equal(first.era, era, `the wallets are synced in ledger ${era}`);
-  const fees = first.fees!;
-  t.ok(Number.isInteger(fees.atHeight) && fees.atHeight > 0, `read at block ${fees.atHeight}`);
-  t.strictSame(fees.prices, await pricesAt(app, era, fees.atHeight), `the feePrices of block ${fees.atHeight}'s ledger parameters: ${JSON.stringify(fees.prices)}`);
+    const first = await walletStatus(app);
+    t.equal(first.era, era, `the wallets are synced in ledger ${era}`);
+    const fees = first.fees!;
+    t.ok(Number.isInteger(fees.atHeight) && fees.atHeight > 0, `read at block ${fees.atHeight}`);
+    t.strictSame(
+      fees.prices,
+      await pricesAt(app, era, fees.atHeight),
+      `the feePrices of block ${fees.atHeight}'s ledger parameters: ${JSON.stringify(fees.prices)}`,
+    );
 
-  // The wallets read the tip again every block: the status follows.
-  const fresher = () => ((app.service.status()['preview'] as { fees: Fees | null }).fees?.atHeight ?? 0) > fees.atHeight;
-  await app.untilSync(fresher);
-  const later = (await walletStatus(app)).fees!;
-  t.ok(later.atHeight > fees.atHeight, `read again at block ${later.atHeight}`);
-  t.strictSame(later.prices, await pricesAt(app, era, later.atHeight), `the feePrices of block ${later.atHeight}: ${JSON.stringify(later.prices)}`);
-});
+    // The wallets read the tip again every block: the status follows.
+    const fresher = () => ((app.service.status()['preview'] as { fees: Fees | null }).fees?.atHeight ?? 0) > fees.atHeight;
+    await app.untilSync(fresher);
+    const later = (await walletStatus(app)).fees!;
+    t.ok(later.atHeight > fees.atHeight, `read again at block ${later.atHeight}`);
+    t.strictSame(later.prices, await pricesAt(app, era, later.atHeight), `the feePrices of block ${later.atHeight}: ${JSON.stringify(later.prices)}`);
+  });

@@ -25,7 +25,10 @@ t.test('each thread loads the task modules it was handed as it starts, before it
 t.test('a task no module was handed for: 500 INTERNAL naming it, before any thread is asked', async (t) => {
   const pool = new WorkerPool({ threads: 1, maxQueue: 4, logger: pino({ level: 'silent' }), entry: WORKER_ENTRY, tasks: { prove: announcing }, eager: false });
   t.teardown(() => pool.close());
-  const err = await pool.run('check', { args: ARGS, data: new Uint8Array([1]) }).then(() => undefined, (e: unknown) => e);
+  const err = await pool.run('check', { args: ARGS, data: new Uint8Array([1]) }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   t.match(err, { code: 'INTERNAL', status: 500 });
   t.match((err as { cause?: Error }).cause?.message, /no worker module was given for the check task/);
   t.equal(pool.threads.length, 0, 'no thread was started for it');

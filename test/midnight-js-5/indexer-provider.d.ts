@@ -40,9 +40,17 @@ export interface FinalizedTxData {
 }
 
 export type ContractEventType =
-  | 'ShieldedSpend' | 'ShieldedReceive' | 'ShieldedMint' | 'ShieldedBurn'
-  | 'UnshieldedSpend' | 'UnshieldedReceive' | 'UnshieldedMint' | 'UnshieldedBurn'
-  | 'Paused' | 'Unpaused' | 'Misc';
+  | 'ShieldedSpend'
+  | 'ShieldedReceive'
+  | 'ShieldedMint'
+  | 'ShieldedBurn'
+  | 'UnshieldedSpend'
+  | 'UnshieldedReceive'
+  | 'UnshieldedMint'
+  | 'UnshieldedBurn'
+  | 'Paused'
+  | 'Unpaused'
+  | 'Misc';
 
 /** One event a contract logged; each type adds its own fields. */
 export interface ContractEvent {
@@ -81,7 +89,10 @@ export interface IndexerPublicDataProvider {
   contractStateObservable(address: string, config?: ContractStateObservableConfig): Observable<Serializable>;
   unshieldedBalancesObservable(address: string, config?: ContractStateObservableConfig): Observable<UnshieldedBalances>;
   queryContractEvents(filter: ContractEventQueryFilter, page?: { readonly limit?: number; readonly offset?: number }): Promise<ContractEvent[]>;
-  contractEventsObservable(filter: ContractEventFilter, opts?: { readonly startAt?: { readonly fromId: number } | { readonly fromBlock: number } }): Observable<ContractEvent>;
+  contractEventsObservable(
+    filter: ContractEventFilter,
+    opts?: { readonly startAt?: { readonly fromId: number } | { readonly fromBlock: number } },
+  ): Observable<ContractEvent>;
 }
 
 export function indexerPublicDataProvider(config: {
@@ -90,4 +101,7 @@ export function indexerPublicDataProvider(config: {
   readonly pollInterval?: number;
 }): IndexerPublicDataProvider;
 
-export function getAllContractEvents(provider: Pick<IndexerPublicDataProvider, 'queryContractEvents'>, filter: ContractEventQueryFilter): AsyncIterable<ContractEvent>;
+export function getAllContractEvents(
+  provider: Pick<IndexerPublicDataProvider, 'queryContractEvents'>,
+  filter: ContractEventQueryFilter,
+): AsyncIterable<ContractEvent>;

@@ -57,7 +57,11 @@ let installed: InstalledClient | undefined;
 
 t.test('the client packs and installs alone into an empty project', async (st) => {
   installed = await packAndInstallClient(t);
-  st.same(readdirSync(join(installed.app, 'node_modules')).filter((d) => !d.startsWith('.')), ['@nightgate'], 'nothing else is installed');
+  st.same(
+    readdirSync(join(installed.app, 'node_modules')).filter((d) => !d.startsWith('.')),
+    ['@nightgate'],
+    'nothing else is installed',
+  );
   st.same(readdirSync(join(installed.app, 'node_modules', '@nightgate')), ['client']);
 });
 
@@ -66,9 +70,15 @@ t.test(`the tarball is under ${kB(BUDGET - MARGIN)} (budget ${kB(BUDGET)}), its 
   const { size, unpackedSize, files } = installed;
   t.comment(`@nightgate/client packed: ${kB(size)} (${kB(unpackedSize)} unpacked)`);
   t.ok(size <= BUDGET - MARGIN, `packed: ${kB(size)}, ${kB(BUDGET - size)} under the budget`);
-  const modules = readdirSync(join(CLIENT, 'src')).filter((f) => f.endsWith('.ts')).map((f) => f.replace(/\.ts$/, ''));
+  const modules = readdirSync(join(CLIENT, 'src'))
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => f.replace(/\.ts$/, ''));
   t.ok(modules.includes('index') && modules.includes('midnight'), `${modules.length} modules`);
-  t.same([...files].sort(), [...modules.flatMap((m) => [`dist/${m}.d.ts`, `dist/${m}.js`]), 'package.json'].sort(), 'dist/*.js and dist/*.d.ts of each module, and package.json');
+  t.same(
+    [...files].sort(),
+    [...modules.flatMap((m) => [`dist/${m}.d.ts`, `dist/${m}.js`]), 'package.json'].sort(),
+    'dist/*.js and dist/*.d.ts of each module, and package.json',
+  );
 });
 
 t.test('the installed client, from Node and TypeScript, against a running nightgate', async (t) => {
@@ -78,7 +88,11 @@ t.test('the installed client, from Node and TypeScript, against a running nightg
 
   writeFileSync(join(app, 'use.mjs'), SCRIPT);
   const { stdout } = await run(process.execPath, ['use.mjs', s.url], { cwd: app, timeout: 30_000 });
-  t.strictSame(JSON.parse(stdout), { network: 'preview', height: 2, missing: [true, 404, 'BLOCK_NOT_FOUND'], adapters: 'function' }, 'Node: the summary, and a missing block as a NightgateError 404');
+  t.strictSame(
+    JSON.parse(stdout),
+    { network: 'preview', height: 2, missing: [true, 404, 'BLOCK_NOT_FOUND'], adapters: 'function' },
+    'Node: the summary, and a missing block as a NightgateError 404',
+  );
 
   writeFileSync(join(app, 'typed.ts'), TYPED);
   const base = { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, types: [], lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'] };
@@ -87,7 +101,9 @@ t.test('the installed client, from Node and TypeScript, against a running nightg
     ['a bundler', { module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler }],
   ] as const) {
     const program = ts.createProgram([join(app, 'typed.ts')], { ...base, ...options });
-    const problems = ts.getPreEmitDiagnostics(program).map((d) => `${d.file ? `${d.file.fileName}: ` : ''}${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+    const problems = ts
+      .getPreEmitDiagnostics(program)
+      .map((d) => `${d.file ? `${d.file.fileName}: ` : ''}${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
     t.strictSame(problems, [], `TypeScript, resolving as ${how}: a user of the installed declarations compiles, without Node types`);
   }
 });

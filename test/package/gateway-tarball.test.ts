@@ -36,16 +36,28 @@ async function packAndInstall(t: Test): Promise<string> {
     const own = JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
     for (const dep of Object.keys(own.dependencies ?? {})) t.ok(paths.includes(`node_modules/${dep}/package.json`), `with its dependency ${dep}`);
   }
-  t.notOk(paths.some((p) => (p.endsWith('.ts') && !p.endsWith('.d.ts')) || p.startsWith('test/') || p.startsWith('packages/')), 'no sources or tests');
-  t.notOk(paths.some((p) => p.startsWith('node_modules/@midnight')), 'the ledger packages are installed, not packed');
-  t.notOk(paths.some((p) => p.startsWith('node_modules/@nightgate/client/')), 'the client is not bundled: it is packed on its own');
+  t.notOk(
+    paths.some((p) => (p.endsWith('.ts') && !p.endsWith('.d.ts')) || p.startsWith('test/') || p.startsWith('packages/')),
+    'no sources or tests',
+  );
+  t.notOk(
+    paths.some((p) => p.startsWith('node_modules/@midnight')),
+    'the ledger packages are installed, not packed',
+  );
+  t.notOk(
+    paths.some((p) => p.startsWith('node_modules/@nightgate/client/')),
+    'the client is not bundled: it is packed on its own',
+  );
 
   // An empty project. The package's dependencies come with it (from the npm cache when it has them).
   const app = join(dir, 'app');
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'uses-nightgate', version: '1.0.0', private: true, type: 'module' }));
-  t.ok(Object.keys(manifest.dependencies ?? {}).length > 0, 'the package has the server\'s dependencies');
-  await run('npm', ['install', join(dir, filename), '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts', '--omit=dev', '--no-package-lock'], { cwd: app, timeout: 180_000 });
+  t.ok(Object.keys(manifest.dependencies ?? {}).length > 0, "the package has the server's dependencies");
+  await run('npm', ['install', join(dir, filename), '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts', '--omit=dev', '--no-package-lock'], {
+    cwd: app,
+    timeout: 180_000,
+  });
   t.ok(readdirSync(join(app, 'node_modules', 'nightgate', 'dist', 'src')).includes('cli.js'), 'installed');
   return app;
 }
@@ -81,7 +93,9 @@ t.test('npx nightgate, installed, starts the embedded devnet and serves its chai
   });
   const base = `http://127.0.0.1:${port}`;
 
-  const health = (await (await fetch(`${base}/health`, { headers: { 'x-api-key': KEY } })).json()) as { components?: { devnet?: { status?: string; networks?: Record<string, { graphqlUrl?: string }> } } };
+  const health = (await (await fetch(`${base}/health`, { headers: { 'x-api-key': KEY } })).json()) as {
+    components?: { devnet?: { status?: string; networks?: Record<string, { graphqlUrl?: string }> } };
+  };
   t.equal(health.components?.devnet?.status, 'ok', 'the devnet component is up');
   t.same(Object.keys(health.components?.devnet?.networks ?? {}).sort(), ['mainnet', 'preprod', 'preview'], 'every network on the embedded devnet');
   // The statistics read the devnet's chain through its indexer endpoint, as for any network.

@@ -32,8 +32,10 @@ const pool = s.app.context.component<WorkerPoolComponent>(WORKER_POOL) as Worker
 const prover = s.app.context.component<ProverComponent>(PROVER_COMPONENT)!;
 const spy = spyOnPool(pool);
 const upstream = { ...OCTET_KEYED, 'x-midnight-network': 'mainnet' };
-const access = (status: number) => (l: LogLine): boolean => l['msg'] === 'request' && l['status'] === status;
-
+const access =
+  (status: number) =>
+  (l: LogLine): boolean =>
+    l['msg'] === 'request' && l['status'] === status;
 
 /** Nothing pending on the server: every earlier client's close has been read (a new exchange comes after it). */
 async function quiet(t: Test): Promise<void> {
@@ -46,11 +48,15 @@ t.test('a client leaving while queued removes its task at once; the running task
   const thread = pool.threads[0]!;
   const running = new AbortController();
   const started = hanging(thread);
-  const hung = call(`${s.url}/prove`, { method: 'POST', headers: OCTET_KEYED, body: proveBody(preimageAt('test/hang'), 1n), signal: running.signal }).catch(() => 'aborted');
+  const hung = call(`${s.url}/prove`, { method: 'POST', headers: OCTET_KEYED, body: proveBody(preimageAt('test/hang'), 1n), signal: running.signal }).catch(
+    () => 'aborted',
+  );
   await started;
   const queuedClient = new AbortController();
   const nextQueued = spy.nextQueued();
-  const queued = call(`${s.url}/prove`, { method: 'POST', headers: OCTET_KEYED, body: proveBody(undefined, 2n), signal: queuedClient.signal }).catch(() => 'aborted');
+  const queued = call(`${s.url}/prove`, { method: 'POST', headers: OCTET_KEYED, body: proveBody(undefined, 2n), signal: queuedClient.signal }).catch(
+    () => 'aborted',
+  );
   await nextQueued;
   t.equal(pool.health().queueSize, 1, 'waiting behind the hung task');
   const left = logs.next(access(499));
@@ -118,12 +124,18 @@ t.test('disconnects at every byte boundary of a request: no crash, nothing left 
   for (const b of bodies) {
     const head = Buffer.from(
       `POST ${b.path} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${TEST_KEY}\r\nContent-Type: application/octet-stream\r\n` +
-        Object.entries(b.headers).map(([k, v]) => `${k}: ${v}\r\n`).join('') +
+        Object.entries(b.headers)
+          .map(([k, v]) => `${k}: ${v}\r\n`)
+          .join('') +
         `Content-Length: ${b.body.length}\r\n\r\n`,
     );
     const whole = Buffer.concat([head, b.body]);
     // Every boundary in the head, a spread of them in the body, and the complete request.
-    const points = [...Array.from({ length: head.length }, (_, i) => i + 1), ...Array.from({ length: 16 }, (_, i) => head.length + Math.floor(((i + 1) * b.body.length) / 17)), whole.length];
+    const points = [
+      ...Array.from({ length: head.length }, (_, i) => i + 1),
+      ...Array.from({ length: 16 }, (_, i) => head.length + Math.floor(((i + 1) * b.body.length) / 17)),
+      whole.length,
+    ];
     await Promise.all(
       points.map(
         (n) =>
@@ -140,7 +152,10 @@ t.test('disconnects at every byte boundary of a request: no crash, nothing left 
   }
   await quiet(t);
   t.equal(s.app.server.inFlight, 0, `nothing in flight after ${cuts} disconnects`);
-  t.notOk(logs.lines.some((l) => l['msg'] === 'unhandled error'), 'no unhandled error');
+  t.notOk(
+    logs.lines.some((l) => l['msg'] === 'unhandled error'),
+    'no unhandled error',
+  );
   t.match(pool.health(), { queueSize: 0, threads: 1 });
   const ok = await call(`${s.url}/prove`, { method: 'POST', headers: OCTET_KEYED, body: proveBody(undefined, 22n) });
   t.equal(ok.status, 200, 'and the next request is served');

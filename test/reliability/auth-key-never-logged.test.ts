@@ -37,7 +37,12 @@ t.test('no raw key (or wallet seed) in any log line at trace level', async (t) =
   );
   t.teardown(() => s.close());
 
-  const variants = (key: string): Array<Record<string, string>> => [{ 'x-api-key': key }, { authorization: `Bearer ${key}` }, { authorization: `bearer   ${key}  ` }, { authorization: `Basic ${key}` }];
+  const variants = (key: string): Array<Record<string, string>> => [
+    { 'x-api-key': key },
+    { authorization: `Bearer ${key}` },
+    { authorization: `bearer   ${key}  ` },
+    { authorization: `Basic ${key}` },
+  ];
   const send = async (method: string, path: string, headers: Record<string, string>, body?: Uint8Array | string): Promise<number> => {
     const r = await request(`${s.url}${path}`, { method: method as 'GET', headers, ...(body !== undefined ? { body } : {}) });
     await r.body.dump();
@@ -63,14 +68,20 @@ t.test('no raw key (or wallet seed) in any log line at trace level', async (t) =
       statuses.add(await send('GET', '/api/v1/mainnet/summary', h));
     }
   }
-  t.ok([200, 400, 401, 404, 405, 413, 415, 429, 500, 502, 503].every((c) => statuses.has(c)), `every kind of ending was exercised: ${[...statuses].sort().join(' ')}`);
+  t.ok(
+    [200, 400, 401, 404, 405, 413, 415, 429, 500, 502, 503].every((c) => statuses.has(c)),
+    `every kind of ending was exercised: ${[...statuses].sort().join(' ')}`,
+  );
 
   const text = logs.text();
   t.ok(logs.lines.length > 100, `${logs.lines.length} lines logged`);
   for (const [name, secret] of Object.entries({ TEST_KEY, OTHER_KEY, REVOKED, WRONG, SEED })) {
     t.notOk(text.includes(secret), `${name} appears in no log line`);
   }
-  t.ok(logs.lines.some((l) => l['msg'] === 'request' && l['keyId'] === 'env-1'), "the key's id is what the access log records");
+  t.ok(
+    logs.lines.some((l) => l['msg'] === 'request' && l['keyId'] === 'env-1'),
+    "the key's id is what the access log records",
+  );
 });
 
 t.test('no mnemonic and no provider project id in any log line, in /health, or in the config dump', async (t) => {
@@ -79,7 +90,11 @@ t.test('no mnemonic and no provider project id in any log line, in /health, or i
   const logs = watchLogs('trace');
   const s = await startApp(
     {
-      networks: { mainnet: { ...CLOSED, projectId: PROJECT_IDS.mainnet, submitUrl: 'http://127.0.0.1:9/relay' }, preprod: { ...CLOSED, projectId: PROJECT_IDS.preprod, nodeRpc: 'http://127.0.0.1:9' }, preview: { ...CLOSED, projectId: PROJECT_IDS.preview } },
+      networks: {
+        mainnet: { ...CLOSED, projectId: PROJECT_IDS.mainnet, submitUrl: 'http://127.0.0.1:9/relay' },
+        preprod: { ...CLOSED, projectId: PROJECT_IDS.preprod, nodeRpc: 'http://127.0.0.1:9' },
+        preview: { ...CLOSED, projectId: PROJECT_IDS.preview },
+      },
       dust: { walletMnemonic: MNEMONIC },
       log: { level: 'trace', requests: 'all' },
     },
@@ -94,11 +109,18 @@ t.test('no mnemonic and no provider project id in any log line, in /health, or i
   const { redactedConfig } = await import('../../src/core/config/index.js');
   const dump = JSON.stringify(redactedConfig(s.app.context.config));
   const text = logs.text();
-  t.ok(logs.lines.some((l) => /networks\.mainnet\.submitUrl .* is deprecated/.test(String(l['msg']))), 'start-up warns about the deprecated relay');
+  t.ok(
+    logs.lines.some((l) => /networks\.mainnet\.submitUrl .* is deprecated/.test(String(l['msg']))),
+    'start-up warns about the deprecated relay',
+  );
   for (const [name, secret] of Object.entries({ mnemonic: 'abandon abandon', ...PROJECT_IDS })) {
     t.notOk(text.includes(secret), `${name}: in no log line`);
     const leaked = bodies.find((b) => b.includes(secret));
-    t.notOk(leaked, `${name}: in no answer (/health, /wallet-status, /readyz, summary, /metrics)${leaked ? `: ${leaked.slice(Math.max(0, leaked.indexOf(secret) - 200), leaked.indexOf(secret) + 100)}` : ''}`);
+    t.notOk(
+      leaked,
+      `${name}: in no answer (/health, /wallet-status, /readyz, summary, /metrics)` +
+        `${leaked ? `: ${leaked.slice(Math.max(0, leaked.indexOf(secret) - 200), leaked.indexOf(secret) + 100)}` : ''}`,
+    );
     t.notOk(dump.includes(secret), `${name}: not in the config dump`);
   }
 });

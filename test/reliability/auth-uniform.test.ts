@@ -17,7 +17,11 @@ const REVOKED = 'revoked-key-0123456789abcdef';
 // 150 refusals from one address: above the failed-authentication limit's default, which
 // auth-failures.test.ts covers; here every refusal must be the 401.
 const s = await startApp(
-  { auth: { keys: [{ id: 'gone', sha256: sha256Hex(REVOKED), revoked: true }], failureLimit: 1_000 }, networks: { mainnet: CLOSED, preprod: CLOSED, preview: CLOSED }, rateLimit: { limit: 1 } },
+  {
+    auth: { keys: [{ id: 'gone', sha256: sha256Hex(REVOKED), revoked: true }], failureLimit: 1_000 },
+    networks: { mainnet: CLOSED, preprod: CLOSED, preview: CLOSED },
+    rateLimit: { limit: 1 },
+  },
   { modules: [mountProver, mountSponsorship] },
 );
 t.teardown(() => s.close());
@@ -59,7 +63,9 @@ t.test('one 401 for every credential failure on every keyed route', async (t) =>
       t.equal(r.statusCode, 401, `${route.method} ${route.url}, ${name}`);
       const fingerprint = JSON.stringify({
         body: text,
-        headers: Object.entries(r.headers).filter(([k]) => !VARYING.has(k)).sort(([a], [b]) => a.localeCompare(b)),
+        headers: Object.entries(r.headers)
+          .filter(([k]) => !VARYING.has(k))
+          .sort(([a], [b]) => a.localeCompare(b)),
       });
       seen.set(fingerprint, `${route.url} ${name}`);
       n++;

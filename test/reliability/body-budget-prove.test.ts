@@ -75,9 +75,14 @@ t.test(`${PARALLEL} parallel ${BODY / MiB} MiB /prove heads from one key: the ke
 t.test(`${PARALLEL} parallel ${BODY / MiB} MiB bodies sent whole: never more than the share read at once`, async (t) => {
   const before = process.memoryUsage().arrayBuffers;
   const junk = Buffer.alloc(BODY, 0x41);
-  const answers = await Promise.all(Array.from({ length: PARALLEL }, () => call(`${s.url}/prove`, { method: 'POST', headers: OCTET_KEYED, body: junk }).catch(() => ({ status: 0 }))));
+  const answers = await Promise.all(
+    Array.from({ length: PARALLEL }, () => call(`${s.url}/prove`, { method: 'POST', headers: OCTET_KEYED, body: junk }).catch(() => ({ status: 0 }))),
+  );
   const statuses = answers.map((a) => a.status);
-  t.ok(statuses.every((st) => st === 400 || st === 429 || st === 0), `read ones are not proving requests (400), the rest refused (429): ${[...new Set(statuses)].join(', ')}`);
+  t.ok(
+    statuses.every((st) => st === 400 || st === 429 || st === 0),
+    `read ones are not proving requests (400), the rest refused (429): ${[...new Set(statuses)].join(', ')}`,
+  );
   t.ok(statuses.filter((st) => st === 429 || st === 0).length >= PARALLEL / 2, 'most refused');
   t.ok(stats().peakBytes <= PER_KEY, `peak ${stats().peakBytes / MiB} MiB in flight`);
   t.ok(process.memoryUsage().arrayBuffers - before < 6 * PER_KEY, 'buffers follow the budget');
@@ -89,14 +94,22 @@ t.test('the proving queue full: a /prove is refused from its head, before its bo
   t.equal((await call(`${s.url}/prove`, { method: 'POST', headers: OCTET_KEYED, body: proveBody(undefined, 1n) })).status, 200, 'warm');
   const clients = new AbortController();
   const started = hanging(pool.threads[0]!);
-  const held = [call(`${s.url}/prove`, { method: 'POST', headers: OCTET_KEYED, body: proveBody(preimageAt('test/hang'), 100n), signal: clients.signal }).catch(() => 'aborted')];
+  const held = [
+    call(`${s.url}/prove`, { method: 'POST', headers: OCTET_KEYED, body: proveBody(preimageAt('test/hang'), 100n), signal: clients.signal }).catch(
+      () => 'aborted',
+    ),
+  ];
   await started;
   // One key may fill all of the queue but an eighth (its share; KEY_QUEUE_FULL past it): the last
   // place is another key's.
   for (let i = 0; i < QUEUE; i++) {
     const queued = spy.nextQueued();
     const headers = i < QUEUE - 1 ? OCTET_KEYED : { ...OCTET_KEYED, 'x-api-key': OTHER_KEY };
-    held.push(call(`${s.url}/prove`, { method: 'POST', headers, body: proveBody(preimageAt('test/hang'), 101n + BigInt(i)), signal: clients.signal }).catch(() => 'aborted'));
+    held.push(
+      call(`${s.url}/prove`, { method: 'POST', headers, body: proveBody(preimageAt('test/hang'), 101n + BigInt(i)), signal: clients.signal }).catch(
+        () => 'aborted',
+      ),
+    );
     await queued;
   }
   const refusedBefore = stats().refused;

@@ -53,13 +53,19 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 const L = ledgerOf();
 const ir = midnightFile('zk/zswap_output.bzkir');
 const framing = L.createProvingPayload(outputPreimage(), 1n, { proverKey: new Uint8Array(0), verifierKey: new Uint8Array(64), ir }).length;
-const body = Buffer.from(L.createProvingPayload(outputPreimage(), 1n, { proverKey: new Uint8Array(SIZE - framing).fill(0x5a), verifierKey: new Uint8Array(64).fill(7), ir }));
+const body = Buffer.from(
+  L.createProvingPayload(outputPreimage(), 1n, { proverKey: new Uint8Array(SIZE - framing).fill(0x5a), verifierKey: new Uint8Array(64).fill(7), ir }),
+);
 const markAt = parseProveRequest(body).keyMaterial!.proverKey.start;
 
 const port = Number(/"port":(\d+)/.exec(await server.waitFor(/nightgate listening on/))![1]);
 const url = `http://127.0.0.1:${port}`;
 
-interface Answer { status: number; code?: string; retryAfter?: string }
+interface Answer {
+  status: number;
+  code?: string;
+  retryAfter?: string;
+}
 
 /** `parts` on one connection as one request from key `i`: the answer (status 0: closed before one arrived). */
 function send(i: number, parts: Buffer[]): Promise<Answer> {
@@ -83,7 +89,11 @@ function send(i: number, parts: Buffer[]): Promise<Answer> {
     });
     sock.on('close', done);
     sock.on('error', done);
-    sock.write(`POST /prove HTTP/1.1\r\nHost: x\r\nX-API-Key: ${keys[i]}\r\nX-Midnight-Network: preview\r\nContent-Type: application/octet-stream\r\nContent-Length: ${length}\r\n\r\n`);
+    sock.write(
+      `POST /prove HTTP/1.1\r\nHost: x\r\nX-API-Key: ${keys[i]}` +
+        `\r\nX-Midnight-Network: preview\r\nContent-Type: application/octet-stream\r\nContent-Length: ${length}` +
+        `\r\n\r\n`,
+    );
     for (const p of parts) sock.write(p);
   });
 }
@@ -129,7 +139,13 @@ for (let round = 1; round <= FLOODS; round++) {
       const k = a.code ? `${a.status} ${a.code}` : String(a.status);
       byStatus[k] = (byStatus[k] ?? 0) + 1;
     }
-    t.comment(`answers ${JSON.stringify(byStatus)} in ${Math.round(floodMs)} ms; RSS ${mib(start)} → peak ${mib(peak)} MiB; budget peak ${mib(after.peakBytes)} MiB charged; load ${load()}`);
+    t.comment(
+      `answers ${JSON.stringify(byStatus)} in ${Math.round(floodMs)}` +
+        ` ms; RSS ${mib(start)}` +
+        ` → peak ${mib(peak)}` +
+        ` MiB; budget peak ${mib(after.peakBytes)}` +
+        ` MiB charged; load ${load()}`,
+    );
 
     const proved = answers.filter((a) => a.status === 200).length;
     t.ok(proved >= 1, `${proved} proved`);
@@ -137,7 +153,10 @@ for (let round = 1; round <= FLOODS; round++) {
     t.equal(refused, KEYS - proved, 'every other body refused by the budget');
     // An answer can be lost to the reset of a connection still sending when the server closes it.
     for (const a of answers.filter((a) => a.status !== 200 && a.status !== 0)) {
-      t.ok((a.status === 503 && a.code === 'BODY_BUDGET_FULL') || (a.status === 429 && a.code === 'CLIENT_BODY_BUDGET_FULL'), `a budget refusal: ${a.status} ${a.code}`);
+      t.ok(
+        (a.status === 503 && a.code === 'BODY_BUDGET_FULL') || (a.status === 429 && a.code === 'CLIENT_BODY_BUDGET_FULL'),
+        `a budget refusal: ${a.status} ${a.code}`,
+      );
       t.ok(a.retryAfter !== undefined, 'with Retry-After');
     }
     t.ok(after.peakBytes <= after.globalBytes, 'the budget never passed its bound');
@@ -156,7 +175,9 @@ for (let round = 1; round <= FLOODS; round++) {
     t.comment(`after ${waitedS} s: RSS ${mib(now)} MiB (start ${mib(start)})${TRACE ? `; each second: ${trace.join(' ')}` : ''}`);
     if (TRACE) {
       const maps = readFileSync(`/proc/${pid}/smaps`, 'utf8').split(/\n(?=[0-9a-f]+-[0-9a-f]+ )/);
-      const big = maps.map((m) => ({ name: m.split('\n')[0]!.split(/\s+/).slice(5).join(' '), rss: Number(/\nRss:\s+(\d+)/.exec(m)?.[1] ?? 0) * 1024 })).filter((m) => m.rss >= 32 * MiB);
+      const big = maps
+        .map((m) => ({ name: m.split('\n')[0]!.split(/\s+/).slice(5).join(' '), rss: Number(/\nRss:\s+(\d+)/.exec(m)?.[1] ?? 0) * 1024 }))
+        .filter((m) => m.rss >= 32 * MiB);
       t.comment(`mappings ≥ 32 MiB resident: ${big.map((m) => `${mib(m.rss)} MiB ${m.name || '(anonymous)'}`).join('; ') || 'none'}`);
     }
     t.ok(now <= start + RETAINED_MAX, `RSS back within ${mib(RETAINED_MAX)} MiB of the start within ${SETTLE_S} s: ${mib(start)} → ${mib(now)} MiB`);

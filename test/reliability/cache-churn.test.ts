@@ -65,7 +65,11 @@ t.test('rate-limit store: churned IPs and keys stay within the cap; clients in u
 
   const batches = CHURN / BATCH;
   t.same(await hit('/t/public', realIp), { status: 200, remaining: String(1_000 - 3 - batches - 1) }, 'the real IP, in use all along, kept its count');
-  t.same(await hit('/t/public', { 'x-forwarded-for': '198.51.100.200' }), { status: 200, remaining: '999' }, 'a client first seen after the churn gets its full budget');
+  t.same(
+    await hit('/t/public', { 'x-forwarded-for': '198.51.100.200' }),
+    { status: 200, remaining: '999' },
+    'a client first seen after the churn gets its full budget',
+  );
   t.same(await hit('/t/keyed', realKey), { status: 200, remaining: '6' }, 'the real key kept its count');
   t.same(await hit('/t/keyed', { 'x-api-key': OTHER_KEY }), { status: 200, remaining: '9' }, 'a key first seen after the churn gets its own counter');
   for (let i = 0; i < 6; i++) await hit('/t/keyed', realKey);
@@ -83,7 +87,10 @@ t.test('lookup cache: block and transaction churn stays within stats.lookupCache
   const { get, net, fake } = await statsApp(t, { blocks: BLOCKS, stats: { lookupCacheSize: SIZE } });
   let max = 0;
   for (let h = 0; h < BLOCKS; h++) {
-    const [b, tx] = await Promise.all([get(`/api/v1/mainnet/block?height=${h}`), get(`/api/v1/mainnet/transaction?hash=${fake.blocks[h]!.transactions[0]!.hash}`)]);
+    const [b, tx] = await Promise.all([
+      get(`/api/v1/mainnet/block?height=${h}`),
+      get(`/api/v1/mainnet/transaction?hash=${fake.blocks[h]!.transactions[0]!.hash}`),
+    ]);
     t.equal(b.status, 200);
     t.equal(tx.status, 200);
     max = Math.max(max, held(net.cache));

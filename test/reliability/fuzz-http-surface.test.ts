@@ -44,7 +44,7 @@ t.test('readiness of this rig: only preprod, whose indexer is unreachable, is mi
   const r = await call(`${s.url}/readyz`);
   t.equal(r.status, 503);
   t.match(r.json, { status: 'not-ready', missing: [/^stats:preprod: no block from the indexer yet/] });
-  t.equal((r.json?.['missing'] as string[]).length, 1, 'the synced DUST wallets of preview, the proof-server stub and mainnet\'s follower are ready');
+  t.equal((r.json?.['missing'] as string[]).length, 1, "the synced DUST wallets of preview, the proof-server stub and mainnet's follower are ready");
 });
 const routes: readonly RouteDef[] = s.app.routes;
 
@@ -74,7 +74,8 @@ function routeOf(method: string, path: string): RouteDef | undefined {
   return routes.find((r) => serves(r, method) && matches(r.url, path));
 }
 
-const printable = (max: number): fc.Arbitrary<string> => fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: max });
+const printable = (max: number): fc.Arbitrary<string> =>
+  fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: max });
 const hex64 = fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 64, maxLength: 64 });
 const networkSegment = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom('mainnet', 'preprod', 'preview') },
@@ -85,12 +86,41 @@ const tail = fc.oneof({ weight: 8, arbitrary: fc.constant('') }, { weight: 1, ar
 const extraPaths = ['/', '/api/v1', '/api/v1/mainnet', '/api/v1/mainnet/ws', '/favicon.ico', '//prove', '/PROVE', '/api/openapi.json/x'];
 const path = fc.oneof(
   // Keyed (proving, sponsorship) and public routes equally often, though there are fewer keyed ones.
-  { weight: 12, arbitrary: fc.record({ route: fc.oneof(fc.constantFrom(...routes.filter((r) => r.auth === 'key')), fc.constantFrom(...routes.filter((r) => r.auth !== 'key'))), net: networkSegment, tail }).map(({ route, net, tail: t2 }) => route.url.replace(':network', net) + t2) },
+  {
+    weight: 12,
+    arbitrary: fc
+      .record({
+        route: fc.oneof(fc.constantFrom(...routes.filter((r) => r.auth === 'key')), fc.constantFrom(...routes.filter((r) => r.auth !== 'key'))),
+        net: networkSegment,
+        tail,
+      })
+      .map(({ route, net, tail: t2 }) => route.url.replace(':network', net) + t2),
+  },
   { weight: 1, arbitrary: fc.constantFrom(...extraPaths) },
 );
 const paramNames = [...new Set(routes.flatMap((r) => Object.keys(r.schema.querystring?.properties ?? {})))];
 const queryValue = fc.oneof(
-  fc.constantFrom('', '0', '1', '-1', '20', '100', '101', '1e3', '2147483647', '2147483648', '99999999999999999999', 'mainnet', 'preview', 'moon', 'mn_addr1qqqq', 'mn_addr_undeployed1qqqq', '%', '%zz', 'true'),
+  fc.constantFrom(
+    '',
+    '0',
+    '1',
+    '-1',
+    '20',
+    '100',
+    '101',
+    '1e3',
+    '2147483647',
+    '2147483648',
+    '99999999999999999999',
+    'mainnet',
+    'preview',
+    'moon',
+    'mn_addr1qqqq',
+    'mn_addr_undeployed1qqqq',
+    '%',
+    '%zz',
+    'true',
+  ),
   hex64,
   hex64.map((h) => `0x${h}`),
   fc.integer({ min: 0, max: 12 }).map(String),
@@ -104,7 +134,16 @@ const headers = fc
     {
       'x-api-key': fc.constantFrom(TEST_KEY, TEST_KEY, TEST_KEY, 'wrong-key-0123456789abcdef', ''),
       authorization: fc.constantFrom(`Bearer ${TEST_KEY}`, 'Bearer nope', 'Basic Zm9vOmJhcg=='),
-      'content-type': fc.constantFrom('application/octet-stream', 'application/octet-stream', 'application/octet-stream', 'application/json', 'text/plain', 'application/octet-stream; charset=x', 'APPLICATION/OCTET-STREAM', ''),
+      'content-type': fc.constantFrom(
+        'application/octet-stream',
+        'application/octet-stream',
+        'application/octet-stream',
+        'application/json',
+        'text/plain',
+        'application/octet-stream; charset=x',
+        'APPLICATION/OCTET-STREAM',
+        '',
+      ),
       'x-midnight-network': fc.constantFrom('mainnet', 'mainnet', 'preprod', 'preview', 'moon', 'Preview'),
       'if-none-match': fc.constantFrom('*', '"x"', 'W/"a", "b"'),
       'x-request-id': printable(140),
@@ -116,10 +155,16 @@ const headers = fc
   )
   .map((h) => Object.fromEntries(Object.entries(h).filter(([, v]) => v !== undefined && v !== '')) as Record<string, string>);
 /** How the upstream proof server behaves for this request (mainnet and preprod prove through it). */
-const upstreamMode = fc.oneof({ weight: 6, arbitrary: fc.constant<StubMode>('ok') }, { weight: 1, arbitrary: fc.constantFrom<StubMode>('busy429', 'busy503', 'fail', 'junk', 'reject', 'reset') });
+const upstreamMode = fc.oneof(
+  { weight: 6, arbitrary: fc.constant<StubMode>('ok') },
+  { weight: 1, arbitrary: fc.constantFrom<StubMode>('busy429', 'busy503', 'fail', 'junk', 'reject', 'reset') },
+);
 const request = fc
   .record({
-    path, query, headers, upstream: upstreamMode,
+    path,
+    query,
+    headers,
+    upstream: upstreamMode,
     body: fc.oneof(
       { weight: 2, arbitrary: fc.constant(undefined) },
       { weight: 3, arbitrary: fc.uint8Array({ maxLength: 2048 }) },
@@ -171,7 +216,8 @@ function check(sent: Req, r: Answer): void {
   if (!route || !doc) throw new Error(`${where}: ${r.status} from no documented route`);
   if (r.status === 304) return;
   const expected = doc.contentType ?? 'application/json';
-  if (!type.startsWith(expected) && !(route.url === '/ready' && type.startsWith('application/json'))) throw new Error(`${where}: ${type}, documented ${expected}`);
+  if (!type.startsWith(expected) && !(route.url === '/ready' && type.startsWith('application/json')))
+    throw new Error(`${where}: ${type}, documented ${expected}`);
   if (doc.schema && !Value.Check(doc.schema, r.json)) throw new Error(`${where}: 200 body does not match its schema: ${r.text.slice(0, 300)}`);
 }
 
@@ -190,7 +236,10 @@ t.test('random requests on every route: documented statuses, schema-valid bodies
   );
   stub.mode = 'ok';
   t.equal(runs, RUNS, `${runs} requests; statuses ${JSON.stringify(Object.fromEntries([...tally].sort(([a], [b]) => a - b)))}`);
-  t.ok([200, 400, 401, 404, 405, 415].every((c) => tally.has(c)), 'the run reached past the front into the routes');
+  t.ok(
+    [200, 400, 401, 404, 405, 415].every((c) => tally.has(c)),
+    'the run reached past the front into the routes',
+  );
   t.ok(upstreamCalls >= 3, `and ${upstreamCalls} requests reached the upstream proof server`);
 });
 
@@ -205,6 +254,9 @@ t.test('afterwards: still serving, nothing in flight, no unhandled error, no wor
   t.equal((await call(`${s.url}/api/v1/mainnet/latest-block`)).status, 200);
   await s.app.server.drained();
   t.equal(s.app.server.inFlight, 0);
-  t.notOk(logs.lines.some((l) => l['msg'] === 'unhandled error'), 'no unhandled error was logged');
+  t.notOk(
+    logs.lines.some((l) => l['msg'] === 'unhandled error'),
+    'no unhandled error was logged',
+  );
   t.match(s.app.context.component<WorkerPoolComponent>(WORKER_POOL)!.health(), { crashed: 0 });
 });

@@ -17,7 +17,8 @@ const routes = testRoutes();
 const s = await startApp({ server: { maxHeaders: 16 } }, { modules: [routes.module] });
 t.teardown(() => s.close());
 const SMUGGLED = 'GET /t/public?q=smuggled HTTP/1.1\r\nHost: x\r\n\r\n';
-const echoHead = (framing: string): string => `POST /t/echo HTTP/1.1\r\nHost: x\r\nX-API-Key: ${TEST_KEY}\r\nContent-Type: application/octet-stream\r\n${framing}\r\n`;
+const echoHead = (framing: string): string =>
+  `POST /t/echo HTTP/1.1\r\nHost: x\r\nX-API-Key: ${TEST_KEY}\r\nContent-Type: application/octet-stream\r\n${framing}\r\n`;
 /**
  * RFC 9112 §9.6: a server that sends "Connection: close" must not process further requests on that
  * connection. This uWS build keeps parsing what is already buffered behind a response ended with
@@ -69,9 +70,16 @@ t.test('bad Content-Length and chunked framing: dropped, never served', async (t
     t.equal(r.closed, true, `${name}: connection closed`);
     // uWS calls the route before it rejects the body: the pipeline must not trip over the header
     // (it did: "-5" passed Number.isSafeInteger and Buffer.allocUnsafe(-5) threw).
-    t.notOk(s.logs.lines.slice(from).some((l) => l['msg'] === 'unhandled error'), `${name}: no internal error`);
+    t.notOk(
+      s.logs.lines.slice(from).some((l) => l['msg'] === 'unhandled error'),
+      `${name}: no internal error`,
+    );
   }
-  const ok = await rawRequest(s.port, echoHead('Transfer-Encoding: chunked\r\n') + '200\r\n' + 'a'.repeat(512) + '\r\n200\r\n' + 'b'.repeat(512) + '\r\n0\r\n\r\n', { until: /b{512}$/ });
+  const ok = await rawRequest(
+    s.port,
+    echoHead('Transfer-Encoding: chunked\r\n') + '200\r\n' + 'a'.repeat(512) + '\r\n200\r\n' + 'b'.repeat(512) + '\r\n0\r\n\r\n',
+    { until: /b{512}$/ },
+  );
   t.match(ok.data, /^HTTP\/1\.1 200 /, 'a chunked body of exactly the limit is served');
 });
 
@@ -95,14 +103,25 @@ t.test('pipelining: served in order; an oversized body ends the connection; noth
   const gets = Array.from({ length: 100 }, (_, i) => `GET /t/public?q=${i} HTTP/1.1\r\nHost: x\r\nX-Request-Id: p${i}\r\n\r\n`).join('');
   const r = await rawRequest(s.port, gets, { until: /"q":"99"\}/ });
   const ids = [...r.data.matchAll(/X-Request-Id: (p\d+)/g)].map((m) => m[1]);
-  t.same(ids, Array.from({ length: 100 }, (_, i) => `p${i}`), '100 pipelined GETs answered in order');
+  t.same(
+    ids,
+    Array.from({ length: 100 }, (_, i) => `p${i}`),
+    '100 pipelined GETs answered in order',
+  );
 
-  const mixed = Array.from({ length: 20 }, (_, i) => `${echoHead('Content-Length: 4\r\n')}e${String(i).padStart(3, '0')}GET /t/public?q=g${i} HTTP/1.1\r\nHost: x\r\n\r\n`).join('');
+  const mixed = Array.from(
+    { length: 20 },
+    (_, i) => `${echoHead('Content-Length: 4\r\n')}e${String(i).padStart(3, '0')}GET /t/public?q=g${i} HTTP/1.1\r\nHost: x\r\n\r\n`,
+  ).join('');
   const m = await rawRequest(s.port, mixed, { until: /"q":"g19"\}/ });
   const order = [...m.data.matchAll(/(e\d{3})HTTP|"q":"(g\d+)"/g)].map((x) => x[1] ?? x[2]);
   t.same(order, Array.from({ length: 20 }, (_, i) => [`e${String(i).padStart(3, '0')}`, `g${i}`]).flat(), 'POST bodies and GETs interleaved, in order');
 
-  const cut = await rawRequest(s.port, `GET /t/public?q=before HTTP/1.1\r\nHost: x\r\n\r\n${echoHead('Content-Length: 2048\r\n')}${'x'.repeat(2048)}${SMUGGLED}`, QUICK);
+  const cut = await rawRequest(
+    s.port,
+    `GET /t/public?q=before HTTP/1.1\r\nHost: x\r\n\r\n${echoHead('Content-Length: 2048\r\n')}${'x'.repeat(2048)}${SMUGGLED}`,
+    QUICK,
+  );
   t.match(cut.data, /"q":"before"[\s\S]*HTTP\/1\.1 413 /, 'the request before is served, the oversized one gets 413');
   t.notMatch(cut.data, /smuggled/, 'nothing after the unread body is served once "Connection: close" was sent');
   t.equal(cut.closed, true, 'and the connection is closed');
@@ -114,7 +133,9 @@ t.test('a request pipelined behind a pending asynchronous response: uWS closes t
   // may touch the response afterwards.
   const from = s.logs.lines.length;
   const closed = new Promise<void>((resolve) => {
-    const sock = connect(s.port, '127.0.0.1', () => sock.write(`GET /t/slow HTTP/1.1\r\nHost: x\r\nX-API-Key: ${TEST_KEY}\r\n\r\nGET /t/public HTTP/1.1\r\nHost: x\r\n\r\n`));
+    const sock = connect(s.port, '127.0.0.1', () =>
+      sock.write(`GET /t/slow HTTP/1.1\r\nHost: x\r\nX-API-Key: ${TEST_KEY}\r\n\r\nGET /t/public HTTP/1.1\r\nHost: x\r\n\r\n`),
+    );
     sock.on('close', () => resolve());
     sock.on('error', () => undefined);
   });

@@ -25,7 +25,10 @@ t.test('a flood of log lines to a stdout nobody reads: bounded buffer, drops cou
   const r = await report;
   t.ok(r['dropped']! > 0, `${r['dropped']} of ${r['written']} lines dropped and counted`);
   t.ok(r['bufferedBytes']! <= r['maxBytes']!, `${r['bufferedBytes']} bytes held (bound ${r['maxBytes']})`);
-  t.ok(r['heapGrownBytes']! < 8 * 2 ** 20, `heap grew ${(r['heapGrownBytes']! / 2 ** 20).toFixed(1)} MiB for ≈ ${Math.round((r['written']! * 2_100) / 2 ** 20)} MiB logged`);
+  t.ok(
+    r['heapGrownBytes']! < 8 * 2 ** 20,
+    `heap grew ${(r['heapGrownBytes']! / 2 ** 20).toFixed(1)} MiB for ≈ ${Math.round((r['written']! * 2_100) / 2 ** 20)} MiB logged`,
+  );
 
   // Now read: the output drains, and says what it lost.
   const lines: string[] = [];

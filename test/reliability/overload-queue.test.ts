@@ -28,7 +28,6 @@ t.teardown(() => s.close());
 const pool = s.app.context.component<WorkerPoolComponent>(WORKER_POOL) as WorkerPool;
 const spy = spyOnPool(pool);
 
-
 const prove = (body: Uint8Array, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Answer> =>
   call(`${s.url}/prove`, { method: 'POST', headers: { ...OCTET_KEYED, ...headers }, body, ...(signal ? { signal } : {}) });
 
@@ -41,14 +40,23 @@ t.test('worker pool: beyond threads + queue, an immediate 503 with Retry-After; 
   // One key may fill all of the queue but an eighth (KEY_QUEUE_FULL past it): the last place is another key's.
   for (let i = 0; i < QUEUE; i++) {
     const queued = spy.nextQueued();
-    held.push(prove(proveBody(preimageAt('test/hang'), 101n + BigInt(i)), i < QUEUE - 1 ? {} : { 'x-api-key': OTHER_KEY }, clients.signal).catch(() => 'aborted'));
+    held.push(
+      prove(proveBody(preimageAt('test/hang'), 101n + BigInt(i)), i < QUEUE - 1 ? {} : { 'x-api-key': OTHER_KEY }, clients.signal).catch(() => 'aborted'),
+    );
     await queued;
   }
   t.equal(pool.health().queueSize, QUEUE, 'the queue is full');
 
   const refused = await Promise.all(Array.from({ length: EXCESS }, (_, i) => prove(proveBody(preimageAt('test/hang'), 200n + BigInt(i)))));
-  t.same(refused.map((r) => r.status), Array(EXCESS).fill(503), 'every excess request refused while the pool is still stuck');
-  t.ok(refused.every((r) => /^[1-9]\d*$/.test(String(r.headers['retry-after']))), 'each with a Retry-After in seconds');
+  t.same(
+    refused.map((r) => r.status),
+    Array(EXCESS).fill(503),
+    'every excess request refused while the pool is still stuck',
+  );
+  t.ok(
+    refused.every((r) => /^[1-9]\d*$/.test(String(r.headers['retry-after']))),
+    'each with a Retry-After in seconds',
+  );
   t.same(new Set(refused.map((r) => r.json?.['code'])), new Set(['QUEUE_FULL']));
   t.equal(s.app.server.inFlight, 1 + QUEUE, 'only what the pool holds is in flight: refused requests hold nothing');
   t.equal(pool.health().queueSize, QUEUE, 'the queue never grew past its bound');
@@ -74,15 +82,26 @@ t.test('upstream proof server: beyond its connections + queue, an immediate 503 
   await allHeld;
   t.equal(stub.held, UPSTREAM_CONNECTIONS, 'the proof server has as many requests as nightgate has connections');
   const refused = await Promise.all(Array.from({ length: EXCESS }, (_, i) => prove(proveBody(undefined, 5000n + BigInt(i)), net)));
-  t.same(refused.map((r) => r.status), Array(EXCESS).fill(503), 'the excess is refused, not queued without bound');
+  t.same(
+    refused.map((r) => r.status),
+    Array(EXCESS).fill(503),
+    'the excess is refused, not queued without bound',
+  );
   t.same(new Set(refused.map((r) => r.json?.['code'])), new Set(['QUEUE_FULL']));
-  t.ok(refused.every((r) => /^[1-9]\d*$/.test(String(r.headers['retry-after']))), 'each with a Retry-After');
+  t.ok(
+    refused.every((r) => /^[1-9]\d*$/.test(String(r.headers['retry-after']))),
+    'each with a Retry-After',
+  );
   t.equal(s.app.server.inFlight, bound, 'in flight: connections + queue, no more');
 
   stub.mode = 'ok';
   stub.release();
   const done = await Promise.all(accepted);
-  t.same(done.map((r) => r.status), Array(bound).fill(200), 'every accepted request gets its proof');
+  t.same(
+    done.map((r) => r.status),
+    Array(bound).fill(200),
+    'every accepted request gets its proof',
+  );
   const after = await prove(proveBody(undefined, 9999n), net);
   t.equal(after.status, 200, 'and the next one is served at once');
   t.match(s.app.health(), { components: { prover: { networks: { mainnet: { status: 'ok' } } } } });

@@ -39,7 +39,11 @@ t.test('SIGTERM twice under load: waiting proofs refused at once with a reason, 
   const port = Number(/"port":(\d+)/.exec(await p.waitFor(/nightgate listening on/))![1]);
   const url = `http://127.0.0.1:${port}`;
   const prove = (i: number) =>
-    request(`${url}/prove`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/octet-stream' }, body: proveBody(undefined, BigInt(i + 1)) }).then(
+    request(`${url}/prove`, {
+      method: 'POST',
+      headers: { 'x-api-key': KEY, 'content-type': 'application/octet-stream' },
+      body: proveBody(undefined, BigInt(i + 1)),
+    }).then(
       async (r) => ({ status: r.statusCode, body: await r.body.text() }),
       (err: Error) => ({ status: 0, body: err.message }),
     );
@@ -70,19 +74,31 @@ t.test('SIGTERM twice under load: waiting proofs refused at once with a reason, 
 
   // Refused as shutdown began, while every proof in flight is still held at the proof server.
   const late = await Promise.all(waiting);
-  t.same(late.map((d) => d.status), Array(QUEUED).fill(503), 'waiting proofs are refused at once');
+  t.same(
+    late.map((d) => d.status),
+    Array(QUEUED).fill(503),
+    'waiting proofs are refused at once',
+  );
   t.same(
     late.map((d) => JSON.parse(d.body) as unknown),
     Array(QUEUED).fill({ error: 'Service Unavailable', message: 'The server is shutting down; the proof was not started', code: 'SHUTTING_DOWN' }),
     'each with the reason',
   );
-  t.match(await p.waitFor(/refused the proof-server calls not yet sent/), new RegExp(`"refused":${QUEUED},"atProofServer":${UPSTREAM_CONNECTIONS}`), 'logged: how many were refused and how many were at the proof server');
+  t.match(
+    await p.waitFor(/refused the proof-server calls not yet sent/),
+    new RegExp(`"refused":${QUEUED},"atProofServer":${UPSTREAM_CONNECTIONS}`),
+    'logged: how many were refused and how many were at the proof server',
+  );
   t.equal(stub.held, UPSTREAM_CONNECTIONS, 'answered while the in-flight proofs were still at the proof server');
 
   stub.mode = 'ok';
   stub.release();
   const done = await Promise.all(inFlight);
-  t.same(done.map((d) => d.status), Array(UPSTREAM_CONNECTIONS).fill(200), 'every proof in flight completed');
+  t.same(
+    done.map((d) => d.status),
+    Array(UPSTREAM_CONNECTIONS).fill(200),
+    'every proof in flight completed',
+  );
   t.equal(stub.count('/prove'), UPSTREAM_CONNECTIONS, 'the refused proofs never reached the proof server');
 
   const { code } = await p.exited;

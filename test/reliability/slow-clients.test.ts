@@ -68,14 +68,23 @@ t.test('slow and stuck clients are closed within the idle bound; a normal client
   const fields = Array.from({ length: FIELDS }, (_, i) => `X-F${i}: v`).join('\r\n');
   const held: Held[] = [
     hold('slowloris headers', 'GET /t/public HTTP/1.1\r\n', 'Host: x\r\nX-Slow: ' + 'a'.repeat(100)),
-    hold('slow body', `POST /t/echo HTTP/1.1\r\nHost: x\r\nX-API-Key: ${TEST_KEY}\r\nContent-Type: application/octet-stream\r\nContent-Length: 1000\r\n\r\n`, 'b'.repeat(1000)),
+    hold(
+      'slow body',
+      `POST /t/echo HTTP/1.1\r\nHost: x\r\nX-API-Key: ${TEST_KEY}\r\nContent-Type: application/octet-stream\r\nContent-Length: 1000\r\n\r\n`,
+      'b'.repeat(1000),
+    ),
     hold('idle connection', ''),
     hold('half a request line', 'GET /t/pub'),
     hold(`${FIELDS} header fields (beyond what uWS parses)`, `GET /t/public HTTP/1.1\r\nHost: x\r\n${fields}\r\n\r\n`),
     hold('HTTP/1.0', 'GET /t/public HTTP/1.0\r\nHost: x\r\n\r\n'),
     hold('HTTP/1.1 without Host', 'GET /t/public HTTP/1.1\r\n\r\n'),
     ...Array.from({ length: HUGE }, (_, i) =>
-      hold(`64 MiB declared, 1 KiB sent #${i}`, `POST /prove HTTP/1.1\r\nHost: x\r\nX-API-Key: ${TEST_KEY}\r\nContent-Type: application/octet-stream\r\nContent-Length: ${64 * 1024 * 1024}\r\n\r\n${'x'.repeat(1024)}`),
+      hold(
+        `64 MiB declared, 1 KiB sent #${i}`,
+        `POST /prove HTTP/1.1\r\nHost: x\r\nX-API-Key: ${TEST_KEY}` +
+          `\r\nContent-Type: application/octet-stream\r\nContent-Length: ${64 * 1024 * 1024}` +
+          `\r\n\r\n${'x'.repeat(1024)}`,
+      ),
     ),
   ];
 
@@ -105,7 +114,10 @@ t.test('slow and stuck clients are closed within the idle bound; a normal client
     t.ok(closedAfter[i]! <= BOUND_MS, `${h.name}: closed by the server after ${Math.round(closedAfter[i]!)} ms`);
     t.notMatch(h.received(), /^HTTP\/1\.1 2/, `${h.name}: never served`);
   }
-  t.ok(closedAfter.every((ms) => ms <= BOUND_MS), `all ${held.length} held sockets closed within ${BOUND_MS} ms (max ${Math.round(Math.max(...closedAfter))} ms)`);
+  t.ok(
+    closedAfter.every((ms) => ms <= BOUND_MS),
+    `all ${held.length} held sockets closed within ${BOUND_MS} ms (max ${Math.round(Math.max(...closedAfter))} ms)`,
+  );
 
   const sorted = [...latencies].sort((a, b) => a - b);
   const p50 = sorted[Math.floor(sorted.length / 2)]!;

@@ -23,7 +23,8 @@ t.test('every proof-server fault, then recovery without a restart', async (t) =>
   let n = 0;
   // A new body each time: the result cache would answer a repeat without asking upstream.
   const prove = (): Promise<Answer> => call(`${s.url}/prove`, { method: 'POST', headers: OCTET_KEYED, body: proveBody(undefined, BigInt(++n)) });
-  const status = (): string => (s.app.health() as { components: { prover: { networks: { preview: { status: string } } } } }).components.prover.networks.preview.status;
+  const status = (): string =>
+    (s.app.health() as { components: { prover: { networks: { preview: { status: string } } } } }).components.prover.networks.preview.status;
   const healthy = async (what: string): Promise<void> => {
     const r = await prove();
     t.equal(r.status, 200, `${what}: proofs again`);

@@ -46,7 +46,9 @@ const cases: Record<string, { payload: string; '20.30': Outcome; '20.57': Outcom
 };
 const expected = (c: (typeof cases)[string]): Outcome => c[build];
 const named = (want: (o: Outcome) => boolean): Array<[string, string]> =>
-  Object.entries(cases).filter(([, c]) => want(expected(c))).map(([name, c]) => [name, c.payload]);
+  Object.entries(cases)
+    .filter(([, c]) => want(expected(c)))
+    .map(([name, c]) => [name, c.payload]);
 
 t.test(`build ${build}: what nightgate answers`, async (t) => {
   for (const [name, payload] of named((o) => o === 'served')) {
@@ -92,7 +94,18 @@ t.test('docs/support.md says what each build drops or answers, as measured here'
   const section = /\n## What uWS drops\n([\s\S]*?)(?:\n## |$)/.exec(support)?.[1] ?? '';
   t.match(section, /\*\*no answer\*\* and closes the connection only at its idle timeout/, '20.30: dropped silently');
   t.match(section, /its own `505`, `400` or `431` page with `Connection: close`/, '20.57: its own page');
-  for (const claim of [/HTTP\/1\.0/, /HTTP\/0\.9/, /more than 48 header fields/, /more than 98/, /folded header line/, /header name containing `_`/, /without `Host`/, /bare-LF/, /whitespace before a header's colon/, /UWS_HTTP_MAX_HEADERS_SIZE/]) {
+  for (const claim of [
+    /HTTP\/1\.0/,
+    /HTTP\/0\.9/,
+    /more than 48 header fields/,
+    /more than 98/,
+    /folded header line/,
+    /header name containing `_`/,
+    /without `Host`/,
+    /bare-LF/,
+    /whitespace before a header's colon/,
+    /UWS_HTTP_MAX_HEADERS_SIZE/,
+  ]) {
     t.match(section, claim, String(claim));
   }
   t.notMatch(readme, /oversized header section → 431\./, 'a 431 is not promised where uWS drops first');

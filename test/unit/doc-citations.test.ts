@@ -12,12 +12,18 @@ import { basename, dirname, join, normalize } from 'node:path';
 const ROOT = join(import.meta.dirname, '..', '..');
 const tracked = execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n');
 // This file's own examples aside.
-const CODE = tracked.filter((f) => /^(src|workers|native|bench|packages|test|scripts)\//.test(f) && /\.(ts|js|mjs|cjs)$/.test(f) && f !== 'test/unit/doc-citations.test.ts');
+const CODE = tracked.filter(
+  (f) => /^(src|workers|native|bench|packages|test|scripts)\//.test(f) && /\.(ts|js|mjs|cjs)$/.test(f) && f !== 'test/unit/doc-citations.test.ts',
+);
 const PAGES = tracked.filter((f) => f.endsWith('.md'));
 
 /** GitHub's anchor for a heading. */
 export function slug(heading: string): string {
-  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
 }
 
 function headings(page: string): string[] {

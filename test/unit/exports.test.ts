@@ -12,18 +12,20 @@ const ALLOWED: readonly Allowed[] = [
   { file: 'packages/client/src/index.ts', names: '*', reason: "@nightgate/client's entry: applications import it, the tests stand in for them" },
   { file: 'packages/client/src/midnight.ts', names: '*', reason: "the Midnight.js adapters' entry, @nightgate/client/midnight" },
   { file: 'packages/client/src/openapi-types.ts', names: '*', reason: 'generated whole by openapi-typescript (npm run client:types)' },
-  { file: 'workers/index.ts', names: '*', reason: 'the pool\'s thread entry: piscina preloads it by its default export' },
+  { file: 'workers/index.ts', names: '*', reason: "the pool's thread entry: piscina preloads it by its default export" },
   { file: 'src/features/proving/worker/tasks/index.ts', names: '*', reason: "proving's task module: the pool runs its exports by task name" },
   { file: 'src/features/sponsorship/worker/tasks/index.ts', names: '*', reason: "sponsorship's task module: the pool runs its exports by task name" },
   {
     file: 'packages/devnet/src/genesis.ts',
     names: ['SPONSOR_DUST_UTXOS'],
-    reason: "on the devnet's ./genesis subpath for the programs that drive a devnet: the DUST UTXOs each sponsor wallet starts with, which bench sizes its load by",
+    reason:
+      "on the devnet's ./genesis subpath for the programs that drive a devnet: the DUST UTXOs each sponsor wallet starts with, which bench sizes its load by",
   },
   {
     file: 'packages/ledger/src/index.ts',
     names: ['importLedger'],
-    reason: "fills the ledger boundary's private cache with a package's ES module instance, for a process whose loader gives require another (the tests, under tsx)",
+    reason:
+      "fills the ledger boundary's private cache with a package's ES module instance, for a process whose loader gives require another (the tests, under tsx)",
   },
 ];
 
@@ -68,7 +70,8 @@ t.test('each kind of use is seen, and each kind of break is caught', async (t) =
       'export const keys = Object.keys(c);',
       'export const sum = called() + a.viaNamespace + a.doubled + a.inside;',
       'export const shape: Shape = { side: sum };',
-      "export async function later(): Promise<number> { const { viaDynamic } = await import('./index.js'); const [{ viaPattern }] = await Promise.all([import('./a.js')]); return viaDynamic + viaPattern; }",
+      "export async function later(): Promise<number> { const { viaDynamic } = await import('./index.js'); const [{ viaPattern " +
+        "}] = await Promise.all([import('./a.js')]); return viaDynamic + viaPattern; }",
     ].join('\n'),
     'src/main.ts': "import { cast, keys, later, shape } from './b.js';\nvoid later(); void shape; void cast; void keys;\n",
     'test/a.test.ts': "import { testsOnly, testedInside } from '../src/a.js';\ntestsOnly(); testedInside();\n",
@@ -80,9 +83,16 @@ t.test('each kind of use is seen, and each kind of break is caught', async (t) =
     'src/a.ts#testsOnly: only test/a.test.ts uses it',
     'src/index.ts#renamed: nothing imports it: un-export it',
   ]);
-  t.notOk(breaks.some((b) => b.startsWith('src/b.ts#sum')), 'an allowed export is excused');
+  t.notOk(
+    breaks.some((b) => b.startsWith('src/b.ts#sum')),
+    'an allowed export is excused',
+  );
   t.strictSame(stale, ['src/b.ts#unlisted'], 'an allowance that excuses nothing is named');
-  t.strictSame(report.exports.find((e) => e.key === 'src/a.ts#forwarded')?.product, ['src/index.ts'], 'a re-export is a use, though nothing imports the re-export');
+  t.strictSame(
+    report.exports.find((e) => e.key === 'src/a.ts#forwarded')?.product,
+    ['src/index.ts'],
+    'a re-export is a use, though nothing imports the re-export',
+  );
   const used = (key: string): readonly string[] | undefined => report.exports.find((e) => e.key === key)?.product;
   t.strictSame(used('src/a.ts#called'), ['src/b.ts', 'src/index.ts'], 'through a re-export, which counts as a use of the original');
   t.strictSame(used('src/a.ts#viaNamespace'), ['src/b.ts'], 'a.name through import * as a');

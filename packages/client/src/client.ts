@@ -5,7 +5,32 @@
  */
 import { retryPolicy, type RetryOptions } from './retry.js';
 import { send, sendJson, sendText, type Call, type CallOptions, type FetchLike, type Transport } from './transport.js';
-import type { AddressActivity, BlockDetail, BlocksProduced, BlockTime, ContractDetail, DParameter, Epoch, Health, LatestBlock, Live, Network, NightSupply, OpenApiDocument, ProverAnswer, Ready, RecentTransactions, SearchResult, SponsoredTransaction, Submitted, Summary, TransactionDetail, TransactionInput, Uptime, WalletStatus } from './types.js';
+import type {
+  AddressActivity,
+  BlockDetail,
+  BlocksProduced,
+  BlockTime,
+  ContractDetail,
+  DParameter,
+  Epoch,
+  Health,
+  LatestBlock,
+  Live,
+  Network,
+  NightSupply,
+  OpenApiDocument,
+  ProverAnswer,
+  Ready,
+  RecentTransactions,
+  SearchResult,
+  SponsoredTransaction,
+  Submitted,
+  Summary,
+  TransactionDetail,
+  TransactionInput,
+  Uptime,
+  WalletStatus,
+} from './types.js';
 
 export interface ClientOptions {
   /** Where nightgate answers, e.g. `http://127.0.0.1:8080` (a path prefix is kept). */
@@ -42,7 +67,13 @@ export function createClient(options: ClientOptions) {
   const global = (globalThis as { fetch?: FetchLike }).fetch;
   const fetchImpl = options.fetch ?? (global ? (url, init) => global(url, init) : undefined);
   if (!fetchImpl) throw new TypeError('nightgate client: no fetch here; pass createClient({ fetch })');
-  const t: Transport = { baseUrl: options.baseUrl, apiKey: options.apiKey, fetch: fetchImpl, retry: retryPolicy(options.retries), headers: options.headers ?? {} };
+  const t: Transport = {
+    baseUrl: options.baseUrl,
+    apiKey: options.apiKey,
+    fetch: fetchImpl,
+    retry: retryPolicy(options.retries),
+    headers: options.headers ?? {},
+  };
 
   const stat = <T>(network: Network, route: string, query: Call['query'], o?: CallOptions): Promise<T> =>
     sendJson<T>(t, { method: 'GET', path: `/api/v1/${encodeURIComponent(network)}/${route}`, query, auth: false, retry: 'idempotent' }, o);
@@ -57,7 +88,18 @@ export function createClient(options: ClientOptions) {
     sendText(t, { method: 'GET', path, headers: networkHeader(o), auth: true, retry: 'idempotent' }, o);
 
   const sponsor = (path: string, tx: TransactionInput, o: SponsorOptions = {}): Promise<SponsoredTransaction> =>
-    sendJson<SponsoredTransaction>(t, { method: 'POST', path, body: bytesOf(tx), headers: { ...networkHeader(o), ...(o.clientId === undefined ? {} : { 'X-Client-ID': o.clientId }) }, auth: true, retry: 'sponsorship' }, o);
+    sendJson<SponsoredTransaction>(
+      t,
+      {
+        method: 'POST',
+        path,
+        body: bytesOf(tx),
+        headers: { ...networkHeader(o), ...(o.clientId === undefined ? {} : { 'X-Client-ID': o.clientId }) },
+        auth: true,
+        retry: 'sponsorship',
+      },
+      o,
+    );
 
   return {
     // --- statistics (public) ---------------------------------------------------------------
@@ -77,7 +119,8 @@ export function createClient(options: ClientOptions) {
       stat<BlockDetail>(network, 'block', typeof heightOrHash === 'number' ? { height: heightOrHash } : { hash: heightOrHash }, o),
     transaction: (network: Network, hash: string, o?: CallOptions) => stat<TransactionDetail>(network, 'transaction', { hash }, o),
     contract: (network: Network, address: string, o?: CallOptions) => stat<ContractDetail>(network, 'contract', { address }, o),
-    addressActivity: (network: Network, identifier: string, o: LimitOptions = {}) => stat<AddressActivity>(network, 'address-activity', { identifier, limit: o.limit }, o),
+    addressActivity: (network: Network, identifier: string, o: LimitOptions = {}) =>
+      stat<AddressActivity>(network, 'address-activity', { identifier, limit: o.limit }, o),
     /** The push channel's URL (a WebSocket: a welcome, then every new block). */
     pushUrl: (network: Network): string => `${options.baseUrl.replace(/\/+$/, '').replace(/^http/, 'ws')}/api/v1/${encodeURIComponent(network)}/ws`,
 

@@ -24,7 +24,15 @@ export class NightgateError extends Error {
   /** The whole error body: some errors add details (`GET /readyz`: `status`, `missing`). */
   readonly body: unknown;
 
-  constructor(init: { status: number; code: NightgateErrorCode; message: string; title?: string; retryAfter?: number | undefined; body?: unknown; rule?: string | undefined }) {
+  constructor(init: {
+    status: number;
+    code: NightgateErrorCode;
+    message: string;
+    title?: string;
+    retryAfter?: number | undefined;
+    body?: unknown;
+    rule?: string | undefined;
+  }) {
     super(init.message);
     this.name = 'NightgateError';
     this.status = init.status;
@@ -51,7 +59,15 @@ export function errorFromAnswer(status: number, text: string, retryAfter: number
   }
   const b = body as { code?: unknown; message?: unknown; error?: unknown; rule?: unknown } | null;
   if (b !== null && typeof b === 'object' && typeof b.code === 'string' && typeof b.message === 'string') {
-    return new NightgateError({ status, code: b.code as ErrorCode, message: b.message, title: typeof b.error === 'string' ? b.error : '', retryAfter, body, rule: typeof b.rule === 'string' ? b.rule : undefined });
+    return new NightgateError({
+      status,
+      code: b.code as ErrorCode,
+      message: b.message,
+      title: typeof b.error === 'string' ? b.error : '',
+      retryAfter,
+      body,
+      rule: typeof b.rule === 'string' ? b.rule : undefined,
+    });
   }
   return new NightgateError({ status, code: 'UNKNOWN', message: `HTTP ${status}${text ? `: ${text.slice(0, 200)}` : ''}`, retryAfter, body });
 }

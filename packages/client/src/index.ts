@@ -4,4 +4,12 @@ export { NightgateError, isNightgateError, type ErrorCode, type NightgateErrorCo
 export type { RetryOptions } from './retry.js';
 export type { CallOptions, FetchLike, HeadersLike, RequestInitLike, ResponseLike } from './transport.js';
 export type * from './types.js';
-export { nightgateMidnightProvider, nightgateProofProvider, nightgateProvingProvider, sponsoredWalletProvider, type ProvingLedger, type SponsoringLedger, type SubmittableTx } from './midnight.js';
+export {
+  nightgateMidnightProvider,
+  nightgateProofProvider,
+  nightgateProvingProvider,
+  sponsoredWalletProvider,
+  type ProvingLedger,
+  type SponsoringLedger,
+  type SubmittableTx,
+} from './midnight.js';

@@ -31,15 +31,33 @@ export type RetryClass = 'idempotent' | 'sponsorship' | 'never';
 
 /** Sponsorship refusals given before any DUST is reserved or any budget charged, that time may lift. */
 const SPONSOR_RETRYABLE: ReadonlySet<NightgateErrorCode> = new Set([
-  'RATE_LIMITED', 'CLIENT_BODY_BUDGET_FULL', 'BODY_BUDGET_FULL',
-  'WALLET_SYNCING', 'NO_DUST_AVAILABLE', 'FEE_UNSETTLED', 'RESERVATION_LIMIT', 'QUEUE_FULL', 'KEY_QUEUE_FULL', 'PROVER_BUSY', 'PROVER_UNAVAILABLE',
-  'BUDGET_UNAVAILABLE', 'WALLET_LEASE_LOST', 'USER_LIMIT', 'POLICY_WEBHOOK_UNAVAILABLE', 'CHAIN_STALE',
+  'RATE_LIMITED',
+  'CLIENT_BODY_BUDGET_FULL',
+  'BODY_BUDGET_FULL',
+  'WALLET_SYNCING',
+  'NO_DUST_AVAILABLE',
+  'FEE_UNSETTLED',
+  'RESERVATION_LIMIT',
+  'QUEUE_FULL',
+  'KEY_QUEUE_FULL',
+  'PROVER_BUSY',
+  'PROVER_UNAVAILABLE',
+  'BUDGET_UNAVAILABLE',
+  'WALLET_LEASE_LOST',
+  'USER_LIMIT',
+  'POLICY_WEBHOOK_UNAVAILABLE',
+  'CHAIN_STALE',
 ] satisfies ErrorCode[]);
 
 /** 429/503 that waiting does not lift: the key itself is refused, the prover is not provisioned, the budget is spent, the server is going away. */
 const PERMANENT: ReadonlySet<NightgateErrorCode> = new Set([
-  'TOO_MANY_AUTH_FAILURES', 'PROVER_KEYS_MISSING', 'PROVER_KEYS_INVALID', 'PROVER_BINARY_NOT_FOUND', 'PROVER_BINARY_NOT_EXECUTABLE',
-  'DUST_BUDGET_EXCEEDED', 'SHUTTING_DOWN',
+  'TOO_MANY_AUTH_FAILURES',
+  'PROVER_KEYS_MISSING',
+  'PROVER_KEYS_INVALID',
+  'PROVER_BINARY_NOT_FOUND',
+  'PROVER_BINARY_NOT_EXECUTABLE',
+  'DUST_BUDGET_EXCEEDED',
+  'SHUTTING_DOWN',
 ] satisfies ErrorCode[]);
 
 export interface RetryPolicy {

@@ -70,7 +70,12 @@ export async function send(t: Transport, call: Call, opts: CallOptions = {}): Pr
   const url = urlOf(t.baseUrl, call.path, call.query);
   let waited = 0;
   for (let retry = 0; ; retry++) {
-    const res = await t.fetch(url, { method: call.method, headers, ...(call.body !== undefined ? { body: call.body } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
+    const res = await t.fetch(url, {
+      method: call.method,
+      headers,
+      ...(call.body !== undefined ? { body: call.body } : {}),
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
     opts.onResponse?.({ status: res.status, headers: res.headers });
     if (res.status < 400) return res;
     const err: NightgateError = errorFromAnswer(res.status, await res.text(), parseRetryAfter(res.headers.get('retry-after'), t.retry.now()));

@@ -7,7 +7,9 @@ import type { components, paths } from './openapi-types.js';
 type Schemas = components['schemas'];
 
 /** The JSON body of a route's 200 answer. */
-type Ok<P extends keyof paths, M extends 'get' | 'post' = 'get'> = paths[P][M] extends { responses: { 200: { content: { 'application/json': infer B } } } } ? B : never;
+type Ok<P extends keyof paths, M extends 'get' | 'post' = 'get'> = paths[P][M] extends { responses: { 200: { content: { 'application/json': infer B } } } }
+  ? B
+  : never;
 
 export type Network = Schemas['NetworkInfo']['id'];
 export type Health = Ok<'/health'>;
@@ -46,4 +48,3 @@ export interface ProverAnswer {
 
 /** A serialized transaction, or a ledger transaction of any era (what has `serialize()`). */
 export type TransactionInput = Uint8Array | { serialize(): Uint8Array };
-

@@ -229,10 +229,11 @@ export class BlockIndexer {
     const spentUtxoKeys = [...spent].map((u) => utxoKey(u.intentHash, u.outputNo));
     for (const key of spentUtxoKeys) bundle.spentUtxos.push({ key, transactionId: id });
     const contractActionIds = this.#contractActions(applied, id, bundle, ids);
-    attributeEvents(contractEvents, bundle.contractActions.filter((a) => a.transactionId === id));
-    const segments = result.successfulSegments
-      ? [...result.successfulSegments].map(([segment, success]) => ({ id: segment, success }))
-      : null;
+    attributeEvents(
+      contractEvents,
+      bundle.contractActions.filter((a) => a.transactionId === id),
+    );
+    const segments = result.successfulSegments ? [...result.successfulSegments].map(([segment, success]) => ({ id: segment, success })) : null;
     return {
       id,
       hash: candidate.hash,

@@ -33,7 +33,12 @@ async function start(): Promise<void> {
   const schema = buildExecutableSchema();
   for (const n of config.networks) {
     const network = new DevnetNetwork(
-      { ...n, blockTimeMs: config.blockTimeMs, genesisAgeMs: config.genesisAgeMs, ...(config.retainBlocks !== undefined ? { retainBlocks: config.retainBlocks } : {}) },
+      {
+        ...n,
+        blockTimeMs: config.blockTimeMs,
+        genesisAgeMs: config.genesisAgeMs,
+        ...(config.retainBlocks !== undefined ? { retainBlocks: config.retainBlocks } : {}),
+      },
       schema,
       undefined,
       log,

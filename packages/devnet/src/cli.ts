@@ -44,7 +44,10 @@ async function main(): Promise<void> {
     strict: true,
   });
   const logger = pino({ name: 'nightgate-devnet' });
-  const names = (values.networks ?? 'mainnet,preprod,preview').split(',').map((s) => s.trim()).filter(Boolean);
+  const names = (values.networks ?? 'mainnet,preprod,preview')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const devnet = await launchDevnet(
     {
       networks: names.map((name) => ({

@@ -119,7 +119,11 @@ function decodeFields(typename: ContractEventTypename, data: L.EncodedStateValue
     case 'ShieldedReceiveEvent': {
       // Stripping may take everything after the commitment.
       const b = flatBytes(data, BYTES, BYTES + 1 + CIPHERTEXT + 1 + BYTES);
-      return { commitment: hexAt(b, 0, BYTES), ciphertext: maybeHexAt(b, BYTES, CIPHERTEXT), receivingContractAddress: maybeHexAt(b, BYTES + 1 + CIPHERTEXT, BYTES) };
+      return {
+        commitment: hexAt(b, 0, BYTES),
+        ciphertext: maybeHexAt(b, BYTES, CIPHERTEXT),
+        receivingContractAddress: maybeHexAt(b, BYTES + 1 + CIPHERTEXT, BYTES),
+      };
     }
     case 'ShieldedMintEvent': {
       const b = flatBytes(data, 2 * BYTES, 2 * BYTES + 1 + U128);
@@ -135,7 +139,12 @@ function decodeFields(typename: ContractEventTypename, data: L.EncodedStateValue
       const size = EITHER + 2 * BYTES + U128;
       const b = flatBytes(data, size - U128, size);
       const party = typename === 'UnshieldedSpendEvent' ? 'sender' : 'recipient';
-      return { [party]: eitherAt(b, 0), domainSep: hexAt(b, EITHER, BYTES), tokenType: hexAt(b, EITHER + BYTES, BYTES), amount: amountAt(b, EITHER + 2 * BYTES) };
+      return {
+        [party]: eitherAt(b, 0),
+        domainSep: hexAt(b, EITHER, BYTES),
+        tokenType: hexAt(b, EITHER + BYTES, BYTES),
+        amount: amountAt(b, EITHER + 2 * BYTES),
+      };
     }
     case 'UnshieldedMintEvent': {
       const b = flatBytes(data, 2 * BYTES, 2 * BYTES + U128);

@@ -35,7 +35,8 @@ export class FaucetQueue {
     if (requests.length === 0) return [];
     try {
       const payouts = await buildPayouts(actors.treasury, actors.dust, requests, state, ctx);
-      if (payouts.length === 0) this.#log.error({ network: this.#network, amount: String(requests[0]?.amount) }, 'the treasury cannot pay the next faucet request');
+      if (payouts.length === 0)
+        this.#log.error({ network: this.#network, amount: String(requests[0]?.amount) }, 'the treasury cannot pay the next faucet request');
       return payouts;
     } catch (err) {
       this.#log.error({ network: this.#network, err: reasonOf(err), requests: requests.length }, 'faucet payout failed');
@@ -50,6 +51,9 @@ export class FaucetQueue {
    */
   settle(block: ProducedBlock, payouts: Payout[]): void {
     const paid = new Set(block.applied.filter((a) => a.candidate.origin === 'faucet' && a.result.type === 'success').map((a) => a.candidate));
-    this.#requests.splice(0, payouts.filter((p) => paid.has(p.candidate)).reduce((n, p) => n + p.requests.length, 0));
+    this.#requests.splice(
+      0,
+      payouts.filter((p) => paid.has(p.candidate)).reduce((n, p) => n + p.requests.length, 0),
+    );
   }
 }

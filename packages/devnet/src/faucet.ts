@@ -63,13 +63,7 @@ export interface Payout {
  * with up to FAUCET_PAYOUTS_PER_TX payouts and the change back to the treasury. Requests beyond
  * what the treasury's UTXOs can pay are left out: the caller keeps them queued.
  */
-export async function buildPayouts(
-  treasury: Actor,
-  payer: DustWallet,
-  requests: FaucetRequest[],
-  state: L.LedgerState,
-  ctx: BuildContext,
-): Promise<Payout[]> {
+export async function buildPayouts(treasury: Actor, payer: DustWallet, requests: FaucetRequest[], state: L.LedgerState, ctx: BuildContext): Promise<Payout[]> {
   const payouts: Payout[] = [];
   let next = 0;
   for (const utxo of treasury.nightUtxos(state)) {

@@ -54,7 +54,11 @@ interface DevnetAccess {
 
 /** The JSON-RPC error a node answers (`{code, message, data}`). */
 class RpcFailure extends Error {
-  constructor(readonly code: number, message: string, readonly data?: string) {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: string,
+  ) {
     super(message);
   }
 }
@@ -127,18 +131,21 @@ export class DevnetHttpServer {
     this.#wss = new WebSocketServer({ noServer: true });
     // A busy worker (several networks producing blocks) may read a client's connection_init late;
     // the 3 s default would drop clients that did nothing wrong.
-    const disposable = useServer({
-      schema,
-      context: () => endpoint.context(),
-      connectionInitWaitTimeout: CONNECTION_INIT_TIMEOUT_MS,
-      // Refused without the project id in the upgrade's header or the connection_init payload.
-      onConnect: (ctx) => {
-        const want = this.#access.projectId;
-        if (want === undefined) return true;
-        const req = (ctx.extra as { request: IncomingMessage }).request;
-        return sameSecret(req.headers[PROJECT_ID_HEADER], want) || sameSecret(ctx.connectionParams?.[PROJECT_ID_HEADER], want);
+    const disposable = useServer(
+      {
+        schema,
+        context: () => endpoint.context(),
+        connectionInitWaitTimeout: CONNECTION_INIT_TIMEOUT_MS,
+        // Refused without the project id in the upgrade's header or the connection_init payload.
+        onConnect: (ctx) => {
+          const want = this.#access.projectId;
+          if (want === undefined) return true;
+          const req = (ctx.extra as { request: IncomingMessage }).request;
+          return sameSecret(req.headers[PROJECT_ID_HEADER], want) || sameSecret(ctx.connectionParams?.[PROJECT_ID_HEADER], want);
+        },
       },
-    }, this.#wss);
+      this.#wss,
+    );
     this.#disposeWs = () => disposable.dispose();
     this.#server.on('upgrade', (req, socket, head) => {
       const path = new URL(req.url ?? '/', 'http://devnet').pathname;
@@ -191,7 +198,11 @@ export class DevnetHttpServer {
       throw new DevnetError(DevnetErrorCode.UNAUTHORIZED, 401, `this network wants its project id in the ${PROJECT_ID_HEADER} header`);
     }
     if (this.#access.rpcOnly && (path === SUBMIT_PATH || path === FAUCET_PATH)) {
-      throw new DevnetError(DevnetErrorCode.NOT_FOUND, 404, `no route ${path}: this network takes transactions through the node RPC (${RPC_PATH}, author_submitExtrinsic) and has no faucet`);
+      throw new DevnetError(
+        DevnetErrorCode.NOT_FOUND,
+        404,
+        `no route ${path}: this network takes transactions through the node RPC (${RPC_PATH}, author_submitExtrinsic) and has no faucet`,
+      );
     }
     switch (path) {
       case HEALTH_PATH:
@@ -246,7 +257,8 @@ export class DevnetHttpServer {
       }
       return { jsonrpc: '2.0', id, result: `0x${Buffer.from(blake2b(bytes, { dkLen: 32 })).toString('hex')}` };
     } catch (err) {
-      if (err instanceof RpcFailure) return { jsonrpc: '2.0', id, error: { code: err.code, message: err.message, ...(err.data === undefined ? {} : { data: err.data }) } };
+      if (err instanceof RpcFailure)
+        return { jsonrpc: '2.0', id, error: { code: err.code, message: err.message, ...(err.data === undefined ? {} : { data: err.data }) } };
       this.#log.error({ err: reasonOf(err) }, 'devnet RPC failed');
       return { jsonrpc: '2.0', id, error: { code: -32603, message: 'Internal error' } };
     }
@@ -288,6 +300,7 @@ function nodeFailure(err: unknown): RpcFailure {
   const node = (err.details as { nodeError?: { code: number; customError: number } } | undefined)?.nodeError;
   if (node) return new RpcFailure(node.code, 'Invalid Transaction', `Custom error: ${node.customError}`);
   if (err.code === DevnetErrorCode.TX_DUPLICATE) return new RpcFailure(1013, 'Transaction Already Imported');
-  if (err.code === DevnetErrorCode.TX_MALFORMED || err.code === DevnetErrorCode.TX_NOT_FINALIZED) return new RpcFailure(1002, 'Verification Error', err.message);
+  if (err.code === DevnetErrorCode.TX_MALFORMED || err.code === DevnetErrorCode.TX_NOT_FINALIZED)
+    return new RpcFailure(1002, 'Verification Error', err.message);
   return new RpcFailure(1010, 'Invalid Transaction', err.message);
 }

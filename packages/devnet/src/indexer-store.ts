@@ -151,7 +151,12 @@ export class IndexerStore {
     if (previous && previous.ledgerParameters === block.ledgerParameters) block.ledgerParameters = previous.ledgerParameters;
     // So do the filtered commitment trees (≈ 1.6 KiB), which the block indexer already shares
     // when nothing changed, but blocks read back from the log do not.
-    if (previous?.contractZswap && block.contractZswap && previous.contractZswap !== block.contractZswap && sameTrees(previous.contractZswap, block.contractZswap)) {
+    if (
+      previous?.contractZswap &&
+      block.contractZswap &&
+      previous.contractZswap !== block.contractZswap &&
+      sameTrees(previous.contractZswap, block.contractZswap)
+    ) {
       block.contractZswap = previous.contractZswap;
     }
     this.#blocks.push(block.height, block);
@@ -275,7 +280,11 @@ export class IndexerStore {
   }
 
   contractAction(id: number): ContractActionRecord | undefined {
-    return this.#contractActions.at(id) ?? this.#kept.contractAction(id) ?? (id >= 1 && id < this.#contractActions.base ? this.#archive?.contractAction(id) : undefined);
+    return (
+      this.#contractActions.at(id) ??
+      this.#kept.contractAction(id) ??
+      (id >= 1 && id < this.#contractActions.base ? this.#archive?.contractAction(id) : undefined)
+    );
   }
 
   /** A contract event of the retained history (see the header). */

@@ -30,8 +30,10 @@ function validate(opts: DevnetOptions): void {
   };
   if (opts.networks.length === 0) fail('devnet: at least one network is required');
   if (!Number.isInteger(opts.blockTimeMs) || opts.blockTimeMs < 1) fail('devnet: blockTimeMs must be a positive integer');
-  if (opts.threadNice !== undefined && (!Number.isInteger(opts.threadNice) || opts.threadNice < 0 || opts.threadNice > 19)) fail('devnet: threadNice must be an integer from 0 to 19');
-  if (opts.retainBlocks !== undefined && (!Number.isSafeInteger(opts.retainBlocks) || opts.retainBlocks < 1)) fail('devnet: retainBlocks must be a positive integer');
+  if (opts.threadNice !== undefined && (!Number.isInteger(opts.threadNice) || opts.threadNice < 0 || opts.threadNice > 19))
+    fail('devnet: threadNice must be an integer from 0 to 19');
+  if (opts.retainBlocks !== undefined && (!Number.isSafeInteger(opts.retainBlocks) || opts.retainBlocks < 1))
+    fail('devnet: retainBlocks must be a positive integer');
   const names = new Set<string>();
   const seeds = new Set<string>();
   for (const n of opts.networks) {
@@ -42,8 +44,10 @@ function validate(opts: DevnetOptions): void {
     if (n.ledger !== undefined && !isEra(n.ledger)) fail(`devnet: network '${n.name}' ledger must be ${ERAS.join(' or ')}`);
     const switchAt = n.ledger9AtHeight ?? 0;
     if (!Number.isSafeInteger(switchAt) || switchAt < 0) fail(`devnet: network '${n.name}' ledger9AtHeight must be a non-negative integer`);
-    if (switchAt > 0 && n.ledger !== SWITCH_FROM) fail(`devnet: network '${n.name}' switches to ledger 9 at height ${switchAt} only from ledger 8 (set ledger: 8)`);
-    for (const s of n.sponsorWallets) if (!HEX_SEED.test(s) && !isWalletKeys(s)) fail(`devnet: each sponsor wallet of '${n.name}' is its keys (128 lower-case hex) or a legacy seed (64 hex)`);
+    if (switchAt > 0 && n.ledger !== SWITCH_FROM)
+      fail(`devnet: network '${n.name}' switches to ledger 9 at height ${switchAt} only from ledger 8 (set ledger: 8)`);
+    for (const s of n.sponsorWallets)
+      if (!HEX_SEED.test(s) && !isWalletKeys(s)) fail(`devnet: each sponsor wallet of '${n.name}' is its keys (128 lower-case hex) or a legacy seed (64 hex)`);
     names.add(n.name);
     seeds.add(n.seed);
   }

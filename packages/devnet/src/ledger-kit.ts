@@ -35,7 +35,6 @@ const LIVE_CHECKS = { signatures: true, balancing: true, limits: true } as const
 /** What `/health` says a live block checks: the strictness below, and why proofs are not checked. */
 export const LIVE_CHECKS_REPORT = { ...LIVE_CHECKS, proofs: 'not verified (dev proofs)' } as const;
 
-
 /** One era's ledger, as every chain-side object of a network of that era takes it. */
 export interface LedgerKit {
   readonly era: Era;

@@ -48,7 +48,9 @@ export function ledgerReport(kit: LedgerKit, ledger9From: number | undefined, pl
       ? {
           switch: switched ? 'done' : 'planned',
           ledger9State:
-            'fresh: no state migration exists between the ledger packages, so ledger 9 starts from a new state that re-funds the genesis accounts and the server DUST wallets (same keys, same addresses); blocks before the switch keep their ledger-8 bytes',
+            'fresh: no state migration exists between the ledger packages, so ledger 9 starts from a new state that re-funds the ' +
+            'genesis accounts and the server DUST wallets (same keys, same addresses); blocks before the switch keep their ledger-8 ' +
+            'bytes',
         }
       : {}),
   };

@@ -63,8 +63,10 @@ export class DevnetNetwork {
     }
     const era = config.ledger ?? DEFAULT_ERA;
     const switchAt = config.ledger9AtHeight ?? 0;
-    if (!Number.isSafeInteger(switchAt) || switchAt < 0) throw new DevnetError(DevnetErrorCode.BAD_OPTIONS, 500, 'ledger9AtHeight must be a non-negative integer');
-    if (era === SWITCH_TO && switchAt > 0) throw new DevnetError(DevnetErrorCode.BAD_OPTIONS, 500, 'ledger9AtHeight needs ledger 8: a ledger-9 network runs ledger 9 from genesis');
+    if (!Number.isSafeInteger(switchAt) || switchAt < 0)
+      throw new DevnetError(DevnetErrorCode.BAD_OPTIONS, 500, 'ledger9AtHeight must be a non-negative integer');
+    if (era === SWITCH_TO && switchAt > 0)
+      throw new DevnetError(DevnetErrorCode.BAD_OPTIONS, 500, 'ledger9AtHeight needs ledger 8: a ledger-9 network runs ledger 9 from genesis');
     this.#config = config;
     this.#now = config.now ?? Date.now;
     this.#log = log;
@@ -76,7 +78,10 @@ export class DevnetNetwork {
     this.#faucetQueue = new FaucetQueue(config.name, log);
     this.#world = createWorld(era, this.#settings(), undefined, prover);
     this.#ledger9From = era === SWITCH_TO ? 0 : undefined;
-    this.#http = new DevnetHttpServer(this, schema, log, { ...(config.projectId ? { projectId: config.projectId } : {}), rpcOnly: config.profile === 'public' });
+    this.#http = new DevnetHttpServer(this, schema, log, {
+      ...(config.projectId ? { projectId: config.projectId } : {}),
+      rpcOnly: config.profile === 'public',
+    });
   }
 
   #settings(): Parameters<typeof createWorld>[1] {
@@ -133,7 +138,14 @@ export class DevnetNetwork {
       ledger9AtHeight: this.#ledger9From ?? (this.#plannedSwitch || null),
     };
     this.#log.info(
-      { network: this.#config.name, height: this.height, ledger: startEra, ledger9AtHeight: this.#info.ledger9AtHeight, resumed: saved !== undefined, url: base },
+      {
+        network: this.#config.name,
+        height: this.height,
+        ledger: startEra,
+        ledger9AtHeight: this.#info.ledger9AtHeight,
+        resumed: saved !== undefined,
+        url: base,
+      },
       'devnet network up',
     );
     return this.#info;
@@ -157,7 +169,9 @@ export class DevnetNetwork {
       throw new DevnetError(
         DevnetErrorCode.STATE_MISMATCH,
         500,
-        `${this.#config.stateDir} holds a ${eraName(era)} chain but the network is configured for ${eraName(configured)}${configured === SWITCH_FROM ? ' without a switch height' : ''}; remove the directory to start a new genesis, or configure ledger 8 (with ledger9AtHeight to switch it)`,
+        `${this.#config.stateDir} holds a ${eraName(era)} chain but the network is configured for ${eraName(configured)}` +
+          `${configured === SWITCH_FROM ? ' without a switch height' : ''}` +
+          `; remove the directory to start a new genesis, or configure ledger 8 (with ledger9AtHeight to switch it)`,
       );
     }
     this.#world = resumeWorld(this.#world, era, snapshot, this.#settings());
@@ -228,14 +242,17 @@ export class DevnetNetwork {
 
   #schedule(): void {
     if (this.#closed) return;
-    this.#timer = setTimeout(() => {
-      const now = this.#now();
-      // Keep the cadence; after a stall, restart it from now rather than bursting to catch up.
-      this.#nextDue = Math.max(this.#nextDue + this.#config.blockTimeMs, now + 1);
-      this.produceBlock()
-        .catch((err: unknown) => this.#log.error({ network: this.#config.name, err: reasonOf(err) }, 'block production failed'))
-        .finally(() => this.#schedule());
-    }, Math.max(0, this.#nextDue - this.#now()));
+    this.#timer = setTimeout(
+      () => {
+        const now = this.#now();
+        // Keep the cadence; after a stall, restart it from now rather than bursting to catch up.
+        this.#nextDue = Math.max(this.#nextDue + this.#config.blockTimeMs, now + 1);
+        this.produceBlock()
+          .catch((err: unknown) => this.#log.error({ network: this.#config.name, err: reasonOf(err) }, 'block production failed'))
+          .finally(() => this.#schedule());
+      },
+      Math.max(0, this.#nextDue - this.#now()),
+    );
   }
 
   /** Produces the next block now; resolves with its record once it is visible through the API. */

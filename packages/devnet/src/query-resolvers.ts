@@ -78,7 +78,8 @@ export const queryResolvers: ResolverMap = {
       const bound = transactionBound(ctx.store, args.offset);
       return bound === undefined ? null : latestAction(ctx.store, args.address, bound);
     },
-    contract: (_: unknown, args: { address: string; offset?: BlockOffsetInput | null }, ctx: GraphQLContext) => contractAt(ctx.store, args.address, args.offset),
+    contract: (_: unknown, args: { address: string; offset?: BlockOffsetInput | null }, ctx: GraphQLContext) =>
+      contractAt(ctx.store, args.address, args.offset),
     contractEvents: (_: unknown, args: Parameters<typeof contractEvents>[1], ctx: GraphQLContext) => contractEvents(ctx.store, args),
     dParameterHistory: (_: unknown, __: unknown, ctx: GraphQLContext) => {
       const genesis = ctx.store.genesis;

@@ -22,7 +22,9 @@ export function devnetSponsorSeeds(stateDir: string, network: string): string[] 
   if (existsSync(path)) {
     const seeds: unknown = JSON.parse(readFileSync(path, 'utf8'));
     if (!Array.isArray(seeds) || seeds.length === 0 || !seeds.every((s) => typeof s === 'string' && HEX_SEED.test(s))) {
-      throw new Error(`${path} does not hold the devnet's sponsor DUST seeds (a JSON array of 32-byte hex strings); remove the directory to start a new genesis`);
+      throw new Error(
+        `${path} does not hold the devnet's sponsor DUST seeds (a JSON array of 32-byte hex strings); remove the directory to start a new genesis`,
+      );
     }
     return seeds as string[];
   }

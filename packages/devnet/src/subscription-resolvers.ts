@@ -7,7 +7,15 @@ import { parseUnshieldedAddress } from '@nightgate/ledger/address';
 import { contractEventFilter, matchesFilter, type ContractEventFilter, type ContractEventFilterInput } from './contract-events.js';
 import { DevnetErrorCode } from './errors.js';
 import type { BlockOffsetInput, GraphQLContext, ResolverMap } from './graphql-context.js';
-import type { BlockRecord, ContractActionRecord, ContractEventRecord, DustEventRecord, TransactionRecord, UtxoRecord, ZswapEventRecord } from './indexer-records.js';
+import type {
+  BlockRecord,
+  ContractActionRecord,
+  ContractEventRecord,
+  DustEventRecord,
+  TransactionRecord,
+  UtxoRecord,
+  ZswapEventRecord,
+} from './indexer-records.js';
 import type { IndexerStore } from './indexer-store.js';
 import { LiveFeed } from './live-feed.js';
 import { blockAt } from './query-resolvers.js';
@@ -20,7 +28,9 @@ const REPLAY_EVENTS = 1_000;
 
 function pruned(what: string, store: IndexerStore, oldest: string): GraphQLError {
   return new GraphQLError(
-    `${what} is older than this devnet keeps: it holds its newest ${store.retainBlocks} blocks in memory (${oldest}) and has no state directory to read older ones from`,
+    `${what} is older than this devnet keeps: it holds its newest ${store.retainBlocks}` +
+      ` blocks in memory (${oldest}` +
+      `) and has no state directory to read older ones from`,
     { extensions: { code: DevnetErrorCode.PRUNED } },
   );
 }

@@ -58,7 +58,12 @@ function shieldedTransfer(signer: Actor, sender: ShieldedWallet, receiver: Shiel
   const [unused, input] = sender.state.spend(sender.keys, coin, 0, new Date(time.getTime() + TTL_MS));
   release(unused);
   const to = L.ZswapOutput.new(L.createShieldedCoinInfo(SHIELDED_TOKEN, amount), 0, receiver.keys.coinPublicKey, receiver.keys.encryptionPublicKey);
-  const change = L.ZswapOutput.new(L.createShieldedCoinInfo(SHIELDED_TOKEN, coin.value - amount), 0, sender.keys.coinPublicKey, sender.keys.encryptionPublicKey);
+  const change = L.ZswapOutput.new(
+    L.createShieldedCoinInfo(SHIELDED_TOKEN, coin.value - amount),
+    0,
+    sender.keys.coinPublicKey,
+    sender.keys.encryptionPublicKey,
+  );
   const parts = [L.ZswapOffer.fromInput(input), L.ZswapOffer.fromOutput(to), L.ZswapOffer.fromOutput(change)] as const;
   const partial = parts[0].merge(parts[1]);
   const zswap = partial.merge(parts[2]);

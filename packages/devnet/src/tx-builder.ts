@@ -54,7 +54,11 @@ function assemble(spec: TxSpec, ctx: BuildContext, spend: L.DustSpend<L.PreProof
     if (spec.deploy) intent = replaced(intent, intent.addDeploy(spec.deploy));
     if (spec.call) intent = replaced(intent, intent.addCall(spec.call));
     if (spec.inputs?.length || spec.outputs?.length) {
-      const offer = L.UnshieldedOffer.new((spec.inputs ?? []).map((u) => spec.signer.toSpend(u)), spec.outputs ?? [], []);
+      const offer = L.UnshieldedOffer.new(
+        (spec.inputs ?? []).map((u) => spec.signer.toSpend(u)),
+        spec.outputs ?? [],
+        [],
+      );
       made.push(offer);
       if (spec.section === 'fallible') intent.fallibleUnshieldedOffer = offer;
       else intent.guaranteedUnshieldedOffer = offer;
@@ -64,7 +68,13 @@ function assemble(spec: TxSpec, ctx: BuildContext, spend: L.DustSpend<L.PreProof
       : [];
     made.push(...registrations);
     if (spend || registrations.length) {
-      const actions = new L.DustActions<L.SignatureEnabled, L.PreProof>('signature', 'pre-proof', ctx.dustTime ?? ctx.time, spend ? [spend] : [], registrations);
+      const actions = new L.DustActions<L.SignatureEnabled, L.PreProof>(
+        'signature',
+        'pre-proof',
+        ctx.dustTime ?? ctx.time,
+        spend ? [spend] : [],
+        registrations,
+      );
       made.push(actions);
       intent.dustActions = actions;
     }
@@ -100,12 +110,18 @@ function sign(kit: LedgerKit, tx: L.UnprovenTransaction, signer: Actor): L.Unpro
     const fallible = intent.fallibleUnshieldedOffer;
     made.push(guaranteed, fallible);
     if (guaranteed && guaranteed.inputs.length > 0) {
-      const signedOffer = kit.signOffer(guaranteed, guaranteed.inputs.map(() => signature));
+      const signedOffer = kit.signOffer(
+        guaranteed,
+        guaranteed.inputs.map(() => signature),
+      );
       intent.guaranteedUnshieldedOffer = signedOffer;
       made.push(signedOffer);
     }
     if (fallible && fallible.inputs.length > 0) {
-      const signedOffer = kit.signOffer(fallible, fallible.inputs.map(() => signature));
+      const signedOffer = kit.signOffer(
+        fallible,
+        fallible.inputs.map(() => signature),
+      );
       intent.fallibleUnshieldedOffer = signedOffer;
       made.push(signedOffer);
     }

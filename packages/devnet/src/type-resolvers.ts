@@ -121,7 +121,8 @@ export const typeResolvers: ResolverMap = {
     amount: (tx: BridgeClaimRecord) => tx.bridgeClaim.amount,
   },
   Contract: {
-    actions: (c: ContractView, { limit, type }: { limit?: number | null; type?: ContractActionType | null }, ctx: GraphQLContext) => contractActions(ctx.store, c, limit, type),
+    actions: (c: ContractView, { limit, type }: { limit?: number | null; type?: ContractActionType | null }, ctx: GraphQLContext) =>
+      contractActions(ctx.store, c, limit, type),
   },
   UnshieldedUtxo: {
     owner: (u: UtxoRecord, _: never, ctx: GraphQLContext) => encodeUnshieldedAddress(u.owner, ctx.networkId),
@@ -135,7 +136,9 @@ export const typeResolvers: ResolverMap = {
     ...contractActionFields,
     deploy: (a: ContractActionRecord, _: never, ctx: GraphQLContext) =>
       ctx.store.contractAction(a.deployId) ??
-      new GraphQLError(`the deploy of contract ${a.address} is older than this devnet keeps (no state directory)`, { extensions: { code: DevnetErrorCode.PRUNED } }),
+      new GraphQLError(`the deploy of contract ${a.address} is older than this devnet keeps (no state directory)`, {
+        extensions: { code: DevnetErrorCode.PRUNED },
+      }),
     // Read from the transaction, which carries its events even when archived.
     contractEvents: (a: ContractActionRecord, _: never, ctx: GraphQLContext) =>
       (ctx.store.transaction(a.transactionId)?.contractEvents ?? []).filter((e) => e.contractActionId === a.id),
@@ -166,7 +169,12 @@ const ACTIONS_DEFAULT = 100;
 const ACTIONS_MAX = 500;
 
 /** The contract's actions up to its view's block, newest first, optionally of one type. */
-function contractActions(store: IndexerStore, c: ContractView, limit: number | null | undefined, type: ContractActionType | null | undefined): ContractActionRecord[] {
+function contractActions(
+  store: IndexerStore,
+  c: ContractView,
+  limit: number | null | undefined,
+  type: ContractActionType | null | undefined,
+): ContractActionRecord[] {
   const max = Math.min(ACTIONS_MAX, Math.max(0, limit ?? ACTIONS_DEFAULT));
   const ids = store.contractActionIds(c.address);
   const out: ContractActionRecord[] = [];

@@ -25,9 +25,7 @@ export class Actor {
     const utxos = state.utxo;
     const owned = utxos.filter(this.address);
     release(utxos);
-    return [...owned]
-      .filter((u) => u.type === NIGHT_TOKEN)
-      .sort((a, b) => (a.value === b.value ? 0 : a.value < b.value ? 1 : -1));
+    return [...owned].filter((u) => u.type === NIGHT_TOKEN).sort((a, b) => (a.value === b.value ? 0 : a.value < b.value ? 1 : -1));
   }
 
   toSpend(utxo: L.Utxo): L.UtxoSpend {

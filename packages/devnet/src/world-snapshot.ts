@@ -6,7 +6,10 @@ import { release, type Era } from './ledger-kit.js';
 import type { ChainSnapshot } from './persistence.js';
 
 /** The world's part of a snapshot; `timestampMs` stands for a chain that has no block time yet. */
-export function worldSnapshot(world: EraWorld, timestampMs: number): Pick<ChainSnapshot, 'height' | 'hash' | 'timestampMs' | 'ledgerState' | 'dust' | 'shielded' | 'observer'> {
+export function worldSnapshot(
+  world: EraWorld,
+  timestampMs: number,
+): Pick<ChainSnapshot, 'height' | 'hash' | 'timestampMs' | 'ledgerState' | 'dust' | 'shielded' | 'observer'> {
   const { chain, actors, indexer } = world;
   return {
     height: chain.height,

@@ -71,7 +71,11 @@ function verifyIntentSignature(era: Era, segment: number, intent: AnyIntent, mad
 }
 
 /** Throws the reason when a signature in one of `tx`'s intents does not verify; `each` adds a check of its own per intent. */
-export function verifyIntentSignatures(era: Era, tx: L.Transaction<L.Signaturish, L.Proofish, L.Bindingish>, each?: (segment: number, intent: AnyIntent, made: unknown[]) => void): void {
+export function verifyIntentSignatures(
+  era: Era,
+  tx: L.Transaction<L.Signaturish, L.Proofish, L.Bindingish>,
+  each?: (segment: number, intent: AnyIntent, made: unknown[]) => void,
+): void {
   const intents = tx.intents;
   if (!intents) return;
   const made: unknown[] = [...intents.values()];

@@ -136,7 +136,7 @@ export function eraOfBytes(bytes: Uint8Array): Era | undefined {
   const n = Math.min(bytes.length, HEAD_BYTES);
   for (let i = 0; i < n; i++) {
     const c = bytes[i]!;
-    if (c === 0x28 /* ( */ || c === 0x3a /* : */ && i >= PREFIX.length) break;
+    if (c === 0x28 /* ( */ || (c === 0x3a /* : */ && i >= PREFIX.length)) break;
     head += String.fromCharCode(c);
   }
   for (const [tag, era] of TAG_ERA) if (head === tag) return era;

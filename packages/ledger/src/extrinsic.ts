@@ -48,10 +48,15 @@ export function decodeSubmitExtrinsic(bytes: Uint8Array): ExtrinsicFraming & { t
   } catch (err) {
     throw new ExtrinsicError(`not a SCALE-encoded extrinsic: ${(err as Error).message}`);
   }
-  if (outer.value !== BigInt(bytes.length - outer.length)) throw new ExtrinsicError(`the extrinsic says it has ${outer.value} bytes, ${bytes.length - outer.length} follow its length`);
+  if (outer.value !== BigInt(bytes.length - outer.length))
+    throw new ExtrinsicError(`the extrinsic says it has ${outer.value} bytes, ${bytes.length - outer.length} follow its length`);
   let at = outer.length;
   const version = bytes[at];
-  if (version !== 4 && version !== 5) throw new ExtrinsicError(`not a bare extrinsic of format 4 or 5 (format byte 0x${(version ?? 0).toString(16).padStart(2, '0')}; a signed or general extrinsic has the top bits set)`);
+  if (version !== 4 && version !== 5)
+    throw new ExtrinsicError(
+      `not a bare extrinsic of format 4 or 5 (format byte 0x${(version ?? 0).toString(16).padStart(2, '0')}` +
+        `; a signed or general extrinsic has the top bits set)`,
+    );
   const pallet = bytes[at + 1];
   const call = bytes[at + 2];
   if (pallet === undefined || call === undefined) throw new ExtrinsicError('the extrinsic ends before its call');

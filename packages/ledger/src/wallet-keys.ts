@@ -28,7 +28,7 @@ export function isWalletKeys(text: string): text is WalletKeys {
 }
 
 function checked(keys: WalletKeys): WalletKeys {
-  if (!isWalletKeys(keys)) throw new TypeError('not a server wallet\'s keys (128 lowercase hex characters)');
+  if (!isWalletKeys(keys)) throw new TypeError("not a server wallet's keys (128 lowercase hex characters)");
   return keys;
 }
 

@@ -20,7 +20,7 @@ function v6ToBig(ip: string): bigint {
     const v = v4ToBig(quad[1]!);
     s = s.slice(0, -quad[1]!.length) + `${(v >> 16n).toString(16)}:${(v & 0xffffn).toString(16)}`;
   }
-  const [head, tail] = s.includes('::') ? s.split('::') as [string, string] : [s, undefined];
+  const [head, tail] = s.includes('::') ? (s.split('::') as [string, string]) : [s, undefined];
   const h = head ? head.split(':') : [];
   const t = tail !== undefined && tail !== '' ? tail.split(':') : [];
   const groups = tail === undefined ? h : [...h, ...Array(8 - h.length - t.length).fill('0'), ...t];

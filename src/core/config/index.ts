@@ -16,7 +16,17 @@ import { openSecretFile } from './secret-file.js';
 
 export { ApiKeyRecord, ConfigSchema, SETTINGS, type Config, type ConfigInput } from './schema.js';
 export { NETWORKS, type NetworkName, type ProverBackendName } from './networks.js';
-export { NO_CREDENTIALS, credentialsOf, indexerUrlOf, indexerWsUrlOf, isEmbedded, nodeRpcUrlOf, proverBackendOf, proverUrlOf, type UpstreamCredentials } from './network-endpoints.js';
+export {
+  NO_CREDENTIALS,
+  credentialsOf,
+  indexerUrlOf,
+  indexerWsUrlOf,
+  isEmbedded,
+  nodeRpcUrlOf,
+  proverBackendOf,
+  proverUrlOf,
+  type UpstreamCredentials,
+} from './network-endpoints.js';
 export { ConfigError } from './validate.js';
 export { openSecretFile } from './secret-file.js';
 export { redactedConfig, settingsTable } from './describe.js';
@@ -26,14 +36,20 @@ const REPLACED: ReadonlyArray<{ path: string; env: string; message: string }> = 
   {
     path: 'server.trustProxy',
     env: 'NIGHTGATE_TRUST_PROXY',
-    message: 'server.trustProxy (NIGHTGATE_TRUST_PROXY) was replaced by server.trustedProxies (NIGHTGATE_TRUSTED_PROXIES): list the CIDRs of your reverse proxies, e.g. NIGHTGATE_TRUSTED_PROXIES=127.0.0.1/32',
+    message:
+      'server.trustProxy (NIGHTGATE_TRUST_PROXY) was replaced by server.trustedProxies (NIGHTGATE_TRUSTED_PROXIES): list the ' +
+      'CIDRs of your reverse proxies, e.g. NIGHTGATE_TRUSTED_PROXIES=127.0.0.1/32',
   },
 ];
 
 /** Environment strings → typed values, by the setting's schema kind. */
 function fromEnv(setting: Setting, raw: string): unknown {
   const kind = setting.schema.type as string | undefined;
-  if (kind === 'array') return raw.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  if (kind === 'array')
+    return raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0);
   if (kind === 'integer' || kind === 'number') return raw.trim() === '' ? NaN : Number(raw);
   if (kind === 'boolean') {
     if (/^(1|true|yes|on)$/i.test(raw)) return true;
@@ -129,7 +145,7 @@ function checkSetting(setting: (typeof SETTINGS)[number], value: unknown, source
   if (Value.Check(setting.schema, value)) return;
   const first = Value.Errors(setting.schema, value).First();
   const where = setting.env ? `${setting.path} (${setting.env})` : setting.path;
-  const what = setting.secret === true ? '<redacted>' : shown ?? shownValue(false, value, first);
+  const what = setting.secret === true ? '<redacted>' : (shown ?? shownValue(false, value, first));
   throw new ConfigError(`invalid setting ${where} from ${source}: ${what} — ${first?.message ?? 'invalid value'}`);
 }
 
@@ -140,6 +156,6 @@ function checkSetting(setting: (typeof SETTINGS)[number], value: unknown, source
 function shownValue(secret: boolean, value: unknown, first: { path: string; value: unknown } | undefined): string {
   if (secret) return '<redacted>';
   if (value === null || typeof value !== 'object' || first === undefined) return JSON.stringify(value);
-  const inner = /(^|\/)secret(\/|$)/.test(first.path) ? '<redacted>' : JSON.stringify(first.value) ?? 'nothing';
+  const inner = /(^|\/)secret(\/|$)/.test(first.path) ? '<redacted>' : (JSON.stringify(first.value) ?? 'nothing');
   return `at ${first.path || '/'} ${inner}`;
 }

@@ -6,7 +6,10 @@
  * would mix the two. The `nightgate-` prefix is kept for ids to come.
  */
 const RESERVED = [
-  { test: (id: string) => id.startsWith('nightgate-'), why: 'starts with "nightgate-", kept for nightgate\'s own accounts (e.g. nightgate-pool, the DUST pool keeper)' },
+  {
+    test: (id: string) => id.startsWith('nightgate-'),
+    why: 'starts with "nightgate-", kept for nightgate\'s own accounts (e.g. nightgate-pool, the DUST pool keeper)',
+  },
   { test: (id: string) => /^env-\d+$/.test(id), why: 'is the id of a key from NIGHTGATE_API_KEYS (env-1, env-2, …)' },
   { test: (id: string) => id === 'dev-generated', why: 'is the id of the development key minted when no key is configured' },
 ];

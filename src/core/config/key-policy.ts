@@ -13,7 +13,9 @@ const Hex = (bytes: number, description: string) => Type.String({ pattern: `^(0x
 const ContractRule = Type.Object(
   {
     address: Hex(32, 'Contract address, 64 hex digits (as the indexer and Midnight.js show it)'),
-    entryPoints: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { minItems: 1, description: 'Circuits that may be called; absent: any' })),
+    entryPoints: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { minItems: 1, description: 'Circuits that may be called; absent: any' }),
+    ),
     maintenance: Type.Optional(Type.Boolean({ description: 'Maintenance updates of the contract (its verifier keys or authority) too; default false' })),
   },
   { additionalProperties: false },
@@ -78,12 +80,16 @@ export function keyPolicyProblem(p: KeyPolicyInput): string | undefined {
     const v = p[field];
     if (v !== undefined && Number.isNaN(Date.parse(v))) return `policy.${field} "${v}" is not an ISO date-time`;
   }
-  if (p.validFrom !== undefined && p.validUntil !== undefined && Date.parse(p.validFrom) >= Date.parse(p.validUntil)) return 'policy.validFrom must be before policy.validUntil';
+  if (p.validFrom !== undefined && p.validUntil !== undefined && Date.parse(p.validFrom) >= Date.parse(p.validUntil))
+    return 'policy.validFrom must be before policy.validUntil';
   if (p.perUser && p.perUser.maxSponsorships === undefined && p.perUser.maxDust === undefined) return 'policy.perUser needs maxSponsorships or maxDust';
   // Users counted by the transaction are the owners of its unshielded inputs: a transaction with
   // none names no user, and one with some moves unshielded tokens, which this `allow` refuses.
   if (p.perUser && (p.perUser.userFrom ?? 'transaction') === 'transaction' && p.allow && p.allow.nightTransfers !== true) {
-    return 'policy.perUser counts users by the owners of unshielded inputs, which policy.allow refuses (nightTransfers is not true): every transaction would be refused; allow nightTransfers or set perUser.userFrom to "client-id"';
+    return (
+      'policy.perUser counts users by the owners of unshielded inputs, which policy.allow refuses (nightTransfers is not true): ' +
+      'every transaction would be refused; allow nightTransfers or set perUser.userFrom to "client-id"'
+    );
   }
   const seen = new Set<string>();
   for (const c of p.allow?.contracts ?? []) {

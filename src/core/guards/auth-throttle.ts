@@ -13,7 +13,9 @@
  */
 import { MemoryRateLimitStore, type RateLimitResult } from './rate-limit.js';
 
-/** Failed authentications counted over every instance (src/infra/state/auth-throttle.ts): the total of the window, or undefined when the count is unavailable. */
+/**
+ * Failed authentications counted over every instance (src/infra/state/auth-throttle.ts): the total of the window, or undefined when the count is unavailable.
+ */
 interface SharedAuthFailures {
   failed(subject: string, windowStart: number, windowMs: number): Promise<number | undefined>;
 }

@@ -155,8 +155,12 @@ export class KeyStore {
       const r = s.record;
       const policy = r?.policy === undefined ? undefined : shownPolicy(r.policy);
       return {
-        source: s.key.source, revoked: s.revoked, admin: r?.admin === true,
-        ...(r?.rateLimit ? { rateLimit: r.rateLimit } : {}), ...(r?.dustBudget ? { dustBudget: r.dustBudget } : {}), ...(r?.maxFee ? { maxFee: r.maxFee } : {}),
+        source: s.key.source,
+        revoked: s.revoked,
+        admin: r?.admin === true,
+        ...(r?.rateLimit ? { rateLimit: r.rateLimit } : {}),
+        ...(r?.dustBudget ? { dustBudget: r.dustBudget } : {}),
+        ...(r?.maxFee ? { maxFee: r.maxFee } : {}),
         ...(policy ? { policy } : {}),
       };
     }

@@ -112,7 +112,13 @@ export class BodyBudget {
   refusal(reason: BodyRefusal): GatewayError {
     const headers = { 'Retry-After': this.retryAfter };
     return reason === 'client'
-      ? new GatewayError('CLIENT_BODY_BUDGET_FULL', `This key (or address) may have request bodies costing ${this.clientBytes} bytes in flight (a proving body costs ${WORKER_BODY_COST} × its length); retry when one of its requests has finished`, { headers })
+      ? new GatewayError(
+          'CLIENT_BODY_BUDGET_FULL',
+          `This key (or address) may have request bodies costing ${this.clientBytes}` +
+            ` bytes in flight (a proving body costs ${WORKER_BODY_COST}` +
+            ` × its length); retry when one of its requests has finished`,
+          { headers },
+        )
       : new GatewayError('BODY_BUDGET_FULL', undefined, { headers });
   }
 

@@ -9,7 +9,18 @@
  */
 
 /** Response headers a page may read besides the CORS-safelisted ones (Fetch §3.2.6). */
-const EXPOSED = ['ETag', 'Age', 'X-Cache', 'X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy', 'Retry-After'].join(', ');
+const EXPOSED = [
+  'ETag',
+  'Age',
+  'X-Cache',
+  'X-Request-Id',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'RateLimit',
+  'RateLimit-Policy',
+  'Retry-After',
+].join(', ');
 /** Request headers a page may send to the public routes. */
 const ALLOWED_HEADERS = 'If-None-Match, X-Client-ID, X-Client-Name, X-Request-Id';
 const PREFLIGHT_METHODS = 'GET, HEAD, OPTIONS';

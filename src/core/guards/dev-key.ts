@@ -35,7 +35,9 @@ export function devKey(stateDir: string): DevKey {
 export function devKeyBox(key: DevKey): string {
   const lines = [
     'nightgate: no API key configured',
-    key.file ? `development key (kept in ${key.file}): ${key.raw}` : `development key (a new one each start; set NIGHTGATE_DEVNET_STATE_DIR to keep it): ${key.raw}`,
+    key.file
+      ? `development key (kept in ${key.file}): ${key.raw}`
+      : `development key (a new one each start; set NIGHTGATE_DEVNET_STATE_DIR to keep it): ${key.raw}`,
     'send it as X-API-Key or Authorization: Bearer; configure auth.keys for production',
   ];
   const width = Math.max(...lines.map((l) => l.length));

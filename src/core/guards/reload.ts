@@ -13,9 +13,7 @@ import type { KeyStore, KeyChanges } from './auth.js';
 
 const LIVE_SETTINGS = ['auth.keys', 'auth.trustedNetworks'] as const;
 
-type ReloadOutcome =
-  | { ok: true; changes: KeyChanges; restartNeeded: string[] }
-  | { ok: false; error: string };
+type ReloadOutcome = { ok: true; changes: KeyChanges; restartNeeded: string[] } | { ok: false; error: string };
 
 function at(obj: unknown, path: string): unknown {
   let cur = obj;
@@ -27,7 +25,13 @@ export class ConfigReloader {
   #current: Readonly<Config>;
 
   constructor(
-    private readonly deps: { config: Readonly<Config>; keys: KeyStore; logger: Logger; onReload?: ((outcome: 'applied' | 'refused') => void) | undefined; load?: () => Readonly<Config> },
+    private readonly deps: {
+      config: Readonly<Config>;
+      keys: KeyStore;
+      logger: Logger;
+      onReload?: ((outcome: 'applied' | 'refused') => void) | undefined;
+      load?: () => Readonly<Config>;
+    },
   ) {
     this.#current = deps.config;
   }
@@ -56,7 +60,11 @@ export class ConfigReloader {
     this.#current = { ...this.#current, auth: { ...this.#current.auth, keys: next.auth.keys, trustedNetworks: next.auth.trustedNetworks } };
     this.deps.onReload?.('applied');
     log.info({ ...changes, keys: this.deps.keys.counts() }, 'configuration reloaded: API keys and trusted networks applied');
-    if (restartNeeded.length > 0) log.warn({ settings: restartNeeded }, `configuration reloaded, but these settings changed and take effect only after a restart: ${restartNeeded.join(', ')}`);
+    if (restartNeeded.length > 0)
+      log.warn(
+        { settings: restartNeeded },
+        `configuration reloaded, but these settings changed and take effect only after a restart: ${restartNeeded.join(', ')}`,
+      );
     return { ok: true, changes, restartNeeded };
   }
 }

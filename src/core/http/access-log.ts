@@ -85,7 +85,10 @@ export class AccessLog {
   private countTimer: NodeJS.Timeout | undefined;
   private readonly countTick = (): void => this.writeCounts();
 
-  constructor(logger: Logger, private readonly batchBytes = ACCESS_BATCH_BYTES) {
+  constructor(
+    logger: Logger,
+    private readonly batchBytes = ACCESS_BATCH_BYTES,
+  ) {
     const l = logger as unknown as PinoInternals;
     this.infoEnabled = logger.isLevelEnabled('info');
     this.enabled = logger.isLevelEnabled('warn');
@@ -96,7 +99,19 @@ export class AccessLog {
   }
 
   /** One request's line. `route` is a constant pattern; the other strings may come from the client. */
-  write(reqId: string, method: string, route: string, path: string, status: number, ms: number, ip: string, keyId: string | undefined, clientId: string | undefined, clientName: string | undefined, code?: string): void {
+  write(
+    reqId: string,
+    method: string,
+    route: string,
+    path: string,
+    status: number,
+    ms: number,
+    ip: string,
+    keyId: string | undefined,
+    clientId: string | undefined,
+    clientName: string | undefined,
+    code?: string,
+  ): void {
     const level = accessLevel(status, code);
     if (level === 30 && !this.infoEnabled) return;
     const now = Date.now();
@@ -104,14 +119,25 @@ export class AccessLog {
       this.lastMs = now;
       this.lastTime = this.time();
     }
-    let line = '{"level":' + level + this.lastTime + this.bindings +
-      ',"reqId":' + jsonString(reqId) +
-      ',"method":"' + method +
-      '","route":' + jsonString(route) +
-      ',"path":' + jsonString(path) +
-      ',"status":' + status +
-      ',"ms":' + ms +
-      ',"ip":' + jsonString(ip);
+    let line =
+      '{"level":' +
+      level +
+      this.lastTime +
+      this.bindings +
+      ',"reqId":' +
+      jsonString(reqId) +
+      ',"method":"' +
+      method +
+      '","route":' +
+      jsonString(route) +
+      ',"path":' +
+      jsonString(path) +
+      ',"status":' +
+      status +
+      ',"ms":' +
+      ms +
+      ',"ip":' +
+      jsonString(ip);
     if (keyId !== undefined) line += ',"keyId":' + jsonString(keyId);
     if (clientId !== undefined) line += ',"clientId":' + jsonString(clientId);
     if (clientName !== undefined) line += ',"clientName":' + jsonString(clientName);
@@ -183,7 +209,11 @@ export class AccessLog {
       for (const [status, n] of byStatus) statuses += `${statuses === '' ? '' : ','}"${status}":${n}`;
       routes += `${routes === '' ? '' : ','}${jsonString(route)}:{${statuses}}`;
     }
-    const line = `{"level":30${this.time()}${this.bindings},"windowMs":${now - this.countsSince},"total":${this.counted},"routes":{${routes}},"msg":"requests"}\n`;
+    const line =
+      `{"level":30${this.time()}${this.bindings},"windowMs":${now - this.countsSince}` +
+      `,"total":${this.counted}` +
+      `,"routes":{${routes}` +
+      `},"msg":"requests"}\n`;
     this.counts.clear();
     this.counted = 0;
     this.countsSince = now;
@@ -202,7 +232,13 @@ export class AccessLog {
     let clients = '';
     for (const c of top) clients += `${clients === '' ? '' : ','}${jsonString(c.client)}:{${codeCounts(c.codes)}}`;
     if (other !== undefined) clients += `${clients === '' ? '' : ','}"other":{${codeCounts(other)}}`;
-    const line = `{"level":40${this.time()}${this.bindings},"windowMs":${now - this.countsSince},"total":${r.total},"codes":{${codeCounts(r.codes)}},"addresses":${r.addresses},"clients":{${clients}},"msg":"refusals"}\n`;
+    const line =
+      `{"level":40${this.time()}${this.bindings},"windowMs":${now - this.countsSince}` +
+      `,"total":${r.total}` +
+      `,"codes":{${codeCounts(r.codes)}` +
+      `},"addresses":${r.addresses}` +
+      `,"clients":{${clients}` +
+      `},"msg":"refusals"}\n`;
     r.clear();
     this.emit(line);
   }

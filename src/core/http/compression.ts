@@ -91,7 +91,10 @@ export class Encoded {
   private brotli: Buffer | undefined;
   private readonly tags: Record<Coding, string>;
 
-  constructor(readonly body: Buffer, readonly etag: string) {
+  constructor(
+    readonly body: Buffer,
+    readonly etag: string,
+  ) {
     this.compressible = body.byteLength >= COMPRESS_MIN_BYTES;
     this.tags = { identity: etag, gzip: taggedEtag(etag, 'gz'), br: taggedEtag(etag, 'br') };
   }
@@ -122,7 +125,9 @@ export class Encoded {
  * compressible once: its body as bytes with a strong ETag from them, its other headers rendered
  * once (head.ts). Keep the result and hand the same object out on every request.
  */
-export function servedMany<R extends { body: string | Uint8Array; headers?: Record<string, string> | undefined }>(reply: R): R & { body: Buffer; headers: Record<string, string>; headLines: string; encoded: Encoded; live: true } {
+export function servedMany<R extends { body: string | Uint8Array; headers?: Record<string, string> | undefined }>(
+  reply: R,
+): R & { body: Buffer; headers: Record<string, string>; headLines: string; encoded: Encoded; live: true } {
   const body = typeof reply.body === 'string' ? Buffer.from(reply.body) : Buffer.from(reply.body.buffer, reply.body.byteOffset, reply.body.byteLength);
   const etag = `"${createHash('sha1').update(body).digest('base64url').slice(0, 22)}"`;
   const headers = { ...reply.headers };

@@ -81,7 +81,11 @@ const NO_SCHEMA: RouteDef['schema'] = { summary: '', tags: [], response: {} };
  * runs no route, it spends the client's per-IP quota.
  */
 const UNMATCHED: RouteDef = {
-  method: 'GET', url: '(unmatched)', auth: 'none', rateLimit: 'ip', schema: NO_SCHEMA,
+  method: 'GET',
+  url: '(unmatched)',
+  auth: 'none',
+  rateLimit: 'ip',
+  schema: NO_SCHEMA,
   handler: (ctx) => errorReply(notFound(ctx.method, clip(ctx.path, 256)!)),
 };
 
@@ -102,7 +106,11 @@ export function methodNotAllowedEndpoint(server: PipelineHost, allow: string): E
 /** An OPTIONS request to a public route: the CORS preflight (Fetch §3.2.2), 204; counted as that route. */
 export function preflightEndpoint(server: PipelineHost, route: RouteDef): Endpoint {
   const def: RouteDef = {
-    method: route.method, url: route.url, auth: 'none', rateLimit: 'ip', schema: NO_SCHEMA,
+    method: route.method,
+    url: route.url,
+    auth: 'none',
+    rateLimit: 'ip',
+    schema: NO_SCHEMA,
     handler: (ctx) => ({ status: 204, body: '', headers: server.cors.preflight(ctx.headers['origin']) }),
   };
   return { server, def, route, method: undefined, cors: 'origin', params: [] };
@@ -110,7 +118,10 @@ export function preflightEndpoint(server: PipelineHost, route: RouteDef): Endpoi
 
 /** The parameter names of a uWS pattern (`/api/v1/:network/summary` → `network`), in order. */
 export function paramNames(url: string): string[] {
-  return url.split('/').filter((s) => s.startsWith(':')).map((s) => s.slice(1));
+  return url
+    .split('/')
+    .filter((s) => s.startsWith(':'))
+    .map((s) => s.slice(1));
 }
 
 const namesCache = new WeakMap<RouteDef, string[]>();

@@ -193,15 +193,20 @@ export class Exchange implements RequestContext {
     }
     // The status line and every header in one native call (head.ts).
     let head = statusLine(status);
-    if (status !== 304 && status !== 204) head += reply.contentType === undefined || reply.contentType === JSON_TYPE ? JSON_TYPE_LINE : fieldLine('Content-Type', reply.contentType);
+    if (status !== 304 && status !== 204)
+      head += reply.contentType === undefined || reply.contentType === JSON_TYPE ? JSON_TYPE_LINE : fieldLine('Content-Type', reply.contentType);
     head += '\r\nX-Request-Id: ' + this.requestId;
     const rl = this.rl;
     if (rl) {
       const now = this.receivedAt;
-      head += policyLines(this.rlName, rl.limit, rl.windowMs) +
-        '\r\nX-RateLimit-Remaining: ' + rl.remaining +
-        '\r\nX-RateLimit-Reset: ' + resetSeconds(rl.resetAt) +
-        '\r\nRateLimit: ' + rateLimitField(this.rlName, rl.remaining, rl.resetAt, now);
+      head +=
+        policyLines(this.rlName, rl.limit, rl.windowMs) +
+        '\r\nX-RateLimit-Remaining: ' +
+        rl.remaining +
+        '\r\nX-RateLimit-Reset: ' +
+        resetSeconds(rl.resetAt) +
+        '\r\nRateLimit: ' +
+        rateLimitField(this.rlName, rl.remaining, rl.resetAt, now);
       if (!rl.allowed) head += '\r\nRetry-After: ' + retryAfterSeconds(rl.resetAt, now);
     }
     if (this.cors !== '') head += this.cors;

@@ -27,7 +27,10 @@ interface Tally {
 export class KeyRequests {
   readonly #byKey = new Map<string, Tally>();
 
-  constructor(private readonly maxKeys = 10_000, private readonly maxCodes = 128) {}
+  constructor(
+    private readonly maxKeys = 10_000,
+    private readonly maxCodes = 128,
+  ) {}
 
   /** One answered request of `keyId`: its status and, for an error answer, its code. */
   count(keyId: string, status: number, code: string | undefined): void {

@@ -7,7 +7,11 @@ import { createServer } from 'node:net';
 
 export class ListenError extends Error {
   override name = 'ListenError';
-  constructor(readonly code: string, host: string, port: number) {
+  constructor(
+    readonly code: string,
+    host: string,
+    port: number,
+  ) {
     super(`cannot listen on ${host}:${port}: ${REASONS[code] ?? `the address cannot be bound (${code})`}`);
   }
 }
@@ -15,7 +19,7 @@ export class ListenError extends Error {
 const REASONS: Record<string, string> = {
   EADDRINUSE: 'the port is already in use (another nightgate or another program holds it; set NIGHTGATE_PORT)',
   EACCES: 'permission denied (ports below 1024 need privileges; set NIGHTGATE_PORT)',
-  EADDRNOTAVAIL: 'the address is not one of this machine\'s (set NIGHTGATE_HOST)',
+  EADDRNOTAVAIL: "the address is not one of this machine's (set NIGHTGATE_HOST)",
 };
 
 /** The errno a bind of host:port fails with now, or `UNKNOWN` if node:net can bind it (the port was freed meanwhile). */

@@ -20,10 +20,22 @@ export const ErrorSchema = Type.Object(
   {
     error: Type.String({ description: 'Short title of the status, e.g. `Not Found`' }),
     message: Type.String({ description: 'What was wrong, for people: names the parameter, the limit, the reason' }),
-    code: Type.Union(CODES.map((c) => Type.Literal(c)), { description: 'Stable machine code from the error catalogue (src/core/errors.ts); branch on this, not on the texts' }),
-    rule: Type.Optional(Type.String({ description: "The key's policy rule that refused the sponsorship (POLICY_DENIED, USER_LIMIT, POLICY_WEBHOOK_UNAVAILABLE), e.g. `allow.contracts`, `perUser.maxSponsorships` (docs/policies.md)" })),
+    code: Type.Union(
+      CODES.map((c) => Type.Literal(c)),
+      { description: 'Stable machine code from the error catalogue (src/core/errors.ts); branch on this, not on the texts' },
+    ),
+    rule: Type.Optional(
+      Type.String({
+        description:
+          "The key's policy rule that refused the sponsorship (POLICY_DENIED, USER_LIMIT, POLICY_WEBHOOK_UNAVAILABLE), e.g. " +
+          '`allow.contracts`, `perUser.maxSponsorships` (docs/policies.md)',
+      }),
+    ),
   },
-  { $id: 'Error', description: 'Every error: `{error, message, code}`, plus `rule` on a policy refusal and details some errors add (GET /readyz: `status`, `missing`)' },
+  {
+    $id: 'Error',
+    description: 'Every error: `{error, message, code}`, plus `rule` on a policy refusal and details some errors add (GET /readyz: `status`, `missing`)',
+  },
 );
 
 const RATE_HEADERS = {
@@ -58,7 +70,11 @@ class Components {
     if (node === null || typeof node !== 'object') return node;
     const out: Record<string, unknown> = {};
     // Values, not schemas: an example or a default that happens to carry an `$id` stays as it is.
-    for (const [k, v] of Object.entries(node)) out[k] = !names && (k === 'examples' || k === 'default' || k === 'const') ? v : this.hoist(v, !names && (k === 'properties' || k === 'patternProperties' || k === '$defs'));
+    for (const [k, v] of Object.entries(node))
+      out[k] =
+        !names && (k === 'examples' || k === 'default' || k === 'const')
+          ? v
+          : this.hoist(v, !names && (k === 'properties' || k === 'patternProperties' || k === '$defs'));
     enumOfConsts(out);
     const id = out['$id'];
     if (typeof id !== 'string') return out;
@@ -83,7 +99,9 @@ class Components {
 function enumOfConsts(node: Record<string, unknown>): void {
   const any = node['anyOf'];
   if (!Array.isArray(any) || any.length === 0) return;
-  const consts = any.map((a) => (a !== null && typeof a === 'object' && Object.keys(a).every((k) => k === 'const' || k === 'type') ? (a as { const?: unknown }).const : undefined));
+  const consts = any.map((a) =>
+    a !== null && typeof a === 'object' && Object.keys(a).every((k) => k === 'const' || k === 'type') ? (a as { const?: unknown }).const : undefined,
+  );
   if (!consts.every((v) => typeof v === 'string')) return;
   delete node['anyOf'];
   node['type'] = 'string';
@@ -102,7 +120,7 @@ function parameters(c: Components, obj: TObject | undefined, where: 'path' | 'qu
 }
 
 const CORS_HEADERS = {
-  'Access-Control-Allow-Origin': 'CORS (server.corsOrigins): `*`, or the request\'s Origin when it is listed (then with `Vary: Origin`)',
+  'Access-Control-Allow-Origin': "CORS (server.corsOrigins): `*`, or the request's Origin when it is listed (then with `Vary: Origin`)",
   'Access-Control-Expose-Headers': 'CORS: the response headers a page may read',
 };
 
@@ -131,7 +149,12 @@ const WS_REQUEST_HEADERS: Array<[string, string, boolean]> = [
   ['Connection', '`Upgrade`', true],
   ['Sec-WebSocket-Key', 'RFC 6455 §4.1: a random 16-byte nonce, base64', true],
   ['Sec-WebSocket-Version', '`13`', true],
-  ['Origin', 'Sent by browsers: the page must be of an origin in server.corsOrigins or of this server itself (else 403 ORIGIN_NOT_ALLOWED); clients that are not browsers send none', false],
+  [
+    'Origin',
+    'Sent by browsers: the page must be of an origin in server.corsOrigins or of this server itself (else 403 ' +
+      'ORIGIN_NOT_ALLOWED); clients that are not browsers send none',
+    false,
+  ],
 ];
 
 const pascal = (s: string): string => s.replace(/(^|[^A-Za-z0-9]+)([A-Za-z0-9])/g, (_, _sep: string, ch: string) => ch.toUpperCase());
@@ -169,7 +192,13 @@ export function openApiDocument(
       };
     }
     const pathParams = parameters(c, s.params, 'path');
-    const headerParams = Object.entries(s.headers ?? {}).map(([name, description]) => ({ name, in: 'header', required: false, description, schema: { type: 'string' } }));
+    const headerParams = Object.entries(s.headers ?? {}).map(([name, description]) => ({
+      name,
+      in: 'header',
+      required: false,
+      description,
+      schema: { type: 'string' },
+    }));
     const op: Record<string, unknown> = {
       operationId,
       summary: s.summary,
@@ -177,7 +206,17 @@ export function openApiDocument(
       tags: s.tags,
       parameters: [...pathParams, ...parameters(c, s.querystring, 'query'), ...headerParams],
       ...(s.body
-        ? { requestBody: { required: true, description: s.body.description, content: { [s.body.contentType]: s.body.schema ? { schema: c.use(s.body.schema, `${pascal(operationId)}Request`) } : { schema: { type: 'string', format: 'binary' } } } } }
+        ? {
+            requestBody: {
+              required: true,
+              description: s.body.description,
+              content: {
+                [s.body.contentType]: s.body.schema
+                  ? { schema: c.use(s.body.schema, `${pascal(operationId)}Request`) }
+                  : { schema: { type: 'string', format: 'binary' } },
+              },
+            },
+          }
         : {}),
       responses,
       // OpenAPI 3.1 §4.8.10: an empty requirement object makes authentication optional.
@@ -193,7 +232,13 @@ export function openApiDocument(
     const refusals = Object.fromEntries(
       Object.entries(d.refusals).map(([code, doc]) => [
         code,
-        { description: doc.description, ...(doc.headers ? { headers: Object.fromEntries(Object.entries(doc.headers).map(([h, hd]) => [h, { description: hd, schema: { type: 'string' } }])) } : {}), content: { 'application/json': { schema: errorRef } } },
+        {
+          description: doc.description,
+          ...(doc.headers
+            ? { headers: Object.fromEntries(Object.entries(doc.headers).map(([h, hd]) => [h, { description: hd, schema: { type: 'string' } }])) }
+            : {}),
+          content: { 'application/json': { schema: errorRef } },
+        },
       ]),
     );
     (paths[path] ??= {})['get'] = {
@@ -208,7 +253,10 @@ export function openApiDocument(
       responses: {
         101: {
           description: 'Switching Protocols: the WebSocket is open; see `x-websocket` for the messages',
-          headers: { Upgrade: { schema: { type: 'string', const: 'websocket' } }, 'Sec-WebSocket-Accept': { description: 'RFC 6455 §4.2.2', schema: { type: 'string' } } },
+          headers: {
+            Upgrade: { schema: { type: 'string', const: 'websocket' } },
+            'Sec-WebSocket-Accept': { description: 'RFC 6455 §4.2.2', schema: { type: 'string' } },
+          },
         },
         ...refusals,
       },
@@ -226,12 +274,18 @@ export function openApiDocument(
     info: {
       title: info.title,
       version: API_VERSION,
-      description: `${info.description}\n\n` +
+      description:
+        `${info.description}\n\n` +
         'Every error, on every route, is one shape: the `Error` schema, `{"error", "message", "code"}`. ' +
         'A path with a trailing `/` is answered as the path without it (`/health/` as `/health`). ' +
         'Times are ISO 8601 (UTC); fees are DUST amounts in SPECK, labelled with their unit. ' +
-        (opts.cors === true ? 'CORS: every public GET route (those without security) also answers its preflight, `OPTIONS` with 204 and `Access-Control-Allow-Origin`, `-Methods`, `-Headers`, `-Max-Age` for an allowed Origin (Fetch standard §3.2.2; not listed as operations). ' : '') +
-        'The push channel `GET /api/v1/{network}/ws` is a WebSocket: OpenAPI 3.1 has no WebSocket object, so it is described as the upgrading GET with its 101 answer and an `x-websocket` extension naming the messages.',
+        (opts.cors === true
+          ? 'CORS: every public GET route (those without security) also answers its preflight, `OPTIONS` with 204 and ' +
+            '`Access-Control-Allow-Origin`, `-Methods`, `-Headers`, `-Max-Age` for an allowed Origin (Fetch standard §3.2.2; not ' +
+            'listed as operations). '
+          : '') +
+        'The push channel `GET /api/v1/{network}/ws` is a WebSocket: OpenAPI 3.1 has no WebSocket object, so it is described as ' +
+        'the upgrading GET with its 101 answer and an `x-websocket` extension naming the messages.',
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
     servers: [{ url: '/', description: 'This nightgate instance' }],

@@ -28,24 +28,30 @@ export function readBodyThen(ep: Endpoint, ex: Exchange, next: (ep: Endpoint, ex
   }
   const declared = cl === undefined ? undefined : Number(cl.trim());
   // Refused before a byte is read: the connection closes with the answer, so the body never is.
-  const refused = declared !== undefined && declared > spec.limit ? undefined : admission(ep, ex) ?? takeDeclared(ep, ex, declared);
+  const refused = declared !== undefined && declared > spec.limit ? undefined : (admission(ep, ex) ?? takeDeclared(ep, ex, declared));
   if (refused !== undefined) {
     ex.closeAfter = true;
     return ex.fail(refused);
   }
   ex.watchAbort();
   const budgeted = ep.server.opts.bodyBudget !== undefined;
-  readBody(ex.res, spec.limit, declared, (outcome) => {
-    if (ex.aborted) return;
-    if (!outcome.ok) {
-      // Close the connection after the refusal so the rest of the body is never read.
-      ex.closeAfter = true;
-      ex.fail(outcome.reason === 'refused' ? outcome.error : payloadTooLarge(spec.limit));
-      return;
-    }
-    ex.body = outcome.body;
-    next(ep, ex);
-  }, budgeted ? (n) => take(ep, ex, n, true) : undefined);
+  readBody(
+    ex.res,
+    spec.limit,
+    declared,
+    (outcome) => {
+      if (ex.aborted) return;
+      if (!outcome.ok) {
+        // Close the connection after the refusal so the rest of the body is never read.
+        ex.closeAfter = true;
+        ex.fail(outcome.reason === 'refused' ? outcome.error : payloadTooLarge(spec.limit));
+        return;
+      }
+      ex.body = outcome.body;
+      next(ep, ex);
+    },
+    budgeted ? (n) => take(ep, ex, n, true) : undefined,
+  );
 }
 
 /** The route's own refusal before its body is read, if it has one (a throw is one too). */

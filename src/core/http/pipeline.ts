@@ -92,7 +92,10 @@ function enter(ep: Endpoint, ex: Exchange, req: HttpRequest): void {
 function whenReady<T>(ep: Endpoint, ex: Exchange, value: T | Promise<T>, next: (ep: Endpoint, ex: Exchange, value: T) => void): void {
   if (!(value instanceof Promise)) return next(ep, ex, value);
   ex.watchAbort();
-  value.then((v) => next(ep, ex, v), (err: unknown) => ex.fail(err));
+  value.then(
+    (v) => next(ep, ex, v),
+    (err: unknown) => ex.fail(err),
+  );
 }
 
 /**
@@ -164,9 +167,12 @@ function admitted(ep: Endpoint, ex: Exchange, result: RateLimitResult | undefine
 /** The body is read, while a shared store decided on the limit: answer once both are done. */
 function withBody(ep: Endpoint, ex: Exchange, limited: Promise<RateLimitResult>): void {
   readBodyThen(ep, ex, () => {
-    limited.then((r) => {
-      if (!ex.aborted && withinLimit(ex, r)) answer(ep, ex);
-    }, (err: unknown) => ex.fail(err));
+    limited.then(
+      (r) => {
+        if (!ex.aborted && withinLimit(ex, r)) answer(ep, ex);
+      },
+      (err: unknown) => ex.fail(err),
+    );
   });
 }
 

@@ -38,7 +38,10 @@ export class RefusalFold {
   /** `address code` → lines written this second (at most `linesPerSecond` entries). */
   private readonly seen = new Map<string, number>();
 
-  constructor(private readonly now: () => number, private readonly linesPerSecond = REFUSAL_LINES_PER_SECOND) {}
+  constructor(
+    private readonly now: () => number,
+    private readonly linesPerSecond = REFUSAL_LINES_PER_SECOND,
+  ) {}
 
   /** True when this refusal is to be counted rather than logged. Only client errors (4xx) fold. */
   fold(client: string, status: number, code: string | undefined): boolean {

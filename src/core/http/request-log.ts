@@ -19,7 +19,11 @@ export class RequestLog {
   /** Which refusals are counted rather than logged (`aggregate`: refusal-fold.ts). */
   private readonly refusals: RefusalFold;
 
-  constructor(logger: Logger, now: () => number, private readonly mode: RequestLogMode) {
+  constructor(
+    logger: Logger,
+    now: () => number,
+    private readonly mode: RequestLogMode,
+  ) {
     this.lines = new AccessLog(logger);
     this.refusals = new RefusalFold(now);
   }

@@ -27,7 +27,11 @@ export class Router {
   private readonly byUrl = new Map<string, Set<string>>();
   private fallbacksAdded = false;
 
-  constructor(private readonly app: TemplatedApp, private readonly server: PipelineHost, private readonly front: Front | undefined) {}
+  constructor(
+    private readonly app: TemplatedApp,
+    private readonly server: PipelineHost,
+    private readonly front: Front | undefined,
+  ) {}
 
   /**
    * Register a route record. Routes must all be added before the fallbacks. A trailing `/` names

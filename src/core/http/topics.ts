@@ -47,7 +47,11 @@ export class Topics {
   /** Open push WebSockets per client (rate-limit subject); entries leave at zero. */
   private readonly perClient = new Map<string, number>();
 
-  constructor(private readonly app: TemplatedApp, private readonly host: TopicsHost, private readonly perClientMax: number) {}
+  constructor(
+    private readonly app: TemplatedApp,
+    private readonly host: TopicsHost,
+    private readonly perClientMax: number,
+  ) {}
 
   add(t: TopicRoute): void {
     const names = paramNames(t.url);
@@ -113,9 +117,12 @@ export class Topics {
     const hello = t.welcome?.(topic);
     // A welcome asked of another thread comes later; the socket may have closed meanwhile.
     if (hello instanceof Promise) {
-      hello.then((text) => {
-        if (text !== undefined && this.sockets.has(ws as WebSocket<unknown>)) ws.send(text, false);
-      }, () => undefined);
+      hello.then(
+        (text) => {
+          if (text !== undefined && this.sockets.has(ws as WebSocket<unknown>)) ws.send(text, false);
+        },
+        () => undefined,
+      );
     } else if (hello !== undefined) ws.send(hello, false);
   }
 

@@ -127,7 +127,8 @@ export function remedy(failures: readonly string[], node = Number(process.versio
   const atLeast = (major: number, minor: number): boolean => Number(m[1]) > major || (Number(m[1]) === major && Number(m[2]) >= minor);
   if (node !== 20 && node !== 22 && node !== 24) return `Node ${node} is not supported: use Node ${atLeast(2, 38) ? '22 or 24' : '20'} on this system. `;
   if (node === 20 && !atLeast(2, 36)) return `This system's glibc ${glibc} is older than every build needs (2.36). `;
-  if (node !== 20 && !atLeast(2, 38)) return `This system's glibc ${glibc} is older than the 2.38 Node ${node} needs: run Node 20 here, or Node ${node} on a system with glibc ≥ 2.38. `;
+  if (node !== 20 && !atLeast(2, 38))
+    return `This system's glibc ${glibc} is older than the 2.38 Node ${node} needs: run Node 20 here, or Node ${node} on a system with glibc ≥ 2.38. `;
   return '';
 }
 

@@ -32,7 +32,12 @@ export function createLogger(level: string, destination: DestinationStream = new
   );
   if (destination instanceof BoundedOutput) {
     destination.onRecovered((n) => logger.warn({ droppedLines: n, droppedTotal: destination.dropped }, 'log lines dropped: stdout did not keep up'));
-    destination.onRateDropped((n) => logger.warn({ droppedLines: n, droppedTotal: destination.dropped, maxBytesPerSecond: destination.maxBytesPerSecond }, `${n} log lines dropped: over log.maxBytesPerSecond`));
+    destination.onRateDropped((n) =>
+      logger.warn(
+        { droppedLines: n, droppedTotal: destination.dropped, maxBytesPerSecond: destination.maxBytesPerSecond },
+        `${n} log lines dropped: over log.maxBytesPerSecond`,
+      ),
+    );
   }
   return logger;
 }

@@ -175,6 +175,13 @@ export class BoundedOutput implements DestinationStream {
   }
 
   health(): { status: 'ok'; droppedLines: number; droppedAuditLines: number; bufferedBytes: number; maxBytes: number; maxBytesPerSecond: number | null } {
-    return { status: 'ok', droppedLines: this.dropped, droppedAuditLines: this.droppedAudit, bufferedBytes: this.bufferedBytes, maxBytes: this.maxBytes, maxBytesPerSecond: Number.isFinite(this.maxBytesPerSecond) ? this.maxBytesPerSecond : null };
+    return {
+      status: 'ok',
+      droppedLines: this.dropped,
+      droppedAuditLines: this.droppedAudit,
+      bufferedBytes: this.bufferedBytes,
+      maxBytes: this.maxBytes,
+      maxBytesPerSecond: Number.isFinite(this.maxBytesPerSecond) ? this.maxBytesPerSecond : null,
+    };
   }
 }

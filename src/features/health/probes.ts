@@ -8,13 +8,20 @@ import { Type } from '@sinclair/typebox';
 import { ERRORS, GatewayError } from '../../core/errors.js';
 import { json, type RouteDef } from '../../core/http/route.js';
 
-const HealthSchema = Type.Object({
-  status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('shutting-down')]),
-  version: Type.String(),
-  startedAt: Type.Optional(Type.String({ format: 'date-time', description: 'With a key or from a trusted network' })),
-  uptimeSeconds: Type.Optional(Type.Number({ description: 'With a key or from a trusted network' })),
-  components: Type.Optional(Type.Record(Type.String(), Type.Object({ status: Type.String() }, { additionalProperties: true }), { description: 'With a key or from a trusted network' })),
-}, { $id: 'Health' });
+const HealthSchema = Type.Object(
+  {
+    status: Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('shutting-down')]),
+    version: Type.String(),
+    startedAt: Type.Optional(Type.String({ format: 'date-time', description: 'With a key or from a trusted network' })),
+    uptimeSeconds: Type.Optional(Type.Number({ description: 'With a key or from a trusted network' })),
+    components: Type.Optional(
+      Type.Record(Type.String(), Type.Object({ status: Type.String() }, { additionalProperties: true }), {
+        description: 'With a key or from a trusted network',
+      }),
+    ),
+  },
+  { $id: 'Health' },
+);
 
 const LiveSchema = Type.Object({ status: Type.Literal('alive') }, { $id: 'Live' });
 const ReadySchema = Type.Object({ status: Type.Literal('ready') }, { $id: 'Ready' });
@@ -40,7 +47,10 @@ interface ProbeDeps {
 export function probeRoutes(deps: ProbeDeps): RouteDef[] {
   return [
     {
-      method: 'GET', url: '/health', auth: 'optional', rateLimit: 'none',
+      method: 'GET',
+      url: '/health',
+      auth: 'optional',
+      rateLimit: 'none',
       schema: {
         summary: 'Health of the server; each component with a key or from a trusted network',
         tags: ['meta'],
@@ -52,12 +62,18 @@ export function probeRoutes(deps: ProbeDeps): RouteDef[] {
       },
     },
     {
-      method: 'GET', url: '/livez', auth: 'none', rateLimit: 'none',
+      method: 'GET',
+      url: '/livez',
+      auth: 'none',
+      rateLimit: 'none',
       schema: { summary: 'Liveness: the process is up and serving', tags: ['meta'], response: { 200: { description: 'Alive', schema: LiveSchema } } },
       handler: () => json({ status: 'alive' }, 200, NO_STORE),
     },
     {
-      method: 'GET', url: '/readyz', auth: 'none', rateLimit: 'none',
+      method: 'GET',
+      url: '/readyz',
+      auth: 'none',
+      rateLimit: 'none',
       schema: {
         summary: 'Readiness: the statistics followers have data, the DUST wallets of every sponsoring network have synced, the configured provers answer',
         tags: ['meta'],
@@ -67,7 +83,10 @@ export function probeRoutes(deps: ProbeDeps): RouteDef[] {
         const missing = await deps.missing();
         if (missing.length === 0) return json({ status: 'ready' }, 200, NO_STORE);
         const err = new GatewayError('SERVER_NOT_READY');
-        return { ...json({ error: ERRORS[err.code].title, message: err.message, code: err.code, status: 'not-ready', missing }, err.status, NO_STORE), code: err.code };
+        return {
+          ...json({ error: ERRORS[err.code].title, message: err.message, code: err.code, status: 'not-ready', missing }, err.status, NO_STORE),
+          code: err.code,
+        };
       },
     },
   ];

@@ -32,7 +32,6 @@ export { collectProving } from './metrics.js';
 export const loadSharedStores = (): Promise<unknown> => import('./shared-proof-cache.js');
 export type { ProverComponent } from './component.js';
 
-
 interface ProverModuleOptions {
   /** Task modules that replace the app's (tests point `prove` at a fixture that misbehaves on purpose). */
   tasks?: TaskModules;
@@ -63,13 +62,25 @@ async function buildBackends(ctx: AppContext, pool: WorkerPool, opts: ProverModu
             return new UpstreamBackend({ url: proverUrlOf(config, n), timeoutMs: p.timeoutMs, maxQueue: p.queueSize, logger: log, clock: ctx.clock });
           case 'native':
             return NativeBackend.start({
-              binary: p.nativeBinary, port: p.nativePort, args: p.nativeArgs, keyDir: p.keyDir, timeoutMs: p.timeoutMs, maxQueue: p.queueSize,
-              readyTimeoutMs: p.nativeReadyTimeoutMs, stopGraceMs: p.nativeStopGraceMs,
-              logger: ctx.logger.child({ module: 'proof-server' }), cwd: opts.cwd ?? process.cwd(), clock: ctx.clock,
+              binary: p.nativeBinary,
+              port: p.nativePort,
+              args: p.nativeArgs,
+              keyDir: p.keyDir,
+              timeoutMs: p.timeoutMs,
+              maxQueue: p.queueSize,
+              readyTimeoutMs: p.nativeReadyTimeoutMs,
+              stopGraceMs: p.nativeStopGraceMs,
+              logger: ctx.logger.child({ module: 'proof-server' }),
+              cwd: opts.cwd ?? process.cwd(),
+              clock: ctx.clock,
             });
           case 'wasm': {
             const report = inspectKeyDir(p.keyDir);
-            if (report.missing.length > 0) log.warn({ keyDir: p.keyDir, missing: report.missing }, 'wasm prover: key material missing for some built-in circuits; their proofs will fail with PROVER_KEYS_MISSING');
+            if (report.missing.length > 0)
+              log.warn(
+                { keyDir: p.keyDir, missing: report.missing },
+                'wasm prover: key material missing for some built-in circuits; their proofs will fail with PROVER_KEYS_MISSING',
+              );
             return new PoolBackend({ name: 'wasm', pool, clock: ctx.clock, keyDir: p.keyDir, timeoutMs: p.timeoutMs, keyReport: { ...report } });
           }
           case 'dev':
@@ -114,7 +125,13 @@ export function createProverModule(opts: ProverModuleOptions = {}): Module {
     ctx.addComponent(pool);
     const backends = await buildBackends(ctx, pool, opts);
     // Several instances: results shared through Redis, within the same byte cap.
-    const shared = ctx.state ? new (await import('./shared-proof-cache.js')).SharedProofCache(ctx.state.redis, { ttlMs: config.prover.cacheTtlMs, maxBytes: config.prover.cacheMaxBytes, now: () => ctx.clock.now() }) : undefined;
+    const shared = ctx.state
+      ? new (await import('./shared-proof-cache.js')).SharedProofCache(ctx.state.redis, {
+          ttlMs: config.prover.cacheTtlMs,
+          maxBytes: config.prover.cacheMaxBytes,
+          now: () => ctx.clock.now(),
+        })
+      : undefined;
     const results = new ProofResults(ctx.clock, config.prover.cacheTtlMs, config.prover.cacheMaxBytes, shared);
     const probes = new ProbeCache(ctx.clock);
 
@@ -135,10 +152,12 @@ export function createProverModule(opts: ProverModuleOptions = {}): Module {
         return { status: worst, devProver: dev, networks, cache: results.stats() };
       },
       async ready() {
-        const why = await Promise.all([...backends].map(async ([n, b]) => {
-          const reason = await probes.check(b);
-          return reason === undefined ? undefined : `prover:${n}: ${reason}`;
-        }));
+        const why = await Promise.all(
+          [...backends].map(async ([n, b]) => {
+            const reason = await probes.check(b);
+            return reason === undefined ? undefined : `prover:${n}: ${reason}`;
+          }),
+        );
         return why.filter((w): w is string => w !== undefined);
       },
       drain() {
@@ -149,12 +168,19 @@ export function createProverModule(opts: ProverModuleOptions = {}): Module {
       },
     };
     ctx.addComponent(component);
-    ctx.addRoutes(proverRoutes({
-      backendOf: component.backend, eraOf: (n) => eras.of(n), results, defaultNetwork: config.prover.defaultNetwork, bodyLimit: config.server.proverBodyLimit,
-      // The in-process backends wait in the worker pool: a full queue refuses before the body is read.
-      admit: (n, key) => (backends.get(n)!.name === 'dev' || backends.get(n)!.name === 'wasm' ? pool.refusalIfFull(key) : undefined),
-      metrics: proofCounters(ctx.metrics), audit: ctx.logger.child({ module: 'audit' }),
-    }));
+    ctx.addRoutes(
+      proverRoutes({
+        backendOf: component.backend,
+        eraOf: (n) => eras.of(n),
+        results,
+        defaultNetwork: config.prover.defaultNetwork,
+        bodyLimit: config.server.proverBodyLimit,
+        // The in-process backends wait in the worker pool: a full queue refuses before the body is read.
+        admit: (n, key) => (backends.get(n)!.name === 'dev' || backends.get(n)!.name === 'wasm' ? pool.refusalIfFull(key) : undefined),
+        metrics: proofCounters(ctx.metrics),
+        audit: ctx.logger.child({ module: 'audit' }),
+      }),
+    );
   };
 }
 

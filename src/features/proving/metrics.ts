@@ -37,9 +37,26 @@ export function proofCounters(metrics: Metrics): ProofCounters {
   if (c === undefined) {
     const registers = [metrics.registry];
     c = {
-      proofs: new Counter({ name: 'nightgate_proofs_total', help: '/prove and /verify requests by outcome (ok or the error code) and cache decision (HIT, MISS, SHARED)', labelNames: ['kind', 'backend', 'network', 'cache', 'outcome'], registers }),
-      wait: new Histogram({ name: 'nightgate_proving_wait_seconds', help: 'Time a computed proof waited for a worker thread or a proof-server connection', labelNames: ['kind', 'backend', 'network'], buckets: WORK_BUCKETS, registers }),
-      run: new Histogram({ name: 'nightgate_proving_run_seconds', help: 'Time a computed proof ran once started', labelNames: ['kind', 'backend', 'network'], buckets: WORK_BUCKETS, registers }),
+      proofs: new Counter({
+        name: 'nightgate_proofs_total',
+        help: '/prove and /verify requests by outcome (ok or the error code) and cache decision (HIT, MISS, SHARED)',
+        labelNames: ['kind', 'backend', 'network', 'cache', 'outcome'],
+        registers,
+      }),
+      wait: new Histogram({
+        name: 'nightgate_proving_wait_seconds',
+        help: 'Time a computed proof waited for a worker thread or a proof-server connection',
+        labelNames: ['kind', 'backend', 'network'],
+        buckets: WORK_BUCKETS,
+        registers,
+      }),
+      run: new Histogram({
+        name: 'nightgate_proving_run_seconds',
+        help: 'Time a computed proof ran once started',
+        labelNames: ['kind', 'backend', 'network'],
+        buckets: WORK_BUCKETS,
+        registers,
+      }),
     };
     countersOf.set(metrics, c);
   }
@@ -52,13 +69,27 @@ export const collectProving: MetricsCollector = (ctx) => {
   const poolThreads = series.gauge('nightgate_worker_pool_threads', 'Worker threads alive');
   const poolMax = series.gauge('nightgate_worker_pool_threads_max', 'Worker threads configured (prover.threads)');
   const poolBusy = series.gauge('nightgate_worker_pool_busy_threads', 'Worker threads running a task now');
-  const poolUtil = series.gauge('nightgate_worker_pool_utilization_ratio', 'Busy thread time over available thread time since start, 0-1 (rate of busy time: busy_threads over threads_max)');
+  const poolUtil = series.gauge(
+    'nightgate_worker_pool_utilization_ratio',
+    'Busy thread time over available thread time since start, 0-1 (rate of busy time: busy_threads over threads_max)',
+  );
   const poolTasks = series.counter('nightgate_worker_pool_tasks_total', 'Worker pool tasks by outcome: completed, failed, crashed', ['outcome']);
   const poolEnded = series.counter('nightgate_worker_pool_threads_replaced_total', 'Worker threads ended while serving (crash, abandoned task) and replaced');
-  const proverUp = series.gauge('nightgate_prover_up', '1 when the network\'s prover answers its readiness probe (proof servers) or is in-process', ['network', 'backend']);
-  const queueDepth = series.gauge('nightgate_proving_queue_depth', 'Proving work waiting for a worker thread (dev, wasm: the shared pool, balance tasks included) or a proof-server connection (upstream, native)', ['backend']);
+  const proverUp = series.gauge('nightgate_prover_up', "1 when the network's prover answers its readiness probe (proof servers) or is in-process", [
+    'network',
+    'backend',
+  ]);
+  const queueDepth = series.gauge(
+    'nightgate_proving_queue_depth',
+    'Proving work waiting for a worker thread (dev, wasm: the shared pool, balance tasks included) or a proof-server connection (upstream, native)',
+    ['backend'],
+  );
   const queueCap = series.gauge('nightgate_proving_queue_capacity', 'Work that may wait before 503 QUEUE_FULL (prover.queueSize)', ['backend']);
-  const proofCache = series.counter('nightgate_proof_cache_results_total', 'Proof result cache decisions: hit, miss, shared (joined an identical computation in flight)', ['result']);
+  const proofCache = series.counter(
+    'nightgate_proof_cache_results_total',
+    'Proof result cache decisions: hit, miss, shared (joined an identical computation in flight)',
+    ['result'],
+  );
   const proofCacheBytes = series.gauge('nightgate_proof_cache_bytes', 'Bytes held by the proof result cache');
 
   ctx.metrics.onScrape(async () => {

@@ -44,17 +44,36 @@ export class NativeBackend implements ProverBackend {
   static async start(opts: NativeBackendOptions): Promise<NativeBackend> {
     const binary = locateProofServer(opts.binary, opts.cwd);
     const supervisor = new ProofServerSupervisor({
-      binary, port: opts.port, args: opts.args, keyDir: opts.keyDir,
-      readyTimeoutMs: opts.readyTimeoutMs, stopGraceMs: opts.stopGraceMs, logger: opts.logger,
+      binary,
+      port: opts.port,
+      args: opts.args,
+      keyDir: opts.keyDir,
+      readyTimeoutMs: opts.readyTimeoutMs,
+      stopGraceMs: opts.stopGraceMs,
+      logger: opts.logger,
     });
     await supervisor.start();
-    return new NativeBackend(supervisor, new UpstreamBackend({ url: supervisor.url, timeoutMs: opts.timeoutMs, maxQueue: opts.maxQueue, logger: opts.logger, name: 'native', ...(opts.clock ? { clock: opts.clock } : {}) }));
+    return new NativeBackend(
+      supervisor,
+      new UpstreamBackend({
+        url: supervisor.url,
+        timeoutMs: opts.timeoutMs,
+        maxQueue: opts.maxQueue,
+        logger: opts.logger,
+        name: 'native',
+        ...(opts.clock ? { clock: opts.clock } : {}),
+      }),
+    );
   }
 
   #upstreamWhenReady(): UpstreamBackend {
     const s = this.supervisor.state;
     if (s !== 'ready') {
-      throw new GatewayError('PROVER_UNAVAILABLE', `The supervised midnight-proof-server is ${s === 'restarting' ? 'restarting after an exit' : s}; retry shortly`, { headers: { 'Retry-After': '5' } });
+      throw new GatewayError(
+        'PROVER_UNAVAILABLE',
+        `The supervised midnight-proof-server is ${s === 'restarting' ? 'restarting after an exit' : s}; retry shortly`,
+        { headers: { 'Retry-After': '5' } },
+      );
     }
     return this.#upstream;
   }

@@ -64,7 +64,17 @@ export class PoolBackend implements ProverBackend {
     const { onStart, key } = opts ?? {};
     const deadline = this.name === 'wasm' ? AbortSignal.timeout(this.#timeoutMs) : undefined;
     try {
-      return await this.#pool.run(task, { args, data }, { signal: deadline ? AbortSignal.any([signal, deadline]) : signal, transferList: transferListFor(data), work: WORK[task], ...(onStart ? { onStart } : {}), ...(key !== undefined ? { key } : {}) });
+      return await this.#pool.run(
+        task,
+        { args, data },
+        {
+          signal: deadline ? AbortSignal.any([signal, deadline]) : signal,
+          transferList: transferListFor(data),
+          work: WORK[task],
+          ...(onStart ? { onStart } : {}),
+          ...(key !== undefined ? { key } : {}),
+        },
+      );
     } catch (err) {
       if (deadline?.aborted && !signal.aborted) throw new GatewayError('PROVER_TIMEOUT', `The ${this.name} prover did not finish within ${this.#timeoutMs} ms`);
       throw err;
@@ -88,7 +98,11 @@ export class PoolBackend implements ProverBackend {
   }
 
   async version(): Promise<Relayed> {
-    return { status: 200, contentType: TEXT_TYPE, body: `nightgate/${PACKAGE.version} (${this.name} prover${this.name === 'dev' ? ', mock proofs' : ', zkir-v2'})` };
+    return {
+      status: 200,
+      contentType: TEXT_TYPE,
+      body: `nightgate/${PACKAGE.version} (${this.name} prover${this.name === 'dev' ? ', mock proofs' : ', zkir-v2'})`,
+    };
   }
 
   async ready(): Promise<Relayed> {
@@ -112,7 +126,9 @@ export class PoolBackend implements ProverBackend {
     const pool = this.#pool.health();
     return {
       status: pool.status,
-      ...(this.name === 'dev' ? { mockProofs: true, note: 'dev backend: proofs are mock-shaped and never verify' } : { keyDir: this.#keyDir, keys: this.#keyReport }),
+      ...(this.name === 'dev'
+        ? { mockProofs: true, note: 'dev backend: proofs are mock-shaped and never verify' }
+        : { keyDir: this.#keyDir, keys: this.#keyReport }),
     };
   }
 

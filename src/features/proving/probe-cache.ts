@@ -11,7 +11,10 @@ const PROBE_REUSE_MS = 3_000;
 export class ProbeCache {
   readonly #entries = new Map<ProverBackend, { at: number; result: Promise<string | undefined> }>();
 
-  constructor(private readonly clock: Clock, private readonly reuseMs = PROBE_REUSE_MS) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly reuseMs = PROBE_REUSE_MS,
+  ) {}
 
   /** Why the backend cannot prove now, or undefined (see ProverBackend.readiness). */
   check(backend: ProverBackend): Promise<string | undefined> {

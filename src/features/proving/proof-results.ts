@@ -53,7 +53,12 @@ export class ProofResults extends EventEmitter<{ result: [ResultEvent] }> {
   #misses = 0;
   #shared = 0;
 
-  constructor(clock: Clock, ttlMs: number, maxBytes: number, private readonly shared?: SharedResults) {
+  constructor(
+    clock: Clock,
+    ttlMs: number,
+    maxBytes: number,
+    private readonly shared?: SharedResults,
+  ) {
     super();
     this.#cache = new ResultCache(clock, ttlMs, maxBytes);
   }
@@ -65,8 +70,13 @@ export class ProofResults extends EventEmitter<{ result: [ResultEvent] }> {
    * the network switches.
    */
   async get(
-    kind: ResultKind, network: NetworkName, backend: string, body: Uint8Array, signal: AbortSignal,
-    compute: (signal: AbortSignal) => Promise<Uint8Array>, era?: Era,
+    kind: ResultKind,
+    network: NetworkName,
+    backend: string,
+    body: Uint8Array,
+    signal: AbortSignal,
+    compute: (signal: AbortSignal) => Promise<Uint8Array>,
+    era?: Era,
   ): Promise<{ bytes: Uint8Array; cache: 'HIT' | 'MISS' }> {
     const key = `${kind}|${network}${era === undefined ? '' : `@${era}`}|${backend}|${await sha256Hex(body)}`;
     const hit = this.#cache.get(key);
@@ -83,12 +93,16 @@ export class ProofResults extends EventEmitter<{ result: [ResultEvent] }> {
       this.emit('result', { kind, network, backend, cache: 'HIT' });
       return { bytes: remote, cache: 'HIT' };
     }
-    const { shared, result } = this.#flights.run(key, async (s) => {
-      const bytes = await compute(s);
-      this.#cache.set(key, bytes);
-      this.shared?.set(key, bytes);
-      return bytes;
-    }, signal);
+    const { shared, result } = this.#flights.run(
+      key,
+      async (s) => {
+        const bytes = await compute(s);
+        this.#cache.set(key, bytes);
+        this.shared?.set(key, bytes);
+        return bytes;
+      },
+      signal,
+    );
     if (shared) this.#shared++;
     else this.#misses++;
     this.emit('result', { kind, network, backend, cache: shared ? 'SHARED' : 'MISS' });

@@ -13,7 +13,10 @@ import { registerScript, type RedisState } from '../../infra/state/redis.js';
  * KEYS: value, index (zset: key → expiry), sizes (hash: key → bytes), total bytes.
  * ARGV: value, now, ttl ms, size, max total bytes. Drops expired and then oldest entries to fit.
  */
-const PUT = registerScript('nightgateProofPut', 4, `
+const PUT = registerScript(
+  'nightgateProofPut',
+  4,
+  `
 local now = tonumber(ARGV[2])
 local function drop(k)
   local size = tonumber(redis.call('HGET', KEYS[3], k) or '0')
@@ -36,7 +39,8 @@ redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), KEYS[1])
 redis.call('HSET', KEYS[3], KEYS[1], size)
 redis.call('INCRBY', KEYS[4], size)
 return 1
-`);
+`,
+);
 
 interface SharedProofCacheOptions {
   ttlMs: number;
@@ -71,7 +75,11 @@ export class SharedProofCache {
     if (value.length > (this.opts.maxEntryBytes ?? 1 << 20) || value.length > this.opts.maxBytes) return;
     const now = (this.opts.now ?? Date.now)();
     void this.redis
-      .run(PUT, [`${PREFIX}${key}`, 'proofcache:index', 'proofcache:sizes', 'proofcache:bytes'], [value, now, this.opts.ttlMs, value.length, this.opts.maxBytes])
+      .run(
+        PUT,
+        [`${PREFIX}${key}`, 'proofcache:index', 'proofcache:sizes', 'proofcache:bytes'],
+        [value, now, this.opts.ttlMs, value.length, this.opts.maxBytes],
+      )
       .catch(() => undefined);
   }
 }

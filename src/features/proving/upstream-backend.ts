@@ -61,7 +61,18 @@ const PROBE_TIMEOUT_MS = 2_000;
 /** Proofs are kilobytes; anything near this is not a proof. */
 const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 const DEFAULT_RETRY_AFTER = '5';
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'UND_ERR_CONNECT_TIMEOUT']);
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 interface Answer {
   status: number;
@@ -71,7 +82,10 @@ interface Answer {
 
 /** A short printable excerpt of an upstream error body. */
 function reasonOf(bytes: Uint8Array): string {
-  const text = Buffer.from(bytes.subarray(0, 400)).toString('utf8').replace(/[^\x20-\x7e]+/g, ' ').trim();
+  const text = Buffer.from(bytes.subarray(0, 400))
+    .toString('utf8')
+    .replace(/[^\x20-\x7e]+/g, ' ')
+    .trim();
   return text || '(no reason given)';
 }
 
@@ -118,7 +132,8 @@ export class UpstreamBackend implements ProverBackend {
       size: connections,
       maxQueue: opts.maxQueue ?? DEFAULT_MAX_QUEUE,
       full: () => this.#queueFull(),
-      refused: (path) => new GatewayError('SHUTTING_DOWN', `The server is shutting down; ${PATH_WORDS[path] ?? `the ${path} call to the proof server`} was not started`),
+      refused: (path) =>
+        new GatewayError('SHUTTING_DOWN', `The server is shutting down; ${PATH_WORDS[path] ?? `the ${path} call to the proof server`} was not started`),
     });
     this.#pool = new Pool(u.origin, {
       connections,
@@ -129,7 +144,12 @@ export class UpstreamBackend implements ProverBackend {
       bodyTimeout: opts.timeoutMs,
       maxResponseSize: MAX_RESPONSE_BYTES,
     });
-    this.#probe = new Client(u.origin, { connect: { timeout: PROBE_TIMEOUT_MS }, headersTimeout: PROBE_TIMEOUT_MS, bodyTimeout: PROBE_TIMEOUT_MS, keepAliveTimeout: 30_000 });
+    this.#probe = new Client(u.origin, {
+      connect: { timeout: PROBE_TIMEOUT_MS },
+      headersTimeout: PROBE_TIMEOUT_MS,
+      bodyTimeout: PROBE_TIMEOUT_MS,
+      keepAliveTimeout: 30_000,
+    });
   }
 
   async #call(method: 'GET' | 'POST', path: string, body: Uint8Array | undefined, signal: AbortSignal, opts: CallOptions = {}): Promise<Answer> {
@@ -165,7 +185,9 @@ export class UpstreamBackend implements ProverBackend {
   #queueFull(): GatewayError {
     const { size, waiting } = this.#slots;
     const seconds = Math.max(1, Math.ceil(((waiting + 1) * Math.max(this.#meanMs, 1_000)) / size / 1000));
-    return new GatewayError('QUEUE_FULL', `All ${size} connections to the proof server are busy and ${waiting} calls are waiting`, { headers: { 'Retry-After': String(seconds) } });
+    return new GatewayError('QUEUE_FULL', `All ${size} connections to the proof server are busy and ${waiting} calls are waiting`, {
+      headers: { 'Retry-After': String(seconds) },
+    });
   }
 
   #aborted(signal: AbortSignal): GatewayError {
@@ -175,11 +197,15 @@ export class UpstreamBackend implements ProverBackend {
   #networkError(err: unknown, signal: AbortSignal): GatewayError {
     if (signal.aborted) return this.#aborted(signal);
     const code = (err as { code?: string }).code ?? '';
-    const e = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT'
-      ? new GatewayError('PROVER_TIMEOUT', `The proof server at ${this.url} did not answer within ${this.#timeoutMs} ms`)
-      : code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE'
-        ? new GatewayError('PROVER_BAD_RESPONSE', `The proof server at ${this.url} answered more than ${MAX_RESPONSE_BYTES} bytes`)
-        : new GatewayError('PROVER_UNREACHABLE', `The proof server at ${this.url} could not be reached (${UNREACHABLE_CODES.has(code) ? code : (err as Error).message || code})`);
+    const e =
+      code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT'
+        ? new GatewayError('PROVER_TIMEOUT', `The proof server at ${this.url} did not answer within ${this.#timeoutMs} ms`)
+        : code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE'
+          ? new GatewayError('PROVER_BAD_RESPONSE', `The proof server at ${this.url} answered more than ${MAX_RESPONSE_BYTES} bytes`)
+          : new GatewayError(
+              'PROVER_UNREACHABLE',
+              `The proof server at ${this.url} could not be reached (${UNREACHABLE_CODES.has(code) ? code : (err as Error).message || code})`,
+            );
     this.#lastFailure = e.message;
     this.#log.warn({ code, url: this.url }, e.message);
     return e;
@@ -261,7 +287,15 @@ export class UpstreamBackend implements ProverBackend {
 
   health(): ComponentHealth {
     const pending = this.#slots.busy + this.#slots.waiting;
-    return { status: this.#lastFailure ? 'degraded' : 'ok', url: this.url, calls: this.#calls, pending, waiting: this.#slots.waiting, maxQueue: this.#slots.maxQueue, ...(this.#lastFailure ? { lastError: this.#lastFailure } : {}) };
+    return {
+      status: this.#lastFailure ? 'degraded' : 'ok',
+      url: this.url,
+      calls: this.#calls,
+      pending,
+      waiting: this.#slots.waiting,
+      maxQueue: this.#slots.maxQueue,
+      ...(this.#lastFailure ? { lastError: this.#lastFailure } : {}),
+    };
   }
 
   /**
@@ -271,7 +305,8 @@ export class UpstreamBackend implements ProverBackend {
    */
   drain(): void {
     const refused = this.#slots.drain();
-    if (refused + this.#slots.busy > 0) this.#log.info({ url: this.url, refused, atProofServer: this.#slots.busy }, 'shutting down: refused the proof-server calls not yet sent');
+    if (refused + this.#slots.busy > 0)
+      this.#log.info({ url: this.url, refused, atProofServer: this.#slots.busy }, 'shutting down: refused the proof-server calls not yet sent');
   }
 
   async close(): Promise<void> {

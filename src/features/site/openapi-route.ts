@@ -5,7 +5,11 @@ import type { Reply, RouteDef } from '../../core/http/route.js';
 
 /** Just enough of OpenAPI 3.1 for a generated client to type the document route. */
 const OpenApiDocumentSchema = Type.Object(
-  { openapi: Type.String({ examples: ['3.1.0'] }), info: Type.Object({ title: Type.String(), version: Type.String() }, { additionalProperties: true }), paths: Type.Record(Type.String(), Type.Unknown()) },
+  {
+    openapi: Type.String({ examples: ['3.1.0'] }),
+    info: Type.Object({ title: Type.String(), version: Type.String() }, { additionalProperties: true }),
+    paths: Type.Record(Type.String(), Type.Unknown()),
+  },
   { $id: 'OpenApiDocument', additionalProperties: true, description: 'This OpenAPI 3.1.0 document (spec.openapis.org/oas/v3.1.0)' },
 );
 
@@ -16,8 +20,15 @@ export function openApiRoute(openapi: () => Record<string, unknown>): RouteDef {
   // Served as it is to every request: serialized and compressed once (http/compression.ts).
   let reply: Reply | undefined;
   return {
-    method: 'GET', url: '/api/openapi.json', auth: 'none', rateLimit: 'none',
-    schema: { summary: 'This OpenAPI 3.1 description', tags: ['meta'], response: { 200: { description: 'OpenAPI 3.1.0 document', schema: OpenApiDocumentSchema, headers: VALIDATED }, 304: NOT_MODIFIED } },
+    method: 'GET',
+    url: '/api/openapi.json',
+    auth: 'none',
+    rateLimit: 'none',
+    schema: {
+      summary: 'This OpenAPI 3.1 description',
+      tags: ['meta'],
+      response: { 200: { description: 'OpenAPI 3.1.0 document', schema: OpenApiDocumentSchema, headers: VALIDATED }, 304: NOT_MODIFIED },
+    },
     handler: () => (reply ??= servedMany({ body: JSON.stringify(openapi()), headers: { 'Cache-Control': 'public, max-age=300' } })),
   };
 }

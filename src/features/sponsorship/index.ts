@@ -64,7 +64,12 @@ function poolsFilling(service: SponsorshipService): string[] {
 
 export const mountSponsorship: Module = async (ctx: AppContext) => {
   const { config } = ctx;
-  const routeDeps = { defaultNetwork: config.prover.defaultNetwork, bodyLimit: config.server.bodyLimit, metrics: ctx.metrics, audit: ctx.logger.child({ module: 'audit' }) };
+  const routeDeps = {
+    defaultNetwork: config.prover.defaultNetwork,
+    bodyLimit: config.server.bodyLimit,
+    metrics: ctx.metrics,
+    audit: ctx.logger.child({ module: 'audit' }),
+  };
   if (!config.dust.enabled) {
     ctx.addRoutes(sponsorshipRoutes({ ...routeDeps, service: undefined }));
     // No sponsorship to count, but a key's requests and configuration still are.
@@ -100,9 +105,18 @@ export const mountSponsorship: Module = async (ctx: AppContext) => {
       networks: networks.map((n) => {
         const source = sourceOf(ctx, n.name)!;
         return {
-          network: n.name, graphqlUrl: source.httpUrl, graphqlWsUrl: source.wsUrl, credentials: source.credentials, seeds: n.seeds, table: n.table.buffer, snapshot: n.snapshot.buffer,
-          timeoutMs: config.stats.upstreamTimeoutMs, spentRetentionMs: config.dust.spentRetentionMs,
-          reconnectMinMs: config.stats.reconnectMinMs, reconnectMaxMs: config.stats.reconnectMaxMs, blockTimeMs: n.blockTimeMs,
+          network: n.name,
+          graphqlUrl: source.httpUrl,
+          graphqlWsUrl: source.wsUrl,
+          credentials: source.credentials,
+          seeds: n.seeds,
+          table: n.table.buffer,
+          snapshot: n.snapshot.buffer,
+          timeoutMs: config.stats.upstreamTimeoutMs,
+          spentRetentionMs: config.dust.spentRetentionMs,
+          reconnectMinMs: config.stats.reconnectMinMs,
+          reconnectMaxMs: config.stats.reconnectMaxMs,
+          blockTimeMs: n.blockTimeMs,
         };
       }),
     },
@@ -112,23 +126,43 @@ export const mountSponsorship: Module = async (ctx: AppContext) => {
   if (config.dust.stateDir !== '') {
     journal = ReservationJournal.open({ dir: config.dust.stateDir, clock: ctx.clock, logger: log });
   } else if (networks.some((n) => config.networks[n.name].indexer !== 'embedded')) {
-    log.warn({ networks: networks.filter((n) => config.networks[n.name].indexer !== 'embedded').map((n) => n.name) }, 'dust.stateDir is not set: DUST reservations of answered sponsorships do not survive a restart, so a fee intent answered just before one can share its UTXO with a new one');
+    log.warn(
+      { networks: networks.filter((n) => config.networks[n.name].indexer !== 'embedded').map((n) => n.name) },
+      'dust.stateDir is not set: DUST reservations of answered sponsorships do not survive a restart, so a fee intent answered ' +
+        'just before one can share its UTXO with a new one',
+    );
   }
   // Several instances: budgets, dedupe and shares in Redis; each wallet leased to one instance.
   const state = ctx.state ? await sharedSponsorship(ctx, networks, log) : undefined;
   const gate = policyGate(ctx, state?.userCounters, log);
   const usage = usageLedger(ctx, log);
   const budgets = state ? new state.RedisBudgetStore(ctx.state!.redis, { local: (id) => id === POOL_KEY_ID }) : new MemoryBudgetStore();
-  const policy = new SponsorshipPolicy({ maxFee: BigInt(config.dust.maxFee), budget: BigInt(config.dust.budget), windowMs: config.dust.budgetWindowMs }, budgets);
+  const policy = new SponsorshipPolicy(
+    { maxFee: BigInt(config.dust.maxFee), budget: BigInt(config.dust.budget), windowMs: config.dust.budgetWindowMs },
+    budgets,
+  );
   const service = new SponsorshipService({
-    networks, pool, sync, policy, clock: ctx.clock, logger: log,
-    margin: config.dust.feeMargin, reservationTtlMs: config.dust.reservationTtlMs, ttlSafetyMs: config.dust.ttlSafetyMs,
-    feeTtlMs: config.dust.feeTtlMs, maxReservationsPerKey: config.dust.maxReservationsPerKey,
-    dedupeWindowMs: config.dust.dedupeWindowMs, maxInFlight: config.dust.maxInFlight, ...(journal ? { journal } : {}),
+    networks,
+    pool,
+    sync,
+    policy,
+    clock: ctx.clock,
+    logger: log,
+    margin: config.dust.feeMargin,
+    reservationTtlMs: config.dust.reservationTtlMs,
+    ttlSafetyMs: config.dust.ttlSafetyMs,
+    feeTtlMs: config.dust.feeTtlMs,
+    maxReservationsPerKey: config.dust.maxReservationsPerKey,
+    dedupeWindowMs: config.dust.dedupeWindowMs,
+    maxInFlight: config.dust.maxInFlight,
+    ...(journal ? { journal } : {}),
     ...(state ? { sharing: state.sharing, sharedInputs: state.inputHolds } : {}),
     ...(config.dust.checkInputs ? { inputs: inputChecker(ctx, networks) } : {}),
-    expiryMarginMs: config.dust.expiryMarginMs, throttleSlack: config.dust.throttleSlack, keyHealthWindowMs: config.dust.keyHealthWindowMs,
-    gate, usage,
+    expiryMarginMs: config.dust.expiryMarginMs,
+    throttleSlack: config.dust.throttleSlack,
+    keyHealthWindowMs: config.dust.keyHealthWindowMs,
+    gate,
+    usage,
   });
   // One submitter per network the server reaches: the keepers' splits and POST /submit.
   const submitters = new Map<NetworkName, Submitter>();
@@ -142,10 +176,29 @@ export const mountSponsorship: Module = async (ctx: AppContext) => {
     const submitter = submitters.get(n.name)!;
     service.addKeeper(
       new PoolKeeper({
-        net: n, target: config.dust.targetUtxos, submitter, indexerWsUrl: source.wsUrl, credentials: source.credentials,
-        service, pool, clock: ctx.clock, logger: log, maxSplits: config.dust.maxReservationsPerKey, timeoutMs: config.stats.upstreamTimeoutMs,
-        stateDir: config.dust.stateDir || undefined, metrics: ctx.metrics, growAtStart: config.dust.growAtStart,
-        walletBook: new WalletBook({ net: n, pool, clock: ctx.clock, indexerWsUrl: source.wsUrl, credentials: source.credentials, timeoutMs: config.stats.upstreamTimeoutMs, eraOf: (name) => service.eraOf(name) }),
+        net: n,
+        target: config.dust.targetUtxos,
+        submitter,
+        indexerWsUrl: source.wsUrl,
+        credentials: source.credentials,
+        service,
+        pool,
+        clock: ctx.clock,
+        logger: log,
+        maxSplits: config.dust.maxReservationsPerKey,
+        timeoutMs: config.stats.upstreamTimeoutMs,
+        stateDir: config.dust.stateDir || undefined,
+        metrics: ctx.metrics,
+        growAtStart: config.dust.growAtStart,
+        walletBook: new WalletBook({
+          net: n,
+          pool,
+          clock: ctx.clock,
+          indexerWsUrl: source.wsUrl,
+          credentials: source.credentials,
+          timeoutMs: config.stats.upstreamTimeoutMs,
+          eraOf: (name) => service.eraOf(name),
+        }),
       }),
     );
   }
@@ -164,7 +217,13 @@ export const mountSponsorship: Module = async (ctx: AppContext) => {
     health: () => {
       const status = service.status();
       const syncing = networks.some((n) => !sync.isSynced(n.name));
-      return { status: networks.length === 0 ? 'disabled' : syncing ? 'starting' : 'ok', ...service.stats(), journal: journal?.stats() ?? null, networks: status, ...(state ? { walletLeases: state.leases.status() } : {}) };
+      return {
+        status: networks.length === 0 ? 'disabled' : syncing ? 'starting' : 'ok',
+        ...service.stats(),
+        journal: journal?.stats() ?? null,
+        networks: status,
+        ...(state ? { walletLeases: state.leases.status() } : {}),
+      };
     },
     // Readiness: every sponsoring network's wallets synced (its reservations restored from the
     // journal by then), or sponsorship answers WALLET_SYNCING.
@@ -194,14 +253,21 @@ function usageLedger(ctx: AppContext, log: AppContext['logger']): UsageLedger {
 }
 
 function mountUsage(ctx: AppContext, usage: UsageLedger): void {
-  ctx.addRoutes(usageRoutes({ ledger: usage, keyRequests: ctx.config.metrics.enabled ? ctx.metrics.requests.keys : undefined, describe: (id) => ctx.keys.describe(id) }));
+  ctx.addRoutes(
+    usageRoutes({ ledger: usage, keyRequests: ctx.config.metrics.enabled ? ctx.metrics.requests.keys : undefined, describe: (id) => ctx.keys.describe(id) }),
+  );
   ctx.addComponent(usageComponent(usage));
 }
 
 /** Reads each sponsored network's unspent UTXOs from the indexer its DUST sync follows. */
 function inputChecker(ctx: AppContext, networks: readonly SponsoredNetwork[]): InputChecker {
   const byName = new Map(networks.map((n) => [n.name as string, n]));
-  const readers = new Map(networks.map((n) => [n.name as string, new UnspentUtxoReader(sourceOf(ctx, n.name)!.wsUrl, ctx.config.stats.upstreamTimeoutMs, undefined, sourceOf(ctx, n.name)!.credentials)]));
+  const readers = new Map(
+    networks.map((n) => [
+      n.name as string,
+      new UnspentUtxoReader(sourceOf(ctx, n.name)!.wsUrl, ctx.config.stats.upstreamTimeoutMs, undefined, sourceOf(ctx, n.name)!.credentials),
+    ]),
+  );
   return new InputChecker({
     clock: ctx.clock,
     cacheMs: ctx.config.dust.inputCheckCacheMs,
@@ -215,9 +281,16 @@ function inputChecker(ctx: AppContext, networks: readonly SponsoredNetwork[]): I
 
 /** The shared side of sponsorship: wallet leases taken (or the start refused), dedupe and shares in Redis. */
 async function sharedSponsorship(ctx: AppContext, networks: readonly SponsoredNetwork[], log: AppContext['logger']) {
-  const [{ WalletLeases, WalletLeaseError }, { RedisSponsorshipSharing, redisInputHolds }, { RedisBudgetStore }, { RedisUserCounters }] = await loadSharedStores();
+  const [{ WalletLeases, WalletLeaseError }, { RedisSponsorshipSharing, redisInputHolds }, { RedisBudgetStore }, { RedisUserCounters }] =
+    await loadSharedStores();
   const redis = ctx.state!.redis;
-  const leases = new WalletLeases({ redis, clock: ctx.clock, logger: log, ttlMs: ctx.config.state.leaseTtlMs, wallets: new Map(networks.map((n) => [n.name, n.seeds])) });
+  const leases = new WalletLeases({
+    redis,
+    clock: ctx.clock,
+    logger: log,
+    ttlMs: ctx.config.state.leaseTtlMs,
+    wallets: new Map(networks.map((n) => [n.name, n.seeds])),
+  });
   try {
     await leases.start();
   } catch (err) {

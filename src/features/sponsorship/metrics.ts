@@ -50,18 +50,44 @@ export const collectSponsorship: MetricsCollector = (ctx) => {
   const balance = series.gauge('nightgate_dust_balance_speck', 'Spendable DUST of all server wallets of the network, SPECK', ['network']);
   const walletBalance = series.gauge('nightgate_dust_wallet_balance_speck', 'Spendable DUST per server wallet, SPECK', ['network', 'wallet']);
   const target = series.gauge('nightgate_dust_pool_target_utxos', 'dust.targetUtxos: DUST UTXOs the pool keeper grows to (0: never)', ['network']);
-  const live = series.gauge('nightgate_dust_pool_live_utxos', 'DUST UTXOs held now, free or reserved (the keeper\'s count)', ['network']);
-  const keeperFailing = series.gauge('nightgate_dust_pool_keeper_failing', '1 while the pool keeper cannot grow the pool (state failing or unavailable)', ['network']);
+  const live = series.gauge('nightgate_dust_pool_live_utxos', "DUST UTXOs held now, free or reserved (the keeper's count)", ['network']);
+  const keeperFailing = series.gauge('nightgate_dust_pool_keeper_failing', '1 while the pool keeper cannot grow the pool (state failing or unavailable)', [
+    'network',
+  ]);
   const pendingSplits = series.gauge('nightgate_dust_pool_pending_splits', 'Pool splits submitted and not yet landed or expired', ['network']);
   const splits = series.counter('nightgate_dust_pool_splits_total', 'Pool keeper splits, by outcome: submitted, failed', ['network', 'outcome']);
-  const keeperFailures = series.counter('nightgate_dust_pool_keeper_failures_total', 'Pool keeper failures, each failed split and each round failed before splitting, by reason: no-dust (no free DUST UTXO for a split\'s fee), no-night (nothing left to split), submit-refused, sponsorship (its sponsorship refused otherwise), error', ['network', 'reason']);
-  const keeperConsecutive = series.gauge('nightgate_dust_pool_keeper_consecutive_failures', 'Pool keeper rounds failed in a row (0 once a round submits a split)', ['network']);
-  const synced = series.gauge('nightgate_dust_sync_synced', '1 when the server DUST wallets of the network have synced (sponsorship answers WALLET_SYNCING otherwise)', ['network']);
-  const behind = series.gauge('nightgate_dust_sync_events_behind', 'DUST events the sync has still to replay (indexer\'s latest id minus the last replayed)', ['network']);
+  const keeperFailures = series.counter(
+    'nightgate_dust_pool_keeper_failures_total',
+    'Pool keeper failures, each failed split and each round failed before splitting, by reason: no-dust (no free DUST UTXO ' +
+      "for a split's fee), no-night (nothing left to split), submit-refused, sponsorship (its sponsorship refused otherwise), " +
+      'error',
+    ['network', 'reason'],
+  );
+  const keeperConsecutive = series.gauge(
+    'nightgate_dust_pool_keeper_consecutive_failures',
+    'Pool keeper rounds failed in a row (0 once a round submits a split)',
+    ['network'],
+  );
+  const synced = series.gauge(
+    'nightgate_dust_sync_synced',
+    '1 when the server DUST wallets of the network have synced (sponsorship answers WALLET_SYNCING otherwise)',
+    ['network'],
+  );
+  const behind = series.gauge('nightgate_dust_sync_events_behind', "DUST events the sync has still to replay (indexer's latest id minus the last replayed)", [
+    'network',
+  ]);
   const inFlight = series.gauge('nightgate_sponsorships_in_flight', 'Sponsorships being computed now');
-  const backlogBlocks = series.gauge('nightgate_dust_backlog_blocks', 'Blocks that this server\'s answered sponsorships not yet landed fill (past nightgate_dust_backlog_limit_blocks: 503 SPONSOR_BACKLOG_FULL)', ['network']);
+  const backlogBlocks = series.gauge(
+    'nightgate_dust_backlog_blocks',
+    "Blocks that this server's answered sponsorships not yet landed fill (past nightgate_dust_backlog_limit_blocks: 503 SPONSOR_BACKLOG_FULL)",
+    ['network'],
+  );
   const backlogLimit = series.gauge('nightgate_dust_backlog_limit_blocks', 'Blocks of backlog a new fee intent outlives', ['network']);
-  const outcomes = series.counter('nightgate_dust_answers_total', 'Answered sponsorships by how they ended: landed, or expired (the fee intent expired before the transaction landed)', ['network', 'outcome']);
+  const outcomes = series.counter(
+    'nightgate_dust_answers_total',
+    'Answered sponsorships by how they ended: landed, or expired (the fee intent expired before the transaction landed)',
+    ['network', 'outcome'],
+  );
 
   ctx.metrics.onScrape(() => {
     series.reset();
@@ -104,7 +130,10 @@ export const collectSponsorship: MetricsCollector = (ctx) => {
       if (table) {
         const counts = table.counts();
         for (const state of STATES) utxos.set({ ...net, state }, counts[state]);
-        for (const [w, c] of utxosPerWallet(table, s.wallets.map((w) => w.index))) {
+        for (const [w, c] of utxosPerWallet(
+          table,
+          s.wallets.map((w) => w.index),
+        )) {
           for (const state of STATES) walletUtxos.set({ ...net, wallet: String(w), state }, c[state]);
         }
       }

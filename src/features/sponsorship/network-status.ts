@@ -5,11 +5,19 @@ import type { SponsoredNetwork } from './common/sponsored-network.js';
 import type { DustSyncHost } from './wallets/sync-host.js';
 
 /** Balance, UTXO counts, sync state, fee prices, the backlog of unlanded answers, the pool keeper's state. */
-export function networkStatus(n: SponsoredNetwork, syncHost: DustSyncHost, reclaimTimers: number, keeper: PoolKeeper | undefined, backlog: BacklogStatus): Record<string, unknown> {
+export function networkStatus(
+  n: SponsoredNetwork,
+  syncHost: DustSyncHost,
+  reclaimTimers: number,
+  keeper: PoolKeeper | undefined,
+  backlog: BacklogStatus,
+): Record<string, unknown> {
   const sync = syncHost.status(n.name);
   const counts = n.table.counts();
   return {
-    sync: sync ? { phase: sync.phase, era: sync.era ?? null, eraSwitches: sync.eraSwitches, eventId: sync.eventId, maxId: sync.maxId, lastError: sync.lastError ?? null } : { phase: 'starting', failure: syncHost.failure(n.name) ?? null },
+    sync: sync
+      ? { phase: sync.phase, era: sync.era ?? null, eraSwitches: sync.eraSwitches, eventId: sync.eventId, maxId: sync.maxId, lastError: sync.lastError ?? null }
+      : { phase: 'starting', failure: syncHost.failure(n.name) ?? null },
     balance: sync?.balance ?? '0',
     balanceUnit: 'SPECK',
     wallets: walletsOf(sync?.wallets ?? [], keeper),
@@ -35,6 +43,21 @@ function walletsOf(dust: ReadonlyArray<{ index: number; balance: string; utxos: 
     const d = dust.find((w) => w.index === index);
     const h = held.find((w) => w.index === index);
     const problem = h === undefined ? null : h.nightUtxos === 0 ? 'no NIGHT' : h.registered ? null : 'unregistered';
-    return { index, balance: d?.balance ?? '0', utxos: d?.utxos ?? 0, ...(h ? { address: h.address, dustAddress: h.dustAddress, night: h.night, nightUtxos: h.nightUtxos, idleNightUtxos: h.idleNightUtxos, registered: h.registered, problem } : {}) };
+    return {
+      index,
+      balance: d?.balance ?? '0',
+      utxos: d?.utxos ?? 0,
+      ...(h
+        ? {
+            address: h.address,
+            dustAddress: h.dustAddress,
+            night: h.night,
+            nightUtxos: h.nightUtxos,
+            idleNightUtxos: h.idleNightUtxos,
+            registered: h.registered,
+            problem,
+          }
+        : {}),
+    };
   });
 }

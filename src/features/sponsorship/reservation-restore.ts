@@ -66,7 +66,13 @@ function restoreReservations(net: SponsoredNetwork, journal: ReservationJournal,
  * the message event that makes the network synced, before any request can see it synced: restored
  * reservations are in the table before the first sponsorship.
  */
-export function restoreOnSync(journal: ReservationJournal, sync: DustSyncHost, networks: readonly SponsoredNetwork[], reclaimerOf: (net: SponsoredNetwork) => ReservationReclaimer, opts: { clock: Clock; reservationTtlMs: number; logger: Logger }): void {
+export function restoreOnSync(
+  journal: ReservationJournal,
+  sync: DustSyncHost,
+  networks: readonly SponsoredNetwork[],
+  reclaimerOf: (net: SponsoredNetwork) => ReservationReclaimer,
+  opts: { clock: Clock; reservationTtlMs: number; logger: Logger },
+): void {
   const off = sync.onStatus((s) => {
     const net = networks.find((n) => n.name === (s.network as NetworkName));
     if (s.phase !== 'synced' || !net || journal.pending(net.name).length === 0) return;

@@ -40,7 +40,6 @@ import { startTimerWheel, TimerWheel, type TimerWheelDriver } from './reservatio
 import type { Era } from '../../infra/ledger/index.js';
 import type { Attempt, SponsorshipOptions } from './service-types.js';
 
-
 const POOL_FEE_CAP_FACTOR = 10n;
 /** The server's own key for its pool maintenance: POOL_FEE_CAP_FACTOR × the fee cap, a budget that never binds. */
 const POOL_KEY: AuthenticatedKey = { id: POOL_KEY_ID, source: 'generated', dustBudget: 10n ** 40n };
@@ -76,14 +75,23 @@ export class SponsorshipService {
     for (const n of opts.networks) {
       this.byName.set(n.name, n);
       this.backlogs.set(n.name, new SponsorBacklog());
-      this.reclaimers.set(n.name, new ReservationReclaimer(n.table, this.wheel, {
-        reservationTtlMs: opts.reservationTtlMs, expiryMarginMs: opts.expiryMarginMs ?? 10_000, recheckMs: n.blockTimeMs,
-        chainPast: (t) => this.chainPast(n, t),
-      }));
+      this.reclaimers.set(
+        n.name,
+        new ReservationReclaimer(n.table, this.wheel, {
+          reservationTtlMs: opts.reservationTtlMs,
+          expiryMarginMs: opts.expiryMarginMs ?? 10_000,
+          recheckMs: n.blockTimeMs,
+          chainPast: (t) => this.chainPast(n, t),
+        }),
+      );
     }
     this.health = new KeyHealth({ clock: opts.clock, windowMs: opts.keyHealthWindowMs ?? 600_000, slack: opts.throttleSlack ?? 10 });
     this.shares = new KeyShares({
-      health: this.health, maxReservationsPerKey: opts.maxReservationsPerKey, feeTtlMs: opts.feeTtlMs, expiryMarginMs: opts.expiryMarginMs, sharing: opts.sharing,
+      health: this.health,
+      maxReservationsPerKey: opts.maxReservationsPerKey,
+      feeTtlMs: opts.feeTtlMs,
+      expiryMarginMs: opts.expiryMarginMs,
+      sharing: opts.sharing,
     });
     this.eras = new EraGuard(opts.sync, this.wheel);
     this.deadlines = new TaskDeadlines(opts.reservationTtlMs, this.wheel, opts.logger);
@@ -99,7 +107,12 @@ export class SponsorshipService {
       this.inputHolds.settle(net);
       if (opts.sharing) this.shares.settle(net);
     });
-    if (opts.journal) restoreOnSync(opts.journal, opts.sync, opts.networks, (net) => this.reclaimers.get(net.name)!, { clock: opts.clock, reservationTtlMs: opts.reservationTtlMs, logger: opts.logger });
+    if (opts.journal)
+      restoreOnSync(opts.journal, opts.sync, opts.networks, (net) => this.reclaimers.get(net.name)!, {
+        clock: opts.clock,
+        reservationTtlMs: opts.reservationTtlMs,
+        logger: opts.logger,
+      });
   }
 
   /** Who says why a chain is too stale to price fees on (the statistics: src/features/stats/derive.ts, `isStale`); unset, none is. */
@@ -144,7 +157,14 @@ export class SponsorshipService {
     }
   }
 
-  private async sponsorOnce(kind: SponsorKind, name: NetworkName, key: AuthenticatedKey, body: Buffer, signal: AbortSignal, clientId: string | undefined): Promise<SponsorAnswer> {
+  private async sponsorOnce(
+    kind: SponsorKind,
+    name: NetworkName,
+    key: AuthenticatedKey,
+    body: Buffer,
+    signal: AbortSignal,
+    clientId: string | undefined,
+  ): Promise<SponsorAnswer> {
     const net = this.byName.get(name);
     if (!net) throw new GatewayError('BALANCING_DISABLED', `sponsorship is not configured for ${name} (no server DUST wallets)`);
     if (!this.opts.sync.isSynced(name) || this.eraOf(name) === undefined) await this.eras.untilSynced(net, body, signal);
@@ -174,12 +194,22 @@ export class SponsorshipService {
    * path as a user's: same checks, same reservation and reclaim. It counts as the key
    * POOL_KEY_ID, whose share of the pool (`maxReservationsPerKey`) bounds the splits in flight.
    */
-  async sponsorOwn(name: NetworkName, body: Buffer, signal: AbortSignal): Promise<{ tx: Buffer; txHash: string; expiresAt: number; fee: string; dustUtxo: { wallet: number; slot: number } }> {
+  async sponsorOwn(
+    name: NetworkName,
+    body: Buffer,
+    signal: AbortSignal,
+  ): Promise<{ tx: Buffer; txHash: string; expiresAt: number; fee: string; dustUtxo: { wallet: number; slot: number } }> {
     const net = this.byName.get(name);
     if (!net) throw new GatewayError('BALANCING_DISABLED', `sponsorship is not configured for ${name}`);
     // Its splits spend the wallets' NIGHT: never from wallets whose lease another instance holds.
     this.opts.sharing?.owns(name);
-    const json = JSON.parse(await this.compute('prove-and-balance', net, POOL_KEY, body, signal, undefined)) as { tx: string; txHash: string; expiresAt: string; fee: string; dustUtxo: { wallet: number; slot: number } };
+    const json = JSON.parse(await this.compute('prove-and-balance', net, POOL_KEY, body, signal, undefined)) as {
+      tx: string;
+      txHash: string;
+      expiresAt: string;
+      fee: string;
+      dustUtxo: { wallet: number; slot: number };
+    };
     return { tx: Buffer.from(json.tx, 'hex'), txHash: json.txHash, expiresAt: Date.parse(json.expiresAt), fee: json.fee, dustUtxo: json.dustUtxo };
   }
 
@@ -189,7 +219,15 @@ export class SponsorshipService {
   }
 
   /** One request, in three steps: admit (hold its places), run (its tasks), settle (charge and track its answer). */
-  private async compute(kind: SponsorKind, net: SponsoredNetwork, key: AuthenticatedKey, body: Buffer, signal: AbortSignal, dedupeKey: string | undefined, clientId?: string): Promise<string> {
+  private async compute(
+    kind: SponsorKind,
+    net: SponsoredNetwork,
+    key: AuthenticatedKey,
+    body: Buffer,
+    signal: AbortSignal,
+    dedupeKey: string | undefined,
+    clientId?: string,
+  ): Promise<string> {
     const attempt = await this.admitRequest(kind, net, key, body, signal, dedupeKey, clientId);
     try {
       const json = await this.settle(attempt, await this.runTasks(attempt));
@@ -208,15 +246,30 @@ export class SponsorshipService {
    * ends: the key's share (here and over every instance), a deadline, an in-flight entry; its
    * admission (input check, policy) and the balance task's arguments.
    */
-  private async admitRequest(kind: SponsorKind, net: SponsoredNetwork, key: AuthenticatedKey, body: Buffer, signal: AbortSignal, dedupeKey: string | undefined, clientId: string | undefined): Promise<Attempt> {
+  private async admitRequest(
+    kind: SponsorKind,
+    net: SponsoredNetwork,
+    key: AuthenticatedKey,
+    body: Buffer,
+    signal: AbortSignal,
+    dedupeKey: string | undefined,
+    clientId: string | undefined,
+  ): Promise<Attempt> {
     const now = this.opts.clock.now();
     const gate = key.id === POOL_KEY_ID ? undefined : this.opts.gate;
     const policy = this.opts.policy;
     const backlog = this.backlogs.get(net.name)!;
-    const { budgetLeft, budgetResetAt, keepFree } = refuseEarly({ staleChain: this.staleChain, policy, gate, keeper: this.keepers.get(net.name), backlog, feeTtlMs: this.opts.feeTtlMs }, net, key, clientId, now);
+    const { budgetLeft, budgetResetAt, keepFree } = refuseEarly(
+      { staleChain: this.staleChain, policy, gate, keeper: this.keepers.get(net.name), backlog, feeTtlMs: this.opts.feeTtlMs },
+      net,
+      key,
+      clientId,
+      now,
+    );
     // The era the task builds in: the one the network's wallets are synced in as it starts.
     const era = this.eraOf(net.name);
-    if (era === undefined) throw new GatewayError('WALLET_SYNCING', `the server DUST wallets of ${net.name} are still syncing`, { headers: { 'Retry-After': '30' } });
+    if (era === undefined)
+      throw new GatewayError('WALLET_SYNCING', `the server DUST wallets of ${net.name} are still syncing`, { headers: { 'Retry-After': '30' } });
     const hold = this.shares.hold(net, key);
     const deadline = this.deadlines.next(now);
     // The key's share over every instance: a place held until the reservation ends (or its deadline).
@@ -229,9 +282,23 @@ export class SponsorshipService {
       throw new GatewayError('QUEUE_FULL', 'too many sponsorships in flight', { headers: { 'Retry-After': '1' } });
     }
     const attempt: Attempt = {
-      net, key, body, signal, era, now, deadline, hold, member, entry, answered: false,
+      net,
+      key,
+      body,
+      signal,
+      era,
+      now,
+      deadline,
+      hold,
+      member,
+      entry,
+      answered: false,
       admission: {
-        kind, net, era, now, body,
+        kind,
+        net,
+        era,
+        now,
+        body,
         // The server's own splits spend NIGHT it has just read from the indexer: not checked again.
         inputs: key.id === POOL_KEY_ID ? undefined : this.opts.inputs,
         policy: gate?.asks(key) === true ? gate.forTask({ key, network: net.name, era, kind, clientId, now }, signal) : undefined,
@@ -239,13 +306,24 @@ export class SponsorshipService {
       },
       args: {
         sponsor: {
-          kind, era, networkId: net.networkId, seeds: [...net.seeds], margin: this.opts.margin,
+          kind,
+          era,
+          networkId: net.networkId,
+          seeds: [...net.seeds],
+          margin: this.opts.margin,
           // The server's own splits may pay up to POOL_FEE_CAP_FACTOR × the cap: a pool that cannot
           // grow while prices are high would fail the demand that raised them.
-          maxFee: (key.id === POOL_KEY_ID ? policy.capFor(key) * POOL_FEE_CAP_FACTOR : policy.capFor(key)).toString(), budgetLeft: budgetLeft.toString(), budgetResetAt, keepFree, now,
-          reservationTtlMs: this.opts.reservationTtlMs, ttlSafetyMs: this.opts.ttlSafetyMs, reclaimAt: deadline,
+          maxFee: (key.id === POOL_KEY_ID ? policy.capFor(key) * POOL_FEE_CAP_FACTOR : policy.capFor(key)).toString(),
+          budgetLeft: budgetLeft.toString(),
+          budgetResetAt,
+          keepFree,
+          now,
+          reservationTtlMs: this.opts.reservationTtlMs,
+          ttlSafetyMs: this.opts.ttlSafetyMs,
+          reclaimAt: deadline,
           // The fee intent's life: fixed, or by the queue of unlanded answers as the task reserves (backlog.ts).
-          blockTimeMs: net.blockTimeMs, feeTtlMs: this.opts.feeTtlMs || feeTtlBlocks(0) * net.blockTimeMs,
+          blockTimeMs: net.blockTimeMs,
+          feeTtlMs: this.opts.feeTtlMs || feeTtlBlocks(0) * net.blockTimeMs,
           queue: { network: net.name, share: backlog.share, refuse: key.id !== POOL_KEY_ID, fixedTtlMs: this.opts.feeTtlMs },
         },
         prover: net.prover,
@@ -270,7 +348,11 @@ export class SponsorshipService {
     const net = a.net;
     a.proving = net.prover.backend === 'upstream' || net.prover.backend === 'native' ? provingPort(net.backend, a.signal) : undefined;
     // Refused at shutdown if it has not started: it then reserved nothing, and `end` releases nothing.
-    const res = await this.opts.pool.run('balance', { args: a.args, data: a.body, shared: [net.table.buffer, net.snapshot.buffer, this.inFlight.buffer], ...(a.proving ? { port: a.proving.port } : {}) }, run);
+    const res = await this.opts.pool.run(
+      'balance',
+      { args: a.args, data: a.body, shared: [net.table.buffer, net.snapshot.buffer, this.inFlight.buffer], ...(a.proving ? { port: a.proving.port } : {}) },
+      run,
+    );
     this.backlogs.get(net.name)!.record(res.blockShare);
     this.eras.expectEra(net, a.era, { slot: res.slot, generation: res.generation });
     return res;
@@ -322,8 +404,10 @@ export class SponsorshipService {
     };
     // Its inputs stay held while the reservation lives: at most until the reclaimer looks at it
     // past its fee intent's TTL, and never past its reclaim deadline.
-    if (inputsClaim) this.inputHolds.answered(inputsClaim, reservation, Math.min(res.expiresAt + (this.opts.expiryMarginMs ?? 10_000), now + this.opts.reservationTtlMs));
-    if (this.reclaimers.get(net.name)!.track(reservation, now, refund, expiry) && this.opts.journal) journalAnswer(this.opts.journal, net, reservation, a.deadline);
+    if (inputsClaim)
+      this.inputHolds.answered(inputsClaim, reservation, Math.min(res.expiresAt + (this.opts.expiryMarginMs ?? 10_000), now + this.opts.reservationTtlMs));
+    if (this.reclaimers.get(net.name)!.track(reservation, now, refund, expiry) && this.opts.journal)
+      journalAnswer(this.opts.journal, net, reservation, a.deadline);
     a.hold.answered.push({ ...reservation, member: a.member });
     a.answered = true;
     this.sponsored++;
@@ -350,7 +434,8 @@ export class SponsorshipService {
   /** Per network: balance, UTXO counts, sync state, fee prices (for /health and /wallet-status). */
   status(): Record<string, unknown> {
     const out: Record<string, unknown> = {};
-    for (const n of this.byName.values()) out[n.name] = networkStatus(n, this.opts.sync, this.reclaimers.get(n.name)!.tracked, this.keepers.get(n.name), this.backlogOf(n));
+    for (const n of this.byName.values())
+      out[n.name] = networkStatus(n, this.opts.sync, this.reclaimers.get(n.name)!.tracked, this.keepers.get(n.name), this.backlogOf(n));
     return out;
   }
 

@@ -45,30 +45,44 @@ export function streamAddressActivity(opts: StreamOptions, onTransaction: (ev: A
       else resolve(value ?? highest ?? 0);
     };
     const onAbort = (): void => finish(opts.signal!.reason);
-    const timer = setTimeout(() => finish(new GatewayError('INDEXER_TIMEOUT', `The indexer did not finish the address activity of ${opts.address} within ${opts.timeoutMs} ms`)), opts.timeoutMs);
-    const conn = new GraphqlWsConnection(opts.wsUrl, { ackTimeoutMs: opts.timeoutMs, ...(opts.credentials ? { credentials: opts.credentials } : {}), onClose: (err) => err && finish(err) });
+    const timer = setTimeout(
+      () => finish(new GatewayError('INDEXER_TIMEOUT', `The indexer did not finish the address activity of ${opts.address} within ${opts.timeoutMs} ms`)),
+      opts.timeoutMs,
+    );
+    const conn = new GraphqlWsConnection(opts.wsUrl, {
+      ackTimeoutMs: opts.timeoutMs,
+      ...(opts.credentials ? { credentials: opts.credentials } : {}),
+      onClose: (err) => err && finish(err),
+    });
     if (opts.signal?.aborted) return finish(opts.signal.reason);
     opts.signal?.addEventListener('abort', onAbort, { once: true });
-    conn.subscribe(ADDRESS_ACTIVITY, { address: opts.address }, {
-      next: (data) => {
-        let ev: Event;
-        try {
-          ev = expectShape(AddressEvent, data, ADDRESS_ACTIVITY.name).unshieldedTransactions;
-        } catch (err) {
-          return finish(toGatewayError(err));
-        }
-        if (++events > MAX_ADDRESS_EVENTS) return finish(new GatewayError('INDEXER_BAD_RESPONSE', `The address ${opts.address} has more than ${MAX_ADDRESS_EVENTS} events; too many to summarise`));
-        if (ev.__typename === 'UnshieldedTransactionsProgress') {
-          highest = ev.highestTransactionId;
-        } else {
-          lastSeen = Math.max(lastSeen, ev.transaction.id);
-          if (onTransaction(ev) === true) return finish(undefined, Math.max(highest ?? 0, lastSeen));
-        }
-        if (highest !== undefined && lastSeen >= highest) finish(undefined, highest);
-        else if (highest === 0) finish(undefined, 0);
+    conn.subscribe(
+      ADDRESS_ACTIVITY,
+      { address: opts.address },
+      {
+        next: (data) => {
+          let ev: Event;
+          try {
+            ev = expectShape(AddressEvent, data, ADDRESS_ACTIVITY.name).unshieldedTransactions;
+          } catch (err) {
+            return finish(toGatewayError(err));
+          }
+          if (++events > MAX_ADDRESS_EVENTS)
+            return finish(
+              new GatewayError('INDEXER_BAD_RESPONSE', `The address ${opts.address} has more than ${MAX_ADDRESS_EVENTS} events; too many to summarise`),
+            );
+          if (ev.__typename === 'UnshieldedTransactionsProgress') {
+            highest = ev.highestTransactionId;
+          } else {
+            lastSeen = Math.max(lastSeen, ev.transaction.id);
+            if (onTransaction(ev) === true) return finish(undefined, Math.max(highest ?? 0, lastSeen));
+          }
+          if (highest !== undefined && lastSeen >= highest) finish(undefined, highest);
+          else if (highest === 0) finish(undefined, 0);
+        },
+        error: (err) => finish(err),
+        complete: () => finish(undefined),
       },
-      error: (err) => finish(err),
-      complete: () => finish(undefined),
-    });
+    );
   });
 }

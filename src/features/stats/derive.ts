@@ -50,7 +50,11 @@ export function staleReason(tip: RingBlock, now: number, blockTimeMs: number): s
   const ageMs = Math.max(0, now - tip.timestamp);
   if (!isStale(ageMs, blockTimeMs)) return undefined;
   // The age to a tenth of a second, never rounded up past the limit; the block time as configured.
-  return `newest block (height ${tip.height}) is ${Math.floor(ageMs / 100) / 10} s old, at least ${STALE_AFTER_BLOCKS} × the ${blockTimeMs / 1000} s block time`;
+  return (
+    `newest block (height ${tip.height}) is ${Math.floor(ageMs / 100) / 10}` +
+    ` s old, at least ${STALE_AFTER_BLOCKS}` +
+    ` × the ${blockTimeMs / 1000} s block time`
+  );
 }
 
 type TransactionKind = 'regular' | 'system' | 'bridge-claim';
@@ -74,7 +78,14 @@ export function feesOf(t: FeeFields): { paid: string; estimated: string; unit: '
 }
 
 export function latestBlock(tip: RingBlock, now: number): LatestBlock {
-  return { height: tip.height, hash: tip.hash, timestamp: iso(tip.timestamp), ageSeconds: ageSeconds(tip, now), protocolVersion: tip.protocolVersion, ledger: ledgerOf(tip.protocolVersion) };
+  return {
+    height: tip.height,
+    hash: tip.hash,
+    timestamp: iso(tip.timestamp),
+    ageSeconds: ageSeconds(tip, now),
+    protocolVersion: tip.protocolVersion,
+    ledger: ledgerOf(tip.protocolVersion),
+  };
 }
 
 /**
@@ -115,7 +126,14 @@ export function blocksProduced(tip: RingBlock, bt: BlockTime): BlocksProduced {
  * STALE_AFTER_BLOCKS; the status is `degraded` only by the freshness rule (`isStale`), a failing
  * indexer or low production — a late block short of stale lowers the score, not the status.
  */
-export function uptime(tip: RingBlock, now: number, bt: BlockTime, epochUtilization: number | null, upstreamOk: boolean, blockTimeMs = TARGET_BLOCK_SECONDS * 1000): Uptime {
+export function uptime(
+  tip: RingBlock,
+  now: number,
+  bt: BlockTime,
+  epochUtilization: number | null,
+  upstreamOk: boolean,
+  blockTimeMs = TARGET_BLOCK_SECONDS * 1000,
+): Uptime {
   const age = ageSeconds(tip, now);
   const fresh = (FRESH_BLOCKS * blockTimeMs) / 1000;
   const dead = (STALE_AFTER_BLOCKS * blockTimeMs) / 1000;
@@ -141,7 +159,11 @@ export function dParameter(window: BlockWindow, history: readonly DParameterChan
   return fromNode ? dParameterAt(fromNode, fromNode.blockHeight, history) : null;
 }
 
-function dParameterAt(d: { numPermissionedCandidates: number; numRegisteredCandidates: number }, height: number, history: readonly DParameterChange[] | undefined): DParameter {
+function dParameterAt(
+  d: { numPermissionedCandidates: number; numRegisteredCandidates: number },
+  height: number,
+  history: readonly DParameterChange[] | undefined,
+): DParameter {
   let since: number | null = null;
   if (history) {
     for (let j = history.length - 1; j >= 0; j--) {
@@ -151,7 +173,12 @@ function dParameterAt(d: { numPermissionedCandidates: number; numRegisteredCandi
       break;
     }
   }
-  return { numPermissionedCandidates: d.numPermissionedCandidates, numRegisteredCandidates: d.numRegisteredCandidates, blockHeight: height, effectiveSinceHeight: since };
+  return {
+    numPermissionedCandidates: d.numPermissionedCandidates,
+    numRegisteredCandidates: d.numRegisteredCandidates,
+    blockHeight: height,
+    effectiveSinceHeight: since,
+  };
 }
 
 /** Newest first: blocks from the tip down, and within a block its transactions in reverse order. */

@@ -340,7 +340,10 @@ export class ChainFollower extends EventEmitter<{ blocks: [number]; state: [] }>
   }
 
   private failed(err: unknown, where: string, exchange: number): void {
-    const e = err instanceof GatewayError ? err : new GatewayError('INDEXER_BAD_RESPONSE', `Unexpected failure while following the indexer: ${(err as Error)?.message ?? String(err)}`, { cause: err });
+    const e =
+      err instanceof GatewayError
+        ? err
+        : new GatewayError('INDEXER_BAD_RESPONSE', `Unexpected failure while following the indexer: ${(err as Error)?.message ?? String(err)}`, { cause: err });
     this.upstreamErrors++;
     if (exchange < this.lastOkExchange) return;
     this.lastError = e;

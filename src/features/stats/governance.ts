@@ -60,7 +60,12 @@ export class Governance extends EventEmitter<{ updated: [] }> {
   private lastStartedAt: number | undefined;
   private running: Promise<void> | undefined;
 
-  constructor(private readonly http: GraphqlHttpClient, private readonly clock: Clock, private readonly log: Logger, private readonly node?: NodeFallback) {
+  constructor(
+    private readonly http: GraphqlHttpClient,
+    private readonly clock: Clock,
+    private readonly log: Logger,
+    private readonly node?: NodeFallback,
+  ) {
     super();
   }
 
@@ -125,7 +130,11 @@ export class Governance extends EventEmitter<{ updated: [] }> {
     }
     try {
       const d = await node.rpc.dParameter(tip.hash);
-      this.nodeDParameter = { numPermissionedCandidates: d.numPermissionedCandidates, numRegisteredCandidates: d.numRegisteredCandidates, blockHeight: tip.height };
+      this.nodeDParameter = {
+        numPermissionedCandidates: d.numPermissionedCandidates,
+        numRegisteredCandidates: d.numRegisteredCandidates,
+        blockHeight: tip.height,
+      };
     } catch (err) {
       this.nodeDParameterError = this.nodeFailed(err, 'D-parameter');
     }

@@ -32,7 +32,10 @@ export class IndexerFeatureProbe {
   /** Bumped by forget(): a probe answered after it describes the indexer before the loss. */
   private generation = 0;
 
-  constructor(private readonly http: GraphqlHttpClient, private readonly log: Logger) {}
+  constructor(
+    private readonly http: GraphqlHttpClient,
+    private readonly log: Logger,
+  ) {}
 
   /** What is known now; undefined before the first answer and after forget(). */
   get current(): IndexerFeatures | undefined {

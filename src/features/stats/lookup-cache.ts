@@ -34,7 +34,10 @@ interface Entry {
   miss: Reply;
 }
 
-/** Failures of the indexer, not of the lookup: an expired answer is served instead (X-Cache: STALE). INDEXER_BUSY is nightgate's own cap on address streams (lookups.ts). */
+/**
+ * Failures of the indexer, not of the lookup: an expired answer is served instead (X-Cache: STALE). INDEXER_BUSY is nightgate's own cap on address streams
+ * (lookups.ts).
+ */
 const INDEXER_CODES = new Set(['INDEXER_UNAVAILABLE', 'INDEXER_TIMEOUT', 'INDEXER_BAD_RESPONSE', 'INDEXER_BUSY']);
 
 export class LookupCache {
@@ -44,7 +47,10 @@ export class LookupCache {
   private readonly lru: QuickLRU<string, Entry>;
   private readonly flights = new SingleFlight<Entry>();
 
-  constructor(maxSize: number, private readonly clock: Clock) {
+  constructor(
+    maxSize: number,
+    private readonly clock: Clock,
+  ) {
     // quick-lru keeps two generations of up to `maxSize` entries each (it swaps them when the
     // new one fills): half the setting per generation keeps what is retained within the setting.
     this.lru = new QuickLRU({ maxSize: Math.ceil(maxSize / 2) });
@@ -66,15 +72,22 @@ export class LookupCache {
       return cached.hit;
     }
     this.misses++;
-    return this.flights.run(key, (s) => this.fill(key, fetch, s), signal?.()).result.then(
-      (entry) => entry.miss,
-      (err: unknown) => {
-        if (!cached || !isGatewayError(err) || !INDEXER_CODES.has(err.code)) throw err;
-        this.stale++;
-        const age = Math.max(0, Math.floor((this.clock.now() - cached.fetchedAt) / 1000));
-        return { status: 200, body: cached.body, contentType: JSON_TYPE, headers: { ETag: cached.etag, 'Cache-Control': 'public, max-age=1', 'X-Cache': 'STALE', Age: String(age) } };
-      },
-    );
+    return this.flights
+      .run(key, (s) => this.fill(key, fetch, s), signal?.())
+      .result.then(
+        (entry) => entry.miss,
+        (err: unknown) => {
+          if (!cached || !isGatewayError(err) || !INDEXER_CODES.has(err.code)) throw err;
+          this.stale++;
+          const age = Math.max(0, Math.floor((this.clock.now() - cached.fetchedAt) / 1000));
+          return {
+            status: 200,
+            body: cached.body,
+            contentType: JSON_TYPE,
+            headers: { ETag: cached.etag, 'Cache-Control': 'public, max-age=1', 'X-Cache': 'STALE', Age: String(age) },
+          };
+        },
+      );
   }
 
   abortAll(reason: unknown): void {

@@ -30,8 +30,13 @@ export function toBlockDetail(b: NonNullable<BlockDetailData['block']>): BlockDe
     zswapMerkleTreeRoot: b.zswapMerkleTreeRoot,
     zswapEndIndex: b.zswapEndIndex,
     systemParameters: {
-      dParameter: { numPermissionedCandidates: b.systemParameters.dParameter.numPermissionedCandidates, numRegisteredCandidates: b.systemParameters.dParameter.numRegisteredCandidates },
-      termsAndConditions: b.systemParameters.termsAndConditions ? { hash: b.systemParameters.termsAndConditions.hash, url: b.systemParameters.termsAndConditions.url } : null,
+      dParameter: {
+        numPermissionedCandidates: b.systemParameters.dParameter.numPermissionedCandidates,
+        numRegisteredCandidates: b.systemParameters.dParameter.numRegisteredCandidates,
+      },
+      termsAndConditions: b.systemParameters.termsAndConditions
+        ? { hash: b.systemParameters.termsAndConditions.hash, url: b.systemParameters.termsAndConditions.url }
+        : null,
     },
     transactionCount: b.transactions.length,
     transactions: b.transactions.map((t) => ({
@@ -74,11 +79,23 @@ export function toTransactionDetail(t: TransactionDetailData['transactions'][num
     })),
     utxos: {
       created: t.unshieldedCreatedOutputs.map((u) => ({
-        owner: u.owner, tokenType: u.tokenType, value: u.value, intentHash: u.intentHash, outputIndex: u.outputIndex, createdAt: ctimeIso(u.ctime), ctime: u.ctime ?? null,
+        owner: u.owner,
+        tokenType: u.tokenType,
+        value: u.value,
+        intentHash: u.intentHash,
+        outputIndex: u.outputIndex,
+        createdAt: ctimeIso(u.ctime),
+        ctime: u.ctime ?? null,
         registeredForDustGeneration: u.registeredForDustGeneration,
       })),
       spent: t.unshieldedSpentOutputs.map((u) => ({
-        owner: u.owner, tokenType: u.tokenType, value: u.value, intentHash: u.intentHash, outputIndex: u.outputIndex, createdAt: ctimeIso(u.ctime), ctime: u.ctime ?? null,
+        owner: u.owner,
+        tokenType: u.tokenType,
+        value: u.value,
+        intentHash: u.intentHash,
+        outputIndex: u.outputIndex,
+        createdAt: ctimeIso(u.ctime),
+        ctime: u.ctime ?? null,
         createdAtTransaction: u.createdAtTransaction.hash,
       })),
     },
@@ -127,9 +144,19 @@ export function toAddressActivity(address: UnshieldedAddress, events: readonly A
     for (const u of ev.createdUtxos) {
       const spentBy = u.spentAtTransaction?.hash ?? null;
       utxos.set(`${u.intentHash}:${u.outputIndex}`, {
-        owner: u.owner, tokenType: u.tokenType, value: u.value, intentHash: u.intentHash, outputIndex: u.outputIndex, createdAt: ctimeIso(u.ctime), ctime: u.ctime ?? null,
-        registeredForDustGeneration: u.registeredForDustGeneration, spent: spentBy !== null, spentAtTransaction: spentBy,
-        createdAtTransaction: t.hash, createdAtHeight: t.block.height, txId: t.id,
+        owner: u.owner,
+        tokenType: u.tokenType,
+        value: u.value,
+        intentHash: u.intentHash,
+        outputIndex: u.outputIndex,
+        createdAt: ctimeIso(u.ctime),
+        ctime: u.ctime ?? null,
+        registeredForDustGeneration: u.registeredForDustGeneration,
+        spent: spentBy !== null,
+        spentAtTransaction: spentBy,
+        createdAtTransaction: t.hash,
+        createdAtHeight: t.block.height,
+        txId: t.id,
       });
     }
     for (const u of ev.spentUtxos) {

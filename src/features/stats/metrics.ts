@@ -15,13 +15,27 @@ export const collectStats: MetricsCollector = (ctx) => {
   const devnetHeight = series.gauge('nightgate_devnet_height', 'Height of the embedded devnet chain (as followed)', ['network']);
   const blockAge = series.gauge('nightgate_indexer_block_age_seconds', 'Age of the newest block the follower holds (its timestamp to now)', ['network']);
   const dataAge = series.gauge('nightgate_indexer_data_age_seconds', 'Seconds since the indexer last answered the follower', ['network']);
-  const subscribed = series.gauge('nightgate_indexer_subscription_connected', '1 while the follower\'s block subscription is connected', ['network']);
-  const statsUp = series.gauge('nightgate_stats_up', '1 when the network\'s statistics are served from a healthy follower (0: starting, degraded or down)', ['network']);
-  const stale = series.gauge('nightgate_stats_stale', '1 while the derived statistics routes answer X-Cache: STALE (the follower holds blocks but the indexer is failing)', ['network']);
-  const chainStale = series.gauge('nightgate_chain_stale', '1 while the newest block is 10 block times old or older (the network is degraded, not ready, and not sponsored)', ['network']);
-  const reconnects = series.counter('nightgate_indexer_reconnects_total', 'Times the follower\'s subscription was lost and reopened', ['network']);
+  const subscribed = series.gauge('nightgate_indexer_subscription_connected', "1 while the follower's block subscription is connected", ['network']);
+  const statsUp = series.gauge('nightgate_stats_up', "1 when the network's statistics are served from a healthy follower (0: starting, degraded or down)", [
+    'network',
+  ]);
+  const stale = series.gauge(
+    'nightgate_stats_stale',
+    '1 while the derived statistics routes answer X-Cache: STALE (the follower holds blocks but the indexer is failing)',
+    ['network'],
+  );
+  const chainStale = series.gauge(
+    'nightgate_chain_stale',
+    '1 while the newest block is 10 block times old or older (the network is degraded, not ready, and not sponsored)',
+    ['network'],
+  );
+  const reconnects = series.counter('nightgate_indexer_reconnects_total', "Times the follower's subscription was lost and reopened", ['network']);
   const upstreamErrors = series.counter('nightgate_indexer_errors_total', 'Failed exchanges of the follower with the indexer', ['network']);
-  const cacheLookups = series.counter('nightgate_cache_lookups_total', 'Lookup cache decisions (block, transaction, contract, search, address routes): hit, miss, stale (an expired answer served because the indexer failed)', ['network', 'result']);
+  const cacheLookups = series.counter(
+    'nightgate_cache_lookups_total',
+    'Lookup cache decisions (block, transaction, contract, search, address routes): hit, miss, stale (an expired answer served because the indexer failed)',
+    ['network', 'result'],
+  );
   const cacheEntries = series.gauge('nightgate_cache_entries', 'Entries in the lookup cache', ['network']);
 
   ctx.metrics.onScrape(() => {

@@ -82,11 +82,19 @@ export class NetworkStats implements Component {
   private readonly log: Logger;
   private pushedTip: string | undefined;
 
-  constructor(private readonly ctx: AppContext, readonly network: NetworkName, readonly source: NetworkSource) {
+  constructor(
+    private readonly ctx: AppContext,
+    readonly network: NetworkName,
+    readonly source: NetworkSource,
+  ) {
     const cfg = ctx.config.stats;
     this.name = `stats:${network}`;
     this.log = ctx.logger.child({ module: 'stats', network });
-    this.http = new GraphqlHttpClient(source.httpUrl, { timeoutMs: cfg.upstreamTimeoutMs, maxResponseBytes: cfg.maxResponseBytes, headers: source.credentials.headers });
+    this.http = new GraphqlHttpClient(source.httpUrl, {
+      timeoutMs: cfg.upstreamTimeoutMs,
+      maxResponseBytes: cfg.maxResponseBytes,
+      headers: source.credentials.headers,
+    });
     this.window = new BlockWindow(cfg.ringSize);
     this.blockTimeMs = source.embedded ? ctx.config.devnet.blockTimeMs : TARGET_BLOCK_SECONDS * 1000;
     this.features = new IndexerFeatureProbe(this.http, this.log);
@@ -137,7 +145,15 @@ export class NetworkStats implements Component {
 
   start(): void {
     const nodeRpc = this.source.embedded ? undefined : this.source.nodeRpcUrl;
-    this.log.info({ indexer: redactUrl(this.source.httpUrl), ws: redactUrl(this.source.wsUrl), nodeRpc: nodeRpc === undefined ? null : redactUrl(nodeRpc), source: this.source.label }, 'following the chain');
+    this.log.info(
+      {
+        indexer: redactUrl(this.source.httpUrl),
+        ws: redactUrl(this.source.wsUrl),
+        nodeRpc: nodeRpc === undefined ? null : redactUrl(nodeRpc),
+        source: this.source.label,
+      },
+      'following the chain',
+    );
     this.follower.start();
   }
 
@@ -167,7 +183,8 @@ export class NetworkStats implements Component {
     const now = this.ctx.clock.now();
     const tip = this.window.tip;
     const stale = this.staleReason(now);
-    const status = f.state === 'stopped' ? 'down' : tip === undefined ? (f.lastError ? 'down' : 'starting') : f.upstreamOk && stale === undefined ? 'ok' : 'degraded';
+    const status =
+      f.state === 'stopped' ? 'down' : tip === undefined ? (f.lastError ? 'down' : 'starting') : f.upstreamOk && stale === undefined ? 'ok' : 'degraded';
     return {
       status,
       source: this.source.label,

@@ -47,7 +47,10 @@ export class NodeRpcClient {
   private nextId = 1;
 
   /** `url` over HTTP; a ws(s) URL is asked over HTTP on the same port, as a node serves both there. */
-  constructor(url: string, private readonly opts: NodeRpcOptions) {
+  constructor(
+    url: string,
+    private readonly opts: NodeRpcOptions,
+  ) {
     const u = new URL(url.replace(/^ws(s?):/, 'http$1:'));
     this.path = `${u.pathname}${u.search}`;
     this.pool = new Pool(u.origin, {
@@ -65,7 +68,10 @@ export class NodeRpcClient {
     const { epoch, nextEpochTimestamp } = (await this.call(method, [], Status, 'EPOCH_UNAVAILABLE')).sidechain;
     const anchor = anchorFromNodeStatus(epoch, nextEpochTimestamp);
     if (anchor) return anchor;
-    throw this.failed('EPOCH_UNAVAILABLE', `The node answered ${method} with epoch ${epoch} ending at ${nextEpochTimestamp} ms: not a whole number of seconds per epoch since the Unix epoch`);
+    throw this.failed(
+      'EPOCH_UNAVAILABLE',
+      `The node answered ${method} with epoch ${epoch} ending at ${nextEpochTimestamp} ms: not a whole number of seconds per epoch since the Unix epoch`,
+    );
   }
 
   /** The D-parameter in force at block `at` (hex hash, with or without 0x): what the indexer would have said of that block. */
@@ -82,7 +88,8 @@ export class NodeRpcClient {
   private async call<T extends TSchema>(method: string, params: unknown[], shape: T, code: UnknownCode): Promise<Static<T>> {
     this.requests++;
     const envelope = await this.send(method, params, code);
-    if (envelope.error) throw this.failed(code, `The node answered ${method} with error ${envelope.error.code}: ${redactUrls(envelope.error.message.slice(0, 200))}`);
+    if (envelope.error)
+      throw this.failed(code, `The node answered ${method} with error ${envelope.error.code}: ${redactUrls(envelope.error.message.slice(0, 200))}`);
     if (!Value.Check(shape, envelope.result)) {
       const first = Value.Errors(shape, envelope.result).First();
       throw this.failed(code, `The node's answer to ${method} is malformed${first ? ` at ${first.path || '/'}: ${first.message}` : ''}`);
@@ -129,4 +136,3 @@ export class NodeRpcClient {
 }
 
 class TooLarge extends Error {}
-

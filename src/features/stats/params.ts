@@ -97,10 +97,7 @@ export function parseIdentifier(value: string | null, networkId: string, name = 
 }
 
 /** What a search query looks like, before anything is asked upstream. */
-export type SearchQuery =
-  | { kind: 'height'; height: number }
-  | { kind: 'hex'; hex: string }
-  | { kind: 'address'; address: UnshieldedAddress };
+export type SearchQuery = { kind: 'height'; height: number } | { kind: 'hex'; hex: string } | { kind: 'address'; address: UnshieldedAddress };
 
 export function parseSearch(value: string | null, networkId: string): SearchQuery {
   const v = required(value, 'q');

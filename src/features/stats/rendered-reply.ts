@@ -24,7 +24,10 @@ export function etagOf(body: Uint8Array | string): string {
 
 /** A weak validator derived from what a body is about (its JSON), not from its bytes. */
 function weakEtagOf(tag: unknown): string {
-  return `W/"${createHash('sha1').update(JSON.stringify(tag) ?? '').digest('base64url').slice(0, 22)}"`;
+  return `W/"${createHash('sha1')
+    .update(JSON.stringify(tag) ?? '')
+    .digest('base64url')
+    .slice(0, 22)}"`;
 }
 
 type Headers = Readonly<{ 'Cache-Control': string; ETag: string; 'X-Cache': 'HIT' | 'STALE'; Age?: string }>;
@@ -68,9 +71,10 @@ export class RenderedReply implements Reply {
   /** New freshness: its lifetime, and whether (and for how long) the indexer has been failing. */
   setCacheControl(cacheControl: string, staleSeconds?: number): void {
     const ETag = this.etag;
-    this.headers = staleSeconds === undefined
-      ? { 'Cache-Control': cacheControl, ETag, 'X-Cache': 'HIT' }
-      : { 'Cache-Control': cacheControl, ETag, 'X-Cache': 'STALE', Age: String(staleSeconds) };
+    this.headers =
+      staleSeconds === undefined
+        ? { 'Cache-Control': cacheControl, ETag, 'X-Cache': 'HIT' }
+        : { 'Cache-Control': cacheControl, ETag, 'X-Cache': 'STALE', Age: String(staleSeconds) };
     this.headLines = linesWithoutEtag(this.headers);
     if (liveReplies.listeners.size > 0) liveReplies.changed(this);
   }

@@ -66,12 +66,21 @@ const BlockRef = Type.Object({ height: Int, hash: Hex, timestamp: Int });
 export const BlockDetailData = Type.Object({
   block: Nullable(
     Type.Object({
-      height: Int, hash: Hex, timestamp: Int, protocolVersion: Int, author: Nullable(Hex), zswapMerkleTreeRoot: Hex, zswapEndIndex: Int,
+      height: Int,
+      hash: Hex,
+      timestamp: Int,
+      protocolVersion: Int,
+      author: Nullable(Hex),
+      zswapMerkleTreeRoot: Hex,
+      zswapEndIndex: Int,
       parent: Nullable(Type.Object({ height: Int, hash: Hex })),
       systemParameters: Type.Object({ dParameter: DParameter, termsAndConditions: Nullable(Type.Object({ hash: Hex, url: Type.String() })) }),
       transactions: Type.Array(
         Type.Object({
-          __typename: TxKind, id: Int, hash: Hex, protocolVersion: Int,
+          __typename: TxKind,
+          id: Int,
+          hash: Hex,
+          protocolVersion: Int,
           contractActions: Type.Array(Type.Object({ __typename: ActionKind, address: Hex })),
           unshieldedCreatedOutputs: Type.Array(Type.Object({ outputIndex: Int })),
           unshieldedSpentOutputs: Type.Array(Type.Object({ outputIndex: Int })),
@@ -87,15 +96,25 @@ export const BlockDetailData = Type.Object({
 export type BlockDetailData = Static<typeof BlockDetailData>;
 
 const Utxo = {
-  owner: Type.String(), tokenType: Hex, value: Type.String({ pattern: '^[0-9]{1,40}$' }), intentHash: Hex, outputIndex: Int, ctime: Type.Optional(Nullable(Int)),
+  owner: Type.String(),
+  tokenType: Hex,
+  value: Type.String({ pattern: '^[0-9]{1,40}$' }),
+  intentHash: Hex,
+  outputIndex: Int,
+  ctime: Type.Optional(Nullable(Int)),
 };
 
 export const TransactionDetailData = Type.Object({
   transactions: Type.Array(
     Type.Object({
-      __typename: TxKind, id: Int, hash: Hex, protocolVersion: Int,
+      __typename: TxKind,
+      id: Int,
+      hash: Hex,
+      protocolVersion: Int,
       block: BlockRef,
-      contractActions: Type.Array(Type.Object({ __typename: ActionKind, address: Hex, unshieldedBalances: Type.Array(Balance), entryPoint: Type.Optional(Type.String()) })),
+      contractActions: Type.Array(
+        Type.Object({ __typename: ActionKind, address: Hex, unshieldedBalances: Type.Array(Balance), entryPoint: Type.Optional(Type.String()) }),
+      ),
       unshieldedCreatedOutputs: Type.Array(Type.Object({ ...Utxo, registeredForDustGeneration: Type.Boolean() })),
       unshieldedSpentOutputs: Type.Array(Type.Object({ ...Utxo, createdAtTransaction: Type.Object({ hash: Hex }) })),
       zswapLedgerEvents: Type.Array(Type.Object({ id: Int })),
@@ -118,10 +137,13 @@ export type TransactionDetailData = Static<typeof TransactionDetailData>;
 export const ContractDetailData = Type.Object({
   contractAction: Nullable(
     Type.Object({
-      __typename: ActionKind, address: Hex,
+      __typename: ActionKind,
+      address: Hex,
       unshieldedBalances: Type.Array(Balance),
       transaction: Type.Object({
-        id: Int, hash: Hex, block: BlockRef,
+        id: Int,
+        hash: Hex,
+        block: BlockRef,
         identifiers: Type.Optional(Type.Array(Hex)),
         zswapMerkleTreeRoot: Type.Optional(Hex),
         transactionResult: Type.Optional(Type.Object({ status: TxStatus })),
@@ -149,7 +171,12 @@ export const AddressEvent = Type.Object({
   unshieldedTransactions: Type.Union([
     Type.Object({
       __typename: Type.Literal('UnshieldedTransaction'),
-      transaction: Type.Object({ id: Int, hash: Hex, block: Type.Object({ height: Int, timestamp: Int }), transactionResult: Type.Optional(Type.Object({ status: TxStatus })) }),
+      transaction: Type.Object({
+        id: Int,
+        hash: Hex,
+        block: Type.Object({ height: Int, timestamp: Int }),
+        transactionResult: Type.Optional(Type.Object({ status: TxStatus })),
+      }),
       createdUtxos: Type.Array(Type.Object({ ...Utxo, registeredForDustGeneration: Type.Boolean(), spentAtTransaction: Nullable(Type.Object({ hash: Hex })) })),
       spentUtxos: Type.Array(Type.Object(Utxo)),
     }),

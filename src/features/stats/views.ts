@@ -74,8 +74,14 @@ export class DerivedViews {
   /** A derived route's reply for `now`; throws when there is nothing to serve. */
   get(route: DerivedRoute, now: number): Reply {
     this.refresh(now);
-    if (route === 'epoch' && this.ep === null) throw this.unavailable('EPOCH_UNAVAILABLE', `No epoch information for ${this.deps.network.id}: the indexer has no currentEpochInfo and the epoch length is not known`, this.deps.governance.nodeEpochError);
-    if (route === 'd-parameter' && this.dp === null) throw this.unavailable('D_PARAMETER_UNAVAILABLE', ERRORS.D_PARAMETER_UNAVAILABLE.message, this.deps.governance.nodeDParameterError);
+    if (route === 'epoch' && this.ep === null)
+      throw this.unavailable(
+        'EPOCH_UNAVAILABLE',
+        `No epoch information for ${this.deps.network.id}: the indexer has no currentEpochInfo and the epoch length is not known`,
+        this.deps.governance.nodeEpochError,
+      );
+    if (route === 'd-parameter' && this.dp === null)
+      throw this.unavailable('D_PARAMETER_UNAVAILABLE', ERRORS.D_PARAMETER_UNAVAILABLE.message, this.deps.governance.nodeDParameterError);
     return this.replies[route];
   }
 

@@ -24,7 +24,6 @@ export interface GqlResult {
   errors: string[];
 }
 
-
 export class GraphqlHttpClient {
   readonly origin: string;
   readonly path: string;
@@ -32,7 +31,10 @@ export class GraphqlHttpClient {
   failures = 0;
   private readonly pool: Pool;
 
-  constructor(readonly url: string, private readonly opts: GraphqlHttpOptions) {
+  constructor(
+    readonly url: string,
+    private readonly opts: GraphqlHttpOptions,
+  ) {
     const u = new URL(url);
     this.origin = u.origin;
     this.path = `${u.pathname}${u.search}`;
@@ -73,7 +75,9 @@ export class GraphqlHttpClient {
         signal,
       });
       status = res.statusCode;
-      text = await readCapped(res.body, this.opts.maxResponseBytes, res.headers['content-length'], (declared) => tooLarge(this.opts.maxResponseBytes, declared));
+      text = await readCapped(res.body, this.opts.maxResponseBytes, res.headers['content-length'], (declared) =>
+        tooLarge(this.opts.maxResponseBytes, declared),
+      );
     } catch (err) {
       if (err instanceof GatewayError) throw err;
       if (deadline.aborted || TIMEOUT_CODES.has((err as { code?: string }).code ?? '')) {
@@ -101,7 +105,8 @@ function parseGraphqlResponse(text: string, status: number, what: string, partia
   } catch {
     throw new GatewayError('INDEXER_BAD_RESPONSE', `The indexer answered ${what} with HTTP ${status} and a body that is not JSON`);
   }
-  if (body === null || typeof body !== 'object') throw new GatewayError('INDEXER_BAD_RESPONSE', `The indexer answered ${what} with HTTP ${status} and no GraphQL result`);
+  if (body === null || typeof body !== 'object')
+    throw new GatewayError('INDEXER_BAD_RESPONSE', `The indexer answered ${what} with HTTP ${status} and no GraphQL result`);
   const { data, errors } = body as { data?: unknown; errors?: unknown };
   const messages = Array.isArray(errors) ? errors.map((e) => String((e as { message?: unknown })?.message ?? 'unknown error')) : [];
   const hasData = data !== null && typeof data === 'object';
@@ -113,7 +118,12 @@ function parseGraphqlResponse(text: string, status: number, what: string, partia
 }
 
 function tooLarge(cap: number, declared: string | undefined): GatewayError {
-  return new GatewayError('INDEXER_BAD_RESPONSE', declared === undefined ? `The indexer's response exceeds the ${cap}-byte limit` : `The indexer's response (${declared} bytes) exceeds the ${cap}-byte limit`);
+  return new GatewayError(
+    'INDEXER_BAD_RESPONSE',
+    declared === undefined
+      ? `The indexer's response exceeds the ${cap}-byte limit`
+      : `The indexer's response (${declared} bytes) exceeds the ${cap}-byte limit`,
+  );
 }
 
 /**
@@ -121,7 +131,8 @@ function tooLarge(cap: number, declared: string | undefined): GatewayError {
  * body) or the credentials refused (401/403). Undefined for anything else.
  */
 function endpointRefusal(status: number, text: string): GatewayError | undefined {
-  if (status === 410 || (status >= 400 && text.includes('ENDPOINT_DECOMMISSIONED'))) return new GatewayError('INDEXER_DECOMMISSIONED', `The indexer is decommissioned (HTTP ${status})`);
+  if (status === 410 || (status >= 400 && text.includes('ENDPOINT_DECOMMISSIONED')))
+    return new GatewayError('INDEXER_DECOMMISSIONED', `The indexer is decommissioned (HTTP ${status})`);
   if (status === 401 || status === 403) return new GatewayError('INDEXER_UNAUTHORIZED', `The indexer refused the credentials (HTTP ${status})`);
   return undefined;
 }
@@ -134,5 +145,7 @@ export function isFinalRefusal(err: unknown): boolean {
 /** The setting to change after a refusal of a network's indexer (isFinalRefusal). */
 export function refusalSetting(err: GatewayError, network: string): string {
   const N = network.toUpperCase();
-  return err.code === 'INDEXER_UNAUTHORIZED' ? `networks.${network}.projectId (NIGHTGATE_${N}_PROJECT_ID)` : `networks.${network}.indexer (NIGHTGATE_${N}_INDEXER)`;
+  return err.code === 'INDEXER_UNAUTHORIZED'
+    ? `networks.${network}.projectId (NIGHTGATE_${N}_PROJECT_ID)`
+    : `networks.${network}.indexer (NIGHTGATE_${N}_INDEXER)`;
 }

@@ -50,13 +50,21 @@ export class GraphqlWsConnection {
   private readonly ackTimer: NodeJS.Timeout;
   private readonly keepAlive: NodeJS.Timeout | undefined;
 
-  constructor(readonly url: string, private readonly opts: WsConnectionOptions) {
+  constructor(
+    readonly url: string,
+    private readonly opts: WsConnectionOptions,
+  ) {
     const creds = opts.credentials;
     this.ws = creds ? new WebSocket(url, { protocols: SUBPROTOCOL, headers: { ...creds.headers } }) : new WebSocket(url, SUBPROTOCOL);
     this.ws.addEventListener('open', () => this.send({ type: 'connection_init', payload: { ...creds?.initPayload } }));
     this.ws.addEventListener('message', (ev) => this.onMessage(ev.data));
-    this.ws.addEventListener('close', (ev) => this.end(new GatewayError('INDEXER_UNAVAILABLE', `The indexer subscription closed (${ev.code}${ev.reason ? ` ${ev.reason}` : ''})`)));
-    this.ackTimer = setTimeout(() => this.fail(new GatewayError('INDEXER_TIMEOUT', `The indexer did not acknowledge the subscription connection within ${opts.ackTimeoutMs} ms`)), opts.ackTimeoutMs);
+    this.ws.addEventListener('close', (ev) =>
+      this.end(new GatewayError('INDEXER_UNAVAILABLE', `The indexer subscription closed (${ev.code}${ev.reason ? ` ${ev.reason}` : ''})`)),
+    );
+    this.ackTimer = setTimeout(
+      () => this.fail(new GatewayError('INDEXER_TIMEOUT', `The indexer did not acknowledge the subscription connection within ${opts.ackTimeoutMs} ms`)),
+      opts.ackTimeoutMs,
+    );
     this.ackTimer.unref();
     const every = opts.keepAliveMs;
     if (every) {
@@ -171,5 +179,8 @@ export class GraphqlWsConnection {
 
 function messages(errors: unknown): string {
   if (!Array.isArray(errors) || errors.length === 0) return 'no reason given';
-  return errors.slice(0, 3).map((e) => String((e as { message?: unknown })?.message ?? 'unknown error')).join('; ');
+  return errors
+    .slice(0, 3)
+    .map((e) => String((e as { message?: unknown })?.message ?? 'unknown error'))
+    .join('; ');
 }

@@ -4,7 +4,16 @@
  * beside it. Statistics, DUST sync and submissions all start from here.
  */
 import type { AppContext } from '../app-context.js';
-import { NO_CREDENTIALS, credentialsOf, indexerUrlOf, indexerWsUrlOf, isEmbedded, nodeRpcUrlOf, type NetworkName, type UpstreamCredentials } from '../../core/config/index.js';
+import {
+  NO_CREDENTIALS,
+  credentialsOf,
+  indexerUrlOf,
+  indexerWsUrlOf,
+  isEmbedded,
+  nodeRpcUrlOf,
+  type NetworkName,
+  type UpstreamCredentials,
+} from '../../core/config/index.js';
 
 export interface NetworkSource {
   httpUrl: string;
@@ -26,10 +35,26 @@ export function sourceOf(ctx: AppContext, network: NetworkName): NetworkSource |
     const d = ctx.devnet.get(network);
     if (!d) return undefined;
     const credentials = d.profile === 'public' ? credentialsOf(ctx.config, network) : NO_CREDENTIALS;
-    return { httpUrl: d.graphqlUrl, wsUrl: d.graphqlWsUrl, label: 'embedded-devnet', networkId: d.networkId, embedded: true, credentials, nodeRpcUrl: nodeRpcUrlOf(ctx.config, network) ?? d.nodeRpcUrl };
+    return {
+      httpUrl: d.graphqlUrl,
+      wsUrl: d.graphqlWsUrl,
+      label: 'embedded-devnet',
+      networkId: d.networkId,
+      embedded: true,
+      credentials,
+      nodeRpcUrl: nodeRpcUrlOf(ctx.config, network) ?? d.nodeRpcUrl,
+    };
   }
   const httpUrl = indexerUrlOf(ctx.config, network)!;
   const wsUrl = indexerWsUrlOf(ctx.config, network)!;
   const networkId = ctx.config.networks[network].networkId || network;
-  return { httpUrl, wsUrl, label: `indexer:${new URL(httpUrl).host}`, networkId, embedded: false, credentials: credentialsOf(ctx.config, network), nodeRpcUrl: nodeRpcUrlOf(ctx.config, network) };
+  return {
+    httpUrl,
+    wsUrl,
+    label: `indexer:${new URL(httpUrl).host}`,
+    networkId,
+    embedded: false,
+    credentials: credentialsOf(ctx.config, network),
+    nodeRpcUrl: nodeRpcUrlOf(ctx.config, network),
+  };
 }

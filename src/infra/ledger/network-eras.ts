@@ -17,7 +17,9 @@ import { DEFAULT_ERA, LEDGER_PACKAGES, type Era } from '@nightgate/ledger/era';
 const NETWORK_ERAS = 'ledger';
 
 /** Why a prerelease package is in use, as `/health` says it. */
-const PRERELEASE_NOTE = 'release candidate: the final ledger-v9 package is not on the registry; a DUST spend built with it may not prove against proof server 9.0.x keys (its DUST-spend circuit changed after this candidate)';
+const PRERELEASE_NOTE =
+  'release candidate: the final ledger-v9 package is not on the registry; a DUST spend built with it may not prove against ' +
+  'proof server 9.0.x keys (its DUST-spend circuit changed after this candidate)';
 
 interface EraChange {
   network: NetworkName;

@@ -34,7 +34,12 @@ export function configuredWallets(config: Config): WalletKeys[] | undefined {
     else if (d.walletMnemonicFile !== '') seed = mnemonicSeed(readSecretFile(d.walletMnemonicFile, 'dust.walletMnemonicFile'));
     else return undefined;
   } catch (err) {
-    if (err instanceof MnemonicError) throw new ConfigError(`invalid setting ${d.walletMnemonic !== '' ? 'dust.walletMnemonic (NIGHTGATE_DUST_WALLET_MNEMONIC)' : `dust.walletMnemonicFile (${d.walletMnemonicFile})`}: ${err.message}`);
+    if (err instanceof MnemonicError)
+      throw new ConfigError(
+        `invalid setting ${
+          d.walletMnemonic !== '' ? 'dust.walletMnemonic (NIGHTGATE_DUST_WALLET_MNEMONIC)' : `dust.walletMnemonicFile (${d.walletMnemonicFile}` + `)`
+        }` + `: ${err.message}`,
+      );
     throw err;
   }
   return hdWalletKeys(seed, d.walletAccount, d.walletCount);

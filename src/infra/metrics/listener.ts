@@ -17,7 +17,16 @@ export interface MetricsListener {
   close(): void;
 }
 
-export function metricsListener(opts: { uws: Uws; logger: Logger; clock: Clock; keys: KeyStore; metrics: Metrics; listen: string; maxHeaderBytes: number; maxHeaders: number }): MetricsListener {
+export function metricsListener(opts: {
+  uws: Uws;
+  logger: Logger;
+  clock: Clock;
+  keys: KeyStore;
+  metrics: Metrics;
+  listen: string;
+  maxHeaderBytes: number;
+  maxHeaders: number;
+}): MetricsListener {
   const at = parseListen(opts.listen)!;
   const server = new HttpServer({
     uws: opts.uws,

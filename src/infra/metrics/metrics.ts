@@ -34,7 +34,12 @@ interface Sample {
 /** A metric whose samples are computed when scraped (what prom-client's registry reads: `get()`). */
 class ScrapedMetric {
   readonly aggregator = 'sum';
-  constructor(readonly name: string, readonly help: string, readonly type: 'counter' | 'histogram' | 'gauge', private readonly samples: () => Sample[]) {}
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly type: 'counter' | 'histogram' | 'gauge',
+    private readonly samples: () => Sample[],
+  ) {}
   get(): { name: string; help: string; type: string; values: Sample[]; aggregator: string } {
     return { name: this.name, help: this.help, type: this.type, values: this.samples(), aggregator: this.aggregator };
   }
@@ -59,10 +64,31 @@ export class Metrics {
   constructor(opts: { defaultMetrics?: boolean; requestsTimedByLog?: boolean } = {}) {
     this.requests = new RequestMetrics(opts.requestsTimedByLog ?? true);
     const registers = [this.registry];
-    this.sponsorships = new Counter({ name: 'nightgate_sponsorships_total', help: 'Sponsorship requests by outcome: sponsored, deduplicated (the same answer again), or the error code', labelNames: ['network', 'kind', 'outcome'], registers });
-    this.sponsorshipFees = new Counter({ name: 'nightgate_sponsorship_fees_speck_total', help: 'DUST fees paid by the server wallets for answered sponsorships, SPECK', labelNames: ['network'], registers });
-    this.sponsorshipSeconds = new Histogram({ name: 'nightgate_sponsorship_duration_seconds', help: 'Time to answer a sponsorship (checks, reservation, proving, binding)', labelNames: ['network', 'kind'], buckets: WORK_BUCKETS, registers });
-    this.configReloads = new Counter({ name: 'nightgate_config_reloads_total', help: 'Configuration reloads (SIGHUP) by outcome: applied or refused', labelNames: ['outcome'], registers });
+    this.sponsorships = new Counter({
+      name: 'nightgate_sponsorships_total',
+      help: 'Sponsorship requests by outcome: sponsored, deduplicated (the same answer again), or the error code',
+      labelNames: ['network', 'kind', 'outcome'],
+      registers,
+    });
+    this.sponsorshipFees = new Counter({
+      name: 'nightgate_sponsorship_fees_speck_total',
+      help: 'DUST fees paid by the server wallets for answered sponsorships, SPECK',
+      labelNames: ['network'],
+      registers,
+    });
+    this.sponsorshipSeconds = new Histogram({
+      name: 'nightgate_sponsorship_duration_seconds',
+      help: 'Time to answer a sponsorship (checks, reservation, proving, binding)',
+      labelNames: ['network', 'kind'],
+      buckets: WORK_BUCKETS,
+      registers,
+    });
+    this.configReloads = new Counter({
+      name: 'nightgate_config_reloads_total',
+      help: 'Configuration reloads (SIGHUP) by outcome: applied or refused',
+      labelNames: ['outcome'],
+      registers,
+    });
     this.#registerRequestSeries();
     // Process CPU, memory, GC, handles and event-loop delay (nodejs_eventloop_lag_*_seconds).
     if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry });
@@ -81,21 +107,48 @@ export class Metrics {
 
   #registerRequestSeries(): void {
     const req = this.requests;
-    this.registry.registerMetric(new ScrapedMetric('nightgate_http_requests_total', 'HTTP requests answered, by route pattern, method and status class (499: the client left first, counted as 4xx)', 'counter', () =>
-      req.routes().flatMap((r) => STATUS_CLASSES.map((c, i) => ({ labels: { route: r.route, method: r.method, status_class: c }, value: r.byClass[i]! })).filter((s) => s.value > 0)),
-    ) as unknown as Metric);
-    this.registry.registerMetric(new ScrapedMetric('nightgate_http_request_duration_seconds', 'Time from arrival to the answer written, by route pattern and method; a sample of one answer in 8 per route (the request counts are exact)', 'histogram', () =>
-      req.routes().flatMap((r) => {
-        const labels = { route: r.route, method: r.method };
-        return [
-          ...r.buckets.map((v, i) => ({ metricName: 'nightgate_http_request_duration_seconds_bucket', labels: { ...labels, le: i < LATENCY_BUCKETS.length ? LATENCY_BUCKETS[i]! : '+Inf' }, value: v })),
-          { metricName: 'nightgate_http_request_duration_seconds_sum', labels, value: r.sumSeconds },
-          { metricName: 'nightgate_http_request_duration_seconds_count', labels, value: r.count },
-        ];
-      }),
-    ) as unknown as Metric);
-    this.registry.registerMetric(new ScrapedMetric('nightgate_http_errors_total', 'Error answers by stable code and status (RATE_LIMITED and the other 429s are the rate-limited requests; UNAUTHORIZED, 4xx refusals the rejected ones)', 'counter', () =>
-      [...req.errors()].map(([code, n]) => ({ labels: { code, status: ERRORS[code as ErrorCode]?.status ?? 0 }, value: n })),
-    ) as unknown as Metric);
+    this.registry.registerMetric(
+      new ScrapedMetric(
+        'nightgate_http_requests_total',
+        'HTTP requests answered, by route pattern, method and status class (499: the client left first, counted as 4xx)',
+        'counter',
+        () =>
+          req
+            .routes()
+            .flatMap((r) =>
+              STATUS_CLASSES.map((c, i) => ({ labels: { route: r.route, method: r.method, status_class: c }, value: r.byClass[i]! })).filter(
+                (s) => s.value > 0,
+              ),
+            ),
+      ) as unknown as Metric,
+    );
+    this.registry.registerMetric(
+      new ScrapedMetric(
+        'nightgate_http_request_duration_seconds',
+        'Time from arrival to the answer written, by route pattern and method; a sample of one answer in 8 per route (the request counts are exact)',
+        'histogram',
+        () =>
+          req.routes().flatMap((r) => {
+            const labels = { route: r.route, method: r.method };
+            return [
+              ...r.buckets.map((v, i) => ({
+                metricName: 'nightgate_http_request_duration_seconds_bucket',
+                labels: { ...labels, le: i < LATENCY_BUCKETS.length ? LATENCY_BUCKETS[i]! : '+Inf' },
+                value: v,
+              })),
+              { metricName: 'nightgate_http_request_duration_seconds_sum', labels, value: r.sumSeconds },
+              { metricName: 'nightgate_http_request_duration_seconds_count', labels, value: r.count },
+            ];
+          }),
+      ) as unknown as Metric,
+    );
+    this.registry.registerMetric(
+      new ScrapedMetric(
+        'nightgate_http_errors_total',
+        'Error answers by stable code and status (RATE_LIMITED and the other 429s are the rate-limited requests; UNAUTHORIZED, 4xx refusals the rejected ones)',
+        'counter',
+        () => [...req.errors()].map(([code, n]) => ({ labels: { code, status: ERRORS[code as ErrorCode]?.status ?? 0 }, value: n })),
+      ) as unknown as Metric,
+    );
   }
 }

@@ -25,10 +25,16 @@ export function metricsRoute(metrics: Metrics, access: MetricsAccess): RouteDef 
   const allow = access.allow ? new CidrList([...access.allow]) : undefined;
   const keyIds = new Set(access.keyIds ?? []);
   return {
-    method: 'GET', url: '/metrics', auth: allow ? 'optional' : 'none', rateLimit: 'none',
+    method: 'GET',
+    url: '/metrics',
+    auth: allow ? 'optional' : 'none',
+    rateLimit: 'none',
     schema: {
       summary: 'Prometheus metrics (text format 0.0.4)',
-      description: 'HTTP requests and latency by route, cache decisions, proving queue and times, DUST pool per network and wallet, sponsorships by outcome, fees, follower lag, worker pool, event-loop delay. Served on the main port to `metrics.allow` (default loopback) and to keys listed in `metrics.keyIds`, or only on `metrics.listen` when that is set.',
+      description:
+        'HTTP requests and latency by route, cache decisions, proving queue and times, DUST pool per network and wallet, ' +
+        'sponsorships by outcome, fees, follower lag, worker pool, event-loop delay. Served on the main port to `metrics.allow` ' +
+        '(default loopback) and to keys listed in `metrics.keyIds`, or only on `metrics.listen` when that is set.',
       tags: ['meta'],
       response: {
         200: { description: 'Exposition text', contentType: METRICS_CONTENT_TYPE },

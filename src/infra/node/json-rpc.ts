@@ -20,7 +20,11 @@ interface JsonRpcOptions {
 /** The node answered with a JSON-RPC error object. */
 export class JsonRpcError extends Error {
   override name = 'JsonRpcError';
-  constructor(readonly code: number, message: string, readonly data: unknown) {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data: unknown,
+  ) {
     super(message);
   }
 }
@@ -31,7 +35,11 @@ export class JsonRpcError extends Error {
  */
 export class RpcHttpError extends Error {
   override name = 'RpcHttpError';
-  constructor(readonly status: number, message: string, readonly retryAfterS?: number) {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly retryAfterS?: number,
+  ) {
     super(message);
   }
 }
@@ -71,24 +79,45 @@ class HttpJsonRpc implements JsonRpc {
   private readonly path: string;
   private nextId = 1;
 
-  constructor(url: string, private readonly opts: JsonRpcOptions) {
+  constructor(
+    url: string,
+    private readonly opts: JsonRpcOptions,
+  ) {
     const u = new URL(url);
     this.path = `${u.pathname}${u.search}`;
-    this.pool = new Pool(u.origin, { connections: 4, keepAliveTimeout: 30_000, connect: { timeout: opts.timeoutMs }, headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs });
+    this.pool = new Pool(u.origin, {
+      connections: 4,
+      keepAliveTimeout: 30_000,
+      connect: { timeout: opts.timeoutMs },
+      headersTimeout: opts.timeoutMs,
+      bodyTimeout: opts.timeoutMs,
+    });
   }
 
   async call(method: string, params: unknown[]): Promise<unknown> {
     const body = JSON.stringify({ jsonrpc: '2.0', id: this.nextId++, method, params });
     let res;
     try {
-      res = await this.pool.request({ path: this.path, method: 'POST', headers: { ...this.opts.headers, 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(this.opts.timeoutMs) });
+      res = await this.pool.request({
+        path: this.path,
+        method: 'POST',
+        headers: { ...this.opts.headers, 'content-type': 'application/json' },
+        body,
+        signal: AbortSignal.timeout(this.opts.timeoutMs),
+      });
     } catch (err) {
       const code = (err as { code?: string }).code;
-      if ((code && TIMEOUT_CODES.has(code)) || (err as Error).name === 'TimeoutError') throw new GatewayError('NODE_UNAVAILABLE', `The node did not answer ${method} within ${this.opts.timeoutMs} ms`);
+      if ((code && TIMEOUT_CODES.has(code)) || (err as Error).name === 'TimeoutError')
+        throw new GatewayError('NODE_UNAVAILABLE', `The node did not answer ${method} within ${this.opts.timeoutMs} ms`);
       throw new GatewayError('NODE_UNAVAILABLE', `The node could not be reached (${describe(err)})`);
     }
     const cap = this.opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE;
-    const text = await readCapped(res.body, cap, res.headers['content-length'], () => new GatewayError('NODE_BAD_RESPONSE', `The node's answer to ${method} exceeds ${cap} bytes`));
+    const text = await readCapped(
+      res.body,
+      cap,
+      res.headers['content-length'],
+      () => new GatewayError('NODE_BAD_RESPONSE', `The node's answer to ${method} exceeds ${cap} bytes`),
+    );
     if (res.statusCode === 401 || res.statusCode === 403 || res.statusCode === 410 || res.statusCode === 429) {
       const retry = Number(res.headers['retry-after']);
       throw new RpcHttpError(res.statusCode, text.slice(0, 200), Number.isFinite(retry) ? retry : undefined);
@@ -121,7 +150,10 @@ class WsJsonRpc implements JsonRpc {
   private nextId = 1;
   private closed = false;
 
-  constructor(private readonly url: string, private readonly opts: JsonRpcOptions) {}
+  constructor(
+    private readonly url: string,
+    private readonly opts: JsonRpcOptions,
+  ) {}
 
   private connect(): Promise<WebSocket> {
     if (this.opened) return this.opened;

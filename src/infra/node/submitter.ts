@@ -88,9 +88,19 @@ function submissionError(err: JsonRpcError): GatewayError | undefined {
 
 function httpError(err: RpcHttpError, network: string, what: string): GatewayError {
   const N = network.toUpperCase();
-  if (err.status === 410) return new GatewayError('NODE_DECOMMISSIONED', `The ${network} ${what} is decommissioned (HTTP 410): set networks.${network}.nodeRpc (NIGHTGATE_${N}_NODE_RPC) to a live node or \`public\``);
-  if (err.status === 429) return new GatewayError('NODE_BUSY', `The ${network} ${what} refused the request over its quota (HTTP 429)`, { headers: { 'Retry-After': String(err.retryAfterS ?? 6) } });
-  return new GatewayError('NODE_UNAUTHORIZED', `The ${network} ${what} refused the credentials (HTTP ${err.status}): check networks.${network}.projectId (NIGHTGATE_${N}_PROJECT_ID)`);
+  if (err.status === 410)
+    return new GatewayError(
+      'NODE_DECOMMISSIONED',
+      `The ${network} ${what} is decommissioned (HTTP 410): set networks.${network}.nodeRpc (NIGHTGATE_${N}_NODE_RPC) to a live node or \`public\``,
+    );
+  if (err.status === 429)
+    return new GatewayError('NODE_BUSY', `The ${network} ${what} refused the request over its quota (HTTP 429)`, {
+      headers: { 'Retry-After': String(err.retryAfterS ?? 6) },
+    });
+  return new GatewayError(
+    'NODE_UNAUTHORIZED',
+    `The ${network} ${what} refused the credentials (HTTP ${err.status}): check networks.${network}.projectId (NIGHTGATE_${N}_PROJECT_ID)`,
+  );
 }
 
 export class Submitter {
@@ -127,9 +137,18 @@ export class Submitter {
   private async relay(tx: Uint8Array): Promise<Submitted> {
     let res;
     try {
-      res = await request(this.opts.relayUrl!, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: tx, headersTimeout: this.opts.timeoutMs, bodyTimeout: this.opts.timeoutMs });
+      res = await request(this.opts.relayUrl!, {
+        method: 'POST',
+        headers: { 'content-type': 'application/octet-stream' },
+        body: tx,
+        headersTimeout: this.opts.timeoutMs,
+        bodyTimeout: this.opts.timeoutMs,
+      });
     } catch (err) {
-      throw new GatewayError('NODE_UNAVAILABLE', `The ${this.opts.network} relay (networks.${this.opts.network}.submitUrl) could not be reached (${(err as Error).message})`);
+      throw new GatewayError(
+        'NODE_UNAVAILABLE',
+        `The ${this.opts.network} relay (networks.${this.opts.network}.submitUrl) could not be reached (${(err as Error).message})`,
+      );
     }
     const text = (await res.body.text()).slice(0, 500);
     if (res.statusCode === 200 || res.statusCode === 202) return { via: 'relay', alreadyKnown: false };
@@ -157,5 +176,9 @@ export function networkSubmitter(config: Config, network: NetworkName, nodeRpcUr
 /** The start-up warning for a deprecated relay, or undefined. */
 export function relayDeprecation(config: Config, network: NetworkName): string | undefined {
   if (config.networks[network].submitUrl === '') return undefined;
-  return `networks.${network}.submitUrl (NIGHTGATE_${network.toUpperCase()}_SUBMIT_URL) is deprecated: transactions go to the node's JSON-RPC (networks.${network}.nodeRpc, author_submitExtrinsic); the relay is used until it is removed`;
+  return (
+    `networks.${network}.submitUrl (NIGHTGATE_${network.toUpperCase()}` +
+    `_SUBMIT_URL) is deprecated: transactions go to the node's JSON-RPC (networks.${network}` +
+    `.nodeRpc, author_submitExtrinsic); the relay is used until it is removed`
+  );
 }

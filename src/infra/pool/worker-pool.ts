@@ -28,8 +28,18 @@ import { GatewayError, isGatewayError } from '../../core/errors.js';
 import { DEFAULT_ERA, type Era } from '../ledger/index.js';
 import { Slots } from './slots.js';
 import {
-  WORKER_LOADED, moduleFile, unpack, pack,
-  type TaskInput, type TaskModules, type TaskName, type TaskOutcome, type TaskPayload, type TaskResult, type WorkerData, type WorkerLoadedMessage,
+  WORKER_LOADED,
+  moduleFile,
+  unpack,
+  pack,
+  type TaskInput,
+  type TaskModules,
+  type TaskName,
+  type TaskOutcome,
+  type TaskPayload,
+  type TaskResult,
+  type WorkerData,
+  type WorkerLoadedMessage,
 } from './tasks.js';
 
 export const WORKER_POOL = 'worker-pool';
@@ -233,14 +243,18 @@ export class WorkerPool implements WorkerPoolComponent {
   }
 
   #queueFull(): GatewayError {
-    return new GatewayError('QUEUE_FULL', `All ${this.#pool.maxThreads} workers are busy and ${this.#queued()} tasks are waiting`, { headers: { 'Retry-After': String(this.retryAfterSeconds()) } });
+    return new GatewayError('QUEUE_FULL', `All ${this.#pool.maxThreads} workers are busy and ${this.#queued()} tasks are waiting`, {
+      headers: { 'Retry-After': String(this.retryAfterSeconds()) },
+    });
   }
 
   #keyQueueFull(): GatewayError {
     const perKey = this.#slots.maxQueuePerKey;
     // Its tasks drain at its share of the threads: one of the keys waiting.
     const ahead = Math.min(this.#queued(), perKey * Math.max(1, this.#slots.waitingKeys));
-    return new GatewayError('KEY_QUEUE_FULL', `This key has ${perKey} tasks waiting for a worker, its share of the queue`, { headers: { 'Retry-After': String(this.retryAfterSeconds(ahead)) } });
+    return new GatewayError('KEY_QUEUE_FULL', `This key has ${perKey} tasks waiting for a worker, its share of the queue`, {
+      headers: { 'Retry-After': String(this.retryAfterSeconds(ahead)) },
+    });
   }
 
   async run<K extends TaskName>(task: K, payload: TaskPayload<K>, opts: RunOptions = {}): Promise<TaskResult<K>> {
@@ -319,7 +333,10 @@ export class WorkerPool implements WorkerPoolComponent {
     if (outcome.code === 'INTERNAL') {
       throw new GatewayError('INTERNAL', undefined, { cause: new Error(`worker task ${task}: ${outcome.message}`) });
     }
-    throw new GatewayError(outcome.code, outcome.message, { ...(outcome.headers ? { headers: outcome.headers } : {}), ...(outcome.rule === undefined ? {} : { rule: outcome.rule }) });
+    throw new GatewayError(outcome.code, outcome.message, {
+      ...(outcome.headers ? { headers: outcome.headers } : {}),
+      ...(outcome.rule === undefined ? {} : { rule: outcome.rule }),
+    });
   }
 
   #translate(err: unknown, task: string, signal: AbortSignal | undefined): GatewayError {

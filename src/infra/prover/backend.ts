@@ -92,6 +92,13 @@ export function readyBody(busy: boolean, processing: number, pending: number, ca
   return {
     status: busy ? 503 : 200,
     contentType: 'application/json; charset=utf-8',
-    body: JSON.stringify({ status: busy ? 'busy' : 'ok', jobsProcessing: processing, jobsPending: pending, jobCapacity: capacity, timestamp: new Date(now).toISOString(), ...extra }),
+    body: JSON.stringify({
+      status: busy ? 'busy' : 'ok',
+      jobsProcessing: processing,
+      jobsPending: pending,
+      jobCapacity: capacity,
+      timestamp: new Date(now).toISOString(),
+      ...extra,
+    }),
   };
 }

@@ -28,7 +28,9 @@ export interface ProvingRequest {
 }
 
 /** A failure keeps its response headers (Retry-After of a busy proof server) across the thread boundary. */
-export type ProvingReply = { id: number; ok: true; bytes: Uint8Array } | { id: number; ok: false; code: ErrorCode; message: string; headers?: Record<string, string> };
+export type ProvingReply =
+  | { id: number; ok: true; bytes: Uint8Array }
+  | { id: number; ok: false; code: ErrorCode; message: string; headers?: Record<string, string> };
 
 export interface ProvingPort {
   /** Hand to the task (`TaskPayload.port`); it is moved to the worker. */

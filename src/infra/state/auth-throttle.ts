@@ -10,11 +10,15 @@
 import { registerScript, type RedisState } from './redis.js';
 
 /** KEYS: the address's failure counter for the window. ARGV: ttl ms. → failures in the window, all instances. */
-const FAIL = registerScript('nightgateAuthFail', 1, `
+const FAIL = registerScript(
+  'nightgateAuthFail',
+  1,
+  `
 local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return n
-`);
+`,
+);
 
 export class SharedAuthFailures {
   constructor(private readonly redis: RedisState) {}

@@ -20,7 +20,10 @@ import { KEY_PREFIX, registerScript, type RedisState } from './redis.js';
  * KEYS: current window, previous window. ARGV: limit, windowMs, now, windowStart, sliding (1/0).
  * → {admitted 1/0, current count after, previous count}.
  */
-const HIT = registerScript('nightgateRateHit', 2, `
+const HIT = registerScript(
+  'nightgateRateHit',
+  2,
+  `
 local limit = tonumber(ARGV[1])
 local w = tonumber(ARGV[2])
 local now = tonumber(ARGV[3])
@@ -38,14 +41,18 @@ if estimate + 1 <= limit then
   return {1, curr, prev}
 end
 return {0, curr, prev}
-`);
+`,
+);
 
 /**
  * Many addresses in one call (a second's worth of client IPs). ARGV: ttl ms, then per address its
  * window counter's key and this instance's new hits. → each window's total over all instances.
  * (The keys travel in ARGV, so this script is not for Redis Cluster; nightgate's is one Redis.)
  */
-const ADD = registerScript('nightgateRateAddMany', 0, `
+const ADD = registerScript(
+  'nightgateRateAddMany',
+  0,
+  `
 local out = {}
 for i = 2, #ARGV, 2 do
   local total = redis.call('INCRBY', ARGV[i], ARGV[i + 1])
@@ -53,7 +60,8 @@ for i = 2, #ARGV, 2 do
   out[#out + 1] = total
 end
 return out
-`);
+`,
+);
 
 /** Addresses per reconciliation call. */
 const RECONCILE_BATCH = 500;
@@ -119,7 +127,11 @@ export class RedisRateLimitStore implements RateLimitStore {
     const sliding = this.opts.algorithm === 'sliding';
     let reply: [number, number, number];
     try {
-      reply = (await this.redis.run(HIT, [`rl:key:{${id}}:${windowStart}`, `rl:key:{${id}}:${windowStart - windowMs}`], [limit, windowMs, now, windowStart, sliding ? 1 : 0])) as [number, number, number];
+      reply = (await this.redis.run(
+        HIT,
+        [`rl:key:{${id}}:${windowStart}`, `rl:key:{${id}}:${windowStart - windowMs}`],
+        [limit, windowMs, now, windowStart, sliding ? 1 : 0],
+      )) as [number, number, number];
     } catch {
       return this.fallback(id, limit, windowMs, now);
     }
@@ -197,10 +209,21 @@ export class RedisRateLimitStore implements RateLimitStore {
 }
 
 /** The in-memory store's answer for the counts Redis returned (guards/rate-limit.ts, decideWindow). */
-function decide(sliding: boolean, admitted: boolean, curr: number, prev: number, limit: number, windowStart: number, windowMs: number, now: number): RateLimitResult {
+function decide(
+  sliding: boolean,
+  admitted: boolean,
+  curr: number,
+  prev: number,
+  limit: number,
+  windowStart: number,
+  windowMs: number,
+  now: number,
+): RateLimitResult {
   const windowEnd = windowStart + windowMs;
   if (!sliding) {
-    return admitted ? { allowed: true, limit, remaining: Math.max(0, limit - curr), windowMs, resetAt: windowEnd } : { allowed: false, limit, remaining: 0, windowMs, resetAt: windowEnd };
+    return admitted
+      ? { allowed: true, limit, remaining: Math.max(0, limit - curr), windowMs, resetAt: windowEnd }
+      : { allowed: false, limit, remaining: 0, windowMs, resetAt: windowEnd };
   }
   const weight = 1 - (now - windowStart) / windowMs;
   if (admitted) {

@@ -125,7 +125,11 @@ export class RedisState {
     });
     this.client.connect().catch((err: unknown) => this.markDown(err as Error));
     const ok = await ready;
-    if (!ok) this.log.warn({ waitedMs: waitMs }, 'redis unreachable at start: keyed routes use local limits and sponsorship answers 503 BUDGET_UNAVAILABLE until it answers');
+    if (!ok)
+      this.log.warn(
+        { waitedMs: waitMs },
+        'redis unreachable at start: keyed routes use local limits and sponsorship answers 503 BUDGET_UNAVAILABLE until it answers',
+      );
     return ok;
   }
 
@@ -133,7 +137,10 @@ export class RedisState {
     if (this.closed) return;
     if (!this.down) {
       this.down = true;
-      this.log.warn({ err: err.message }, 'redis unavailable: keyed routes use local limits, sponsorship refuses (503 BUDGET_UNAVAILABLE) until it is back; reconnecting with backoff');
+      this.log.warn(
+        { err: err.message },
+        'redis unavailable: keyed routes use local limits, sponsorship refuses (503 BUDGET_UNAVAILABLE) until it is back; reconnecting with backoff',
+      );
     }
   }
 
@@ -184,7 +191,12 @@ export class RedisState {
   async run(name: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
     if (!this.available) throw new StateUnavailableError('redis is not connected');
     try {
-      return await this.bounded((this.client as unknown as Record<string, ScriptFn>)[name]!(keys.map((k) => KEY_PREFIX + k), args.map(String)));
+      return await this.bounded(
+        (this.client as unknown as Record<string, ScriptFn>)[name]!(
+          keys.map((k) => KEY_PREFIX + k),
+          args.map(String),
+        ),
+      );
     } catch (err) {
       this.stats.commandErrors++;
       this.markDownIfClosed();

@@ -14,15 +14,19 @@ import { PROMETHEUS_DIR, dashboardExprs, exposedNames, metricNames, ruleExprs } 
 const run = promisify(execFile);
 const PROMTOOL = '/usr/bin/promtool';
 
-t.test('promtool check rules and promtool test rules', { skip: existsSync(PROMTOOL) ? false : `${PROMTOOL} is absent (Debian package prometheus; .ci/run installs it)` }, async (t) => {
-  const check = await run(PROMTOOL, ['check', 'rules', 'nightgate-rules.yml'], { cwd: PROMETHEUS_DIR, timeout: 30_000 });
-  t.match(check.stdout, /SUCCESS: 8 rules found/);
-  const tests = await run(PROMTOOL, ['test', 'rules', 'nightgate-rules.test.yml'], { cwd: PROMETHEUS_DIR, timeout: 30_000 });
-  t.match(tests.stdout, /SUCCESS/);
-  t.notMatch(tests.stdout + tests.stderr, /FAILED/);
-  const config = await run(PROMTOOL, ['check', 'config', 'prometheus.yml'], { cwd: PROMETHEUS_DIR, timeout: 30_000 });
-  t.match(config.stdout, /SUCCESS/);
-});
+t.test(
+  'promtool check rules and promtool test rules',
+  { skip: existsSync(PROMTOOL) ? false : `${PROMTOOL} is absent (Debian package prometheus; .ci/run installs it)` },
+  async (t) => {
+    const check = await run(PROMTOOL, ['check', 'rules', 'nightgate-rules.yml'], { cwd: PROMETHEUS_DIR, timeout: 30_000 });
+    t.match(check.stdout, /SUCCESS: 8 rules found/);
+    const tests = await run(PROMTOOL, ['test', 'rules', 'nightgate-rules.test.yml'], { cwd: PROMETHEUS_DIR, timeout: 30_000 });
+    t.match(tests.stdout, /SUCCESS/);
+    t.notMatch(tests.stdout + tests.stderr, /FAILED/);
+    const config = await run(PROMTOOL, ['check', 'config', 'prometheus.yml'], { cwd: PROMETHEUS_DIR, timeout: 30_000 });
+    t.match(config.stdout, /SUCCESS/);
+  },
+);
 
 t.test('the rules and the dashboard read only metrics nightgate exposes', async (t) => {
   const s = await startApp();
@@ -38,6 +42,10 @@ t.test('the rules and the dashboard read only metrics nightgate exposes', async 
   }
   const panels = dashboardExprs();
   t.ok(panels.length > 30, `${panels.length} dashboard queries`);
-  const missing = panels.flatMap(({ panel, expr }) => metricNames(expr).filter((n) => !exposed.has(n)).map((n) => `${panel}: ${n}`));
+  const missing = panels.flatMap(({ panel, expr }) =>
+    metricNames(expr)
+      .filter((n) => !exposed.has(n))
+      .map((n) => `${panel}: ${n}`),
+  );
   t.same(missing, [], 'every metric a panel or variable reads exists');
 });

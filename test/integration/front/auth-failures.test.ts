@@ -43,7 +43,11 @@ t.test('N failures per window, then 429 with Retry-After and the rate-limit head
   t.equal(limited.headers['x-ratelimit-remaining'], '0');
   t.equal(limited.headers['ratelimit-policy'], '"auth";q=3;w=60');
   t.equal(limited.headers['www-authenticate'], undefined);
-  t.same(await limited.body.json(), { error: 'Too Many Requests', message: 'Too many failed authentications from this address; retry after 38 s', code: 'TOO_MANY_AUTH_FAILURES' });
+  t.same(await limited.body.json(), {
+    error: 'Too Many Requests',
+    message: 'Too many failed authentications from this address; retry after 38 s',
+    code: 'TOO_MANY_AUTH_FAILURES',
+  });
 
   const keyed = await from('203.0.113.1', { 'x-api-key': TEST_KEY });
   t.equal(keyed.statusCode, 429, 'the key is not even looked at from a throttled address (no validity oracle)');
@@ -73,7 +77,9 @@ t.test('a flood of wrong keys is answered 429 after the limit, and memory stays 
   t.teardown(() => s.close());
   const statuses = new Map<number, number>();
   for (let i = 0; i < 200; i += 50) {
-    const batch = await Promise.all(Array.from({ length: 50 }, (_, j) => request(`${s.url}/t/keyed`, { headers: { 'x-api-key': `guess-${i + j}-0123456789` } })));
+    const batch = await Promise.all(
+      Array.from({ length: 50 }, (_, j) => request(`${s.url}/t/keyed`, { headers: { 'x-api-key': `guess-${i + j}-0123456789` } })),
+    );
     for (const r of batch) {
       statuses.set(r.statusCode, (statuses.get(r.statusCode) ?? 0) + 1);
       await r.body.dump();

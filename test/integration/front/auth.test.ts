@@ -7,7 +7,17 @@ import { sha256Hex } from '../../../src/core/guards/auth.js';
 t.test('API key: X-API-Key and Bearer accepted; missing, wrong, wrong-length and revoked get the same 401', async (t) => {
   const routes = testRoutes();
   const revoked = 'revoked-key-0123456789';
-  const s = await startApp({ auth: { keys: [{ id: 'gone', sha256: sha256Hex(revoked), revoked: true }, { id: 'ops', sha256: sha256Hex('ops-key-0123456789'), name: 'Ops team' }] } }, { modules: [routes.module] });
+  const s = await startApp(
+    {
+      auth: {
+        keys: [
+          { id: 'gone', sha256: sha256Hex(revoked), revoked: true },
+          { id: 'ops', sha256: sha256Hex('ops-key-0123456789'), name: 'Ops team' },
+        ],
+      },
+    },
+    { modules: [routes.module] },
+  );
   t.teardown(() => s.close());
 
   const viaHeader = await request(`${s.url}/t/keyed`, { headers: { 'x-api-key': TEST_KEY, 'x-client-id': 'wallet-7' } });
@@ -22,7 +32,14 @@ t.test('API key: X-API-Key and Bearer accepted; missing, wrong, wrong-length and
   t.same(await fromFile.body.json(), { key: 'ops', client: null }, 'hashed key from the config file');
 
   const bodies = new Set<string>();
-  for (const headers of [{}, { 'x-api-key': 'wrong-key-0123456789abcdef' }, { 'x-api-key': 'x' }, { 'x-api-key': revoked }, { authorization: 'Basic dXNlcjpwYXNz' }, { authorization: 'Bearer ' }]) {
+  for (const headers of [
+    {},
+    { 'x-api-key': 'wrong-key-0123456789abcdef' },
+    { 'x-api-key': 'x' },
+    { 'x-api-key': revoked },
+    { authorization: 'Basic dXNlcjpwYXNz' },
+    { authorization: 'Bearer ' },
+  ]) {
     const r = await request(`${s.url}/t/keyed`, { headers });
     t.equal(r.statusCode, 401, JSON.stringify(headers));
     t.equal(r.headers['www-authenticate'], 'Bearer realm="nightgate"');

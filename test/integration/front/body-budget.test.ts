@@ -22,7 +22,10 @@ function holdingRoutes(): { module: Module; release(): void; held(): number; ful
   const module: Module = (ctx) =>
     ctx.addRoutes([
       {
-        method: 'POST', url: '/t/hold', auth: 'key', rateLimit: 'key',
+        method: 'POST',
+        url: '/t/hold',
+        auth: 'key',
+        rateLimit: 'key',
         body: { limit: 4 * MiB, contentTypes: [OCTET] },
         admit: () => (full.on ? new GatewayError('QUEUE_FULL', undefined, { headers: { 'Retry-After': '3' } }) : undefined),
         schema: { summary: 'hold', tags: ['proving'], response: { 200: { description: 'ok' } } },
@@ -34,7 +37,15 @@ function holdingRoutes(): { module: Module; release(): void; held(): number; ful
         },
       },
     ]);
-  return { module, release: () => { gate.resolve(); gate = deferred<void>(); }, held: () => held, full };
+  return {
+    module,
+    release: () => {
+      gate.resolve();
+      gate = deferred<void>();
+    },
+    held: () => held,
+    full,
+  };
 }
 
 interface Raw {
@@ -69,7 +80,10 @@ const until = async (f: () => boolean): Promise<void> => {
 
 t.test('per key, then the whole server: refused from the head, given back when requests end', async (t) => {
   const routes = holdingRoutes();
-  const s = await startApp({ server: { bodyBytesPerClient: 8 * MiB, bodyBytesInFlight: 16 * MiB, bodyLimit: 4 * MiB, proverBodyLimit: 4 * MiB }, auth: { apiKeys: [...KEYS] } }, { modules: [routes.module] });
+  const s = await startApp(
+    { server: { bodyBytesPerClient: 8 * MiB, bodyBytesInFlight: 16 * MiB, bodyLimit: 4 * MiB, proverBodyLimit: 4 * MiB }, auth: { apiKeys: [...KEYS] } },
+    { modules: [routes.module] },
+  );
   t.teardown(() => s.close());
   const stats = (): BodyBudgetStats => (s.app.health()['components'] as Record<string, BodyBudgetStats>)['bodies']!;
   const body = Buffer.alloc(4 * MiB, 7);

@@ -16,7 +16,12 @@ t.test('unknown paths and wrong methods spend the per-IP quota, and are refused 
   const s = await startApp({ rateLimit: { publicLimit: 3 } }, { modules: [routes.module], clock: new ManualClock(0) });
   t.teardown(() => s.close());
   const statuses: number[] = [];
-  for (const [method, path] of [['GET', '/nope'], ['POST', '/t/public'], ['DELETE', '/api/x'], ['GET', '/nope']] as const) {
+  for (const [method, path] of [
+    ['GET', '/nope'],
+    ['POST', '/t/public'],
+    ['DELETE', '/api/x'],
+    ['GET', '/nope'],
+  ] as const) {
     const r = await request(`${s.url}${path}`, { method });
     statuses.push(r.statusCode);
     t.equal(r.headers['ratelimit-policy'], '"ip";q=3;w=60', `${method} ${path} carries the policy`);

@@ -40,7 +40,7 @@ t.test('the OpenAPI document: gzip, brotli or identity as Accept-Encoding says, 
   t.equal(gz.headers['content-length'], String(gz.bytes.length));
 
   const br = await raw(url, { 'accept-encoding': 'gzip, deflate, br, zstd' });
-  t.equal(br.headers['content-encoding'], 'br', 'a browser\'s list: brotli');
+  t.equal(br.headers['content-encoding'], 'br', "a browser's list: brotli");
   t.same(brotliDecompressSync(br.bytes), plain.bytes);
   t.equal(br.headers['etag'], etag.replace(/"$/, '-br"'));
 
@@ -64,7 +64,7 @@ t.test('the OpenAPI document: gzip, brotli or identity as Accept-Encoding says, 
   t.equal(refused.headers['content-encoding'], undefined);
 });
 
-t.test('HEAD states the chosen coding\'s length; 304 only for the tag of the coding asked for', async (t) => {
+t.test("HEAD states the chosen coding's length; 304 only for the tag of the coding asked for", async (t) => {
   const s = await startApp();
   t.teardown(() => s.close());
   const url = `${s.url}/api/openapi.json`;

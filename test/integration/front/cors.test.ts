@@ -22,7 +22,10 @@ async function app(t: Test, overrides: ConfigInput = {}): Promise<TestApp> {
 }
 
 const preflight = (url: string, origin = DASH) =>
-  request(url, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'if-none-match, x-client-id' } });
+  request(url, {
+    method: 'OPTIONS',
+    headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'if-none-match, x-client-id' },
+  });
 
 t.test('default: any origin may read public GETs; keyed routes get no CORS', async (t) => {
   const s = await app(t);
@@ -108,7 +111,11 @@ t.test('push WebSocket: Origin policy and a per-IP connection cap', async (t) =>
   t.equal((await connect(s.port, 'https://evil.example')).status, 403, 'a browser page from an unlisted origin');
   const open = [];
   open.push(await connect(s.port, DASH), await connect(s.port), await connect(s.port));
-  t.same(open.map((c) => c.status), [101, 101, 101], 'a listed origin, and clients that send none');
+  t.same(
+    open.map((c) => c.status),
+    [101, 101, 101],
+    'a listed origin, and clients that send none',
+  );
   t.equal((await connect(s.port)).status, 429, 'the fourth from the same address');
   const first = open[0]!.ws;
   const closed = once(first, 'close');
@@ -123,9 +130,18 @@ t.test('push WebSocket: Origin policy and a per-IP connection cap', async (t) =>
 
 t.test('the OpenAPI description says so: CORS headers on public GETs, the preflight once in its description, not as operations', async (t) => {
   const s = await app(t);
-  const doc = (await (await request(`${s.url}/api/openapi.json`)).body.json()) as { info: { description: string }; paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>> };
+  const doc = (await (await request(`${s.url}/api/openapi.json`)).body.json()) as {
+    info: { description: string };
+    paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>>;
+  };
   t.ok(doc.paths['/t/public']!['get']!.responses['200']!.headers!['Access-Control-Allow-Origin']);
   t.match(doc.info.description, /every public GET route \(those without security\) also answers its preflight, `OPTIONS` with 204/);
-  t.same(Object.values(doc.paths).flatMap((ops) => Object.keys(ops)).filter((m) => m === 'options'), [], 'no preflight listed as an operation');
+  t.same(
+    Object.values(doc.paths)
+      .flatMap((ops) => Object.keys(ops))
+      .filter((m) => m === 'options'),
+    [],
+    'no preflight listed as an operation',
+  );
   t.notOk(doc.paths['/t/keyed']!['get']!.responses['200']!.headers?.['Access-Control-Allow-Origin']);
 });

@@ -34,8 +34,15 @@ t.test('with a valid key: every component, URLs redacted', async (t) => {
   for (const headers of [{ 'x-api-key': TEST_KEY }, { authorization: `Bearer ${TEST_KEY}` }] as Array<Record<string, string>>) {
     const h = await health(s.url, headers);
     t.equal(h.status, 200);
-    t.match(h.body, { status: 'ok', version: '1.0.0', components: { probe: { status: 'ok', free: 33, url: 'http://redacted@10.9.8.7:8088/api/v4/graphql?redacted' } } });
-    t.match((h.body['components'] as Record<string, Record<string, string>>)['probe']!['lastError'], 'The indexer subscription at ws://redacted@10.9.8.7:8088/api/v4/graphql?redacted closed');
+    t.match(h.body, {
+      status: 'ok',
+      version: '1.0.0',
+      components: { probe: { status: 'ok', free: 33, url: 'http://redacted@10.9.8.7:8088/api/v4/graphql?redacted' } },
+    });
+    t.match(
+      (h.body['components'] as Record<string, Record<string, string>>)['probe']!['lastError'],
+      'The indexer subscription at ws://redacted@10.9.8.7:8088/api/v4/graphql?redacted closed',
+    );
     t.notMatch(h.text, /PASSWORD|TOKEN|apikey/);
   }
 });

@@ -22,7 +22,13 @@ t.test('header overflow, malformed requests and garbage never crash the server',
   const lotsRes = await rawRequest(s.port, `GET /t/public HTTP/1.1\r\nHost: x\r\n${lots}\r\n\r\n`, { until: /\r\n\r\n/, timeoutMs: 2000 });
   t.notMatch(lotsRes.data, /^HTTP\/1\.1 200/, 'far too many headers: not served either');
 
-  for (const junk of ['\x00\x01\x02garbage\r\n\r\n', 'GET\r\n\r\n', 'GET / HTTP/9.9\r\n\r\n', 'POST /t/echo HTTP/1.1\r\nContent-Length: -5\r\n\r\n', 'GET /t/public HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n']) {
+  for (const junk of [
+    '\x00\x01\x02garbage\r\n\r\n',
+    'GET\r\n\r\n',
+    'GET / HTTP/9.9\r\n\r\n',
+    'POST /t/echo HTTP/1.1\r\nContent-Length: -5\r\n\r\n',
+    'GET /t/public HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n',
+  ]) {
     const r = await rawRequest(s.port, junk, { until: /\r\n\r\n/, timeoutMs: 500 });
     // The 20.57 build (Node 22/24) answers a request line it cannot parse with its own 505 page
     // and closes (README, "What uWS drops"); any other 5xx would be nightgate's.
@@ -31,7 +37,9 @@ t.test('header overflow, malformed requests and garbage never crash the server',
     else t.pass(`uWS's own 505 for ${JSON.stringify(junk.slice(0, 20))}`);
   }
 
-  const pipelined = await rawRequest(s.port, 'GET /t/public?q=1 HTTP/1.1\r\nHost: x\r\n\r\nGET /t/public?q=2 HTTP/1.1\r\nHost: x\r\n\r\n', { until: /"q":"2"/ });
+  const pipelined = await rawRequest(s.port, 'GET /t/public?q=1 HTTP/1.1\r\nHost: x\r\n\r\nGET /t/public?q=2 HTTP/1.1\r\nHost: x\r\n\r\n', {
+    until: /"q":"2"/,
+  });
   t.match(pipelined.data, /"q":"1"[\s\S]*"q":"2"/, 'pipelined requests answered in order');
 
   const after = await request(`${s.url}/t/public?q=alive`);

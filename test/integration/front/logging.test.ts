@@ -7,7 +7,9 @@ t.test('one access-log line per request with route, status, duration, ids — ne
   const routes = testRoutes();
   const s = await startApp({}, { modules: [routes.module] });
   t.teardown(() => s.close());
-  const r1 = await request(`${s.url}/t/keyed`, { headers: { 'x-api-key': TEST_KEY, 'x-client-id': 'c-1', 'x-client-name': 'Wallet One', 'x-request-id': 'req-abc' } });
+  const r1 = await request(`${s.url}/t/keyed`, {
+    headers: { 'x-api-key': TEST_KEY, 'x-client-id': 'c-1', 'x-client-name': 'Wallet One', 'x-request-id': 'req-abc' },
+  });
   t.equal(r1.headers['x-request-id'], 'req-abc', 'a sane X-Request-Id is kept');
   await r1.body.dump();
   const r2 = await request(`${s.url}/t/keyed`, { headers: { authorization: `Bearer ${TEST_KEY}` } });
@@ -18,7 +20,18 @@ t.test('one access-log line per request with route, status, duration, ids — ne
 
   const access = s.logs.lines.filter((l) => l['msg'] === 'request');
   t.equal(access.length, 3);
-  t.match(access[0], { reqId: 'req-abc', method: 'GET', route: '/t/keyed', path: '/t/keyed', status: 200, ip: '127.0.0.1', keyId: 'env-1', clientId: 'c-1', clientName: 'Wallet One', module: 'http' });
+  t.match(access[0], {
+    reqId: 'req-abc',
+    method: 'GET',
+    route: '/t/keyed',
+    path: '/t/keyed',
+    status: 200,
+    ip: '127.0.0.1',
+    keyId: 'env-1',
+    clientId: 'c-1',
+    clientName: 'Wallet One',
+    module: 'http',
+  });
   t.type(access[0]!['ms'], 'number');
   t.match(access[2], { status: 401, keyId: undefined });
   const text = s.logs.text();
@@ -42,7 +55,10 @@ t.test('log.requests=errors logs only failures', async (t) => {
   await (await request(`${s.url}/t/public`)).body.dump();
   await (await request(`${s.url}/t/keyed`)).body.dump();
   const access = s.logs.lines.filter((l) => l['msg'] === 'request');
-  t.same(access.map((l) => l['status']), [401]);
+  t.same(
+    access.map((l) => l['status']),
+    [401],
+  );
 });
 
 t.test('log.requests=aggregate (the default): keyed requests and errors get lines, public answers are counted', async (t) => {
@@ -55,7 +71,15 @@ t.test('log.requests=aggregate (the default): keyed requests and errors get line
   await (await request(`${s.url}/t/keyed`)).body.dump();
   await (await request(`${s.url}/nope`)).body.dump();
   const access = s.logs.lines.filter((l) => l['msg'] === 'request');
-  t.same(access.map((l) => [l['route'], l['status']]), [['/t/keyed', 200], ['/t/keyed', 401], ['(unmatched)', 404]], 'no line of its own for a public 200');
+  t.same(
+    access.map((l) => [l['route'], l['status']]),
+    [
+      ['/t/keyed', 200],
+      ['/t/keyed', 401],
+      ['(unmatched)', 404],
+    ],
+    'no line of its own for a public 200',
+  );
   await s.close();
   closed = true;
   const counted = s.logs.lines.filter((l) => l['msg'] === 'requests');

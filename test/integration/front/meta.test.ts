@@ -19,7 +19,11 @@ t.test('/health (details with a key), /docs, /api and /api/openapi.json', async 
 
   const spec = await request(`${s.url}/api/openapi.json`);
   t.equal(spec.statusCode, 200);
-  const doc = (await spec.body.json()) as { openapi: string; info: { version: string }; paths: Record<string, Record<string, { security: unknown[]; responses: Record<string, unknown> }>> };
+  const doc = (await spec.body.json()) as {
+    openapi: string;
+    info: { version: string };
+    paths: Record<string, Record<string, { security: unknown[]; responses: Record<string, unknown> }>>;
+  };
   t.equal(doc.openapi, '3.1.0');
   t.equal(doc.info.version, '1.0.0');
   t.ok(doc.paths['/t/keyed']?.['get'], 'routes are generated from the route records');
@@ -38,10 +42,34 @@ t.test('/health (details with a key), /docs, /api and /api/openapi.json', async 
 });
 
 t.test('every route of both APIs is in the OpenAPI document', async (t) => {
-  const s = await startApp({ networks: { mainnet: { indexer: 'http://127.0.0.1:9/api/v4/graphql', prover: 'upstream', proverUrl: 'http://127.0.0.1:9' }, preprod: { indexer: 'http://127.0.0.1:9/api/v4/graphql', prover: 'upstream', proverUrl: 'http://127.0.0.1:9' }, preview: { indexer: 'http://127.0.0.1:9/api/v4/graphql', prover: 'upstream', proverUrl: 'http://127.0.0.1:9' } } }, { modules: [mountStats, mountProver, mountSponsorship] });
+  const s = await startApp(
+    {
+      networks: {
+        mainnet: { indexer: 'http://127.0.0.1:9/api/v4/graphql', prover: 'upstream', proverUrl: 'http://127.0.0.1:9' },
+        preprod: { indexer: 'http://127.0.0.1:9/api/v4/graphql', prover: 'upstream', proverUrl: 'http://127.0.0.1:9' },
+        preview: { indexer: 'http://127.0.0.1:9/api/v4/graphql', prover: 'upstream', proverUrl: 'http://127.0.0.1:9' },
+      },
+    },
+    { modules: [mountStats, mountProver, mountSponsorship] },
+  );
   t.teardown(() => s.close());
   const doc = (await (await request(`${s.url}/api/openapi.json`)).body.json()) as { paths: Record<string, unknown> };
-  const stats = ['summary', 'latest-block', 'block-time', 'blocks-produced', 'uptime', 'epoch', 'd-parameter', 'night-supply', 'search', 'recent-transactions', 'block', 'transaction', 'contract', 'address-activity'];
+  const stats = [
+    'summary',
+    'latest-block',
+    'block-time',
+    'blocks-produced',
+    'uptime',
+    'epoch',
+    'd-parameter',
+    'night-supply',
+    'search',
+    'recent-transactions',
+    'block',
+    'transaction',
+    'contract',
+    'address-activity',
+  ];
   for (const r of stats) t.ok(doc.paths[`/api/v1/{network}/${r}`], r);
   for (const r of ['/prove', '/verify', '/prove-and-balance', '/balance-only', '/health', '/docs', '/api', '/api/openapi.json']) t.ok(doc.paths[r], r);
 });

@@ -28,7 +28,10 @@ t.test('per-key limit: headers on every response, 429 with Retry-After, reset un
   t.equal(denied.statusCode, 429);
   t.equal(denied.headers['retry-after'], '38');
   t.equal(denied.headers['x-ratelimit-remaining'], '0');
-  t.ok(Number(denied.headers['retry-after']) >= Number(denied.headers['x-ratelimit-reset']) - Math.floor(clock.now() / 1000), 'Retry-After never before the reset');
+  t.ok(
+    Number(denied.headers['retry-after']) >= Number(denied.headers['x-ratelimit-reset']) - Math.floor(clock.now() / 1000),
+    'Retry-After never before the reset',
+  );
   t.same(await denied.body.json(), { error: 'Too Many Requests', message: 'Rate limit of 3 requests per 60 s exceeded', code: 'RATE_LIMITED' });
 
   const other = await get(OTHER_KEY);
@@ -46,7 +49,10 @@ t.test('per-key limit: headers on every response, 429 with Retry-After, reset un
 t.test('per-key override from the config file', async (t) => {
   const routes = testRoutes();
   const { sha256Hex } = await import('../../../src/core/guards/auth.js');
-  const s = await startApp({ auth: { keys: [{ id: 'small', sha256: sha256Hex('small-key-0123456789'), rateLimit: { limit: 1, windowMs: 1000 } }] } }, { modules: [routes.module], clock: new ManualClock(5_000) });
+  const s = await startApp(
+    { auth: { keys: [{ id: 'small', sha256: sha256Hex('small-key-0123456789'), rateLimit: { limit: 1, windowMs: 1000 } }] } },
+    { modules: [routes.module], clock: new ManualClock(5_000) },
+  );
   t.teardown(() => s.close());
   const a = await request(`${s.url}/t/keyed`, { headers: { 'x-api-key': 'small-key-0123456789' } });
   t.equal(a.headers['x-ratelimit-limit'], '1');
@@ -74,14 +80,21 @@ t.test('public routes are limited per client IP', async (t) => {
 
 t.test('behind a proxy, IPv6 clients share the public quota of their /64', async (t) => {
   const routes = testRoutes();
-  const s = await startApp({ server: { trustedProxies: ['127.0.0.1/32'] }, rateLimit: { publicLimit: 2 } }, { modules: [routes.module], clock: new ManualClock(0) });
+  const s = await startApp(
+    { server: { trustedProxies: ['127.0.0.1/32'] }, rateLimit: { publicLimit: 2 } },
+    { modules: [routes.module], clock: new ManualClock(0) },
+  );
   t.teardown(() => s.close());
   const from = async (ip: string): Promise<number> => {
     const r = await request(`${s.url}/t/public`, { headers: { 'x-forwarded-for': ip } });
     await r.body.dump();
     return r.statusCode;
   };
-  t.same([await from('2001:db8:7:1::1'), await from('2001:db8:7:1::2'), await from('2001:db8:7:1:ffff::9')], [200, 200, 429], 'three addresses of one /64: one quota');
+  t.same(
+    [await from('2001:db8:7:1::1'), await from('2001:db8:7:1::2'), await from('2001:db8:7:1:ffff::9')],
+    [200, 200, 429],
+    'three addresses of one /64: one quota',
+  );
   t.equal(await from('2001:db8:7:2::1'), 200, 'the next /64 has its own');
   t.same([await from('198.51.100.1'), await from('198.51.100.2')], [200, 200], 'IPv4 addresses each have their own');
 });

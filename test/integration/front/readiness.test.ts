@@ -57,7 +57,13 @@ t.test('/readyz: 503 naming the networks whose DUST wallets have not synced', as
   t.teardown(() => s.close());
   const r = await get(`${s.url}/readyz`);
   t.equal(r.status, 503);
-  t.strictSame(r.body, { error: 'Service Unavailable', message: 'Not ready to serve what this server is configured for', code: 'SERVER_NOT_READY', status: 'not-ready', missing: ['dust:preview: server DUST wallets not synced (replaying)'] });
+  t.strictSame(r.body, {
+    error: 'Service Unavailable',
+    message: 'Not ready to serve what this server is configured for',
+    code: 'SERVER_NOT_READY',
+    status: 'not-ready',
+    missing: ['dust:preview: server DUST wallets not synced (replaying)'],
+  });
   phases['preview'] = 'synced';
   t.strictSame(await get(`${s.url}/readyz`), { status: 200, body: { status: 'ready' }, cacheControl: 'no-store' });
 });
@@ -89,7 +95,9 @@ t.test('/readyz: 503 naming the network whose proof server does not answer', asy
 t.test('/livez and /readyz are in the OpenAPI document, without security', async (t) => {
   const s = await startApp();
   t.teardown(() => s.close());
-  const doc = (await (await request(`${s.url}/api/openapi.json`)).body.json()) as { paths: Record<string, { get: { security: unknown[]; responses: Record<string, unknown> } }> };
+  const doc = (await (await request(`${s.url}/api/openapi.json`)).body.json()) as {
+    paths: Record<string, { get: { security: unknown[]; responses: Record<string, unknown> } }>;
+  };
   t.same(doc.paths['/livez']?.get.security, []);
   t.same(doc.paths['/readyz']?.get.security, []);
   t.ok(doc.paths['/readyz']?.get.responses['503'], '503 documented');

@@ -90,7 +90,10 @@ t.test('100 000 refused requests from one address write less than 1 MiB of log',
 });
 
 t.test('a start-up /readyz probe that is not ready is logged at info, not warn', async (t) => {
-  const s = await startApp({ log: { requests: 'aggregate' } }, { modules: [(ctx) => ctx.addComponent({ name: 'slow', health: () => ({ status: 'starting' }), ready: () => ['still starting'] })] });
+  const s = await startApp(
+    { log: { requests: 'aggregate' } },
+    { modules: [(ctx) => ctx.addComponent({ name: 'slow', health: () => ({ status: 'starting' }), ready: () => ['still starting'] })] },
+  );
   t.teardown(() => s.close());
   const r = await fetch(`${s.url}/readyz`);
   t.equal(r.status, 503);

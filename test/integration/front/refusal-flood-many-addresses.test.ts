@@ -67,10 +67,7 @@ async function round(port: number, statuses: Map<number, number>): Promise<void>
 t.test('10 000 forwarded addresses refused once a second: at most the budget of lines a second, well under a byte a refusal', async (t) => {
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
   const routes = testRoutes();
-  const s = await startApp(
-    { log: { requests: 'aggregate' }, server: { trustedProxies: ['127.0.0.1/32'] } },
-    { modules: [routes.module], clock },
-  );
+  const s = await startApp({ log: { requests: 'aggregate' }, server: { trustedProxies: ['127.0.0.1/32'] } }, { modules: [routes.module], clock });
   t.teardown(() => s.close());
   const statuses = new Map<number, number>();
   const refusalLines = (): number => s.logs.lines.filter((l) => l['msg'] === 'request' && (l['status'] as number) >= 400).length;

@@ -32,8 +32,23 @@ t.test('a rate-limited GET: every header on its own line, once, and the body as 
   const p = parse(res.data);
   t.equal(p.statusLine, 'HTTP/1.1 200 OK');
   const names = p.fields.map(([n]) => n);
-  t.same(names.filter((n, i) => names.indexOf(n) !== i), [], 'no field twice');
-  for (const n of ['content-type', 'x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit-policy', 'ratelimit', 'etag', 'cache-control', 'content-length']) {
+  t.same(
+    names.filter((n, i) => names.indexOf(n) !== i),
+    [],
+    'no field twice',
+  );
+  for (const n of [
+    'content-type',
+    'x-request-id',
+    'x-ratelimit-limit',
+    'x-ratelimit-remaining',
+    'x-ratelimit-reset',
+    'ratelimit-policy',
+    'ratelimit',
+    'etag',
+    'cache-control',
+    'content-length',
+  ]) {
     t.ok(names.includes(n), `${n} present`);
   }
   const get = (n: string): string | undefined => p.fields.find(([k]) => k === n)?.[1];
@@ -53,9 +68,15 @@ t.test('a header value carrying CR LF cannot add a header or end the head early'
   const res = await rawRequest(s.port, 'GET /t/echo-header?v=a%0D%0AX-Injected:%201%0D%0A%0D%0Abody HTTP/1.1\r\nHost: a\r\n\r\n', { until: /\r\n\r\n\{\}$/ });
   const p = parse(res.data);
   t.equal(p.statusLine, 'HTTP/1.1 200 OK');
-  t.notOk(p.fields.some(([n]) => n === 'x-injected'), 'no injected field');
+  t.notOk(
+    p.fields.some(([n]) => n === 'x-injected'),
+    'no injected field',
+  );
   t.equal(p.fields.find(([n]) => n === 'x-echo')?.[1], 'a  X-Injected: 1    body', 'CR and LF became spaces');
-  t.notOk(p.fields.some(([n]) => n.includes('bad')), 'a name that is not a token is not written');
+  t.notOk(
+    p.fields.some(([n]) => n.includes('bad')),
+    'a name that is not a token is not written',
+  );
   t.equal(p.body, '{}');
 });
 
@@ -65,7 +86,9 @@ t.test('headers the pipeline reads are taken from their first occurrence, and an
   t.teardown(() => s.close());
   const head = (data: string, name: string): string | undefined => parse(data).fields.find(([k]) => k === name)?.[1];
 
-  const ids = await rawRequest(s.port, 'GET /t/public?q=x HTTP/1.1\r\nHost: a\r\nX-Request-Id: first-id\r\nX-Request-Id: second-id\r\n\r\n', { until: /\r\n\r\n\{.*\}$/ });
+  const ids = await rawRequest(s.port, 'GET /t/public?q=x HTTP/1.1\r\nHost: a\r\nX-Request-Id: first-id\r\nX-Request-Id: second-id\r\n\r\n', {
+    until: /\r\n\r\n\{.*\}$/,
+  });
   t.equal(head(ids.data, 'x-request-id'), 'first-id', 'the first X-Request-Id is echoed');
 
   const cached = await rawRequest(s.port, 'GET /t/public?q=x HTTP/1.1\r\nHost: a\r\nIf-None-Match: "v1"\r\n\r\n', { until: /\r\n\r\n$/ });
@@ -73,7 +96,9 @@ t.test('headers the pipeline reads are taken from their first occurrence, and an
 
   const key = await rawRequest(s.port, `GET /t/keyed HTTP/1.1\r\nHost: a\r\nX-Api-Key: ${TEST_KEY}\r\n\r\n`, { until: /\r\n\r\n\{.*\}$/ });
   t.match(key.data, /^HTTP\/1\.1 200 /, 'a keyed route authenticates with the captured key');
-  const emptyFirst = await rawRequest(s.port, `GET /t/keyed HTTP/1.1\r\nHost: a\r\nX-Api-Key: \r\nX-Api-Key: ${TEST_KEY}\r\n\r\n`, { until: /\r\n\r\n\{.*\}$/ });
+  const emptyFirst = await rawRequest(s.port, `GET /t/keyed HTTP/1.1\r\nHost: a\r\nX-Api-Key: \r\nX-Api-Key: ${TEST_KEY}\r\n\r\n`, {
+    until: /\r\n\r\n\{.*\}$/,
+  });
   t.match(emptyFirst.data, /^HTTP\/1\.1 401 /, 'an empty first X-Api-Key is no key, whatever follows');
 
   const next = await rawRequest(s.port, 'GET /t/public?q=x HTTP/1.1\r\nHost: a\r\n\r\n', { until: /\r\n\r\n\{.*\}$/ });

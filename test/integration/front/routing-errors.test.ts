@@ -29,9 +29,17 @@ t.test('404, 405, 413, 415 and errors are JSON in the route group shape', async 
 
   const wrongType = await request(`${s.url}/t/echo`, { method: 'POST', headers: { ...key, 'content-type': 'application/json' }, body: '{}' });
   t.equal(wrongType.statusCode, 415);
-  t.same(await wrongType.body.json(), { error: 'Unsupported Media Type', message: 'Content-Type must be application/octet-stream, got application/json', code: 'UNSUPPORTED_MEDIA_TYPE' });
+  t.same(await wrongType.body.json(), {
+    error: 'Unsupported Media Type',
+    message: 'Content-Type must be application/octet-stream, got application/json',
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+  });
 
-  const ok = await request(`${s.url}/t/echo`, { method: 'POST', headers: { ...key, 'content-type': 'application/octet-stream' }, body: Buffer.from([1, 2, 3]) });
+  const ok = await request(`${s.url}/t/echo`, {
+    method: 'POST',
+    headers: { ...key, 'content-type': 'application/octet-stream' },
+    body: Buffer.from([1, 2, 3]),
+  });
   t.equal(ok.statusCode, 200);
   t.same([...Buffer.from(await ok.body.arrayBuffer())], [1, 2, 3]);
 
@@ -44,7 +52,10 @@ t.test('404, 405, 413, 415 and errors are JSON in the route group shape', async 
   const body = (await boom.body.json()) as Record<string, unknown>;
   t.same(body, { error: 'Internal Server Error', message: 'Internal error', code: 'INTERNAL' });
   t.notOk(JSON.stringify(body).includes('secret internal detail'), 'internal detail does not leak to the client');
-  t.ok(s.logs.lines.some((l) => l['msg'] === 'unhandled error'), 'but it is logged');
+  t.ok(
+    s.logs.lines.some((l) => l['msg'] === 'unhandled error'),
+    'but it is logged',
+  );
 
   const busy = await request(`${s.url}/t/busy`);
   t.equal(busy.statusCode, 503);

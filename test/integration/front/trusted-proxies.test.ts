@@ -26,7 +26,8 @@ t.test('a forged left entry reaches neither auth.trustedNetworks nor another quo
   t.equal(await call(`${s.url}/t/keyed`, { 'x-forwarded-for': '10.1.2.3, 203.0.113.9' }), 401, 'the forged 10.1.2.3 is not the client');
   t.equal(await call(`${s.url}/t/keyed`, { 'x-forwarded-for': '10.1.2.3' }), 200, 'a client inside the trusted network, through the proxy');
   const quota = [];
-  for (const forged of ['198.51.100.1', '198.51.100.2', '198.51.100.3']) quota.push(await call(`${s.url}/t/public`, { 'x-forwarded-for': `${forged}, 203.0.113.9` }));
+  for (const forged of ['198.51.100.1', '198.51.100.2', '198.51.100.3'])
+    quota.push(await call(`${s.url}/t/public`, { 'x-forwarded-for': `${forged}, 203.0.113.9` }));
   t.same(quota, [200, 200, 429], 'changing the forged part does not buy a new per-IP quota');
   t.equal(await call(`${s.url}/t/public`, { 'x-forwarded-for': '203.0.113.10' }), 200, 'another client has its own');
   const ips = s.logs.lines.filter((l) => l['msg'] === 'request').map((l) => l['ip']);

@@ -11,7 +11,10 @@ t.test('a request line longer than server.maxHeaderBytes: 414, answered, connect
   const routes = testRoutes();
   const s = await startApp({}, { modules: [routes.module] });
   t.teardown(() => s.close());
-  for (const [name, target] of [['100 KB query', `/t/public?q=${'a'.repeat(100_000)}`], ['100 KB path', `/t/${'a'.repeat(100_000)}`]] as const) {
+  for (const [name, target] of [
+    ['100 KB query', `/t/public?q=${'a'.repeat(100_000)}`],
+    ['100 KB path', `/t/${'a'.repeat(100_000)}`],
+  ] as const) {
     const r = await rawRequest(s.port, `GET ${target} HTTP/1.1\r\nHost: x\r\n\r\n`);
     t.match(r.data, /^HTTP\/1\.1 414 [^]*\r\nConnection: close\r\n[^]*"code":"URI_TOO_LONG"/i, name);
     t.ok(r.closed, `${name}: closed`);

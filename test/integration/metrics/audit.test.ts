@@ -19,7 +19,11 @@ t.test('proofs and sponsorships: an audit line each, counted in /metrics', async
 
   // Two identical proofs: computed, then from the cache.
   for (let i = 0; i < 2; i++) {
-    const r = await request(`${app.url}/prove`, { method: 'POST', headers: { 'x-api-key': TEST_KEY, 'content-type': 'application/octet-stream' }, body: proveBody() });
+    const r = await request(`${app.url}/prove`, {
+      method: 'POST',
+      headers: { 'x-api-key': TEST_KEY, 'content-type': 'application/octet-stream' },
+      body: proveBody(),
+    });
     t.equal(r.statusCode, 200);
     await r.body.dump();
   }
@@ -35,13 +39,33 @@ t.test('proofs and sponsorships: an audit line each, counted in /metrics', async
   const audit = app.logs.lines.filter((l) => l['audit'] !== undefined);
   const proofs = audit.filter((l) => l['audit'] === 'proof');
   t.match(proofs, [
-    { msg: 'proof', keyId: 'env-1', kind: 'prove', circuit: 'midnight/zswap/output', network: 'preview', backend: 'dev', cache: 'MISS', outcome: 'ok', ms: Number },
+    {
+      msg: 'proof',
+      keyId: 'env-1',
+      kind: 'prove',
+      circuit: 'midnight/zswap/output',
+      network: 'preview',
+      backend: 'dev',
+      cache: 'MISS',
+      outcome: 'ok',
+      ms: Number,
+    },
     { keyId: 'env-1', cache: 'HIT', outcome: 'ok' },
   ]);
   t.equal(proofs.length, 2);
   const sponsorships = audit.filter((l) => l['audit'] === 'sponsorship');
   t.match(sponsorships, [
-    { msg: 'sponsorship', keyId: 'env-1', kind: 'prove-and-balance', network: 'preview', outcome: 'sponsored', txHash: res.json['txHash'], fee: res.json['fee'], feeUnit: 'SPECK', dustUtxo: res.json['dustUtxo'] },
+    {
+      msg: 'sponsorship',
+      keyId: 'env-1',
+      kind: 'prove-and-balance',
+      network: 'preview',
+      outcome: 'sponsored',
+      txHash: res.json['txHash'],
+      fee: res.json['fee'],
+      feeUnit: 'SPECK',
+      dustUtxo: res.json['dustUtxo'],
+    },
     { outcome: 'deduplicated', txHash: res.json['txHash'] },
     { kind: 'balance-only', outcome: bad.json['code'] },
   ]);
@@ -64,7 +88,11 @@ t.test('proofs and sponsorships: an audit line each, counted in /metrics', async
   t.equal(sample(text, 'nightgate_dust_utxos', { network: 'preview', state: 'free' }), counts.free);
   const wallets = [...text.matchAll(/^nightgate_dust_wallet_utxos\{network="preview",wallet="(\d+)",state="free"\} (\d+)$/gm)];
   t.ok(wallets.length >= 1, 'per wallet');
-  t.equal(wallets.reduce((a, m) => a + Number(m[2]), 0), counts.free, 'the wallets add up to the network');
+  t.equal(
+    wallets.reduce((a, m) => a + Number(m[2]), 0),
+    counts.free,
+    'the wallets add up to the network',
+  );
   t.ok((sample(text, 'nightgate_dust_balance_speck', { network: 'preview' }) ?? 0) > 0, 'balance');
   t.equal(sample(text, 'nightgate_prover_up', { network: 'preview', backend: 'dev' }), 1);
   t.equal(sample(text, 'nightgate_prover_up', { network: 'mainnet', backend: 'upstream' }), 0, 'a closed proof-server port is down');

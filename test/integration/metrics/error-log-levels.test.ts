@@ -11,14 +11,21 @@ import type { Module } from '../../../src/infra/app-context.js';
 import { json } from '../../../src/core/http/route.js';
 
 const failing: Module = (ctx) => {
-  ctx.addRoutes((['INTERNAL', 'PROVER_UNREACHABLE', 'QUEUE_FULL', 'PROVER_TIMEOUT', 'INVALID_BODY'] as ErrorCode[]).map((code) => ({
-    method: 'GET' as const, url: `/fail/${code}`, auth: 'none' as const, rateLimit: 'none' as const,
-    schema: { summary: code, tags: [], response: {} },
-    handler: () => {
-      throw new GatewayError(code);
-    },
-  })));
-  ctx.addRoutes([{ method: 'GET', url: '/ok', auth: 'none', rateLimit: 'ip', schema: { summary: 'ok', tags: [], response: {} }, handler: () => json({ ok: true }) }]);
+  ctx.addRoutes(
+    (['INTERNAL', 'PROVER_UNREACHABLE', 'QUEUE_FULL', 'PROVER_TIMEOUT', 'INVALID_BODY'] as ErrorCode[]).map((code) => ({
+      method: 'GET' as const,
+      url: `/fail/${code}`,
+      auth: 'none' as const,
+      rateLimit: 'none' as const,
+      schema: { summary: code, tags: [], response: {} },
+      handler: () => {
+        throw new GatewayError(code);
+      },
+    })),
+  );
+  ctx.addRoutes([
+    { method: 'GET', url: '/ok', auth: 'none', rateLimit: 'ip', schema: { summary: 'ok', tags: [], response: {} }, handler: () => json({ ok: true }) },
+  ]);
 };
 
 async function get(url: string): Promise<number> {
@@ -40,7 +47,11 @@ t.test('error answers are logged at error or warn with their code', async (t) =>
   t.match(byPath('/fail/QUEUE_FULL'), [{ level: 40, status: 503, code: 'QUEUE_FULL' }]);
   t.match(byPath('/fail/INVALID_BODY'), [{ level: 30, status: 400, code: 'INVALID_BODY' }]);
   const ok = byPath('/ok');
-  t.match(ok, [{ level: 30, status: 200 }, { level: 30, status: 200 }, { level: 40, status: 429, code: 'RATE_LIMITED' }]);
+  t.match(ok, [
+    { level: 30, status: 200 },
+    { level: 30, status: 200 },
+    { level: 40, status: 429, code: 'RATE_LIMITED' },
+  ]);
   t.notOk('code' in ok[0]!, 'a success has no code');
 });
 
@@ -52,6 +63,9 @@ t.test('log.level=warn: only the warn and error lines', async (t) => {
   await get(`${s.url}/fail/QUEUE_FULL`);
   await get(`${s.url}/fail/INTERNAL`);
   const lines = logs.lines.filter((l) => l['msg'] === 'request');
-  t.match(lines, [{ status: 503, level: 40 }, { status: 500, level: 50 }]);
+  t.match(lines, [
+    { status: 503, level: 40 },
+    { status: 500, level: 50 },
+  ]);
   t.equal(lines.length, 2);
 });

@@ -22,7 +22,11 @@ t.test('/metrics on the main port: request series by route and status class, err
   t.equal(res.headers['cache-control'], 'no-store');
   const text = await res.body.text();
   t.equal(sample(text, 'nightgate_http_requests_total', { route: '/livez', method: 'GET', status_class: '2xx' }), 3);
-  t.equal(sample(text, 'nightgate_http_request_duration_seconds_count', { route: '/livez', method: 'GET' }), 1, 'latency: one answer in 8 per route, the first included');
+  t.equal(
+    sample(text, 'nightgate_http_request_duration_seconds_count', { route: '/livez', method: 'GET' }),
+    1,
+    'latency: one answer in 8 per route, the first included',
+  );
   t.equal(sample(text, 'nightgate_http_request_duration_seconds_bucket', { route: '/livez', method: 'GET', le: '+Inf' }), 1);
   t.ok((sample(text, 'nightgate_http_request_duration_seconds_sum', { route: '/livez', method: 'GET' }) ?? -1) > 0);
   t.equal(sample(text, 'nightgate_http_requests_total', { route: '(unmatched)', status_class: '4xx' }), 1, 'unknown paths share one label');
@@ -72,7 +76,7 @@ t.test('metrics.listen: /metrics on its own port only; metrics.enabled=false: no
   const main = await request(`${s.url}/metrics`);
   t.equal(main.statusCode, 404, 'not on the main port');
   await main.body.dump();
-  const line = s.logs.lines.find((l) => l['msg'] === undefined ? false : /^metrics on http:\/\/127\.0\.0\.1:\d+\/metrics$/.test(String(l['msg'])));
+  const line = s.logs.lines.find((l) => (l['msg'] === undefined ? false : /^metrics on http:\/\/127\.0\.0\.1:\d+\/metrics$/.test(String(l['msg']))));
   t.ok(line, 'the listener says where it is');
   const port = Number(/:(\d+)\/metrics$/.exec(String(line!['msg']))![1]);
   const own = await request(`http://127.0.0.1:${port}/metrics`);

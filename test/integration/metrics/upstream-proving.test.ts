@@ -18,7 +18,11 @@ t.test('upstream: run time, outcome codes, queue gauges, prover_up', async (t) =
   const s = await startApp(upstreamConfig(standIn.url, { queueSize: 7 }), { modules: [mountProver] });
   t.teardown(() => s.close());
   const prove = async (): Promise<number> => {
-    const r = await request(`${s.url}/prove`, { method: 'POST', headers: { ...OCTET_HEADERS, 'x-api-key': TEST_KEY, 'x-midnight-network': 'preprod' }, body: proveBody() });
+    const r = await request(`${s.url}/prove`, {
+      method: 'POST',
+      headers: { ...OCTET_HEADERS, 'x-api-key': TEST_KEY, 'x-midnight-network': 'preprod' },
+      body: proveBody(),
+    });
     await r.body.dump();
     return r.statusCode;
   };
@@ -43,6 +47,12 @@ t.test('upstream: run time, outcome codes, queue gauges, prover_up', async (t) =
   t.equal(sample(text, 'nightgate_prover_up', { network: 'preview', backend: 'upstream' }), 0, 'down once the proof server is gone');
   t.equal(sample(text, 'nightgate_proofs_total', { kind: 'prove', backend: 'upstream', network: 'preview', cache: 'MISS', outcome: 'PROVER_UNREACHABLE' }), 1);
   t.equal(sample(text, 'nightgate_proving_run_seconds_count', { kind: 'prove', backend: 'upstream', network: 'preview' }), 1, 'a failed call still ran');
-  t.match(after.logs.lines.find((l) => l['audit'] === 'proof'), { outcome: 'PROVER_UNREACHABLE', backend: 'upstream', keyId: 'env-1' });
-  t.match(after.logs.lines.find((l) => l['msg'] === 'request' && l['status'] === 502), { level: 50, code: 'PROVER_UNREACHABLE' });
+  t.match(
+    after.logs.lines.find((l) => l['audit'] === 'proof'),
+    { outcome: 'PROVER_UNREACHABLE', backend: 'upstream', keyId: 'env-1' },
+  );
+  t.match(
+    after.logs.lines.find((l) => l['msg'] === 'request' && l['status'] === 502),
+    { level: 50, code: 'PROVER_UNREACHABLE' },
+  );
 });

@@ -37,12 +37,18 @@ t.test('every command answers --help with its usage, exit 0, and no side effect'
     [['wallet', 'register', '--network', 'preview', '--url', '127.0.0.1:9', '--help'], /^usage: nightgate wallet register/],
     [['wallet', 'fund', '--network', 'preview', '--url', '127.0.0.1:9', '-h'], /^usage: nightgate wallet fund/],
   ];
-  await Promise.all(cases.map(async ([args, usage]) => {
-    const r = await cli(args);
-    t.equal(r.code, 0, `${args.join(' ')}: exit 0`);
-    t.match(r.out, usage, `${args.join(' ')}: its usage`);
-    t.notMatch(r.out, /listening|API key \(shown once|ngk_|key "a" revoked|nightgate submit:|nightgate wallet \w+: |mn_addr_|NIGHT on its way/, `${args.join(' ')}: nothing started, minted, written, derived or submitted`);
-  }));
+  await Promise.all(
+    cases.map(async ([args, usage]) => {
+      const r = await cli(args);
+      t.equal(r.code, 0, `${args.join(' ')}: exit 0`);
+      t.match(r.out, usage, `${args.join(' ')}: its usage`);
+      t.notMatch(
+        r.out,
+        /listening|API key \(shown once|ngk_|key "a" revoked|nightgate submit:|nightgate wallet \w+: |mn_addr_|NIGHT on its way/,
+        `${args.join(' ')}: nothing started, minted, written, derived or submitted`,
+      );
+    }),
+  );
   t.equal(readFileSync(config, 'utf8'), text, 'the config file untouched');
 });
 
@@ -58,8 +64,12 @@ t.test('keys create refuses an id nightgate uses itself, or one no config would 
   t.match(ok.out, /"id":"wallet-1"/);
 });
 
-t.test('wallet address prints what Midnight\'s HD wallet derives from the mnemonic', async (t) => {
-  const env = { NIGHTGATE_DUST_WALLET_MNEMONIC: `${'abandon '.repeat(23)}art`, NIGHTGATE_PREVIEW_INDEXER: 'public', NIGHTGATE_PROVER_URL: 'http://127.0.0.1:9' };
+t.test("wallet address prints what Midnight's HD wallet derives from the mnemonic", async (t) => {
+  const env = {
+    NIGHTGATE_DUST_WALLET_MNEMONIC: `${'abandon '.repeat(23)}art`,
+    NIGHTGATE_PREVIEW_INDEXER: 'public',
+    NIGHTGATE_PROVER_URL: 'http://127.0.0.1:9',
+  };
   const r = await cli(['wallet', 'address', '--network', 'preview'], env);
   t.equal(r.code, 0, r.out);
   const lines = r.out.trim().split('\n');
@@ -67,7 +77,11 @@ t.test('wallet address prints what Midnight\'s HD wallet derives from the mnemon
   t.match(lines[0], /^0 {2}mn_addr_preview19kxg8sxrsty37elmm6yd68tuy7prryjst2r48eapf2fdtd8z4gpq8xczf2 {2}mn_dust_preview1[02-9ac-hj-np-z]+$/);
   t.match(lines[1], /^1 {2}mn_addr_preview1[02-9ac-hj-np-z]+ {2}mn_dust_preview1/);
   t.notMatch(r.out, /abandon/, 'the mnemonic is not echoed');
-  const none = await cli(['wallet', 'address', '--network', 'mainnet'], { NIGHTGATE_MAINNET_INDEXER: 'public', NIGHTGATE_MAINNET_PROJECT_ID: 'x', NIGHTGATE_PROVER_URL: 'http://127.0.0.1:9' });
+  const none = await cli(['wallet', 'address', '--network', 'mainnet'], {
+    NIGHTGATE_MAINNET_INDEXER: 'public',
+    NIGHTGATE_MAINNET_PROJECT_ID: 'x',
+    NIGHTGATE_PROVER_URL: 'http://127.0.0.1:9',
+  });
   t.equal(none.code, 1);
   t.match(none.out, /nightgate wallet address: no server wallets are configured: set NIGHTGATE_DUST_WALLET_MNEMONIC/);
   const bad = await cli(['wallet', 'address', '--network', 'preview'], { ...env, NIGHTGATE_DUST_WALLET_MNEMONIC: `${'abandon '.repeat(23)}abandon` });

@@ -18,14 +18,30 @@ t.test('keys revoke + SIGHUP: the key stops working at once, the open connection
   const dir = mkdtempSync(join(tmpdir(), 'nightgate-reload-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'config.json');
-  writeFileSync(file, JSON.stringify({ auth: { keys: [{ id: 'alpha', sha256: sha256Hex(ALPHA), name: 'Alpha' }, { id: 'beta', sha256: sha256Hex(BETA), rateLimit: { limit: 1000, windowMs: 60000 } }] } }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      auth: {
+        keys: [
+          { id: 'alpha', sha256: sha256Hex(ALPHA), name: 'Alpha' },
+          { id: 'beta', sha256: sha256Hex(BETA), rateLimit: { limit: 1000, windowMs: 60000 } },
+        ],
+      },
+    }),
+  );
 
   const listed = runCli(['keys', 'list', '--config', file], {});
   t.equal((await listed.exited).code, 0);
   t.match(listed.out.join('\n'), /^alpha\s+Alpha\s+active\s+[0-9a-f]{12}…\s+default/m);
   t.match(listed.out.join('\n'), /^beta\s+active\s+[0-9a-f]{12}…\s+1000\/60000ms/m);
 
-  const p = runCli(['serve'], { ...NO_DEVNET_ENV, NIGHTGATE_CONFIG: file, NIGHTGATE_PORT: '0', NIGHTGATE_BALANCING_ENABLED: 'false', NIGHTGATE_METRICS_ENABLED: 'true' });
+  const p = runCli(['serve'], {
+    ...NO_DEVNET_ENV,
+    NIGHTGATE_CONFIG: file,
+    NIGHTGATE_PORT: '0',
+    NIGHTGATE_BALANCING_ENABLED: 'false',
+    NIGHTGATE_METRICS_ENABLED: 'true',
+  });
   t.teardown(() => {
     if (p.child.exitCode === null) p.child.kill('SIGKILL');
   });

@@ -28,13 +28,31 @@ function refused(port: number): Promise<boolean> {
 t.test('SIGTERM to npm start ends the server it started', async (t) => {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   const dir = mkdtempSync(join(tmpdir(), 'ng-npm-start-'));
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'ng-start', version: '1.0.0', private: true, type: 'module', scripts: { start: pkg.scripts['start'] } }));
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'ng-start', version: '1.0.0', private: true, type: 'module', scripts: { start: pkg.scripts['start'] } }),
+  );
   mkdirSync(join(dir, 'dist', 'src'), { recursive: true });
-  const tsx = pathToFileURL(createRequire(join(ROOT, 'package.json')).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
+  const tsx = pathToFileURL(
+    createRequire(join(ROOT, 'package.json'))
+      .resolve('tsx/esm/api')
+      .replace(/\.cjs$/, '.mjs'),
+  ).href;
   // The repository's tsconfig.json: its `paths` lead tsx to the workspace packages' sources from this directory too.
-  writeFileSync(join(dir, 'dist', 'src', 'cli.js'), `import { register } from ${JSON.stringify(tsx)};\nregister({ tsconfig: ${JSON.stringify(join(ROOT, 'tsconfig.json'))} });\nawait import(${JSON.stringify(pathToFileURL(join(ROOT, 'src', 'cli.ts')).href)});\n`);
+  writeFileSync(
+    join(dir, 'dist', 'src', 'cli.js'),
+    `import { register } from ${JSON.stringify(tsx)};\nregister({ tsconfig: ${JSON.stringify(join(ROOT, 'tsconfig.json'))}` +
+      ` });\nawait import(${JSON.stringify(pathToFileURL(join(ROOT, 'src', 'cli.ts')).href)}` +
+      `);\n`,
+  );
 
-  const npm = runProcess('npm', ['start', '--prefix', dir], { PATH: process.env['PATH'], HOME: process.env['HOME'], ...NO_DEVNET_ENV, NIGHTGATE_PORT: '0', NIGHTGATE_API_KEYS: 'npm-start-key-0123456789' });
+  const npm = runProcess('npm', ['start', '--prefix', dir], {
+    PATH: process.env['PATH'],
+    HOME: process.env['HOME'],
+    ...NO_DEVNET_ENV,
+    NIGHTGATE_PORT: '0',
+    NIGHTGATE_API_KEYS: 'npm-start-key-0123456789',
+  });
   const listening = await npm.waitFor(/nightgate listening on/);
   const port = Number(/:(\d+)\b"?[^:]*$/.exec(JSON.parse(listening).msg as string)?.[1]);
   t.ok(port > 0, `listening on ${port}`);

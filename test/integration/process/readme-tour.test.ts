@@ -49,7 +49,13 @@ interface OnChain {
   utxos?: { spent: Utxo[] };
 }
 
-const unescapeHtml = (s: string): string => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+const unescapeHtml = (s: string): string =>
+  s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
 
 t.test('the README tour and the /docs curl lines run as written against `npm start`', async (t) => {
   const tour = shellBlock(README, '## A short tour');
@@ -118,7 +124,10 @@ t.test('the README tour and the /docs curl lines run as written against `npm sta
     if (!utxos.some((u) => !u.spent && u.intentHash === input.intentHash && u.outputIndex === input.outputIndex)) break;
     if (Date.now() > until) throw new Error(`${activity} still lists ${input.intentHash}#${input.outputIndex} as unspent`);
   }
-  const docsRun = bash(`export KEY=${key}\nnpx nightgate example-tx --url ${base} --network preview --kind unproven > unproven-tx.bin\n${lines.join('\n')}\n`, cwd);
+  const docsRun = bash(
+    `export KEY=${key}\nnpx nightgate example-tx --url ${base} --network preview --kind unproven > unproven-tx.bin\n${lines.join('\n')}\n`,
+    cwd,
+  );
   t.equal(docsRun.status, 0, 'the /docs lines exit 0', { stderr: docsRun.stderr });
   t.match(docsRun.stdout, /"txHash":"[0-9a-f]{64}"/, '/prove-and-balance from /docs');
   t.equal(readFileSync(join(cwd, 'proof.bin')).subarray(0, 25).toString('latin1'), 'midnight:proof-versioned:', '/prove from /docs');

@@ -32,8 +32,16 @@ export interface Answer {
 }
 
 /** One request, body read to the end; `json` when the body parses. */
-export async function call(url: string, opts: { method?: string; headers?: Record<string, string>; body?: Uint8Array | string; signal?: AbortSignal } = {}): Promise<Answer> {
-  const res = await request(url, { method: (opts.method ?? 'GET') as 'GET', headers: opts.headers ?? {}, ...(opts.body !== undefined ? { body: opts.body } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
+export async function call(
+  url: string,
+  opts: { method?: string; headers?: Record<string, string>; body?: Uint8Array | string; signal?: AbortSignal } = {},
+): Promise<Answer> {
+  const res = await request(url, {
+    method: (opts.method ?? 'GET') as 'GET',
+    headers: opts.headers ?? {},
+    ...(opts.body !== undefined ? { body: opts.body } : {}),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  });
   const text = await res.body.text();
   let json: Record<string, unknown> | undefined;
   try {
@@ -91,7 +99,8 @@ export async function sponsorApp(t: Test, opts: SponsorRigOptions = {}): Promise
     table: service.network('preview')!.table,
     pool: s.app.context.component<WorkerPoolComponent>(WORKER_POOL)!,
     devnet: s.app.context.devnet.get('preview')!,
-    post: (path, body, o2 = {}) => call(`${s.url}${path}`, { method: 'POST', headers: { ...OCTET_KEYED, ...o2.headers }, body, ...(o2.signal ? { signal: o2.signal } : {}) }),
+    post: (path, body, o2 = {}) =>
+      call(`${s.url}${path}`, { method: 'POST', headers: { ...OCTET_KEYED, ...o2.headers }, body, ...(o2.signal ? { signal: o2.signal } : {}) }),
   };
 }
 

@@ -16,7 +16,11 @@ export class IndexerProxy {
   private readonly sockets = new Set<Socket>();
   private readonly timers = new Set<NodeJS.Timeout>();
 
-  private constructor(private readonly server: Server, readonly target: URL, public port = 0) {}
+  private constructor(
+    private readonly server: Server,
+    readonly target: URL,
+    public port = 0,
+  ) {}
 
   static async start(targetUrl: string): Promise<IndexerProxy> {
     const target = new URL(targetUrl);
@@ -52,7 +56,13 @@ export class IndexerProxy {
           }
           default: {
             const up = httpRequest(
-              { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: target.host, 'content-length': String(body.length) } },
+              {
+                host: target.hostname,
+                port: target.port,
+                path: req.url,
+                method: req.method,
+                headers: { ...req.headers, host: target.host, 'content-length': String(body.length) },
+              },
               (r) => {
                 res.writeHead(r.statusCode ?? 502, r.headers);
                 r.pipe(res);

@@ -188,7 +188,13 @@ export class ProofServerStub extends EventEmitter<StubEvents> {
   private meta(path: string, res: ServerResponse): void {
     if (path === '/version') return send(res, 200, 'stub-0.0.0', 'text/plain');
     if (path === '/proof-versions') return send(res, 200, this.proofVersions, 'text/plain');
-    if (path === '/ready' || path === '/health') return send(res, 200, JSON.stringify({ status: 'ok', jobsProcessing: this.held, jobsPending: 0, jobCapacity: 0, timestamp: new Date().toISOString() }), 'application/json');
+    if (path === '/ready' || path === '/health')
+      return send(
+        res,
+        200,
+        JSON.stringify({ status: 'ok', jobsProcessing: this.held, jobsPending: 0, jobCapacity: 0, timestamp: new Date().toISOString() }),
+        'application/json',
+      );
     send(res, 404, 'not found');
   }
 

@@ -96,8 +96,14 @@ server.child.kill('SIGTERM');
 await server.exited;
 const byStatus: Record<string, number> = {};
 for (const st of statuses) byStatus[st] = (byStatus[st] ?? 0) + 1;
-console.log(JSON.stringify({
-  n: N, sizeMiB: MiB(SIZE), budget: !process.argv.includes('--no-budget'), burstMs,
-  rssMiB: { start: MiB(start), peak: MiB(peak), [`after${WAIT_S}s`]: MiB(after.at(-1) ?? rss()) },
-  statuses: byStatus, bodies: health.components['bodies'],
-}));
+console.log(
+  JSON.stringify({
+    n: N,
+    sizeMiB: MiB(SIZE),
+    budget: !process.argv.includes('--no-budget'),
+    burstMs,
+    rssMiB: { start: MiB(start), peak: MiB(peak), [`after${WAIT_S}s`]: MiB(after.at(-1) ?? rss()) },
+    statuses: byStatus,
+    bodies: health.components['bodies'],
+  }),
+);

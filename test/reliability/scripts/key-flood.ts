@@ -70,7 +70,9 @@ async function main(): Promise<void> {
     const server = await startNightgate(group, 'nightgate', env, { probe: false });
     const baseUrl = `http://127.0.0.1:${server.port}`;
     const honestKey = keys[ATTACKERS]!;
-    const health = (await (await fetch(`${baseUrl}/health`, { headers: { 'x-api-key': honestKey } })).json()) as { components: { devnet: { networks: Record<string, { networkId: string; graphqlWsUrl: string; submitUrl: string; faucetUrl: string }> } } };
+    const health = (await (await fetch(`${baseUrl}/health`, { headers: { 'x-api-key': honestKey } })).json()) as {
+      components: { devnet: { networks: Record<string, { networkId: string; graphqlWsUrl: string; submitUrl: string; faucetUrl: string }> } };
+    };
     const dn = health.components.devnet.networks[NETWORK]!;
     const L = await ledger(ERA === 8 ? 8 : 9);
     const watch = new ChainWatch(dn.graphqlWsUrl, L.nativeToken().raw);
@@ -91,7 +93,9 @@ async function main(): Promise<void> {
     // admitted within a fee intent's life, so a body comes back only after its answer expired.
     const t0 = Date.now();
     let amount = 1n;
-    const rings = Array.from({ length: ATTACKERS }, (_, k) => Array.from({ length: RING }, () => unprovenTransfer(L, wallets[k]!, funded.utxos.get(k)!, sink, amount++, dn.networkId, USER_TTL_MS)));
+    const rings = Array.from({ length: ATTACKERS }, (_, k) =>
+      Array.from({ length: RING }, () => unprovenTransfer(L, wallets[k]!, funded.utxos.get(k)!, sink, amount++, dn.networkId, USER_TTL_MS)),
+    );
     log(`built ${ATTACKERS} × ${RING} distinct transfers in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 
     const startMs = Date.now();
@@ -110,8 +114,18 @@ async function main(): Promise<void> {
       const reserved = Number(f['utxos.reserved']);
       target ??= Number(f['pool.target']);
       if (targetReachedS === undefined && free + reserved >= (target ?? Infinity)) targetReachedS = Math.round((p.at - startMs) / 1000);
-      log(`${Math.round((p.at - startMs) / 1000)} s: live ${free + reserved} (free ${free}, reserved ${reserved}); honest ${calls.filter((c) => c.status === 200).length}/${calls.length}; hostile ${JSON.stringify(hostile)}`);
-      pool.push({ s: Math.round((p.at - startMs) / 1000), live: free + reserved, free, reserved, splitsSubmitted: f['pool.maintenance.splitsSubmitted'] ?? 0, splitsFailed: f['pool.maintenance.splitsFailed'] ?? 0 });
+      log(
+        `${Math.round((p.at - startMs) / 1000)} s: live ${free + reserved} (free ${free}, reserved ${reserved}` +
+          `); honest ${calls.filter((c) => c.status === 200).length}/${calls.length}; hostile ${JSON.stringify(hostile)}`,
+      );
+      pool.push({
+        s: Math.round((p.at - startMs) / 1000),
+        live: free + reserved,
+        free,
+        reserved,
+        splitsSubmitted: f['pool.maintenance.splitsSubmitted'] ?? 0,
+        splitsFailed: f['pool.maintenance.splitsFailed'] ?? 0,
+      });
     };
     const sampler = setInterval(() => void sample(), 10_000);
     await sample();
@@ -123,7 +137,12 @@ async function main(): Promise<void> {
           Array.from({ length: BURST }, async () => {
             const body = rings[k]![sent++ % RING]!;
             try {
-              const r = await request(`${baseUrl}/prove-and-balance`, { method: 'POST', headers: { 'x-api-key': keys[k]!, 'x-midnight-network': NETWORK, 'content-type': 'application/octet-stream' }, body, timeoutMs: 60_000 });
+              const r = await request(`${baseUrl}/prove-and-balance`, {
+                method: 'POST',
+                headers: { 'x-api-key': keys[k]!, 'x-midnight-network': NETWORK, 'content-type': 'application/octet-stream' },
+                body,
+                timeoutMs: 60_000,
+              });
               count(hostile, codeOf(r.status, r.body));
             } catch (err) {
               count(hostile, `error ${(err as Error).name}`);
@@ -140,7 +159,21 @@ async function main(): Promise<void> {
       await Promise.all(bursts);
     })();
 
-    const runEnv: RunEnv = { L, baseUrl, network: NETWORK, networkId: dn.networkId, submitUrl: dn.submitUrl, watch, sink, inclusionGraceMs: BLOCK_MS, endAt, drainUntil: endAt + 60_000, calls, txs, stopped: [] };
+    const runEnv: RunEnv = {
+      L,
+      baseUrl,
+      network: NETWORK,
+      networkId: dn.networkId,
+      submitUrl: dn.submitUrl,
+      watch,
+      sink,
+      inclusionGraceMs: BLOCK_MS,
+      endAt,
+      drainUntil: endAt + 60_000,
+      calls,
+      txs,
+      stopped: [],
+    };
     await Promise.all([attack, runClient(runEnv, { index: ATTACKERS, apiKey: honestKey, wallet: wallets[ATTACKERS]!, utxo: funded.utxos.get(ATTACKERS)! })]);
     clearInterval(sampler);
     await sample();

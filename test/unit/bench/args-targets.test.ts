@@ -16,7 +16,14 @@ t.test('a deployment is load-tested only with an explicit time bound', async (t)
 });
 
 const load = (connections: number, rps: number, p50: number): LoadFigures => ({
-  connections, durationS: 1, responses: rps, rps, latencyMs: { p50, p90: p50, p99: p50, max: p50, mean: p50 }, status: { '200': rps }, errors: 0, timeouts: 0,
+  connections,
+  durationS: 1,
+  responses: rps,
+  rps,
+  latencyMs: { p50, p90: p50, p99: p50, max: p50, mean: p50 },
+  status: { '200': rps },
+  errors: 0,
+  timeouts: 0,
 });
 
 t.test('/balance-only: throughput from the saturated run, p50 from one connection per prover thread', async (t) => {
@@ -32,15 +39,33 @@ t.test('/balance-only: throughput from the saturated run, p50 from one connectio
   t.same([p50?.measured, p50?.verdict], ['22 ms', 'pass']);
   t.match(p50?.note, /2 connections \(one per prover thread\)/);
 
-  const slow = evaluateTargets([{ ...ms[0]!, load: load(10, 60, 160) }, { ...ms[1]!, load: load(2, 40, 45) }]);
-  t.same(slow.filter((c) => c.name.startsWith('/balance-only')).map((c) => c.verdict), ['fail', 'fail']);
+  const slow = evaluateTargets([
+    { ...ms[0]!, load: load(10, 60, 160) },
+    { ...ms[1]!, load: load(2, 40, 45) },
+  ]);
+  t.same(
+    slow.filter((c) => c.name.startsWith('/balance-only')).map((c) => c.verdict),
+    ['fail', 'fail'],
+  );
   const none = evaluateTargets([]);
-  t.same(none.filter((c) => c.name.startsWith('/balance-only')).map((c) => c.verdict), ['n/a', 'n/a'], 'no verdict without a run');
+  t.same(
+    none.filter((c) => c.name.startsWith('/balance-only')).map((c) => c.verdict),
+    ['n/a', 'n/a'],
+    'no verdict without a run',
+  );
 });
 
 t.test('cached summary targets: the median over interleaved rounds, each pair matched by its round', async (t) => {
   const at = (rps: number, cpuUs: number, p99: number): LoadFigures => ({
-    connections: 100, durationS: 8, responses: rps * 8, rps, latencyMs: { p50: 1, p90: 2, p99, max: 20, mean: 1 }, status: { '200': rps * 8 }, errors: 0, timeouts: 0, serverCpuUsPerRequest: cpuUs,
+    connections: 100,
+    durationS: 8,
+    responses: rps * 8,
+    rps,
+    latencyMs: { p50: 1, p90: 2, p99, max: 20, mean: 1 },
+    status: { '200': rps * 8 },
+    errors: 0,
+    timeouts: 0,
+    serverCpuUsPerRequest: cpuUs,
   });
   const pair = (variant: string, ours: [number, number, number], raw: [number, number], fastify: [number, number]): Measurement[] => [
     { scenario: 'cached-summary', variant, target: 'nightgate', load: at(...ours) },
@@ -55,13 +80,19 @@ t.test('cached summary targets: the median over interleaved rounds, each pair ma
   ];
   const checks = evaluateTargets(ms);
   const get = (name: string) => checks.find((c) => c.name === name);
-  t.same([get('cached summary vs raw-uws (c=100)')?.measured, get('cached summary vs raw-uws (c=100)')?.verdict], ['0.9 ×', 'pass'], 'median of 0.4, 0.9, 0.92');
+  t.same(
+    [get('cached summary vs raw-uws (c=100)')?.measured, get('cached summary vs raw-uws (c=100)')?.verdict],
+    ['0.9 ×', 'pass'],
+    'median of 0.4, 0.9, 0.92',
+  );
   t.match(get('cached summary vs raw-uws (c=100)')?.note, /median of 3 interleaved rounds: 0\.4, 0\.9, 0\.92/);
   t.equal(get('cached summary vs fastify (c=100), main-thread CPU per request')?.measured, '2.308 ×', 'median of 1.5, 2.308, 2.4');
   t.same([get('cached summary p99 (c=100)')?.measured, get('cached summary p99 (c=100)')?.verdict], ['4.5 ms', 'pass']);
 
   // Just under the threshold reads as such: 27.651 µs ÷ 15.383 µs = 1.7975, not "1.8 ×".
-  const under = evaluateTargets(pair('c=100', [45_000, 15.383, 4], [50_000, 12], [30_000, 27.651])).find((c) => c.name === 'cached summary vs fastify (c=100), main-thread CPU per request');
+  const under = evaluateTargets(pair('c=100', [45_000, 15.383, 4], [50_000, 12], [30_000, 27.651])).find(
+    (c) => c.name === 'cached summary vs fastify (c=100), main-thread CPU per request',
+  );
   t.same([under?.measured, under?.verdict], ['1.798 ×', 'fail']);
 
   const single = evaluateTargets(pair('c=100', [45_000, 13, 4], [50_000, 12], [30_000, 30]));
@@ -72,17 +103,31 @@ t.test('cached summary targets: the median over interleaved rounds, each pair ma
   const piped = evaluateTargets([...ms, ...pair('c=100 pipelined 10', [300_000, 11, 40], [100_000, 10], [40_000, 26])]);
   const find = (name: string) => piped.find((c) => c.name === name);
   t.same(
-    ['cached summary vs raw-uws (c=100)', 'cached summary vs fastify (c=100)', 'cached summary vs fastify (c=100), main-thread CPU per request', 'cached summary p99 (c=100)'].map((n) => find(n)?.measured),
+    [
+      'cached summary vs raw-uws (c=100)',
+      'cached summary vs fastify (c=100)',
+      'cached summary vs fastify (c=100), main-thread CPU per request',
+      'cached summary p99 (c=100)',
+    ].map((n) => find(n)?.measured),
     ['0.9 ×', '1.5 ×', '2.308 ×', '4.5 ms'],
     'plain figures unchanged',
   );
   t.equal(piped.filter((c) => c.name.includes('pipelined')).length, 0, 'and it is not judged as a target of its own');
 });
 
-t.test('the wrk rounds: judged on their own medians, never mixed into autocannon\'s; a run without wrk says why', async (t) => {
+t.test("the wrk rounds: judged on their own medians, never mixed into autocannon's; a run without wrk says why", async (t) => {
   const at = (rps: number, cpuUs: number, p99: number, generator?: 'wrk'): LoadFigures => ({
     // wrk tells 2xx/3xx from the rest, no more (bench/lib/wrk.ts): its rows are usable all the same.
-    connections: 100, durationS: 5, responses: rps * 5, rps, latencyMs: { p50: 1, p90: 2, p99, max: 20, mean: 1 }, status: { [generator ? WRK_OK : '200']: rps * 5 }, errors: 0, timeouts: 0, serverCpuUsPerRequest: cpuUs, ...(generator ? { generator } : {}),
+    connections: 100,
+    durationS: 5,
+    responses: rps * 5,
+    rps,
+    latencyMs: { p50: 1, p90: 2, p99, max: 20, mean: 1 },
+    status: { [generator ? WRK_OK : '200']: rps * 5 },
+    errors: 0,
+    timeouts: 0,
+    serverCpuUsPerRequest: cpuUs,
+    ...(generator ? { generator } : {}),
   });
   const pair = (variant: string, ours: number, raw: number, fastify: number, p99: number, generator?: 'wrk'): Measurement[] => [
     { scenario: 'cached-summary', variant, target: 'nightgate', load: at(ours, 1e6 / ours, p99, generator) },
@@ -90,31 +135,58 @@ t.test('the wrk rounds: judged on their own medians, never mixed into autocannon
     { scenario: 'baselines', variant, target: 'fastify', load: at(fastify, 1e6 / fastify, 9, generator) },
   ];
   // autocannon caps everyone near 24 k; wrk lets raw uWS reach 80 k and Fastify 20 k.
-  const plain = [...pair('c=100', 23_000, 24_000, 17_000, 11), ...pair('c=100 round 2', 23_500, 24_000, 17_000, 11), ...pair('c=100 round 3', 22_000, 24_000, 17_000, 12)];
-  const wrk = [...pair('c=100 wrk', 60_000, 80_000, 20_000, 6, 'wrk'), ...pair('c=100 wrk round 2', 64_000, 80_000, 20_000, 5, 'wrk'), ...pair('c=100 wrk round 3', 70_000, 80_000, 21_000, 4, 'wrk')];
+  const plain = [
+    ...pair('c=100', 23_000, 24_000, 17_000, 11),
+    ...pair('c=100 round 2', 23_500, 24_000, 17_000, 11),
+    ...pair('c=100 round 3', 22_000, 24_000, 17_000, 12),
+  ];
+  const wrk = [
+    ...pair('c=100 wrk', 60_000, 80_000, 20_000, 6, 'wrk'),
+    ...pair('c=100 wrk round 2', 64_000, 80_000, 20_000, 5, 'wrk'),
+    ...pair('c=100 wrk round 3', 70_000, 80_000, 21_000, 4, 'wrk'),
+  ];
   const checks = evaluateTargets([...plain, ...wrk]);
   const get = (name: string) => checks.find((c) => c.name === name);
   t.same(
     ['cached summary vs raw-uws (c=100)', 'cached summary vs fastify (c=100)', 'cached summary p99 (c=100)'].map((n) => [get(n)?.measured, get(n)?.verdict]),
-    [['0.958 ×', 'pass'], ['1.353 ×', 'fail'], ['11 ms', 'fail']],
+    [
+      ['0.958 ×', 'pass'],
+      ['1.353 ×', 'fail'],
+      ['11 ms', 'fail'],
+    ],
     'the autocannon medians are those of the autocannon rounds alone',
   );
   t.same(
-    ['cached summary vs raw-uws (c=100, wrk)', 'cached summary vs fastify (c=100, wrk)', 'cached summary vs fastify (c=100, wrk), main-thread CPU per request', 'cached summary p99 (c=100, wrk)'].map((n) => [get(n)?.measured, get(n)?.verdict]),
-    [['0.8 ×', 'fail'], ['3.2 ×', 'pass'], ['3.2 ×', 'pass'], ['5 ms', 'pass']],
+    [
+      'cached summary vs raw-uws (c=100, wrk)',
+      'cached summary vs fastify (c=100, wrk)',
+      'cached summary vs fastify (c=100, wrk), main-thread CPU per request',
+      'cached summary p99 (c=100, wrk)',
+    ].map((n) => [get(n)?.measured, get(n)?.verdict]),
+    [
+      ['0.8 ×', 'fail'],
+      ['3.2 ×', 'pass'],
+      ['3.2 ×', 'pass'],
+      ['5 ms', 'pass'],
+    ],
     'the wrk medians: 0.75, 0.8, 0.875 of raw uWS; 3, 3.2, 3.333 of Fastify',
   );
   t.match(get('cached summary vs raw-uws (c=100, wrk)')?.note, /median of 3 interleaved rounds: 0\.75, 0\.8, 0\.875/);
 
   t.equal(evaluateTargets(plain).filter((c) => c.name.includes('wrk')).length, 0, 'a run with no wrk round (quick, --url) has no wrk targets');
   const why = 'wrk is not installed (Debian: apt-get install wrk), so the rounds without autocannon as the limit did not run';
-  const without = evaluateTargets([...plain, { scenario: 'cached-summary', variant: 'c=100 wrk', target: 'nightgate', skipped: why }]).filter((c) => c.name.includes('wrk'));
+  const without = evaluateTargets([...plain, { scenario: 'cached-summary', variant: 'c=100 wrk', target: 'nightgate', skipped: why }]).filter((c) =>
+    c.name.includes('wrk'),
+  );
   t.equal(without.length, 5);
   t.same([...new Set(without.map((c) => c.verdict))], ['n/a']);
   t.same([...new Set(without.map((c) => c.note))], [why], 'each says why it has no verdict');
 
   // A wrk round that failed (the runner names its row for the round) says why too.
-  const failed = evaluateTargets([...plain, { scenario: 'cached-summary', variant: 'c=100 wrk', target: '–', skipped: 'failed: wrk exited 1: wrk printed no report: unable to connect' }]).filter((c) => c.name.includes('wrk'));
+  const failed = evaluateTargets([
+    ...plain,
+    { scenario: 'cached-summary', variant: 'c=100 wrk', target: '–', skipped: 'failed: wrk exited 1: wrk printed no report: unable to connect' },
+  ]).filter((c) => c.name.includes('wrk'));
   t.same([...new Set(failed.map((c) => c.note))], ['failed: wrk exited 1: wrk printed no report: unable to connect']);
   // Rows where most responses were not 2xx/3xx have no verdict.
   const refused = wrk.map((m) => (m.target === 'nightgate' ? { ...m, load: { ...m.load!, status: { [WRK_OK]: 10, [WRK_NOT_OK]: 1000 } } } : m));
@@ -123,9 +195,19 @@ t.test('the wrk rounds: judged on their own medians, never mixed into autocannon
   t.match(noVerdict[0]?.note, /most responses were not 2xx\/3xx/);
 });
 
-t.test('upstream proving: the median of the rounds\' added p50, with the rounds in the note', async (t) => {
-  const via: Measurement = { scenario: 'upstream-prove', variant: 'via-nightgate', target: 'nightgate', load: { ...load(10, 480, 21.5), status: { 200: 2400 } } };
-  const added = (figures: Measurement['figures']): Measurement => ({ scenario: 'upstream-prove', variant: 'added', target: 'nightgate', ...(figures ? { figures } : {}) });
+t.test("upstream proving: the median of the rounds' added p50, with the rounds in the note", async (t) => {
+  const via: Measurement = {
+    scenario: 'upstream-prove',
+    variant: 'via-nightgate',
+    target: 'nightgate',
+    load: { ...load(10, 480, 21.5), status: { 200: 2400 } },
+  };
+  const added = (figures: Measurement['figures']): Measurement => ({
+    scenario: 'upstream-prove',
+    variant: 'added',
+    target: 'nightgate',
+    ...(figures ? { figures } : {}),
+  });
   const name = 'upstream proving: added p50';
 
   const met = evaluateTargets([via, added({ addedP50Ms: 1.4, addedP50MsRounds: '2.60, 1.40, 1.10', standInDelayMs: 20 })]).find((c) => c.name === name);

@@ -15,10 +15,18 @@ const banner = (name: string, port: number): string[] => [
 t.test('the banner is ready once every network has both endpoints, and names them', async (t) => {
   const b = new DevnetBanner();
   const ports = [...banner('mainnet', 4001), ...banner('preprod', 4002)].map((l) => b.line(l));
-  t.ok(ports.every((p) => p === undefined), 'not ready before preview');
+  t.ok(
+    ports.every((p) => p === undefined),
+    'not ready before preview',
+  );
   const rest = banner('preview', 4003).map((l) => b.line(l));
   t.equal(rest[2], 4003, 'ready on the last endpoint of the last network');
-  t.strictSame(b.networks.get('preview'), { name: 'preview', networkId: 'undeployed', graphqlUrl: 'http://127.0.0.1:4003/api/v4/graphql', graphqlWsUrl: 'ws://127.0.0.1:4003/api/v4/graphql/ws' });
+  t.strictSame(b.networks.get('preview'), {
+    name: 'preview',
+    networkId: 'undeployed',
+    graphqlUrl: 'http://127.0.0.1:4003/api/v4/graphql',
+    graphqlWsUrl: 'ws://127.0.0.1:4003/api/v4/graphql/ws',
+  });
   t.equal(new DevnetBanner().line('{"level":30,"msg":"devnet network up","port":5}'), undefined, 'log lines are not the banner');
 });
 

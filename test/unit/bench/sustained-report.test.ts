@@ -22,14 +22,30 @@ const tx = (over: Partial<TxRecord> & { txHash: string }): TxRecord => ({
 function chain(perBlock: number, full: boolean): { txs: TxRecord[]; blocks: BlockSeen[] } {
   const blocks = [1, 2, 3].map((h) => ({ height: h, timestamp: T0 + h * 6000, transactions: perBlock }));
   const landed = (txHash: string, submittedAt: number, height: number): TxRecord =>
-    tx({ txHash, dustUtxo: `0:${txHash}`, answeredAt: submittedAt - 100, submittedAt, blockHeight: height, blockTimestamp: T0 + height * 6000, seenAt: T0 + height * 6000 + 500 });
+    tx({
+      txHash,
+      dustUtxo: `0:${txHash}`,
+      answeredAt: submittedAt - 100,
+      submittedAt,
+      blockHeight: height,
+      blockTimestamp: T0 + height * 6000,
+      seenAt: T0 + height * 6000 + 500,
+    });
   const txs = full
     ? [landed('a', T0 + 1000, 2), landed('b', T0 + 7000, 3), landed('c', T0 + 2000, 1)]
     : [landed('a', T0 + 1000, 1), landed('b', T0 + 7000, 2), landed('c', T0 + 13_000, 3)];
   return { txs, blocks };
 }
 
-function result(over: { txs: TxRecord[]; blocks: BlockSeen[]; calls?: SponsorCall[]; pool?: PoolSample[]; durationS?: number; ledger?: 8 | 9; command?: string }): SustainedResult {
+function result(over: {
+  txs: TxRecord[];
+  blocks: BlockSeen[];
+  calls?: SponsorCall[];
+  pool?: PoolSample[];
+  durationS?: number;
+  ledger?: 8 | 9;
+  command?: string;
+}): SustainedResult {
   const durationS = over.durationS ?? 19;
   const calls = over.calls ?? over.txs.map((x) => ({ at: x.answeredAt, ms: 100, status: 200 }));
   return {
@@ -89,7 +105,10 @@ t.test('the included rate is judged against 0.92 × the capacity the same run me
   // own): capacity 1 / 6 = 0.17 tx/s. 3 included in 19 s = 0.16 tx/s ≥ 0.92 × 0.17 = 0.15.
   const reached = result({ ...chain(2, true), ledger: 9 });
   t.equal(reached.summary.capacity.impliedTxPerSecond, 1 / 6, "the devnet's own transaction in each full block is not room for ours");
-  t.equal(includedRow(renderSustainedSection(reached)), '| Included sponsored tx/s | 0.16 (3 included of 3 sponsored; ceiling 0.33: one per client per block) | ≥ 0.92 × block capacity 0.17 = 0.15: met |');
+  t.equal(
+    includedRow(renderSustainedSection(reached)),
+    '| Included sponsored tx/s | 0.16 (3 included of 3 sponsored; ceiling 0.33: one per client per block) | ≥ 0.92 × block capacity 0.17 = 0.15: met |',
+  );
   t.match(renderSustainedSection(reached), /\| Block capacity \| 0\.17 tx\/s: median 1 of ours per full block ÷ 6\.00 s \| \|/);
   // The same 3 over 60 s: 0.05 tx/s.
   const short = result({ ...chain(2, true), ledger: 9, durationS: 60 });
@@ -98,7 +117,11 @@ t.test('the included rate is judged against 0.92 × the capacity the same run me
 
 t.test('without a full block the included rate is not judged', async (t) => {
   const md = renderSustainedSection(result({ ...chain(2, false), ledger: 8 }));
-  t.equal(includedRow(md), '| Included sponsored tx/s | 0.16 (3 included of 3 sponsored; ceiling 0.33: one per client per block) | ≥ 0.92 × block capacity: no full block seen: not judged |');
+  t.equal(
+    includedRow(md),
+    '| Included sponsored tx/s | 0.16 (3 included of 3 sponsored; ceiling 0.33: one per client per block) | ≥ 0.92 × block ' +
+      'capacity: no full block seen: not judged |',
+  );
   t.match(md, /\| Block capacity \| no full block seen \(largest 2 tx\) \| \|/);
 });
 
@@ -107,7 +130,13 @@ t.test('rejections and double-spends are judged against 0; the 503 share is a fi
     tx({ txHash: 'a', dustUtxo: '0:1', answeredAt: T0 + 1000, submittedAt: T0 + 1100, seenAt: T0 + 7000, blockHeight: 2, blockTimestamp: T0 + 6000 }),
     tx({ txHash: 'b', dustUtxo: '0:2', answeredAt: T0 + 2000, submittedAt: T0 + 2100, seenAt: T0 + 13_000, blockHeight: 3, blockTimestamp: T0 + 12_000 }),
     tx({ txHash: 'c', dustUtxo: '0:3', answeredAt: T0 + 61_000, submittedAt: T0 + 61_100, seenAt: T0 + 67_000, blockHeight: 12, blockTimestamp: T0 + 66_000 }),
-    tx({ txHash: 'd', dustUtxo: '0:4', answeredAt: T0 + 62_000, outcome: 'submit-rejected', reason: '400 TX_REJECTED: invalid balance -4e13 for token Dust in segment 0' }),
+    tx({
+      txHash: 'd',
+      dustUtxo: '0:4',
+      answeredAt: T0 + 62_000,
+      outcome: 'submit-rejected',
+      reason: '400 TX_REJECTED: invalid balance -4e13 for token Dust in segment 0',
+    }),
   ];
   const calls = [
     { at: T0 + 1000, ms: 100, status: 200 },
@@ -131,7 +160,14 @@ t.test('rejections and double-spends are judged against 0; the 503 share is a fi
   t.notMatch(md, /≥ 20/);
   t.match(md, /\| Time to inclusion p50 \/ p99 \| 6\.00 s \/ 11\.00 s \|/);
   t.match(md, /\| devnet \/submit answered 400 \| N TX_REJECTED: invalid balance N for token Dust in segment N \| 1 \|/);
-  t.match(md, /\| t \| utxos\.free \| utxos\.reserved \| utxos\.spent \| utxos\.total \|\n\|---:\|---:\|---:\|---:\|---:\|\n\| 0 s \| 60 \| 6 \| 0 \| 66 \|\n\| 5 s \| 58 \| 8 \| 1 \| 67 \|/);
+  t.match(
+    md,
+    new RegExp(
+      '\\| t \\| utxos\\.free \\| utxos\\.reserved \\| utxos\\.spent \\| utxos\\.total ' +
+        '\\|\\n\\|---:\\|---:\\|---:\\|---:\\|---:\\|\\n\\| 0 s \\| 60 \\| 6 \\| 0 \\| 66 \\|\\n\\| 5 s \\| ' +
+        '58 \\| 8 \\| 1 \\| 67 \\|',
+    ),
+  );
   t.match(md, /Other fields reported \(last sample\): `sync\.phase` synced\./);
   t.match(md, /\*\*At the end\*\*, one block after the last client stopped: free 66, reserved 0, spent 3, total 69 \(/);
   t.match(md, /- a note\n$/);

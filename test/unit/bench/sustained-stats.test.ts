@@ -63,7 +63,10 @@ t.test('statusCounts keys refusals by status and code', async (t) => {
 });
 
 t.test('rejections group by outcome and by reason with numbers and hashes taken out', async (t) => {
-  t.equal(reasonKind('invalid balance -4.07e13 for token Dust in segment 0; balance must be positive'), 'invalid balance N for token Dust in segment N; balance must be positive');
+  t.equal(
+    reasonKind('invalid balance -4.07e13 for token Dust in segment 0; balance must be positive'),
+    'invalid balance N for token Dust in segment N; balance must be positive',
+  );
   t.equal(reasonKind('input 00ab34cd56ef7890aa11bb22 not found'), 'input HEX not found');
   const txs = [
     tx({ txHash: 'a', outcome: 'submit-rejected', reason: '400 TX_REJECTED: invalid balance -4.07e13 for token Dust in segment 0' }),
@@ -74,8 +77,18 @@ t.test('rejections group by outcome and by reason with numbers and hashes taken 
     tx({ txHash: 'f', outcome: 'pending' }),
   ];
   t.same(rejectionsByReason(txs), [
-    { outcome: 'devnet /submit answered 400', reason: 'N TX_REJECTED: invalid balance N for token Dust in segment N', count: 2, example: '400 TX_REJECTED: invalid balance -4.07e13 for token Dust in segment 0' },
-    { outcome: 'dropped at block time (devnet log)', reason: 'invalid balance N for token Dust in segment N', count: 1, example: 'invalid balance -3e12 for token Dust in segment 0' },
+    {
+      outcome: 'devnet /submit answered 400',
+      reason: 'N TX_REJECTED: invalid balance N for token Dust in segment N',
+      count: 2,
+      example: '400 TX_REJECTED: invalid balance -4.07e13 for token Dust in segment 0',
+    },
+    {
+      outcome: 'dropped at block time (devnet log)',
+      reason: 'invalid balance N for token Dust in segment N',
+      count: 1,
+      example: 'invalid balance -3e12 for token Dust in segment 0',
+    },
     { outcome: 'never included before expiresAt', reason: '–', count: 1, example: '' },
   ]);
 });
@@ -111,7 +124,8 @@ t.test('block capacity counts only blocks that left out a valid transaction subm
     { height: 13, timestamp: T0 + 18_000, transactions: 5 },
   ];
   // Ours in the full blocks: 38 of 11's 40 and 35 of 12's 38 (with 'a'); the devnet's own traffic the rest.
-  const landedIn = (height: number, n: number, at: number): TxRecord[] => Array.from({ length: n }, (_, i) => tx({ txHash: `${height}-${i}`, submittedAt: at, blockHeight: height }));
+  const landedIn = (height: number, n: number, at: number): TxRecord[] =>
+    Array.from({ length: n }, (_, i) => tx({ txHash: `${height}-${i}`, submittedAt: at, blockHeight: height }));
   const txs = [
     ...landedIn(11, 38, T0 + 500),
     ...landedIn(12, 34, T0 + 6500),
@@ -127,7 +141,7 @@ t.test('block capacity counts only blocks that left out a valid transaction subm
   const cap = blockCapacity(blocks, txs);
   t.equal(cap.blocks, 4);
   t.equal(cap.fullBlocks, 2);
-  t.same([cap.perFullBlock.p50, cap.perFullBlock.max, cap.perFullBlock.mean], [35, 38, 36.5], 'ours per full block, not the devnet\'s own');
+  t.same([cap.perFullBlock.p50, cap.perFullBlock.max, cap.perFullBlock.mean], [35, 38, 36.5], "ours per full block, not the devnet's own");
   t.equal(cap.maxPerBlock, 40, 'the most transactions of any kind in one block');
   t.equal(cap.blockIntervalS, 6);
   t.equal(cap.impliedTxPerSecond, 35 / 6, 'the median of ours per full block over the interval');
@@ -138,7 +152,13 @@ t.test('summary of a run', async (t) => {
     tx({ txHash: 'a', dustUtxo: '0:1', answeredAt: T0 + 1000, submittedAt: T0 + 1100, seenAt: T0 + 7000, blockHeight: 2, blockTimestamp: T0 + 6000 }),
     tx({ txHash: 'b', dustUtxo: '0:2', answeredAt: T0 + 2000, submittedAt: T0 + 2100, seenAt: T0 + 13_000, blockHeight: 3, blockTimestamp: T0 + 12_000 }),
     tx({ txHash: 'c', dustUtxo: '0:3', answeredAt: T0 + 61_000, submittedAt: T0 + 61_100, seenAt: T0 + 67_000, blockHeight: 12, blockTimestamp: T0 + 66_000 }),
-    tx({ txHash: 'd', dustUtxo: '0:4', answeredAt: T0 + 62_000, outcome: 'submit-rejected', reason: '400 TX_REJECTED: invalid balance -4e13 for token Dust in segment 0' }),
+    tx({
+      txHash: 'd',
+      dustUtxo: '0:4',
+      answeredAt: T0 + 62_000,
+      outcome: 'submit-rejected',
+      reason: '400 TX_REJECTED: invalid balance -4e13 for token Dust in segment 0',
+    }),
   ];
   const calls = [
     { at: T0 + 1000, ms: 100, status: 200 },
@@ -156,43 +176,78 @@ t.test('summary of a run', async (t) => {
   t.equal(s.sponsored, 4);
   t.equal(s.included, 3);
   t.equal(s.includedPerSecond, 3 / 120);
-  t.same(s.includedPerMinute.map((m) => m.count), [2, 1]);
+  t.same(
+    s.includedPerMinute.map((m) => m.count),
+    [2, 1],
+  );
   t.same([s.inclusionMs.p50, s.inclusionMs.p99], [6000, 11_000]);
   t.same([s.sponsorMs.p50, s.sponsorMs.p99], [200, 300]);
   t.equal(s.rate503, 1 / 5);
-  t.same(s.rate503PerMinute, [{ minute: 1, count: 1, share: 1 / 3 }, { minute: 2, count: 0, share: 0 }]);
+  t.same(s.rate503PerMinute, [
+    { minute: 1, count: 1, share: 1 / 3 },
+    { minute: 2, count: 0, share: 0 },
+  ]);
   t.equal(s.rate503Settled, 0, 'no answer from minute 3 on');
   t.same(s.outcomes, { included: 3, 'submit-rejected': 1, dropped: 0, expired: 0, pending: 0 });
   t.same(s.doubleSpends, { overlappingDustUtxo: 0, spentInputRejections: 0, examples: [] });
 });
 
 t.test('wallet-status entries flatten to their scalar fields; per-wallet arrays are left out', async (t) => {
-  t.same(flattenScalars({ sync: { phase: 'synced', eventId: 4 }, balance: '10', wallets: [{ index: 0 }], utxos: { free: 3, reserved: 1 }, maintenance: false, x: null }), {
-    'sync.phase': 'synced',
-    'sync.eventId': 4,
-    balance: '10',
-    'utxos.free': 3,
-    'utxos.reserved': 1,
-    maintenance: 'false',
-  });
+  t.same(
+    flattenScalars({
+      sync: { phase: 'synced', eventId: 4 },
+      balance: '10',
+      wallets: [{ index: 0 }],
+      utxos: { free: 3, reserved: 1 },
+      maintenance: false,
+      x: null,
+    }),
+    {
+      'sync.phase': 'synced',
+      'sync.eventId': 4,
+      balance: '10',
+      'utxos.free': 3,
+      'utxos.reserved': 1,
+      maintenance: 'false',
+    },
+  );
 });
 
 t.test('sustained command line: defaults, deployment options, exact messages', async (t) => {
   const d = parseSustainedArgs([]);
-  t.same([d.clients, d.durationS, d.drainS, d.network, d.amountStar, d.poolIntervalS, d.allDevnets, d.keys], [10, 60, 30, 'preview', 100_000_000n, 5, false, []]);
-  const r = parseSustainedArgs(['--url', 'http://gw.example/', '--key', 'k1,k2', '--faucet-url', 'http://faucet.example/faucet', '--indexer-ws', 'wss://ix.example/ws', '--clients=150']);
+  t.same(
+    [d.clients, d.durationS, d.drainS, d.network, d.amountStar, d.poolIntervalS, d.allDevnets, d.keys],
+    [10, 60, 30, 'preview', 100_000_000n, 5, false, []],
+  );
+  const r = parseSustainedArgs([
+    '--url',
+    'http://gw.example/',
+    '--key',
+    'k1,k2',
+    '--faucet-url',
+    'http://faucet.example/faucet',
+    '--indexer-ws',
+    'wss://ix.example/ws',
+    '--clients=150',
+  ]);
   t.same([r.url, r.keys, r.faucetUrl, r.indexerWs, r.clients], ['http://gw.example', ['k1', 'k2'], 'http://faucet.example/faucet', 'wss://ix.example/ws', 150]);
   t.throws(() => parseSustainedArgs(['--url', 'http://gw.example']), { message: '--url needs --key: the sponsorship routes take an API key' });
   t.throws(() => parseSustainedArgs(['--key', 'k']), { message: '--key only apply with --url (a local run mints its keys and funds from its own devnet)' });
-  t.throws(() => parseSustainedArgs(['--url', 'http://gw.example', '--key', 'k', '--all-devnets']), { message: '--all-devnets only apply to a local run (without --url)' });
+  t.throws(() => parseSustainedArgs(['--url', 'http://gw.example', '--key', 'k', '--all-devnets']), {
+    message: '--all-devnets only apply to a local run (without --url)',
+  });
   t.throws(() => parseSustainedArgs(['--clients', '1.5']), { message: "--clients must be a positive integer, got '1.5'" });
   t.throws(() => parseSustainedArgs(['--network', 'devnet']), { message: "--network must be one of mainnet, preprod, preview, got 'devnet'" });
   t.throws(() => parseSustainedArgs(['--indexer-ws', 'http://x']), { message: /only apply with --url/ });
-  t.throws(() => parseSustainedArgs(['--url', 'http://gw', '--key', 'k', '--indexer-ws', 'http://x']), { message: "--indexer-ws must be a ws or wss URL, got 'http://x'" });
+  t.throws(() => parseSustainedArgs(['--url', 'http://gw', '--key', 'k', '--indexer-ws', 'http://x']), {
+    message: "--indexer-ws must be a ws or wss URL, got 'http://x'",
+  });
   t.throws(() => parseSustainedArgs(['--amount', '1e6']), { message: "--amount must be a whole number of STAR, got '1e6'" });
   t.equal(parseSustainedArgs(['--max-fee', '100000000000000000000']).maxFee, '100000000000000000000');
   t.throws(() => parseSustainedArgs(['--max-fee', '5 DUST']), { message: "--max-fee must be a whole number of SPECK, got '5 DUST'" });
-  t.throws(() => parseSustainedArgs(['--url', 'http://gw', '--key', 'k', '--max-fee', '1']), { message: '--max-fee only apply to a local run (without --url)' });
+  t.throws(() => parseSustainedArgs(['--url', 'http://gw', '--key', 'k', '--max-fee', '1']), {
+    message: '--max-fee only apply to a local run (without --url)',
+  });
 });
 
 t.test('the 503 share counts the answers inside its window only', async (t) => {

@@ -31,11 +31,17 @@ t.test('a listed skip passes in its own lane only; an unlisted one fails and is 
   t.equal(missing.status, 1, 'a missing tool fails the lane');
   t.match(missing.out, /\n {2}nginx is not installed\n/);
   t.notMatch(missing.out, /child apps/, 'only the unlisted skip is named');
-  t.same(check('main', 'ok 1 - a TODO and a skip word in a name # TODO later\nok 2 - skip # time=1ms\n'), { status: 0, out: '' }, 'todos and names are not skips');
+  t.same(
+    check('main', 'ok 1 - a TODO and a skip word in a name # TODO later\nok 2 - skip # time=1ms\n'),
+    { status: 0, out: '' },
+    'todos and names are not skips',
+  );
 });
 
 t.test('every listed skip gives its lane and its reason; no tool is listed as allowed to be missing', async (t) => {
-  const entries = readFileSync(join(ROOT, '.ci', 'allowed-skips'), 'utf8').split('\n').filter((l) => l.trim() !== '' && !l.trimStart().startsWith('#'));
+  const entries = readFileSync(join(ROOT, '.ci', 'allowed-skips'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '' && !l.trimStart().startsWith('#'));
   t.ok(entries.length > 0);
   for (const e of entries) {
     const [lane, reason, why] = e.split('|').map((s) => s.trim());

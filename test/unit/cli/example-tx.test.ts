@@ -20,7 +20,10 @@ t.test('a proving request needs no server: the zswap-output preimage as a /prove
 });
 
 t.test('a transfer without a reachable server says where it looked', async (t) => {
-  const err = await exampleTransaction({ url: '127.0.0.1:9', network: 'preview', kind: 'unproven' }).then(() => undefined, (e: unknown) => e);
+  const err = await exampleTransaction({ url: '127.0.0.1:9', network: 'preview', kind: 'unproven' }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   t.ok(err instanceof ExampleTxError, 'an ExampleTxError: the CLI prints its message alone and exits 1');
   t.match((err as Error).message, /^cannot read the test account from http:\/\/127\.0\.0\.1:9 \(.+\): is nightgate running there\? \(--url\)$/);
 });

@@ -14,7 +14,15 @@ const MNEMONIC = `${'abandon '.repeat(23)}art`;
 const WALLET_0 = encodeUnshieldedAddress('2d8c83c0c382c91f67fbde88dd1d7c27823192505a8753e7a14a92d5b4e2aa02', 'undeployed');
 
 t.test('arguments', async (t) => {
-  t.match(parseWalletArgs('status', ['--network', 'preview']), { sub: 'status', network: 'preview', url: 'http://127.0.0.1:8080', key: undefined, json: false, night: 10_000n, timeoutMs: 120_000 });
+  t.match(parseWalletArgs('status', ['--network', 'preview']), {
+    sub: 'status',
+    network: 'preview',
+    url: 'http://127.0.0.1:8080',
+    key: undefined,
+    json: false,
+    night: 10_000n,
+    timeoutMs: 120_000,
+  });
   t.match(parseWalletArgs('fund', ['--network', 'preprod', '--night', '5', '--wallet', '1', '--json']), { sub: 'fund', night: 5n, wallet: 1, json: true });
   t.same(parseWalletArgs('spend', ['--network', 'preview']), { problem: 'a subcommand: address, status, register, fund' });
   t.same(parseWalletArgs('status', []), { problem: '--network is required' });
@@ -48,7 +56,24 @@ async function stub(t: Test): Promise<Stub> {
     const path = new URL(req.url ?? '/', 'http://stub').pathname;
     if (req.headers['x-api-key'] !== 'ngk_x' && path !== '/faucet') return send(res, 401, { code: 'UNAUTHORIZED' });
     if (path === '/wallet-status') return send(res, 200, s.walletStatus);
-    if (path === '/health') return send(res, 200, { status: 'ok', components: { devnet: { networks: { preview: { networkId: 'undeployed', graphqlUrl: `${s.url}/api/v4/graphql`, graphqlWsUrl: `${s.url.replace('http', 'ws')}/api/v4/graphql/ws`, nodeRpcUrl: `${s.url}/rpc`, faucetUrl: `${s.url}/faucet`, profile: 'default' } } } } });
+    if (path === '/health')
+      return send(res, 200, {
+        status: 'ok',
+        components: {
+          devnet: {
+            networks: {
+              preview: {
+                networkId: 'undeployed',
+                graphqlUrl: `${s.url}/api/v4/graphql`,
+                graphqlWsUrl: `${s.url.replace('http', 'ws')}/api/v4/graphql/ws`,
+                nodeRpcUrl: `${s.url}/rpc`,
+                faucetUrl: `${s.url}/faucet`,
+                profile: 'default',
+              },
+            },
+          },
+        },
+      });
     if (path === '/faucet') {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
@@ -66,7 +91,12 @@ async function stub(t: Test): Promise<Stub> {
   return s;
 }
 
-async function run(s: Stub, sub: WalletArgs['sub'], extra: Partial<WalletArgs> = {}, env: NodeJS.ProcessEnv = { NIGHTGATE_DUST_WALLET_MNEMONIC: MNEMONIC }): Promise<string[]> {
+async function run(
+  s: Stub,
+  sub: WalletArgs['sub'],
+  extra: Partial<WalletArgs> = {},
+  env: NodeJS.ProcessEnv = { NIGHTGATE_DUST_WALLET_MNEMONIC: MNEMONIC },
+): Promise<string[]> {
   const out: string[] = [];
   const parsed = parseWalletArgs(sub, ['--network', 'preview', '--url', s.url, '--key', 'ngk_x']);
   if ('problem' in parsed) throw new Error(parsed.problem);
@@ -101,7 +131,9 @@ t.test('status: each wallet, and in words what it lacks', async (t) => {
   await t.rejects(run(s, 'status', { key: 'wrong' }), { constructor: CliError, message: /refused the API key \(401\): pass a valid one with --key$/ });
   s.walletStatus = {};
   await t.rejects(run(s, 'status'), { message: /has no server wallets on preview$/ });
-  await t.rejects(run(s, 'status', { url: 'http://127.0.0.1:9' }), { message: /^cannot read http:\/\/127\.0\.0\.1:9\/wallet-status .*is nightgate running there\? \(--url\)$/ });
+  await t.rejects(run(s, 'status', { url: 'http://127.0.0.1:9' }), {
+    message: /^cannot read http:\/\/127\.0\.0\.1:9\/wallet-status .*is nightgate running there\? \(--url\)$/,
+  });
 });
 
 t.test('fund: the devnet faucet sends NIGHT to each configured wallet; refused off the devnet', async (t) => {
@@ -109,8 +141,15 @@ t.test('fund: the devnet faucet sends NIGHT to each configured wallet; refused o
   const out = await run(s, 'fund', { night: 250n });
   t.equal(out.length, 2, 'dust.walletCount wallets');
   t.match(out[0], new RegExp(`^0  ${WALLET_0}  250 NIGHT on its way \\(next block\\)$`));
-  t.same(s.faucet.map((f) => f.amount), ['250000000', '250000000'], 'in STAR');
+  t.same(
+    s.faucet.map((f) => f.amount),
+    ['250000000', '250000000'],
+    'in STAR',
+  );
   t.equal(s.faucet[0]!.address, WALLET_0);
-  await t.rejects(run(s, 'fund', {}, { NIGHTGATE_DUST_WALLET_MNEMONIC: MNEMONIC, NIGHTGATE_PREVIEW_INDEXER: 'public', NIGHTGATE_PROVER_URL: 'http://127.0.0.1:9' }), { message: /^preview is a public network: buy or receive NIGHT/ });
+  await t.rejects(
+    run(s, 'fund', {}, { NIGHTGATE_DUST_WALLET_MNEMONIC: MNEMONIC, NIGHTGATE_PREVIEW_INDEXER: 'public', NIGHTGATE_PROVER_URL: 'http://127.0.0.1:9' }),
+    { message: /^preview is a public network: buy or receive NIGHT/ },
+  );
   await t.rejects(run(s, 'fund', {}, {}), { message: /^no server wallets are configured: preview's embedded devnet generates its own/ });
 });

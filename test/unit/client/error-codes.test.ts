@@ -14,8 +14,13 @@ const ENTRY = fileURLToPath(new URL('../../../packages/client/src/index.ts', imp
 /** The string literals of the type `name` that `file` exports. */
 function exportedLiterals(file: string, name: string): string[] {
   const program = ts.createProgram([file], {
-    strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    types: [], lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'],
+    strict: true,
+    noEmit: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    types: [],
+    lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'],
   });
   const checker = program.getTypeChecker();
   const module = checker.getSymbolAtLocation(program.getSourceFile(file)!)!;
@@ -30,6 +35,14 @@ t.test("the client's ErrorCode is the server's catalogue, code for code", async 
   const client = new Set(exportedLiterals(ENTRY, 'ErrorCode'));
   const server = Object.keys(ERRORS);
   t.ok(client.size > 50, `${client.size} codes in the client's ErrorCode, ${server.length} in the catalogue`);
-  t.same(server.filter((c) => !client.has(c)), [], "every code of the catalogue is one of the client's (else: npm run client:types)");
-  t.same([...client].filter((c) => !(c in ERRORS)), [], 'the client has no code the catalogue lacks');
+  t.same(
+    server.filter((c) => !client.has(c)),
+    [],
+    "every code of the catalogue is one of the client's (else: npm run client:types)",
+  );
+  t.same(
+    [...client].filter((c) => !(c in ERRORS)),
+    [],
+    'the client has no code the catalogue lacks',
+  );
 });

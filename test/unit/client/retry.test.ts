@@ -17,7 +17,12 @@ function scripted(...answers: Answer[]) {
     const a = answers[Math.min(requests.length - 1, answers.length - 1)]!;
     const text = typeof a.body === 'string' ? a.body : JSON.stringify(a.body ?? {});
     const headers = new Map(Object.entries(a.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
-    return { status: a.status, headers: { get: (n: string) => headers.get(n.toLowerCase()) ?? null }, text: async () => text, arrayBuffer: async () => new TextEncoder().encode(text).buffer as ArrayBuffer };
+    return {
+      status: a.status,
+      headers: { get: (n: string) => headers.get(n.toLowerCase()) ?? null },
+      text: async () => text,
+      arrayBuffer: async () => new TextEncoder().encode(text).buffer as ArrayBuffer,
+    };
   };
   return { fetch, requests };
 }
@@ -28,7 +33,11 @@ function fakeSleep() {
   return { waits, sleep: async (ms: number) => void waits.push(ms) };
 }
 
-const refusal = (status: number, code: string, retryAfter?: string): Answer => ({ status, body: { error: 'x', message: `${code} happened`, code }, headers: retryAfter === undefined ? {} : { 'Retry-After': retryAfter } });
+const refusal = (status: number, code: string, retryAfter?: string): Answer => ({
+  status,
+  body: { error: 'x', message: `${code} happened`, code },
+  headers: retryAfter === undefined ? {} : { 'Retry-After': retryAfter },
+});
 const OK = { status: 200, body: { ok: true } };
 
 t.test('URLs, the key only where a key is taken, the network header, binary bodies', async (t) => {
@@ -41,15 +50,18 @@ t.test('URLs, the key only where a key is taken, the network header, binary bodi
   await c.recentTransactions('preprod');
   await c.health();
   await c.balanceOnly({ serialize: () => new Uint8Array([1, 2]) }, { network: 'preprod' });
-  t.strictSame(requests.map((r) => r.url), [
-    'http://h:1/prefix/api/v1/preview/summary',
-    'http://h:1/prefix/api/v1/mainnet/address-activity?identifier=mn_addr%201%26x&limit=5',
-    'http://h:1/prefix/api/v1/preview/block?height=7',
-    `http://h:1/prefix/api/v1/preview/block?hash=${'ab'.repeat(32)}`,
-    'http://h:1/prefix/api/v1/preprod/recent-transactions',
-    'http://h:1/prefix/health',
-    'http://h:1/prefix/balance-only',
-  ]);
+  t.strictSame(
+    requests.map((r) => r.url),
+    [
+      'http://h:1/prefix/api/v1/preview/summary',
+      'http://h:1/prefix/api/v1/mainnet/address-activity?identifier=mn_addr%201%26x&limit=5',
+      'http://h:1/prefix/api/v1/preview/block?height=7',
+      `http://h:1/prefix/api/v1/preview/block?hash=${'ab'.repeat(32)}`,
+      'http://h:1/prefix/api/v1/preprod/recent-transactions',
+      'http://h:1/prefix/health',
+      'http://h:1/prefix/balance-only',
+    ],
+  );
   t.equal(requests[0]!.init.headers['X-API-Key'], undefined, 'no key to the public statistics');
   t.equal(requests[5]!.init.headers['X-API-Key'], 'k', '/health takes a key');
   t.strictSame(requests[6]!.init.headers, { 'X-Midnight-Network': 'preprod', 'X-API-Key': 'k', 'Content-Type': 'application/octet-stream' });
@@ -133,8 +145,11 @@ t.test('sponsorship: only refusals that reserved nothing are retried', async (t)
   ] as Array<[Answer, boolean]>) {
     const { fetch, requests } = scripted(answer, { status: 200, body: { tx: '00' } });
     const c = createClient({ baseUrl: 'http://h', fetch, retries: { sleep: async () => undefined } });
-    const got = await c.proveAndBalance(new Uint8Array([9])).then(() => 'resolved', (e: NightgateError) => e.code);
-    t.equal(got, retried ? 'resolved' : (answer.body as { code?: string }).code ?? 'UNKNOWN', `${answer.status} ${JSON.stringify(answer.body)}`);
+    const got = await c.proveAndBalance(new Uint8Array([9])).then(
+      () => 'resolved',
+      (e: NightgateError) => e.code,
+    );
+    t.equal(got, retried ? 'resolved' : ((answer.body as { code?: string }).code ?? 'UNKNOWN'), `${answer.status} ${JSON.stringify(answer.body)}`);
     t.equal(requests.length, retried ? 2 : 1);
     if (retried) t.strictSame([...requests[1]!.init.body!], [9], 'the same bytes again (the server answers them once)');
   }
@@ -146,11 +161,19 @@ t.test('idempotent routes retry any 503/429 but the permanent ones; /readyz neve
   t.equal(new TextDecoder().decode((await c.prove(new Uint8Array([1]))).bytes), 'binary', 'proving is a function of its body: retried');
 
   const keys = scripted(refusal(503, 'PROVER_KEYS_MISSING'));
-  await t.rejects(createClient({ baseUrl: 'http://h', fetch: keys.fetch, retries: { sleep: async () => undefined } }).prove(new Uint8Array([1])), { code: 'PROVER_KEYS_MISSING' });
+  await t.rejects(createClient({ baseUrl: 'http://h', fetch: keys.fetch, retries: { sleep: async () => undefined } }).prove(new Uint8Array([1])), {
+    code: 'PROVER_KEYS_MISSING',
+  });
   t.equal(keys.requests.length, 1, 'waiting does not provision keys');
 
-  const ready = scripted({ status: 503, body: { error: 'Service Unavailable', message: 'not yet', code: 'SERVER_NOT_READY', status: 'not-ready', missing: ['dust:preview'] }, headers: { 'Retry-After': '1' } });
-  const err = await createClient({ baseUrl: 'http://h', fetch: ready.fetch, retries: { sleep: async () => undefined } }).readyz().catch((e: NightgateError) => e);
+  const ready = scripted({
+    status: 503,
+    body: { error: 'Service Unavailable', message: 'not yet', code: 'SERVER_NOT_READY', status: 'not-ready', missing: ['dust:preview'] },
+    headers: { 'Retry-After': '1' },
+  });
+  const err = await createClient({ baseUrl: 'http://h', fetch: ready.fetch, retries: { sleep: async () => undefined } })
+    .readyz()
+    .catch((e: NightgateError) => e);
   t.match(err, { code: 'SERVER_NOT_READY', body: { missing: ['dust:preview'] } });
   t.equal(ready.requests.length, 1);
 });
@@ -168,6 +191,8 @@ t.test('an abort during the wait rejects the call', async (t) => {
 t.test('onResponse sees each answer', async (t) => {
   const { fetch } = scripted({ status: 200, body: { tx: 'ab' }, headers: { 'X-Dedupe': 'HIT' } });
   const seen: string[] = [];
-  await createClient({ baseUrl: 'http://h', fetch }).balanceOnly(new Uint8Array([1]), { onResponse: (a) => seen.push(`${a.status} ${a.headers.get('x-dedupe')}`) });
+  await createClient({ baseUrl: 'http://h', fetch }).balanceOnly(new Uint8Array([1]), {
+    onResponse: (a) => seen.push(`${a.status} ${a.headers.get('x-dedupe')}`),
+  });
   t.strictSame(seen, ['200 HIT']);
 });

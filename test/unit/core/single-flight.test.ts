@@ -49,9 +49,13 @@ t.test('one caller leaving does not cancel the others; the last one leaving abor
 
 t.test('a failure reaches every waiter and is not remembered', async (t) => {
   const f = new SingleFlight<string>();
-  const a = f.run('k', async () => {
-    throw new Error('boom');
-  }, new AbortController().signal);
+  const a = f.run(
+    'k',
+    async () => {
+      throw new Error('boom');
+    },
+    new AbortController().signal,
+  );
   const b = f.run('k', async () => 'unused', new AbortController().signal);
   await t.rejects(a.result, { message: 'boom' });
   await t.rejects(b.result, { message: 'boom' });

@@ -25,7 +25,11 @@ t.test('every block once, in order, across a reconnect', async (t) => {
   await h.network.produceBlock();
   seen.push(...(await resumed).map((d) => d.blocks));
 
-  t.same(seen.map((b) => b.height), Array.from({ length: h.network.height + 1 }, (_, i) => i), 'heights 0..tip, each once');
+  t.same(
+    seen.map((b) => b.height),
+    Array.from({ length: h.network.height + 1 }, (_, i) => i),
+    'heights 0..tip, each once',
+  );
   for (let i = 1; i < seen.length; i++) {
     t.equal(seen[i].parent.hash, seen[i - 1].hash, `block ${i} links to its parent`);
     t.ok(seen[i].timestamp > seen[i - 1].timestamp, `block ${i} is later than its parent`);

@@ -11,7 +11,8 @@ t.test('slot utilization counts from when live production started, not from the 
   const h = await startNetwork({ now: () => clock.now() });
   t.teardown(() => h.close());
   const epoch = epochAt(clock.now()).epochNo;
-  const utilization = async (): Promise<number | null | undefined> => (await h.gql<{ epochUtilization: number | null }>(UTILIZATION, { e: epoch })).data?.epochUtilization;
+  const utilization = async (): Promise<number | null | undefined> =>
+    (await h.gql<{ epochUtilization: number | null }>(UTILIZATION, { e: epoch })).data?.epochUtilization;
 
   t.equal(await utilization(), null, 'less than one live slot: nothing to measure yet');
   clock.advance(6_000);

@@ -50,8 +50,16 @@ t.test('120 fresh addresses are paid 60 per block, in arrival order', async (t) 
     const outputs = await createdOutputs(h, height);
     return bech32.flatMap((owner, i) => (outputs.some(([o, v]) => o === owner && v === String(1_000_000 + i)) ? [i] : []));
   };
-  t.same(await paid(first.height), Array.from({ length: 60 }, (_, i) => i), 'the first block pays the first 60 requests');
-  t.same(await paid(second.height), Array.from({ length: 60 }, (_, i) => 60 + i), 'the next block the other 60');
+  t.same(
+    await paid(first.height),
+    Array.from({ length: 60 }, (_, i) => i),
+    'the first block pays the first 60 requests',
+  );
+  t.same(
+    await paid(second.height),
+    Array.from({ length: 60 }, (_, i) => 60 + i),
+    'the next block the other 60',
+  );
 
   const health = (await (await fetch(new URL('/health', h.info.submitUrl))).json()) as { pendingFaucetRequests: number };
   t.equal(health.pendingFaucetRequests, 0, 'nothing left queued');

@@ -16,7 +16,8 @@ async function faucet(h: Harness, body: unknown): Promise<{ status: number; body
 
 const UNSHIELDED = `subscription($address: UnshieldedAddress!) { unshieldedTransactions(address: $address) {
   __typename
-  ... on UnshieldedTransaction { transaction { id hash block { height } } createdUtxos { owner value tokenType ctime registeredForDustGeneration } spentUtxos { value } }
+  ... on UnshieldedTransaction { transaction { id hash block { height } } createdUtxos { owner value tokenType ctime registeredForDustGeneration } spentUtxos {
+value } }
   ... on UnshieldedTransactionsProgress { highestTransactionId }
 } }`;
 
@@ -36,11 +37,17 @@ t.test('a fresh Bech32m address is funded in the next block', async (t) => {
   const block = await h.network.produceBlock();
   events.push((await feed.next()).unshieldedTransactions, (await feed.next()).unshieldedTransactions);
   await feed.close();
-  t.same(events.map((e) => e.__typename), ['UnshieldedTransactionsProgress', 'UnshieldedTransaction', 'UnshieldedTransactionsProgress']);
+  t.same(
+    events.map((e) => e.__typename),
+    ['UnshieldedTransactionsProgress', 'UnshieldedTransaction', 'UnshieldedTransactionsProgress'],
+  );
   t.equal(events[0].highestTransactionId, 0, 'nothing known before the payout');
   const payout = events[1];
   t.equal(payout.transaction.block.height, block.height);
-  t.same(payout.createdUtxos.map((u: any) => [u.owner, u.value, u.registeredForDustGeneration]), [[bech32, '123000000', false]]);
+  t.same(
+    payout.createdUtxos.map((u: any) => [u.owner, u.value, u.registeredForDustGeneration]),
+    [[bech32, '123000000', false]],
+  );
   t.equal(payout.createdUtxos[0].ctime, Math.floor(block.timestamp / 1000), 'ctime is in seconds');
   t.equal(events[2].highestTransactionId, payout.transaction.id);
 });

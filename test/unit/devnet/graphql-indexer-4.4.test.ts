@@ -16,16 +16,39 @@ const CONTRACT = 'cc'.repeat(32);
 
 function tx(id: number, height: number, extra: Partial<TransactionRecord> = {}): TransactionRecord {
   return {
-    id, hash: hex(1000 + id), protocolVersion: DEVNET_PROTOCOL_VERSION[9], raw: new Uint8Array([id]), blockHeight: height, identifiers: [hex(2000 + id)],
-    status: 'SUCCESS', segments: null, fee: `${id}000`, zswapMerkleTreeRoot: hex(3000 + id), zswapStartIndex: 0, zswapEndIndex: 0,
-    contractActionIds: [], createdUtxoKeys: [], spentUtxoKeys: [], zswapEventIds: [], dustEventIds: [], ...extra,
+    id,
+    hash: hex(1000 + id),
+    protocolVersion: DEVNET_PROTOCOL_VERSION[9],
+    raw: new Uint8Array([id]),
+    blockHeight: height,
+    identifiers: [hex(2000 + id)],
+    status: 'SUCCESS',
+    segments: null,
+    fee: `${id}000`,
+    zswapMerkleTreeRoot: hex(3000 + id),
+    zswapStartIndex: 0,
+    zswapEndIndex: 0,
+    contractActionIds: [],
+    createdUtxoKeys: [],
+    spentUtxoKeys: [],
+    zswapEventIds: [],
+    dustEventIds: [],
+    ...extra,
   };
 }
 
 function block(height: number, transactionIds: number[], protocolVersion: number): BlockRecord {
   return {
-    height, hash: hex(height), parentHash: height > 0 ? hex(height - 1) : null, timestamp: 1_700_000_000_000 + height * 6000, author: hex(99),
-    protocolVersion, ledgerParameters: '00', zswapMerkleTreeRoot: hex(500 + height), zswapEndIndex: 0, transactionIds,
+    height,
+    hash: hex(height),
+    parentHash: height > 0 ? hex(height - 1) : null,
+    timestamp: 1_700_000_000_000 + height * 6000,
+    author: hex(99),
+    protocolVersion,
+    ledgerParameters: '00',
+    zswapMerkleTreeRoot: hex(500 + height),
+    zswapEndIndex: 0,
+    transactionIds,
   };
 }
 
@@ -37,9 +60,20 @@ const transactions = new Map<number, TransactionRecord>([
 ]);
 const blocks = [block(0, [], DEVNET_PROTOCOL_VERSION[8]), block(1, [1], DEVNET_PROTOCOL_VERSION[8]), block(2, [2, 3], DEVNET_PROTOCOL_VERSION[9])];
 const action = (id: number, typename: ContractActionRecord['typename'], transactionId: number, state: string): ContractActionRecord => ({
-  id, typename, address: CONTRACT, state, zswapState: '00', entryPoint: typename === 'ContractCall' ? 'increment' : null, transactionId, deployId: 1, balances: [],
+  id,
+  typename,
+  address: CONTRACT,
+  state,
+  zswapState: '00',
+  entryPoint: typename === 'ContractCall' ? 'increment' : null,
+  transactionId,
+  deployId: 1,
+  balances: [],
 });
-const actions = new Map([[1, action(1, 'ContractDeploy', 1, 'aa')], [2, action(2, 'ContractCall', 2, 'bb')]]);
+const actions = new Map([
+  [1, action(1, 'ContractDeploy', 1, 'aa')],
+  [2, action(2, 'ContractCall', 2, 'bb')],
+]);
 
 const store = {
   get latestBlock() {
@@ -62,7 +96,15 @@ const store = {
 const unused = (): never => {
   throw new Error('not used here');
 };
-const context: GraphQLContext = { store, networkId: 'undeployed', now: () => 1_700_000_100_000, zswapState: unused, era: 9, ledger: undefined as unknown as GraphQLContext['ledger'], protocolVersion: DEVNET_PROTOCOL_VERSION[9] };
+const context: GraphQLContext = {
+  store,
+  networkId: 'undeployed',
+  now: () => 1_700_000_100_000,
+  zswapState: unused,
+  era: 9,
+  ledger: undefined as unknown as GraphQLContext['ledger'],
+  protocolVersion: DEVNET_PROTOCOL_VERSION[9],
+};
 const schema = buildExecutableSchema();
 /** The result as a client reads it (graphql-js builds null-prototype objects). */
 async function run(source: string, variableValues: Record<string, unknown> = {}): Promise<{ data?: unknown; errors?: Array<{ extensions?: unknown }> }> {
@@ -88,7 +130,14 @@ t.test('protocolVersion per block and transaction, fee, and a bridge claim as it
       protocolVersion: 2_001_000,
       transactions: [
         { __typename: 'RegularTransaction', hash: hex(1002), protocolVersion: 2_001_000, fee: '2000', fees: { paidFees: '2000' } },
-        { __typename: 'BridgeClaimTransaction', hash: hex(1003), protocolVersion: 2_001_000, recipient: 'ab'.repeat(32), amount: '000000000000000000000000000f4240', block: { height: 2 } },
+        {
+          __typename: 'BridgeClaimTransaction',
+          hash: hex(1003),
+          protocolVersion: 2_001_000,
+          recipient: 'ab'.repeat(32),
+          amount: '000000000000000000000000000f4240',
+          block: { height: 2 },
+        },
       ],
     },
   });
@@ -101,14 +150,21 @@ t.test('a bridge claim is found by hash like any transaction', async (t) => {
 
 t.test('contract: its state as of a block, and its actions up to it', async (t) => {
   const r = await run(`{
-    latest: contract(address: "${CONTRACT}") { address state actions { __typename } calls: actions(type: CALL) { __typename } one: actions(limit: 1) { __typename } }
+    latest: contract(address: "${CONTRACT}") { address state actions { __typename } calls: actions(type: CALL) { __typename } one: actions(limit: 1) {
+__typename } }
     atDeploy: contract(address: "${CONTRACT}", offset: { height: 1 }) { state actions { __typename } }
     before: contract(address: "${CONTRACT}", offset: { height: 0 }) { state }
     unknown: contract(address: "${'dd'.repeat(32)}") { state }
   }`);
   t.equal(r.errors, undefined);
   t.strictSame(r.data, {
-    latest: { address: CONTRACT, state: 'bb', actions: [{ __typename: 'ContractCall' }, { __typename: 'ContractDeploy' }], calls: [{ __typename: 'ContractCall' }], one: [{ __typename: 'ContractCall' }] },
+    latest: {
+      address: CONTRACT,
+      state: 'bb',
+      actions: [{ __typename: 'ContractCall' }, { __typename: 'ContractDeploy' }],
+      calls: [{ __typename: 'ContractCall' }],
+      one: [{ __typename: 'ContractCall' }],
+    },
     atDeploy: { state: 'aa', actions: [{ __typename: 'ContractDeploy' }] },
     before: null,
     unknown: null,

@@ -33,7 +33,10 @@ t.test('every collection of the indexer stops growing once it holds retainBlocks
     sizes.push(h.network.store.sizes());
   }
   const steady = sizes.slice(RETAIN);
-  t.ok(steady.every((s) => s.blocks === RETAIN && s.blockHashes === RETAIN), `exactly ${RETAIN} blocks held, by height and by hash`);
+  t.ok(
+    steady.every((s) => s.blocks === RETAIN && s.blockHashes === RETAIN),
+    `exactly ${RETAIN} blocks held, by height and by hash`,
+  );
   const last = sizes.at(-1)!;
   t.equal(last.transactions, produced.slice(-RETAIN).flat().length, 'the transactions of those blocks, no more');
   t.ok(last.transactionHashes <= last.transactions && last.identifiers <= 4 * last.transactions, 'lookups index only those');
@@ -65,20 +68,46 @@ t.test('without a state directory, older blocks are pruned: absent from queries,
     followed.push((await follower.next()).blocks.height);
   }
   await follower.close();
-  t.same(followed, Array.from({ length: 6 * RETAIN }, (_, i) => early.height + 1 + i), 'every block, in order');
+  t.same(
+    followed,
+    Array.from({ length: 6 * RETAIN }, (_, i) => early.height + 1 + i),
+    'every block, in order',
+  );
 
   const oldest = h.network.store.oldestRetainedHeight;
   const below = await Promise.all(Array.from({ length: oldest - 1 }, (_, i) => h.gql(BLOCK_AT, { h: i + 1 })));
-  t.ok(below.every((r) => r.errors === undefined), 'heights below the history answer without errors');
+  t.ok(
+    below.every((r) => r.errors === undefined),
+    'heights below the history answer without errors',
+  );
   // A block also stays while a held UTXO record refers to one of its transactions (indexer-store.ts).
-  t.ok(below.some((r) => r.data.block === null), 'pruned heights answer null');
+  t.ok(
+    below.some((r) => r.data.block === null),
+    'pruned heights answer null',
+  );
   t.equal((await h.gql(BLOCK_AT, { h: 0 })).data.block.height, 0, 'genesis is always kept');
   t.equal((await h.gql(BLOCK_AT, { h: oldest })).data.block.height, oldest, 'the oldest retained block is served');
-  t.same((await h.gql('query($x: HexEncoded!) { transactions(offset: { hash: $x }) { id } }', { x: earlyTx })).data.transactions, [], 'a pruned transaction is not found by hash');
-  t.match(await failure(take(h.ws(), BLOCKS_FROM, { h: early.height }, 1)), /block \d+ is older than this devnet keeps/, 'a block feed from a pruned height fails');
-  t.match(await failure(take(h.ws(), DUST_EVENTS, { id: 1 }, 1)), /DUST ledger event 1 is older than this devnet keeps/, 'a DUST event feed from a pruned id fails');
+  t.same(
+    (await h.gql('query($x: HexEncoded!) { transactions(offset: { hash: $x }) { id } }', { x: earlyTx })).data.transactions,
+    [],
+    'a pruned transaction is not found by hash',
+  );
+  t.match(
+    await failure(take(h.ws(), BLOCKS_FROM, { h: early.height }, 1)),
+    /block \d+ is older than this devnet keeps/,
+    'a block feed from a pruned height fails',
+  );
+  t.match(
+    await failure(take(h.ws(), DUST_EVENTS, { id: 1 }, 1)),
+    /DUST ledger event 1 is older than this devnet keeps/,
+    'a DUST event feed from a pruned id fails',
+  );
   const fromOldest = await take<any>(h.ws(), BLOCKS_FROM, { h: oldest }, RETAIN);
-  t.same(fromOldest.map((d) => d.blocks.height), Array.from({ length: RETAIN }, (_, i) => oldest + i), 'a feed from the oldest retained height replays it all');
+  t.same(
+    fromOldest.map((d) => d.blocks.height),
+    Array.from({ length: RETAIN }, (_, i) => oldest + i),
+    'a feed from the oldest retained height replays it all',
+  );
 });
 
 t.test('with a state directory, older blocks and events are read back from it, also after a restart', async (t) => {
@@ -89,9 +118,17 @@ t.test('with a state directory, older blocks and events are read back from it, a
   const tip = first.network.height;
   const events = first.network.store.maxDustEventId;
   const dust = (await take<any>(first.ws(), DUST_EVENTS, { id: 1 }, events)).map((d) => d.dustLedgerEvents);
-  t.same(dust.map((e) => e.id), Array.from({ length: events }, (_, i) => i + 1), 'every DUST event from id 1, in order');
+  t.same(
+    dust.map((e) => e.id),
+    Array.from({ length: events }, (_, i) => i + 1),
+    'every DUST event from id 1, in order',
+  );
   const blocks = (await take<any>(first.ws(), BLOCKS_FROM, { h: 0 }, tip + 1)).map((d) => d.blocks);
-  t.same(blocks.map((b) => b.height), Array.from({ length: tip + 1 }, (_, i) => i), 'every block from genesis');
+  t.same(
+    blocks.map((b) => b.height),
+    Array.from({ length: tip + 1 }, (_, i) => i),
+    'every block from genesis',
+  );
   const old = (await first.gql(BLOCK_AT, { h: 2 })).data.block;
   t.equal(old.hash, blocks[2].hash, 'an archived block by height');
   t.ok(old.transactions.length > 0, 'with its transactions');

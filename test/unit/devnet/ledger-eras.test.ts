@@ -46,8 +46,14 @@ for (const era of ERAS) {
     t.equal(found?.status, 'SUCCESS');
     t.equal(found?.protocolVersion, DEVNET_PROTOCOL_VERSION[era]);
     t.ok(BigInt(found?.fee ?? '0') > 0n, 'a DUST fee was paid');
-    t.ok(found?.dustEventIds.every((id) => store.dustEvent(id)?.protocolVersion === DEVNET_PROTOCOL_VERSION[era]), 'its DUST events carry the era');
-    t.ok(unspentNight(h, recipient.address).some((u) => u.value === 7_000_000n), 'the recipient got the NIGHT');
+    t.ok(
+      found?.dustEventIds.every((id) => store.dustEvent(id)?.protocolVersion === DEVNET_PROTOCOL_VERSION[era]),
+      'its DUST events carry the era',
+    );
+    t.ok(
+      unspentNight(h, recipient.address).some((u) => u.value === 7_000_000n),
+      'the recipient got the NIGHT',
+    );
 
     // A registration of one of the test account's NIGHT UTXOs to its DUST key, fee from DUST.
     const owner = (await testAccountTransfer(h, era)).owner;
@@ -61,7 +67,13 @@ for (const era of ERAS) {
         outputs: [{ owner: owner.address, type: utxo!.type, value: utxo!.value }],
         registration: { dustPublicKey: dustKey, allowFeePayment: 0n },
       },
-      { kit, networkId: 'undeployed', params: latestParams(h, kit), time: new Date(Math.floor(Date.now() / 1000) * 1000), prover: new MockProver('undeployed', kit) },
+      {
+        kit,
+        networkId: 'undeployed',
+        params: latestParams(h, kit),
+        time: new Date(Math.floor(Date.now() / 1000) * 1000),
+        prover: new MockProver('undeployed', kit),
+      },
     );
     t.equal((await post(h, registration.serialize())).status, 202);
     const next = await h.network.produceBlock();

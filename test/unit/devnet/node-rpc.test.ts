@@ -10,7 +10,8 @@ import { startNetwork } from '../../fixtures/devnet/harness.js';
 import { signedTransfer } from '../../fixtures/devnet/signed-transfer.js';
 import { ERAS, startEra } from './eras.js';
 
-const submitter = (url: string, headers?: Record<string, string>) => new Submitter({ network: 'preview', nodeRpc: url, framing: MIDNIGHT_EXTRINSIC, timeoutMs: 5_000, ...(headers ? { headers } : {}) });
+const submitter = (url: string, headers?: Record<string, string>) =>
+  new Submitter({ network: 'preview', nodeRpc: url, framing: MIDNIGHT_EXTRINSIC, timeoutMs: 5_000, ...(headers ? { headers } : {}) });
 
 for (const era of ERAS) {
   t.test(`ledger ${era}: a transfer submitted as an extrinsic lands in the next block`, async (t) => {
@@ -24,7 +25,9 @@ for (const era of ERAS) {
     t.match(sent.extrinsicHash, /^0x[0-9a-f]{64}$/, "the node's hash of the extrinsic");
     t.same(await s.submit(bytes), { via: 'node', alreadyKnown: true }, 'the same again: 1013, accepted');
     const block = await h.network.produceBlock();
-    const { data } = await h.gql('query($hash: HexEncoded!) { transactions(offset: { hash: $hash }) { raw block { height } } }', { hash: tx.transactionHash() });
+    const { data } = await h.gql('query($hash: HexEncoded!) { transactions(offset: { hash: $hash }) { raw block { height } } }', {
+      hash: tx.transactionHash(),
+    });
     t.equal(data.transactions[0].block.height, block.height);
     t.equal(data.transactions[0].raw, Buffer.from(bytes).toString('hex'), 'the transaction as sent, out of its extrinsic');
   });
@@ -40,8 +43,24 @@ t.test('over WebSocket; refusals as a node words them', async (t) => {
   const garbage = (await ws.submit(new Uint8Array([1, 2, 3])).catch((e: unknown) => e)) as GatewayError;
   t.equal(garbage.code, 'NODE_REJECTED');
   t.match(garbage.message, /^The node refused the transaction: 1002: Verification Error/);
-  const res = await fetch(h.info.nodeRpcUrl, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'author_submitExtrinsic', params: [`0x${Buffer.from(encodeSubmitExtrinsic(bytes)).toString('hex').slice(0, 40)}`] }) });
-  t.same(await res.json(), { jsonrpc: '2.0', id: 7, error: { code: 1001, message: 'Extrinsic has invalid format', data: 'the extrinsic says it has ' + String(encodeSubmitExtrinsic(bytes).length - 2) + ' bytes, 18 follow its length' } });
+  const res = await fetch(h.info.nodeRpcUrl, {
+    method: 'POST',
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'author_submitExtrinsic',
+      params: [`0x${Buffer.from(encodeSubmitExtrinsic(bytes)).toString('hex').slice(0, 40)}`],
+    }),
+  });
+  t.same(await res.json(), {
+    jsonrpc: '2.0',
+    id: 7,
+    error: {
+      code: 1001,
+      message: 'Extrinsic has invalid format',
+      data: 'the extrinsic says it has ' + String(encodeSubmitExtrinsic(bytes).length - 2) + ' bytes, 18 follow its length',
+    },
+  });
   const unknown = await fetch(h.info.nodeRpcUrl, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'author_rotateKeys', params: [] }) });
   t.same(await unknown.json(), { jsonrpc: '2.0', id: 8, error: { code: -32601, message: 'Method not found' } });
 });
@@ -50,7 +69,12 @@ t.test('the public profile: the project id on every request, transactions throug
   const h = await startNetwork({ profile: 'public', projectId: 'rehearsal-preview' });
   t.teardown(() => h.close());
   t.equal(h.info.profile, 'public');
-  const gql = (headers: Record<string, string>) => fetch(h.info.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query: '{ block { height } }' }) });
+  const gql = (headers: Record<string, string>) =>
+    fetch(h.info.graphqlUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ query: '{ block { height } }' }),
+    });
   t.equal((await gql({})).status, 401);
   t.equal((await gql({ project_id: 'wrong' })).status, 401);
   t.equal((await gql({ project_id: 'rehearsal-preview' })).status, 200);

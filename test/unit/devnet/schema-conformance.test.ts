@@ -112,7 +112,7 @@ t.test('the reference example operations run without errors', async (t) => {
   }
 });
 
-t.test('the statistics documents for a 4.4 indexer run on the devnet, which reports each era\'s protocol version and the fee', async (t) => {
+t.test("the statistics documents for a 4.4 indexer run on the devnet, which reports each era's protocol version and the fee", async (t) => {
   for (const ledger of [9, 8] as const) {
     const h = await startNetwork({ sponsorWallets: [], ledger });
     t.teardown(() => h.close());

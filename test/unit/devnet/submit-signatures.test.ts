@@ -50,7 +50,12 @@ for (const era of ERAS) {
 
   t.test(`ledger ${era}: the devnet's own traffic lands with signatures checked, and /health says what is checked`, async (t) => {
     const dropped: Array<{ msg: string; obj: object }> = [];
-    const log = { debug: () => undefined, info: () => undefined, warn: (obj: object, msg: string) => dropped.push({ obj, msg }), error: (obj: object, msg: string) => dropped.push({ obj, msg }) };
+    const log = {
+      debug: () => undefined,
+      info: () => undefined,
+      warn: (obj: object, msg: string) => dropped.push({ obj, msg }),
+      error: (obj: object, msg: string) => dropped.push({ obj, msg }),
+    };
     const h = await startNetwork({ ledger: era }, log);
     t.teardown(() => h.close());
     // The next six blocks: NIGHT transfers, two shielded transfers (heights divisible by 3), a
@@ -59,7 +64,9 @@ for (const era of ERAS) {
     const [s, u] = [1, 2, 3, 4, 5, 6].map((i) => head + i).filter((height) => height % 3 === 0) as [number, number];
     while (h.network.height < head + 6) await h.network.produceBlock();
     t.same(dropped, [], 'nothing the devnet built was refused or skipped');
-    const { data } = await h.gql(`{ s: block(offset: { height: ${s} }) { transactions { hash } } t: block(offset: { height: ${u} }) { transactions { hash } } }`);
+    const { data } = await h.gql(
+      `{ s: block(offset: { height: ${s} }) { transactions { hash } } t: block(offset: { height: ${u} }) { transactions { hash } } }`,
+    );
     t.ok(data.s.transactions.length >= 2 && data.t.transactions.length >= 2, 'blocks with a shielded transfer carry it beside the NIGHT transfer');
 
     const health = (await (await fetch(new URL('/health', h.info.submitUrl))).json()) as { checks: unknown };

@@ -46,7 +46,13 @@ for (const era of ERAS) {
     const h = await startEra(era);
     t.teardown(() => h.close());
     const { spec, params } = await transferSpec(h, true);
-    const tx = await buildFinalized(spec, { kit, networkId: 'undeployed', params, time: new Date(Math.floor(Date.now() / 1000) * 1000), prover: new MockProver('undeployed', kit) });
+    const tx = await buildFinalized(spec, {
+      kit,
+      networkId: 'undeployed',
+      params,
+      time: new Date(Math.floor(Date.now() / 1000) * 1000),
+      prover: new MockProver('undeployed', kit),
+    });
     const answer = await post(h, tx.serialize());
     t.equal(answer.status, 202);
     t.equal(answer.body.hash, tx.transactionHash());
@@ -58,7 +64,8 @@ for (const era of ERAS) {
 
     const block = await h.network.produceBlock();
     const { data, errors } = await h.gql(
-      'query($hash: HexEncoded!) { transactions(offset: { hash: $hash }) { hash raw block { height } unshieldedCreatedOutputs { owner value } ... on RegularTransaction { transactionResult { status } fees { paidFees } } } }',
+      'query($hash: HexEncoded!) { transactions(offset: { hash: $hash }) { hash raw block { height } unshieldedCreatedOutputs { ' +
+        'owner value } ... on RegularTransaction { transactionResult { status } fees { paidFees } } } }',
       { hash: tx.transactionHash() },
     );
     t.equal(errors, undefined);
@@ -68,7 +75,9 @@ for (const era of ERAS) {
     t.equal(found.transactionResult.status, 'SUCCESS');
     t.ok(BigInt(found.fees.paidFees) > 0n, 'a DUST fee was paid');
     t.ok(
-      found.unshieldedCreatedOutputs.some((o: any) => o.owner === encodeUnshieldedAddress(bob.address, 'undeployed') && o.value === String(7n * STAR_PER_NIGHT)),
+      found.unshieldedCreatedOutputs.some(
+        (o: any) => o.owner === encodeUnshieldedAddress(bob.address, 'undeployed') && o.value === String(7n * STAR_PER_NIGHT),
+      ),
       'the recipient got the NIGHT',
     );
   });
@@ -82,7 +91,13 @@ for (const era of ERAS) {
     t.match(garbage.body.error, /deserialize|header tag/i);
 
     const { spec, params } = await transferSpec(h, false);
-    const unpaid = await buildFinalized(spec, { kit, networkId: 'undeployed', params, time: new Date(Math.floor(Date.now() / 1000) * 1000), prover: new MockProver('undeployed', kit) });
+    const unpaid = await buildFinalized(spec, {
+      kit,
+      networkId: 'undeployed',
+      params,
+      time: new Date(Math.floor(Date.now() / 1000) * 1000),
+      prover: new MockProver('undeployed', kit),
+    });
     const refused = await post(h, unpaid.serialize());
     t.equal(refused.status, 400);
     t.equal(refused.body.code, 'DEVNET_TX_REJECTED');

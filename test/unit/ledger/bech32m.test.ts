@@ -16,8 +16,19 @@ const VALID = [
 
 /** BIP-350 invalid strings (the length-limit case does not apply: Midnight addresses exceed 90). */
 const INVALID = [
-  '\x201xj0phk', '\x7f1g6xzxy', '\x801vctc34', 'qyrz8wqd2c9m', '1qyrz8wqd2c9m', 'y1b0jsk6g', 'lt1igcx5c0',
-  'in1muywd', 'mm1crxm3i', 'au1s5cgom', 'M1VUXWEZ', '16plkw9', '1p2gdwpf',
+  '\x201xj0phk',
+  '\x7f1g6xzxy',
+  '\x801vctc34',
+  'qyrz8wqd2c9m',
+  '1qyrz8wqd2c9m',
+  'y1b0jsk6g',
+  'lt1igcx5c0',
+  'in1muywd',
+  'mm1crxm3i',
+  'au1s5cgom',
+  'M1VUXWEZ',
+  '16plkw9',
+  '1p2gdwpf',
   // A valid Bech32 (BIP-173) string is not Bech32m.
   'a12uel5l',
 ];
@@ -65,7 +76,10 @@ t.test('Midnight unshielded addresses: hrp per network, 32 bytes', async (t) => 
   const hex = 'ab'.repeat(32);
   const a = hexToAddress(hex, 'preview');
   t.strictSame(decodeAddress(a.bech32, 'preview', 'identifier'), a);
-  t.throws(() => decodeAddress(a.bech32, 'mainnet', 'identifier'), { code: 'INVALID_PARAMETER', message: 'identifier is an address for mn_addr_preview, this network uses mn_addr' });
+  t.throws(() => decodeAddress(a.bech32, 'mainnet', 'identifier'), {
+    code: 'INVALID_PARAMETER',
+    message: 'identifier is an address for mn_addr_preview, this network uses mn_addr',
+  });
   t.equal(decodeAddress(bech32mEncode('bc', Uint8Array.from([1, 2])), 'mainnet', 'identifier'), undefined, 'not an mn_addr prefix');
   t.throws(() => decodeAddress(bech32mEncode('mn_addr', Uint8Array.from([1, 2])), 'mainnet', 'q'), { message: 'q must encode 32 bytes' });
 });

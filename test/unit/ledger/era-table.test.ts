@@ -34,7 +34,15 @@ function eraLiteralComparisons(file: string, text: string): string[] {
   };
   const at = (n: ts.Node): string => `${file}:${sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1}: ${n.getText(sf)}`;
   const visit = (n: ts.Node): void => {
-    if (ts.isBinaryExpression(n) && [ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken].includes(n.operatorToken.kind)) {
+    if (
+      ts.isBinaryExpression(n) &&
+      [
+        ts.SyntaxKind.EqualsEqualsEqualsToken,
+        ts.SyntaxKind.ExclamationEqualsEqualsToken,
+        ts.SyntaxKind.EqualsEqualsToken,
+        ts.SyntaxKind.ExclamationEqualsToken,
+      ].includes(n.operatorToken.kind)
+    ) {
       if ((ts.isNumericLiteral(n.right) && namesEra(n.left)) || (ts.isNumericLiteral(n.left) && namesEra(n.right))) found.push(at(n));
     } else if (ts.isSwitchStatement(n) && namesEra(n.expression) && n.caseBlock.clauses.some((c) => ts.isCaseClause(c) && ts.isNumericLiteral(c.expression))) {
       found.push(at(n.expression));
@@ -54,7 +62,8 @@ t.test('the table has one entry for each era of the era list, and nothing else',
   t.ok(ERAS.includes(DEFAULT_ERA), `the default era ${DEFAULT_ERA} is one of them`);
   for (const era of ERAS) {
     const entry = ERA_TABLE[era];
-    for (const call of ['signOffer', 'signatureOfEntry', 'registrationSignature', 'provingProvider'] as const) t.type(entry[call], 'function', `ledger ${era}: ${call}`);
+    for (const call of ['signOffer', 'signatureOfEntry', 'registrationSignature', 'provingProvider'] as const)
+      t.type(entry[call], 'function', `ledger ${era}: ${call}`);
     t.match(entry.package, { name: String, version: String, prerelease: Boolean }, `ledger ${era}: its package`);
     t.ok(entry.tags.length > 0 && entry.tags.every((tag) => tag.startsWith('midnight:')), `ledger ${era}: its header tags`);
   }
@@ -82,9 +91,12 @@ t.test('what is derived from the table agrees with it', async (t) => {
   t.notOk(isEra(String(DEFAULT_ERA)), 'an era is a number');
 });
 
-t.test('no product code compares an era with a number outside the table\'s file', async (t) => {
+t.test("no product code compares an era with a number outside the table's file", async (t) => {
   const sources = readSources(ROOT, PRODUCT_DIRS);
-  t.ok([...sources.keys()].some((f) => f.startsWith('packages/devnet/src/')), `${sources.size} files read`);
+  t.ok(
+    [...sources.keys()].some((f) => f.startsWith('packages/devnet/src/')),
+    `${sources.size} files read`,
+  );
   t.strictSame(comparisonsIn(sources), []);
 });
 
@@ -97,9 +109,5 @@ t.test('the check finds each kind of comparison, and leaves named eras and the t
     ['packages/devnet/src/other.ts', 'declare const height: number;\nconst first = height === 8;\n'],
     [TABLE_FILE, 'declare const era: number;\nconst eight = era === 8;\n'],
   ]);
-  t.strictSame(comparisonsIn(planted), [
-    'src/planted.ts:2: era === 8',
-    'workers/planted.ts:2: 9 !== kit.era',
-    'packages/devnet/src/planted.ts:2: n.ledgerEra',
-  ]);
+  t.strictSame(comparisonsIn(planted), ['src/planted.ts:2: era === 8', 'workers/planted.ts:2: 9 !== kit.era', 'packages/devnet/src/planted.ts:2: n.ledgerEra']);
 });

@@ -26,14 +26,18 @@ function nightAddress(keys: string): string {
   return L.addressFromKey(L.signatureVerifyingKey(L.signingKeyFromBip340(nightSecretOf(keys))));
 }
 
-t.test('wallet i holds the package\'s NightExternal and Dust keys at (account, i)', async (t) => {
+t.test("wallet i holds the package's NightExternal and Dust keys at (account, i)", async (t) => {
   for (const account of [0, 3]) {
     const wallets = hdWalletKeys(mnemonicSeed(MNEMONIC), account, 3);
     t.equal(wallets.length, 3);
     wallets.forEach((w, i) => {
       t.ok(isWalletKeys(w));
       t.equal(dustSeedOf(w), packageKey(MNEMONIC, account, Roles.Dust, i), `account ${account} wallet ${i}: DUST seed`);
-      t.equal(Buffer.from(nightSecretOf(w)).toString('hex'), packageKey(MNEMONIC, account, Roles.NightExternal, i), `account ${account} wallet ${i}: NIGHT key`);
+      t.equal(
+        Buffer.from(nightSecretOf(w)).toString('hex'),
+        packageKey(MNEMONIC, account, Roles.NightExternal, i),
+        `account ${account} wallet ${i}: NIGHT key`,
+      );
     });
     t.equal(new Set(wallets).size, 3, 'each index its own keys');
   }
@@ -47,7 +51,7 @@ t.test('the NIGHT addresses match the ones a Midnight wallet shows for the same 
   t.equal(nightAddress(w1!), '0e9e447735f494245083fd7290ae984ba2098c82b1c31e8036f7eae55f73b6c2');
 });
 
-t.test('the DUST address is what Midnight\'s address format encodes for the key', async (t) => {
+t.test("the DUST address is what Midnight's address format encodes for the key", async (t) => {
   const L = ledger(9);
   for (const w of hdWalletKeys(mnemonicSeed(MNEMONIC), 0, 2)) {
     const pk = L.DustSecretKey.fromSeed(Buffer.from(dustSeedOf(w), 'hex')).publicKey;
@@ -76,11 +80,14 @@ t.test('a mnemonic is read as BIP-39 reads it, and refused without quoting it', 
   }
 });
 
-t.test('legacy wallets keep nightgate\'s own derivation', async (t) => {
+t.test("legacy wallets keep nightgate's own derivation", async (t) => {
   const seed = 'c3'.repeat(32);
   const w = legacyWalletKeys(seed.toUpperCase());
   t.equal(dustSeedOf(w), seed);
-  t.equal(Buffer.from(nightSecretOf(w)).toString('hex'), createHash('sha256').update('nightgate-wallet-night\0').update(Buffer.from(seed, 'hex')).digest('hex'));
+  t.equal(
+    Buffer.from(nightSecretOf(w)).toString('hex'),
+    createHash('sha256').update('nightgate-wallet-night\0').update(Buffer.from(seed, 'hex')).digest('hex'),
+  );
   t.throws(() => legacyWalletKeys('c3'), /32 bytes/);
   t.throws(() => nightSecretOf('c3'.repeat(32)), /128/);
 });

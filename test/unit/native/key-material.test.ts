@@ -32,11 +32,20 @@ t.test('a pinned file is used only when its hash matches; missing says "not prov
   writeFileSync(path, 'content');
   t.same(Buffer.from(await readPinned(path, sha('content'), 'c/x', 'thing')), Buffer.from('content'));
   writeFileSync(join(dir, 'bad'), 'tampered');
-  await t.rejects(readPinned(join(dir, 'bad'), sha('content'), 'c/x', 'thing'), { code: 'PROVER_KEYS_INVALID', message: new RegExp(`^prover key material for c/x failed its SHA-256 check: ${join(dir, 'bad')} hashes to ${sha('tampered')}, expected ${sha('content')}`) });
-  await t.rejects(readPinned(join(dir, 'absent'), sha('content'), 'c/x', 'thing'), { code: 'PROVER_KEYS_MISSING', message: `prover key material not provisioned for c/x: thing ${join(dir, 'absent')} is missing` });
+  await t.rejects(readPinned(join(dir, 'bad'), sha('content'), 'c/x', 'thing'), {
+    code: 'PROVER_KEYS_INVALID',
+    message: new RegExp(`^prover key material for c/x failed its SHA-256 check: ${join(dir, 'bad')} hashes to ${sha('tampered')}, expected ${sha('content')}`),
+  });
+  await t.rejects(readPinned(join(dir, 'absent'), sha('content'), 'c/x', 'thing'), {
+    code: 'PROVER_KEYS_MISSING',
+    message: `prover key material not provisioned for c/x: thing ${join(dir, 'absent')} is missing`,
+  });
   writeFileSync(join(dir, 'absent'), 'content');
   t.ok(await readPinned(join(dir, 'absent'), sha('content'), 'c/x', 'thing'), 'a failure is not remembered: provisioning later works');
-  await t.rejects(kzgParams(dir, 14, 'midnight/zswap/output'), { code: 'PROVER_KEYS_MISSING', message: `prover key material not provisioned for midnight/zswap/output: public parameters ${join(dir, 'bls_midnight_2p14')} is missing` });
+  await t.rejects(kzgParams(dir, 14, 'midnight/zswap/output'), {
+    code: 'PROVER_KEYS_MISSING',
+    message: `prover key material not provisioned for midnight/zswap/output: public parameters ${join(dir, 'bls_midnight_2p14')} is missing`,
+  });
   await t.rejects(kzgParams(dir, 26, 'c/x'), { message: 'prover key material not provisioned for c/x: no public parameters exist for k=26' });
 });
 

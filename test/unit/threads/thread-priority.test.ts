@@ -3,7 +3,11 @@ import { getPriority } from 'node:os';
 import { lowerThreadPriority, type PriorityResult } from '../../../packages/threads/src/thread-priority.js';
 import { startModuleWorker } from '../../../packages/threads/src/worker-thread.js';
 
-interface Seen { before: number; result: PriorityResult; after: number }
+interface Seen {
+  before: number;
+  result: PriorityResult;
+  after: number;
+}
 
 async function inWorker(nice: number): Promise<Seen> {
   const worker = startModuleWorker(new URL('../../fixtures/threads/lower-priority', import.meta.url), import.meta.url, { workerData: nice });

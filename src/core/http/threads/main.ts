@@ -24,7 +24,17 @@ import type { ThreadCountSink } from '../request-counter.js';
 import type { HttpServer } from '../server.js';
 import type { TopicRoute } from '../topics.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, Uws } from '../uws.js';
-import { ownBytes, replicaKey, transferOf, type ReplicaState, type RouteShape, type ToMain, type ToWorker, type TopicShape, type WorkerSetup } from './protocol.js';
+import {
+  ownBytes,
+  replicaKey,
+  transferOf,
+  type ReplicaState,
+  type RouteShape,
+  type ToMain,
+  type ToWorker,
+  type TopicShape,
+  type WorkerSetup,
+} from './protocol.js';
 
 /** Whether this uWS build can hand connections to other threads' apps. */
 export function childAppsSupported(uws: Uws): boolean {
@@ -33,7 +43,10 @@ export function childAppsSupported(uws: Uws): boolean {
 
 /** Per-IP counts in the shared table, per-key counts where they were (memory or Redis). */
 export class ScopedRateLimitStore implements RateLimitStore {
-  constructor(private readonly ip: RateLimitStore, private readonly key: RateLimitStore) {}
+  constructor(
+    private readonly ip: RateLimitStore,
+    private readonly key: RateLimitStore,
+  ) {}
   hit(scope: RateLimitScope, id: string, limit: number, windowMs: number, now: number): RateLimitResult | Promise<RateLimitResult> {
     return (scope === 'ip' ? this.ip : this.key).hit(scope, id, limit, windowMs, now);
   }
@@ -90,7 +103,11 @@ class ForwardedResponse {
   replica: { key: string; rid: number; state: ReplicaState } | undefined;
   finished = false;
 
-  constructor(private readonly link: WorkerLink, readonly id: number, private readonly remote: ArrayBuffer) {}
+  constructor(
+    private readonly link: WorkerLink,
+    readonly id: number,
+    private readonly remote: ArrayBuffer,
+  ) {}
 
   getRemoteAddress(): ArrayBuffer {
     return this.remote;
@@ -148,7 +165,11 @@ class WorkerLink {
   closed: Promise<void>;
   private onClosed!: () => void;
 
-  constructor(readonly threads: HttpThreads, readonly worker: Worker, readonly thread: number) {
+  constructor(
+    readonly threads: HttpThreads,
+    readonly worker: Worker,
+    readonly thread: number,
+  ) {
     this.closed = new Promise((resolve) => (this.onClosed = resolve));
     worker.on('exit', () => this.onClosed());
   }
@@ -191,7 +212,14 @@ export class HttpThreads {
 
   private async spawn(): Promise<void> {
     const { server, topics } = this.opts;
-    const routes: RouteShape[] = server.routeList.map((r) => ({ method: r.method, url: r.url, auth: r.auth, rateLimit: r.rateLimit, body: r.body, readHeaders: r.readHeaders }));
+    const routes: RouteShape[] = server.routeList.map((r) => ({
+      method: r.method,
+      url: r.url,
+      auth: r.auth,
+      rateLimit: r.rateLimit,
+      body: r.body,
+      readHeaders: r.readHeaders,
+    }));
     const topicShapes = (this.shapes = topics.map(topicShape));
     liveReplies.listeners.add(this.onChanged);
     const ready: Array<Promise<void>> = [];
@@ -200,17 +228,19 @@ export class HttpThreads {
       const worker = startModuleWorker(new URL('./worker', import.meta.url), import.meta.url, { workerData: setup, name: `nightgate-http-${thread}` });
       const link = new WorkerLink(this, worker, thread);
       this.links.push(link);
-      ready.push(new Promise((resolve, reject) => {
-        worker.once('error', reject);
-        worker.on('message', (m: ToMain) => {
-          if (m.t === 'ready') {
-            link.descriptor = m.descriptor;
-            (this.acceptor as unknown as ChildApps).addChildAppDescriptor(m.descriptor);
-            resolve();
-          } else this.receive(link, m);
-        });
-        worker.once('exit', (code) => reject(new Error(`HTTP thread ${thread} exited (${code}) before it was ready`)));
-      }));
+      ready.push(
+        new Promise((resolve, reject) => {
+          worker.once('error', reject);
+          worker.on('message', (m: ToMain) => {
+            if (m.t === 'ready') {
+              link.descriptor = m.descriptor;
+              (this.acceptor as unknown as ChildApps).addChildAppDescriptor(m.descriptor);
+              resolve();
+            } else this.receive(link, m);
+          });
+          worker.once('exit', (code) => reject(new Error(`HTTP thread ${thread} exited (${code}) before it was ready`)));
+        }),
+      );
     }
     try {
       await Promise.all(ready);
@@ -232,7 +262,8 @@ export class HttpThreads {
         const shape = this.opts.server.routeList[m.index];
         const replicable = shape !== undefined && shape.auth === 'none' && shape.method === 'GET';
         this.opts.server.serveForwarded(m.index, res as unknown as HttpResponse, new ForwardedRequest(m) as unknown as HttpRequest, m.head, (reply) => {
-          if (replicable && reply.live === true && (reply.status ?? 200) === 200) res.replica = { key: replicaKey(m.url, m.query), rid: this.ridOf(reply), state: stateOf(reply) };
+          if (replicable && reply.live === true && (reply.status ?? 200) === 200)
+            res.replica = { key: replicaKey(m.url, m.query), rid: this.ridOf(reply), state: stateOf(reply) };
         });
         return;
       }

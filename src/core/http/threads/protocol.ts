@@ -40,7 +40,19 @@ export interface ReplicaState {
 
 export type ToMain =
   | { t: 'ready'; descriptor: number }
-  | { t: 'req'; id: number; index: number; head: boolean; method: string; url: string; query: string; headers: string[]; params: string[]; remote: ArrayBuffer; body: boolean }
+  | {
+      t: 'req';
+      id: number;
+      index: number;
+      head: boolean;
+      method: string;
+      url: string;
+      query: string;
+      headers: string[];
+      params: string[];
+      remote: ArrayBuffer;
+      body: boolean;
+    }
   | { t: 'body'; id: number; chunk: ArrayBuffer; last: boolean }
   | { t: 'abort'; id: number }
   | { t: 'welcome'; id: number; topic: string }
@@ -49,7 +61,15 @@ export type ToMain =
   | { t: 'closed' };
 
 export type ToWorker =
-  | { t: 'res'; id: number; kind: 'end' | 'empty' | 'close'; head: string; body: string | Uint8Array | undefined; close: boolean; replica?: { key: string; rid: number; state: ReplicaState } }
+  | {
+      t: 'res';
+      id: number;
+      kind: 'end' | 'empty' | 'close';
+      head: string;
+      body: string | Uint8Array | undefined;
+      close: boolean;
+      replica?: { key: string; rid: number; state: ReplicaState };
+    }
   | { t: 'replica'; rid: number; state: ReplicaState }
   | { t: 'welcome'; id: number; text: string | undefined }
   | { t: 'publish'; topic: string; message: string }

@@ -252,11 +252,12 @@ for (const t of setup.topics) {
       const found = t.table[JSON.stringify(params)] ?? t.otherwise;
       return typeof found === 'string' ? found : new GatewayError(found.code as ErrorCode, found.message);
     },
-    welcome: (topic) => new Promise<string | undefined>((resolve) => {
-      const id = nextId++;
-      welcomes.set(id, resolve);
-      post({ t: 'welcome', id, topic });
-    }),
+    welcome: (topic) =>
+      new Promise<string | undefined>((resolve) => {
+        const id = nextId++;
+        welcomes.set(id, resolve);
+        post({ t: 'welcome', id, topic });
+      }),
   });
 }
 server.addFallbacks();

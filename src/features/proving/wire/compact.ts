@@ -18,7 +18,10 @@ export class WireError extends Error {
 export class Reader {
   pos: number;
 
-  constructor(readonly bytes: Uint8Array, start = 0) {
+  constructor(
+    readonly bytes: Uint8Array,
+    start = 0,
+  ) {
     this.pos = start;
   }
 

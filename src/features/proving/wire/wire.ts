@@ -136,7 +136,11 @@ function readPreimage(r: Reader): PreimageInfo {
   const version = r.byte('preimage version');
   if (version !== PREIMAGE_V2) {
     const name = preimageVersionName(version);
-    throw new UnreadableVersion(name, `a ${name} proof preimage (discriminant ${version} at byte ${at})`, `V2 proof preimages (discriminant ${PREIMAGE_V2}), the version both ledger 8 and ledger 9 build`);
+    throw new UnreadableVersion(
+      name,
+      `a ${name} proof preimage (discriminant ${version} at byte ${at})`,
+      `V2 proof preimages (discriminant ${PREIMAGE_V2}), the version both ledger 8 and ledger 9 build`,
+    );
   }
   const start = r.pos;
   skipFrVec(r, 'preimage inputs');

@@ -67,7 +67,11 @@ function load(name: string): Loaded {
     const text = readFileSync(FILES[name]!(), 'utf8').replace(/\n\/[/*]# sourceMappingURL=\S+\s*(\*\/)?\s*$/, '\n');
     const ext = name.slice(name.lastIndexOf('.') + 1);
     a = {
-      reply: servedMany({ body: text, contentType: TYPES[ext] ?? 'application/octet-stream', headers: { 'Cache-Control': 'public, max-age=604800', 'X-Content-Type-Options': 'nosniff' } }),
+      reply: servedMany({
+        body: text,
+        contentType: TYPES[ext] ?? 'application/octet-stream',
+        headers: { 'Cache-Control': 'public, max-age=604800', 'X-Content-Type-Options': 'nosniff' },
+      }),
       version: createHash('sha256').update(text).digest('base64url').slice(0, 10),
     };
     loaded.set(name, a);
@@ -84,8 +88,16 @@ export function assetUrl(name: AssetName): string {
 export function assetRoutes(): RouteDef[] {
   return [
     {
-      method: 'GET', url: '/assets/:file', auth: 'none', rateLimit: 'ip', hidden: true,
-      schema: { summary: 'Scripts and styles of the dashboard and the API reference', tags: ['meta'], response: { 200: { description: 'The file' }, 404: { description: 'NOT_FOUND' } } },
+      method: 'GET',
+      url: '/assets/:file',
+      auth: 'none',
+      rateLimit: 'ip',
+      hidden: true,
+      schema: {
+        summary: 'Scripts and styles of the dashboard and the API reference',
+        tags: ['meta'],
+        response: { 200: { description: 'The file' }, 404: { description: 'NOT_FOUND' } },
+      },
       handler: (ctx) => {
         const name = ctx.params['file']!;
         if (!Object.hasOwn(FILES, name)) throw new GatewayError('NOT_FOUND', 'No such asset');

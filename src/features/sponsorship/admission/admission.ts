@@ -43,7 +43,14 @@ export function needsAdmission(a: Pick<Admission, 'inputs' | 'policy'>): boolean
  */
 export async function admit(pool: WorkerPoolComponent, a: Admission, run: RunOptions & { signal: AbortSignal }): Promise<number> {
   const effects = a.policy ? (a.withFee ? 'withFee' : 'plain') : undefined;
-  const args: AdmissionArgs = { kind: a.kind, era: a.era, networkId: a.net.networkId, now: a.now, blockTimeMs: a.net.blockTimeMs, ...(effects ? { effects } : {}) };
+  const args: AdmissionArgs = {
+    kind: a.kind,
+    era: a.era,
+    networkId: a.net.networkId,
+    now: a.now,
+    blockTimeMs: a.net.blockTimeMs,
+    ...(effects ? { effects } : {}),
+  };
   const facts = await pool.run('admission', { args, data: a.body, shared: [a.net.snapshot.buffer] }, run);
   try {
     // Inputs first: a user's place is never held, nor the key owner's webhook asked, for a

@@ -33,7 +33,11 @@ export class AnswerDedupe {
   private readonly answers: ResultCache;
   private readonly flights = new SingleFlight<string>();
 
-  constructor(clock: Clock, windowMs: number, private readonly sharing: SponsorshipSharing | undefined) {
+  constructor(
+    clock: Clock,
+    windowMs: number,
+    private readonly sharing: SponsorshipSharing | undefined,
+  ) {
     this.answers = new ResultCache(clock, windowMs, 32 * 1024 * 1024);
   }
 

@@ -51,7 +51,12 @@ export class SponsorBacklog {
 
   /** What /wallet-status shows behind `outstanding` unlanded answers, for fee intents living `lifeBlocks`. */
   status(outstanding: number, lifeBlocks: number): BacklogStatus {
-    return { blocks: Math.round(this.blocks(outstanding) * 1000) / 1000, limitBlocks: lifeBlocks - QUEUE_SLACK_BLOCKS, landed: this.landed, expiredUnlanded: this.expired };
+    return {
+      blocks: Math.round(this.blocks(outstanding) * 1000) / 1000,
+      limitBlocks: lifeBlocks - QUEUE_SLACK_BLOCKS,
+      landed: this.landed,
+      expiredUnlanded: this.expired,
+    };
   }
 
   /**
@@ -78,9 +83,15 @@ function backlogRefusal(network: string, outstanding: number, blocks: number, li
   const room = lifeBlocks - QUEUE_SLACK_BLOCKS;
   if (queued <= room) return undefined;
   const drainS = Math.max(1, Math.ceil(((queued - room) * blockTimeMs) / 1000));
-  return new GatewayError('SPONSOR_BACKLOG_FULL', `${outstanding} sponsored transactions of ${network} have not landed yet, about ${queued} blocks of queue: a fee intent answered now lives ${lifeBlocks} blocks and would expire before its turn; nothing was reserved`, {
-    headers: { 'Retry-After': String(drainS) },
-  });
+  return new GatewayError(
+    'SPONSOR_BACKLOG_FULL',
+    `${outstanding} sponsored transactions of ${network} have not landed yet, about ${queued}` +
+      ` blocks of queue: a fee intent answered now lives ${lifeBlocks}` +
+      ` blocks and would expire before its turn; nothing was reserved`,
+    {
+      headers: { 'Retry-After': String(drainS) },
+    },
+  );
 }
 
 /**

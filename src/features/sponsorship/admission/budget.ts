@@ -101,9 +101,13 @@ export class SponsorshipPolicy {
     }
     if (!charge) {
       const resetAt = this.windowEndsAt(now);
-      throw new GatewayError('DUST_BUDGET_EXCEEDED', `DUST budget of ${this.budgetFor(key)} SPECK per ${Math.round(this.limits.windowMs / 1000)} s is spent for this key`, {
-        headers: { 'Retry-After': String(secondsUntil(resetAt, now)) },
-      });
+      throw new GatewayError(
+        'DUST_BUDGET_EXCEEDED',
+        `DUST budget of ${this.budgetFor(key)} SPECK per ${Math.round(this.limits.windowMs / 1000)} s is spent for this key`,
+        {
+          headers: { 'Retry-After': String(secondsUntil(resetAt, now)) },
+        },
+      );
     }
     return charge;
   }

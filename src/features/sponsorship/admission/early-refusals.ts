@@ -34,7 +34,9 @@ interface Admitted {
   keepFree: number;
 }
 
-const retryAfterBlock = (net: SponsoredNetwork): { headers: Record<string, string> } => ({ headers: { 'Retry-After': String(Math.max(1, Math.ceil(net.blockTimeMs / 1000))) } });
+const retryAfterBlock = (net: SponsoredNetwork): { headers: Record<string, string> } => ({
+  headers: { 'Retry-After': String(Math.max(1, Math.ceil(net.blockTimeMs / 1000))) },
+});
 
 export function refuseEarly(c: EarlyChecks, net: SponsoredNetwork, key: AuthenticatedKey, clientId: string | undefined, now: number): Admitted {
   // A chain that stopped producing blocks would have its fee priced on old state: refused until it moves.
@@ -44,13 +46,17 @@ export function refuseEarly(c: EarlyChecks, net: SponsoredNetwork, key: Authenti
   if (!own) c.gate?.precheck(key, clientId, now);
   const budgetLeft = c.policy.budgetFor(key) - c.policy.spent(key.id, now);
   const budgetResetAt = c.policy.windowEndsAt(now);
-  if (budgetLeft <= 0n) throw new GatewayError('DUST_BUDGET_EXCEEDED', `the DUST budget of this key is spent for this window`, { headers: { 'Retry-After': String(secondsUntil(budgetResetAt, now)) } });
+  if (budgetLeft <= 0n)
+    throw new GatewayError('DUST_BUDGET_EXCEEDED', `the DUST budget of this key is spent for this window`, {
+      headers: { 'Retry-After': String(secondsUntil(budgetResetAt, now)) },
+    });
   // The last few free UTXOs are the pool keeper's while it grows the pool (pool-keeper.ts). The
   // worker's reservation keeps them, atomically (a count checked here would race the other
   // requests); this check only spares a task when nothing but the reserve is left (UTXOs below
   // the reserve's floor are never held back).
   const keepFree = !own && c.keeper?.wantsReserve() ? KEEPER_RESERVE : 0;
-  if (keepFree > 0 && net.table.freeTokens() <= keepFree && net.table.uncountedFree() === 0) throw new GatewayError('NO_DUST_AVAILABLE', 'the DUST pool is growing: no free UTXO for now; retry after the next block', retryAfterBlock(net));
+  if (keepFree > 0 && net.table.freeTokens() <= keepFree && net.table.uncountedFree() === 0)
+    throw new GatewayError('NO_DUST_AVAILABLE', 'the DUST pool is growing: no free UTXO for now; retry after the next block', retryAfterBlock(net));
   // The server's own splits are not held back: at most its share of them is ever in flight.
   if (!own) c.backlog.admit(net.name, net.table.counts().reserved, lifeBlocks(c.feeTtlMs, net.blockTimeMs), net.blockTimeMs);
   return { budgetLeft, budgetResetAt, keepFree };

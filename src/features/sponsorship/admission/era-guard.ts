@@ -17,7 +17,6 @@ import { eraChanged, expectEra } from '../common/transaction-tag.js';
  */
 const SWITCH_WAIT_BLOCKS = 2;
 
-
 export class EraGuard {
   constructor(
     private readonly sync: DustSyncHost,
@@ -39,21 +38,23 @@ export class EraGuard {
     const status = this.sync.status(net.name);
     if (status?.era !== undefined && status.eraSwitches > 0 && status.phase === 'syncing') {
       expectEra(body, status.era);
-      if (!signal.aborted) await new Promise<void>((resolve) => {
-        const done = (): void => {
-          off();
-          this.wheel.cancel(timer);
-          signal.removeEventListener('abort', done);
-          resolve();
-        };
-        const off = this.sync.onStatus((s) => {
-          if (s.network === net.name && s.phase !== 'syncing') done();
+      if (!signal.aborted)
+        await new Promise<void>((resolve) => {
+          const done = (): void => {
+            off();
+            this.wheel.cancel(timer);
+            signal.removeEventListener('abort', done);
+            resolve();
+          };
+          const off = this.sync.onStatus((s) => {
+            if (s.network === net.name && s.phase !== 'syncing') done();
+          });
+          const timer = this.wheel.schedule(SWITCH_WAIT_BLOCKS * net.blockTimeMs, done);
+          signal.addEventListener('abort', done);
         });
-        const timer = this.wheel.schedule(SWITCH_WAIT_BLOCKS * net.blockTimeMs, done);
-        signal.addEventListener('abort', done);
-      });
     }
-    if (!this.sync.isSynced(net.name) || this.eraOf(net.name) === undefined) throw new GatewayError('WALLET_SYNCING', `the server DUST wallets of ${net.name} are still syncing`, { headers: { 'Retry-After': '30' } });
+    if (!this.sync.isSynced(net.name) || this.eraOf(net.name) === undefined)
+      throw new GatewayError('WALLET_SYNCING', `the server DUST wallets of ${net.name} are still syncing`, { headers: { 'Retry-After': '30' } });
   }
 
   /**

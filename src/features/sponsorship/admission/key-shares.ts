@@ -29,9 +29,13 @@ interface KeySharesOptions {
 }
 
 function reservationLimit(net: SponsoredNetwork, cap: number): GatewayError {
-  return new GatewayError('RESERVATION_LIMIT', `this key holds ${cap} DUST UTXO(s) of ${net.name} reserved, its share of the pool; one is freed when its transaction lands or its reservation expires`, {
-    headers: { 'Retry-After': String(Math.max(1, Math.ceil(net.blockTimeMs / 1000))) },
-  });
+  return new GatewayError(
+    'RESERVATION_LIMIT',
+    `this key holds ${cap} DUST UTXO(s) of ${net.name} reserved, its share of the pool; one is freed when its transaction lands or its reservation expires`,
+    {
+      headers: { 'Retry-After': String(Math.max(1, Math.ceil(net.blockTimeMs / 1000))) },
+    },
+  );
 }
 
 export class KeyShares {
@@ -107,9 +111,16 @@ export class KeyShares {
   private throttled(net: SponsoredNetwork, limit: number, debt: number): GatewayError {
     // Its next place comes back when one of its answers lands or expires: within a fee intent's life.
     const retryS = Math.ceil(((this.opts.feeTtlMs || FEE_TTL_BLOCKS * net.blockTimeMs) + (this.opts.expiryMarginMs ?? 10_000)) / 1000);
-    return new GatewayError('RESERVATION_LIMIT', `this key's share of the ${net.name} DUST pool is cut to ${limit} of ${this.opts.maxReservationsPerKey}: about ${Math.round(debt)} more of its recent sponsored transactions expired without landing than landed. Submit what you are answered before its expiresAt; the share grows back as its transactions land`, {
-      headers: { 'Retry-After': String(Math.max(1, retryS)) },
-    });
+    return new GatewayError(
+      'RESERVATION_LIMIT',
+      `this key's share of the ${net.name} DUST pool is cut to ${limit}` +
+        ` of ${this.opts.maxReservationsPerKey}` +
+        `: about ${Math.round(debt)} more of its recent sponsored transactions expired without landing than landed. Submit what you are answered before its ` +
+        `expiresAt; the share grows back as its transactions land`,
+      {
+        headers: { 'Retry-After': String(Math.max(1, retryS)) },
+      },
+    );
   }
 
   /** The key's hold on the network with its settled answers dropped (spent or reclaimed since). */

@@ -82,7 +82,11 @@ export abstract class AllocatorOwner extends AllocatorReaders {
       if (state === layout.SPENT || state === layout.EMPTY) return false;
       const generation = layout.controlGeneration(control);
       const spent = layout.packControl(layout.nextGeneration(generation), layout.SPENT);
-      if (state === layout.FREE ? !this.withdrawFree(base, control, spent) : Atomics.compareExchange(words, base + layout.SLOT_CONTROL, control, spent) !== control) {
+      if (
+        state === layout.FREE
+          ? !this.withdrawFree(base, control, spent)
+          : Atomics.compareExchange(words, base + layout.SLOT_CONTROL, control, spent) !== control
+      ) {
         continue;
       }
       // A reserver between its compareExchange and its DEADLINE_GENERATION store has yet to

@@ -40,7 +40,10 @@ export function readTransactionTag(bytes: Uint8Array): TransactionTag {
   const m = TAG.exec(head);
   if (!m) {
     const shown = head.slice(0, 40).replace(/[^\x20-\x7e]/g, '.');
-    throw new GatewayError('WRONG_TRANSACTION_KIND', `the body is not a serialized Midnight transaction (it starts "${shown}", expected "midnight:transaction[v9](…):" or "midnight:transaction[v12](…):")`);
+    throw new GatewayError(
+      'WRONG_TRANSACTION_KIND',
+      `the body is not a serialized Midnight transaction (it starts "${shown}", expected "midnight:transaction[v9](…):" or "midnight:transaction[v12](…):")`,
+    );
   }
   const sig = SIGNATURE[m[2]!];
   const proof = PROOF[m[3]!];
@@ -64,10 +67,16 @@ export function expectKind(tag: TransactionTag, accepted: readonly TransactionKi
 export function expectEra(bytes: Uint8Array, era: Era): void {
   const found = eraOfBytes(bytes);
   if (found === undefined || found === era) return;
-  throw new GatewayError('LEDGER_ERA_MISMATCH', `the transaction is a ${eraName(found)} transaction, but this network runs ${eraName(era)}: build it with the ${eraName(era)} packages`);
+  throw new GatewayError(
+    'LEDGER_ERA_MISMATCH',
+    `the transaction is a ${eraName(found)} transaction, but this network runs ${eraName(era)}: build it with the ${eraName(era)} packages`,
+  );
 }
 
 /** 409: the network left `from` for `to` while the request was handled. */
 export function eraChanged(from: Era, to: Era): GatewayError {
-  return new GatewayError('LEDGER_ERA_CHANGED', `the network changed from ${eraName(from)} to ${eraName(to)} during this request; nothing stays reserved: rebuild the transaction for ${eraName(to)}`);
+  return new GatewayError(
+    'LEDGER_ERA_CHANGED',
+    `the network changed from ${eraName(from)} to ${eraName(to)} during this request; nothing stays reserved: rebuild the transaction for ${eraName(to)}`,
+  );
 }

@@ -32,7 +32,6 @@ export interface KeyPolicy {
   readonly webhook?: { readonly url: string; readonly timeoutMs: number; readonly onTimeout: 'reject' | 'sponsor'; readonly secret: string };
 }
 
-
 const DEFAULT_WEBHOOK_TIMEOUT_MS = 2_000;
 
 const compiled = new WeakMap<KeyPolicyInput, KeyPolicy>();
@@ -61,7 +60,10 @@ export function compileKeyPolicy(p: KeyPolicyInput): KeyPolicy {
             deploys: allow.deploys === true,
             dustRegistrations: allow.dustRegistrations === true,
             contracts: new Map(
-              (allow.contracts ?? []).map((c) => [normalAddress(c.address), { entryPoints: c.entryPoints ? new Set(c.entryPoints) : null, maintenance: c.maintenance === true }]),
+              (allow.contracts ?? []).map((c) => [
+                normalAddress(c.address),
+                { entryPoints: c.entryPoints ? new Set(c.entryPoints) : null, maintenance: c.maintenance === true },
+              ]),
             ),
           },
         }
@@ -78,6 +80,15 @@ export function compileKeyPolicy(p: KeyPolicyInput): KeyPolicy {
       : {}),
     ...(p.validFrom !== undefined ? { validFrom: Date.parse(p.validFrom) } : {}),
     ...(p.validUntil !== undefined ? { validUntil: Date.parse(p.validUntil) } : {}),
-    ...(p.webhook ? { webhook: { url: p.webhook.url, timeoutMs: p.webhook.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS, onTimeout: p.webhook.onTimeout, secret: p.webhook.secret } } : {}),
+    ...(p.webhook
+      ? {
+          webhook: {
+            url: p.webhook.url,
+            timeoutMs: p.webhook.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS,
+            onTimeout: p.webhook.onTimeout,
+            secret: p.webhook.secret,
+          },
+        }
+      : {}),
   };
 }

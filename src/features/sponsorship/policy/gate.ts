@@ -45,7 +45,10 @@ export interface PolicyQuestion {
 }
 
 function denied(r: Refusal): GatewayError {
-  return new GatewayError('POLICY_DENIED', r.message, { rule: r.rule, ...(r.retryAfterS === undefined ? {} : { headers: { 'Retry-After': String(r.retryAfterS) } }) });
+  return new GatewayError('POLICY_DENIED', r.message, {
+    rule: r.rule,
+    ...(r.retryAfterS === undefined ? {} : { headers: { 'Retry-After': String(r.retryAfterS) } }),
+  });
 }
 
 /** What one admitted sponsorship holds of its users' counts. */
@@ -162,7 +165,12 @@ export class PolicyGate {
     const cap = p.perUser;
     if (!cap) return NO_HOLDS(this.opts.counters, users);
     if (users.length === 0) {
-      throw denied({ rule: 'perUser', message: 'the transaction spends no unshielded input, so it names no user to count; this key sponsors only transactions with a user (or set perUser.userFrom to "client-id")' });
+      throw denied({
+        rule: 'perUser',
+        message:
+          'the transaction spends no unshielded input, so it names no user to count; this key sponsors only transactions with a ' +
+          'user (or set perUser.userFrom to "client-id")',
+      });
     }
     const holds: UserHold[] = [];
     try {
@@ -170,7 +178,10 @@ export class PolicyGate {
         const r = await this.opts.counters.hold(q.key.id, user, cap, q.now);
         if (!r.ok) {
           const what = r.rule === 'perUser.maxSponsorships' ? `${cap.maxSponsorships} sponsorships` : `${cap.maxDust} SPECK`;
-          throw new GatewayError('USER_LIMIT', `user ${user} has had the ${what} this key pays per user in ${Math.round(cap.windowMs / 1000)} s`, { rule: r.rule, headers: { 'Retry-After': String(r.retryAfterS) } });
+          throw new GatewayError('USER_LIMIT', `user ${user} has had the ${what} this key pays per user in ${Math.round(cap.windowMs / 1000)} s`, {
+            rule: r.rule,
+            headers: { 'Retry-After': String(r.retryAfterS) },
+          });
         }
         holds.push(r.hold);
       }
@@ -181,7 +192,13 @@ export class PolicyGate {
     return new PolicyTicket(this.opts.counters, holds, cap.maxDust, users);
   }
 
-  private async askWebhook(webhook: NonNullable<KeyPolicy['webhook']>, q: PolicyQuestion, effects: TxEffects, users: readonly string[], signal: AbortSignal | undefined): Promise<void> {
+  private async askWebhook(
+    webhook: NonNullable<KeyPolicy['webhook']>,
+    q: PolicyQuestion,
+    effects: TxEffects,
+    users: readonly string[],
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
     const summary: WebhookSummary = {
       id: randomUUID(),
       keyId: q.key.id,
@@ -190,7 +207,13 @@ export class PolicyGate {
       kind: q.kind,
       user: users[0] ?? null,
       owners: effects.owners,
-      effects: { nightTransfers: effects.unshielded, shielded: effects.shielded, deploys: effects.deploys, maintenance: effects.maintenance, dustRegistrations: effects.dustRegistrations },
+      effects: {
+        nightTransfers: effects.unshielded,
+        shielded: effects.shielded,
+        deploys: effects.deploys,
+        maintenance: effects.maintenance,
+        dustRegistrations: effects.dustRegistrations,
+      },
       calls: effects.calls,
       fee: effects.userFee ?? null,
       feeUnit: 'SPECK',
@@ -199,10 +222,16 @@ export class PolicyGate {
     if (verdict.kind === 'sponsor') return;
     if (verdict.kind === 'deny') throw denied({ rule: 'webhook', message: `the key owner's webhook declined${verdict.reason ? `: ${verdict.reason}` : ''}` });
     if (webhook.onTimeout === 'sponsor') {
-      this.opts.logger.warn({ keyId: q.key.id, network: q.network, reason: verdict.reason, request: summary.id }, 'policy webhook unavailable: sponsoring (onTimeout "sponsor")');
+      this.opts.logger.warn(
+        { keyId: q.key.id, network: q.network, reason: verdict.reason, request: summary.id },
+        'policy webhook unavailable: sponsoring (onTimeout "sponsor")',
+      );
       return;
     }
-    throw new GatewayError('POLICY_WEBHOOK_UNAVAILABLE', `the key owner's webhook did not answer (${verdict.reason}); nothing was reserved`, { rule: 'webhook', headers: { 'Retry-After': WEBHOOK_RETRY_AFTER_S } });
+    throw new GatewayError('POLICY_WEBHOOK_UNAVAILABLE', `the key owner's webhook did not answer (${verdict.reason}); nothing was reserved`, {
+      rule: 'webhook',
+      headers: { 'Retry-After': WEBHOOK_RETRY_AFTER_S },
+    });
   }
 }
 

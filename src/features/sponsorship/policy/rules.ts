@@ -18,7 +18,11 @@ export interface Refusal {
 /** The policy's dates: a key is sponsoring from `validFrom` until (not including) `validUntil`. */
 export function checkValidity(policy: KeyPolicy, now: number): Refusal | undefined {
   if (policy.validFrom !== undefined && now < policy.validFrom) {
-    return { rule: 'validFrom', message: `this key sponsors from ${new Date(policy.validFrom).toISOString()}`, retryAfterS: secondsUntil(policy.validFrom, now) };
+    return {
+      rule: 'validFrom',
+      message: `this key sponsors from ${new Date(policy.validFrom).toISOString()}`,
+      retryAfterS: secondsUntil(policy.validFrom, now),
+    };
   }
   if (policy.validUntil !== undefined && now >= policy.validUntil) {
     return { rule: 'validUntil', message: `this key sponsored until ${new Date(policy.validUntil).toISOString()}` };
@@ -40,15 +44,26 @@ export function checkAllowed(policy: KeyPolicy, effects: TxEffects): Refusal | u
     const contract = allow.contracts.get(call.address);
     if (!contract) return { rule: 'allow.contracts', message: `the transaction calls contract ${call.address}, which this key does not sponsor` };
     if (contract.entryPoints && !contract.entryPoints.has(call.entryPoint)) {
-      return { rule: 'allow.contracts', message: `the transaction calls ${JSON.stringify(call.entryPoint.slice(0, 64))} of contract ${short(call.address)}, an entry point this key does not sponsor` };
+      return {
+        rule: 'allow.contracts',
+        message:
+          `the transaction calls ${JSON.stringify(call.entryPoint.slice(0, 64))}` +
+          ` of contract ${short(call.address)}` +
+          `, an entry point this key does not sponsor`,
+      };
     }
   }
   for (const address of effects.maintenance) {
-    if (allow.contracts.get(address)?.maintenance !== true) return { rule: 'allow.contracts', message: `the transaction updates the maintenance of contract ${address}, which this key does not sponsor` };
+    if (allow.contracts.get(address)?.maintenance !== true)
+      return { rule: 'allow.contracts', message: `the transaction updates the maintenance of contract ${address}, which this key does not sponsor` };
   }
-  if (effects.deploys.length > 0 && !allow.deploys) return { rule: 'allow.deploys', message: 'the transaction deploys a contract; this key does not sponsor deployments' };
-  if (effects.unshielded && !allow.nightTransfers) return { rule: 'allow.nightTransfers', message: 'the transaction moves unshielded tokens; this key does not sponsor unshielded transfers' };
-  if (effects.shielded && !allow.shielded) return { rule: 'allow.shielded', message: 'the transaction carries a shielded (Zswap) offer; this key does not sponsor shielded transfers' };
-  if (effects.dustRegistrations > 0 && !allow.dustRegistrations) return { rule: 'allow.dustRegistrations', message: 'the transaction registers NIGHT for DUST; this key does not sponsor DUST registrations' };
+  if (effects.deploys.length > 0 && !allow.deploys)
+    return { rule: 'allow.deploys', message: 'the transaction deploys a contract; this key does not sponsor deployments' };
+  if (effects.unshielded && !allow.nightTransfers)
+    return { rule: 'allow.nightTransfers', message: 'the transaction moves unshielded tokens; this key does not sponsor unshielded transfers' };
+  if (effects.shielded && !allow.shielded)
+    return { rule: 'allow.shielded', message: 'the transaction carries a shielded (Zswap) offer; this key does not sponsor shielded transfers' };
+  if (effects.dustRegistrations > 0 && !allow.dustRegistrations)
+    return { rule: 'allow.dustRegistrations', message: 'the transaction registers NIGHT for DUST; this key does not sponsor DUST registrations' };
   return undefined;
 }

@@ -24,8 +24,16 @@ export function usageComponent(ledger: UsageLedger): UsageComponent {
 /** `nightgate_key_sponsorships_total{key,outcome}` and `nightgate_key_sponsored_dust_speck_total{key}`, from the usage component. */
 export const collectUsage: MetricsCollector = (ctx) => {
   const series = new ScrapedSeries(ctx.metrics);
-  const sponsorships = series.counter('nightgate_key_sponsorships_total', 'Sponsorships per API key id by outcome: sponsored, expired (answered, reclaimed unspent), or the refusal\'s policy rule or error code', ['key', 'outcome']);
-  const dust = series.counter('nightgate_key_sponsored_dust_speck_total', 'DUST fees of the sponsorships answered per API key id, SPECK (an expired one\'s fee included: see outcome="expired")', ['key']);
+  const sponsorships = series.counter(
+    'nightgate_key_sponsorships_total',
+    "Sponsorships per API key id by outcome: sponsored, expired (answered, reclaimed unspent), or the refusal's policy rule or error code",
+    ['key', 'outcome'],
+  );
+  const dust = series.counter(
+    'nightgate_key_sponsored_dust_speck_total',
+    'DUST fees of the sponsorships answered per API key id, SPECK (an expired one\'s fee included: see outcome="expired")',
+    ['key'],
+  );
   ctx.metrics.onScrape(() => {
     series.reset();
     const ledger = ctx.component<UsageComponent>(USAGE_COMPONENT)?.ledger;

@@ -50,7 +50,12 @@ function encodeDay(day: number, keys: ReadonlyMap<string, KeyDay>): string {
   const out: Record<string, unknown> = {};
   for (const [key, kd] of keys) {
     out[key] = {
-      networks: Object.fromEntries([...kd.networks].map(([n, t]) => [n, { sponsorships: t.sponsorships, dust: t.dust.toString(), expired: t.expired, refusals: Object.fromEntries(t.refusals) }])),
+      networks: Object.fromEntries(
+        [...kd.networks].map(([n, t]) => [
+          n,
+          { sponsorships: t.sponsorships, dust: t.dust.toString(), expired: t.expired, refusals: Object.fromEntries(t.refusals) },
+        ]),
+      ),
       users: [...kd.users].map(([u, v]) => [u, v.sponsorships, v.dust.toString()]),
     };
   }

@@ -37,23 +37,47 @@ const KeyUsageSchema = Type.Object({
   ...tallyProps,
   dustUnit: Type.Literal('SPECK'),
   networks: Type.Record(Type.String(), Type.Object(tallyProps), { description: 'The same figures per network' }),
-  days: Type.Optional(Type.Array(Type.Object({ day: Type.String({ format: 'date', description: 'UTC day' }), ...tallyProps }), { description: 'groupBy=day: the days with any usage, oldest first' })),
-  users: Type.Optional(Type.Array(Type.Object({ user: Type.String(), sponsorships: Count, dust: Type.String({ pattern: '^[0-9]+$' }) }), {
-    description: 'groupBy=user: the 100 users with the most sponsorships (as the key\'s policy counts users); a sponsorship with several users counts for each; users beyond 10 000 a key and day are counted as `(other)`; users are kept for the last 31 days, older days count in the totals only',
-  })),
-  config: Type.Optional(Type.Object({
-    source: Type.String({ description: '`config` (auth.keys), `env` (NIGHTGATE_API_KEYS), `generated` (the development key)' }),
-    revoked: Type.Boolean(),
-    admin: Type.Boolean(),
-    rateLimit: Type.Optional(Type.Object({ limit: Type.Integer(), windowMs: Type.Integer() })),
-    dustBudget: Type.Optional(Type.String()),
-    maxFee: Type.Optional(Type.String()),
-    policy: Type.Optional(Type.Unknown({ description: "The key's policy as configured (docs/policies.md), its webhook `secret` shown as `<redacted>` and the credentials and query of its URL redacted" })),
-  }, { description: 'What the key may sponsor, as configured now; absent for a key no longer configured' })),
-  requests: Type.Optional(Type.Object({
-    total: Count,
-    refused: Type.Record(Type.String(), Count, { description: 'Answers with status ≥ 400 by error code' }),
-  }, { description: 'This key\'s requests answered since the server started (any route; not limited to from/to)' })),
+  days: Type.Optional(
+    Type.Array(Type.Object({ day: Type.String({ format: 'date', description: 'UTC day' }), ...tallyProps }), {
+      description: 'groupBy=day: the days with any usage, oldest first',
+    }),
+  ),
+  users: Type.Optional(
+    Type.Array(Type.Object({ user: Type.String(), sponsorships: Count, dust: Type.String({ pattern: '^[0-9]+$' }) }), {
+      description:
+        "groupBy=user: the 100 users with the most sponsorships (as the key's policy counts users); a sponsorship with several " +
+        'users counts for each; users beyond 10 000 a key and day are counted as `(other)`; users are kept for the last 31 days, ' +
+        'older days count in the totals only',
+    }),
+  ),
+  config: Type.Optional(
+    Type.Object(
+      {
+        source: Type.String({ description: '`config` (auth.keys), `env` (NIGHTGATE_API_KEYS), `generated` (the development key)' }),
+        revoked: Type.Boolean(),
+        admin: Type.Boolean(),
+        rateLimit: Type.Optional(Type.Object({ limit: Type.Integer(), windowMs: Type.Integer() })),
+        dustBudget: Type.Optional(Type.String()),
+        maxFee: Type.Optional(Type.String()),
+        policy: Type.Optional(
+          Type.Unknown({
+            description:
+              "The key's policy as configured (docs/policies.md), its webhook `secret` shown as `<redacted>` and the credentials and query of its URL redacted",
+          }),
+        ),
+      },
+      { description: 'What the key may sponsor, as configured now; absent for a key no longer configured' },
+    ),
+  ),
+  requests: Type.Optional(
+    Type.Object(
+      {
+        total: Count,
+        refused: Type.Record(Type.String(), Count, { description: 'Answers with status ≥ 400 by error code' }),
+      },
+      { description: "This key's requests answered since the server started (any route; not limited to from/to)" },
+    ),
+  ),
 });
 
 const UsageSchema = Type.Object({
@@ -64,8 +88,17 @@ const UsageSchema = Type.Object({
 });
 
 const QUERY = Type.Object({
-  from: Type.Optional(Type.String({ description: 'Start: an ISO 8601 date (`2025-06-01`, the start of that UTC day) or date-time with a zone (`2025-06-01T12:00:00Z`). Default: 30 days before `to`' })),
-  to: Type.Optional(Type.String({ description: 'End (exclusive): a date-time with a zone, or a date (its whole UTC day included). Default: now. At most 400 days after `from`' })),
+  from: Type.Optional(
+    Type.String({
+      description:
+        'Start: an ISO 8601 date (`2025-06-01`, the start of that UTC day) or date-time with a zone (`2025-06-01T12:00:00Z`). Default: 30 days before `to`',
+    }),
+  ),
+  to: Type.Optional(
+    Type.String({
+      description: 'End (exclusive): a date-time with a zone, or a date (its whole UTC day included). Default: now. At most 400 days after `from`',
+    }),
+  ),
   groupBy: Type.Optional(Type.Union([Type.Literal('day'), Type.Literal('user')], { description: '`day` (default): per-day figures; `user`: the top users' })),
   key: Type.Optional(Type.String({ maxLength: 128, description: 'Admin keys: one key id. Another key asking for any key but its own gets 403' })),
 });
@@ -112,13 +145,19 @@ export function usageRoutes(deps: UsageRouteDeps): RouteDef[] {
       schema: {
         summary: 'Sponsorships, DUST spent, refusals and requests per API key',
         description:
-          'What this key\'s DUST paid for, counted per UTC day (a day is counted when it overlaps from..to): sponsorships answered, DUST they cost, those that expired unspent (their fee taken back), refusals by policy rule or error code; per day, or the top users. ' +
-          'A key marked `admin` reads every key (or one, with `key`). Kept across restarts when `dust.stateDir` is set; 400 days are kept. `Cache-Control: no-store`.',
+          "What this key's DUST paid for, counted per UTC day (a day is counted when it overlaps from..to): sponsorships answered, " +
+          'DUST they cost, those that expired unspent (their fee taken back), refusals by policy rule or error code; per day, or ' +
+          'the top users. ' +
+          'A key marked `admin` reads every key (or one, with `key`). Kept across restarts when `dust.stateDir` is set; 400 days ' +
+          'are kept. `Cache-Control: no-store`.',
         tags: ['sponsorship'],
         querystring: QUERY,
         response: {
           200: { description: 'Usage per key', schema: UsageSchema, headers: { 'Cache-Control': 'no-store' } },
-          400: { description: 'INVALID_PARAMETER: from, to, groupBy or key malformed, from not before to, or a window over 400 days; the message names the parameter' },
+          400: {
+            description:
+              'INVALID_PARAMETER: from, to, groupBy or key malformed, from not before to, or a window over 400 days; the message names the parameter',
+          },
           401: { description: 'Missing or invalid API key' },
           403: { description: 'FORBIDDEN: a key that is not `admin` asked for another key' },
           429: { description: 'Rate limit (RATE_LIMITED)' },
@@ -127,7 +166,8 @@ export function usageRoutes(deps: UsageRouteDeps): RouteDef[] {
       handler: (ctx: RequestContext) => {
         const key = ctx.key!;
         const p = usageParams(ctx.searchParams, ctx.receivedAt);
-        if (p.key !== undefined && p.key !== key.id && key.admin !== true) throw new GatewayError('FORBIDDEN', 'this key may read its own usage only (an admin key reads every key\'s)');
+        if (p.key !== undefined && p.key !== key.id && key.admin !== true)
+          throw new GatewayError('FORBIDDEN', "this key may read its own usage only (an admin key reads every key's)");
         let ids: string[];
         if (p.key !== undefined) ids = [p.key];
         else if (key.admin === true) ids = [...new Set([key.id, ...deps.ledger.keyIds(p.from, p.to), ...(deps.keyRequests?.keyIds() ?? [])])].sort();

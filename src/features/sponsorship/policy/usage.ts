@@ -101,7 +101,12 @@ function addTally(into: Tally, t: Tally): void {
   for (const [r, n] of t.refusals) into.refusals.set(r, (into.refusals.get(r) ?? 0) + n);
 }
 
-const tallyJson = (t: Tally): TallyJson => ({ sponsorships: t.sponsorships, dust: t.dust.toString(), expired: t.expired, refusals: Object.fromEntries([...t.refusals].sort((a, b) => b[1] - a[1])) });
+const tallyJson = (t: Tally): TallyJson => ({
+  sponsorships: t.sponsorships,
+  dust: t.dust.toString(),
+  expired: t.expired,
+  refusals: Object.fromEntries([...t.refusals].sort((a, b) => b[1] - a[1])),
+});
 
 interface Totals {
   outcomes: Map<string, number>;
@@ -134,11 +139,13 @@ export class UsageLedger implements UsageRecorder {
     this.retentionDays = opts.retentionDays ?? 400;
     this.userDays = opts.userDays ?? 31;
     this.interval = opts.flushIntervalMs ?? 30_000;
-    this.schedule = opts.schedule ?? ((fn, ms) => {
-      const t = setTimeout(fn, ms);
-      t.unref();
-      return () => clearTimeout(t);
-    });
+    this.schedule =
+      opts.schedule ??
+      ((fn, ms) => {
+        const t = setTimeout(fn, ms);
+        t.unref();
+        return () => clearTimeout(t);
+      });
   }
 
   /** The directory of the day files, when kept. */
@@ -228,7 +235,9 @@ export class UsageLedger implements UsageRecorder {
         }
       }
       const usage: KeyUsage = {
-        keyId, ...tallyJson(sum), dustUnit: 'SPECK',
+        keyId,
+        ...tallyJson(sum),
+        dustUnit: 'SPECK',
         networks: Object.fromEntries([...networks].sort(([a], [b]) => (a < b ? -1 : 1)).map(([n, t]) => [n, tallyJson(t)])),
       };
       if (q.groupBy === 'day') usage.days = perDay;
@@ -292,7 +301,8 @@ export class UsageLedger implements UsageRecorder {
         writeDay(this.dir, day, this.days.get(day));
         this.dirty.delete(day);
       } catch (err) {
-        if (failed++ === 0) this.opts.logger.error({ err, dir: this.dir, day: dayName(day) }, 'could not write the usage file; retrying after the flush interval');
+        if (failed++ === 0)
+          this.opts.logger.error({ err, dir: this.dir, day: dayName(day) }, 'could not write the usage file; retrying after the flush interval');
       }
     }
     if (failed > 0) {

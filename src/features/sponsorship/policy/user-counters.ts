@@ -113,7 +113,8 @@ export class MemoryUserCounters implements UserCounterStore {
     if (k === undefined) this.keys.set(keyId, (k = { counters: new Map(), sweptAt: -Infinity }));
     const id = this.idOf(user, windowStart);
     let c = k.counters.get(id);
-    if (c !== undefined) k.counters.delete(id); // used now: to the end
+    if (c !== undefined)
+      k.counters.delete(id); // used now: to the end
     else {
       this.makeRoom(k, now);
       c = { expiresAt: windowStart + 2 * limits.windowMs, count: 0, dust: 0n };

@@ -76,7 +76,11 @@ interface KeeperSponsor {
   /** Reservations a key holds on the network. */
   held(name: NetworkName, keyId: string): number;
   /** Sponsors one of the server's own transactions (a split) through the ordinary path. */
-  sponsorOwn(name: NetworkName, body: Buffer, signal: AbortSignal): Promise<{ tx: Buffer; txHash: string; expiresAt: number; fee: string; dustUtxo: { wallet: number; slot: number } }>;
+  sponsorOwn(
+    name: NetworkName,
+    body: Buffer,
+    signal: AbortSignal,
+  ): Promise<{ tx: Buffer; txHash: string; expiresAt: number; fee: string; dustUtxo: { wallet: number; slot: number } }>;
 }
 
 export interface PoolKeeperOptions {
@@ -215,7 +219,11 @@ export class PoolKeeper {
     if (era === undefined) return;
     this.state = 'splitting';
     this.lastRoundAt = this.opts.clock.now();
-    this.addresses ??= await pool.run('poolAddresses', { args: { era, networkId: net.networkId, seeds: [...net.seeds] } }, { signal: this.abort.signal, work: 'deriving the server wallets\' NIGHT addresses' });
+    this.addresses ??= await pool.run(
+      'poolAddresses',
+      { args: { era, networkId: net.networkId, seeds: [...net.seeds] } },
+      { signal: this.abort.signal, work: "deriving the server wallets' NIGHT addresses" },
+    );
     const { nightToken, wallets } = this.addresses;
     const candidates: Array<{ wallet: number; utxo: NightUtxo }[]> = [];
     for (const [wallet, address] of wallets.entries()) {
@@ -244,7 +252,7 @@ export class PoolKeeper {
     const wanted = Math.min(Math.ceil(missing / SPLIT_OUTPUTS), room, payable);
     if (payable === 0 && room > 0) {
       this.state = 'failing';
-      this.reason = 'no free DUST UTXO to pay a split\'s fee; retrying after the next block';
+      this.reason = "no free DUST UTXO to pay a split's fee; retrying after the next block";
       this.roundFailed('no-dust', this.reason);
       return;
     }
@@ -258,18 +266,34 @@ export class PoolKeeper {
     }
     if (splits.length === 0) {
       this.state = 'failing';
-      this.reason = `no registered NIGHT UTXO of at least ${MIN_SPLIT_STAR / 1_000_000n} NIGHT left to split: fund the wallets' NIGHT addresses and register them (nightgate wallet register)`;
+      this.reason =
+        `no registered NIGHT UTXO of at least ${MIN_SPLIT_STAR / 1_000_000n}` +
+        ` NIGHT left to split: fund the wallets' NIGHT addresses and register them (nightgate wallet register)`;
       this.roundFailed('no-night', this.reason);
       return;
     }
     const now = this.opts.clock.now();
-    const bodies = await pool.run('poolSplit', { args: { era, networkId: net.networkId, seeds: [...net.seeds], splits, outputs: SPLIT_OUTPUTS, ttl: now + SPLIT_TTL_MS } }, { signal: this.abort.signal, work: 'building the pool splits' });
+    const bodies = await pool.run(
+      'poolSplit',
+      { args: { era, networkId: net.networkId, seeds: [...net.seeds], splits, outputs: SPLIT_OUTPUTS, ttl: now + SPLIT_TTL_MS } },
+      { signal: this.abort.signal, work: 'building the pool splits' },
+    );
     const results = await Promise.allSettled(bodies.map((body, i) => this.submitOne(Buffer.from(body), splits[i]!.utxo)));
     const failures = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     this.failed += failures.length;
     if (failures.length > 0) this.saveJournal();
     const landed = results.length - failures.length;
-    this.opts.logger.info({ network: this.network, target: this.opts.target, live: this.live(), splits: landed, failed: failures.length, firstError: failures[0] ? String((failures[0].reason as Error).message) : undefined }, 'growing the DUST pool: NIGHT split into more DUST-generating UTXOs');
+    this.opts.logger.info(
+      {
+        network: this.network,
+        target: this.opts.target,
+        live: this.live(),
+        splits: landed,
+        failed: failures.length,
+        firstError: failures[0] ? String((failures[0].reason as Error).message) : undefined,
+      },
+      'growing the DUST pool: NIGHT split into more DUST-generating UTXOs',
+    );
     this.state = landed > 0 ? 'waiting' : 'failing';
     this.reason = failures.length > 0 ? String((failures[0]!.reason as Error).message) : null;
     for (const f of failures.slice(1)) this.failures[failureReason(f.reason)]++;
@@ -295,7 +319,19 @@ export class PoolKeeper {
     const changed = reason !== this.lastFailure;
     this.lastFailure = reason;
     if (changed || (this.consecutive & (this.consecutive - 1)) === 0) {
-      this.opts.logger.warn({ network: this.network, code: 'POOL_SPLIT_FAILED', reason, consecutiveFailures: this.consecutive, err: message, live: this.live(), target: this.opts.target, free: this.opts.net.table.freeTokens() }, 'growing the DUST pool failed; retrying after the next block');
+      this.opts.logger.warn(
+        {
+          network: this.network,
+          code: 'POOL_SPLIT_FAILED',
+          reason,
+          consecutiveFailures: this.consecutive,
+          err: message,
+          live: this.live(),
+          target: this.opts.target,
+          free: this.opts.net.table.freeTokens(),
+        },
+        'growing the DUST pool failed; retrying after the next block',
+      );
     }
   }
 
@@ -309,7 +345,20 @@ export class PoolKeeper {
       // the floor are left to requests (allocator.ts, `setReserveFloor`).
       this.opts.net.table.setReserveFloor(feeToTableUnits(BigInt(answer.fee)) * RESERVE_FLOOR_FEES);
     }
-    this.opts.logger.info({ audit: 'sponsorship', keyId: POOL_KEY_ID, kind: 'pool-split', network: this.network, outcome: 'sponsored', txHash: answer.txHash, fee: answer.fee, feeUnit: 'SPECK', dustUtxo: answer.dustUtxo }, 'sponsorship');
+    this.opts.logger.info(
+      {
+        audit: 'sponsorship',
+        keyId: POOL_KEY_ID,
+        kind: 'pool-split',
+        network: this.network,
+        outcome: 'sponsored',
+        txHash: answer.txHash,
+        fee: answer.fee,
+        feeUnit: 'SPECK',
+        dustUtxo: answer.dustUtxo,
+      },
+      'sponsorship',
+    );
     // Journaled before it leaves: not offered again until the split's fee intent has expired,
     // plus a block to land in.
     const id = `${utxo.intentHash}#${utxo.outputIndex}`;

@@ -60,7 +60,10 @@ end
 `;
 
 /** KEYS: spend, token. ARGV: amount, budget, ttl ms. → {1, spend} charged (or charged before), {0, spend} over budget, {-1, ''} refunded before. */
-const CHARGE = registerScript('nightgateBudgetCharge', 2, `${DECIMAL_LUA}
+const CHARGE = registerScript(
+  'nightgateBudgetCharge',
+  2,
+  `${DECIMAL_LUA}
 local state = redis.call('GET', KEYS[2])
 if state == 'c' then return {1, redis.call('GET', KEYS[1]) or '0'} end
 if state then return {-1, ''} end
@@ -70,10 +73,14 @@ if dcmp(after, ARGV[2]) > 0 then return {0, spent} end
 redis.call('SET', KEYS[1], after, 'PX', ARGV[3])
 redis.call('SET', KEYS[2], 'c', 'PX', ARGV[3])
 return {1, after}
-`);
+`,
+);
 
 /** KEYS: spend, token. ARGV: amount, ttl ms. → spend after (the token refunded once at most). */
-const REFUND = registerScript('nightgateBudgetRefund', 2, `${DECIMAL_LUA}
+const REFUND = registerScript(
+  'nightgateBudgetRefund',
+  2,
+  `${DECIMAL_LUA}
 local state = redis.call('GET', KEYS[2])
 local spent = redis.call('GET', KEYS[1]) or '0'
 if state == 'c' then
@@ -82,7 +89,8 @@ if state == 'c' then
 end
 if state ~= 'r' then redis.call('SET', KEYS[2], 'r', 'PX', ARGV[2]) end
 return spent
-`);
+`,
+);
 
 interface RedisBudgetOptions {
   /** Keys whose budget stays in this process (the server's own pool key: its splits pay from its own wallets). */
@@ -127,10 +135,14 @@ export class RedisBudgetStore implements BudgetStore {
     const refund = { keyId, amount, windowStart, token };
     this.redis.later(`refund:${keyId}:${token}`, () => this.sendRefund(refund, windowMs));
     this.redis.countBudgetUnavailable();
-    throw new GatewayError('BUDGET_UNAVAILABLE', 'the DUST budget of this key cannot be charged exactly now (shared state unavailable); nothing was charged, retry shortly', {
-      headers: { 'Retry-After': '5' },
-      cause: last instanceof StateUnavailableError ? last : undefined,
-    });
+    throw new GatewayError(
+      'BUDGET_UNAVAILABLE',
+      'the DUST budget of this key cannot be charged exactly now (shared state unavailable); nothing was charged, retry shortly',
+      {
+        headers: { 'Retry-After': '5' },
+        cause: last instanceof StateUnavailableError ? last : undefined,
+      },
+    );
   }
 
   async refund(charge: BudgetCharge): Promise<void> {
@@ -145,7 +157,11 @@ export class RedisBudgetStore implements BudgetStore {
 
   private async sendRefund(charge: BudgetCharge, windowMs: number): Promise<void> {
     const ttl = Math.max(60_000, 2 * windowMs);
-    const spent = (await this.redis.run(REFUND, [keyOf(charge.keyId, charge.windowStart), tokenKey(charge.keyId, charge.token!)], [charge.amount.toString(), ttl])) as string;
+    const spent = (await this.redis.run(
+      REFUND,
+      [keyOf(charge.keyId, charge.windowStart), tokenKey(charge.keyId, charge.token!)],
+      [charge.amount.toString(), ttl],
+    )) as string;
     this.remember(charge.keyId, charge.windowStart, BigInt(spent));
   }
 

@@ -11,17 +11,24 @@ import type { SharedInputHolds } from '../reservations/input-holds.js';
  * inputs. → {0, 0} held now (or already the holder's), else {the 1-based index of the first input
  * another holds, its ms left}.
  */
-const ACQUIRE = registerScript('nightgateInputHoldAcquire', 1, `
+const ACQUIRE = registerScript(
+  'nightgateInputHoldAcquire',
+  1,
+  `
 for i = 3, #ARGV do
   local v = redis.call('GET', KEYS[1] .. ':' .. ARGV[i])
   if v and v ~= ARGV[1] then return {i - 2, redis.call('PTTL', KEYS[1] .. ':' .. ARGV[i])} end
 end
 for i = 3, #ARGV do redis.call('SET', KEYS[1] .. ':' .. ARGV[i], ARGV[1], 'PX', ARGV[2]) end
 return {0, 0}
-`);
+`,
+);
 
 /** KEYS: as ACQUIRE. ARGV: holder, ttl ms (0: drop), then the inputs. Extends or drops only the holds still the holder's. */
-const RENEW = registerScript('nightgateInputHoldRenew', 1, `
+const RENEW = registerScript(
+  'nightgateInputHoldRenew',
+  1,
+  `
 for i = 3, #ARGV do
   local k = KEYS[1] .. ':' .. ARGV[i]
   if redis.call('GET', k) == ARGV[1] then
@@ -29,7 +36,8 @@ for i = 3, #ARGV do
   end
 end
 return 1
-`);
+`,
+);
 
 export function redisInputHolds(redis: RedisState): SharedInputHolds {
   // One hash tag per network: a transaction's inputs are on one network, so its holds are in one slot.
@@ -55,4 +63,3 @@ export function redisInputHolds(redis: RedisState): SharedInputHolds {
     },
   };
 }
-

@@ -25,34 +25,50 @@ import type { WalletLeases } from './wallet-leases.js';
 export { redisInputHolds } from './input-holds.js';
 
 /** KEYS: claim. ARGV: pending value, ttl ms. → the value found (an answer or another's claim), or false when claimed now. */
-const CLAIM = registerScript('nightgateDedupeClaim', 1, `
+const CLAIM = registerScript(
+  'nightgateDedupeClaim',
+  1,
+  `
 local v = redis.call('GET', KEYS[1])
 if v then return v end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return false
-`);
+`,
+);
 
 /** KEYS: claim. ARGV: our pending value. Deletes the claim only if it is still ours. */
-const ABANDON = registerScript('nightgateDedupeAbandon', 1, `
+const ABANDON = registerScript(
+  'nightgateDedupeAbandon',
+  1,
+  `
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1
-`);
+`,
+);
 
 /** KEYS: the key's reservations. ARGV: now, cap, member, until. → 1 admitted, 0 the share is full. */
-const HOLD = registerScript('nightgateHoldAcquire', 1, `
+const HOLD = registerScript(
+  'nightgateHoldAcquire',
+  1,
+  `
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
 redis.call('ZADD', KEYS[1], ARGV[4], ARGV[3])
 local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
 redis.call('PEXPIREAT', KEYS[1], math.floor(tonumber(last[2])) + 1000)
 return 1
-`);
+`,
+);
 
 /** KEYS: the key's reservations. ARGV: member. */
-const UNHOLD = registerScript('nightgateHoldRelease', 1, `
+const UNHOLD = registerScript(
+  'nightgateHoldRelease',
+  1,
+  `
 redis.call('ZREM', KEYS[1], ARGV[1])
 return 1
-`);
+`,
+);
 
 interface RedisSponsorshipOptions {
   redis: RedisState;
@@ -78,7 +94,11 @@ export class RedisSponsorshipSharing implements SponsorshipSharing {
   admit(network: string): void {
     if (!this.opts.redis.available) {
       this.opts.redis.countBudgetUnavailable();
-      throw new GatewayError('BUDGET_UNAVAILABLE', 'the DUST budget of this key cannot be charged exactly now (shared state unavailable); nothing was reserved or charged, retry shortly', { headers: { 'Retry-After': '5' } });
+      throw new GatewayError(
+        'BUDGET_UNAVAILABLE',
+        'the DUST budget of this key cannot be charged exactly now (shared state unavailable); nothing was reserved or charged, retry shortly',
+        { headers: { 'Retry-After': '5' } },
+      );
     }
     this.opts.leases.check(network);
   }

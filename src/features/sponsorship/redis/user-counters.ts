@@ -15,7 +15,8 @@
  *
  * Failure: a hold or commit that cannot be made exactly fails closed with 503 BUDGET_UNAVAILABLE
  * (the sponsorship is refused, nothing is reserved), and the undo of its token is queued in case
- * it did land (a failed commit's undo also gives back the place its hold took). A release or refund while Redis is away is kept and sent once it is back. `read()`
+ * it did land (a failed commit's undo also gives back the place its hold took). A release or refund while Redis is away is kept and sent once it is back.
+ * `read()`
  * without Redis is a 503 as well (it answers nothing it cannot know).
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -29,7 +30,10 @@ import { DECIMAL_LUA } from './budget.js';
  * KEYS: counter, token. ARGV: maxSponsorships ('' none), maxDust ('' none), ttl ms.
  * → {1} held (now, or before with this token), {0, 'n' | 'd'} at a cap, {-1} the token was given back before.
  */
-const HOLD = registerScript('nightgateUserHold', 2, `${DECIMAL_LUA}
+const HOLD = registerScript(
+  'nightgateUserHold',
+  2,
+  `${DECIMAL_LUA}
 local state = redis.call('GET', KEYS[2])
 if state == 'r' then return {-1} end
 if state then return {1} end
@@ -40,14 +44,18 @@ redis.call('HINCRBY', KEYS[1], 'n', 1)
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('SET', KEYS[2], 'h', 'PX', ARGV[3])
 return {1}
-`);
+`,
+);
 
 /**
  * KEYS: counter, token. ARGV: fee, maxDust ('' none).
  * → 1 counted (now, or before with this token; or the window's counter is gone: it counts in none),
  *   0 over maxDust (the place is given back) or the hold was given back before.
  */
-const COMMIT = registerScript('nightgateUserCommit', 2, `${DECIMAL_LUA}
+const COMMIT = registerScript(
+  'nightgateUserCommit',
+  2,
+  `${DECIMAL_LUA}
 local state = redis.call('GET', KEYS[2])
 if not state then return 1 end
 if state == 'r' then return 0 end
@@ -62,13 +70,17 @@ end
 redis.call('HSET', KEYS[1], 'd', after)
 redis.call('SET', KEYS[2], 'c' .. ARGV[1], 'KEEPTTL')
 return 1
-`);
+`,
+);
 
 /**
  * KEYS: counter, token. ARGV: tombstone ttl ms. Undoes what the token did (its place, and its
  * committed fee), once; a token Redis never saw is left as a tombstone. → 1 undone now, 0 nothing to undo.
  */
-const UNDO = registerScript('nightgateUserUndo', 2, `${DECIMAL_LUA}
+const UNDO = registerScript(
+  'nightgateUserUndo',
+  2,
+  `${DECIMAL_LUA}
 local state = redis.call('GET', KEYS[2])
 if state == 'r' then return 0 end
 local undone = 0
@@ -81,13 +93,17 @@ if state and redis.call('EXISTS', KEYS[1]) == 1 then
 end
 redis.call('SET', KEYS[2], 'r', 'PX', ARGV[1])
 return undone
-`);
+`,
+);
 
 /**
  * The hash-tagged part of a user's keys: any key id and user string (a hash of both, so a brace,
  * a colon or a very long user id cannot change the key's shape; the user's id is not stored).
  */
-const tagOf = (keyId: string, user: string): string => createHash('sha256').update(JSON.stringify([keyId, user])).digest('base64url');
+const tagOf = (keyId: string, user: string): string =>
+  createHash('sha256')
+    .update(JSON.stringify([keyId, user]))
+    .digest('base64url');
 
 /** The counter of `user` under `keyId` in the window starting at `windowStart` (without KEY_PREFIX, which `run` adds). */
 export const userCounterKey = (keyId: string, user: string, windowStart: number): string => `peruser:{${tagOf(keyId, user)}}:${windowStart}`;
@@ -113,7 +129,11 @@ export class RedisUserCounters implements UserCounterStore {
     const keys = [userCounterKey(keyId, user, windowStart), userTokenKey(keyId, user, token)];
     // Kept a window after its window ends (a late commit or undo still finds it).
     const ttl = windowStart + windowMs - now + windowMs;
-    const args = [limits.maxSponsorships === undefined ? '' : String(limits.maxSponsorships), limits.maxDust === undefined ? '' : limits.maxDust.toString(), ttl];
+    const args = [
+      limits.maxSponsorships === undefined ? '' : String(limits.maxSponsorships),
+      limits.maxDust === undefined ? '' : limits.maxDust.toString(),
+      ttl,
+    ];
     let last: unknown;
     let sent = false;
     for (let i = 0; i < (this.opts.attempts ?? 3); i++) {
@@ -164,7 +184,10 @@ export class RedisUserCounters implements UserCounterStore {
 
   async read(keyId: string, user: string, windowMs: number, now: number): Promise<{ count: number; dust: bigint }> {
     try {
-      const [n, d] = (await this.redis.command(['HMGET', KEY_PREFIX + userCounterKey(keyId, user, windowStartOf(now, windowMs)), 'n', 'd'])) as [unknown, unknown];
+      const [n, d] = (await this.redis.command(['HMGET', KEY_PREFIX + userCounterKey(keyId, user, windowStartOf(now, windowMs)), 'n', 'd'])) as [
+        unknown,
+        unknown,
+      ];
       return { count: n == null ? 0 : Number(n), dust: d == null ? 0n : BigInt(String(d)) };
     } catch (err) {
       throw this.unavailable(err, 'the per-user counters of this key cannot be read now (shared state unavailable); retry shortly', false);

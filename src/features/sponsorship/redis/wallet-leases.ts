@@ -23,18 +23,26 @@ import { nightSecretOf, type WalletKeys } from '../../../infra/ledger/index.js';
 import { registerScript, type RedisState } from '../../../infra/state/redis.js';
 
 /** KEYS: lease. ARGV: instance id, ttl ms. → '' when held by us now (taken or renewed), else the holder's id. */
-const TAKE = registerScript('nightgateLeaseTake', 1, `
+const TAKE = registerScript(
+  'nightgateLeaseTake',
+  1,
+  `
 local h = redis.call('GET', KEYS[1])
 if h and h ~= ARGV[1] then return h end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return ''
-`);
+`,
+);
 
 /** KEYS: lease. ARGV: instance id. Deletes it only if it is ours. */
-const GIVE_BACK = registerScript('nightgateLeaseRelease', 1, `
+const GIVE_BACK = registerScript(
+  'nightgateLeaseRelease',
+  1,
+  `
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1
-`);
+`,
+);
 
 /** The public id of a wallet (`WalletKeys`): its NIGHT key's x-only public key, hex. */
 export function walletId(wallet: WalletKeys): string {
@@ -95,7 +103,14 @@ export class WalletLeases {
         const l = taken[0]!;
         await this.release();
         throw new WalletLeaseError(
-          `the DUST wallet ${l.wallet.slice(0, 16)}… of ${l.network} is in use by another live instance (${l.takenBy})${taken.length > 1 ? ` (and ${taken.length - 1} more wallet(s))` : ''}: two instances must never share a wallet, or they spend the same DUST UTXOs. Give each instance its own wallets: its own NIGHTGATE_DUST_WALLET_ACCOUNT on one mnemonic (docs/scale-out.md), or stop the other instance; its lease expires ${Math.round(this.opts.ttlMs / 1000)} s after it stops renewing it`,
+          `the DUST wallet ${l.wallet.slice(0, 16)}… of ${l.network}` +
+            ` is in use by another live instance (${l.takenBy}` +
+            `)${
+              taken.length > 1 ? ` (and ${taken.length - 1}` + ` more wallet(s))` : ''
+            }: two instances must never share a wallet, or they spend the same DUST UTXOs. Give each instance its own wallets: its ` +
+            `own NIGHTGATE_DUST_WALLET_ACCOUNT on one mnemonic (docs/scale-out.md), or stop the other instance; ` +
+            `its lease expires ${Math.round(this.opts.ttlMs / 1000)}` +
+            ` s after it stops renewing it`,
         );
       }
       this.log.info({ wallets: this.leases.map((l) => ({ network: l.network, wallet: l.wallet })), ttlMs: this.opts.ttlMs }, 'wallet leases taken');
@@ -116,12 +131,17 @@ export class WalletLeases {
         try {
           const holder = String(await this.opts.redis.run(TAKE, [l.key], [this.opts.redis.instanceId, this.opts.ttlMs]));
           if (holder === '') {
-            if (l.renewedAt !== 0 && this.lapsed(l)) this.log.info({ network: l.network, wallet: l.wallet }, 'wallet lease taken again after it lapsed (nobody else took it): sponsorship resumes');
+            if (l.renewedAt !== 0 && this.lapsed(l))
+              this.log.info({ network: l.network, wallet: l.wallet }, 'wallet lease taken again after it lapsed (nobody else took it): sponsorship resumes');
             l.renewedAt = this.opts.clock.now();
             this.reported.delete(l.network);
           } else {
             l.takenBy = holder;
-            if (l.renewedAt !== 0) this.log.error({ network: l.network, wallet: l.wallet, holder }, 'wallet lease lost: another instance holds this DUST wallet now; sponsorship on this network stops (503 WALLET_LEASE_LOST)');
+            if (l.renewedAt !== 0)
+              this.log.error(
+                { network: l.network, wallet: l.wallet, holder },
+                'wallet lease lost: another instance holds this DUST wallet now; sponsorship on this network stops (503 WALLET_LEASE_LOST)',
+              );
           }
         } catch {
           // Not renewed this round; `check` refuses once the lease may have expired.
@@ -139,7 +159,10 @@ export class WalletLeases {
     for (const l of this.leases) {
       if (l.takenBy === undefined && l.renewedAt !== 0 && this.lapsed(l) && !this.reported.has(l.network)) {
         this.reported.add(l.network);
-        this.log.error({ network: l.network, wallet: l.wallet, lastRenewedMsAgo: this.opts.clock.now() - l.renewedAt }, 'wallet lease expired (not renewed in time): sponsorship on this network stops (503 WALLET_LEASE_LOST) until it is taken again');
+        this.log.error(
+          { network: l.network, wallet: l.wallet, lastRenewedMsAgo: this.opts.clock.now() - l.renewedAt },
+          'wallet lease expired (not renewed in time): sponsorship on this network stops (503 WALLET_LEASE_LOST) until it is taken again',
+        );
       }
     }
   }
@@ -148,13 +171,28 @@ export class WalletLeases {
   check(network: string): void {
     for (const l of this.leases) {
       if (l.network !== network) continue;
-      if (l.takenBy !== undefined) throw new GatewayError('WALLET_LEASE_LOST', `another instance (${l.takenBy}) holds the lease on a DUST wallet of ${network}; this instance no longer sponsors there`, { headers: { 'Retry-After': '30' } });
-      if (l.renewedAt === 0 || this.lapsed(l)) throw new GatewayError('WALLET_LEASE_LOST', `the lease on a DUST wallet of ${network} is not held now (not yet taken, or not renewed in time); retry shortly`, { headers: { 'Retry-After': '5' } });
+      if (l.takenBy !== undefined)
+        throw new GatewayError(
+          'WALLET_LEASE_LOST',
+          `another instance (${l.takenBy}) holds the lease on a DUST wallet of ${network}; this instance no longer sponsors there`,
+          { headers: { 'Retry-After': '30' } },
+        );
+      if (l.renewedAt === 0 || this.lapsed(l))
+        throw new GatewayError(
+          'WALLET_LEASE_LOST',
+          `the lease on a DUST wallet of ${network} is not held now (not yet taken, or not renewed in time); retry shortly`,
+          { headers: { 'Retry-After': '5' } },
+        );
     }
   }
 
   status(): Array<{ network: string; wallet: string; held: boolean; takenBy: string | null }> {
-    return this.leases.map((l) => ({ network: l.network, wallet: l.wallet, held: l.takenBy === undefined && l.renewedAt !== 0 && !this.lapsed(l), takenBy: l.takenBy ?? null }));
+    return this.leases.map((l) => ({
+      network: l.network,
+      wallet: l.wallet,
+      held: l.takenBy === undefined && l.renewedAt !== 0 && !this.lapsed(l),
+      takenBy: l.takenBy ?? null,
+    }));
   }
 
   /** Gives back every lease we hold (shutdown). */

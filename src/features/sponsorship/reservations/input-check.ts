@@ -75,7 +75,12 @@ function unshieldedBech32(hexAddress: string, networkId: string): string {
 }
 
 type Event =
-  | { __typename: 'UnshieldedTransaction'; transaction?: { protocolVersion?: number }; createdUtxos: Array<{ tokenType: string; value: string; intentHash: string; outputIndex: number; ctime?: number; registeredForDustGeneration?: boolean }>; spentUtxos: Array<{ intentHash: string; outputIndex: number }> }
+  | {
+      __typename: 'UnshieldedTransaction';
+      transaction?: { protocolVersion?: number };
+      createdUtxos: Array<{ tokenType: string; value: string; intentHash: string; outputIndex: number; ctime?: number; registeredForDustGeneration?: boolean }>;
+      spentUtxos: Array<{ intentHash: string; outputIndex: number }>;
+    }
   | { __typename: 'UnshieldedTransactionsProgress'; highestTransactionId: number };
 
 /**
@@ -99,33 +104,40 @@ function readOn(conn: GraphqlWsConnection, own: boolean, address: string, timeou
       resolve(Object.assign(unspent, { spentIn }));
     };
     const timer = setTimeout(() => finish(new GatewayError('INDEXER_TIMEOUT', `the UTXOs of ${address} were not read within ${timeoutMs} ms`)), timeoutMs);
-    const stop = conn.subscribe(UNSPENT_UTXOS, { address }, {
-      next: (data) => {
-        const event = data['unshieldedTransactions'] as Event | undefined;
-        if (!event) return;
-        if (event.__typename === 'UnshieldedTransactionsProgress') return finish(undefined);
-        const version = event.transaction?.protocolVersion;
-        if (typeof version !== 'number') return finish(new GatewayError('INDEXER_BAD_RESPONSE', 'the indexer sent an unshielded transaction without its protocol version'));
-        const era = eraOfProtocolVersion(version);
-        for (const u of event.createdUtxos) {
-          unspent.set(utxoId(u.intentHash, u.outputIndex), {
-            tokenType: u.tokenType.toLowerCase(), value: u.value, era,
-            ...(typeof u.ctime === 'number' ? { ctime: u.ctime } : {}),
-            ...(typeof u.registeredForDustGeneration === 'boolean' ? { registered: u.registeredForDustGeneration } : {}),
-          });
-        }
-        for (const u of event.spentUtxos) {
-          const id = utxoId(u.intentHash, u.outputIndex);
-          spent.add(id);
-          const made = unspent.get(id)?.era;
-          if (made !== undefined && made < era) spentIn.set(id, era);
-        }
+    const stop = conn.subscribe(
+      UNSPENT_UTXOS,
+      { address },
+      {
+        next: (data) => {
+          const event = data['unshieldedTransactions'] as Event | undefined;
+          if (!event) return;
+          if (event.__typename === 'UnshieldedTransactionsProgress') return finish(undefined);
+          const version = event.transaction?.protocolVersion;
+          if (typeof version !== 'number')
+            return finish(new GatewayError('INDEXER_BAD_RESPONSE', 'the indexer sent an unshielded transaction without its protocol version'));
+          const era = eraOfProtocolVersion(version);
+          for (const u of event.createdUtxos) {
+            unspent.set(utxoId(u.intentHash, u.outputIndex), {
+              tokenType: u.tokenType.toLowerCase(),
+              value: u.value,
+              era,
+              ...(typeof u.ctime === 'number' ? { ctime: u.ctime } : {}),
+              ...(typeof u.registeredForDustGeneration === 'boolean' ? { registered: u.registeredForDustGeneration } : {}),
+            });
+          }
+          for (const u of event.spentUtxos) {
+            const id = utxoId(u.intentHash, u.outputIndex);
+            spent.add(id);
+            const made = unspent.get(id)?.era;
+            if (made !== undefined && made < era) spentIn.set(id, era);
+          }
+        },
+        error: (err) => finish(err),
+        // Only the progress marker says the history is whole: a subscription that ends before it
+        // answered part of it, and an input missing from a part is not known to be spent.
+        complete: () => finish(new GatewayError('INDEXER_BAD_RESPONSE', `the indexer ended the history of ${address} before its progress marker`)),
       },
-      error: (err) => finish(err),
-      // Only the progress marker says the history is whole: a subscription that ends before it
-      // answered part of it, and an input missing from a part is not known to be spent.
-      complete: () => finish(new GatewayError('INDEXER_BAD_RESPONSE', `the indexer ended the history of ${address} before its progress marker`)),
-    });
+    );
   });
 }
 
@@ -144,7 +156,12 @@ export class UnspentUtxoReader {
   private reading = 0;
   private idle: NodeJS.Timeout | undefined;
 
-  constructor(private readonly wsUrl: string, private readonly timeoutMs: number, private readonly idleMs = 60_000, private readonly credentials?: UpstreamCredentials) {}
+  constructor(
+    private readonly wsUrl: string,
+    private readonly timeoutMs: number,
+    private readonly idleMs = 60_000,
+    private readonly credentials?: UpstreamCredentials,
+  ) {}
 
   async read(address: string): Promise<UnspentSet> {
     clearTimeout(this.idle);
@@ -217,7 +234,8 @@ export class InputChecker {
   async check(network: string, era: Era, inputs: readonly UnshieldedInput[]): Promise<void> {
     if (inputs.length === 0) return;
     const networkId = this.opts.networkIdOf(network);
-    if (networkId === undefined) throw new GatewayError('INPUTS_UNCHECKED', `no indexer to check inputs against on ${network}`, { headers: { 'Retry-After': RETRY_AFTER_S } });
+    if (networkId === undefined)
+      throw new GatewayError('INPUTS_UNCHECKED', `no indexer to check inputs against on ${network}`, { headers: { 'Retry-After': RETRY_AFTER_S } });
     const asked = this.opts.clock.now();
     const byOwner = new Map<string, UnshieldedInput[]>();
     for (const input of inputs) {
@@ -225,30 +243,32 @@ export class InputChecker {
       list.push(input);
       byOwner.set(input.owner, list);
     }
-    await Promise.all([...byOwner].map(async ([owner, mine]) => {
-      const address = unshieldedBech32(owner, networkId);
-      const key = `${network}|${address}`;
-      let read = this.cached(key, asked) ?? (await this.read(key, network, address));
-      let missing = mine.find((i) => !read.utxos.has(utxoId(i.intentHash, i.outputNo)));
-      // A read that began before this request may predate the UTXO: not found there, read again.
-      if (missing && read.startedAt < asked) {
-        read = await this.freshRead(key, network, address, asked);
-        missing = mine.find((i) => !read.utxos.has(utxoId(i.intentHash, i.outputNo)));
-      }
-      if (missing) {
-        // Spent by a transaction of a newer era: the chain left this request's era (the old era's
-        // UTXOs go with it) before the wallets' sync said so. That is the switch, not a bad input.
-        const spentIn = read.utxos.spentIn?.get(utxoId(missing.intentHash, missing.outputNo));
-        if (spentIn !== undefined && spentIn > era) throw eraChanged(era, spentIn);
-        throw refused(missing, `which is not an unspent output of its signer ${address} on ${network} (spent, never created, or another key's)`);
-      }
-      for (const input of mine) {
-        const utxo = read.utxos.get(utxoId(input.intentHash, input.outputNo))!;
-        if (utxo.era !== era) throw refused(input, `an output made in ledger ${utxo.era}, gone since ${network} runs ledger ${era}`);
-        if (utxo.tokenType !== input.type.toLowerCase()) throw refused(input, `whose token type is ${utxo.tokenType}, not ${input.type}`);
-        if (utxo.value !== input.value) throw refused(input, `which holds ${utxo.value}, not ${input.value}`);
-      }
-    }));
+    await Promise.all(
+      [...byOwner].map(async ([owner, mine]) => {
+        const address = unshieldedBech32(owner, networkId);
+        const key = `${network}|${address}`;
+        let read = this.cached(key, asked) ?? (await this.read(key, network, address));
+        let missing = mine.find((i) => !read.utxos.has(utxoId(i.intentHash, i.outputNo)));
+        // A read that began before this request may predate the UTXO: not found there, read again.
+        if (missing && read.startedAt < asked) {
+          read = await this.freshRead(key, network, address, asked);
+          missing = mine.find((i) => !read.utxos.has(utxoId(i.intentHash, i.outputNo)));
+        }
+        if (missing) {
+          // Spent by a transaction of a newer era: the chain left this request's era (the old era's
+          // UTXOs go with it) before the wallets' sync said so. That is the switch, not a bad input.
+          const spentIn = read.utxos.spentIn?.get(utxoId(missing.intentHash, missing.outputNo));
+          if (spentIn !== undefined && spentIn > era) throw eraChanged(era, spentIn);
+          throw refused(missing, `which is not an unspent output of its signer ${address} on ${network} (spent, never created, or another key's)`);
+        }
+        for (const input of mine) {
+          const utxo = read.utxos.get(utxoId(input.intentHash, input.outputNo))!;
+          if (utxo.era !== era) throw refused(input, `an output made in ledger ${utxo.era}, gone since ${network} runs ledger ${era}`);
+          if (utxo.tokenType !== input.type.toLowerCase()) throw refused(input, `whose token type is ${utxo.tokenType}, not ${input.type}`);
+          if (utxo.value !== input.value) throw refused(input, `which holds ${utxo.value}, not ${input.value}`);
+        }
+      }),
+    );
   }
 
   /** Forgets what was read of `owner`'s UTXOs on `network` (one of them was just spent): the next check reads the chain. */
@@ -314,7 +334,11 @@ export class InputChecker {
       },
       (err: unknown) => {
         const reason = isGatewayError(err) ? err.message : err instanceof Error ? err.message : String(err);
-        throw new GatewayError('INPUTS_UNCHECKED', `the indexer of ${network} could not be asked whether the transaction's inputs are unspent (${reason}); nothing was reserved`, { headers: { 'Retry-After': RETRY_AFTER_S } });
+        throw new GatewayError(
+          'INPUTS_UNCHECKED',
+          `the indexer of ${network} could not be asked whether the transaction's inputs are unspent (${reason}); nothing was reserved`,
+          { headers: { 'Retry-After': RETRY_AFTER_S } },
+        );
       },
     );
     const entry = { startedAt, promise: flight };
@@ -328,5 +352,8 @@ export class InputChecker {
 }
 
 function refused(input: UnshieldedInput, why: string): GatewayError {
-  return new GatewayError('TRANSACTION_REJECTED', `the transaction spends input ${input.intentHash}#${input.outputNo}, ${why}: it can never land, so nothing is reserved for it`);
+  return new GatewayError(
+    'TRANSACTION_REJECTED',
+    `the transaction spends input ${input.intentHash}#${input.outputNo}, ${why}: it can never land, so nothing is reserved for it`,
+  );
 }

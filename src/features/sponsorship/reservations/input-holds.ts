@@ -67,7 +67,11 @@ export class InputHolds {
    * `ended`: told the owners of the inputs of an answer whose reservation ended (its transaction
    * may have spent them: what was read of them is stale).
    */
-  constructor(private readonly clock: Clock, private readonly shared?: SharedInputHolds, private readonly ended?: (network: string, owners: readonly string[]) => void) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly shared?: SharedInputHolds,
+    private readonly ended?: (network: string, owners: readonly string[]) => void,
+  ) {}
 
   /** Inputs held now (tests, status). */
   get size(): number {
@@ -152,7 +156,13 @@ export class InputHolds {
 
 function held(network: string, id: string, until: number, now: number): GatewayError {
   const retryS = Math.max(1, Math.ceil((until - now) / 1000));
-  return new GatewayError('INPUT_HELD', `the transaction spends input ${id} on ${network}, which another sponsored transaction spends; that one holds it until it lands or its answer expires (at the latest ${new Date(until).toISOString()}); nothing was reserved`, {
-    headers: { 'Retry-After': String(retryS) },
-  });
+  return new GatewayError(
+    'INPUT_HELD',
+    `the transaction spends input ${id} on ${network}, which another sponsored transaction spends; ` +
+      `that one holds it until it lands or its answer expires (at the latest ${new Date(until).toISOString()}` +
+      `); nothing was reserved`,
+    {
+      headers: { 'Retry-After': String(retryS) },
+    },
+  );
 }

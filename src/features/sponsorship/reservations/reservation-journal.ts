@@ -63,7 +63,11 @@ export class ReservationJournal {
   private writeErrors = 0;
   private readonly compactSlack: number;
 
-  private constructor(private readonly opts: JournalOptions, path: string, live: JournalEntry[]) {
+  private constructor(
+    private readonly opts: JournalOptions,
+    path: string,
+    live: JournalEntry[],
+  ) {
     this.path = path;
     this.live = live;
     this.compactSlack = opts.compactSlack ?? 1_024;
@@ -124,7 +128,10 @@ export class ReservationJournal {
       writeSync(this.fd, formatLine(entry));
     } catch (err) {
       this.writeErrors++;
-      this.opts.logger.error({ err, path: this.path, network: entry.network }, 'could not write the DUST reservation journal; this reservation would not survive a restart');
+      this.opts.logger.error(
+        { err, path: this.path, network: entry.network },
+        'could not write the DUST reservation journal; this reservation would not survive a restart',
+      );
       return false;
     }
     if (++this.linesSinceCompaction >= Math.max(this.compactSlack, this.linesAtCompaction)) this.compact();

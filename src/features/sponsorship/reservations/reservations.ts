@@ -58,9 +58,7 @@ export function feeIntentTtl(reservedAtMs: number, reservationTtlMs: number, saf
     throw new RangeError(`safetyMarginMs must be a positive number, got ${safetyMarginMs}`);
   }
   if (!Number.isFinite(reservationTtlMs) || reservationTtlMs <= safetyMarginMs + LEDGER_TTL_RESOLUTION_MS) {
-    throw new RangeError(
-      `reservationTtlMs (${reservationTtlMs}) must exceed safetyMarginMs (${safetyMarginMs}) by more than ${LEDGER_TTL_RESOLUTION_MS} ms`,
-    );
+    throw new RangeError(`reservationTtlMs (${reservationTtlMs}) must exceed safetyMarginMs (${safetyMarginMs}) by more than ${LEDGER_TTL_RESOLUTION_MS} ms`);
   }
   // A shorter life (`dust.feeTtlMs`) means fewer blocks of price rise for the fee to cover.
   const latest = Math.min(reclaimAt(reservedAtMs, reservationTtlMs) - safetyMarginMs, reservedAtMs + lifeMs);

@@ -41,6 +41,7 @@ export class TaskDeadlines {
 
   private release(net: SponsoredNetwork, deadline: number): void {
     const released = net.table.releaseWithDeadline(deadline);
-    if (released > 0) this.logger.warn({ network: net.name, released, deadline }, 'released a DUST reservation its task never recorded (its worker thread ended in between)');
+    if (released > 0)
+      this.logger.warn({ network: net.name, released, deadline }, 'released a DUST reservation its task never recorded (its worker thread ended in between)');
   }
 }

@@ -9,15 +9,25 @@ import { readUnspentUtxos } from '../reservations/input-check.js';
 import type { NightUtxo } from '../common/pool-task.js';
 import type { UpstreamCredentials } from '../../../core/config/index.js';
 
-export async function readNightUtxos(wsUrl: string, address: string, nightToken: string, timeoutMs: number, credentials?: UpstreamCredentials): Promise<NightUtxo[]> {
+export async function readNightUtxos(
+  wsUrl: string,
+  address: string,
+  nightToken: string,
+  timeoutMs: number,
+  credentials?: UpstreamCredentials,
+): Promise<NightUtxo[]> {
   const unspent = await readUnspentUtxos(wsUrl, address, timeoutMs, credentials);
   const night = nightToken.toLowerCase();
-  return [...unspent].filter(([, u]) => u.tokenType === night).map(([id, u]) => {
-    const at = id.lastIndexOf('#');
-    return {
-      value: u.value, intentHash: id.slice(0, at), outputIndex: Number(id.slice(at + 1)),
-      ...(u.ctime === undefined ? {} : { ctime: u.ctime }),
-      ...(u.registered === undefined ? {} : { registered: u.registered }),
-    };
-  });
+  return [...unspent]
+    .filter(([, u]) => u.tokenType === night)
+    .map(([id, u]) => {
+      const at = id.lastIndexOf('#');
+      return {
+        value: u.value,
+        intentHash: id.slice(0, at),
+        outputIndex: Number(id.slice(at + 1)),
+        ...(u.ctime === undefined ? {} : { ctime: u.ctime }),
+        ...(u.registered === undefined ? {} : { registered: u.registered }),
+      };
+    });
 }

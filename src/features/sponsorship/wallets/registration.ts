@@ -68,7 +68,11 @@ export async function buildRegistration(args: RegistrationArgs): Promise<Registr
   const params = L.LedgerParameters.deserialize(args.ledgerParameters);
   const dustParams = params.dust;
   const time = new Date(Math.floor(args.now / 1000) * 1000);
-  const allowance = args.utxos.reduce((sum, u) => sum + L.updatedValue(new Date(u.ctime * 1000), 0n, { value: BigInt(u.value), owner: dustPk, nonce: '0'.repeat(64), dtime: undefined }, time, dustParams), 0n);
+  const allowance = args.utxos.reduce(
+    (sum, u) =>
+      sum + L.updatedValue(new Date(u.ctime * 1000), 0n, { value: BigInt(u.value), owner: dustPk, nonce: '0'.repeat(64), dtime: undefined }, time, dustParams),
+    0n,
+  );
   const costModel = params.transactionCostModel;
   const runtime = costModel.runtimeCostModel;
   try {
@@ -79,7 +83,12 @@ export async function buildRegistration(args: RegistrationArgs): Promise<Registr
       try {
         fee = proven.feesWithMargin(params, FEE_MARGIN_BLOCKS);
         if (fee > allowance) {
-          throw new GatewayError('INVALID_PARAMETER', `the NIGHT to register has generated ${allowance} SPECK of DUST allowance since it arrived, and the registration's fee is ${fee} SPECK: wait until it has generated more (more NIGHT generates it faster), then register again`);
+          throw new GatewayError(
+            'INVALID_PARAMETER',
+            `the NIGHT to register has generated ${allowance}` +
+              ` SPECK of DUST allowance since it arrived, and the registration's fee is ${fee}` +
+              ` SPECK: wait until it has generated more (more NIGHT generates it faster), then register again`,
+          );
         }
         const bound = proven.bind();
         const tx = bound.serialize();
@@ -122,7 +131,11 @@ function assemble(L: ReturnType<typeof ledger>, args: RegistrationArgs, k: Keys)
   const signedOffer = signed?.guaranteedUnshieldedOffer;
   if (!intents || !signed || !signedOffer) throw new GatewayError('INTERNAL', 'the registration lost its intent');
   const signature = L.signData(k.sk, signed.signatureData(SEGMENT));
-  const withSignatures = signOffer(args.era, signedOffer, args.utxos.map(() => signature));
+  const withSignatures = signOffer(
+    args.era,
+    signedOffer,
+    args.utxos.map(() => signature),
+  );
   signed.guaranteedUnshieldedOffer = withSignatures;
   const enabled = new L.SignatureEnabled(signature);
   const registration = new L.DustRegistration<L.SignatureEnabled>('signature', k.vk, k.dustPk, k.allowance, enabled);

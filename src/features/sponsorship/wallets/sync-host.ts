@@ -49,9 +49,11 @@ export class DustSyncHost {
       const previous = this.statuses.get(m.status.network);
       this.statuses.set(m.status.network, m.status);
       this.failures.delete(m.status.network);
-      if (previous?.phase !== m.status.phase) this.log.info({ network: m.status.network, phase: m.status.phase, eventId: m.status.eventId, maxId: m.status.maxId }, 'DUST wallet sync');
+      if (previous?.phase !== m.status.phase)
+        this.log.info({ network: m.status.network, phase: m.status.phase, eventId: m.status.eventId, maxId: m.status.maxId }, 'DUST wallet sync');
       // Each error once, when it appears, not at every status that still carries it.
-      if (m.status.lastError !== undefined && m.status.lastError !== previous?.lastError) this.log.warn({ network: m.status.network, phase: m.status.phase, err: m.status.lastError }, 'DUST wallet sync error');
+      if (m.status.lastError !== undefined && m.status.lastError !== previous?.lastError)
+        this.log.warn({ network: m.status.network, phase: m.status.phase, err: m.status.lastError }, 'DUST wallet sync error');
       if (m.status.phase === 'synced') this.restartDelay = RESTART_MIN_MS;
       for (const l of this.listeners) l(m.status);
     } else {

@@ -58,8 +58,6 @@ export interface SyncThreadData {
   networks: NetworkSyncInit[];
 }
 
-export type FromSyncThread =
-  | { type: 'status'; status: SyncStatus }
-  | { type: 'failed'; network: string; error: string };
+export type FromSyncThread = { type: 'status'; status: SyncStatus } | { type: 'failed'; network: string; error: string };
 
 export type ToSyncThread = { type: 'close' };

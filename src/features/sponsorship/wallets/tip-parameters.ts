@@ -36,7 +36,12 @@ export class TipParameters {
     private readonly init: Pick<NetworkSyncInit, 'network' | 'graphqlUrl' | 'timeoutMs' | 'blockTimeMs'> & Partial<Pick<NetworkSyncInit, 'credentials'>>,
     private readonly now: () => number,
   ) {
-    this.http = new GraphqlHttpClient(init.graphqlUrl, { timeoutMs: init.timeoutMs, maxResponseBytes: 16 * 1024 * 1024, connections: 2, ...(init.credentials ? { headers: init.credentials.headers } : {}) });
+    this.http = new GraphqlHttpClient(init.graphqlUrl, {
+      timeoutMs: init.timeoutMs,
+      maxResponseBytes: 16 * 1024 * 1024,
+      connections: 2,
+      ...(init.credentials ? { headers: init.credentials.headers } : {}),
+    });
   }
 
   /**

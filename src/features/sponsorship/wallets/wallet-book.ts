@@ -78,14 +78,26 @@ export class WalletBook {
 
   private async read(era: Era, now: number): Promise<void> {
     const { net } = this.opts;
-    this.addresses ??= await this.opts.pool.run('poolAddresses', { args: { era, networkId: net.networkId, seeds: [...net.seeds] } }, { signal: this.abort.signal, work: 'deriving the server wallets\' addresses' });
+    this.addresses ??= await this.opts.pool.run(
+      'poolAddresses',
+      { args: { era, networkId: net.networkId, seeds: [...net.seeds] } },
+      { signal: this.abort.signal, work: "deriving the server wallets' addresses" },
+    );
     const { nightToken, wallets } = this.addresses;
     const out: WalletHolding[] = [];
     for (const [index, a] of wallets.entries()) {
       const utxos = await readNightUtxos(this.opts.indexerWsUrl, a.bech32, nightToken, this.opts.timeoutMs, this.opts.credentials);
       const night = utxos.reduce((s, u) => s + BigInt(u.value), 0n);
       const registered = utxos.filter((u) => u.registered === true).length;
-      out.push({ index, address: a.bech32, dustAddress: a.dust, night: night.toString(), nightUtxos: utxos.length, registered: registered > 0, idleNightUtxos: utxos.length - registered });
+      out.push({
+        index,
+        address: a.bech32,
+        dustAddress: a.dust,
+        night: night.toString(),
+        nightUtxos: utxos.length,
+        registered: registered > 0,
+        idleNightUtxos: utxos.length - registered,
+      });
     }
     this.book = { at: now, wallets: out, error: null };
   }

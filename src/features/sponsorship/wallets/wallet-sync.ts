@@ -191,7 +191,14 @@ export class NetworkDustSync {
     for (const w of this.wallets) chainTime = Math.max(chainTime, w.state.syncTime.getTime());
     tip.chainTime = Math.min(chainTime, this.now());
     this.snapshot.publish(
-      encodeWalletState({ era: this.era!, chainTime: tip.chainTime, params: tip.paramsBytes!, paramsAt: tip.paramsAt, wallets: this.wallets.map((w) => w.state.serialize()), eventId: this.eventId }),
+      encodeWalletState({
+        era: this.era!,
+        chainTime: tip.chainTime,
+        params: tip.paramsBytes!,
+        paramsAt: tip.paramsAt,
+        wallets: this.wallets.map((w) => w.state.serialize()),
+        eventId: this.eventId,
+      }),
     );
   }
 
@@ -292,7 +299,11 @@ export class NetworkDustSync {
 
   status(): SyncStatus {
     const date = new Date(this.now());
-    const wallets = this.wallets.map((w, index) => ({ index, balance: this.tip.dustParams ? w.state.walletBalance(date).toString() : '0', utxos: w.state.utxos.length }));
+    const wallets = this.wallets.map((w, index) => ({
+      index,
+      balance: this.tip.dustParams ? w.state.walletBalance(date).toString() : '0',
+      utxos: w.state.utxos.length,
+    }));
     return {
       network: this.init.network,
       phase: this.phase,

@@ -118,7 +118,9 @@ export function admit(era: Era, tx: AnyTx, unproven: boolean, networkId: string,
   }
   if (!effect) throw rejected('the transaction has no effect (no offer, contract action or DUST registration): there is nothing to sponsor');
   if (earliestTtl < now + minLifeMs) {
-    throw rejected(`an intent of the transaction expires at ${new Date(earliestTtl).toISOString()}, too soon to land (it needs at least ${Math.ceil(minLifeMs / 1000)} s)`);
+    throw rejected(
+      `an intent of the transaction expires at ${new Date(earliestTtl).toISOString()}, too soon to land (it needs at least ${Math.ceil(minLifeMs / 1000)} s)`,
+    );
   }
   return { earliestTtl, inputs };
 }

@@ -69,7 +69,17 @@ export function feeTtlOf(args: SponsorArgs): Date {
  * part costs on the network, the fee is estimated on the mock-proven merged transaction until it
  * covers it; otherwise from the learned cost, at least `floor`.
  */
-export function buildFee(user: AnyTx, args: SponsorArgs, snapshotBuffer: SharedArrayBuffer, replica: WalletReplica, pricedAt: number, table: DustAllocatorTable, holder: Holder | undefined, measure: boolean, floor: bigint): Built {
+export function buildFee(
+  user: AnyTx,
+  args: SponsorArgs,
+  snapshotBuffer: SharedArrayBuffer,
+  replica: WalletReplica,
+  pricedAt: number,
+  table: DustAllocatorTable,
+  holder: Holder | undefined,
+  measure: boolean,
+  floor: bigint,
+): Built {
   const networkId = args.networkId;
   const L = ledger(args.era);
   const reclaimAt = args.reclaimAt ?? reclaimTime(args.now, args.reservationTtlMs);
@@ -211,9 +221,13 @@ function overLimitOrStuck(fee: bigint, limit: bigint, args: SponsorArgs): Gatewa
     // Fee prices move every block with its fullness: the same transaction may fit the cap a few
     // blocks later, so say when it is worth asking again.
     if (fee > cap) {
-      return new GatewayError('FEE_CAP_EXCEEDED', `fee ${fee} SPECK (at the tip's prices, covering the blocks until expiresAt) exceeds the per-transaction cap of ${cap} SPECK`, {
-        headers: { 'Retry-After': String(Math.max(1, Math.ceil(args.blockTimeMs / 1000))) },
-      });
+      return new GatewayError(
+        'FEE_CAP_EXCEEDED',
+        `fee ${fee} SPECK (at the tip's prices, covering the blocks until expiresAt) exceeds the per-transaction cap of ${cap} SPECK`,
+        {
+          headers: { 'Retry-After': String(Math.max(1, Math.ceil(args.blockTimeMs / 1000))) },
+        },
+      );
     }
     // Budget windows are fixed: what is spent comes back whole when the window ends.
     const retryAfterS = args.budgetResetAt === undefined ? UNKNOWN_BUDGET_RESET_S : secondsUntil(args.budgetResetAt, args.now);
@@ -222,5 +236,7 @@ function overLimitOrStuck(fee: bigint, limit: bigint, args: SponsorArgs): Gatewa
     });
   }
   // The pool or the prices moved under every round: transient, nothing is left reserved.
-  return new GatewayError('FEE_UNSETTLED', `the fee did not settle in ${MAX_FEE_ROUNDS} rounds; retry after the next block`, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(args.blockTimeMs / 1000))) } });
+  return new GatewayError('FEE_UNSETTLED', `the fee did not settle in ${MAX_FEE_ROUNDS} rounds; retry after the next block`, {
+    headers: { 'Retry-After': String(Math.max(1, Math.ceil(args.blockTimeMs / 1000))) },
+  });
 }

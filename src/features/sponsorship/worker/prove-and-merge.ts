@@ -38,7 +38,15 @@ function tracked(provider: L.ProvingProvider): { provider: L.ProvingProvider; fa
 const initialCostModels: Partial<Record<Era, L.CostModel>> = {};
 
 /** Prove (all of an unproven body, only the fee part of a proven one), bind, merge; any failure releases the reservation. */
-export async function proveAndMerge(era: Era, user: AnyTx, built: Built, kind: SponsorKind, provider: L.ProvingProvider, table: DustAllocatorTable, holder: Holder | undefined): Promise<L.FinalizedTransaction> {
+export async function proveAndMerge(
+  era: Era,
+  user: AnyTx,
+  built: Built,
+  kind: SponsorKind,
+  provider: L.ProvingProvider,
+  table: DustAllocatorTable,
+  holder: Holder | undefined,
+): Promise<L.FinalizedTransaction> {
   const proving = tracked(provider);
   try {
     const costModel = (initialCostModels[era] ??= ledger(era).CostModel.initialCostModel());

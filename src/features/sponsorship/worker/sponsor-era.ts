@@ -10,7 +10,10 @@ import { replicaOf, type WalletReplica } from './wallet-replica.js';
 import { eraName, type Era } from '../../../infra/ledger/index.js';
 
 export function eraChanged(args: Pick<SponsorArgs, 'era'>, now: Era): GatewayError {
-  return new GatewayError('LEDGER_ERA_CHANGED', `the network changed from ${eraName(args.era)} to ${eraName(now)} during this request; nothing stays reserved: rebuild the transaction for ${eraName(now)}`);
+  return new GatewayError(
+    'LEDGER_ERA_CHANGED',
+    `the network changed from ${eraName(args.era)} to ${eraName(now)} during this request; nothing stays reserved: rebuild the transaction for ${eraName(now)}`,
+  );
 }
 
 /**
@@ -23,7 +26,8 @@ export function replicaFor(args: Pick<SponsorArgs, 'era'>, snapshotBuffer: Share
   const replica = replicaOf(snapshotBuffer);
   if (!replica) throw new GatewayError('WALLET_SYNCING', undefined, { headers: { 'Retry-After': '30' } });
   if (replica.era > args.era) throw eraChanged(args, replica.era);
-  if (replica.era < args.era) throw new GatewayError('WALLET_SYNCING', `the server DUST wallets of ${eraName(args.era)} are still syncing`, { headers: { 'Retry-After': '6' } });
+  if (replica.era < args.era)
+    throw new GatewayError('WALLET_SYNCING', `the server DUST wallets of ${eraName(args.era)} are still syncing`, { headers: { 'Retry-After': '6' } });
   return replica;
 }
 

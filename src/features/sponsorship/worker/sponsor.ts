@@ -69,7 +69,14 @@ export function readForAdmission(bytes: Uint8Array, args: AdmissionArgs, snapsho
  * Task `balance`. Judges the transaction first (as `readForAdmission`) unless `args.admittedTtl`
  * says an admission task did and the main thread admitted it since.
  */
-export async function sponsor(bytes: Uint8Array, args: SponsorArgs, tableBuffer: SharedArrayBuffer, snapshotBuffer: SharedArrayBuffer, provider: L.ProvingProvider, holder?: Holder): Promise<SponsorResult> {
+export async function sponsor(
+  bytes: Uint8Array,
+  args: SponsorArgs,
+  tableBuffer: SharedArrayBuffer,
+  snapshotBuffer: SharedArrayBuffer,
+  provider: L.ProvingProvider,
+  holder?: Holder,
+): Promise<SponsorResult> {
   expectNetworkEra(args, snapshotBuffer);
   const user = deserialize(bytes, args.kind, args.era);
   try {
@@ -79,12 +86,20 @@ export async function sponsor(bytes: Uint8Array, args: SponsorArgs, tableBuffer:
   }
 }
 
-async function sponsorDeserialized(user: AnyTx, args: SponsorArgs, tableBuffer: SharedArrayBuffer, snapshotBuffer: SharedArrayBuffer, provider: L.ProvingProvider, holder: Holder | undefined): Promise<SponsorResult> {
+async function sponsorDeserialized(
+  user: AnyTx,
+  args: SponsorArgs,
+  tableBuffer: SharedArrayBuffer,
+  snapshotBuffer: SharedArrayBuffer,
+  provider: L.ProvingProvider,
+  holder: Holder | undefined,
+): Promise<SponsorResult> {
   const table = DustAllocatorTable.fromShared(tableBuffer);
   const replica = replicaFor(args, snapshotBuffer);
   // Nothing is reserved for a transaction the ledger would refuse (nor, the main thread saw to
   // that before this task, for one whose inputs are not on chain or whose key's policy refuses it).
-  const earliestTtl = args.admittedTtl ?? admit(args.era, user, args.kind === 'prove-and-balance', args.networkId, replica.params, args.now, args.blockTimeMs).earliestTtl;
+  const earliestTtl =
+    args.admittedTtl ?? admit(args.era, user, args.kind === 'prove-and-balance', args.networkId, replica.params, args.now, args.blockTimeMs).earliestTtl;
   // The fee intent's life from the queue as this task reserves, not as its request came in.
   if (args.queue) args.feeTtlMs = feeLifeAtReservation(args.queue, table.counts().reserved, args.blockTimeMs);
   let measure = false;
@@ -113,7 +128,10 @@ async function sponsorDeserialized(user: AnyTx, args: SponsorArgs, tableBuffer: 
       freeLedger(final);
       release(table, built.reservation, holder);
       learnFeePartCost(args, charged - built.userFee);
-      if (attempt >= 2) throw new GatewayError('FEE_UNSETTLED', `the fee did not settle: ${charged} SPECK charged for ${built.fee} SPECK paid; retry after the next block`, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(args.blockTimeMs / 1000))) } });
+      if (attempt >= 2)
+        throw new GatewayError('FEE_UNSETTLED', `the fee did not settle: ${charged} SPECK charged for ${built.fee} SPECK paid; retry after the next block`, {
+          headers: { 'Retry-After': String(Math.max(1, Math.ceil(args.blockTimeMs / 1000))) },
+        });
       measure = true;
       // 2 % above what the proven transaction was charged: the mock-proven estimate runs about 1 %
       // low (LEDGER.md), and without headroom a rebuild can fall short again by that much.
@@ -128,7 +146,12 @@ async function sponsorDeserialized(user: AnyTx, args: SponsorArgs, tableBuffer: 
       // The chain changed era while this was built: its DUST UTXO is gone with the old wallets.
       if (!table.isLive(built.reservation)) throw eraChanged(args, announcedEra(snapshotBuffer) ?? args.era);
       const share = blockShareOf(final, built.params);
-      answer = { tx: final.serialize(), txHash: final.transactionHash(), identifiers: final.identifiers(), ...(share === undefined ? {} : { blockShare: share }) };
+      answer = {
+        tx: final.serialize(),
+        txHash: final.transactionHash(),
+        identifiers: final.identifiers(),
+        ...(share === undefined ? {} : { blockShare: share }),
+      };
     } catch (err) {
       release(table, built.reservation, holder);
       throw err;

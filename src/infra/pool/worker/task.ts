@@ -19,7 +19,13 @@ export function defineTask<K extends TaskName>(
       outcome = { ok: true, value: await run(unpack<TaskArgs<K>>(input.args), input.data, input.shared, input.port) };
     } catch (err) {
       outcome = isGatewayError(err)
-        ? { ok: false, code: err.code, message: err.message, ...(err.headers ? { headers: { ...err.headers } } : {}), ...(err.rule === undefined ? {} : { rule: err.rule }) }
+        ? {
+            ok: false,
+            code: err.code,
+            message: err.message,
+            ...(err.headers ? { headers: { ...err.headers } } : {}),
+            ...(err.rule === undefined ? {} : { rule: err.rule }),
+          }
         : { ok: false, code: 'INTERNAL', message: err instanceof Error ? err.message : String(err) };
     }
     return pack(outcome);

@@ -33,7 +33,10 @@ function zswapShapes(era: Era): Shapes {
   const spend = offer?.inputs[0]?.proof.serialize();
   const out = offer?.outputs[0]?.proof.serialize();
   if (!spend || !out) throw new Error(`ledger ${era} produced no zswap mock proofs`);
-  return new Map([[ZSWAP_SPEND, spend], [ZSWAP_OUTPUT, out]]);
+  return new Map([
+    [ZSWAP_SPEND, spend],
+    [ZSWAP_OUTPUT, out],
+  ]);
 }
 
 function blockContext(t: Date): LT.BlockContext {
@@ -100,7 +103,12 @@ export function devProof(keyLocation: string, era: Era = DEFAULT_ERA): Uint8Arra
   if (!proof) {
     const learn = learners[keyLocation];
     if (!learn) {
-      throw new GatewayError('DEV_PROVER_UNSUPPORTED_CIRCUIT', `the dev prover mock-proves only the ledger's built-in circuits (${Object.keys(learners).join(', ')}); ${keyLocation} needs a real prover (upstream, native or wasm backend)`);
+      throw new GatewayError(
+        'DEV_PROVER_UNSUPPORTED_CIRCUIT',
+        `the dev prover mock-proves only the ledger's built-in circuits (${Object.keys(learners).join(', ')}` +
+          `); ${keyLocation}` +
+          ` needs a real prover (upstream, native or wasm backend)`,
+      );
     }
     for (const [loc, bytes] of learn(era)) known.set(loc, bytes);
     proof = known.get(keyLocation)!;

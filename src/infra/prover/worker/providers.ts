@@ -94,10 +94,14 @@ function wasmProvingProvider(keyDir: string, supplied: Supplied): ProvingProvide
       const params = await kzgParams(keyDir, k, keyLocation);
       const material = keys;
       try {
-        return await zkir.prove(preimage, {
-          lookupKey: async () => material,
-          getParams: async (asked) => (asked === k ? params : kzgParams(keyDir, asked, keyLocation)),
-        }, bindingInput);
+        return await zkir.prove(
+          preimage,
+          {
+            lookupKey: async () => material,
+            getParams: async (asked) => (asked === k ? params : kzgParams(keyDir, asked, keyLocation)),
+          },
+          bindingInput,
+        );
       } catch (err) {
         throw rejected(err, `proving ${keyLocation} failed`);
       }
@@ -110,7 +114,13 @@ function wasmProvingProvider(keyDir: string, supplied: Supplied): ProvingProvide
  * `native` live on the main thread: they need the proving port the caller passed with the task
  * (src/infra/prover/proving-port.ts).
  */
-export function provingProviderFor(backend: ProverBackendName, keyDir: string, supplied: Supplied, port?: MessagePort, era: Era = DEFAULT_ERA): ProvingProvider {
+export function provingProviderFor(
+  backend: ProverBackendName,
+  keyDir: string,
+  supplied: Supplied,
+  port?: MessagePort,
+  era: Era = DEFAULT_ERA,
+): ProvingProvider {
   switch (backend) {
     case 'dev':
       return devProvingProvider(supplied, era);

@@ -5,12 +5,20 @@
  */
 import t from 'tap';
 import { Value } from '@sinclair/typebox/value';
-import { ConfigSchema, SETTINGS, loadConfig, type ApiKeyRecord, type Config, type NetworkName, type ProverBackendName } from '../../../../src/core/config/index.js';
+import {
+  ConfigSchema,
+  SETTINGS,
+  loadConfig,
+  type ApiKeyRecord,
+  type Config,
+  type NetworkName,
+  type ProverBackendName,
+} from '../../../../src/core/config/index.js';
 
 /** true when A and B are the same type (not merely assignable). */
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 
-t.test('the Config type is the schema\'s, as narrow as the schemas', async (t) => {
+t.test("the Config type is the schema's, as narrow as the schemas", async (t) => {
   const groups: Equal<keyof Config, 'server' | 'log' | 'metrics' | 'auth' | 'rateLimit' | 'devnet' | 'stats' | 'prover' | 'dust' | 'state' | 'networks'> = true;
   const networks: Equal<keyof Config['networks'], NetworkName> = true;
   const level: Equal<Config['log']['level'], 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'> = true;
@@ -39,7 +47,10 @@ t.test('the table lists exactly the leaves of a loaded configuration, in order',
     }
   };
   walk(c, '');
-  t.strictSame(SETTINGS.map((s) => s.path), leaves);
+  t.strictSame(
+    SETTINGS.map((s) => s.path),
+    leaves,
+  );
   t.ok(Value.Check(ConfigSchema, c), 'the loaded configuration is an instance of the schema');
 });
 
@@ -50,8 +61,23 @@ t.test('every row: a default of its schema, a doc, an env var of its own', async
     t.ok(Value.Check(s.schema, s.default), `${s.path}: default passes its schema`);
     t.ok(s.doc.length > 0, `${s.path}: documented`);
   }
-  t.strictSame(SETTINGS.filter((s) => s.secret).map((s) => s.path), ['auth.apiKeys', 'dust.walletMnemonic', 'dust.walletSeed', 'dust.walletSeeds', 'networks.mainnet.projectId', 'networks.preprod.projectId', 'networks.preview.projectId']);
-  t.strictSame(SETTINGS.filter((s) => !s.env).map((s) => s.path), ['auth.keys'], 'file only');
+  t.strictSame(
+    SETTINGS.filter((s) => s.secret).map((s) => s.path),
+    [
+      'auth.apiKeys',
+      'dust.walletMnemonic',
+      'dust.walletSeed',
+      'dust.walletSeeds',
+      'networks.mainnet.projectId',
+      'networks.preprod.projectId',
+      'networks.preview.projectId',
+    ],
+  );
+  t.strictSame(
+    SETTINGS.filter((s) => !s.env).map((s) => s.path),
+    ['auth.keys'],
+    'file only',
+  );
 });
 
 t.test('nodeRpc: empty, public, or an http(s) or ws(s) URL', async (t) => {
@@ -59,7 +85,10 @@ t.test('nodeRpc: empty, public, or an http(s) or ws(s) URL', async (t) => {
   t.equal(loadConfig({ env: { NIGHTGATE_MAINNET_NODE_RPC: 'http://127.0.0.1:9944' } }).networks.mainnet.nodeRpc, 'http://127.0.0.1:9944');
   t.equal(loadConfig({ env: { NIGHTGATE_MAINNET_NODE_RPC: 'ws://127.0.0.1:9944' } }).networks.mainnet.nodeRpc, 'ws://127.0.0.1:9944');
   t.equal(loadConfig({ env: { NIGHTGATE_PREVIEW_NODE_RPC: 'public' } }).networks.preview.nodeRpc, 'public');
-  t.throws(() => loadConfig({ env: { NIGHTGATE_MAINNET_NODE_RPC: 'tcp://127.0.0.1:9944' } }), /^invalid setting networks\.mainnet\.nodeRpc \(NIGHTGATE_MAINNET_NODE_RPC\): "tcp:\/\/127\.0\.0\.1:9944" — expected public or an http\(s\) or ws\(s\) URL/);
+  t.throws(
+    () => loadConfig({ env: { NIGHTGATE_MAINNET_NODE_RPC: 'tcp://127.0.0.1:9944' } }),
+    /^invalid setting networks\.mainnet\.nodeRpc \(NIGHTGATE_MAINNET_NODE_RPC\): "tcp:\/\/127\.0\.0\.1:9944" — expected public or an http\(s\) or ws\(s\) URL/,
+  );
   t.throws(() => loadConfig({ env: { NIGHTGATE_PREPROD_NODE_RPC: 'http://' } }), /networks\.preprod\.nodeRpc/);
   const err = t.throws(() => loadConfig({ env: { NIGHTGATE_PREVIEW_NODE_RPC: 'ftp://u:SECRET@node.example/' } })) as Error;
   t.match(err.message, /"ftp:\/\/redacted@node\.example\/"/);

@@ -39,8 +39,15 @@ t.test('a root that is not an object is refused, naming what it is', async (t) =
 
 t.test('a setting group that is not an object is refused, at any depth', async (t) => {
   const groups: Array<[string, unknown]> = [
-    ['auth', null], ['auth', 'x'], ['auth', []], ['auth', 1], ['auth', false],
-    ['server', null], ['networks', []], ['networks.mainnet', 'x'], ['networks.mainnet.devnet', null],
+    ['auth', null],
+    ['auth', 'x'],
+    ['auth', []],
+    ['auth', 1],
+    ['auth', false],
+    ['server', null],
+    ['networks', []],
+    ['networks.mainnet', 'x'],
+    ['networks.mainnet.devnet', null],
   ];
   for (const [path, value] of groups) {
     const root: Record<string, unknown> = {};
@@ -48,7 +55,11 @@ t.test('a setting group that is not an object is refused, at any depth', async (
     let cur = root;
     for (const p of parts.slice(0, -1)) cur = (cur[p] = {}) as Record<string, unknown>;
     cur[parts.at(-1)!] = value;
-    t.throws(() => loadConfig({ env: { NIGHTGATE_CONFIG: file(JSON.stringify(root)) } }), new RegExp(`^setting group "${path.replace(/\./g, '\\.')}" in the config file must be a JSON object`), `${path}: ${JSON.stringify(value)}`);
+    t.throws(
+      () => loadConfig({ env: { NIGHTGATE_CONFIG: file(JSON.stringify(root)) } }),
+      new RegExp(`^setting group "${path.replace(/\./g, '\\.')}" in the config file must be a JSON object`),
+      `${path}: ${JSON.stringify(value)}`,
+    );
   }
   t.ok(loadConfig({ env: { NIGHTGATE_CONFIG: file('{"auth":{}}') } }), 'an empty group is fine');
   t.ok(loadConfig({ env: { NIGHTGATE_CONFIG: file('{}') } }), 'an empty file object is fine');
@@ -67,7 +78,10 @@ t.test('on SIGHUP: refused at error, the running keys kept', async (t) => {
     t.match(logs.lines.at(-1), { level: 50, code: 'CONFIG_RELOAD_REFUSED' }, `${text}: logged at error`);
     t.equal(keys.authenticate(raw)?.id, 'a', `${text}: the key still works`);
   }
-  t.notOk(logs.lines.some((l) => /configuration reloaded/.test(String(l['msg']))), 'never "configuration reloaded"');
+  t.notOk(
+    logs.lines.some((l) => /configuration reloaded/.test(String(l['msg']))),
+    'never "configuration reloaded"',
+  );
 });
 
 t.test('key ids nightgate uses itself are refused in the config file', async (t) => {
@@ -85,5 +99,8 @@ t.test('the body budget admits the largest body a route accepts', async (t) => {
   t.equal(c.server.bodyBytesInFlight, 256 * 2 ** 20);
   t.equal(c.server.bodyBytesPerClient, 128 * 2 ** 20);
   t.throws(() => loadConfig({ env: { NIGHTGATE_BODY_BYTES_PER_CLIENT: String(32 * 2 ** 20) } }), /server\.bodyBytesPerClient .* less than the largest body/);
-  t.throws(() => loadConfig({ env: { NIGHTGATE_BODY_BYTES_IN_FLIGHT: String(100 * 2 ** 20) } }), /server\.bodyBytesInFlight .* less than server\.bodyBytesPerClient/);
+  t.throws(
+    () => loadConfig({ env: { NIGHTGATE_BODY_BYTES_IN_FLIGHT: String(100 * 2 ** 20) } }),
+    /server\.bodyBytesInFlight .* less than server\.bodyBytesPerClient/,
+  );
 });

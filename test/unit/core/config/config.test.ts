@@ -16,7 +16,15 @@ t.test('environment values are parsed by type and win over the file', async (t) 
   const dir = mkdtempSync(join(tmpdir(), 'ng-cfg-'));
   const file = join(dir, 'c.json');
   writeFileSync(file, JSON.stringify({ server: { port: 9000, host: '0.0.0.0' }, rateLimit: { limit: 5 } }));
-  const c = loadConfig({ env: { NIGHTGATE_CONFIG: file, NIGHTGATE_PORT: '9100', NIGHTGATE_RATE_LIMIT_ENABLED: 'false', NIGHTGATE_API_KEYS: 'aaaaaaaaaa, bbbbbbbbbb', NIGHTGATE_TRUSTED_NETWORKS: '10.0.0.0/8' } });
+  const c = loadConfig({
+    env: {
+      NIGHTGATE_CONFIG: file,
+      NIGHTGATE_PORT: '9100',
+      NIGHTGATE_RATE_LIMIT_ENABLED: 'false',
+      NIGHTGATE_API_KEYS: 'aaaaaaaaaa, bbbbbbbbbb',
+      NIGHTGATE_TRUSTED_NETWORKS: '10.0.0.0/8',
+    },
+  });
   t.equal(c.server.port, 9100);
   t.equal(c.server.host, '0.0.0.0', 'from the file');
   t.equal(c.rateLimit.limit, 5);
@@ -26,7 +34,11 @@ t.test('environment values are parsed by type and win over the file', async (t) 
 });
 
 t.test('a bad value names the setting and its env var; secrets are not echoed', async (t) => {
-  t.throws(() => loadConfig({ env: { NIGHTGATE_PORT: 'eighty' } }), new ConfigError('invalid setting server.port (NIGHTGATE_PORT) from env NIGHTGATE_PORT: "eighty" — Expected integer'), 'what was typed, not what it parsed to');
+  t.throws(
+    () => loadConfig({ env: { NIGHTGATE_PORT: 'eighty' } }),
+    new ConfigError('invalid setting server.port (NIGHTGATE_PORT) from env NIGHTGATE_PORT: "eighty" — Expected integer'),
+    'what was typed, not what it parsed to',
+  );
   t.throws(() => loadConfig({ env: { NIGHTGATE_PORT: '70000' } }), /server\.port \(NIGHTGATE_PORT\).*70000/);
   t.throws(() => loadConfig({ env: { NIGHTGATE_RATE_LIMIT_ENABLED: 'maybe' } }), /rateLimit\.enabled \(NIGHTGATE_RATE_LIMIT_ENABLED\)/);
   const err = t.throws(() => loadConfig({ env: { NIGHTGATE_API_KEYS: 'short' } })) as Error;
@@ -36,9 +48,17 @@ t.test('a bad value names the setting and its env var; secrets are not echoed', 
 });
 
 t.test('the dev prover is refused for a network not served by the embedded devnet', async (t) => {
-  t.throws(() => loadConfig({ env: { NIGHTGATE_MAINNET_INDEXER: 'public', NIGHTGATE_MAINNET_PROVER: 'dev' } }), /dev backend is only allowed on a network served by the embedded devnet/);
-  t.throws(() => loadConfig({ env: { NIGHTGATE_MAINNET_INDEXER: 'public', NIGHTGATE_MAINNET_PROJECT_ID: 'mainnetX' } }), /upstream backend needs a proof server URL/);
-  const c = loadConfig({ env: { NIGHTGATE_MAINNET_INDEXER: 'public', NIGHTGATE_MAINNET_PROJECT_ID: 'mainnetX', NIGHTGATE_PROVER_URL: 'http://127.0.0.1:6300' } });
+  t.throws(
+    () => loadConfig({ env: { NIGHTGATE_MAINNET_INDEXER: 'public', NIGHTGATE_MAINNET_PROVER: 'dev' } }),
+    /dev backend is only allowed on a network served by the embedded devnet/,
+  );
+  t.throws(
+    () => loadConfig({ env: { NIGHTGATE_MAINNET_INDEXER: 'public', NIGHTGATE_MAINNET_PROJECT_ID: 'mainnetX' } }),
+    /upstream backend needs a proof server URL/,
+  );
+  const c = loadConfig({
+    env: { NIGHTGATE_MAINNET_INDEXER: 'public', NIGHTGATE_MAINNET_PROJECT_ID: 'mainnetX', NIGHTGATE_PROVER_URL: 'http://127.0.0.1:6300' },
+  });
   t.equal(c.networks.mainnet.indexer, 'public');
 });
 
@@ -49,15 +69,35 @@ t.test('config file: unreadable, invalid JSON and unknown keys are errors', asyn
   t.throws(() => loadConfig({ env: { NIGHTGATE_CONFIG: join(dir, 'bad.json') } }), /not valid JSON/);
   writeFileSync(join(dir, 'typo.json'), JSON.stringify({ server: { prot: 1 } }));
   t.throws(() => loadConfig({ env: { NIGHTGATE_CONFIG: join(dir, 'typo.json') } }), /unknown setting "server\.prot"/);
-  writeFileSync(join(dir, 'dup.json'), JSON.stringify({ auth: { keys: [{ id: 'a', sha256: 'a'.repeat(64) }, { id: 'a', sha256: 'b'.repeat(64) }] } }));
+  writeFileSync(
+    join(dir, 'dup.json'),
+    JSON.stringify({
+      auth: {
+        keys: [
+          { id: 'a', sha256: 'a'.repeat(64) },
+          { id: 'a', sha256: 'b'.repeat(64) },
+        ],
+      },
+    }),
+  );
   t.throws(() => loadConfig({ env: { NIGHTGATE_CONFIG: join(dir, 'dup.json') } }), /duplicate key id "a"/);
   // A wrong value in the file is an error though the environment overrides it.
   writeFileSync(join(dir, 'port.json'), JSON.stringify({ server: { port: 'eighty' } }));
-  t.throws(() => loadConfig({ env: { NIGHTGATE_CONFIG: join(dir, 'port.json'), NIGHTGATE_PORT: '9000' } }), new ConfigError('invalid setting server.port (NIGHTGATE_PORT) from config file (server.port): "eighty" — Expected integer'));
+  t.throws(
+    () => loadConfig({ env: { NIGHTGATE_CONFIG: join(dir, 'port.json'), NIGHTGATE_PORT: '9000' } }),
+    new ConfigError('invalid setting server.port (NIGHTGATE_PORT) from config file (server.port): "eighty" — Expected integer'),
+  );
 });
 
 t.test('redaction and the settings table', async (t) => {
-  const c = loadConfig({ env: { NIGHTGATE_API_KEYS: 'abcdefghij', NIGHTGATE_DUST_WALLET_DERIVATION: 'legacy', NIGHTGATE_DUST_WALLET_SEEDS: 'ab'.repeat(32), NIGHTGATE_PREVIEW_PROJECT_ID: 'previewSECRETid' } });
+  const c = loadConfig({
+    env: {
+      NIGHTGATE_API_KEYS: 'abcdefghij',
+      NIGHTGATE_DUST_WALLET_DERIVATION: 'legacy',
+      NIGHTGATE_DUST_WALLET_SEEDS: 'ab'.repeat(32),
+      NIGHTGATE_PREVIEW_PROJECT_ID: 'previewSECRETid',
+    },
+  });
   const r = JSON.stringify(redactedConfig(c));
   t.notMatch(r, /abcdefghij/);
   t.notMatch(r, /abab/);
@@ -76,9 +116,19 @@ t.test('the devnet keeps 1000 blocks in memory unless told otherwise', async (t)
 });
 
 t.test('three embedded networks need blocks of 3 s or more; fewer may go faster', async (t) => {
-  t.throws(() => loadConfig({ env: { NIGHTGATE_DEVNET_BLOCK_TIME_MS: '1000' } }), /devnet\.blockTimeMs \(NIGHTGATE_DEVNET_BLOCK_TIME_MS\): 1000 ms is too short for three embedded networks/);
+  t.throws(
+    () => loadConfig({ env: { NIGHTGATE_DEVNET_BLOCK_TIME_MS: '1000' } }),
+    /devnet\.blockTimeMs \(NIGHTGATE_DEVNET_BLOCK_TIME_MS\): 1000 ms is too short for three embedded networks/,
+  );
   t.equal(loadConfig({ env: { NIGHTGATE_DEVNET_BLOCK_TIME_MS: '3000' } }).devnet.blockTimeMs, 3000);
-  const one = loadConfig({ env: { NIGHTGATE_DEVNET_BLOCK_TIME_MS: '250', NIGHTGATE_MAINNET_INDEXER: 'http://127.0.0.1:9/graphql', NIGHTGATE_PREPROD_INDEXER: 'http://127.0.0.1:9/graphql', NIGHTGATE_PROVER_URL: 'http://127.0.0.1:9' } });
+  const one = loadConfig({
+    env: {
+      NIGHTGATE_DEVNET_BLOCK_TIME_MS: '250',
+      NIGHTGATE_MAINNET_INDEXER: 'http://127.0.0.1:9/graphql',
+      NIGHTGATE_PREPROD_INDEXER: 'http://127.0.0.1:9/graphql',
+      NIGHTGATE_PROVER_URL: 'http://127.0.0.1:9',
+    },
+  });
   t.equal(one.devnet.blockTimeMs, 250, 'one embedded network at 250 ms');
 });
 
@@ -88,7 +138,7 @@ t.test('a fee intent life that does not fit within the reservation is refused', 
   t.equal(loadConfig({}).dust.feeTtlMs, 0, 'default: 10 blocks of the network');
 });
 
-t.test('public mainnet and preprod need the provider\'s project id; one line names the setting', async (t) => {
+t.test("public mainnet and preprod need the provider's project id; one line names the setting", async (t) => {
   const prover = { NIGHTGATE_PROVER_URL: 'http://127.0.0.1:6300' };
   for (const n of ['mainnet', 'preprod'] as const) {
     const N = n.toUpperCase();
@@ -97,35 +147,70 @@ t.test('public mainnet and preprod need the provider\'s project id; one line nam
     t.notMatch(err.message, /\n/);
     const rpcOnly = t.throws(() => loadConfig({ env: { ...prover, [`NIGHTGATE_${N}_NODE_RPC`]: 'public' } })) as Error;
     t.match(rpcOnly.message, new RegExp(`networks\\.${n}\\.projectId`), 'the public node RPC needs it too');
-    t.equal(loadConfig({ env: { ...prover, [`NIGHTGATE_${N}_INDEXER`]: 'public', [`NIGHTGATE_${N}_PROJECT_ID`]: `${n}abc` } }).networks[n].projectId, `${n}abc`);
+    t.equal(
+      loadConfig({ env: { ...prover, [`NIGHTGATE_${N}_INDEXER`]: 'public', [`NIGHTGATE_${N}_PROJECT_ID`]: `${n}abc` } }).networks[n].projectId,
+      `${n}abc`,
+    );
   }
   t.equal(loadConfig({ env: { ...prover, NIGHTGATE_PREVIEW_INDEXER: 'public' } }).networks.preview.projectId, '', 'Midnight serves preview without one');
   t.throws(() => loadConfig({ env: { NIGHTGATE_PREVIEW_PROJECT_ID: 'has space' } }), /networks\.preview\.projectId/);
 });
 
-t.test('the devnet\'s public profile wants a project id for each embedded network', async (t) => {
-  const err = t.throws(() => loadConfig({ env: { NIGHTGATE_DEVNET_PROFILE: 'public', NIGHTGATE_MAINNET_PROJECT_ID: 'a', NIGHTGATE_PREPROD_PROJECT_ID: 'b' } })) as Error;
+t.test("the devnet's public profile wants a project id for each embedded network", async (t) => {
+  const err = t.throws(() =>
+    loadConfig({ env: { NIGHTGATE_DEVNET_PROFILE: 'public', NIGHTGATE_MAINNET_PROJECT_ID: 'a', NIGHTGATE_PREPROD_PROJECT_ID: 'b' } }),
+  ) as Error;
   t.match(err.message, /^missing setting networks\.preview\.projectId \(NIGHTGATE_PREVIEW_PROJECT_ID\): with devnet\.profile public/);
-  t.equal(loadConfig({ env: { NIGHTGATE_DEVNET_PROFILE: 'public', NIGHTGATE_MAINNET_PROJECT_ID: 'a', NIGHTGATE_PREPROD_PROJECT_ID: 'b', NIGHTGATE_PREVIEW_PROJECT_ID: 'c' } }).devnet.profile, 'public');
+  t.equal(
+    loadConfig({
+      env: { NIGHTGATE_DEVNET_PROFILE: 'public', NIGHTGATE_MAINNET_PROJECT_ID: 'a', NIGHTGATE_PREPROD_PROJECT_ID: 'b', NIGHTGATE_PREVIEW_PROJECT_ID: 'c' },
+    }).devnet.profile,
+    'public',
+  );
 });
 
-t.test('Midnight\'s retired hosts are refused by name', async (t) => {
+t.test("Midnight's retired hosts are refused by name", async (t) => {
   const prover = { NIGHTGATE_PROVER_URL: 'http://127.0.0.1:6300' };
   const err = t.throws(() => loadConfig({ env: { ...prover, NIGHTGATE_MAINNET_INDEXER: 'https://indexer.mainnet.midnight.network/api/v4/graphql' } })) as Error;
-  t.match(err.message, /^invalid setting networks\.mainnet\.indexer \(NIGHTGATE_MAINNET_INDEXER\): indexer\.mainnet\.midnight\.network is decommissioned; use `public` \(Blockfrost\)/);
-  t.throws(() => loadConfig({ env: { NIGHTGATE_PREPROD_NODE_RPC: 'wss://rpc.preprod.midnight.network' } }), /networks\.preprod\.nodeRpc \(NIGHTGATE_PREPROD_NODE_RPC\): rpc\.preprod\.midnight\.network is decommissioned/);
-  t.throws(() => loadConfig({ env: { ...prover, NIGHTGATE_PREPROD_INDEXER: 'https://my.example/graphql', NIGHTGATE_PREPROD_INDEXER_WS: 'wss://indexer.preprod.midnight.network/api/v4/graphql/ws' } }), /networks\.preprod\.indexerWs/);
+  t.match(
+    err.message,
+    new RegExp(
+      '^invalid setting networks\\.mainnet\\.indexer \\(NIGHTGATE_MAINNET_INDEXER\\): ' +
+        'indexer\\.mainnet\\.midnight\\.network is decommissioned; use `public` \\(Blockfrost\\)',
+    ),
+  );
+  t.throws(
+    () => loadConfig({ env: { NIGHTGATE_PREPROD_NODE_RPC: 'wss://rpc.preprod.midnight.network' } }),
+    /networks\.preprod\.nodeRpc \(NIGHTGATE_PREPROD_NODE_RPC\): rpc\.preprod\.midnight\.network is decommissioned/,
+  );
+  t.throws(
+    () =>
+      loadConfig({
+        env: {
+          ...prover,
+          NIGHTGATE_PREPROD_INDEXER: 'https://my.example/graphql',
+          NIGHTGATE_PREPROD_INDEXER_WS: 'wss://indexer.preprod.midnight.network/api/v4/graphql/ws',
+        },
+      }),
+    /networks\.preprod\.indexerWs/,
+  );
 });
 
 t.test('server wallets: one source; hex seeds only under the legacy derivation', async (t) => {
   const words = `${'abandon '.repeat(23)}art`;
   t.equal(loadConfig({ env: { NIGHTGATE_DUST_WALLET_MNEMONIC: words } }).dust.walletDerivation, 'hd');
-  t.throws(() => loadConfig({ env: { NIGHTGATE_DUST_WALLET_MNEMONIC: words, NIGHTGATE_DUST_WALLET_SEED: 'ab'.repeat(64) } }), /^invalid settings dust\.walletMnemonic and dust\.walletSeed: set one source/);
+  t.throws(
+    () => loadConfig({ env: { NIGHTGATE_DUST_WALLET_MNEMONIC: words, NIGHTGATE_DUST_WALLET_SEED: 'ab'.repeat(64) } }),
+    /^invalid settings dust\.walletMnemonic and dust\.walletSeed: set one source/,
+  );
   const legacy = t.throws(() => loadConfig({ env: { NIGHTGATE_DUST_WALLET_SEEDS: 'ab'.repeat(32) } })) as Error;
   t.match(legacy.message, /dust\.walletSeeds .*set dust\.walletDerivation legacy/);
   t.notMatch(legacy.message, /abab/);
   t.equal(loadConfig({ env: { NIGHTGATE_DUST_WALLET_DERIVATION: 'legacy', NIGHTGATE_DUST_WALLET_SEEDS: 'ab'.repeat(32) } }).dust.walletSeeds.length, 1);
-  t.throws(() => loadConfig({ env: { NIGHTGATE_DUST_WALLET_DERIVATION: 'legacy', NIGHTGATE_DUST_WALLET_MNEMONIC: words } }), /dust\.walletMnemonic: dust\.walletDerivation is legacy/);
+  t.throws(
+    () => loadConfig({ env: { NIGHTGATE_DUST_WALLET_DERIVATION: 'legacy', NIGHTGATE_DUST_WALLET_MNEMONIC: words } }),
+    /dust\.walletMnemonic: dust\.walletDerivation is legacy/,
+  );
   const seed = t.throws(() => loadConfig({ env: { NIGHTGATE_DUST_WALLET_SEED: 'zz'.repeat(64) } })) as Error;
   t.notMatch(seed.message, /zzzz/, 'a bad seed is not echoed');
 });

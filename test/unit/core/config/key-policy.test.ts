@@ -15,13 +15,24 @@ const key = (policy: unknown, extra: Partial<ApiKeyRecord> = {}): ApiKeyRecord =
 const load = (k: ApiKeyRecord) => loadConfig({ env: {}, overrides: { auth: { keys: [k] } } });
 
 t.test('a full policy loads and compiles: dates as ms, contracts by lower-case address, defaults filled', async (t) => {
-  const config = load(key({
-    allow: { nightTransfers: true, contracts: [{ address: `0x${'AB'.repeat(32)}`, entryPoints: ['mint'] }, { address: 'cd'.repeat(32), maintenance: true }] },
-    perUser: { maxSponsorships: 3, maxDust: '1000', windowMs: 86_400_000 },
-    validFrom: '2026-12-01T00:00:00Z',
-    validUntil: '2027-01-01T00:00:00Z',
-    webhook: { url: 'https://shop.example/sponsor', onTimeout: 'reject', secret: SECRET },
-  }, { admin: true }));
+  const config = load(
+    key(
+      {
+        allow: {
+          nightTransfers: true,
+          contracts: [
+            { address: `0x${'AB'.repeat(32)}`, entryPoints: ['mint'] },
+            { address: 'cd'.repeat(32), maintenance: true },
+          ],
+        },
+        perUser: { maxSponsorships: 3, maxDust: '1000', windowMs: 86_400_000 },
+        validFrom: '2026-12-01T00:00:00Z',
+        validUntil: '2027-01-01T00:00:00Z',
+        webhook: { url: 'https://shop.example/sponsor', onTimeout: 'reject', secret: SECRET },
+      },
+      { admin: true },
+    ),
+  );
   const p = compileKeyPolicy(config.auth.keys[0]!.policy!);
   t.same(p.allow?.nightTransfers, true);
   t.same(p.allow?.shielded, false, 'a kind left out of allow is refused');
@@ -39,10 +50,22 @@ t.test('a full policy loads and compiles: dates as ms, contracts by lower-case a
 t.test('refused at load, naming the key and the field', async (t) => {
   const cases: Array<[string, unknown, RegExp]> = [
     ['a date that is no date', { validFrom: 'next tuesday' }, /key "shop": policy\.validFrom "next tuesday" is not an ISO date-time/],
-    ['dates the wrong way round', { validFrom: '2027-01-01T00:00:00Z', validUntil: '2026-01-01T00:00:00Z' }, /policy\.validFrom must be before policy\.validUntil/],
+    [
+      'dates the wrong way round',
+      { validFrom: '2027-01-01T00:00:00Z', validUntil: '2026-01-01T00:00:00Z' },
+      /policy\.validFrom must be before policy\.validUntil/,
+    ],
     ['a per-user cap with no cap', { perUser: { windowMs: 1000 } }, /policy\.perUser needs maxSponsorships or maxDust/],
-    ['users counted by inputs an allow list refuses', { allow: { contracts: [{ address: 'ab'.repeat(32) }] }, perUser: { maxSponsorships: 1, windowMs: 1000 } }, /policy\.perUser counts users by the owners of unshielded inputs, which policy\.allow refuses/],
-    ['a contract listed twice', { allow: { contracts: [{ address: 'ab'.repeat(32) }, { address: `0x${'AB'.repeat(32)}` }] } }, /policy\.allow\.contracts lists (ab){32} twice/],
+    [
+      'users counted by inputs an allow list refuses',
+      { allow: { contracts: [{ address: 'ab'.repeat(32) }] }, perUser: { maxSponsorships: 1, windowMs: 1000 } },
+      /policy\.perUser counts users by the owners of unshielded inputs, which policy\.allow refuses/,
+    ],
+    [
+      'a contract listed twice',
+      { allow: { contracts: [{ address: 'ab'.repeat(32) }, { address: `0x${'AB'.repeat(32)}` }] } },
+      /policy\.allow\.contracts lists (ab){32} twice/,
+    ],
     ['an unknown field', { allow: { night: true } }, /invalid setting auth\.keys/],
     ['a short address', { allow: { contracts: [{ address: 'abcd' }] } }, /invalid setting auth\.keys/],
     ['a webhook that is not http', { webhook: { url: 'ftp://x', onTimeout: 'reject', secret: SECRET } }, /invalid setting auth\.keys/],
@@ -82,11 +105,19 @@ t.test('what a policy shows (GET /usage, the config dump): no secret, no credent
   const policy = { webhook: { url: 'https://hook:PASSWORD@shop.example/sponsor?token=TOKEN', onTimeout: 'reject' as const, secret: SECRET } };
   const shown = JSON.stringify(shownPolicy(policy));
   for (const secret of [SECRET, 'PASSWORD', 'TOKEN']) t.notMatch(shown, secret, `${secret.slice(0, 8)}… not shown`);
-  t.match(shownPolicy(policy).webhook, { url: 'https://redacted@shop.example/sponsor?redacted', secret: '<redacted>', onTimeout: 'reject' }, 'the host and path stay');
+  t.match(
+    shownPolicy(policy).webhook,
+    { url: 'https://redacted@shop.example/sponsor?redacted', secret: '<redacted>', onTimeout: 'reject' },
+    'the host and path stay',
+  );
   t.equal(policy.webhook.url, 'https://hook:PASSWORD@shop.example/sponsor?token=TOKEN', 'the policy itself is untouched');
   const allowed = { allow: { contracts: [{ address: 'ab'.repeat(32) }], nightTransfers: true }, perUser: { maxSponsorships: 1, windowMs: 1000 } };
   t.equal(keyPolicyProblem(allowed), undefined, 'users by inputs with nightTransfers allowed: fine');
-  t.equal(keyPolicyProblem({ ...allowed, allow: { contracts: allowed.allow.contracts }, perUser: { ...allowed.perUser, userFrom: 'client-id' as const } }), undefined, 'or counted by client id');
+  t.equal(
+    keyPolicyProblem({ ...allowed, allow: { contracts: allowed.allow.contracts }, perUser: { ...allowed.perUser, userFrom: 'client-id' as const } }),
+    undefined,
+    'or counted by client id',
+  );
 });
 
 t.test('a reload that changes only a policy or the admin flag reports the key changed, and the next request gets it', async (t) => {

@@ -46,7 +46,12 @@ function markdownFiles(): string[] {
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
 function slug(heading: string): string {
-  return heading.trim().toLowerCase().replace(/`/g, '').replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/`/g, '')
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
 }
 
 function anchors(markdown: string): Set<string> {
@@ -58,7 +63,9 @@ t.test('every relative link in the Markdown docs reaches an existing file and he
   const broken: string[] = [];
   let checked = 0;
   for (const file of markdownFiles()) {
-    const text = readFileSync(join(ROOT, file), 'utf8').replace(/^```[\s\S]*?^```/gm, '').replace(/`[^`\n]*`/g, '');
+    const text = readFileSync(join(ROOT, file), 'utf8')
+      .replace(/^```[\s\S]*?^```/gm, '')
+      .replace(/`[^`\n]*`/g, '');
     for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
       const target = m[1]!;
       if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue;

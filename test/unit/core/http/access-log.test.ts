@@ -37,7 +37,21 @@ t.test('the line is the one pino writes for the same record: same keys, order an
   for (const [i, s] of odd.entries()) {
     const { logger, lines } = capture();
     const access = new AccessLog(logger);
-    logger.info({ reqId: s, method: 'GET', route: '/api/v1/:network/summary', path: s, status: 200, ms: 0.12, ip: '127.0.0.1', keyId: undefined, clientId: s, clientName: undefined }, 'request');
+    logger.info(
+      {
+        reqId: s,
+        method: 'GET',
+        route: '/api/v1/:network/summary',
+        path: s,
+        status: 200,
+        ms: 0.12,
+        ip: '127.0.0.1',
+        keyId: undefined,
+        clientId: s,
+        clientName: undefined,
+      },
+      'request',
+    );
     access.write(s, 'GET', '/api/v1/:network/summary', s, 200, 0.12, '127.0.0.1', undefined, s, undefined);
     t.equal(lines.length, 2, 'a destination other than the bounded output gets the line at once');
     const [viaPino, ours] = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -59,8 +73,23 @@ t.test('absent key and client fields are left out; present ones kept', async (t)
   const access = new AccessLog(logger);
   access.write('r-1', 'POST', '/prove', '/prove', 401, 3, '::1', 'env-1', 'c-1', 'Wallet');
   access.write('r-2', 'GET', '(unmatched)', '/nope', 404, 0.5, '::1', undefined, undefined, undefined);
-  t.match(JSON.parse(lines[0]!), { level: 30, service: 'nightgate', module: 'http', reqId: 'r-1', method: 'POST', status: 401, ms: 3, keyId: 'env-1', clientId: 'c-1', clientName: 'Wallet', msg: 'request' });
-  t.same(Object.keys(JSON.parse(lines[1]!) as object).filter((k) => /^(keyId|clientId|clientName)$/.test(k)), []);
+  t.match(JSON.parse(lines[0]!), {
+    level: 30,
+    service: 'nightgate',
+    module: 'http',
+    reqId: 'r-1',
+    method: 'POST',
+    status: 401,
+    ms: 3,
+    keyId: 'env-1',
+    clientId: 'c-1',
+    clientName: 'Wallet',
+    msg: 'request',
+  });
+  t.same(
+    Object.keys(JSON.parse(lines[1]!) as object).filter((k) => /^(keyId|clientId|clientName)$/.test(k)),
+    [],
+  );
 });
 
 t.test('a logger at warn writes only the warn and error lines (429, 5xx); above warn none', async (t) => {
@@ -71,7 +100,13 @@ t.test('a logger at warn writes only the warn and error lines (429, 5xx); above 
   access.count('/ok', 200);
   access.write('r-2', 'POST', '/prove', '/prove', 503, 1, '::1', 'env-1', undefined, undefined, 'QUEUE_FULL');
   access.write('r-3', 'POST', '/prove', '/prove', 502, 1, '::1', 'env-1', undefined, undefined, 'PROVER_UNREACHABLE');
-  t.match(lines.map((l) => JSON.parse(l)), [{ level: 40, status: 503, code: 'QUEUE_FULL' }, { level: 50, status: 502, code: 'PROVER_UNREACHABLE' }]);
+  t.match(
+    lines.map((l) => JSON.parse(l)),
+    [
+      { level: 40, status: 503, code: 'QUEUE_FULL' },
+      { level: 50, status: 502, code: 'PROVER_UNREACHABLE' },
+    ],
+  );
   t.equal(lines.length, 2);
   t.equal(new AccessLog(capture('error').logger).enabled, false);
   t.equal(new AccessLog(capture('info').logger).enabled, true);
@@ -86,14 +121,27 @@ t.test('on the bounded output: one write per event-loop turn, or sooner when a b
   await tick();
   t.equal(out.calls.length, 1, 'the turn ends: one write');
   t.equal(out.calls[0]!.lines, 3);
-  t.same(out.calls[0]!.chunk.trimEnd().split('\n').map((l) => (JSON.parse(l) as { reqId: string }).reqId), ['r-0', 'r-1', 'r-2'], 'complete lines, in order');
+  t.same(
+    out.calls[0]!.chunk.trimEnd()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { reqId: string }).reqId),
+    ['r-0', 'r-1', 'r-2'],
+    'complete lines, in order',
+  );
 
   out.calls.length = 0;
   for (let i = 0; i < 20; i++) access.write(`r-${i}`, 'GET', '/x', '/x', 200, 0.1, '127.0.0.1', undefined, undefined, undefined);
   t.ok(out.calls.length >= 1, 'a full batch leaves within the turn');
   await tick();
-  t.equal(out.calls.reduce((n, c) => n + c.lines, 0), 20, 'every line leaves, none twice');
-  t.ok(out.calls.every((c) => c.chunk.endsWith('\n') && c.chunk.split('\n').length - 1 === c.lines), 'batches hold whole lines');
+  t.equal(
+    out.calls.reduce((n, c) => n + c.lines, 0),
+    20,
+    'every line leaves, none twice',
+  );
+  t.ok(
+    out.calls.every((c) => c.chunk.endsWith('\n') && c.chunk.split('\n').length - 1 === c.lines),
+    'batches hold whole lines',
+  );
 
   out.calls.length = 0;
   access.write('r-last', 'GET', '/x', '/x', 200, 0.1, '127.0.0.1', undefined, undefined, undefined);
@@ -124,7 +172,14 @@ t.test('counted answers: one "requests" line per window by route and status, non
   t.equal(lines.length, 0, 'counting writes nothing');
   access.writeCounts();
   t.equal(lines.length, 1);
-  t.match(JSON.parse(lines[0]!), { level: 30, service: 'nightgate', module: 'http', total: 6, routes: { '/api/v1/:network/summary': { 200: 4, 304: 1 }, '/api': { 200: 1 } }, msg: 'requests' });
+  t.match(JSON.parse(lines[0]!), {
+    level: 30,
+    service: 'nightgate',
+    module: 'http',
+    total: 6,
+    routes: { '/api/v1/:network/summary': { 200: 4, 304: 1 }, '/api': { 200: 1 } },
+    msg: 'requests',
+  });
   access.writeCounts();
   t.equal(lines.length, 1, 'the next window starts empty');
 });

@@ -32,8 +32,16 @@ function capture(): { logger: pino.Logger; lines: string[] } {
 /** A refused request as the pipeline leaves it: what RequestLog.record reads. */
 function refused(ip: string, status: number, code: string, n: number): Exchange {
   return {
-    requestId: `r-${n}`, method: 'GET', route: { url: '(unmatched)', auth: 'none' }, path: '/nowhere', t0: performance.now(),
-    ip, keyId: undefined, headers: {}, code, status,
+    requestId: `r-${n}`,
+    method: 'GET',
+    route: { url: '(unmatched)', auth: 'none' },
+    path: '/nowhere',
+    t0: performance.now(),
+    ip,
+    keyId: undefined,
+    headers: {},
+    code,
+    status,
   } as unknown as Exchange;
 }
 
@@ -68,7 +76,14 @@ t.test('10 000 addresses refused once a second each: at most the budget of lines
     t.equal(summaries.length, 1, 'one "refusals" line');
     const s = summaries[0]!;
     t.equal(s['total'], ADDRESSES - requestLines.length, 'the rest counted');
-    t.same(s['codes'], { NOT_FOUND: ADDRESSES / 2 - requestLines.filter((l) => l['status'] === 404).length, UNAUTHORIZED: ADDRESSES / 2 - requestLines.filter((l) => l['status'] === 401).length }, 'by code');
+    t.same(
+      s['codes'],
+      {
+        NOT_FOUND: ADDRESSES / 2 - requestLines.filter((l) => l['status'] === 404).length,
+        UNAUTHORIZED: ADDRESSES / 2 - requestLines.filter((l) => l['status'] === 401).length,
+      },
+      'by code',
+    );
     t.equal(s['addresses'], ADDRESSES - requestLines.length, 'how many addresses');
     t.ok(Object.keys(s['clients'] as object).length <= fold.TOP_REFUSED_CLIENTS + 1, 'the top addresses and "other", not every address');
     const size = lines.slice(before).reduce((k, l) => k + Buffer.byteLength(l) + 1, 0);
@@ -76,7 +91,7 @@ t.test('10 000 addresses refused once a second each: at most the budget of lines
     bytes += size;
   }
   const perRefusal = bytes / (ADDRESSES * SECONDS);
-  t.ok(perRefusal < 0.5, `${(ADDRESSES * SECONDS)} refusals from ${ADDRESSES} addresses: ${bytes} B of log, ${perRefusal.toFixed(3)} B a refusal`);
+  t.ok(perRefusal < 0.5, `${ADDRESSES * SECONDS} refusals from ${ADDRESSES} addresses: ${bytes} B of log, ${perRefusal.toFixed(3)} B a refusal`);
 });
 
 t.test('one address flooding among many: named first in "clients", with its counts by code', async (t) => {
@@ -118,7 +133,16 @@ t.test('one address alone keeps its lines: its first 429 of a code and its first
   const requestLines = lines.map(parse).filter((l) => l['msg'] === 'request');
   t.equal(requestLines.filter((l) => l['status'] === 429).length, 3, 'one 429 line a second');
   t.equal(requestLines.filter((l) => l['status'] === 404).length, 15, 'five 404 lines a second');
-  t.match(lines.map(parse).find((l) => l['msg'] === 'refusals'), { level: 40, total: 600 - 18, codes: { RATE_LIMITED: 297, NOT_FOUND: 285 }, addresses: 1, clients: { '203.0.113.7': { RATE_LIMITED: 297, NOT_FOUND: 285 } } });
+  t.match(
+    lines.map(parse).find((l) => l['msg'] === 'refusals'),
+    {
+      level: 40,
+      total: 600 - 18,
+      codes: { RATE_LIMITED: 297, NOT_FOUND: 285 },
+      addresses: 1,
+      clients: { '203.0.113.7': { RATE_LIMITED: 297, NOT_FOUND: 285 } },
+    },
+  );
 });
 
 t.test('5xx answers never fold, whatever the budget', async (t) => {
@@ -131,15 +155,40 @@ t.test('5xx answers never fold, whatever the budget', async (t) => {
 
 t.test('RefusalCounts: the top addresses, ties in first-counted order, the rest under "other"; bounded', async (t) => {
   const c = new fold.RefusalCounts(4);
-  for (const [client, code, k] of [['a', 'X', 1], ['b', 'X', 3], ['c', 'Y', 2], ['d', 'X', 3], ['e', 'Y', 9]] as const) {
+  for (const [client, code, k] of [
+    ['a', 'X', 1],
+    ['b', 'X', 3],
+    ['c', 'Y', 2],
+    ['d', 'X', 3],
+    ['e', 'Y', 9],
+  ] as const) {
     for (let i = 0; i < k; i++) c.add(client, code);
   }
   t.equal(c.addresses, 4, 'the fifth address is not counted one by one');
   t.equal(c.total, 18);
-  t.same([...c.codes], [['X', 7], ['Y', 11]]);
+  t.same(
+    [...c.codes],
+    [
+      ['X', 7],
+      ['Y', 11],
+    ],
+  );
   const { top, other } = c.top(2);
-  t.same(top.map((x) => [x.client, x.total]), [['b', 3], ['d', 3]]);
-  t.same([...other!], [['X', 1], ['Y', 11]], 'a, c and the uncounted e');
+  t.same(
+    top.map((x) => [x.client, x.total]),
+    [
+      ['b', 3],
+      ['d', 3],
+    ],
+  );
+  t.same(
+    [...other!],
+    [
+      ['X', 1],
+      ['Y', 11],
+    ],
+    'a, c and the uncounted e',
+  );
   t.equal(c.top(10).other?.get('Y'), 9, 'all counted addresses named: only the uncounted one is "other"');
   c.clear();
   t.equal(c.total, 0);

@@ -47,20 +47,29 @@ t.test('every package is tried; what each said is in the error, with the support
       `^no native uWebSockets\\.js build loads on Node ${process.version.replace(/\./g, '\\.')} \\(ABI ${process.versions.modules}, .*\\)\\. Tried:\\n` +
         '  @btc-vision/uwebsockets\\.js: not installed \\(run `npm ci`\\)\\n' +
         '  @trufflesuite/uws-js-unofficial: not installed \\(run `npm ci`\\)\\n' +
-        'Supported: Node 22 or 24 on Linux with glibc ≥ 2\\.38 .*; Node 20 with glibc ≥ 2\\.36 .*\\. Run `npm ci` in the nightgate folder\\. nightgate never runs on a JavaScript fallback\\.$',
+        'Supported: Node 22 or 24 on Linux with glibc ≥ 2\\.38 .*; Node 20 with glibc ≥ 2\\.36 .*\\. Run `npm ci` in the ' +
+        'nightgate folder\\. nightgate never runs on a JavaScript fallback\\.$',
     ),
   });
-  t.throws(() => loadFrom(() => empty), { message: new RegExp(`@btc-vision/uwebsockets\\.js: has no ${abi.replace(/\./g, '\\.')} \\(no build for this Node ABI and platform\\)`) });
+  t.throws(() => loadFrom(() => empty), {
+    message: new RegExp(`@btc-vision/uwebsockets\\.js: has no ${abi.replace(/\./g, '\\.')} \\(no build for this Node ABI and platform\\)`),
+  });
   writeFileSync(join(empty, abi), 'not a shared object');
   t.throws(() => loadFrom(() => empty), { message: new RegExp(`@btc-vision/uwebsockets\\.js: ${join(empty, abi).replace(/\./g, '\\.')}: .+`) });
 });
 
 t.test('the error says what to change on this system, for each unsupported combination', async (t) => {
-  const glibc238 = '@btc-vision/uwebsockets.js: /x/uws_linux_x64_127.node: /lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.38\' not found';
+  const glibc238 = "@btc-vision/uwebsockets.js: /x/uws_linux_x64_127.node: /lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.38' not found";
   const noAbi = '@trufflesuite/uws-js-unofficial: has no uws_linux_x64_127.node (no build for this Node ABI and platform)';
   // Node 22 on Debian 12: measured on this repository's CI machine (Node 22.23.3 from the npm registry).
-  t.equal(remedy([glibc238, noAbi], 22, '2.36'), "This system's glibc 2.36 is older than the 2.38 Node 22 needs: run Node 20 here, or Node 22 on a system with glibc ≥ 2.38. ");
-  t.equal(remedy([glibc238, noAbi], 24, '2.31'), "This system's glibc 2.31 is older than the 2.38 Node 24 needs: run Node 20 here, or Node 24 on a system with glibc ≥ 2.38. ");
+  t.equal(
+    remedy([glibc238, noAbi], 22, '2.36'),
+    "This system's glibc 2.36 is older than the 2.38 Node 22 needs: run Node 20 here, or Node 22 on a system with glibc ≥ 2.38. ",
+  );
+  t.equal(
+    remedy([glibc238, noAbi], 24, '2.31'),
+    "This system's glibc 2.31 is older than the 2.38 Node 24 needs: run Node 20 here, or Node 24 on a system with glibc ≥ 2.38. ",
+  );
   t.equal(remedy(['a', 'b'], 20, '2.31'), "This system's glibc 2.31 is older than every build needs (2.36). ");
   t.equal(remedy(['a', 'b'], 26, '2.41'), 'Node 26 is not supported: use Node 22 or 24 on this system. ');
   t.equal(remedy(['a', 'b'], 23, '2.36'), 'Node 23 is not supported: use Node 20 on this system. ');

@@ -15,7 +15,10 @@ import { createLogger } from '../../../../src/core/log/log.js';
 import { BoundedOutput } from '../../../../src/core/log/output.js';
 
 /** A bounded output into a file, and its lines once everything accepted has been written. */
-function output(opts: { maxBytes: number; maxBytesPerSecond?: number; now?: () => number }): { out: BoundedOutput; read(): Promise<Array<Record<string, unknown>>> } {
+function output(opts: { maxBytes: number; maxBytesPerSecond?: number; now?: () => number }): {
+  out: BoundedOutput;
+  read(): Promise<Array<Record<string, unknown>>>;
+} {
   const file = join(mkdtempSync(join(tmpdir(), 'audit-lines-')), 'log');
   const out = new BoundedOutput({ fd: openSync(file, 'w'), ...opts });
   return {
@@ -23,19 +26,38 @@ function output(opts: { maxBytes: number; maxBytesPerSecond?: number; now?: () =
     read: async () => {
       // Everything it accepted has been written when nothing is held any more.
       while (out.bufferedBytes > 0) await new Promise((r) => setImmediate(r));
-      return readFileSync(file, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+      return readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
     },
   };
 }
 
 function refused(i: number): Exchange {
   return {
-    requestId: `r-${i}`, method: 'GET', route: { url: '(unmatched)', auth: 'none' }, path: '/nowhere', t0: performance.now(),
-    ip: `10.0.${(i >> 8) & 255}.${i & 255}`, keyId: undefined, headers: {}, code: 'NOT_FOUND',
+    requestId: `r-${i}`,
+    method: 'GET',
+    route: { url: '(unmatched)', auth: 'none' },
+    path: '/nowhere',
+    t0: performance.now(),
+    ip: `10.0.${(i >> 8) & 255}.${i & 255}`,
+    keyId: undefined,
+    headers: {},
+    code: 'NOT_FOUND',
   } as unknown as Exchange;
 }
 
-const sponsorship = { audit: 'sponsorship', keyId: 'k1', kind: 'transfer', network: 'preview', outcome: 'sponsored', txHash: 'ab'.repeat(32), fee: '1200', feeUnit: 'SPECK' };
+const sponsorship = {
+  audit: 'sponsorship',
+  keyId: 'k1',
+  kind: 'transfer',
+  network: 'preview',
+  outcome: 'sponsored',
+  txHash: 'ab'.repeat(32),
+  fee: '1200',
+  feeUnit: 'SPECK',
+};
 
 t.test('a refusal flood spends the bytes of the second: an audit line in the same second is still written', async (t) => {
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
@@ -57,7 +79,11 @@ t.test('a refusal flood spends the bytes of the second: an audit line in the sam
   t.equal(out.dropped, droppedBefore + 1, 'the ordinary line is dropped, the audit line is not');
 
   const lines = await read();
-  t.match(lines.filter((l) => l['audit'] !== undefined), [{ module: 'audit', ...sponsorship, msg: 'sponsorship' }], 'the audit line is written');
+  t.match(
+    lines.filter((l) => l['audit'] !== undefined),
+    [{ module: 'audit', ...sponsorship, msg: 'sponsorship' }],
+    'the audit line is written',
+  );
   t.equal(lines.filter((l) => l['msg'] === 'not audit').length, 0);
   t.equal(out.health().droppedAuditLines, 0);
 });
@@ -78,7 +104,7 @@ t.test('a line whose text says "audit" but whose record does not is not an audit
   t.equal((await read()).filter((l) => l['msg'] !== 'fills the second').length, 0);
 });
 
-t.test('a stdout that does not keep up fills the buffer: an audit line still fits, up to a reserve of the buffer\'s size', async (t) => {
+t.test("a stdout that does not keep up fills the buffer: an audit line still fits, up to a reserve of the buffer's size", async (t) => {
   const { out, read } = output({ maxBytes: 65_536 });
   const logger = createLogger('info', out);
   const pad = 'x'.repeat(200);

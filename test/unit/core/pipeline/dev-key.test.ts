@@ -32,6 +32,9 @@ t.test('the box: the key on a line of its own, framed', async (t) => {
   t.equal(box.length, 5);
   t.match(box[0], /^┌─+┐$/);
   t.match(box[4], /^└─+┘$/);
-  t.ok(box.every((l) => l.length === box[0]!.length), 'every line the same width');
+  t.ok(
+    box.every((l) => l.length === box[0]!.length),
+    'every line the same width',
+  );
   t.equal(box.filter((l) => l.includes('ngk_0123456789abcdefghij0123')).length, 1);
 });

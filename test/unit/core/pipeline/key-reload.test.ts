@@ -35,7 +35,8 @@ t.test('ConfigReloader: applies the keys, names settings that need a restart, re
   const keys = new KeyStore(config.auth.keys, []);
   const logs = captureLogs();
   const metrics = new Metrics({ defaultMetrics: false });
-  let next: () => ReturnType<typeof loadConfig> = () => loadConfig({ env: {}, overrides: { auth: { keys: [rec('a', A, { revoked: true })] }, server: { port: 9999 } } });
+  let next: () => ReturnType<typeof loadConfig> = () =>
+    loadConfig({ env: {}, overrides: { auth: { keys: [rec('a', A, { revoked: true })] }, server: { port: 9999 } } });
   const reloader = new ConfigReloader({ config, keys, logger: logs.logger, onReload: (outcome) => metrics.configReloads.inc({ outcome }), load: () => next() });
   const ok = reloader.reload();
   t.match(ok, { ok: true, changes: { revoked: ['a'] }, restartNeeded: ['server.port'] });
@@ -47,7 +48,11 @@ t.test('ConfigReloader: applies the keys, names settings that need a restart, re
   };
   const refused = reloader.reload();
   t.match(refused, { ok: false, error: /duplicate key id/ });
-  t.match(logs.lines.at(-1), { level: 50, code: 'CONFIG_RELOAD_REFUSED', msg: /config reload refused, the running configuration is kept: invalid setting auth\.keys/ });
+  t.match(logs.lines.at(-1), {
+    level: 50,
+    code: 'CONFIG_RELOAD_REFUSED',
+    msg: /config reload refused, the running configuration is kept: invalid setting auth\.keys/,
+  });
   t.same(keys.counts(), { active: 0, revoked: 1 }, 'the keys of the last applied reload stay');
   const text = await metrics.registry.metrics();
   t.match(text, /nightgate_config_reloads_total\{outcome="applied"\} 1/);

@@ -3,7 +3,10 @@ import { MemoryRateLimitStore, policyField, rateLimitField, resetSeconds, retryA
 
 t.test('fixed window counts and resets at the window boundary', async (t) => {
   const s = new MemoryRateLimitStore('fixed', 10);
-  t.same([1, 2, 3].map(() => s.hit('key', 'a', 2, 1000, 100).allowed), [true, true, false]);
+  t.same(
+    [1, 2, 3].map(() => s.hit('key', 'a', 2, 1000, 100).allowed),
+    [true, true, false],
+  );
   t.equal(s.hit('key', 'a', 2, 1000, 100).resetAt, 1000);
   t.equal(s.hit('key', 'a', 2, 1000, 1000).allowed, true, 'new window');
 });

@@ -122,9 +122,7 @@ t.test('real threads: 4 workers hammering one id admit exactly the limit between
   const stores = algorithms.map((algorithm) => new SharedRateLimitStore(algorithm, maxEntries));
   const tables = stores.map((store, round) => ({ algorithm: algorithms[round], buffer: store.buffer }));
   const gate = new SharedArrayBuffer(2 * tables.length * Int32Array.BYTES_PER_ELEMENT);
-  const perWorker = await Promise.all(
-    Array.from({ length: workers }, (_, index) => runWorker({ tables, maxEntries, gate, workers, index, hits, limit })),
-  );
+  const perWorker = await Promise.all(Array.from({ length: workers }, (_, index) => runWorker({ tables, maxEntries, gate, workers, index, hits, limit })));
   stores.forEach((store, round) => {
     const algorithm = algorithms[round];
     const results = perWorker.map((counts) => counts[round]!);
@@ -137,7 +135,11 @@ t.test('real threads: 4 workers hammering one id admit exactly the limit between
     );
     t.equal(store.hit('key', 'shared', limit, 60_000, 1000).allowed, false, `${algorithm}: the main thread sees the shared id at its limit`);
     for (let i = 0; i < workers; i++) t.equal(store.hit('key', `own-${i}`, hits, 60_000, 1000).allowed, false, `${algorithm}: own-${i} at its limit`);
-    t.same(results.map((r) => r.fresh), Array(workers).fill(FRESH), `${algorithm}: ${FRESH} new ids, limit ${workers}, one hit from each worker: all admitted`);
+    t.same(
+      results.map((r) => r.fresh),
+      Array(workers).fill(FRESH),
+      `${algorithm}: ${FRESH} new ids, limit ${workers}, one hit from each worker: all admitted`,
+    );
     let freshOpen = 0;
     for (let i = 0; i < FRESH; i++) if (store.hit('ip', `fresh-${i}`, workers, 60_000, 1000).allowed) freshOpen++;
     t.equal(freshOpen, 0, `${algorithm}: and every one of them is at its limit: their first hits, concurrent, made one counter each`);
@@ -196,6 +198,10 @@ t.test('a full table never refuses a brand-new client', async (t) => {
 t.test('a hit stamped before the slot’s window (another thread’s clock) counts in that window', async (t) => {
   const s = new SharedRateLimitStore('fixed', 16);
   t.equal(s.hit('key', 'k', 2, 1000, 1000).remaining, 1);
-  t.same(s.hit('key', 'k', 2, 1000, 999), { allowed: true, limit: 2, remaining: 0, windowMs: 1000, resetAt: 2000 }, 'not a rolled-back window with a fresh budget');
+  t.same(
+    s.hit('key', 'k', 2, 1000, 999),
+    { allowed: true, limit: 2, remaining: 0, windowMs: 1000, resetAt: 2000 },
+    'not a rolled-back window with a fresh budget',
+  );
   t.equal(s.hit('key', 'k', 2, 1000, 1001).allowed, false);
 });

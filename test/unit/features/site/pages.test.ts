@@ -24,8 +24,19 @@ t.test('types in words, not JSON Schema', async (t) => {
   t.equal(typeText({ type: 'integer', minimum: 0 }), 'integer ≥ 0');
   t.equal(typeText({ type: 'integer', minimum: 1, maximum: 100, default: 20 }), 'integer 1–100, default 20');
   t.equal(typeText({ type: 'string', pattern: '^(0x)?[0-9a-fA-F]{64}$' }), 'string (64 hex)');
-  t.equal(typeText({ anyOf: [{ const: 'mainnet', type: 'string' }, { const: 'preview', type: 'string' }] }), '&#34;mainnet&#34; | &#34;preview&#34;');
-  t.equal(typeText({ anyOf: [{ $ref: '#/components/schemas/Epoch' }, { type: 'null' }] }), '<a href="/api/reference#schema-Epoch"><code>Epoch</code></a> | null');
+  t.equal(
+    typeText({
+      anyOf: [
+        { const: 'mainnet', type: 'string' },
+        { const: 'preview', type: 'string' },
+      ],
+    }),
+    '&#34;mainnet&#34; | &#34;preview&#34;',
+  );
+  t.equal(
+    typeText({ anyOf: [{ $ref: '#/components/schemas/Epoch' }, { type: 'null' }] }),
+    '<a href="/api/reference#schema-Epoch"><code>Epoch</code></a> | null',
+  );
   t.equal(typeText({ type: 'array', items: { type: 'string', format: 'date-time' } }), 'string (date-time)[]');
 });
 

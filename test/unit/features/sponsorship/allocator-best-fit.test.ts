@@ -18,7 +18,10 @@ t.test('reserves the smallest FREE UTXO whose value covers the fee', async (t) =
 
 t.test('equal values: the lowest slot first', async (t) => {
   const table = tableWith([700n, 300n, 300n, 300n]);
-  t.strictSame([1, 2, 3, 0].map(() => table.reserve(300n, DEADLINE)?.slot), [1, 2, 3, 0]);
+  t.strictSame(
+    [1, 2, 3, 0].map(() => table.reserve(300n, DEADLINE)?.slot),
+    [1, 2, 3, 0],
+  );
 });
 
 t.test('null, and nothing changed, when no FREE UTXO covers the fee', async (t) => {

@@ -34,7 +34,11 @@ t.test('200 concurrent reservations against 64 UTXOs: 64 distinct, 136 null, all
   const released = workers.map((worker) => once(worker, 'message') as Promise<[boolean[]]>);
   raise(sync, SYNC_ROUND, RELEASE);
   const results = (await Promise.all(released)).flatMap(([r]) => r);
-  t.strictSame(results, Array.from({ length: UTXOS }, () => true), 'every release succeeded');
+  t.strictSame(
+    results,
+    Array.from({ length: UTXOS }, () => true),
+    'every release succeeded',
+  );
   t.strictSame(table.counts(), { free: UTXOS, reserved: 0, spent: 0, total: UTXOS });
   t.equal(table.totalValue(), BigInt(UTXOS) * 1_000n + BigInt((UTXOS * (UTXOS - 1)) / 2));
 });

@@ -3,7 +3,17 @@ import type { Worker } from 'node:worker_threads';
 import fc from 'fast-check';
 import t from 'tap';
 import { startModuleWorker } from '../../../../packages/threads/src/worker-thread.js';
-import { SYNC_ABORT, SYNC_ARRIVED, SYNC_CONFIRMED, SYNC_FAILED, SYNC_LIVE, SYNC_ROUND, createSync, raise, waitAtLeast } from '../../../fixtures/dust/barrier.js';
+import {
+  SYNC_ABORT,
+  SYNC_ARRIVED,
+  SYNC_CONFIRMED,
+  SYNC_FAILED,
+  SYNC_LIVE,
+  SYNC_ROUND,
+  createSync,
+  raise,
+  waitAtLeast,
+} from '../../../fixtures/dust/barrier.js';
 import type { ReserverJob, ReserverReport, WorkerOp } from '../../../fixtures/dust/reserver-protocol.js';
 import { tableWith } from '../../../fixtures/dust/table.js';
 

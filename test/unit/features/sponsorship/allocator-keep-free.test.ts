@@ -75,27 +75,37 @@ t.test('one thread: a reservation never takes one of the last keepFree free UTXO
   t.throws(() => table.reserve(1n, 1, { keepFree: 1.5 }), RangeError);
 });
 
-t.test(`${REQUEST_THREADS} threads bursting 200 reservations with keepFree ${KEEP} against ${UTXOS} UTXOs take ${UTXOS - KEEP}; the keeper then takes the last ${KEEP}`, async (t) => {
-  const table = tableWith(Array.from({ length: UTXOS }, (_, i) => 1_000n + BigInt(i)));
-  const requests = await burst(t, table, Array.from({ length: REQUEST_THREADS }, () => ({ count: 50, keepFree: KEEP })));
-  const taken = granted(requests.slots);
-  t.equal(taken.length, UTXOS - KEEP, `requests got ${taken.length}: never one of the last ${KEEP}`);
-  t.equal(new Set(taken).size, taken.length, 'each UTXO reserved once');
-  t.strictSame(table.counts(), { free: KEEP, reserved: UTXOS - KEEP, spent: 0, total: UTXOS });
-  t.equal(table.freeTokens(), KEEP, 'the free count in the header agrees with the table');
+t.test(
+  `${REQUEST_THREADS} threads bursting 200 reservations with keepFree ${KEEP}` +
+    ` against ${UTXOS}` +
+    ` UTXOs take ${UTXOS - KEEP}` +
+    `; the keeper then takes the last ${KEEP}`,
+  async (t) => {
+    const table = tableWith(Array.from({ length: UTXOS }, (_, i) => 1_000n + BigInt(i)));
+    const requests = await burst(
+      t,
+      table,
+      Array.from({ length: REQUEST_THREADS }, () => ({ count: 50, keepFree: KEEP })),
+    );
+    const taken = granted(requests.slots);
+    t.equal(taken.length, UTXOS - KEEP, `requests got ${taken.length}: never one of the last ${KEEP}`);
+    t.equal(new Set(taken).size, taken.length, 'each UTXO reserved once');
+    t.strictSame(table.counts(), { free: KEEP, reserved: UTXOS - KEEP, spent: 0, total: UTXOS });
+    t.equal(table.freeTokens(), KEEP, 'the free count in the header agrees with the table');
 
-  // Requests and the keeper at once on what is left: the keeper gets all of it, the requests none.
-  const mixed = await burst(t, table, [{ count: 20, keepFree: KEEP }, { count: 20 }, { count: 20, keepFree: KEEP }]);
-  t.equal(granted([mixed.slots[0]!, mixed.slots[2]!]).length, 0, 'requests racing the keeper got none of the reserve');
-  t.equal(granted([mixed.slots[1]!]).length, KEEP, `the keeper got all ${KEEP}, from 0 free for requests`);
-  t.strictSame(table.counts(), { free: 0, reserved: UTXOS, spent: 0, total: UTXOS });
-  t.equal(table.freeTokens(), 0);
+    // Requests and the keeper at once on what is left: the keeper gets all of it, the requests none.
+    const mixed = await burst(t, table, [{ count: 20, keepFree: KEEP }, { count: 20 }, { count: 20, keepFree: KEEP }]);
+    t.equal(granted([mixed.slots[0]!, mixed.slots[2]!]).length, 0, 'requests racing the keeper got none of the reserve');
+    t.equal(granted([mixed.slots[1]!]).length, KEEP, `the keeper got all ${KEEP}, from 0 free for requests`);
+    t.strictSame(table.counts(), { free: 0, reserved: UTXOS, spent: 0, total: UTXOS });
+    t.equal(table.freeTokens(), 0);
 
-  t.ok((await requests.release()).every(Boolean));
-  t.ok((await mixed.release()).every(Boolean));
-  t.strictSame(table.counts(), { free: UTXOS, reserved: 0, spent: 0, total: UTXOS });
-  t.equal(table.freeTokens(), UTXOS);
-});
+    t.ok((await requests.release()).every(Boolean));
+    t.ok((await mixed.release()).every(Boolean));
+    t.strictSame(table.counts(), { free: UTXOS, reserved: 0, spent: 0, total: UTXOS });
+    t.equal(table.freeTokens(), UTXOS);
+  },
+);
 
 t.test('requests and the keeper bursting from a full table at once: requests never take the reserve', async (t) => {
   for (let run = 0; run < 3; run++) {
@@ -105,7 +115,13 @@ t.test('requests and the keeper bursting from a full table at once: requests nev
     const byRequests = granted([b.slots[0]!, b.slots[2]!, b.slots[3]!]).length;
     const byKeeper = granted([b.slots[1]!]).length;
     const free = table.counts().free;
-    if (byRequests > UTXOS - KEEP || free > KEEP || byRequests + byKeeper + free !== UTXOS || table.freeTokens() !== free || new Set(granted(b.slots)).size !== byRequests + byKeeper) {
+    if (
+      byRequests > UTXOS - KEEP ||
+      free > KEEP ||
+      byRequests + byKeeper + free !== UTXOS ||
+      table.freeTokens() !== free ||
+      new Set(granted(b.slots)).size !== byRequests + byKeeper
+    ) {
       t.fail(`run ${run}: requests ${byRequests}, keeper ${byKeeper}, free ${free}, tokens ${table.freeTokens()}`);
     }
     await b.release();
@@ -120,7 +136,7 @@ const SPLIT_FEE = 2n ** 17n;
 const FLOOR = 2n * SPLIT_FEE;
 const RICH = 4n * FLOOR;
 
-t.test('decayed UTXOs do not stand in for the reserve: with the floor set, the keeper finds its splits\' fees', async (t) => {
+t.test("decayed UTXOs do not stand in for the reserve: with the floor set, the keeper finds its splits' fees", async (t) => {
   // 12 decayed UTXOs too small for any fee, 12 worth a split.
   const values = [...Array.from({ length: 12 }, () => 100n), ...Array.from({ length: 12 }, (_, i) => RICH + BigInt(i))];
   const take = (table: DustAllocatorTable): number => {
@@ -130,7 +146,7 @@ t.test('decayed UTXOs do not stand in for the reserve: with the floor set, the k
   };
   const counting = tableWith(values);
   t.equal(take(counting), 12, 'without a floor the decayed 12 count as the reserve: requests take all 12 that could pay a split');
-  t.equal(counting.reserve(SPLIT_FEE, 1), null, 'and the keeper\'s split finds nothing to pay its fee with');
+  t.equal(counting.reserve(SPLIT_FEE, 1), null, "and the keeper's split finds nothing to pay its fee with");
 
   const table = tableWith(values);
   table.setReserveFloor(FLOOR);
@@ -151,7 +167,7 @@ t.test('requests below the floor are served from the UTXOs below it, past the re
   t.equal(table.freeTokens(), 10);
 });
 
-t.test('the floor\'s recount: tokens follow it up and down, generations stay (a restored reservation still matches)', async (t) => {
+t.test("the floor's recount: tokens follow it up and down, generations stay (a restored reservation still matches)", async (t) => {
   const table = tableWith([100n, 1_000n, 100_000n, 1_000_000n]);
   const entry = table.slotEntry(2)!;
   table.setReserveFloor(500_000n);
@@ -177,12 +193,22 @@ t.test(`${REQUEST_THREADS} threads bursting against a pool half below the floor:
     // 33 below the floor (but above a request's fee), 33 above it.
     const table = tableWith(Array.from({ length: UTXOS }, (_, i) => (i % 2 === 0 ? 1_000n : RICH) + BigInt(i)));
     table.setReserveFloor(FLOOR);
-    const b = await burst(t, table, Array.from({ length: REQUEST_THREADS }, () => ({ count: 50, keepFree: KEEP })));
+    const b = await burst(
+      t,
+      table,
+      Array.from({ length: REQUEST_THREADS }, () => ({ count: 50, keepFree: KEEP })),
+    );
     // A recount at rest changes nothing.
     table.setReserveFloor(FLOOR);
     const taken = granted(b.slots);
     const counts = table.counts();
-    if (taken.length !== UTXOS - KEEP || new Set(taken).size !== taken.length || counts.free !== KEEP || table.freeTokens() !== KEEP || table.uncountedFree() !== 0) {
+    if (
+      taken.length !== UTXOS - KEEP ||
+      new Set(taken).size !== taken.length ||
+      counts.free !== KEEP ||
+      table.freeTokens() !== KEEP ||
+      table.uncountedFree() !== 0
+    ) {
       t.fail(`run ${run}: requests ${taken.length}, free ${counts.free}, tokens ${table.freeTokens()}, below the floor ${table.uncountedFree()}`);
     }
     for (let i = 0; i < KEEP; i++) if (!table.reserve(SPLIT_FEE, 1)) t.fail(`run ${run}: split ${i + 1} found no UTXO`);

@@ -53,7 +53,10 @@ t.test('recycle empties only SPENT slots, and add reuses them', async (t) => {
   t.equal(table.slotEntry(0), null);
   t.equal(table.add({ walletIndex: 3, key: 9n, value: 50n }), 0, 'the emptied slot is reused before the full table grows');
   t.match(table.slotEntry(0), { state: 'free', walletIndex: 3, key: 9n, value: 50n });
-  t.throws(() => table.add({ walletIndex: 0, key: 1, value: 1n }), new RangeError('DUST allocator table is full (2 slots): recycle spent slots or raise the capacity'));
+  t.throws(
+    () => table.add({ walletIndex: 0, key: 1, value: 1n }),
+    new RangeError('DUST allocator table is full (2 slots): recycle spent slots or raise the capacity'),
+  );
 });
 
 t.test('recycle waits for a reserver that markSpent overtook before it published its deadline', async (t) => {

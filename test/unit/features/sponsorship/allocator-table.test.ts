@@ -15,8 +15,14 @@ t.test('fromShared sees the same table through the same buffer', async (t) => {
 
 t.test('fromShared refuses buffers that are not a table of this layout', async (t) => {
   const message = (text: string) => new TypeError(`DustAllocatorTable.fromShared: ${text}`);
-  t.throws(() => DustAllocatorTable.fromShared(new SharedArrayBuffer(8)), new TypeError('DustAllocatorTable.fromShared needs the SharedArrayBuffer of a DustAllocatorTable'));
-  t.throws(() => DustAllocatorTable.fromShared(new ArrayBuffer(4096) as unknown as SharedArrayBuffer), new TypeError('DustAllocatorTable.fromShared needs the SharedArrayBuffer of a DustAllocatorTable'));
+  t.throws(
+    () => DustAllocatorTable.fromShared(new SharedArrayBuffer(8)),
+    new TypeError('DustAllocatorTable.fromShared needs the SharedArrayBuffer of a DustAllocatorTable'),
+  );
+  t.throws(
+    () => DustAllocatorTable.fromShared(new ArrayBuffer(4096) as unknown as SharedArrayBuffer),
+    new TypeError('DustAllocatorTable.fromShared needs the SharedArrayBuffer of a DustAllocatorTable'),
+  );
   t.throws(() => DustAllocatorTable.fromShared(new SharedArrayBuffer(tableWords(2) * BYTES_PER_WORD)), message('the buffer is not a DUST allocator table'));
   const table = DustAllocatorTable.create(2);
   const words = new Int32Array(table.buffer);
@@ -86,8 +92,14 @@ t.test('add and create check their input', async (t) => {
   const table = DustAllocatorTable.create(2);
   t.throws(() => table.add({ walletIndex: -1, key: 0, value: 1n }), new RangeError('walletIndex must be an integer from 0 to 2147483647, got -1'));
   t.throws(() => table.add({ walletIndex: 0, key: 1.5, value: 1n }), new RangeError('key must be a non-negative safe integer or a bigint below 2^64, got 1.5'));
-  t.throws(() => table.add({ walletIndex: 0, key: 2n ** 64n, value: 1n }), new RangeError('key must be a non-negative safe integer or a bigint below 2^64, got 18446744073709551616'));
-  t.throws(() => table.add({ walletIndex: 0, key: 0, value: 2n ** 64n }), new RangeError('value must be a bigint from 0 to 2^64 - 1 SPECK, got 18446744073709551616'));
+  t.throws(
+    () => table.add({ walletIndex: 0, key: 2n ** 64n, value: 1n }),
+    new RangeError('key must be a non-negative safe integer or a bigint below 2^64, got 18446744073709551616'),
+  );
+  t.throws(
+    () => table.add({ walletIndex: 0, key: 0, value: 2n ** 64n }),
+    new RangeError('value must be a bigint from 0 to 2^64 - 1 SPECK, got 18446744073709551616'),
+  );
   t.strictSame(table.counts(), { free: 0, reserved: 0, spent: 0, total: 0 }, 'nothing was added');
   t.throws(() => DustAllocatorTable.create(0), new RangeError('DUST allocator capacity must be an integer from 1 to 1048576, got 0'));
 });

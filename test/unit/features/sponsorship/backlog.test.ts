@@ -1,9 +1,16 @@
 import t from 'tap';
 import { GatewayError } from '../../../../src/core/errors.js';
-import { MAX_FEE_TTL_BLOCKS, QUEUE_SLACK_BLOCKS, SponsorBacklog, feeLifeAtReservation, feeTtlBlocks, lifeBlocks } from '../../../../src/features/sponsorship/admission/backlog.js';
+import {
+  MAX_FEE_TTL_BLOCKS,
+  QUEUE_SLACK_BLOCKS,
+  SponsorBacklog,
+  feeLifeAtReservation,
+  feeTtlBlocks,
+  lifeBlocks,
+} from '../../../../src/features/sponsorship/admission/backlog.js';
 import { FEE_TTL_BLOCKS } from '../../../../src/features/sponsorship/common/fee-margin.js';
 
-t.test('a fee intent outlives the queue of the server\'s own unlanded transactions', async (t) => {
+t.test("a fee intent outlives the queue of the server's own unlanded transactions", async (t) => {
   t.equal(feeTtlBlocks(0), FEE_TTL_BLOCKS, 'no queue: the default life');
   t.equal(feeTtlBlocks(2.5), FEE_TTL_BLOCKS, 'a short queue fits in the default life');
   t.equal(feeTtlBlocks(7.1), 8 + QUEUE_SLACK_BLOCKS, '150 transfers at 21 a block: 8 blocks of queue, its own block and one more');
@@ -57,7 +64,7 @@ t.test('it counts how answers ended', async (t) => {
   t.same({ landed: b.landed, expired: b.expired }, { landed: 2, expired: 1 });
 });
 
-t.test('a balance task decides its fee intent\'s life from the queue as it reserves', async (t) => {
+t.test("a balance task decides its fee intent's life from the queue as it reserves", async (t) => {
   const q = { network: 'preview', share: 1 / 21, refuse: true, fixedTtlMs: 0 };
   t.equal(feeLifeAtReservation(q, 0, 6_000), 5 * 6_000, 'an empty queue: the default 5 blocks');
   t.equal(feeLifeAtReservation(q, 150, 6_000), (8 + QUEUE_SLACK_BLOCKS) * 6_000, '150 reserved before it: 8 blocks of queue, its own block and one more');

@@ -6,7 +6,11 @@ const limits = { maxFee: 1_000n, budget: 2_500n, windowMs: 60_000 };
 
 t.test('fee cap: global, and a key may only lower it', async (t) => {
   const p = new SponsorshipPolicy(limits, new MemoryBudgetStore());
-  await t.rejects(p.admit({ id: 'a' }, 1_001n, 0), { code: 'FEE_CAP_EXCEEDED', status: 403, message: 'fee 1001 SPECK exceeds the per-transaction cap of 1000 SPECK' });
+  await t.rejects(p.admit({ id: 'a' }, 1_001n, 0), {
+    code: 'FEE_CAP_EXCEEDED',
+    status: 403,
+    message: 'fee 1001 SPECK exceeds the per-transaction cap of 1000 SPECK',
+  });
   await t.rejects(p.admit({ id: 'a', maxFee: 500n }, 600n, 0), { code: 'FEE_CAP_EXCEEDED' });
   t.equal(p.capFor({ id: 'a', maxFee: 5_000n }), 1_000n, 'a key cannot raise the global cap');
   t.ok(await p.admit({ id: 'a' }, 1_000n, 0));

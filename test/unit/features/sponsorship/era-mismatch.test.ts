@@ -16,7 +16,16 @@ function snapshotOf(era: Era): SharedSnapshot {
   const L = ledger(era);
   const params = L.LedgerParameters.initialParameters();
   const s = SharedSnapshot.create(1 << 20);
-  s.publish(encodeWalletState({ era, chainTime: Date.now(), params: params.serialize(), paramsAt: Date.now(), wallets: [new L.DustLocalState(params.dust).serialize()], eventId: 1 }));
+  s.publish(
+    encodeWalletState({
+      era,
+      chainTime: Date.now(),
+      params: params.serialize(),
+      paramsAt: Date.now(),
+      wallets: [new L.DustLocalState(params.dust).serialize()],
+      eventId: 1,
+    }),
+  );
   return s;
 }
 
@@ -28,7 +37,11 @@ async function bodies(era: Era): Promise<{ unproven: Uint8Array; finalized: Uint
   const owner = L.addressFromKey(vk);
   const night = L.nativeToken().raw;
   const intent = L.Intent.new(new Date(Date.now() + 600_000));
-  intent.guaranteedUnshieldedOffer = L.UnshieldedOffer.new([{ value: 100n, owner: vk, type: night, intentHash: '00'.repeat(32), outputNo: 0 }], [{ owner, type: night, value: 100n }], []);
+  intent.guaranteedUnshieldedOffer = L.UnshieldedOffer.new(
+    [{ value: 100n, owner: vk, type: night, intentHash: '00'.repeat(32), outputNo: 0 }],
+    [{ owner, type: night, value: 100n }],
+    [],
+  );
   const tx = L.Transaction.fromParts('undeployed', undefined, undefined, intent);
   const signed = tx.intents!.get(1)!;
   signed.guaranteedUnshieldedOffer = signOffer(era, signed.guaranteedUnshieldedOffer!, [L.signData(sk, signed.signatureData(1))]);
@@ -38,7 +51,18 @@ async function bodies(era: Era): Promise<{ unproven: Uint8Array; finalized: Uint
 }
 
 const args = (kind: SponsorArgs['kind'], era: Era): SponsorArgs => ({
-  kind, era, networkId: 'undeployed', seeds: ['00'.repeat(64)], margin: 1, maxFee: (10n ** 18n).toString(), budgetLeft: (10n ** 19n).toString(), now: Date.now(), reservationTtlMs: 300_000, ttlSafetyMs: 60_000, blockTimeMs: 6_000, feeTtlMs: 60_000,
+  kind,
+  era,
+  networkId: 'undeployed',
+  seeds: ['00'.repeat(64)],
+  margin: 1,
+  maxFee: (10n ** 18n).toString(),
+  budgetLeft: (10n ** 19n).toString(),
+  now: Date.now(),
+  reservationTtlMs: 300_000,
+  ttlSafetyMs: 60_000,
+  blockTimeMs: 6_000,
+  feeTtlMs: 60_000,
 });
 
 for (const network of ERAS) {
@@ -48,12 +72,19 @@ for (const network of ERAS) {
     table.add({ walletIndex: 0, key: 1n, value: 10n ** 12n });
     const snapshot = snapshotOf(network);
     const { unproven, finalized } = await bodies(other);
-    for (const [kind, body] of [['prove-and-balance', unproven], ['balance-only', finalized]] as const) {
-      await t.rejects(sponsor(body, args(kind, network), table.buffer, snapshot.buffer, devProvingProvider({}, network)), {
-        code: 'LEDGER_ERA_MISMATCH',
-        status: 400,
-        message: `the transaction is a ledger ${other} transaction, but this network runs ledger ${network}: build it with the ledger ${network} packages`,
-      }, kind);
+    for (const [kind, body] of [
+      ['prove-and-balance', unproven],
+      ['balance-only', finalized],
+    ] as const) {
+      await t.rejects(
+        sponsor(body, args(kind, network), table.buffer, snapshot.buffer, devProvingProvider({}, network)),
+        {
+          code: 'LEDGER_ERA_MISMATCH',
+          status: 400,
+          message: `the transaction is a ledger ${other} transaction, but this network runs ledger ${network}: build it with the ledger ${network} packages`,
+        },
+        kind,
+      );
     }
     t.equal(table.counts().reserved, 0, 'nothing reserved');
   });
@@ -63,7 +94,11 @@ for (const network of ERAS) {
     const snapshot = snapshotOf(network);
     const { unproven } = await bodies(other);
     const expected = other < network ? { code: 'LEDGER_ERA_CHANGED', status: 409 } : { code: 'WALLET_SYNCING', status: 503 };
-    await t.rejects(sponsor(unproven, args('prove-and-balance', other), table.buffer, snapshot.buffer, devProvingProvider({}, other)), expected, other < network ? 'the network moved on: 409' : 'the new era is not synced yet: 503');
+    await t.rejects(
+      sponsor(unproven, args('prove-and-balance', other), table.buffer, snapshot.buffer, devProvingProvider({}, other)),
+      expected,
+      other < network ? 'the network moved on: 409' : 'the new era is not synced yet: 503',
+    );
     t.equal(table.counts().reserved, 0, 'nothing reserved');
   });
 }

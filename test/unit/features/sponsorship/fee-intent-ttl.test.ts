@@ -42,9 +42,6 @@ t.test('five-minute reservations, 30 s margin', async (t) => {
 
 t.test('rejects a margin that leaves the intent no life, or no margin', async (t) => {
   t.throws(() => feeIntentTtl(0, 300_000, 0), new RangeError('safetyMarginMs must be a positive number, got 0'));
-  t.throws(
-    () => feeIntentTtl(0, 31_000, 30_000),
-    new RangeError('reservationTtlMs (31000) must exceed safetyMarginMs (30000) by more than 1000 ms'),
-  );
+  t.throws(() => feeIntentTtl(0, 31_000, 30_000), new RangeError('reservationTtlMs (31000) must exceed safetyMarginMs (30000) by more than 1000 ms'));
   t.throws(() => feeIntentTtl(Number.NaN, 300_000, 1), new RangeError('reservedAtMs must be a finite number, got NaN'));
 });

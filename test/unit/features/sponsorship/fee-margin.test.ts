@@ -12,7 +12,7 @@ t.test('the margin counts every block until the TTL and since the prices were co
   t.throws(() => marginBlocks(0, 0, 0, 1), RangeError);
 });
 
-t.test('the fee intent lives dust.feeTtlMs, never past the reservation\'s safety edge', async (t) => {
+t.test("the fee intent lives dust.feeTtlMs, never past the reservation's safety edge", async (t) => {
   const reservedAt = Date.parse('2026-11-24T12:00:00.400Z');
   t.equal(feeIntentTtl(reservedAt, 300_000, 60_000, 60_000).toISOString(), '2026-11-24T12:01:00.000Z', 'a minute, in whole seconds');
   t.equal(feeIntentTtl(reservedAt, 300_000, 60_000, 10 * 60_000).toISOString(), '2026-11-24T12:04:00.000Z', 'a longer life is cut at reclaim − safety');

@@ -21,7 +21,10 @@ function transfer(era: Era): L.Transaction<L.Signaturish, L.Proof, L.PreBinding>
   const intent = L.Intent.new(new Date(Date.now() + 600_000));
   intent.guaranteedUnshieldedOffer = L.UnshieldedOffer.new(
     [{ value: 100n, owner: vk, type: night, intentHash: '00'.repeat(32), outputNo: 0 }],
-    [{ owner, type: night, value: 50n }, { owner, type: night, value: 50n }],
+    [
+      { owner, type: night, value: 50n },
+      { owner, type: night, value: 50n },
+    ],
     [],
   );
   return L.Transaction.fromParts('undeployed', undefined, undefined, intent).mockProve() as unknown as L.Transaction<L.Signaturish, L.Proof, L.PreBinding>;
@@ -63,7 +66,12 @@ for (const era of ERAS) {
     const low = afterBlocks(L.LedgerState.blank('undeployed'), ZERO, 30, from);
     const params = low.parameters;
     const quoted = feeWithin(tx, pricesWithin(replicaAt(era, params), 'undeployed', 11));
-    for (const fullness of [CHURN_FULL, { ...ZERO, computeTime: 1 }, { readTime: 1, computeTime: 1, blockUsage: 1, bytesWritten: 1, bytesChurned: 1 }, { ...ZERO, bytesChurned: 0.6, bytesWritten: 0.6 }]) {
+    for (const fullness of [
+      CHURN_FULL,
+      { ...ZERO, computeTime: 1 },
+      { readTime: 1, computeTime: 1, blockUsage: 1, bytesWritten: 1, bytesChurned: 1 },
+      { ...ZERO, bytesChurned: 0.6, bytesWritten: 0.6 },
+    ]) {
       for (let blocks = 1; blocks <= 11; blocks++) {
         const charged = tx.fees(afterBlocks(low, fullness, blocks, from + 31 * 6_000).parameters);
         if (charged > quoted) t.fail(`${JSON.stringify(fullness)} after ${blocks} blocks: ${charged} > ${quoted}`);

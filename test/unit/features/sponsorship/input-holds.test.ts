@@ -12,7 +12,10 @@ import type { UnshieldedInput } from '../../../../src/features/sponsorship/commo
 import type { SponsoredNetwork } from '../../../../src/features/sponsorship/common/sponsored-network.js';
 
 const live = new Set<string>();
-const net = { name: 'preview', table: { isLive: (r: { slot: number; generation: number }) => live.has(`${r.slot}:${r.generation}`) } } as unknown as SponsoredNetwork;
+const net = {
+  name: 'preview',
+  table: { isLive: (r: { slot: number; generation: number }) => live.has(`${r.slot}:${r.generation}`) },
+} as unknown as SponsoredNetwork;
 const input = (n: number, owner = 'aa'.repeat(32)): UnshieldedInput => ({ owner, intentHash: 'AB'.repeat(32), outputNo: n, type: '00'.repeat(32), value: '1' });
 
 async function refusal(p: Promise<unknown>): Promise<{ code: string; message: string; retryAfter: string | undefined }> {

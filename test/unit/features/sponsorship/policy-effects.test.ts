@@ -142,8 +142,12 @@ for (const era of ERAS) {
       new L.ContractCallPrototype(address, entryPoint, op, undefined, undefined, [], empty, empty, L.communicationCommitmentRandomness(), 'test/circuit');
     const a = '0a'.repeat(32);
     const b = 'b7'.repeat(32);
-    const first = L.Intent.new(TTL).addCall(prototype(b.toUpperCase(), new Uint8Array([0xff, 0x00, 0x10]))).addCall(prototype(b, new TextEncoder().encode('tällen')));
-    const second = L.Intent.new(TTL).addCall(prototype(a, 'increment')).addMaintenanceUpdate(new L.MaintenanceUpdate(a, [], 0n));
+    const first = L.Intent.new(TTL)
+      .addCall(prototype(b.toUpperCase(), new Uint8Array([0xff, 0x00, 0x10])))
+      .addCall(prototype(b, new TextEncoder().encode('tällen')));
+    const second = L.Intent.new(TTL)
+      .addCall(prototype(a, 'increment'))
+      .addMaintenanceUpdate(new L.MaintenanceUpdate(a, [], 0n));
     // The later segment is added first: the effects list calls by segment, not by insertion.
     const tx = L.Transaction.fromParts('undeployed').addIntent({ tag: 'specific', value: 3 }, second).addIntent({ tag: 'specific', value: 2 }, first) as AnyTx;
     expectEffects(
@@ -169,7 +173,11 @@ for (const era of ERAS) {
     const unproven = L.Transaction.fromParts('undeployed', undefined, undefined, intent) as AnyTx;
     expectEffects(t, unproven, { dustRegistrations: 1 }, 'unproven');
 
-    const bound = await finalized({ registration: { dustPublicKey: dustKey.publicKey, allowFeePayment: 0n }, inputs: [utxoOf(signer)], outputs: [{ owner: signer.address, type: NIGHT_TOKEN, value: 10n * STAR_PER_NIGHT }] });
+    const bound = await finalized({
+      registration: { dustPublicKey: dustKey.publicKey, allowFeePayment: 0n },
+      inputs: [utxoOf(signer)],
+      outputs: [{ owner: signer.address, type: NIGHT_TOKEN, value: 10n * STAR_PER_NIGHT }],
+    });
     expectEffects(t, bound, { dustRegistrations: 1, unshielded: true, owners: [signer.address] }, 'proven and bound, with the NIGHT it registers');
   });
 
@@ -205,10 +213,25 @@ for (const era of ERAS) {
       'a transaction of every kind',
     );
     t.ok(leftAlive(() => bound.intents) > 0, 'the count sees an object read and not freed');
-    t.equal(leftAlive(() => effectsOf(era, bound, params)), 0, 'proven and bound: nothing left alive');
+    t.equal(
+      leftAlive(() => effectsOf(era, bound, params)),
+      0,
+      'proven and bound: nothing left alive',
+    );
     t.strictSame(effectsOf(era, bound, params), effects, 'and the transaction is intact');
-    const fallible = L.Transaction.fromParts('undeployed', undefined, zswap.guaranteedOffer, L.Intent.new(TTL).addDeploy(counterDeploy(kit)).addMaintenanceUpdate(new L.MaintenanceUpdate(address, [], 0n))) as AnyTx;
-    t.equal(leftAlive(() => effectsOf(era, fallible, params)), 0, 'unproven, with a fallible offer, a deploy and a maintenance update: nothing left alive');
+    const fallible = L.Transaction.fromParts(
+      'undeployed',
+      undefined,
+      zswap.guaranteedOffer,
+      L.Intent.new(TTL)
+        .addDeploy(counterDeploy(kit))
+        .addMaintenanceUpdate(new L.MaintenanceUpdate(address, [], 0n)),
+    ) as AnyTx;
+    t.equal(
+      leftAlive(() => effectsOf(era, fallible, params)),
+      0,
+      'unproven, with a fallible offer, a deploy and a maintenance update: nothing left alive',
+    );
   });
 
   t.test(`ledger ${era}: a transaction with no effect`, async (t) => {

@@ -17,7 +17,16 @@ const C = 'cc'.repeat(32);
 const HOUR = 3_600_000;
 const NOW = 1_800_000_000_000;
 
-const transfer = (owners: string[] = [A]): TxEffects => ({ calls: [], deploys: [], maintenance: [], unshielded: true, shielded: false, dustRegistrations: 0, owners, userFee: '100' });
+const transfer = (owners: string[] = [A]): TxEffects => ({
+  calls: [],
+  deploys: [],
+  maintenance: [],
+  unshielded: true,
+  shielded: false,
+  dustRegistrations: 0,
+  owners,
+  userFee: '100',
+});
 const call = (address: string, entryPoint: string): TxEffects => ({ ...transfer([]), unshielded: false, calls: [{ address, entryPoint }] });
 
 class FakeHook implements PolicyWebhookClient {
@@ -42,14 +51,22 @@ function setup(policy: KeyPolicyInput) {
 
 t.test('a key with dates only is not asked about effects; with allow, perUser or webhook it is', async (t) => {
   t.equal(setup({ validUntil: '2100-01-01T00:00:00Z' }).gate.asks(setup({ validUntil: '2100-01-01T00:00:00Z' }).key), false);
-  for (const p of [{ allow: {} }, { perUser: { maxSponsorships: 1, windowMs: HOUR } }, { webhook: { url: 'http://x', onTimeout: 'reject' as const, secret: 's'.repeat(16) } }]) {
+  for (const p of [
+    { allow: {} },
+    { perUser: { maxSponsorships: 1, windowMs: HOUR } },
+    { webhook: { url: 'http://x', onTimeout: 'reject' as const, secret: 's'.repeat(16) } },
+  ]) {
     const s = setup(p);
     t.equal(s.gate.asks(s.key), true, Object.keys(p)[0]!);
   }
 });
 
 t.test('allow is judged before any place is held or the webhook asked', async (t) => {
-  const s = setup({ allow: { contracts: [{ address: C, entryPoints: ['mint'] }] }, perUser: { maxSponsorships: 5, windowMs: HOUR }, webhook: { url: 'http://x', onTimeout: 'reject', secret: 's'.repeat(16) } });
+  const s = setup({
+    allow: { contracts: [{ address: C, entryPoints: ['mint'] }] },
+    perUser: { maxSponsorships: 5, windowMs: HOUR },
+    webhook: { url: 'http://x', onTimeout: 'reject', secret: 's'.repeat(16) },
+  });
   await t.rejects(s.gate.admit(s.q(), transfer()), { code: 'POLICY_DENIED', rule: 'allow.nightTransfers' });
   await t.rejects(s.gate.admit(s.q(), call(C, 'burn')), { code: 'POLICY_DENIED', rule: 'allow.contracts' });
   t.equal(s.count(A), 0, 'no place held');
@@ -61,7 +78,11 @@ t.test('per user: a place per owner; one owner at the cap refuses and gives the 
   const first = await s.gate.admit(s.q(), transfer([B]));
   t.same(first.users, [B]);
   await first.commit(100n, NOW);
-  await t.rejects(s.gate.admit(s.q(), transfer([A, B])), { code: 'USER_LIMIT', rule: 'perUser.maxSponsorships', headers: { 'Retry-After': String((HOUR - (NOW % HOUR)) / 1000) } });
+  await t.rejects(s.gate.admit(s.q(), transfer([A, B])), {
+    code: 'USER_LIMIT',
+    rule: 'perUser.maxSponsorships',
+    headers: { 'Retry-After': String((HOUR - (NOW % HOUR)) / 1000) },
+  });
   t.equal(s.count(A), 0, "A's place was given back");
   t.equal(s.count(B), 1);
   await t.rejects(s.gate.admit(s.q(), call(C, 'x')), { code: 'POLICY_DENIED', rule: 'perUser' }, 'no input: no user');
@@ -98,7 +119,7 @@ t.test('maxDust: a fee that would pass it is refused at commit, every user given
   const two = await s.gate.admit(s.q(), transfer([B, A]));
   await t.rejects(two.commit(100n, NOW), { code: 'USER_LIMIT', rule: 'perUser.maxDust' });
   t.same(s.counters.read('shop', B, HOUR, NOW), { count: 0, dust: 0n }, "B's charge undone");
-  t.same(s.counters.read('shop', A, HOUR, NOW), { count: 1, dust: 100n }, "A keeps only the first");
+  t.same(s.counters.read('shop', A, HOUR, NOW), { count: 1, dust: 100n }, 'A keeps only the first');
   const three = await s.gate.admit(s.q(), transfer([A]));
   t.same(three.users, [A], 'A at 100 of 150 SPECK may still be held');
   await three.release();
@@ -113,7 +134,16 @@ t.test('webhook: a refusal or an unreachable hook gives the places back; onTimeo
   s.hook.verdict = { kind: 'unavailable', reason: 'no answer within 2000 ms' };
   await t.rejects(s.gate.admit(s.q(), transfer()), { code: 'POLICY_WEBHOOK_UNAVAILABLE', rule: 'webhook', headers: { 'Retry-After': '5' } });
   t.equal(s.count(A), 0, 'no place kept by a refused sponsorship');
-  t.match(s.hook.asked[0], { keyId: 'shop', network: 'preview', era: 9, user: A, owners: [A], effects: { nightTransfers: true }, fee: '100', feeUnit: 'SPECK' });
+  t.match(s.hook.asked[0], {
+    keyId: 'shop',
+    network: 'preview',
+    era: 9,
+    user: A,
+    owners: [A],
+    effects: { nightTransfers: true },
+    fee: '100',
+    feeUnit: 'SPECK',
+  });
   const lenient = setup({ webhook: { url: 'http://x', onTimeout: 'sponsor', secret: 's'.repeat(16) } });
   lenient.hook.verdict = { kind: 'unavailable', reason: 'unreachable: ECONNREFUSED' };
   t.ok(await lenient.gate.admit(lenient.q(), transfer()));

@@ -43,7 +43,11 @@ const policies = (pool: string[]): fc.Arbitrary<KeyPolicyInput> =>
         fc.tuple(
           ...listed.map((a) =>
             fc.record(
-              { address: fc.constantFrom(a, a.toUpperCase(), `0x${a}`), entryPoints: fc.uniqueArray(entryPoint, { minLength: 1, maxLength: 3 }), maintenance: fc.boolean() },
+              {
+                address: fc.constantFrom(a, a.toUpperCase(), `0x${a}`),
+                entryPoints: fc.uniqueArray(entryPoint, { minLength: 1, maxLength: 3 }),
+                maintenance: fc.boolean(),
+              },
               { requiredKeys: ['address'] },
             ),
           ),
@@ -58,7 +62,10 @@ function callsUnder(policy: KeyPolicyInput, pool: string[]): fc.Arbitrary<Contra
   const rules = policy.allow?.contracts ?? [];
   if (rules.length === 0) return any;
   const listedCall = fc.constantFrom(...rules).chain((rule) =>
-    (rule.entryPoints ? fc.constantFrom(...rule.entryPoints) : entryPoint).map((e) => ({ address: rule.address.toLowerCase().replace(/^0x/, ''), entryPoint: e })),
+    (rule.entryPoints ? fc.constantFrom(...rule.entryPoints) : entryPoint).map((e) => ({
+      address: rule.address.toLowerCase().replace(/^0x/, ''),
+      entryPoint: e,
+    })),
   );
   return fc.oneof({ arbitrary: listedCall, weight: 3 }, { arbitrary: any, weight: 1 });
 }
@@ -86,7 +93,18 @@ function callTransaction(L: ReturnType<typeof ledger>, calls: ContractCallEffect
   const intents = new Map<number, L.UnprovenIntent>();
   calls.forEach((call, i) => {
     const segment = segments[i]!;
-    const prototype = new L.ContractCallPrototype(call.address, call.entryPoint, op, undefined, undefined, [], empty, empty, L.communicationCommitmentRandomness(), 'test/circuit');
+    const prototype = new L.ContractCallPrototype(
+      call.address,
+      call.entryPoint,
+      op,
+      undefined,
+      undefined,
+      [],
+      empty,
+      empty,
+      L.communicationCommitmentRandomness(),
+      'test/circuit',
+    );
     const before = intents.get(segment) ?? L.Intent.new(TTL);
     intents.set(segment, before.addCall(prototype));
     release(prototype, before);
@@ -115,7 +133,15 @@ for (const era of ERAS) {
           // Calls are read back in segment order, each segment's in the order they were added.
           const bySegment = [1, 2].flatMap((s) => calls.filter((_, i) => segments[i] === s));
           if (JSON.stringify(effects.calls) !== JSON.stringify(bySegment)) return false;
-          if (effects.deploys.length || effects.maintenance.length || effects.unshielded || effects.shielded || effects.dustRegistrations || effects.owners.length) return false;
+          if (
+            effects.deploys.length ||
+            effects.maintenance.length ||
+            effects.unshielded ||
+            effects.shielded ||
+            effects.dustRegistrations ||
+            effects.owners.length
+          )
+            return false;
           const compiled = compileKeyPolicy(policy);
           const refusal = checkAllowed(compiled, effects);
           const expected = calls.every((c) => listed(policy, c));
@@ -124,10 +150,25 @@ for (const era of ERAS) {
           if (expected !== (refusal === undefined)) return false;
           if (refusal && refusal.rule !== 'allow.contracts') return false;
           // The same calls against a policy listing exactly them, then against one missing one contract.
-          const exact = compileKeyPolicy({ allow: { contracts: [...new Set(calls.map((c) => c.address))].map((a) => ({ address: a, entryPoints: [...new Set(calls.filter((c) => c.address === a).map((c) => c.entryPoint))] })) } });
+          const exact = compileKeyPolicy({
+            allow: {
+              contracts: [...new Set(calls.map((c) => c.address))].map((a) => ({
+                address: a,
+                entryPoints: [...new Set(calls.filter((c) => c.address === a).map((c) => c.entryPoint))],
+              })),
+            },
+          });
           if (checkAllowed(exact, effects) !== undefined) return false;
           const dropped = calls[calls.length - 1]!.address;
-          const missing = compileKeyPolicy({ allow: { contracts: [...new Set(calls.map((c) => c.address))].filter((a) => a !== dropped).map((a) => ({ address: a })), deploys: true, nightTransfers: true, shielded: true, dustRegistrations: true } });
+          const missing = compileKeyPolicy({
+            allow: {
+              contracts: [...new Set(calls.map((c) => c.address))].filter((a) => a !== dropped).map((a) => ({ address: a })),
+              deploys: true,
+              nightTransfers: true,
+              shielded: true,
+              dustRegistrations: true,
+            },
+          });
           return checkAllowed(missing, effects)?.rule === 'allow.contracts';
         } finally {
           release(tx);

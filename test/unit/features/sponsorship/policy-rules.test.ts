@@ -36,7 +36,15 @@ t.test('an empty allow sponsors nothing but a transaction with no effect', async
 t.test('allow.contracts: a call to an unlisted contract', async (t) => {
   const p = policy({ allow: { contracts: [{ address: A }] } });
   t.equal(checkAllowed(p, effects({ calls: [{ address: A, entryPoint: 'anything' }] })), undefined, 'a listed contract without entryPoints: any entry point');
-  const refusal = checkAllowed(p, effects({ calls: [{ address: A, entryPoint: 'x' }, { address: B, entryPoint: 'x' }] }));
+  const refusal = checkAllowed(
+    p,
+    effects({
+      calls: [
+        { address: A, entryPoint: 'x' },
+        { address: B, entryPoint: 'x' },
+      ],
+    }),
+  );
   t.equal(refusal?.rule, 'allow.contracts');
   t.match(refusal?.message, B, 'the message names the contract');
   t.equal(refusal?.retryAfterS, undefined, 'a refusal that no wait lifts');
@@ -49,8 +57,27 @@ t.test('allow.contracts: addresses as the config writes them match the effects',
 
 t.test('allow.contracts: an entry point not listed for the contract', async (t) => {
   const p = policy({ allow: { contracts: [{ address: A, entryPoints: ['increment', 'reset'] }, { address: B }] } });
-  t.equal(checkAllowed(p, effects({ calls: [{ address: A, entryPoint: 'reset' }, { address: B, entryPoint: 'decrement' }] })), undefined);
-  const refusal = checkAllowed(p, effects({ calls: [{ address: A, entryPoint: 'increment' }, { address: A, entryPoint: 'decrement' }] }));
+  t.equal(
+    checkAllowed(
+      p,
+      effects({
+        calls: [
+          { address: A, entryPoint: 'reset' },
+          { address: B, entryPoint: 'decrement' },
+        ],
+      }),
+    ),
+    undefined,
+  );
+  const refusal = checkAllowed(
+    p,
+    effects({
+      calls: [
+        { address: A, entryPoint: 'increment' },
+        { address: A, entryPoint: 'decrement' },
+      ],
+    }),
+  );
   t.equal(refusal?.rule, 'allow.contracts');
   t.match(refusal?.message, '"decrement"', 'the message names the entry point');
   t.equal(checkAllowed(p, effects({ calls: [{ address: A, entryPoint: 'Increment' }] }))?.rule, 'allow.contracts', 'entry points are compared exactly');
@@ -61,7 +88,11 @@ t.test('allow.contracts: maintenance updates need maintenance: true on the contr
   const refusal = checkAllowed(listed, effects({ maintenance: [A] }));
   t.equal(refusal?.rule, 'allow.contracts', 'listed, without maintenance');
   t.match(refusal?.message, 'maintenance');
-  t.equal(checkAllowed(policy({ allow: { contracts: [{ address: A, maintenance: false }] } }), effects({ maintenance: [A] }))?.rule, 'allow.contracts', 'maintenance: false');
+  t.equal(
+    checkAllowed(policy({ allow: { contracts: [{ address: A, maintenance: false }] } }), effects({ maintenance: [A] }))?.rule,
+    'allow.contracts',
+    'maintenance: false',
+  );
   const allowed = policy({ allow: { contracts: [{ address: A, entryPoints: ['increment'], maintenance: true }] } });
   t.equal(checkAllowed(allowed, effects({ maintenance: [A] })), undefined, 'maintenance: true');
   t.equal(checkAllowed(allowed, effects({ maintenance: [B] }))?.rule, 'allow.contracts', 'an unlisted contract');
@@ -79,12 +110,18 @@ t.test('allow.nightTransfers', async (t) => {
 });
 
 t.test('allow.shielded', async (t) => {
-  t.equal(checkAllowed(policy({ allow: { deploys: true, nightTransfers: true, dustRegistrations: true } }), effects({ shielded: true }))?.rule, 'allow.shielded');
+  t.equal(
+    checkAllowed(policy({ allow: { deploys: true, nightTransfers: true, dustRegistrations: true } }), effects({ shielded: true }))?.rule,
+    'allow.shielded',
+  );
   t.equal(checkAllowed(policy({ allow: { shielded: true } }), effects({ shielded: true })), undefined);
 });
 
 t.test('allow.dustRegistrations', async (t) => {
-  t.equal(checkAllowed(policy({ allow: { deploys: true, nightTransfers: true, shielded: true } }), effects({ dustRegistrations: 1 }))?.rule, 'allow.dustRegistrations');
+  t.equal(
+    checkAllowed(policy({ allow: { deploys: true, nightTransfers: true, shielded: true } }), effects({ dustRegistrations: 1 }))?.rule,
+    'allow.dustRegistrations',
+  );
   t.equal(checkAllowed(policy({ allow: { dustRegistrations: true } }), effects({ dustRegistrations: 3 })), undefined);
 });
 
@@ -102,8 +139,20 @@ t.test('the first refusing rule answers: contracts, deploys, transfers, shielded
     if (order.length > 5) break;
   }
   t.same(order, ['allow.contracts', 'allow.deploys', 'allow.nightTransfers', 'allow.shielded', 'allow.dustRegistrations']);
-  t.equal(checkAllowed(policy({ allow: { contracts: [{ address: B }], deploys: true, nightTransfers: true, shielded: true, dustRegistrations: true } }), EVERYTHING)?.rule, 'allow.contracts', 'A is unlisted');
-  t.equal(checkAllowed(policy({ allow: { contracts: [{ address: A, maintenance: true }], deploys: true, nightTransfers: true, shielded: true, dustRegistrations: true } }), EVERYTHING), undefined, 'all allowed');
+  t.equal(
+    checkAllowed(policy({ allow: { contracts: [{ address: B }], deploys: true, nightTransfers: true, shielded: true, dustRegistrations: true } }), EVERYTHING)
+      ?.rule,
+    'allow.contracts',
+    'A is unlisted',
+  );
+  t.equal(
+    checkAllowed(
+      policy({ allow: { contracts: [{ address: A, maintenance: true }], deploys: true, nightTransfers: true, shielded: true, dustRegistrations: true } }),
+      EVERYTHING,
+    ),
+    undefined,
+    'all allowed',
+  );
 });
 
 t.test('validFrom: refused before, with the seconds to wait (rounded up, at least 1)', async (t) => {

@@ -14,14 +14,35 @@ import type { AppContext } from '../../../../src/infra/app-context.js';
 import { Submitter } from '../../../../src/infra/node/submitter.js';
 import { MIDNIGHT_EXTRINSIC } from '../../../../src/infra/ledger/index.js';
 
-function keeper(over: Partial<PoolKeeperOptions>, utxos = 20, failWith: () => Error = () => new Error('no worker here')): { keeper: PoolKeeper; table: DustAllocatorTable; runs: string[] } {
+function keeper(
+  over: Partial<PoolKeeperOptions>,
+  utxos = 20,
+  failWith: () => Error = () => new Error('no worker here'),
+): { keeper: PoolKeeper; table: DustAllocatorTable; runs: string[] } {
   const table = DustAllocatorTable.create(64);
   for (let i = 0; i < utxos; i++) table.add({ walletIndex: 0, key: BigInt(i + 1), value: 10n ** 9n });
   const runs: string[] = [];
-  const pool = { run: async (name: string) => { runs.push(name); throw failWith(); } } as unknown as WorkerPoolComponent;
+  const pool = {
+    run: async (name: string) => {
+      runs.push(name);
+      throw failWith();
+    },
+  } as unknown as WorkerPoolComponent;
   const net = { name: 'preview', networkId: 'undeployed', seeds: ['00'.repeat(64)], table, blockTimeMs: 6_000 } as unknown as SponsoredNetwork;
   const service = { held: () => 0, eraOf: () => 9 } as unknown as SponsorshipService;
-  const k = new PoolKeeper({ net, target: 40, submitter: new Submitter({ network: 'preview', nodeRpc: 'http://127.0.0.1:9/rpc', framing: MIDNIGHT_EXTRINSIC, timeoutMs: 1_000 }), indexerWsUrl: 'ws://127.0.0.1:9/ws', service, pool, clock: new ManualClock(0), logger: pino({ level: 'silent' }), maxSplits: 16, timeoutMs: 1_000, ...over });
+  const k = new PoolKeeper({
+    net,
+    target: 40,
+    submitter: new Submitter({ network: 'preview', nodeRpc: 'http://127.0.0.1:9/rpc', framing: MIDNIGHT_EXTRINSIC, timeoutMs: 1_000 }),
+    indexerWsUrl: 'ws://127.0.0.1:9/ws',
+    service,
+    pool,
+    clock: new ManualClock(0),
+    logger: pino({ level: 'silent' }),
+    maxSplits: 16,
+    timeoutMs: 1_000,
+    ...over,
+  });
   return { keeper: k, table, runs };
 }
 
@@ -94,16 +115,26 @@ t.test('a keeper failing for want of a free DUST UTXO keeps its reserve, counts 
     await k.settled();
   }
   t.equal(k.status().maintenance.state, 'failing');
-  t.equal(k.wantsReserve(), true, 'failing for want of DUST: the reserve stays the keeper\'s, or users would take the UTXOs it waits for');
+  t.equal(k.wantsReserve(), true, "failing for want of DUST: the reserve stays the keeper's, or users would take the UTXOs it waits for");
   t.same(k.failureCounts(), { byReason: { 'no-dust': 5, 'no-night': 0, 'submit-refused': 0, sponsorship: 0, error: 0 }, consecutive: 5 });
   const warned = (): Array<Record<string, unknown>> => lines.filter((l) => l['code'] === 'POOL_SPLIT_FAILED');
-  t.same(warned().map((l) => l['consecutiveFailures']), [1, 2, 4], 'warned at the 1st, 2nd and 4th failure in a row, not at every block');
+  t.same(
+    warned().map((l) => l['consecutiveFailures']),
+    [1, 2, 4],
+    'warned at the 1st, 2nd and 4th failure in a row, not at every block',
+  );
   t.match(warned()[0], { level: 40, network: 'preview', reason: 'no-dust', err: /no free DUST UTXO/, free: 9, live: 20, target: 40 });
 
   failure = () => new Error('indexer unreachable');
   k.poke();
   await k.settled();
-  t.same(warned().map((l) => [l['consecutiveFailures'], l['reason']]).at(-1), [6, 'error'], 'a new reason warns at once');
+  t.same(
+    warned()
+      .map((l) => [l['consecutiveFailures'], l['reason']])
+      .at(-1),
+    [6, 'error'],
+    'a new reason warns at once',
+  );
   t.equal(k.wantsReserve(), false, 'a failure the reserve cannot cure gives the UTXOs back to users');
   t.equal(k.failureCounts().byReason.error, 1);
 
@@ -133,7 +164,10 @@ t.test('no NIGHT left to split is a failure too: counted, warned, and the reserv
   await k.settled();
   t.equal(k.status().maintenance.state, 'failing');
   t.same(k.failureCounts(), { byReason: { 'no-dust': 0, 'no-night': 1, 'submit-refused': 0, sponsorship: 0, error: 0 }, consecutive: 1 });
-  t.match(lines.find((l) => l['code'] === 'POOL_SPLIT_FAILED'), { reason: 'no-night', err: /fund the wallets' NIGHT addresses/ });
+  t.match(
+    lines.find((l) => l['code'] === 'POOL_SPLIT_FAILED'),
+    { reason: 'no-night', err: /fund the wallets' NIGHT addresses/ },
+  );
   t.equal(k.wantsReserve(), false);
 });
 

@@ -19,7 +19,12 @@ function setup(chainTime: { t: number }) {
   const clock = new ManualClock(T0);
   const table = tableWith([100n, 100n]);
   const wheel = new TimerWheel({ clock, tickMs: 1000 });
-  const reclaimer = new ReservationReclaimer(table, wheel, { reservationTtlMs: TTL, expiryMarginMs: MARGIN, recheckMs: 1000, chainPast: (t) => chainTime.t > t });
+  const reclaimer = new ReservationReclaimer(table, wheel, {
+    reservationTtlMs: TTL,
+    expiryMarginMs: MARGIN,
+    recheckMs: 1000,
+    chainPast: (t) => chainTime.t > t,
+  });
   const advance = (ms: number): void => {
     clock.advance(ms);
     wheel.tick();
@@ -99,7 +104,11 @@ t.test('landed: the sync marked it SPENT first — never released, never refunde
 t.test('property: never released while live before the chain passes the TTL; a spent one never; each reports once', async (t) => {
   fc.assert(
     fc.property(
-      fc.record({ life: fc.integer({ min: 2_000, max: 200_000 }), chainLag: fc.integer({ min: 0, max: 400_000 }), landAt: fc.option(fc.nat(250_000), { nil: undefined }) }),
+      fc.record({
+        life: fc.integer({ min: 2_000, max: 200_000 }),
+        chainLag: fc.integer({ min: 0, max: 400_000 }),
+        landAt: fc.option(fc.nat(250_000), { nil: undefined }),
+      }),
       ({ life, chainLag, landAt }) => {
         const chain = { t: 0 };
         const { clock, table, reclaimer, advance } = setup(chain);

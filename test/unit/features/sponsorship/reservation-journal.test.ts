@@ -13,7 +13,11 @@ function dir(t: Test): string {
   return d;
 }
 
-const fileLines = (d: string) => readFileSync(join(d, JOURNAL_FILE), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+const fileLines = (d: string) =>
+  readFileSync(join(d, JOURNAL_FILE), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 const entry = (network: string, key: bigint, deadline: number, wallet = 0): JournalEntry => ({ network, wallet, key, deadline });
 
 t.test('records survive a reopen; expired lines are dropped and the file rewritten', async (t) => {
@@ -32,7 +36,11 @@ t.test('records survive a reopen; expired lines are dropped and the file rewritt
   const again = ReservationJournal.open({ dir: d, clock, logger: logs.logger });
   t.same(again.pending('preview'), [entry('preview', 1n, 1_300_000)], 'the expired preview line is gone');
   t.same(again.pending('preprod'), [entry('preprod', 7n, 1_200_000)]);
-  t.same(fileLines(d).map((l) => l['key']), ['1', '7'], 'rewritten without it');
+  t.same(
+    fileLines(d).map((l) => l['key']),
+    ['1', '7'],
+    'rewritten without it',
+  );
   t.match(logs.lines.at(-1), { msg: 'DUST reservation journal opened', pending: 2, expired: 1, unreadable: 0 });
   again.restored('preview');
   t.same(again.pending('preview'), [], 'restored: forgotten');
@@ -47,14 +55,17 @@ t.test('a torn last line and foreign lines are skipped and counted', async (t) =
   const j = ReservationJournal.open({ dir: d, clock, logger: logs.logger });
   j.record(entry('preview', 5n, 10_000));
   j.close();
-  appendFileSync(join(d, JOURNAL_FILE), [
-    '{"network":"preview","wallet":0,"key":"1',           // torn write
-    'not json',
-    '{"network":"preview","wallet":-1,"key":"1","deadline":5}',
-    '{"network":"preview","wallet":0,"key":"18446744073709551616","deadline":5}', // 2^64
-    '{"network":"preview","wallet":0,"key":"0x1","deadline":5}',
-    '[]',
-  ].join('\n'));
+  appendFileSync(
+    join(d, JOURNAL_FILE),
+    [
+      '{"network":"preview","wallet":0,"key":"1', // torn write
+      'not json',
+      '{"network":"preview","wallet":-1,"key":"1","deadline":5}',
+      '{"network":"preview","wallet":0,"key":"18446744073709551616","deadline":5}', // 2^64
+      '{"network":"preview","wallet":0,"key":"0x1","deadline":5}',
+      '[]',
+    ].join('\n'),
+  );
   const again = ReservationJournal.open({ dir: d, clock, logger: logs.logger });
   t.same(again.pending('preview'), [entry('preview', 5n, 10_000)]);
   t.match(logs.lines.at(-1), { pending: 1, expired: 0, unreadable: 6 });
@@ -70,18 +81,28 @@ t.test('compaction drops expired lines once as many new lines as the file held w
   t.equal(fileLines(d).length, 3, 'appended');
   clock.set(200); // those three have expired
   j.record(entry('preview', 10n, 1_000));
-  t.same(fileLines(d).map((l) => l['key']), ['10'], 'the fourth line (compactSlack) compacted the file to the unexpired line');
+  t.same(
+    fileLines(d).map((l) => l['key']),
+    ['10'],
+    'the fourth line (compactSlack) compacted the file to the unexpired line',
+  );
   t.equal(j.stats().entries, 1);
   // The next compaction waits for max(compactSlack, lines kept) = 4 more lines.
   for (let i = 0; i < 3; i++) j.record(entry('preview', BigInt(20 + i), 150));
   clock.set(300);
   t.equal(fileLines(d).length, 4, 'three appended, not yet compacted');
   j.record(entry('preview', 30n, 1_000));
-  t.same(fileLines(d).map((l) => l['key']), ['10', '30']);
+  t.same(
+    fileLines(d).map((l) => l['key']),
+    ['10', '30'],
+  );
   j.close();
   // The file is all the state: a reopen sees the same.
   const again = ReservationJournal.open({ dir: d, clock, logger: captureLogs().logger });
-  t.same(again.pending('preview').map((e) => e.key), [10n, 30n]);
+  t.same(
+    again.pending('preview').map((e) => e.key),
+    [10n, 30n],
+  );
   again.close();
 });
 
@@ -89,7 +110,11 @@ t.test('a journal that cannot be written: open throws, a failed append is logged
   const d = dir(t);
   const file = join(d, 'not-a-dir');
   writeFileSync(file, '');
-  t.throws(() => ReservationJournal.open({ dir: file, clock: new ManualClock(0), logger: captureLogs().logger }), /ENOTDIR|EEXIST/, 'a state dir that is a file');
+  t.throws(
+    () => ReservationJournal.open({ dir: file, clock: new ManualClock(0), logger: captureLogs().logger }),
+    /ENOTDIR|EEXIST/,
+    'a state dir that is a file',
+  );
   const logs = captureLogs();
   const j = ReservationJournal.open({ dir: d, clock: new ManualClock(0), logger: logs.logger });
   j.close();

@@ -9,7 +9,18 @@ import { DustSyncHost } from '../../../../src/features/sponsorship/wallets/sync-
 import type { SyncStatus } from '../../../../src/features/sponsorship/wallets/sync-protocol.js';
 
 const status = (over: Partial<SyncStatus>): SyncStatus => ({
-  network: 'preview', phase: 'synced', era: 9, eraSwitches: 0, eventId: 10, maxId: 10, balance: '0', wallets: [], fees: undefined, lastError: undefined, updatedAt: 0, ...over,
+  network: 'preview',
+  phase: 'synced',
+  era: 9,
+  eraSwitches: 0,
+  eventId: 10,
+  maxId: 10,
+  balance: '0',
+  wallets: [],
+  fees: undefined,
+  lastError: undefined,
+  updatedAt: 0,
+  ...over,
 });
 
 t.test('each sync error is logged once at warn; the status carries the current one', async (t) => {
@@ -26,5 +37,9 @@ t.test('each sync error is logged once at warn; the status carries the current o
   t.equal(host.status('preview')?.lastError, undefined, 'cleared once the sync works again');
   host.receive({ type: 'status', status: status({ phase: 'reconnecting', lastError: 'socket hang up', eventId: 14 }) });
   host.receive({ type: 'status', status: status({ phase: 'reconnecting', lastError: 'the indexer completed the DUST event subscription', eventId: 14 }) });
-  t.same(warned(), ['socket hang up', 'socket hang up', 'the indexer completed the DUST event subscription'], 'an error that comes back, and a new one, are logged again');
+  t.same(
+    warned(),
+    ['socket hang up', 'socket hang up', 'the indexer completed the DUST event subscription'],
+    'an error that comes back, and a new one, are logged again',
+  );
 });

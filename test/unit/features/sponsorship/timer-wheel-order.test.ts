@@ -29,7 +29,10 @@ t.test('many timers in one bucket, across revolutions, fire in their own revolut
     const expected = time % 20 === 0 ? 1 : 0;
     if (wheel.tick() !== expected) t.fail(`tick at ${time} did not fire exactly ${expected}`);
   }
-  t.strictSame(fired, Array.from({ length: 1000 }, (_, i) => i));
+  t.strictSame(
+    fired,
+    Array.from({ length: 1000 }, (_, i) => i),
+  );
 });
 
 t.test('a timer scheduled by a callback waits for a later tick', async (t) => {

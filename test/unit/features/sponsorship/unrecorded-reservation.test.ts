@@ -36,13 +36,38 @@ function rig(behaviour: Behaviour) {
       return behaviour(table, payload.args, opts.signal);
     },
   } as unknown as WorkerPoolComponent;
-  const sync = { isSynced: () => true, onStatus: () => () => undefined, status: () => ({ phase: 'synced', era: 9, eraSwitches: 0 }), failure: () => undefined } as unknown as DustSyncHost;
+  const sync = {
+    isSynced: () => true,
+    onStatus: () => () => undefined,
+    status: () => ({ phase: 'synced', era: 9, eraSwitches: 0 }),
+    failure: () => undefined,
+  } as unknown as DustSyncHost;
   const logs = captureLogs('debug');
   const service = new SponsorshipService({
-    networks: [{ name: 'preview', networkId: 'undeployed', seeds: ['00'.repeat(64)], table, snapshot: SharedSnapshot.create(65_536), prover: { backend: 'dev', keyDir: '' }, backend: {} as ProverBackend, blockTimeMs: 6_000 }],
-    pool, sync, clock, logger: logs.logger,
+    networks: [
+      {
+        name: 'preview',
+        networkId: 'undeployed',
+        seeds: ['00'.repeat(64)],
+        table,
+        snapshot: SharedSnapshot.create(65_536),
+        prover: { backend: 'dev', keyDir: '' },
+        backend: {} as ProverBackend,
+        blockTimeMs: 6_000,
+      },
+    ],
+    pool,
+    sync,
+    clock,
+    logger: logs.logger,
     policy: new SponsorshipPolicy({ maxFee: 10n ** 18n, budget: 10n ** 20n, windowMs: 3_600_000 }, new MemoryBudgetStore()),
-    margin: 3, reservationTtlMs: TTL, ttlSafetyMs: 60_000, dedupeWindowMs: 300_000, maxInFlight: 8, feeTtlMs: 60_000, maxReservationsPerKey: 8,
+    margin: 3,
+    reservationTtlMs: TTL,
+    ttlSafetyMs: 60_000,
+    dedupeWindowMs: 300_000,
+    maxInFlight: 8,
+    feeTtlMs: 60_000,
+    maxReservationsPerKey: 8,
   });
   t.teardown(() => service.close());
   return { clock, table, service, deadlines, logs };
@@ -58,7 +83,10 @@ t.test('a reservation its task never recorded is released when the task ends', a
   const r = rig(endsAfterReserving);
   await t.rejects(r.service.sponsor('balance-only', 'preview', KEY, Buffer.from([1]), new AbortController().signal), { code: 'WORKER_CRASHED' });
   t.equal(r.table.counts().reserved, 0, 'released at once, not left to the 5-minute reclaim');
-  t.match(r.logs.lines.find((l) => String(l['msg']).startsWith('released a DUST reservation its task never recorded')), { network: 'preview', released: 1, deadline: r.deadlines[0] });
+  t.match(
+    r.logs.lines.find((l) => String(l['msg']).startsWith('released a DUST reservation its task never recorded')),
+    { network: 'preview', released: 1, deadline: r.deadlines[0] },
+  );
 });
 
 t.test('every task gets its own deadline, at or after now + TTL', async (t) => {
@@ -73,7 +101,7 @@ t.test('every task gets its own deadline, at or after now + TTL', async (t) => {
   t.same(r.deadlines, [1_000_000 + TTL, 1_000_000 + TTL + 1, 1_000_000 + TTL + 2, 1_000_000 + TTL + 5], 'same millisecond: the next one; later: now + TTL');
 });
 
-t.test('another task\'s reservation is not touched', async (t) => {
+t.test("another task's reservation is not touched", async (t) => {
   let calls = 0;
   const r = rig(async (table, args) => {
     // The first task answers nothing and reserves nothing; a reservation of another task (another
@@ -89,15 +117,18 @@ t.test('a task whose client left: looked for again once its thread has surely en
   let late: (() => void) | undefined;
   let running: () => void = () => undefined;
   const started = new Promise<void>((resolve) => (running = resolve));
-  const r = rig((table, args, signal) => new Promise<never>((_resolve, reject) => {
-    // The pool gives up on the task when the client leaves; the thread, not yet stopped,
-    // still reserves afterwards.
-    signal.addEventListener('abort', () => {
-      late = () => void table.reserve(1n, args.sponsor.reclaimAt!);
-      reject(new GatewayError('CLIENT_ABORTED'));
-    });
-    running();
-  }));
+  const r = rig(
+    (table, args, signal) =>
+      new Promise<never>((_resolve, reject) => {
+        // The pool gives up on the task when the client leaves; the thread, not yet stopped,
+        // still reserves afterwards.
+        signal.addEventListener('abort', () => {
+          late = () => void table.reserve(1n, args.sponsor.reclaimAt!);
+          reject(new GatewayError('CLIENT_ABORTED'));
+        });
+        running();
+      }),
+  );
   const client = new AbortController();
   const pending = r.service.sponsor('balance-only', 'preview', KEY, Buffer.from([1]), client.signal);
   await started;

@@ -71,11 +71,26 @@ t.test('sponsorships, DUST and refusals per key, day and network', async (t) => 
   t.equal(shop.users, undefined, 'no users when grouped by day');
 
   const byUser = l.query({ keys: ['shop'], ...month(clock), groupBy: 'user' }).keys[0]!;
-  t.same(byUser.users, [{ user: 'alice', sponsorships: 2, dust: '150' }, { user: 'bob', sponsorships: 1, dust: '250' }], 'by sponsorships, most first');
+  t.same(
+    byUser.users,
+    [
+      { user: 'alice', sponsorships: 2, dust: '150' },
+      { user: 'bob', sponsorships: 1, dust: '250' },
+    ],
+    'by sponsorships, most first',
+  );
   t.equal(byUser.days, undefined);
 
-  t.same(l.query({ keys: 'all', ...month(clock), groupBy: 'day' }).keys.map((k) => k.keyId), ['game', 'shop'], 'all: every key with usage');
-  t.match(l.query({ keys: ['nobody'], ...month(clock), groupBy: 'day' }).keys, [{ keyId: 'nobody', sponsorships: 0, dust: '0', days: [] }], 'a key with none: zeros');
+  t.same(
+    l.query({ keys: 'all', ...month(clock), groupBy: 'day' }).keys.map((k) => k.keyId),
+    ['game', 'shop'],
+    'all: every key with usage',
+  );
+  t.match(
+    l.query({ keys: ['nobody'], ...month(clock), groupBy: 'day' }).keys,
+    [{ keyId: 'nobody', sponsorships: 0, dust: '0', days: [] }],
+    'a key with none: zeros',
+  );
 });
 
 t.test('UTC day boundaries: a record belongs to its day; a day counts when it overlaps the window', async (t) => {
@@ -84,10 +99,28 @@ t.test('UTC day boundaries: a record belongs to its day; a day counts when it ov
   l.sponsored('k', 'preview', [], 1n, JUNE_1 + DAY_MS - 1); // 1 June, last ms
   l.sponsored('k', 'preview', [], 2n, JUNE_1 + DAY_MS); // 2 June, first ms
   const q = (from: number, to: number) => l.query({ keys: ['k'], from, to, groupBy: 'day' }).keys[0]!;
-  t.same(q(JUNE_1, JUNE_1 + 3 * DAY_MS).days!.map((d) => [d.day, d.dust]), [['2025-06-01', '1'], ['2025-06-02', '2']]);
-  t.same(q(JUNE_1, JUNE_1 + DAY_MS).days!.map((d) => d.day), ['2025-06-01'], 'to is exclusive: 2 June starts at to');
-  t.same(q(JUNE_1 + DAY_MS - 1, JUNE_1 + DAY_MS).days!.map((d) => d.day), ['2025-06-01'], 'one ms of 1 June');
-  t.same(q(JUNE_1 + DAY_MS + HOUR, JUNE_1 + DAY_MS + 2 * HOUR).days!.map((d) => d.day), ['2025-06-02'], 'an hour inside 2 June counts the whole day');
+  t.same(
+    q(JUNE_1, JUNE_1 + 3 * DAY_MS).days!.map((d) => [d.day, d.dust]),
+    [
+      ['2025-06-01', '1'],
+      ['2025-06-02', '2'],
+    ],
+  );
+  t.same(
+    q(JUNE_1, JUNE_1 + DAY_MS).days!.map((d) => d.day),
+    ['2025-06-01'],
+    'to is exclusive: 2 June starts at to',
+  );
+  t.same(
+    q(JUNE_1 + DAY_MS - 1, JUNE_1 + DAY_MS).days!.map((d) => d.day),
+    ['2025-06-01'],
+    'one ms of 1 June',
+  );
+  t.same(
+    q(JUNE_1 + DAY_MS + HOUR, JUNE_1 + DAY_MS + 2 * HOUR).days!.map((d) => d.day),
+    ['2025-06-02'],
+    'an hour inside 2 June counts the whole day',
+  );
   t.equal(q(JUNE_1 + 2 * DAY_MS, JUNE_1 + 4 * DAY_MS).sponsorships, 0, 'days after');
   const answer = l.query({ keys: ['k'], from: JUNE_1, to: JUNE_1 + DAY_MS, groupBy: 'day' });
   t.same([answer.from, answer.to], ['2025-06-01T00:00:00.000Z', '2025-06-02T00:00:00.000Z']);
@@ -105,7 +138,14 @@ t.test('an expired sponsorship: its fee leaves the DUST of the day it was answer
   t.same(k.days, [{ day: '2025-06-01', sponsorships: 2, dust: '40', expired: 1, refusals: {} }], 'in 1 June, nothing in 2 June');
   t.match(k, { sponsorships: 2, dust: '40', expired: 1 });
   const users = l.query({ keys: ['k'], ...month(clock), groupBy: 'user' }).keys[0]!.users;
-  t.same(users, [{ user: 'bob', sponsorships: 1, dust: '40' }, { user: 'alice', sponsorships: 1, dust: '0' }], "alice's DUST taken back");
+  t.same(
+    users,
+    [
+      { user: 'bob', sponsorships: 1, dust: '40' },
+      { user: 'alice', sponsorships: 1, dust: '0' },
+    ],
+    "alice's DUST taken back",
+  );
   l.expired('k', 'preview', ['alice'], 100n, answeredAt);
   t.equal(l.query({ keys: ['k'], ...month(clock), groupBy: 'day' }).keys[0]!.dust, '0', 'never below zero');
 
@@ -122,21 +162,32 @@ t.test('users are bounded per key and day: the rest are (other); the top 100 are
   l.sponsored('k', 'preview', ['u2', 'u3', 'u2'], 10n, clock.now()); // several users, one repeated
   l.expired('k', 'preview', ['u5'], 10n, clock.now());
   const users = l.query({ keys: ['k'], ...month(clock), groupBy: 'user' }).keys[0]!.users!;
-  t.same(users, [
-    { user: 'u1', sponsorships: 2, dust: '20' },
-    { user: 'u2', sponsorships: 2, dust: '20' },
-    { user: 'u3', sponsorships: 2, dust: '20' },
-    { user: '(other)', sponsorships: 2, dust: '10' },
-  ], 'u4 and u5 under (other), whose DUST gives back the expired one');
+  t.same(
+    users,
+    [
+      { user: 'u1', sponsorships: 2, dust: '20' },
+      { user: 'u2', sponsorships: 2, dust: '20' },
+      { user: 'u3', sponsorships: 2, dust: '20' },
+      { user: '(other)', sponsorships: 2, dust: '10' },
+    ],
+    'u4 and u5 under (other), whose DUST gives back the expired one',
+  );
   clock.advance(DAY_MS);
   l.sponsored('k', 'preview', ['u9'], 1n, clock.now());
-  t.same(l.query({ keys: ['k'], from: clock.now(), to: clock.now() + 1, groupBy: 'user' }).keys[0]!.users, [{ user: 'u9', sponsorships: 1, dust: '1' }], 'a new day has room again');
+  t.same(
+    l.query({ keys: ['k'], from: clock.now(), to: clock.now() + 1, groupBy: 'user' }).keys[0]!.users,
+    [{ user: 'u9', sponsorships: 1, dust: '1' }],
+    'a new day has room again',
+  );
 
   const { l: many } = ledger(clock);
   for (let i = 0; i < 150; i++) for (let n = 0; n <= i % 7; n++) many.sponsored('k', 'preview', [`user-${i}`], 1n, clock.now());
   const top = many.query({ keys: ['k'], ...month(clock), groupBy: 'user' }).keys[0]!.users!;
   t.equal(top.length, 100, 'the top 100');
-  t.ok(top.every((u, i) => i === 0 || top[i - 1]!.sponsorships >= u.sponsorships), 'most sponsorships first');
+  t.ok(
+    top.every((u, i) => i === 0 || top[i - 1]!.sponsorships >= u.sponsorships),
+    'most sponsorships first',
+  );
   t.equal(top[0]!.sponsorships, 7);
 });
 
@@ -150,7 +201,11 @@ t.test('retention: days past it are dropped, and records for them ignored', asyn
   t.equal(l.query(window).keys[0]!.dust, '12', 'day 0 is still within 10 days');
   clock.advance(DAY_MS);
   l.refused('k', 'preview', 'FEE_CAP_EXCEEDED', clock.now());
-  t.same(l.query(window).keys[0]!.days!.map((d) => d.day), ['2025-06-10', '2025-06-11'], 'the oldest day is gone');
+  t.same(
+    l.query(window).keys[0]!.days!.map((d) => d.day),
+    ['2025-06-10', '2025-06-11'],
+    'the oldest day is gone',
+  );
   l.sponsored('k', 'preview', [], 100n, JUNE_1);
   l.expired('k', 'preview', [], 7n, JUNE_1);
   t.equal(l.query(window).keys[0]!.dust, '7', 'a record for a dropped day is ignored');
@@ -164,14 +219,25 @@ t.test('users are kept for the last userDays days; older days keep their totals'
   l.sponsored('k', 'preview', ['alice'], 5n, clock.now());
   clock.advance(DAY_MS);
   l.sponsored('k', 'preview', ['bob'], 7n, clock.now());
-  t.same(l.query({ ...all, groupBy: 'user' }).keys[0]!.users!.map((u) => u.user), ['bob', 'alice'], 'two days: both days\' users (most DUST first)');
+  t.same(
+    l.query({ ...all, groupBy: 'user' }).keys[0]!.users!.map((u) => u.user),
+    ['bob', 'alice'],
+    "two days: both days' users (most DUST first)",
+  );
   clock.advance(DAY_MS);
   l.sponsored('k', 'preview', ['carol'], 1n, clock.now());
-  t.same(l.query({ ...all, groupBy: 'user' }).keys[0]!.users!.map((u) => u.user), ['bob', 'carol'], "1 June's users are dropped");
+  t.same(
+    l.query({ ...all, groupBy: 'user' }).keys[0]!.users!.map((u) => u.user),
+    ['bob', 'carol'],
+    "1 June's users are dropped",
+  );
   t.match(l.query({ ...all, groupBy: 'day' }).keys[0]!, { sponsorships: 3, dust: '13' }, 'its totals are kept');
   l.sponsored('k', 'preview', ['dave'], 2n, JUNE_1);
   t.match(l.query({ ...all, groupBy: 'day' }).keys[0]!, { sponsorships: 4, dust: '15' }, 'a late record for a trimmed day counts in its totals');
-  t.notOk(l.query({ ...all, groupBy: 'user' }).keys[0]!.users!.some((u) => u.user === 'dave'), 'not in its users');
+  t.notOk(
+    l.query({ ...all, groupBy: 'user' }).keys[0]!.users!.some((u) => u.user === 'dave'),
+    'not in its users',
+  );
 });
 
 t.test('kept one file per day: written at most once per interval and at close, read back by a new ledger', async (t) => {
@@ -185,7 +251,11 @@ t.test('kept one file per day: written at most once per interval and at close, r
   t.same(tm.live(), [], 'nor scheduled');
   l.sponsored('shop', 'preview', ['alice'], 100n, clock.now());
   l.refused('shop', 'preprod', 'allow.contracts', clock.now());
-  t.same(tm.live().map((p) => p.ms), [10_000], 'one write scheduled, an interval after the load');
+  t.same(
+    tm.live().map((p) => p.ms),
+    [10_000],
+    'one write scheduled, an interval after the load',
+  );
   t.same(readdirSync(files), [], 'not written yet');
   clock.advance(10_000);
   tm.runAll();
@@ -194,7 +264,11 @@ t.test('kept one file per day: written at most once per interval and at close, r
   clock.advance(4_000);
   l.sponsored('shop', 'preview', ['bob'], 30n, clock.now());
   l.sponsored('shop', 'preview', ['bob'], 30n, clock.now());
-  t.same(tm.live().map((p) => p.ms), [6_000], 'the next write waits for the rest of the interval, once for both');
+  t.same(
+    tm.live().map((p) => p.ms),
+    [6_000],
+    'the next write waits for the rest of the interval, once for both',
+  );
   l.expired('shop', 'preview', ['bob'], 30n, clock.now());
   l.close();
   t.same(tm.live(), [], 'close writes at once and cancels the pending write');
@@ -210,7 +284,7 @@ t.test('kept one file per day: written at most once per interval and at close, r
   clock.advance(60_000);
   tm2.runAll();
   t.same(readdirSync(files).sort(), ['2025-06-01.json', '2025-06-02.json'], 'a file for 2 June');
-  t.match(readFileSync(june1, 'utf8'), /"version":1 /, '1 June\'s file untouched by a write of 2 June');
+  t.match(readFileSync(june1, 'utf8'), /"version":1 /, "1 June's file untouched by a write of 2 June");
 
   const before = next.query({ keys: 'all', ...month(clock), groupBy: 'user' });
   const { l: again, logs } = ledger(clock);
@@ -241,8 +315,16 @@ t.test('a restart drops the files past the retention and the users past userDays
   const { l: later, tm } = ledger(clock, { retentionDays: 4, userDays: 2 });
   later.load(d);
   const all = { keys: ['k'] as const, from: JUNE_1, to: JUNE_1 + 10 * DAY_MS };
-  t.same(later.query({ ...all, groupBy: 'day' }).keys[0]!.days!.map((x) => x.day), ['2025-06-03', '2025-06-04', '2025-06-05'], '1 and 2 June are past 4 days');
-  t.same(later.query({ ...all, groupBy: 'user' }).keys[0]!.users!.map((u) => u.user), ['user-4'], 'users of 5 June only (6 June has none)');
+  t.same(
+    later.query({ ...all, groupBy: 'day' }).keys[0]!.days!.map((x) => x.day),
+    ['2025-06-03', '2025-06-04', '2025-06-05'],
+    '1 and 2 June are past 4 days',
+  );
+  t.same(
+    later.query({ ...all, groupBy: 'user' }).keys[0]!.users!.map((u) => u.user),
+    ['user-4'],
+    'users of 5 June only (6 June has none)',
+  );
   t.same(tm.live().length, 1, 'a write scheduled for what the load dropped');
   tm.runAll();
   t.same(readdirSync(files).sort(), ['2025-06-03.json', '2025-06-04.json', '2025-06-05.json'], 'the old files are removed');
@@ -256,7 +338,10 @@ t.test('a corrupt day file is logged and moved aside; the other days are read', 
     ['not JSON', '{"version":1,"day'],
     ['another shape', '{"version":2,"day":"2025-06-01","keys":{}}'],
     ['another day', good],
-    ['a bad amount', '{"version":1,"day":"2025-06-01","keys":{"k":{"networks":{"preview":{"sponsorships":1,"dust":"-5","expired":0,"refusals":{}}},"users":[]}}}'],
+    [
+      'a bad amount',
+      '{"version":1,"day":"2025-06-01","keys":{"k":{"networks":{"preview":{"sponsorships":1,"dust":"-5","expired":0,"refusals":{}}},"users":[]}}}',
+    ],
   ] as const;
   for (const [what, text] of cases) {
     const d = dir(t);
@@ -269,8 +354,16 @@ t.test('a corrupt day file is logged and moved aside; the other days are read', 
     const clock = new ManualClock(JUNE_1);
     const { l, logs, tm } = ledger(clock);
     l.load(d);
-    t.same(l.query({ keys: ['k'], ...month(clock), groupBy: 'day' }).keys[0]!.days!.map((x) => x.day), ['2025-05-31'], `${what}: the good day read`);
-    t.match(logs.lines.find((x) => x['level'] === 50), { msg: /usage file cannot be read/, path: bad, movedTo: `${bad}.corrupt-${JUNE_1}` }, `${what}: logged`);
+    t.same(
+      l.query({ keys: ['k'], ...month(clock), groupBy: 'day' }).keys[0]!.days!.map((x) => x.day),
+      ['2025-05-31'],
+      `${what}: the good day read`,
+    );
+    t.match(
+      logs.lines.find((x) => x['level'] === 50),
+      { msg: /usage file cannot be read/, path: bad, movedTo: `${bad}.corrupt-${JUNE_1}` },
+      `${what}: logged`,
+    );
     t.equal(readFileSync(`${bad}.corrupt-${JUNE_1}`, 'utf8'), text, `${what}: kept aside as it was`);
     l.sponsored('k', 'preview', [], 3n, clock.now());
     clock.advance(60_000);
@@ -291,8 +384,15 @@ t.test('a write that fails is logged and retried; the ledger goes on counting', 
   clock.advance(1_000);
   tm.runAll();
   t.equal(l.stats().writeErrors, 1);
-  t.match(logs.lines.find((x) => x['level'] === 50), { msg: /could not write the usage file/ });
-  t.same(tm.live().map((p) => p.ms), [1_000], 'retried after the interval');
+  t.match(
+    logs.lines.find((x) => x['level'] === 50),
+    { msg: /could not write the usage file/ },
+  );
+  t.same(
+    tm.live().map((p) => p.ms),
+    [1_000],
+    'retried after the interval',
+  );
   t.equal(l.query({ keys: ['k'], ...month(clock), groupBy: 'day' }).keys[0]!.dust, '3');
 });
 

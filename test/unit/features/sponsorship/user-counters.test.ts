@@ -119,6 +119,6 @@ t.test('bounded per key: expired counters go first, then the least recently used
   // A key counting by the day, at its cap, while another key with minute windows churns users.
   t.ok(s.hold('daily', 'victim', day, T0).ok);
   for (let i = 0; i < 50; i++) s.hold('k', `churn-${i}`, minute, T0 + 5 * WINDOW + i);
-  t.notOk(s.hold('daily', 'victim', day, T0 + 5 * WINDOW + 60).ok, 'the other key\'s churn did not forget the daily user');
+  t.notOk(s.hold('daily', 'victim', day, T0 + 5 * WINDOW + 60).ok, "the other key's churn did not forget the daily user");
   t.ok(s.size <= 3 + 1, 'each key within its bound');
 });

@@ -19,7 +19,12 @@ const T0 = 1_700_000_000_000;
 const NIGHT = '00'.repeat(32);
 /** Longer than any test runs: only the timeout test lets a stream time out. */
 const NO_TIMEOUT_MS = 60_000;
-const [A, B, C, D] = ['alice', 'bob', 'carol', 'dave'].map((l) => hexToAddress(hashOf(l), 'mainnet')) as [UnshieldedAddress, UnshieldedAddress, UnshieldedAddress, UnshieldedAddress];
+const [A, B, C, D] = ['alice', 'bob', 'carol', 'dave'].map((l) => hexToAddress(hashOf(l), 'mainnet')) as [
+  UnshieldedAddress,
+  UnshieldedAddress,
+  UnshieldedAddress,
+  UnshieldedAddress,
+];
 
 interface Rig {
   fake: FakeIndexer;
@@ -33,10 +38,22 @@ interface Rig {
 async function rig(t: Test, maxAddressStreams: number): Promise<Rig> {
   const fake = await FakeIndexer.start();
   fake.addBlock(T0);
-  fake.addBlock(T0 + 6000, [A, B, C, D].map((a, i) => fake.tx({ created: [{ owner: a.bech32, tokenType: NIGHT, value: '100', intentHash: hashOf(`i-${i}`), outputIndex: 0 }] })));
+  fake.addBlock(
+    T0 + 6000,
+    [A, B, C, D].map((a, i) => fake.tx({ created: [{ owner: a.bech32, tokenType: NIGHT, value: '100', intentHash: hashOf(`i-${i}`), outputIndex: 0 }] })),
+  );
   const http = new GraphqlHttpClient(fake.url, { timeoutMs: NO_TIMEOUT_MS, maxResponseBytes: 1 << 20 });
   const cache = new LookupCache(100, new ManualClock(T0 + 9000));
-  const deps: LookupDeps = { network: 'mainnet', networkId: 'mainnet', http, wsUrl: fake.wsUrl, cache, window: new BlockWindow(10), timeoutMs: NO_TIMEOUT_MS, maxAddressStreams };
+  const deps: LookupDeps = {
+    network: 'mainnet',
+    networkId: 'mainnet',
+    http,
+    wsUrl: fake.wsUrl,
+    cache,
+    window: new BlockWindow(10),
+    timeoutMs: NO_TIMEOUT_MS,
+    maxAddressStreams,
+  };
   t.teardown(async () => {
     cache.abortAll(new GatewayError('SHUTTING_DOWN'));
     await http.close();
@@ -141,7 +158,11 @@ t.test('search counts too: a value read as an address is refused when no stream 
   await fake.until(() => fake.addressStreamsOpen === 1);
   const nobody = hashOf('nobody');
   const searchHex = fake.count('SearchHex');
-  t.strictSame(await outcome(lookups.search(parseSearch(nobody, 'mainnet'), nobody)), BUSY, '32-byte hex that matched nothing else: its address reading is refused');
+  t.strictSame(
+    await outcome(lookups.search(parseSearch(nobody, 'mainnet'), nobody)),
+    BUSY,
+    '32-byte hex that matched nothing else: its address reading is refused',
+  );
   t.equal(fake.count('SearchHex') - searchHex, 1, 'the other readings were tried first');
   t.strictSame(await outcome(lookups.search(parseSearch(B.bech32, 'mainnet'), B.bech32)), BUSY, 'an mn_addr… address');
   t.strictSame(streamed(), [A.bech32]);

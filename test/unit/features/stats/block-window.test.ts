@@ -2,7 +2,14 @@ import t from 'tap';
 import { BlockWindow } from '../../../../src/features/stats/block-window.js';
 import type { RingBlock } from '../../../../src/features/stats/upstream-types.js';
 
-const blk = (height: number, hash = `h${height}`): RingBlock => ({ height, hash, timestamp: height * 6000, protocolVersion: 1, author: null, transactions: [] });
+const blk = (height: number, hash = `h${height}`): RingBlock => ({
+  height,
+  hash,
+  timestamp: height * 6000,
+  protocolVersion: 1,
+  author: null,
+  transactions: [],
+});
 const heights = (w: BlockWindow): number[] => w.all.map((b) => b.height);
 
 t.test('keeps blocks sorted whatever the arrival order, bounded by capacity', async (t) => {

@@ -1,7 +1,18 @@
 /** The derived statistics are exact functions of blocks, time and health. */
 import t from 'tap';
 import { BlockWindow } from '../../../../src/features/stats/block-window.js';
-import { blockTime, blocksProduced, dParameter, feesOf, latestBlock, ledgerOf, paidFee, recentTransactions, transactionKind, uptime } from '../../../../src/features/stats/derive.js';
+import {
+  blockTime,
+  blocksProduced,
+  dParameter,
+  feesOf,
+  latestBlock,
+  ledgerOf,
+  paidFee,
+  recentTransactions,
+  transactionKind,
+  uptime,
+} from '../../../../src/features/stats/derive.js';
 import { DEVNET_PROTOCOL_VERSION, ERA_TABLE } from '../../../../packages/ledger/src/era.js';
 import type { RingBlock, RingTransaction } from '../../../../src/features/stats/upstream-types.js';
 
@@ -9,8 +20,23 @@ import type { RingBlock, RingTransaction } from '../../../../src/features/stats/
 const LEDGER_9_PROTOCOL_VERSION = ERA_TABLE[9].firstProtocolVersion;
 
 const T0 = 1_700_000_000_000;
-const tx = (id: number, extra: Partial<RingTransaction> = {}): RingTransaction => ({ __typename: 'RegularTransaction', id, hash: `t${id}`, transactionResult: { status: 'SUCCESS' }, fees: { paidFees: String(id * 10) }, ...extra });
-const blk = (height: number, timestamp: number, transactions: RingTransaction[] = [], extra: Partial<RingBlock> = {}): RingBlock => ({ height, hash: `b${height}`, timestamp, protocolVersion: 2, author: null, transactions, ...extra });
+const tx = (id: number, extra: Partial<RingTransaction> = {}): RingTransaction => ({
+  __typename: 'RegularTransaction',
+  id,
+  hash: `t${id}`,
+  transactionResult: { status: 'SUCCESS' },
+  fees: { paidFees: String(id * 10) },
+  ...extra,
+});
+const blk = (height: number, timestamp: number, transactions: RingTransaction[] = [], extra: Partial<RingBlock> = {}): RingBlock => ({
+  height,
+  hash: `b${height}`,
+  timestamp,
+  protocolVersion: 2,
+  author: null,
+  transactions,
+  ...extra,
+});
 
 t.test('block time and production estimates', async (t) => {
   const w = new BlockWindow(100);
@@ -52,8 +78,16 @@ t.test('latest block age and uptime score', async (t) => {
   t.equal(latestBlock(tip, T0 - 5000).ageSeconds, 0, 'a clock behind the chain is age 0');
   const six = { averageSeconds: 6, sampleSize: 10, targetSeconds: 6 } as const;
   t.strictSame(uptime(tip, T0 + 12_000, six, null, true), { status: 'healthy', score: 1, latestBlockAgeSeconds: 12, epochUtilization: null });
-  t.strictSame(uptime(tip, T0 + 36_000, six, null, true), { status: 'healthy', score: 0.5, latestBlockAgeSeconds: 36, epochUtilization: null }, 'late, short of stale: a lower score only');
-  t.strictSame(uptime(tip, T0 + 60_000, six, null, true), { status: 'degraded', score: 0, latestBlockAgeSeconds: 60, epochUtilization: null }, 'stale at 10 block times');
+  t.strictSame(
+    uptime(tip, T0 + 36_000, six, null, true),
+    { status: 'healthy', score: 0.5, latestBlockAgeSeconds: 36, epochUtilization: null },
+    'late, short of stale: a lower score only',
+  );
+  t.strictSame(
+    uptime(tip, T0 + 60_000, six, null, true),
+    { status: 'degraded', score: 0, latestBlockAgeSeconds: 60, epochUtilization: null },
+    'stale at 10 block times',
+  );
   t.strictSame(uptime(tip, T0 + 3000, { averageSeconds: 7.5, sampleSize: 10, targetSeconds: 6 }, null, true).score, 0.8, 'production = 6 / 7.5');
   t.strictSame(uptime(tip, T0 + 3000, six, 0.75, true), { status: 'degraded', score: 0.75, latestBlockAgeSeconds: 3, epochUtilization: 0.75 });
   t.equal(uptime(tip, T0 + 3000, six, null, false).status, 'degraded', 'indexer failing');
@@ -78,38 +112,77 @@ t.test('recent transactions newest first, across blocks, up to limit', async (t)
   const w = new BlockWindow(10);
   w.put(blk(1, T0, [tx(1), tx(2)]));
   w.put(blk(2, T0 + 6000, []));
-  w.put(blk(3, T0 + 12_000, [tx(3, { __typename: 'SystemTransaction', transactionResult: undefined, fees: undefined }), tx(4, { transactionResult: { status: 'FAILURE' } })]));
+  w.put(
+    blk(3, T0 + 12_000, [
+      tx(3, { __typename: 'SystemTransaction', transactionResult: undefined, fees: undefined }),
+      tx(4, { transactionResult: { status: 'FAILURE' } }),
+    ]),
+  );
   const r = recentTransactions(w, 3);
   t.equal(r.limit, 3);
   t.equal(r.count, 3);
-  t.strictSame(r.transactions.map((x) => [x.id, x.kind, x.status, x.paidFees, x.blockHeight]), [
-    [4, 'regular', 'FAILURE', '40', 3],
-    [3, 'system', null, null, 3],
-    [2, 'regular', 'SUCCESS', '20', 1],
-  ]);
-  t.strictSame(r.transactions[0], { hash: 't4', id: 4, kind: 'regular', status: 'FAILURE', paidFees: '40', paidFeesUnit: 'SPECK', blockHeight: 3, blockHash: 'b3', timestamp: '2023-11-14T22:13:32.000Z' });
+  t.strictSame(
+    r.transactions.map((x) => [x.id, x.kind, x.status, x.paidFees, x.blockHeight]),
+    [
+      [4, 'regular', 'FAILURE', '40', 3],
+      [3, 'system', null, null, 3],
+      [2, 'regular', 'SUCCESS', '20', 1],
+    ],
+  );
+  t.strictSame(r.transactions[0], {
+    hash: 't4',
+    id: 4,
+    kind: 'regular',
+    status: 'FAILURE',
+    paidFees: '40',
+    paidFeesUnit: 'SPECK',
+    blockHeight: 3,
+    blockHash: 'b3',
+    timestamp: '2023-11-14T22:13:32.000Z',
+  });
   t.equal(recentTransactions(w, 100).count, 4);
 });
 
 t.test('the ledger era of the latest block follows its protocol version', async (t) => {
-  t.strictSame(latestBlock(blk(9, T0, [], { protocolVersion: DEVNET_PROTOCOL_VERSION[9] }), T0), { height: 9, hash: 'b9', timestamp: '2023-11-14T22:13:20.000Z', ageSeconds: 0, protocolVersion: 2_001_000, ledger: 9 });
+  t.strictSame(latestBlock(blk(9, T0, [], { protocolVersion: DEVNET_PROTOCOL_VERSION[9] }), T0), {
+    height: 9,
+    hash: 'b9',
+    timestamp: '2023-11-14T22:13:20.000Z',
+    ageSeconds: 0,
+    protocolVersion: 2_001_000,
+    ledger: 9,
+  });
   t.equal(latestBlock(blk(9, T0, [], { protocolVersion: DEVNET_PROTOCOL_VERSION[8] }), T0).ledger, 8);
   t.strictSame([ledgerOf(LEDGER_9_PROTOCOL_VERSION - 1), ledgerOf(LEDGER_9_PROTOCOL_VERSION), ledgerOf(0)], [8, 9, 8], 'the boundary is 2 000 000');
 });
 
 t.test('bridge claims are their own kind; fees come from fee, else the deprecated fees', async (t) => {
-  t.strictSame(['RegularTransaction', 'SystemTransaction', 'BridgeClaimTransaction'].map((n) => transactionKind(n as RingTransaction['__typename'])), ['regular', 'system', 'bridge-claim']);
+  t.strictSame(
+    ['RegularTransaction', 'SystemTransaction', 'BridgeClaimTransaction'].map((n) => transactionKind(n as RingTransaction['__typename'])),
+    ['regular', 'system', 'bridge-claim'],
+  );
   const w = new BlockWindow(10);
-  w.put(blk(1, T0, [
-    tx(1, { fees: undefined, fee: '123' }),
-    tx(2, { __typename: 'BridgeClaimTransaction', transactionResult: undefined, fees: undefined }),
-    tx(3, { fee: '999', fees: { paidFees: '1' } }),
-  ], { protocolVersion: 2_001_000 }));
-  t.strictSame(recentTransactions(w, 10).transactions.map((x) => [x.id, x.kind, x.status, x.paidFees]), [
-    [3, 'regular', 'SUCCESS', '999'],
-    [2, 'bridge-claim', null, null],
-    [1, 'regular', 'SUCCESS', '123'],
-  ], 'fee wins over the deprecated paid fee');
+  w.put(
+    blk(
+      1,
+      T0,
+      [
+        tx(1, { fees: undefined, fee: '123' }),
+        tx(2, { __typename: 'BridgeClaimTransaction', transactionResult: undefined, fees: undefined }),
+        tx(3, { fee: '999', fees: { paidFees: '1' } }),
+      ],
+      { protocolVersion: 2_001_000 },
+    ),
+  );
+  t.strictSame(
+    recentTransactions(w, 10).transactions.map((x) => [x.id, x.kind, x.status, x.paidFees]),
+    [
+      [3, 'regular', 'SUCCESS', '999'],
+      [2, 'bridge-claim', null, null],
+      [1, 'regular', 'SUCCESS', '123'],
+    ],
+    'fee wins over the deprecated paid fee',
+  );
   t.equal(paidFee({ fees: { paidFees: '7' } }), '7', 'an indexer without fee: the deprecated paid fee');
   t.equal(paidFee({}), null);
   t.strictSame(feesOf({ fee: '5', fees: { estimatedFees: '6' } }), { paid: '5', estimated: '6', unit: 'SPECK' }, 'the estimate while the indexer reports one');

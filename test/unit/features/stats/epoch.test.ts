@@ -7,7 +7,13 @@ t.test('from currentEpochInfo, advancing with the clock and rolling over', async
   t.strictSame(epochAt(a, readAt), { number: 100, durationSeconds: 1800, elapsedSeconds: 900, remainingSeconds: 900, progress: 0.5 });
   t.strictSame(epochAt(a, readAt + 60_000), { number: 100, durationSeconds: 1800, elapsedSeconds: 960, remainingSeconds: 840, progress: 0.5333 });
   t.strictSame(epochAt(a, readAt + 900_000), { number: 101, durationSeconds: 1800, elapsedSeconds: 0, remainingSeconds: 1800, progress: 0 });
-  t.strictSame(epochAt(a, readAt + 900_000 + 2 * 1_800_000 + 450_500), { number: 103, durationSeconds: 1800, elapsedSeconds: 450, remainingSeconds: 1350, progress: 0.25 });
+  t.strictSame(epochAt(a, readAt + 900_000 + 2 * 1_800_000 + 450_500), {
+    number: 103,
+    durationSeconds: 1800,
+    elapsedSeconds: 450,
+    remainingSeconds: 1350,
+    progress: 0.25,
+  });
   t.strictSame(epochAt(a, readAt - 1_000_000).elapsedSeconds, 0, 'before the anchor: start of the anchored epoch');
 });
 

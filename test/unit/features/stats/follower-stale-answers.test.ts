@@ -17,7 +17,14 @@ import type { RingBlock } from '../../../../src/features/stats/upstream-types.js
 /** The tip query as the statistics send it to an indexer of unknown features. */
 const TIP = documentsFor(BASELINE_FEATURES).tip;
 
-const blk = (height: number): RingBlock => ({ height, hash: `${height}`.padStart(64, '0'), timestamp: height * 6000, protocolVersion: 1, author: null, transactions: [] });
+const blk = (height: number): RingBlock => ({
+  height,
+  hash: `${height}`.padStart(64, '0'),
+  timestamp: height * 6000,
+  protocolVersion: 1,
+  author: null,
+  transactions: [],
+});
 
 /** An indexer whose chain the test sets; each answer is computed when asked, delivered when `held` allows. */
 class ScriptedHttp {
@@ -122,7 +129,11 @@ t.test('a catch-up answered after a newer subscribed block is history, not a cha
   await f.waitForHeight(5);
   http.release();
   await f.settled();
-  t.strictSame(window.all.map((b) => b.height), [0, 1, 2, 3, 4, 5], 'kept the newer tip; backfilled below it');
+  t.strictSame(
+    window.all.map((b) => b.height),
+    [0, 1, 2, 3, 4, 5],
+    'kept the newer tip; backfilled below it',
+  );
   t.equal(f.upstreamOk, true);
   t.notOk(logs.includes('indexer tip went backwards: chain reset, window cleared'), 'no reset reported');
 });
@@ -142,7 +153,11 @@ t.test('a block above a gap while a catch-up runs gets a catch-up of its own aft
   await f.waitForHeight(6);
   http.release();
   await f.settled();
-  t.strictSame(window.all.map((b) => b.height), [0, 1, 2, 3, 4, 5, 6], 'the gap 3..5 was fetched');
+  t.strictSame(
+    window.all.map((b) => b.height),
+    [0, 1, 2, 3, 4, 5, 6],
+    'the gap 3..5 was fetched',
+  );
   t.strictSame(http.asked, ['Tip', 'Backfill', 'Tip', 'Backfill']);
 });
 
@@ -158,6 +173,9 @@ t.test('a chain that really went backwards is still a reset', async (t) => {
   // The indexer now serves a younger chain; the next catch-up (newer than every answer so far) says so.
   http.chain = [0, 1].map(blk);
   await f.catchUp();
-  t.strictSame(window.all.map((b) => b.height), [0, 1]);
+  t.strictSame(
+    window.all.map((b) => b.height),
+    [0, 1],
+  );
   t.ok(logs.includes('indexer tip went backwards: chain reset, window cleared'));
 });

@@ -36,9 +36,17 @@ t.test('the reason names the block and its age; none while fresh', async (t) => 
   t.equal(staleReason(tip, T0 + 2_000, 200), 'newest block (height 41) is 2 s old, at least 10 × the 0.2 s block time');
 });
 
-t.test('uptime: degraded by staleness at the same boundary, by the network\'s block time', async (t) => {
-  t.strictSame(uptime(tip, T0 + 59_999, six, null, true), { status: 'healthy', score: 0.021, latestBlockAgeSeconds: 59, epochUtilization: null }, 'late, not stale: a low score only');
-  t.strictSame(uptime(tip, T0 + 60_000, six, null, true), { status: 'degraded', score: 0, latestBlockAgeSeconds: 60, epochUtilization: null }, 'stale at exactly 60 s');
+t.test("uptime: degraded by staleness at the same boundary, by the network's block time", async (t) => {
+  t.strictSame(
+    uptime(tip, T0 + 59_999, six, null, true),
+    { status: 'healthy', score: 0.021, latestBlockAgeSeconds: 59, epochUtilization: null },
+    'late, not stale: a low score only',
+  );
+  t.strictSame(
+    uptime(tip, T0 + 60_000, six, null, true),
+    { status: 'degraded', score: 0, latestBlockAgeSeconds: 60, epochUtilization: null },
+    'stale at exactly 60 s',
+  );
   // A devnet of 1 s blocks: fully fresh up to 2 s, stale from 10 s.
   t.strictSame(uptime(tip, T0 + 2_000, six, null, true, 1000), { status: 'healthy', score: 1, latestBlockAgeSeconds: 2, epochUtilization: null });
   t.strictSame(uptime(tip, T0 + 6_000, six, null, true, 1000), { status: 'healthy', score: 0.5, latestBlockAgeSeconds: 6, epochUtilization: null });
@@ -48,12 +56,25 @@ t.test('uptime: degraded by staleness at the same boundary, by the network\'s bl
   t.equal(uptime(tip, T0 + 1000, six, null, false).status, 'degraded', 'fresh, but the indexer fails');
 });
 
-t.test('the block time a network is judged by: the devnet\'s own when embedded, else 6 s', async (t) => {
+t.test("the block time a network is judged by: the devnet's own when embedded, else 6 s", async (t) => {
   const closed = 'http://127.0.0.1:9/api/v4/graphql';
   // preview embedded (with 250 ms blocks), mainnet behind an indexer.
-  const config = loadConfig({ env: {}, overrides: { devnet: { blockTimeMs: 250 }, networks: { mainnet: { indexer: closed, proverUrl: 'http://127.0.0.1:9' }, preprod: { indexer: closed, proverUrl: 'http://127.0.0.1:9' } } } });
+  const config = loadConfig({
+    env: {},
+    overrides: {
+      devnet: { blockTimeMs: 250 },
+      networks: { mainnet: { indexer: closed, proverUrl: 'http://127.0.0.1:9' }, preprod: { indexer: closed, proverUrl: 'http://127.0.0.1:9' } },
+    },
+  });
   const clock = new ManualClock(T0);
-  const ctx = { config, clock, logger: pino({ level: 'silent' }), publish: () => undefined, component: () => undefined, addComponent: () => undefined } as unknown as AppContext;
+  const ctx = {
+    config,
+    clock,
+    logger: pino({ level: 'silent' }),
+    publish: () => undefined,
+    component: () => undefined,
+    addComponent: () => undefined,
+  } as unknown as AppContext;
   const source = { httpUrl: closed, wsUrl: 'ws://127.0.0.1:9/api/v4/graphql/ws', credentials: NO_CREDENTIALS, nodeRpcUrl: undefined };
   const embedded = new NetworkStats(ctx, 'preview', { ...source, label: 'embedded-devnet', networkId: 'undeployed', embedded: true });
   const indexed = new NetworkStats(ctx, 'mainnet', { ...source, label: 'indexer:127.0.0.1:9', networkId: 'mainnet', embedded: false });

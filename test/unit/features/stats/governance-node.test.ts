@@ -18,7 +18,15 @@ import { captureLogs } from '../../../helpers/app.js';
 import { FakeNode } from '../../../fixtures/stats/fake-node.js';
 
 const T0 = 1_700_000_000_000;
-const blk = (height: number, extra: Partial<RingBlock> = {}): RingBlock => ({ height, hash: `${height}`.padStart(64, '0'), timestamp: T0 + height * 6000, protocolVersion: 2, author: null, transactions: [], ...extra });
+const blk = (height: number, extra: Partial<RingBlock> = {}): RingBlock => ({
+  height,
+  hash: `${height}`.padStart(64, '0'),
+  timestamp: T0 + height * 6000,
+  protocolVersion: 2,
+  author: null,
+  transactions: [],
+  ...extra,
+});
 
 interface IndexerAnswers {
   currentEpochInfo: { epochNo: number; durationSeconds: number; elapsedSeconds: number } | null;
@@ -37,7 +45,10 @@ async function indexer(t: Test, answers: IndexerAnswers): Promise<GraphqlHttpCli
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const http = new GraphqlHttpClient(`http://127.0.0.1:${(server.address() as { port: number }).port}/api/v4/graphql`, { timeoutMs: 2_000, maxResponseBytes: 65_536 });
+  const http = new GraphqlHttpClient(`http://127.0.0.1:${(server.address() as { port: number }).port}/api/v4/graphql`, {
+    timeoutMs: 2_000,
+    maxResponseBytes: 65_536,
+  });
   t.teardown(async () => {
     await http.close();
     await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -58,8 +69,24 @@ async function rig(t: Test, answers: IndexerAnswers, blocks: RingBlock[]) {
   const clock = new ManualClock(T0 + 60_000);
   const logs = captureLogs('debug');
   const governance = new Governance(http, clock, logs.logger, { rpc, window });
-  const follower = new ChainFollower({ http, wsUrl: undefined, window, clock, log: logs.logger, pollIntervalMs: 1_000, reconnectMinMs: 10, reconnectMaxMs: 10, ackTimeoutMs: 1_000 });
-  const views = new DerivedViews({ network: { id: 'mainnet', name: 'Midnight Mainnet', source: 'test' }, window, follower, governance, chainEpochSeconds: undefined });
+  const follower = new ChainFollower({
+    http,
+    wsUrl: undefined,
+    window,
+    clock,
+    log: logs.logger,
+    pollIntervalMs: 1_000,
+    reconnectMinMs: 10,
+    reconnectMaxMs: 10,
+    ackTimeoutMs: 1_000,
+  });
+  const views = new DerivedViews({
+    network: { id: 'mainnet', name: 'Midnight Mainnet', source: 'test' },
+    window,
+    follower,
+    governance,
+    chainEpochSeconds: undefined,
+  });
   governance.on('updated', () => views.invalidate());
   const refresh = async (): Promise<void> => {
     clock.advance(60_000);
@@ -84,7 +111,10 @@ t.test('without currentEpochInfo or system parameters, both come from the node',
 });
 
 t.test('the history still says since when the node-read D-parameter holds', async (t) => {
-  const history = [{ blockHeight: 0, numPermissionedCandidates: 10, numRegisteredCandidates: 0 }, { blockHeight: 2, numPermissionedCandidates: 7, numRegisteredCandidates: 3 }];
+  const history = [
+    { blockHeight: 0, numPermissionedCandidates: 10, numRegisteredCandidates: 0 },
+    { blockHeight: 2, numPermissionedCandidates: 7, numRegisteredCandidates: 3 },
+  ];
   const { refresh, json } = await rig(t, { currentEpochInfo: null, dParameterHistory: history }, [blk(3), blk(4)]);
   await refresh();
   t.strictSame(json('d-parameter'), { numPermissionedCandidates: 7, numRegisteredCandidates: 3, blockHeight: 4, effectiveSinceHeight: 2 });
@@ -92,11 +122,19 @@ t.test('the history still says since when the node-read D-parameter holds', asyn
 
 t.test('what the indexer has, the node is not asked for', async (t) => {
   const withParams = blk(2, { systemParameters: { dParameter: { numPermissionedCandidates: 10, numRegisteredCandidates: 0 } } });
-  const { node, governance, refresh, json } = await rig(t, { currentEpochInfo: { epochNo: 5, durationSeconds: 600, elapsedSeconds: 60 }, dParameterHistory: null }, [blk(1), withParams]);
+  const { node, governance, refresh, json } = await rig(
+    t,
+    { currentEpochInfo: { epochNo: 5, durationSeconds: 600, elapsedSeconds: 60 }, dParameterHistory: null },
+    [blk(1), withParams],
+  );
   await refresh();
   t.equal(node.calls.length, 0, 'no call at all');
   t.equal(governance.epoch?.number, 5, 'the epoch from the indexer');
-  t.strictSame(json('d-parameter'), { numPermissionedCandidates: 10, numRegisteredCandidates: 0, blockHeight: 2, effectiveSinceHeight: null }, 'the D-parameter from the block');
+  t.strictSame(
+    json('d-parameter'),
+    { numPermissionedCandidates: 10, numRegisteredCandidates: 0, blockHeight: 2, effectiveSinceHeight: null },
+    'the D-parameter from the block',
+  );
 });
 
 t.test('a failing node keeps the last known values; with none, the 404 says why', async (t) => {
@@ -106,11 +144,23 @@ t.test('a failing node keeps the last known values; with none, the 404 says why'
   t.match(governance.nodeEpochError, { code: 'EPOCH_UNAVAILABLE' });
   const epoch = t.throws(() => views.get('epoch', clock.now())) as GatewayError;
   t.equal(epoch.code, 'EPOCH_UNAVAILABLE');
-  t.match(epoch.message, /^No epoch information for mainnet: the indexer has no currentEpochInfo and the epoch length is not known; nor did the node RPC give it \(The node could not be reached for sidechain_getStatus: /);
+  t.match(
+    epoch.message,
+    new RegExp(
+      '^No epoch information for mainnet: the indexer has no currentEpochInfo and the epoch length is not ' +
+        'known; nor did the node RPC give it \\(The node could not be reached for sidechain_getStatus: ',
+    ),
+  );
   const dp = t.throws(() => views.get('d-parameter', clock.now())) as GatewayError;
   t.equal(dp.code, 'D_PARAMETER_UNAVAILABLE');
-  t.match(dp.message, /^No block with system parameters has been received yet; nor did the node RPC give it \(The node could not be reached for systemParameters_getDParameter: /);
-  t.ok(logs.lines.some((l) => l['level'] === 40 && /node RPC gave no epoch/.test(String(l['msg']))), 'logged at warn');
+  t.match(
+    dp.message,
+    /^No block with system parameters has been received yet; nor did the node RPC give it \(The node could not be reached for systemParameters_getDParameter: /,
+  );
+  t.ok(
+    logs.lines.some((l) => l['level'] === 40 && /node RPC gave no epoch/.test(String(l['msg']))),
+    'logged at warn',
+  );
   t.notMatch(JSON.stringify(logs.lines), /SECRET/, 'the URL stays out of the logs');
 
   node.mode = 'ok';
@@ -133,10 +183,29 @@ t.test('without a node, the routes answer as before', async (t) => {
   const clock = new ManualClock(T0 + 60_000);
   const { logger } = captureLogs();
   const governance = new Governance(http, clock, logger);
-  const follower = new ChainFollower({ http, wsUrl: undefined, window, clock, log: logger, pollIntervalMs: 1_000, reconnectMinMs: 10, reconnectMaxMs: 10, ackTimeoutMs: 1_000 });
-  const views = new DerivedViews({ network: { id: 'mainnet', name: 'Midnight Mainnet', source: 'test' }, window, follower, governance, chainEpochSeconds: undefined });
+  const follower = new ChainFollower({
+    http,
+    wsUrl: undefined,
+    window,
+    clock,
+    log: logger,
+    pollIntervalMs: 1_000,
+    reconnectMinMs: 10,
+    reconnectMaxMs: 10,
+    ackTimeoutMs: 1_000,
+  });
+  const views = new DerivedViews({
+    network: { id: 'mainnet', name: 'Midnight Mainnet', source: 'test' },
+    window,
+    follower,
+    governance,
+    chainEpochSeconds: undefined,
+  });
   governance.maybeRefresh();
   await governance.settled();
-  t.throws(() => views.get('epoch', clock.now()), new GatewayError('EPOCH_UNAVAILABLE', 'No epoch information for mainnet: the indexer has no currentEpochInfo and the epoch length is not known'));
+  t.throws(
+    () => views.get('epoch', clock.now()),
+    new GatewayError('EPOCH_UNAVAILABLE', 'No epoch information for mainnet: the indexer has no currentEpochInfo and the epoch length is not known'),
+  );
   t.throws(() => views.get('d-parameter', clock.now()), new GatewayError('D_PARAMETER_UNAVAILABLE'));
 });

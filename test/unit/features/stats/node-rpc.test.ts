@@ -33,7 +33,13 @@ t.test('the epoch: number from the status, length from the next epoch start', as
   const { node, rpc } = await setup(t);
   const anchor = await rpc.epoch();
   t.strictSame(anchor, { number: 944_444, durationSeconds: 1800, startMs: 944_444 * 1_800_000 });
-  t.strictSame(epochAt(anchor, 944_444 * 1_800_000 + 450_000), { number: 944_444, durationSeconds: 1800, elapsedSeconds: 450, remainingSeconds: 1350, progress: 0.25 });
+  t.strictSame(epochAt(anchor, 944_444 * 1_800_000 + 450_000), {
+    number: 944_444,
+    durationSeconds: 1800,
+    elapsedSeconds: 450,
+    remainingSeconds: 1350,
+    progress: 0.25,
+  });
   t.match(node.calls[0], { jsonrpc: '2.0', method: 'sidechain_getStatus', params: [] });
   // A length no chain spec here fixes (as on mainnet): two hours.
   node.status = { epoch: 240_000, slot: 0, nextEpochTimestamp: 240_001 * 7_200_000 };
@@ -62,8 +68,19 @@ t.test('the D-parameter at a block hash, 0x-prefixed as the node wants it', asyn
 t.test('failures map to the code of what stays unknown, name the cause, never the URL', async (t) => {
   const { node, rpc } = await setup(t, 300);
   const cases: Array<[string, () => void, RegExp]> = [
-    ['JSON-RPC error', () => node.errors.set('systemParameters_getDParameter', { code: -32603, message: 'Runtime API error: UnknownBlock' }), /answered systemParameters_getDParameter with error -32603: Runtime API error: UnknownBlock/],
-    ['malformed result', () => { node.errors.clear(); node.dParameter = { numPermissionedCandidates: -1, numRegisteredCandidates: 3 }; }, /answer to systemParameters_getDParameter is malformed at \/numPermissionedCandidates: /],
+    [
+      'JSON-RPC error',
+      () => node.errors.set('systemParameters_getDParameter', { code: -32603, message: 'Runtime API error: UnknownBlock' }),
+      /answered systemParameters_getDParameter with error -32603: Runtime API error: UnknownBlock/,
+    ],
+    [
+      'malformed result',
+      () => {
+        node.errors.clear();
+        node.dParameter = { numPermissionedCandidates: -1, numRegisteredCandidates: 3 };
+      },
+      /answer to systemParameters_getDParameter is malformed at \/numPermissionedCandidates: /,
+    ],
     ['not JSON', () => (node.mode = 'garbage'), /answered systemParameters_getDParameter with HTTP 502 and a body that is not JSON/],
     ['too large', () => (node.mode = 'huge'), /answer to systemParameters_getDParameter exceeds the 65536-byte limit/],
     ['connection dropped', () => (node.mode = 'down'), /could not be reached for systemParameters_getDParameter: /],

@@ -12,7 +12,8 @@ t.test('height', async (t) => {
   t.throws(() => parseHeight(null), bad('height is required'));
   t.throws(() => parseHeight(''), bad('height is required'));
   // Canonical or refused: `01`, `+1` and ` 42 ` are not read as numbers.
-  for (const v of ['-1', 'abc', '1.5', '1e3', '0x10', '01', '00', '+1', ' 42 ', '42 ', '\t1']) t.throws(() => parseHeight(v), bad('height must be a non-negative integer: decimal digits, no sign, leading zero or space'), JSON.stringify(v));
+  for (const v of ['-1', 'abc', '1.5', '1e3', '0x10', '01', '00', '+1', ' 42 ', '42 ', '\t1'])
+    t.throws(() => parseHeight(v), bad('height must be a non-negative integer: decimal digits, no sign, leading zero or space'), JSON.stringify(v));
   t.throws(() => parseHeight('2147483648'), bad('height must be at most 2147483647'));
 });
 
@@ -20,7 +21,8 @@ t.test('limit', async (t) => {
   t.equal(parseLimit(null, 20), 20);
   t.equal(parseLimit('1', 20), 1);
   t.equal(parseLimit('100', 20), 100);
-  for (const v of ['0', '101', '-5', 'ten', '', '1.0', '01', '+5', ' 5', '5 ', '020']) t.throws(() => parseLimit(v, 20), bad('limit must be an integer from 1 to 100'), v);
+  for (const v of ['0', '101', '-5', 'ten', '', '1.0', '01', '+5', ' 5', '5 ', '020'])
+    t.throws(() => parseLimit(v, 20), bad('limit must be an integer from 1 to 100'), v);
 });
 
 t.test('hashes, serialized hex, identifiers', async (t) => {

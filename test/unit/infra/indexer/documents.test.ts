@@ -11,7 +11,15 @@ import { Kind, buildSchema, execute, parse, validate, type GraphQLSchema, type S
 import { INDEXER_SDL } from '../../../../packages/devnet/src/indexer-schema.js';
 import { featuresFromProbe } from '../../../../src/features/stats/indexer-features.js';
 import * as statsQueries from '../../../../src/features/stats/queries.js';
-import { BACKFILL_BATCH, BASELINE_FEATURES, FEATURES_PROBE, documentsFor, type FeatureDocuments, type GqlDocument, type IndexerFeatures } from '../../../../src/features/stats/queries.js';
+import {
+  BACKFILL_BATCH,
+  BASELINE_FEATURES,
+  FEATURES_PROBE,
+  documentsFor,
+  type FeatureDocuments,
+  type GqlDocument,
+  type IndexerFeatures,
+} from '../../../../src/features/stats/queries.js';
 import * as dustQueries from '../../../../src/features/sponsorship/common/queries.js';
 import { schemaSdl } from '../../../fixtures/stats/fake-indexer.js';
 
@@ -58,13 +66,16 @@ function probe(schema: GraphQLSchema): IndexerFeatures {
 
 /** The documents a module exports (those sent whatever the indexer's features). */
 function exportedDocuments(module: Record<string, unknown>): GqlDocument[] {
-  return Object.values(module).filter((v): v is GqlDocument => typeof v === 'object' && v !== null && typeof (v as GqlDocument).name === 'string' && typeof (v as GqlDocument).text === 'string');
+  return Object.values(module).filter(
+    (v): v is GqlDocument => typeof v === 'object' && v !== null && typeof (v as GqlDocument).name === 'string' && typeof (v as GqlDocument).text === 'string',
+  );
 }
 
 /** Every feature set the indexer can report. */
 function allFeatureSets(): IndexerFeatures[] {
   const out: IndexerFeatures[] = [];
-  for (const fee of [false, true]) for (const legacyFees of [false, true]) for (const bridgeClaims of [false, true]) out.push({ fee, legacyFees, bridgeClaims });
+  for (const fee of [false, true])
+    for (const legacyFees of [false, true]) for (const bridgeClaims of [false, true]) out.push({ fee, legacyFees, bridgeClaims });
   return out;
 }
 
@@ -77,14 +88,18 @@ function assertValid(t: Test, d: GqlDocument, schema: GraphQLSchema, version: st
   const op = ast.definitions[0];
   t.equal(ast.definitions.length, 1, `${d.name}: one operation`);
   t.equal(op?.kind === Kind.OPERATION_DEFINITION ? op.name?.value : undefined, d.name, `${d.name}: operationName matches`);
-  t.strictSame(validate(schema, ast).map((e) => e.message), [], `${d.name} is valid against ${version}`);
+  t.strictSame(
+    validate(schema, ast).map((e) => e.message),
+    [],
+    `${d.name} is valid against ${version}`,
+  );
 }
 
 t.test('every document validates against the indexer schemas with zero errors', async (t) => {
   for (const d of all) for (const [version, schema] of Object.entries(SCHEMAS)) assertValid(t, d, schema, version);
 });
 
-t.test('the probe reads each schema\'s features', async (t) => {
+t.test("the probe reads each schema's features", async (t) => {
   t.strictSame(probe(SCHEMAS['v4.3.7']!), { fee: true, legacyFees: true, bridgeClaims: false }, '4.3.7 has fee beside the deprecated fees');
   t.strictSame(probe(SCHEMAS['v4.4']!), { fee: true, legacyFees: true, bridgeClaims: true }, '4.4 adds BridgeClaimTransaction');
   t.strictSame(probe(PRE_FEE), { fee: false, legacyFees: true, bridgeClaims: false }, 'a 4.3 without fee is read through fees');
@@ -118,7 +133,8 @@ t.test('every document is within complexity 200 and depth 15', async (t) => {
     t.ok(m.depth <= 15, `${d.name}: depth ${m.depth} ≤ 15`);
   }
   t.equal(cost(baseline.backfill(BACKFILL_BATCH)).fields, 14 * BACKFILL_BATCH, 'a backfill batch costs 14 points per block');
-  for (const f of allFeatureSets()) t.ok(cost(documentsFor(f).backfill(BACKFILL_BATCH)).fields <= 14 * BACKFILL_BATCH, `${JSON.stringify(f)}: at most 14 points per block`);
+  for (const f of allFeatureSets())
+    t.ok(cost(documentsFor(f).backfill(BACKFILL_BATCH)).fields <= 14 * BACKFILL_BATCH, `${JSON.stringify(f)}: at most 14 points per block`);
 });
 
 t.test('backfill batches outside 1..BACKFILL_BATCH are refused', async (t) => {

@@ -24,20 +24,26 @@ async function stubIndexer(t: Test, status: number, body: string) {
 }
 
 const asked = () => true;
-const configFor = (url: string, projectId = '') => loadConfig({ env: { NIGHTGATE_PREPROD_INDEXER: url, NIGHTGATE_PREPROD_PROJECT_ID: projectId, NIGHTGATE_PROVER_URL: 'http://127.0.0.1:9' } });
+const configFor = (url: string, projectId = '') =>
+  loadConfig({ env: { NIGHTGATE_PREPROD_INDEXER: url, NIGHTGATE_PREPROD_PROJECT_ID: projectId, NIGHTGATE_PROVER_URL: 'http://127.0.0.1:9' } });
 
 t.test('410 ENDPOINT_DECOMMISSIONED: the start stops, naming the indexer setting', async (t) => {
   const idx = await stubIndexer(t, 410, '{"error":"ENDPOINT_DECOMMISSIONED"}');
   const err = (await checkIndexers(configFor(idx.url, 'preprodSECRET'), { asked }).catch((e: unknown) => e)) as Error;
   t.type(err, ConfigError);
-  t.match(err.message, /^the preprod indexer at 127\.0\.0\.1:\d+: The indexer is decommissioned \(HTTP 410\); set networks\.preprod\.indexer \(NIGHTGATE_PREPROD_INDEXER\)$/);
+  t.match(
+    err.message,
+    /^the preprod indexer at 127\.0\.0\.1:\d+: The indexer is decommissioned \(HTTP 410\); set networks\.preprod\.indexer \(NIGHTGATE_PREPROD_INDEXER\)$/,
+  );
   t.notMatch(err.message, /SECRET|\n/, 'one line, no secret');
   t.same(idx.seen, ['preprodSECRET'], 'asked once, with the project id');
 });
 
 t.test('401: the start stops, naming the project id setting', async (t) => {
   const idx = await stubIndexer(t, 401, '{"error":"Invalid project token."}');
-  await t.rejects(checkIndexers(configFor(idx.url, 'wrong'), { asked }), { message: /The indexer refused the credentials \(HTTP 401\); set networks\.preprod\.projectId \(NIGHTGATE_PREPROD_PROJECT_ID\)$/ });
+  await t.rejects(checkIndexers(configFor(idx.url, 'wrong'), { asked }), {
+    message: /The indexer refused the credentials \(HTTP 401\); set networks\.preprod\.projectId \(NIGHTGATE_PREPROD_PROJECT_ID\)$/,
+  });
 });
 
 t.test('anything else is left to the followers: an indexer that errs, or none at all', async (t) => {
@@ -57,7 +63,18 @@ t.test('at run time the follower stops at a 410 instead of retrying it', async (
   const clock = new ManualClock(0);
   const http = new GraphqlHttpClient(idx.url, { timeoutMs: 2_000, maxResponseBytes: 65_536 });
   t.teardown(() => http.close());
-  const follower = new ChainFollower({ http, wsUrl: undefined, window: new BlockWindow(16), clock, log: pino({ level: 'silent' }), pollIntervalMs: 10, reconnectMinMs: 10, reconnectMaxMs: 100, ackTimeoutMs: 1_000, network: 'preprod' });
+  const follower = new ChainFollower({
+    http,
+    wsUrl: undefined,
+    window: new BlockWindow(16),
+    clock,
+    log: pino({ level: 'silent' }),
+    pollIntervalMs: 10,
+    reconnectMinMs: 10,
+    reconnectMaxMs: 100,
+    ackTimeoutMs: 1_000,
+    network: 'preprod',
+  });
   const stopped = new Promise<void>((resolve) => follower.on('state', () => follower.state === 'stopped' && resolve()));
   follower.start();
   await stopped;

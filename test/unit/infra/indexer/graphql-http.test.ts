@@ -37,7 +37,12 @@ t.test('posts the document with its operation name; data back', async (t) => {
   });
   const c = client(t, url);
   t.strictSame(await c.request(TIP, { a: 1 }), { data: { block: null }, errors: [] });
-  t.strictSame(seen, { method: 'POST', path: '/api/v4/graphql', type: 'application/json', body: { operationName: 'Tip', query: TIP.text, variables: { a: 1 } } });
+  t.strictSame(seen, {
+    method: 'POST',
+    path: '/api/v4/graphql',
+    type: 'application/json',
+    body: { operationName: 'Tip', query: TIP.text, variables: { a: 1 } },
+  });
   t.equal(c.requests, 1);
 });
 
@@ -63,12 +68,18 @@ t.test('HTTP errors, junk and oversize bodies are INDEXER_BAD_RESPONSE', async (
   });
   const base = new URL(url).origin;
   await t.rejects(client(t, `${base}/status`).request(TIP), { code: 'INDEXER_BAD_RESPONSE', message: 'The indexer answered Tip with an error: upstream' });
-  await t.rejects(client(t, `${base}/junk`).request(TIP), { code: 'INDEXER_BAD_RESPONSE', message: 'The indexer answered Tip with HTTP 200 and a body that is not JSON' });
+  await t.rejects(client(t, `${base}/junk`).request(TIP), {
+    code: 'INDEXER_BAD_RESPONSE',
+    message: 'The indexer answered Tip with HTTP 200 and a body that is not JSON',
+  });
   await t.rejects(client(t, `${base}/big`).request(TIP), { code: 'INDEXER_BAD_RESPONSE', message: "The indexer's response exceeds the 1024-byte limit" });
-  await t.rejects(client(t, `${base}/null`).request(TIP), { code: 'INDEXER_BAD_RESPONSE', message: 'The indexer answered Tip with HTTP 200 and no GraphQL result' });
+  await t.rejects(client(t, `${base}/null`).request(TIP), {
+    code: 'INDEXER_BAD_RESPONSE',
+    message: 'The indexer answered Tip with HTTP 200 and no GraphQL result',
+  });
 });
 
-t.test('no answer in time is INDEXER_TIMEOUT; nobody listening is INDEXER_UNAVAILABLE; a caller abort is the caller\'s', async (t) => {
+t.test("no answer in time is INDEXER_TIMEOUT; nobody listening is INDEXER_UNAVAILABLE; a caller abort is the caller's", async (t) => {
   const url = await upstream(t, () => undefined);
   await t.rejects(client(t, url, { timeoutMs: 100 }).request(TIP), { code: 'INDEXER_TIMEOUT', message: 'The indexer did not answer Tip within 100 ms' });
   const ac = new AbortController();
@@ -77,5 +88,8 @@ t.test('no answer in time is INDEXER_TIMEOUT; nobody listening is INDEXER_UNAVAI
   await t.rejects(pending, { message: 'client left' });
   const closed = await upstream(t, (req) => req.socket.destroy());
   await t.rejects(client(t, closed).request(TIP), { code: 'INDEXER_UNAVAILABLE' });
-  await t.rejects(client(t, 'http://127.0.0.1:9/graphql').request(TIP), { code: 'INDEXER_UNAVAILABLE', message: 'The indexer could not be reached: ECONNREFUSED' });
+  await t.rejects(client(t, 'http://127.0.0.1:9/graphql').request(TIP), {
+    code: 'INDEXER_UNAVAILABLE',
+    message: 'The indexer could not be reached: ECONNREFUSED',
+  });
 });

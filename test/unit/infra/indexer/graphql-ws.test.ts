@@ -25,12 +25,14 @@ async function server(t: Test, script: Script): Promise<Scripted> {
   const waiters: Array<() => void> = [];
   const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, handleProtocols: (p) => (protocols.push(...p), SUBPROTOCOL) });
   await once(wss, 'listening');
-  wss.on('connection', (ws) => ws.on('message', (raw) => {
-    const msg = JSON.parse(String(raw)) as { type: string; id?: string };
-    received.push(msg);
-    script(ws, msg);
-    for (const w of waiters.splice(0)) w();
-  }));
+  wss.on('connection', (ws) =>
+    ws.on('message', (raw) => {
+      const msg = JSON.parse(String(raw)) as { type: string; id?: string };
+      received.push(msg);
+      script(ws, msg);
+      for (const w of waiters.splice(0)) w();
+    }),
+  );
   t.teardown(() => {
     for (const c of wss.clients) c.terminate();
     wss.close();
@@ -53,13 +55,14 @@ function collector() {
   return {
     events,
     sink: { next: (d: unknown) => push(['next', d]), error: (e: GatewayError) => push(['error', e.code]), complete: () => push(['complete', null]) },
-    until: (n: number) => new Promise<void>((resolve) => {
-      const check = (): void => {
-        if (events.length >= n) resolve();
-      };
-      notify = check;
-      check();
-    }),
+    until: (n: number) =>
+      new Promise<void>((resolve) => {
+        const check = (): void => {
+          if (events.length >= n) resolve();
+        };
+        notify = check;
+        check();
+      }),
   };
 }
 
@@ -80,13 +83,25 @@ t.test('init/ack, subscribe/next/complete, server ping answered with pong, clien
   const c = collector();
   conn.subscribe(TIP, {}, c.sink);
   await c.until(2);
-  t.strictSame(c.events, [['next', { block: null }], ['complete', null]]);
+  t.strictSame(c.events, [
+    ['next', { block: null }],
+    ['complete', null],
+  ]);
   t.equal(ready, 1);
   t.strictSame(srv.protocols, [SUBPROTOCOL]);
   const stop = conn.subscribe(TIP, { x: 1 }, collector().sink);
   stop();
   await srv.receivedWhere((m) => m.type === 'complete' && m.id === '2');
-  t.strictSame(srv.received.map((m) => [m.type, m.id]), [['connection_init', undefined], ['pong', undefined], ['subscribe', '1'], ['subscribe', '2'], ['complete', '2']]);
+  t.strictSame(
+    srv.received.map((m) => [m.type, m.id]),
+    [
+      ['connection_init', undefined],
+      ['pong', undefined],
+      ['subscribe', '1'],
+      ['subscribe', '2'],
+      ['complete', '2'],
+    ],
+  );
 });
 
 t.test('an error message fails that operation only; errors without data too', async (t) => {

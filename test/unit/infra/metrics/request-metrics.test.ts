@@ -4,7 +4,14 @@ import { performance } from 'node:perf_hooks';
 import { LATENCY_BUCKETS, LATENCY_SAMPLE, RequestMetrics } from '../../../../src/core/http/request-metrics.js';
 import type { RouteDef } from '../../../../src/core/http/route.js';
 
-const route = (url: string): RouteDef => ({ method: 'GET', url, auth: 'none', rateLimit: 'none', schema: { summary: '', tags: [], response: {} }, handler: () => ({ body: '' }) });
+const route = (url: string): RouteDef => ({
+  method: 'GET',
+  url,
+  auth: 'none',
+  rateLimit: 'none',
+  schema: { summary: '', tags: [], response: {} },
+  handler: () => ({ body: '' }),
+});
 
 t.test('access log on: every exchange has its start, observe times one in 8 per route', async (t) => {
   const t0 = 1_000;
@@ -23,8 +30,18 @@ t.test('access log on: every exchange has its start, observe times one in 8 per 
   t.equal(ra!.buckets[le5ms], 3, '3 ms lands at le=0.005 (cumulative)');
   t.equal(ra!.buckets[le5ms - 1], 0);
   t.equal(ra!.buckets.at(-1), ra!.count, '+Inf is the count');
-  t.same(rb, { route: '/b', method: 'GET', byClass: [0, 0, 0, 1, 0], buckets: rb!.buckets, count: 1, sumSeconds: rb!.sumSeconds }, 'the routes grew past the initial capacity');
-  t.same([...m.errors()], [['QUEUE_FULL', 1], ['NOT_FOUND', 1]]);
+  t.same(
+    rb,
+    { route: '/b', method: 'GET', byClass: [0, 0, 0, 1, 0], buckets: rb!.buckets, count: 1, sumSeconds: rb!.sumSeconds },
+    'the routes grew past the initial capacity',
+  );
+  t.same(
+    [...m.errors()],
+    [
+      ['QUEUE_FULL', 1],
+      ['NOT_FOUND', 1],
+    ],
+  );
 });
 
 t.test('access log off: the server asks timeNext, and observe times exactly those', async (t) => {
@@ -38,7 +55,7 @@ t.test('access log off: the server asks timeNext, and observe times exactly thos
   t.equal(m.routes()[0]!.byClass[1], 16);
 });
 
-t.test('server.threads: an HTTP worker thread\'s totals are added to this thread\'s, the latest of each thread replacing its previous ones', async (t) => {
+t.test("server.threads: an HTTP worker thread's totals are added to this thread's, the latest of each thread replacing its previous ones", async (t) => {
   const m = new RequestMetrics(true);
   const a = route('/a');
   m.observe(a, 200, 0, undefined);
@@ -50,8 +67,11 @@ t.test('server.threads: an HTTP worker thread\'s totals are added to this thread
   worker.observe(a, 200, 0, undefined);
   m.absorbThread(1, worker.routes(), [...worker.errors()]);
   const [ra, rOnly] = m.routes();
-  t.same(ra!.byClass, [0, 3, 0, 1, 0], 'own 2xx + the worker\'s latest 2, not 1 + 2');
+  t.same(ra!.byClass, [0, 3, 0, 1, 0], "own 2xx + the worker's latest 2, not 1 + 2");
   t.same(rOnly!.byClass, [0, 0, 0, 1, 0], 'a route only the worker answered');
-  t.same([...m.errors()].sort(), [['NOT_FOUND', 1], ['RATE_LIMITED', 1]]);
+  t.same([...m.errors()].sort(), [
+    ['NOT_FOUND', 1],
+    ['RATE_LIMITED', 1],
+  ]);
   t.same(m.routes()[0]!.byClass, [0, 3, 0, 1, 0], 'reading twice adds nothing');
 });

@@ -9,7 +9,18 @@ import { compactDecode, compactEncode, decodeSubmitExtrinsic, encodeSubmitExtrin
 import { Submitter } from '../../../../src/infra/node/submitter.js';
 
 t.test('SCALE compact integers at each width boundary', async (t) => {
-  const cases: Array<[bigint, string]> = [[0n, '00'], [1n, '04'], [63n, 'fc'], [64n, '0101'], [16383n, 'fdff'], [16384n, '02000100'], [(1n << 30n) - 1n, 'feffffff'], [1n << 30n, '0300000040'], [(1n << 32n) - 1n, '03ffffffff'], [1n << 32n, '070000000001']];
+  const cases: Array<[bigint, string]> = [
+    [0n, '00'],
+    [1n, '04'],
+    [63n, 'fc'],
+    [64n, '0101'],
+    [16383n, 'fdff'],
+    [16384n, '02000100'],
+    [(1n << 30n) - 1n, 'feffffff'],
+    [1n << 30n, '0300000040'],
+    [(1n << 32n) - 1n, '03ffffffff'],
+    [1n << 32n, '070000000001'],
+  ];
   for (const [n, hex] of cases) {
     t.equal(Buffer.from(compactEncode(n)).toString('hex'), hex, `${n}`);
     t.same(compactDecode(Buffer.from(hex, 'hex')), { value: n, length: hex.length / 2 });
@@ -21,7 +32,10 @@ t.test('the extrinsic: compact(len) ‖ 0x04 ‖ pallet 5 ‖ call 0 ‖ compact
   const tx = Buffer.concat([Buffer.from('midnight:transaction[v9]:'), Buffer.alloc(300, 7)]);
   const x = encodeSubmitExtrinsic(tx);
   // 3 + 2 (compact 325) + 325 = 330 bytes after the outer length (compact 330 = 2 bytes).
-  t.equal(Buffer.from(x.subarray(0, 7)).toString('hex'), `${Buffer.from(compactEncode(330)).toString('hex')}040500${Buffer.from(compactEncode(325)).toString('hex')}`);
+  t.equal(
+    Buffer.from(x.subarray(0, 7)).toString('hex'),
+    `${Buffer.from(compactEncode(330)).toString('hex')}040500${Buffer.from(compactEncode(325)).toString('hex')}`,
+  );
   t.equal(x.length, 332);
   t.same(Buffer.from(x.subarray(7)), tx, 'the transaction bytes unchanged');
   const back = decodeSubmitExtrinsic(x);
@@ -42,7 +56,10 @@ t.test('the extrinsic: compact(len) ‖ 0x04 ‖ pallet 5 ‖ call 0 ‖ compact
  * string). The node builds it with `UncheckedExtrinsic::new_bare(Midnight::send_mn_transaction)`.
  */
 const PREPROD_GENESIS_EXTRINSIC_13 =
-  '750305050061036d69646e696768743a7472616e73616374696f6e5b76395d287369676e61747572655b76315d2c70726f6f662c706564657273656e2d7363686e6f72725b76315d293a04004502011c70726570726f640b00203d88792d35e3bad57cb169ad35a2d7e3072638ba36217a1738cbf8a2aa8ff19f1f8d7748a70316cff92b35b129a9844aa82ec19e5ff6d2643be7a7aba56ab8116ffe73a25f71112e655b765ecc18264b6618d056061ac37698c01683310b7d27442bf5e3cdbb2c8f52945428c2a37e046e24b90771da253b1cb3f5f56f8daab587d4788100';
+  '750305050061036d69646e696768743a7472616e73616374696f6e5b76395d287369676e61747572655b76315d2c70726f6f662c706564657273656e' +
+  '2d7363686e6f72725b76315d293a04004502011c70726570726f640b00203d88792d35e3bad57cb169ad35a2d7e3072638ba36217a1738cbf8a2aa8f' +
+  'f19f1f8d7748a70316cff92b35b129a9844aa82ec19e5ff6d2643be7a7aba56ab8116ffe73a25f71112e655b765ecc18264b6618d056061ac37698c0' +
+  '1683310b7d27442bf5e3cdbb2c8f52945428c2a37e046e24b90771da253b1cb3f5f56f8daab587d4788100';
 
 t.test('the framing matches an extrinsic of Midnight Preprod', async (t) => {
   const real = Buffer.from(PREPROD_GENESIS_EXTRINSIC_13, 'hex');
@@ -50,10 +67,18 @@ t.test('the framing matches an extrinsic of Midnight Preprod', async (t) => {
   const { version, pallet, call, tx } = decodeSubmitExtrinsic(real);
   t.same({ version, pallet, call }, { version: 5, pallet: 5, call: 0 }, 'a bare extrinsic (format 5) calling Midnight (pallet 5) send_mn_transaction (call 0)');
   t.equal(tx.length, 216);
-  t.match(Buffer.from(tx).toString('latin1'), /^midnight:transaction\[v9\]\(signature\[v1\],proof,pedersen-schnorr\[v1\]\):/, 'the transaction as the ledger serializes it, unchanged');
+  t.match(
+    Buffer.from(tx).toString('latin1'),
+    /^midnight:transaction\[v9\]\(signature\[v1\],proof,pedersen-schnorr\[v1\]\):/,
+    'the transaction as the ledger serializes it, unchanged',
+  );
   t.same(Buffer.from(encodeSubmitExtrinsic(tx, { version: 5, pallet: 5, call: 0 })), real, 'encoding its transaction gives the same bytes');
   const v4 = encodeSubmitExtrinsic(tx);
-  t.same(Buffer.from(v4), Buffer.concat([real.subarray(0, 2), Buffer.from([4]), real.subarray(3)]), 'the default (format 4, as the wallet SDK submits) differs in that one byte');
+  t.same(
+    Buffer.from(v4),
+    Buffer.concat([real.subarray(0, 2), Buffer.from([4]), real.subarray(3)]),
+    'the default (format 4, as the wallet SDK submits) differs in that one byte',
+  );
 });
 
 interface Recorded {
@@ -98,7 +123,13 @@ for (const transport of ['http', 'ws'] as const) {
   t.test(`author_submitExtrinsic over ${transport}, with the project id`, async (t) => {
     const node = await stubNode(() => ({ result: `0x${'ab'.repeat(32)}` }));
     t.teardown(node.close);
-    const s = new Submitter({ network: 'preprod', nodeRpc: node[transport], headers: { project_id: 'preprodXYZ' }, framing: MIDNIGHT_EXTRINSIC, timeoutMs: 2_000 });
+    const s = new Submitter({
+      network: 'preprod',
+      nodeRpc: node[transport],
+      headers: { project_id: 'preprodXYZ' },
+      framing: MIDNIGHT_EXTRINSIC,
+      timeoutMs: 2_000,
+    });
     t.teardown(() => s.close());
     t.same(await s.submit(TX), { via: 'node', alreadyKnown: false, extrinsicHash: `0x${'ab'.repeat(32)}` });
     t.equal(node.seen.length, 1);
@@ -112,9 +143,13 @@ for (const transport of ['http', 'ws'] as const) {
   });
 }
 
-t.test('a node\'s refusals, each with its code', async (t) => {
+t.test("a node's refusals, each with its code", async (t) => {
   const cases: Array<[object, string, RegExp]> = [
-    [{ code: 1010, message: 'Invalid Transaction', data: 'Custom error: 196' }, 'NODE_REJECTED', /1010: Invalid Transaction \(Custom error: 196\) — DustDoubleSpend/],
+    [
+      { code: 1010, message: 'Invalid Transaction', data: 'Custom error: 196' },
+      'NODE_REJECTED',
+      /1010: Invalid Transaction \(Custom error: 196\) — DustDoubleSpend/,
+    ],
     [{ code: 1010, message: 'Invalid Transaction', data: 'Custom error: 171' }, 'NODE_REJECTED', /OutOfDustValidityWindow/],
     [{ code: 1010, message: 'Invalid Transaction', data: 'Custom error: 12' }, 'NODE_REJECTED', /Custom error: 12\)$/],
     [{ code: 1001, message: 'Extrinsic has invalid format' }, 'NODE_REJECTED', /1001/],
@@ -141,7 +176,11 @@ t.test('a node\'s refusals, each with its code', async (t) => {
 });
 
 t.test('a provider that refuses the credentials, retires the endpoint or is over quota', async (t) => {
-  for (const [status, code, message] of [[401, 'NODE_UNAUTHORIZED', /refused the credentials \(HTTP 401\): check networks\.preprod\.projectId \(NIGHTGATE_PREPROD_PROJECT_ID\)/], [410, 'NODE_DECOMMISSIONED', /decommissioned \(HTTP 410\): set networks\.preprod\.nodeRpc \(NIGHTGATE_PREPROD_NODE_RPC\)/], [429, 'NODE_BUSY', /quota/]] as const) {
+  for (const [status, code, message] of [
+    [401, 'NODE_UNAUTHORIZED', /refused the credentials \(HTTP 401\): check networks\.preprod\.projectId \(NIGHTGATE_PREPROD_PROJECT_ID\)/],
+    [410, 'NODE_DECOMMISSIONED', /decommissioned \(HTTP 410\): set networks\.preprod\.nodeRpc \(NIGHTGATE_PREPROD_NODE_RPC\)/],
+    [429, 'NODE_BUSY', /quota/],
+  ] as const) {
     const node = await stubNode(() => ({ error: { code: 0, message: 'no' } }), status);
     const s = new Submitter({ network: 'preprod', nodeRpc: node.http, headers: { project_id: 'SECRETid' }, framing: MIDNIGHT_EXTRINSIC, timeoutMs: 2_000 });
     const err = (await s.submit(TX).catch((e: unknown) => e)) as GatewayError;
@@ -174,7 +213,13 @@ t.test('nowhere to submit, a node that is down, a relay', async (t) => {
   });
   await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
   t.teardown(() => relay.close());
-  const r = new Submitter({ network: 'mainnet', nodeRpc: 'http://127.0.0.1:9/', relayUrl: `http://127.0.0.1:${(relay.address() as AddressInfo).port}/submit`, framing: MIDNIGHT_EXTRINSIC, timeoutMs: 2_000 });
+  const r = new Submitter({
+    network: 'mainnet',
+    nodeRpc: 'http://127.0.0.1:9/',
+    relayUrl: `http://127.0.0.1:${(relay.address() as AddressInfo).port}/submit`,
+    framing: MIDNIGHT_EXTRINSIC,
+    timeoutMs: 2_000,
+  });
   t.same(await r.submit(TX), { via: 'relay', alreadyKnown: false }, 'the deprecated relay takes the bare transaction');
   t.same(bodies[0], TX);
   await t.rejects(r.submit(TX), { code: 'NODE_REJECTED', message: /relay answered 400: refused/ });

@@ -10,7 +10,9 @@ import { Slots } from '../../../../src/infra/pool/slots.js';
 
 function slots(size: number, maxQueue: number, maxQueuePerKey?: number): Slots {
   return new Slots({
-    size, maxQueue, ...(maxQueuePerKey === undefined ? {} : { maxQueuePerKey }),
+    size,
+    maxQueue,
+    ...(maxQueuePerKey === undefined ? {} : { maxQueuePerKey }),
     full: () => new Error('full'),
     keyFull: (key) => new Error(`key ${key} full`),
     refused: (label) => new Error(`refused ${label}`),
@@ -20,7 +22,14 @@ function slots(size: number, maxQueue: number, maxQueuePerKey?: number): Slots {
 /** The order in which waiters get their slot, recorded as each resolves. */
 function recorder(): { order: string[]; wait(label: string, p: Promise<void> | undefined): void } {
   const order: string[] = [];
-  return { order, wait: (label, p) => void p?.then(() => order.push(label), () => order.push(`${label} refused`)) };
+  return {
+    order,
+    wait: (label, p) =>
+      void p?.then(
+        () => order.push(label),
+        () => order.push(`${label} refused`),
+      ),
+  };
 }
 
 /** Let every settled waiter's callback run. */
@@ -74,7 +83,7 @@ t.test('by cost: a key whose tasks cost ten times more gets a tenth of the turns
   t.equal(r.order.filter((x) => x.startsWith('slow')).length, 3, 'and the slow key was not starved');
 });
 
-t.test("what work really cost is charged to its key: a claim that ran long costs its key its next turns", async (t) => {
+t.test('what work really cost is charged to its key: a claim that ran long costs its key its next turns', async (t) => {
   const s = slots(1, 16);
   const r = recorder();
   s.acquire('a0', undefined, false, { key: 'a', cost: 1 });

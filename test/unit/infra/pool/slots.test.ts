@@ -9,7 +9,12 @@ function slots(size: number, maxQueue: number): Slots {
 function track(waits: Record<string, Promise<void> | undefined>): { order: string[]; all: Promise<void> } {
   const order: string[] = [];
   const all = Promise.all(
-    Object.entries(waits).map(([name, p]) => p?.then(() => void order.push(`${name} ok`), (e: Error) => void order.push(`${name} ${e.message}`))),
+    Object.entries(waits).map(([name, p]) =>
+      p?.then(
+        () => void order.push(`${name} ok`),
+        (e: Error) => void order.push(`${name} ${e.message}`),
+      ),
+    ),
   ).then(() => undefined);
   return { order, all };
 }

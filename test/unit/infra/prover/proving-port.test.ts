@@ -30,7 +30,11 @@ for (const era of ERAS) {
     t.ok(proven.bind().serialize().length > 0, 'binds');
 
     await standIn.setMode('busy');
-    await t.rejects(shieldedTx(8n, era).prove(remoteProvingProvider(port, era), L.CostModel.initialCostModel()), /The proof server is busy/, 'backend errors reach the worker with their message');
+    await t.rejects(
+      shieldedTx(8n, era).prove(remoteProvingProvider(port, era), L.CostModel.initialCostModel()),
+      /The proof server is busy/,
+      'backend errors reach the worker with their message',
+    );
   });
 }
 

@@ -25,12 +25,22 @@
         else e[k] = props[k];
       }
     }
-    (children || []).forEach(function (c) { if (c !== null && c !== undefined) e.appendChild(typeof c === 'string' ? document.createTextNode(c) : c); });
+    (children || []).forEach(function (c) {
+      if (c !== null && c !== undefined) e.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
+    });
     return e;
   }
-  function field(root, name) { return root.querySelector('[data-field="' + name + '"]'); }
-  function setText(root, name, text) { var e = field(root, name); if (e && e.textContent !== text) e.textContent = text; return e; }
-  function int(n) { return typeof n === 'number' ? n.toLocaleString('en-US') : '–'; }
+  function field(root, name) {
+    return root.querySelector('[data-field="' + name + '"]');
+  }
+  function setText(root, name, text) {
+    var e = field(root, name);
+    if (e && e.textContent !== text) e.textContent = text;
+    return e;
+  }
+  function int(n) {
+    return typeof n === 'number' ? n.toLocaleString('en-US') : '–';
+  }
   function age(s) {
     if (typeof s !== 'number' || !isFinite(s)) return '–';
     s = Math.max(0, Math.round(s));
@@ -52,7 +62,11 @@
     return fetch(url, { headers: headers || {}, cache: 'no-store' }).then(function (r) {
       return r.text().then(function (t) {
         var body = null;
-        try { body = JSON.parse(t); } catch (e) { body = t; }
+        try {
+          body = JSON.parse(t);
+        } catch (e) {
+          body = t;
+        }
         return { status: r.status, body: body };
       });
     });
@@ -70,7 +84,10 @@
     var root = h('article', { class: 'net', 'data-network': name }, [
       h('header', null, [
         h('h2', { text: NAMES[name] || name }),
-        h('span', { class: 'pill', 'data-field': 'status' }, [h('span', { class: 'live', 'data-field': 'live', title: 'push channel' }), h('span', { 'data-field': 'status-text', text: 'connecting' })]),
+        h('span', { class: 'pill', 'data-field': 'status' }, [
+          h('span', { class: 'live', 'data-field': 'live', title: 'push channel' }),
+          h('span', { 'data-field': 'status-text', text: 'connecting' }),
+        ]),
       ]),
       h('div', { class: 'tip' }, [
         h('div', null, [h('span', { class: 'label', text: 'Tip height' }), h('span', { class: 'big', 'data-field': 'height', text: '–' })]),
@@ -78,22 +95,49 @@
         h('div', null, [h('span', { class: 'label', text: 'Protocol · ledger' }), h('span', { class: 'val', 'data-field': 'protocol', text: '–' })]),
       ]),
       chart,
-      h('p', { class: 'legend small muted' }, [h('span', { class: 'key tx' }), 'transactions per block ', h('span', { class: 'key bt' }), 'block time, last ' + HISTORY + ' blocks']),
+      h('p', { class: 'legend small muted' }, [
+        h('span', { class: 'key tx' }),
+        'transactions per block ',
+        h('span', { class: 'key bt' }),
+        'block time, last ' + HISTORY + ' blocks',
+      ]),
       h('div', { class: 'epoch' }, [
         h('div', { class: 'row' }, [h('span', { 'data-field': 'epoch', text: 'Epoch –' }), h('span', { 'data-field': 'epoch-left', text: '' })]),
         h('div', { class: 'progress', role: 'progressbar' }, [h('div', { class: 'fill', 'data-field': 'epoch-fill' })]),
       ]),
       h('dl', { class: 'facts' }, [
-        h('dt', { text: 'Uptime' }), h('dd', { 'data-field': 'uptime', text: '–' }),
-        h('dt', { text: 'Average block time' }), h('dd', { 'data-field': 'block-time', text: '–' }),
-        h('dt', { text: 'Blocks per day (est.)' }), h('dd', { 'data-field': 'daily', text: '–' }),
-        h('dt', { text: 'NIGHT supply' }), h('dd', { 'data-field': 'supply', text: '–' }),
-        h('dt', { text: 'Source' }), h('dd', { 'data-field': 'source', text: '–' }),
+        h('dt', { text: 'Uptime' }),
+        h('dd', { 'data-field': 'uptime', text: '–' }),
+        h('dt', { text: 'Average block time' }),
+        h('dd', { 'data-field': 'block-time', text: '–' }),
+        h('dt', { text: 'Blocks per day (est.)' }),
+        h('dd', { 'data-field': 'daily', text: '–' }),
+        h('dt', { text: 'NIGHT supply' }),
+        h('dd', { 'data-field': 'supply', text: '–' }),
+        h('dt', { text: 'Source' }),
+        h('dd', { 'data-field': 'source', text: '–' }),
       ]),
       h('p', { class: 'err', 'data-field': 'error', hidden: true }),
     ]);
     // ts: block timestamps (ms) by height; txs: transactions per block by height.
-    return { name: name, root: root, chartEl: chart, plot: null, summary: null, receivedAt: 0, ts: new Map(), txs: new Map(), txsBusy: false, txsAgain: false, queue: [], queued: new Set(), running: 0, ws: null, retry: 0, drawPending: false };
+    return {
+      name: name,
+      root: root,
+      chartEl: chart,
+      plot: null,
+      summary: null,
+      receivedAt: 0,
+      ts: new Map(),
+      txs: new Map(),
+      txsBusy: false,
+      txsAgain: false,
+      queue: [],
+      queued: new Set(),
+      running: 0,
+      ws: null,
+      retry: 0,
+      drawPending: false,
+    };
   }
 
   function showError(c, text) {
@@ -124,7 +168,13 @@
     pill.className = 'pill ' + s.status;
     setText(c.root, 'status-text', s.status + (s.dataAgeSeconds > 10 ? ' · data ' + age(s.dataAgeSeconds) + ' old' : ''));
     var up = s.uptime;
-    setText(c.root, 'uptime', up ? up.status + ' · score ' + up.score.toFixed(2) + (up.epochUtilization !== null ? ' · epoch ' + Math.round(up.epochUtilization * 100) + '%' : '') : '–');
+    setText(
+      c.root,
+      'uptime',
+      up
+        ? up.status + ' · score ' + up.score.toFixed(2) + (up.epochUtilization !== null ? ' · epoch ' + Math.round(up.epochUtilization * 100) + '%' : '')
+        : '–',
+    );
     var bt = s.blockTime;
     setText(c.root, 'block-time', bt && bt.averageSeconds !== null ? bt.averageSeconds.toFixed(2) + ' s (target ' + bt.targetSeconds + ' s)' : '–');
     setText(c.root, 'daily', s.blocksProduced && s.blocksProduced.estimatedDaily !== null ? int(s.blocksProduced.estimatedDaily) : '–');
@@ -158,32 +208,50 @@
   // once per block from the blocks it keeps (no indexer request); each pushed summary brings its tip's
   // timestamp. Only a block of the first screen that carries no transaction is looked up, one at a time.
   function refreshTxs(c) {
-    if (c.txsBusy) { c.txsAgain = true; return; }
+    if (c.txsBusy) {
+      c.txsAgain = true;
+      return;
+    }
     c.txsBusy = true;
-    getJson('/api/v1/' + c.name + '/recent-transactions?limit=' + TX_PAGE).then(function (res) {
-      if (res.status !== 200 || !c.summary) return;
-      var tip = c.summary.latestBlock.height;
-      var list = res.body.transactions;
-      var counts = new Map();
-      list.forEach(function (tx) {
-        counts.set(tx.blockHeight, (counts.get(tx.blockHeight) || 0) + 1);
-        c.ts.set(tx.blockHeight, Date.parse(tx.timestamp));
+    getJson('/api/v1/' + c.name + '/recent-transactions?limit=' + TX_PAGE)
+      .then(
+        function (res) {
+          if (res.status !== 200 || !c.summary) return;
+          var tip = c.summary.latestBlock.height;
+          var list = res.body.transactions;
+          var counts = new Map();
+          list.forEach(function (tx) {
+            counts.set(tx.blockHeight, (counts.get(tx.blockHeight) || 0) + 1);
+            c.ts.set(tx.blockHeight, Date.parse(tx.timestamp));
+          });
+          // A full page may have cut the oldest block short: counts are exact above it only.
+          var exactFrom = list.length < TX_PAGE ? 0 : list[list.length - 1].blockHeight + 1;
+          for (var height = Math.max(exactFrom, tip - HISTORY); height <= tip; height++) c.txs.set(height, counts.get(height) || 0);
+        },
+        function () {
+          /* the next block asks again */
+        },
+      )
+      .then(function () {
+        c.txsBusy = false;
+        if (c.txsAgain) {
+          c.txsAgain = false;
+          refreshTxs(c);
+          return;
+        }
+        prune(c);
+        lookUpMissing(c);
+        draw(c);
       });
-      // A full page may have cut the oldest block short: counts are exact above it only.
-      var exactFrom = list.length < TX_PAGE ? 0 : list[list.length - 1].blockHeight + 1;
-      for (var height = Math.max(exactFrom, tip - HISTORY); height <= tip; height++) c.txs.set(height, counts.get(height) || 0);
-    }, function () { /* the next block asks again */ }).then(function () {
-      c.txsBusy = false;
-      if (c.txsAgain) { c.txsAgain = false; refreshTxs(c); return; }
-      prune(c);
-      lookUpMissing(c);
-      draw(c);
-    });
   }
   function prune(c) {
     if (!c.summary) return;
     var from = c.summary.latestBlock.height - HISTORY;
-    [c.ts, c.txs].forEach(function (m) { m.forEach(function (_, height) { if (height < from) m.delete(height); }); });
+    [c.ts, c.txs].forEach(function (m) {
+      m.forEach(function (_, height) {
+        if (height < from) m.delete(height);
+      });
+    });
   }
   function lookUpMissing(c) {
     var tip = c.summary.latestBlock.height;
@@ -194,33 +262,50 @@
       }
     }
     // Newest first: the chart fills from its right edge.
-    c.queue.sort(function (a, b) { return b - a; });
+    c.queue.sort(function (a, b) {
+      return b - a;
+    });
     pump(c);
   }
   function pump(c) {
     while (c.running < FETCHES && c.queue.length > 0) {
       var height = c.queue.shift();
-      if (c.ts.has(height) && c.txs.has(height)) { c.queued.delete(height); continue; }
-      if (c.summary && height < c.summary.latestBlock.height - HISTORY) { c.queued.delete(height); continue; }
+      if (c.ts.has(height) && c.txs.has(height)) {
+        c.queued.delete(height);
+        continue;
+      }
+      if (c.summary && height < c.summary.latestBlock.height - HISTORY) {
+        c.queued.delete(height);
+        continue;
+      }
       c.running++;
       (function (height) {
-        getJson('/api/v1/' + c.name + '/block?height=' + height).then(function (res) {
-          if (res.status === 200) {
-            c.ts.set(height, Date.parse(res.body.timestamp));
-            c.txs.set(height, res.body.transactionCount);
-          }
-        }, function () { /* the next block asks again */ }).then(function () {
-          c.running--;
-          c.queued.delete(height);
-          draw(c);
-          pump(c);
-        });
+        getJson('/api/v1/' + c.name + '/block?height=' + height)
+          .then(
+            function (res) {
+              if (res.status === 200) {
+                c.ts.set(height, Date.parse(res.body.timestamp));
+                c.txs.set(height, res.body.transactionCount);
+              }
+            },
+            function () {
+              /* the next block asks again */
+            },
+          )
+          .then(function () {
+            c.running--;
+            c.queued.delete(height);
+            draw(c);
+            pump(c);
+          });
       })(height);
     }
   }
 
   function chartData(c) {
-    var heights = [], times = [], txs = [];
+    var heights = [],
+      times = [],
+      txs = [];
     var tip = c.summary ? c.summary.latestBlock.height : 0;
     for (var height = Math.max(0, tip - HISTORY + 1); height <= tip; height++) {
       var at = c.ts.get(height);
@@ -234,7 +319,9 @@
     return [heights, times, txs];
   }
 
-  function plotWidth(c) { return Math.max(240, c.chartEl.clientWidth || 300); }
+  function plotWidth(c) {
+    return Math.max(240, c.chartEl.clientWidth || 300);
+  }
 
   function draw(c) {
     if (c.drawPending) return;
@@ -244,23 +331,95 @@
       var data = chartData(c);
       if (!window.uPlot) return;
       if (!c.plot) {
-        c.plot = new window.uPlot({
-          width: plotWidth(c),
-          height: 150,
-          cursor: { drag: { x: false, y: false } },
-          legend: { show: false },
-          scales: { x: { time: false }, s: { range: function (u, min, max) { return [0, Math.max(1, (max || 0) * 1.2)]; } }, n: { range: function (u, min, max) { return [0, Math.max(4, (max || 0) * 1.25)]; } } },
-          series: [
-            { label: 'Block', value: function (u, v) { return v === null || v === undefined ? '–' : String(v); } },
-            { label: 'Transactions', scale: 'n', stroke: '#13978f', fill: 'rgba(19, 151, 143, .22)', width: 1, points: { show: false }, paths: window.uPlot.paths.bars({ size: [0.6, 14] }), value: function (u, v) { return v === null || v === undefined ? '–' : String(v); } },
-            { label: 'Block time', scale: 's', stroke: '#6d4aff', width: 2, spanGaps: false, points: { show: true, size: 4 }, value: function (u, v) { return v === null || v === undefined ? '–' : v.toFixed(1) + ' s'; } },
-          ],
-          axes: [
-            { stroke: '#6b6886', grid: { stroke: '#f0eef7' }, ticks: { show: false }, values: function (u, vals) { return vals.map(function (v) { return Number.isInteger(v) ? String(v) : ''; }); } },
-            { scale: 's', stroke: '#6d4aff', grid: { stroke: '#f0eef7' }, size: 48, values: function (u, vals) { return vals.map(function (v) { return (v >= 10 ? Math.round(v) : v) + ' s'; }); } },
-            { scale: 'n', side: 1, stroke: '#13978f', grid: { show: false }, size: 34, values: function (u, vals) { return vals.map(function (v) { return Number.isInteger(v) ? String(v) : ''; }); } },
-          ],
-        }, [data[0], data[2], data[1]], c.chartEl);
+        c.plot = new window.uPlot(
+          {
+            width: plotWidth(c),
+            height: 150,
+            cursor: { drag: { x: false, y: false } },
+            legend: { show: false },
+            scales: {
+              x: { time: false },
+              s: {
+                range: function (u, min, max) {
+                  return [0, Math.max(1, (max || 0) * 1.2)];
+                },
+              },
+              n: {
+                range: function (u, min, max) {
+                  return [0, Math.max(4, (max || 0) * 1.25)];
+                },
+              },
+            },
+            series: [
+              {
+                label: 'Block',
+                value: function (u, v) {
+                  return v === null || v === undefined ? '–' : String(v);
+                },
+              },
+              {
+                label: 'Transactions',
+                scale: 'n',
+                stroke: '#13978f',
+                fill: 'rgba(19, 151, 143, .22)',
+                width: 1,
+                points: { show: false },
+                paths: window.uPlot.paths.bars({ size: [0.6, 14] }),
+                value: function (u, v) {
+                  return v === null || v === undefined ? '–' : String(v);
+                },
+              },
+              {
+                label: 'Block time',
+                scale: 's',
+                stroke: '#6d4aff',
+                width: 2,
+                spanGaps: false,
+                points: { show: true, size: 4 },
+                value: function (u, v) {
+                  return v === null || v === undefined ? '–' : v.toFixed(1) + ' s';
+                },
+              },
+            ],
+            axes: [
+              {
+                stroke: '#6b6886',
+                grid: { stroke: '#f0eef7' },
+                ticks: { show: false },
+                values: function (u, vals) {
+                  return vals.map(function (v) {
+                    return Number.isInteger(v) ? String(v) : '';
+                  });
+                },
+              },
+              {
+                scale: 's',
+                stroke: '#6d4aff',
+                grid: { stroke: '#f0eef7' },
+                size: 48,
+                values: function (u, vals) {
+                  return vals.map(function (v) {
+                    return (v >= 10 ? Math.round(v) : v) + ' s';
+                  });
+                },
+              },
+              {
+                scale: 'n',
+                side: 1,
+                stroke: '#13978f',
+                grid: { show: false },
+                size: 34,
+                values: function (u, vals) {
+                  return vals.map(function (v) {
+                    return Number.isInteger(v) ? String(v) : '';
+                  });
+                },
+              },
+            ],
+          },
+          [data[0], data[2], data[1]],
+          c.chartEl,
+        );
       } else {
         c.plot.setData([data[0], data[2], data[1]]);
       }
@@ -271,24 +430,40 @@
     var url = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/api/v1/' + c.name + '/ws';
     var ws = new WebSocket(url);
     c.ws = ws;
-    ws.onopen = function () { c.retry = 0; field(c.root, 'live').className = 'live on'; };
+    ws.onopen = function () {
+      c.retry = 0;
+      field(c.root, 'live').className = 'live on';
+    };
     ws.onmessage = function (ev) {
-      try { apply(c, JSON.parse(ev.data)); } catch (e) { /* a message that is no summary is not ours to show */ }
+      try {
+        apply(c, JSON.parse(ev.data));
+      } catch (e) {
+        /* a message that is no summary is not ours to show */
+      }
     };
     ws.onclose = function () {
       field(c.root, 'live').className = 'live';
       if (c.ws !== ws) return;
       // Back off to 30 s; the summary route fills in while the socket is down.
       var wait = Math.min(30000, 1000 * Math.pow(2, c.retry++));
-      setTimeout(function () { load(c).then(function () { connect(c); }); }, wait);
+      setTimeout(function () {
+        load(c).then(function () {
+          connect(c);
+        });
+      }, wait);
     };
   }
 
   function load(c) {
-    return getJson('/api/v1/' + c.name + '/summary').then(function (res) {
-      if (res.status === 200) apply(c, res.body);
-      else down(c, errText(res));
-    }, function (err) { down(c, 'unreachable: ' + err.message); });
+    return getJson('/api/v1/' + c.name + '/summary').then(
+      function (res) {
+        if (res.status === 200) apply(c, res.body);
+        else down(c, errText(res));
+      },
+      function (err) {
+        down(c, 'unreachable: ' + err.message);
+      },
+    );
   }
 
   // ---- start ---------------------------------------------------------------------------------
@@ -299,14 +474,25 @@
     cards[n] = c;
     grid.appendChild(c.root);
     // The push channel sends the current summary on open: the summary route is only a first paint.
-    load(c).then(function () { connect(c); });
+    load(c).then(function () {
+      connect(c);
+    });
   });
   document.getElementById('foot').appendChild(h('span', { 'data-field': 'server', text: '' }));
-  setInterval(function () { NETWORKS.forEach(function (n) { tick(cards[n]); }); }, 1000);
+  setInterval(function () {
+    NETWORKS.forEach(function (n) {
+      tick(cards[n]);
+    });
+  }, 1000);
   var resizing = null;
   window.addEventListener('resize', function () {
     clearTimeout(resizing);
-    resizing = setTimeout(function () { NETWORKS.forEach(function (n) { var c = cards[n]; if (c.plot) c.plot.setSize({ width: plotWidth(c), height: 150 }); }); }, 100);
+    resizing = setTimeout(function () {
+      NETWORKS.forEach(function (n) {
+        var c = cards[n];
+        if (c.plot) c.plot.setSize({ width: plotWidth(c), height: 150 });
+      });
+    }, 100);
   });
   // operator.js draws the operator panel with these.
   window.nightgateDashboard = Object.freeze({ h: h, setText: setText, int: int, age: age, scaled: scaled, getJson: getJson, errText: errText, NAMES: NAMES });

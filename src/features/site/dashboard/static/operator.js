@@ -4,7 +4,14 @@
 'use strict';
 (function () {
   var D = window.nightgateDashboard;
-  var h = D.h, setText = D.setText, int = D.int, age = D.age, scaled = D.scaled, getJson = D.getJson, errText = D.errText, NAMES = D.NAMES;
+  var h = D.h,
+    setText = D.setText,
+    int = D.int,
+    age = D.age,
+    scaled = D.scaled,
+    getJson = D.getJson,
+    errText = D.errText,
+    NAMES = D.NAMES;
   var KEY_STORE = 'nightgate.operatorKey';
   var OPERATOR_EVERY_MS = 5000;
 
@@ -14,14 +21,28 @@
   var forget = document.getElementById('key-forget');
 
   function table(headers, rows, attrs) {
-    return h('div', { class: 'scroll' }, [h('table', attrs || null, [
-      h('thead', null, [h('tr', null, headers.map(function (t) { return h('th', { text: t }); }))]),
-      h('tbody', null, rows),
-    ])]);
+    return h('div', { class: 'scroll' }, [
+      h('table', attrs || null, [
+        h('thead', null, [
+          h(
+            'tr',
+            null,
+            headers.map(function (t) {
+              return h('th', { text: t });
+            }),
+          ),
+        ]),
+        h('tbody', null, rows),
+      ]),
+    ]);
   }
-  function td(text, name) { return h('td', name ? { text: text, 'data-field': name } : { text: text }); }
+  function td(text, name) {
+    return h('td', name ? { text: text, 'data-field': name } : { text: text });
+  }
   /** A fee price as the ledger gives it (a float): four significant digits show a block's change. */
-  function price(n) { return typeof n === 'number' && isFinite(n) ? String(Number(n.toPrecision(4))) : '–'; }
+  function price(n) {
+    return typeof n === 'number' && isFinite(n) ? String(Number(n.toPrecision(4))) : '–';
+  }
 
   /** Prometheus text → [{name, labels, value}]. */
   function samples(text) {
@@ -31,7 +52,8 @@
       var m = /^([A-Za-z_:][\w:]*)(?:\{(.*)\})?\s+(\S+)/.exec(line);
       if (!m) return;
       var labels = {};
-      var re = /(\w+)="((?:[^"\\]|\\.)*)"/g, l;
+      var re = /(\w+)="((?:[^"\\]|\\.)*)"/g,
+        l;
       while ((l = re.exec(m[2] || '')) !== null) labels[l[1]] = l[2];
       out.push({ name: m[1], labels: labels, value: Number(m[3]) });
     });
@@ -40,8 +62,16 @@
 
   /** `{name: n}` → "name n, …", most first; '–' when empty. */
   function counts(map) {
-    var names = Object.keys(map || {}).sort(function (a, b) { return map[b] - map[a]; });
-    return names.length ? names.map(function (n) { return n + ' ' + int(map[n]); }).join(', ') : '–';
+    var names = Object.keys(map || {}).sort(function (a, b) {
+      return map[b] - map[a];
+    });
+    return names.length
+      ? names
+          .map(function (n) {
+            return n + ' ' + int(map[n]);
+          })
+          .join(', ')
+      : '–';
   }
 
   /** What a key may sponsor, in a few words, from its configuration (docs/policies.md). */
@@ -54,7 +84,9 @@
     if (!p) parts.push('any transaction');
     else {
       if (p.allow) {
-        var kinds = ['nightTransfers', 'shielded', 'deploys', 'dustRegistrations'].filter(function (k) { return p.allow[k]; });
+        var kinds = ['nightTransfers', 'shielded', 'deploys', 'dustRegistrations'].filter(function (k) {
+          return p.allow[k];
+        });
         var contracts = (p.allow.contracts || []).length;
         parts.push('only ' + (kinds.concat(contracts ? [contracts + (contracts === 1 ? ' contract' : ' contracts')] : []).join(', ') || 'nothing'));
       } else parts.push('any effect');
@@ -74,8 +106,13 @@
 
   /** `ms` as the largest whole unit: "1 d", "6 h", "30 min", "20 s". */
   function duration(ms) {
-    var units = [[86400000, 'd'], [3600000, 'h'], [60000, 'min'], [1000, 's']];
-    for (var i = 0; i < units.length; i++) if (ms >= units[i][0] && ms % units[i][0] === 0) return (ms / units[i][0]) + ' ' + units[i][1];
+    var units = [
+      [86400000, 'd'],
+      [3600000, 'h'],
+      [60000, 'min'],
+      [1000, 's'],
+    ];
+    for (var i = 0; i < units.length; i++) if (ms >= units[i][0] && ms % units[i][0] === 0) return ms / units[i][0] + ' ' + units[i][1];
     return int(ms) + ' ms';
   }
 
@@ -91,18 +128,27 @@
   function copy(text, btn) {
     function said(ok) {
       btn.textContent = ok ? 'Copied' : 'Copy failed';
-      setTimeout(function () { btn.textContent = 'Copy'; }, 1500);
+      setTimeout(function () {
+        btn.textContent = 'Copy';
+      }, 1500);
     }
     function bySelection() {
       var area = h('textarea', { value: text, readOnly: true, class: 'offscreen' });
       document.body.appendChild(area);
       area.select();
       var ok = false;
-      try { ok = document.execCommand('copy'); } catch (e) { ok = false; }
+      try {
+        ok = document.execCommand('copy');
+      } catch (e) {
+        ok = false;
+      }
       area.remove();
       said(ok);
     }
-    if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(text).then(function () { said(true); }, bySelection);
+    if (navigator.clipboard && window.isSecureContext)
+      navigator.clipboard.writeText(text).then(function () {
+        said(true);
+      }, bySelection);
     else bySelection();
   }
 
@@ -110,9 +156,14 @@
   function addressCell(a) {
     if (!a) return h('td', { class: 'muted', text: 'not read yet', 'data-field': 'address' });
     var btn = h('button', { type: 'button', class: 'copy', text: 'Copy', title: 'Copy ' + a, 'data-field': 'copy' });
-    btn.addEventListener('click', function () { copy(a, btn); });
+    btn.addEventListener('click', function () {
+      copy(a, btn);
+    });
     return h('td', { class: 'addr-cell' }, [
-      h('span', { class: 'addr', title: a, 'data-field': 'address' }, [h('span', { class: 'addr-head', text: a.slice(0, -6) }), h('span', { text: a.slice(-6) })]),
+      h('span', { class: 'addr', title: a, 'data-field': 'address' }, [
+        h('span', { class: 'addr-head', text: a.slice(0, -6) }),
+        h('span', { text: a.slice(-6) }),
+      ]),
       btn,
     ]);
   }
@@ -120,7 +171,8 @@
   /** What `nightgate wallet status` says of a wallet: registered, or what keeps it from generating DUST and what to do. */
   function walletState(w, network) {
     if (w.problem === 'no NIGHT') return { text: 'No NIGHT — send NIGHT to ' + (w.address || 'its NIGHT address'), state: 'no-night' };
-    if (w.problem === 'unregistered' || w.registered === false) return { text: 'Unregistered — run: ', command: 'nightgate wallet register --network ' + network, state: 'unregistered' };
+    if (w.problem === 'unregistered' || w.registered === false)
+      return { text: 'Unregistered — run: ', command: 'nightgate wallet register --network ' + network, state: 'unregistered' };
     if (w.registered) return { text: 'registered', state: 'registered' };
     return { text: 'not read yet', state: 'unknown' };
   }
@@ -130,14 +182,19 @@
     var out = [h('h3', { text: 'Server wallets' })];
     var stuck = 0;
     Object.keys(wallets).forEach(function (n) {
-      var w = wallets[n], list = w.wallets || [];
+      var w = wallets[n],
+        list = w.wallets || [];
       var rows = list.map(function (x) {
         var s = walletState(x, n);
         if (s.state === 'no-night' || s.state === 'unregistered') stuck++;
         var nightUtxos = typeof x.nightUtxos === 'number' ? int(x.nightUtxos) + (x.idleNightUtxos ? ' (' + int(x.idleNightUtxos) + ' idle)' : '') : '–';
         var idle = td(nightUtxos, 'night-utxos');
         if (x.idleNightUtxos) idle.title = x.idleNightUtxos + ' of them generate no DUST until the pool keeper splits them';
-        var state = h('td', { class: 'state ' + (s.state === 'registered' ? 'ok' : s.state === 'unknown' ? 'muted' : 'warn'), 'data-field': 'state', 'data-state': s.state }, [s.text, s.command ? h('code', { text: s.command }) : null]);
+        var state = h(
+          'td',
+          { class: 'state ' + (s.state === 'registered' ? 'ok' : s.state === 'unknown' ? 'muted' : 'warn'), 'data-field': 'state', 'data-state': s.state },
+          [s.text, s.command ? h('code', { text: s.command }) : null],
+        );
         return h('tr', { 'data-wallet': String(x.index), class: s.state === 'registered' || s.state === 'unknown' ? '' : 'warn' }, [
           td(String(x.index), 'index'),
           addressCell(x.address),
@@ -148,14 +205,27 @@
           state,
         ]);
       });
-      var read = w.walletsReadAt ? 'NIGHT and registration read at ' + new Date(w.walletsReadAt).toLocaleTimeString('en-GB') + ' (once a block).' : 'NIGHT and registration not read yet (the server reads them once a block).';
+      var read = w.walletsReadAt
+        ? 'NIGHT and registration read at ' + new Date(w.walletsReadAt).toLocaleTimeString('en-GB') + ' (once a block).'
+        : 'NIGHT and registration not read yet (the server reads them once a block).';
       out.push(h('h4', { text: NAMES[n] || n }));
-      out.push(rows.length
-        ? table(['Wallet', 'NIGHT address', 'NIGHT', 'NIGHT UTXOs', 'DUST', 'DUST UTXOs', 'State'], rows, { 'data-wallets': n })
-        : h('p', { class: 'small muted', 'data-wallets': n, text: 'No server wallet on this network.' }));
+      out.push(
+        rows.length
+          ? table(['Wallet', 'NIGHT address', 'NIGHT', 'NIGHT UTXOs', 'DUST', 'DUST UTXOs', 'State'], rows, { 'data-wallets': n })
+          : h('p', { class: 'small muted', 'data-wallets': n, text: 'No server wallet on this network.' }),
+      );
       out.push(h('p', { class: 'small muted', 'data-field': 'wallets-read', text: read }));
     });
-    if (stuck) out.splice(1, 0, h('p', { class: 'warn-note', 'data-field': 'wallet-warning', text: (stuck === 1 ? '1 server wallet' : stuck + ' server wallets') + ' cannot generate DUST: see State below.' }));
+    if (stuck)
+      out.splice(
+        1,
+        0,
+        h('p', {
+          class: 'warn-note',
+          'data-field': 'wallet-warning',
+          text: (stuck === 1 ? '1 server wallet' : stuck + ' server wallets') + ' cannot generate DUST: see State below.',
+        }),
+      );
     return out;
   }
 
@@ -163,7 +233,11 @@
   function keysSection(usage) {
     var rows = usage.keys.map(function (k) {
       var req = k.requests;
-      var refused = req ? Object.keys(req.refused).reduce(function (sum, c) { return sum + req.refused[c]; }, 0) : null;
+      var refused = req
+        ? Object.keys(req.refused).reduce(function (sum, c) {
+            return sum + req.refused[c];
+          }, 0)
+        : null;
       var shown = scaled(k.dust, 15, 6);
       var dust = td((shown === '0' && k.dust !== '0' ? '< 0.000001' : shown) + ' DUST', 'dust');
       dust.title = k.dust + ' SPECK';
@@ -182,7 +256,13 @@
     return [
       h('h3', { text: 'Keys' }),
       table(['Key', 'Requests', 'Refused by code', 'Sponsorships', 'DUST', 'Expired', 'Refused by rule', 'May sponsor'], rows, { 'data-field': 'keys' }),
-      h('p', { class: 'small muted', text: 'Sponsorships, DUST and refusals by policy rule over the last ' + days + ' days (UTC days); requests since the server started. An admin key sees every key.' }),
+      h('p', {
+        class: 'small muted',
+        text:
+          'Sponsorships, DUST and refusals by policy rule over the last ' +
+          days +
+          ' days (UTC days); requests since the server started. An admin key sees every key.',
+      }),
     ];
   }
 
@@ -190,7 +270,8 @@
     var parts = [];
     if (wallets) {
       var rows = Object.keys(wallets).map(function (n) {
-        var w = wallets[n], pool = w.pool;
+        var w = wallets[n],
+          pool = w.pool;
         return h('tr', { 'data-pool': n }, [
           td(NAMES[n] || n),
           td(w.sync && w.sync.phase ? w.sync.phase : '–', 'sync'),
@@ -199,31 +280,72 @@
           td(pool ? int(pool.live) + ' / ' + int(pool.target) : int(w.utxos.total), 'target'),
           td(scaled(w.balance, 15, 3) + ' DUST', 'balance'),
           td(pool ? pool.sustainableTxPerSecond.toFixed(2) + ' tx/s' : '–', 'rate'),
-          td(pool ? pool.maintenance.state + (pool.maintenance.pendingSplits ? ' · ' + pool.maintenance.pendingSplits + ' splits' : '') + (pool.maintenance.reason ? ' · ' + pool.maintenance.reason : '') : 'off', 'keeper'),
+          td(
+            pool
+              ? pool.maintenance.state +
+                  (pool.maintenance.pendingSplits ? ' · ' + pool.maintenance.pendingSplits + ' splits' : '') +
+                  (pool.maintenance.reason ? ' · ' + pool.maintenance.reason : '')
+              : 'off',
+            'keeper',
+          ),
           td(w.backlog ? w.backlog.blocks.toFixed(1) + ' / ' + int(w.backlog.limitBlocks) + ' blocks' : '–', 'backlog'),
           td(w.backlog ? int(w.backlog.expiredUnlanded) + ' of ' + int(w.backlog.landed + w.backlog.expiredUnlanded) : '–', 'expired-unlanded'),
         ]);
       });
-      parts.push(h('h3', { text: 'Sponsorship pool' }), table(['Network', 'Wallet sync', 'Free', 'Reserved', 'Held / target', 'DUST balance', 'Sustains', 'Keeper', 'Unlanded backlog', 'Expired unlanded'], rows, { 'data-field': 'pool' }));
+      parts.push(
+        h('h3', { text: 'Sponsorship pool' }),
+        table(
+          ['Network', 'Wallet sync', 'Free', 'Reserved', 'Held / target', 'DUST balance', 'Sustains', 'Keeper', 'Unlanded backlog', 'Expired unlanded'],
+          rows,
+          { 'data-field': 'pool' },
+        ),
+      );
       parts.push.apply(parts, walletsSection(wallets));
       var frows = Object.keys(wallets).map(function (n) {
-        var f = wallets[n].fees, p = f ? f.prices : {};
+        var f = wallets[n].fees,
+          p = f ? f.prices : {};
         return h('tr', { 'data-fees': n }, [
           td(NAMES[n] || n),
           td(f ? int(f.atHeight) : 'not read yet', 'at-height'),
-          td(price(p.overall), 'overall'), td(price(p.read), 'read'), td(price(p.compute), 'compute'), td(price(p.blockUsage), 'block-usage'), td(price(p.write), 'write'),
+          td(price(p.overall), 'overall'),
+          td(price(p.read), 'read'),
+          td(price(p.compute), 'compute'),
+          td(price(p.blockUsage), 'block-usage'),
+          td(price(p.write), 'write'),
         ]);
       });
-      parts.push(h('h3', { text: 'Fee prices' }), table(['Network', 'At block', 'Overall', 'Read', 'Compute', 'Block usage', 'Write'], frows, { 'data-field': 'fees' }));
-      parts.push(h('p', { class: 'small muted', text: 'The tip\'s prices the wallets price each fee from: overall, the price of a full block in an average dimension; the others, the factor of each dimension.' }));
+      parts.push(
+        h('h3', { text: 'Fee prices' }),
+        table(['Network', 'At block', 'Overall', 'Read', 'Compute', 'Block usage', 'Write'], frows, { 'data-field': 'fees' }),
+      );
+      parts.push(
+        h('p', {
+          class: 'small muted',
+          text:
+            "The tip's prices the wallets price each fee from: overall, the price of a full block in an average dimension; the " +
+            'others, the factor of each dimension.',
+        }),
+      );
     }
     if (usage) parts.push.apply(parts, keysSection(usage));
-    var left = [], right = [];
+    var left = [],
+      right = [];
     var comps = health && health.components;
     if (comps) {
-      var pool = comps['worker-pool'], prover = comps.prover, sp = comps.sponsorship;
+      var pool = comps['worker-pool'],
+        prover = comps.prover,
+        sp = comps.sponsorship;
       var qrows = [];
-      if (pool) qrows.push(h('tr', { 'data-field': 'worker-pool' }, [td('Worker pool'), td(int(pool.queueSize) + ' / ' + int(pool.maxQueue)), td(int(pool.running) + ' of ' + int(pool.threads)), td(int(pool.completed)), td(int(pool.failed))]));
+      if (pool)
+        qrows.push(
+          h('tr', { 'data-field': 'worker-pool' }, [
+            td('Worker pool'),
+            td(int(pool.queueSize) + ' / ' + int(pool.maxQueue)),
+            td(int(pool.running) + ' of ' + int(pool.threads)),
+            td(int(pool.completed)),
+            td(int(pool.failed)),
+          ]),
+        );
       if (prover && prover.networks) {
         Object.keys(prover.networks).forEach(function (n) {
           var p = prover.networks[n];
@@ -231,32 +353,67 @@
         });
       }
       if (metrics) {
-        metrics.filter(function (s) { return s.name === 'nightgate_proving_queue_depth'; }).forEach(function (s) {
-          var cap = metrics.find(function (x) { return x.name === 'nightgate_proving_queue_capacity' && x.labels.backend === s.labels.backend; });
-          qrows.push(h('tr', null, [td('Queue (' + s.labels.backend + ')'), td(int(s.value) + (cap ? ' / ' + int(cap.value) : '')), td(''), td(''), td('')]));
-        });
+        metrics
+          .filter(function (s) {
+            return s.name === 'nightgate_proving_queue_depth';
+          })
+          .forEach(function (s) {
+            var cap = metrics.find(function (x) {
+              return x.name === 'nightgate_proving_queue_capacity' && x.labels.backend === s.labels.backend;
+            });
+            qrows.push(h('tr', null, [td('Queue (' + s.labels.backend + ')'), td(int(s.value) + (cap ? ' / ' + int(cap.value) : '')), td(''), td(''), td('')]));
+          });
       }
       left.push(h('h3', { text: 'Proving queue' }), table(['', 'Waiting / capacity', 'Running', 'Done', 'Failed'], qrows, { 'data-field': 'queue' }));
-      if (sp) left.push(h('p', { class: 'small muted', text: 'Sponsorships: ' + int(sp.sponsored) + ' sponsored, ' + int(sp.failed) + ' failed, ' + int(sp.inFlight) + ' in flight (' + sp.status + ').' }));
+      if (sp)
+        left.push(
+          h('p', {
+            class: 'small muted',
+            text: 'Sponsorships: ' + int(sp.sponsored) + ' sponsored, ' + int(sp.failed) + ' failed, ' + int(sp.inFlight) + ' in flight (' + sp.status + ').',
+          }),
+        );
       setText(document, 'server', 'nightgate ' + health.version + ' · ' + health.status + ' · up ' + age(health.uptimeSeconds));
     }
     if (metrics) {
       var byRoute = {};
-      metrics.filter(function (s) { return s.name === 'nightgate_http_requests_total'; }).forEach(function (s) {
-        var r = byRoute[s.labels.route] || (byRoute[s.labels.route] = { ok: 0, refused: 0 });
-        if (/^[23]/.test(s.labels.status_class)) r.ok += s.value; else r.refused += s.value;
-      });
-      var rrows = Object.keys(byRoute).sort(function (a, b) { return (byRoute[b].ok + byRoute[b].refused) - (byRoute[a].ok + byRoute[a].refused); }).slice(0, 12).map(function (r) {
-        return h('tr', null, [td(r), td(int(byRoute[r].ok)), td(int(byRoute[r].refused))]);
-      });
+      metrics
+        .filter(function (s) {
+          return s.name === 'nightgate_http_requests_total';
+        })
+        .forEach(function (s) {
+          var r = byRoute[s.labels.route] || (byRoute[s.labels.route] = { ok: 0, refused: 0 });
+          if (/^[23]/.test(s.labels.status_class)) r.ok += s.value;
+          else r.refused += s.value;
+        });
+      var rrows = Object.keys(byRoute)
+        .sort(function (a, b) {
+          return byRoute[b].ok + byRoute[b].refused - (byRoute[a].ok + byRoute[a].refused);
+        })
+        .slice(0, 12)
+        .map(function (r) {
+          return h('tr', null, [td(r), td(int(byRoute[r].ok)), td(int(byRoute[r].refused))]);
+        });
       right.push(h('h3', { text: 'Requests by route' }), table(['Route', 'Answered', 'Refused / failed'], rrows, { 'data-field': 'requests' }));
-      var erows = metrics.filter(function (s) { return s.name === 'nightgate_http_errors_total' && s.value > 0; }).sort(function (a, b) { return b.value - a.value; }).slice(0, 10).map(function (s) {
-        return h('tr', null, [td(s.labels.code), td(s.labels.status), td(int(s.value))]);
-      });
-      right.push(h('h3', { text: 'Refusals by code' }), erows.length ? table(['Code', 'Status', 'Count'], erows, { 'data-field': 'refusals' }) : h('p', { class: 'small muted', text: 'None since start.' }));
+      var erows = metrics
+        .filter(function (s) {
+          return s.name === 'nightgate_http_errors_total' && s.value > 0;
+        })
+        .sort(function (a, b) {
+          return b.value - a.value;
+        })
+        .slice(0, 10)
+        .map(function (s) {
+          return h('tr', null, [td(s.labels.code), td(s.labels.status), td(int(s.value))]);
+        });
+      right.push(
+        h('h3', { text: 'Refusals by code' }),
+        erows.length ? table(['Code', 'Status', 'Count'], erows, { 'data-field': 'refusals' }) : h('p', { class: 'small muted', text: 'None since start.' }),
+      );
     }
     parts.push(h('div', { class: 'cols' }, [h('div', null, left), h('div', null, right)]));
-    notes.forEach(function (n) { parts.push(h('p', { class: 'gap', text: n })); });
+    notes.forEach(function (n) {
+      parts.push(h('p', { class: 'gap', text: n }));
+    });
     opBody.replaceChildren.apply(opBody, parts);
   }
 
@@ -268,30 +425,67 @@
     Promise.all([
       op.wallets ? getJson('/wallet-status', headers) : Promise.resolve(null),
       getJson('/health', headers),
-      op.metrics ? fetch('/metrics', { headers: headers, cache: 'no-store' }).then(function (r) { return r.text().then(function (t) { return { status: r.status, text: t }; }); }) : Promise.resolve(null),
+      op.metrics
+        ? fetch('/metrics', { headers: headers, cache: 'no-store' }).then(function (r) {
+            return r.text().then(function (t) {
+              return { status: r.status, text: t };
+            });
+          })
+        : Promise.resolve(null),
       op.usage ? getJson('/usage?groupBy=day', headers) : Promise.resolve(null),
-    ]).then(function (res) {
-      var w = res[0], hl = res[1], m = res[2], u = res[3];
-      if (hl.status === 401 || (w && w.status === 401) || (u && u.status === 401)) {
-        stopOperator('This key was not accepted (401). Enter another.');
-        return;
-      }
-      // A server without balancing or /usage, or a key /metrics does not serve: asked once, not every 5 s.
-      if (w && w.status !== 200) { op.wallets = false; op.walletNote = 'Sponsorship pool: ' + errText(w); }
-      if (m && m.status !== 200) { op.metrics = false; op.metricsNote = 'Metrics: ' + (m.status === 403 ? 'this key may not read /metrics (metrics.keyIds) from this address' : 'HTTP ' + m.status) + ': requests, refusals and queue depth are not shown.'; }
-      if (u && u.status !== 200) { op.usage = false; op.usageNote = 'Keys: ' + errText(u); }
-      if (op.walletNote) notes.push(op.walletNote);
-      if (op.metricsNote) notes.push(op.metricsNote);
-      if (op.usageNote) notes.push(op.usageNote);
-      renderOperator(w && w.status === 200 ? w.body : null, hl.status === 200 ? hl.body : null, m && m.status === 200 ? samples(m.text) : null, notes, u && u.status === 200 ? u.body : null);
-    }, function (err) {
-      opBody.replaceChildren(h('p', { class: 'err', text: 'Operator data unreachable: ' + err.message }));
-    }).then(function () { op.busy = false; });
+    ])
+      .then(
+        function (res) {
+          var w = res[0],
+            hl = res[1],
+            m = res[2],
+            u = res[3];
+          if (hl.status === 401 || (w && w.status === 401) || (u && u.status === 401)) {
+            stopOperator('This key was not accepted (401). Enter another.');
+            return;
+          }
+          // A server without balancing or /usage, or a key /metrics does not serve: asked once, not every 5 s.
+          if (w && w.status !== 200) {
+            op.wallets = false;
+            op.walletNote = 'Sponsorship pool: ' + errText(w);
+          }
+          if (m && m.status !== 200) {
+            op.metrics = false;
+            op.metricsNote =
+              'Metrics: ' +
+              (m.status === 403 ? 'this key may not read /metrics (metrics.keyIds) from this address' : 'HTTP ' + m.status) +
+              ': requests, refusals and queue depth are not shown.';
+          }
+          if (u && u.status !== 200) {
+            op.usage = false;
+            op.usageNote = 'Keys: ' + errText(u);
+          }
+          if (op.walletNote) notes.push(op.walletNote);
+          if (op.metricsNote) notes.push(op.metricsNote);
+          if (op.usageNote) notes.push(op.usageNote);
+          renderOperator(
+            w && w.status === 200 ? w.body : null,
+            hl.status === 200 ? hl.body : null,
+            m && m.status === 200 ? samples(m.text) : null,
+            notes,
+            u && u.status === 200 ? u.body : null,
+          );
+        },
+        function (err) {
+          opBody.replaceChildren(h('p', { class: 'err', text: 'Operator data unreachable: ' + err.message }));
+        },
+      )
+      .then(function () {
+        op.busy = false;
+      });
   }
 
   function startOperator(key) {
     op.key = key;
-    op.metrics = true; op.wallets = true; op.usage = true; op.walletNote = op.metricsNote = op.usageNote = undefined;
+    op.metrics = true;
+    op.wallets = true;
+    op.usage = true;
+    op.walletNote = op.metricsNote = op.usageNote = undefined;
     sessionStorage.setItem(KEY_STORE, key);
     forget.hidden = false;
     keyInput.value = '';
@@ -315,7 +509,9 @@
     var key = keyInput.value.trim();
     if (key) startOperator(key);
   });
-  forget.addEventListener('click', function () { stopOperator(''); });
+  forget.addEventListener('click', function () {
+    stopOperator('');
+  });
 
   var saved = sessionStorage.getItem(KEY_STORE);
   if (saved) startOperator(saved);

@@ -13,7 +13,8 @@ import { defineTask, requireData } from '../../../../infra/pool/worker/task.js';
 export const balance = defineTask<'balance'>(async (args, data, shared, port): Promise<BalanceResult> => {
   const body = requireData(data);
   const [table, snapshot, inFlight] = shared ?? [];
-  if (!table || !snapshot || !inFlight) throw new GatewayError('INTERNAL', 'the balance task needs the allocator table, the wallet snapshot and the in-flight registry');
+  if (!table || !snapshot || !inFlight)
+    throw new GatewayError('INTERNAL', 'the balance task needs the allocator table, the wallet snapshot and the in-flight registry');
   const provider = provingProviderFor(args.prover.backend, args.prover.keyDir, {}, port, args.sponsor.era);
   const holder = { registry: new InFlightReservations(inFlight), entry: args.inFlightEntry };
   return sponsor(body, args.sponsor, table, snapshot, provider, holder);

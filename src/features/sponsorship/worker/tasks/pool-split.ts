@@ -26,9 +26,17 @@ export const poolSplit = defineTask<'poolSplit'>(async (args): Promise<Uint8Arra
     const value = BigInt(utxo.value);
     const share = value / BigInt(args.outputs);
     if (share === 0n) throw new GatewayError('INTERNAL', `a UTXO of ${value} STAR cannot be split in ${args.outputs}`);
-    const outputs = Array.from({ length: args.outputs }, (_, i) => ({ owner: address, type: night, value: i === 0 ? value - share * BigInt(args.outputs - 1) : share }));
+    const outputs = Array.from({ length: args.outputs }, (_, i) => ({
+      owner: address,
+      type: night,
+      value: i === 0 ? value - share * BigInt(args.outputs - 1) : share,
+    }));
     const intent = L.Intent.new(new Date(args.ttl));
-    intent.guaranteedUnshieldedOffer = L.UnshieldedOffer.new([{ value, owner: vk, type: night, intentHash: utxo.intentHash, outputNo: utxo.outputIndex }], outputs, []);
+    intent.guaranteedUnshieldedOffer = L.UnshieldedOffer.new(
+      [{ value, owner: vk, type: night, intentHash: utxo.intentHash, outputNo: utxo.outputIndex }],
+      outputs,
+      [],
+    );
     const tx = L.Transaction.fromParts(args.networkId, undefined, undefined, intent);
     // `intents` hands out copies: sign the copy and write it back (LEDGER.md "Building transactions").
     const signed = tx.intents?.get(SEGMENT);
