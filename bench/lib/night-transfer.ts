@@ -53,9 +53,7 @@ export function freshWallet(L: LedgerModule, networkId: string): NightWallet {
   for (;;) {
     try {
       return walletFromSeed(L, randomBytes(32).toString('hex'), networkId);
-    } catch {
-      continue;
-    }
+    } catch {}
   }
 }
 

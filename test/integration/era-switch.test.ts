@@ -320,7 +320,13 @@ t.test(`${CLIENTS} clients sponsor and submit across a switch from ledger 8 to 9
         answers
           .filter((a) => a.tip === h)
           .map((a) => `${a.era}:${a.status}`)
-          .reduce((m, k) => ({ ...m, [k]: (m[k] ?? 0) + 1 }), {} as Record<string, number>),
+          .reduce(
+            (m, k) => {
+              m[k] = (m[k] ?? 0) + 1;
+              return m;
+            },
+            {} as Record<string, number>,
+          ),
       ]),
     ),
     droppedAtBlockTime: Object.fromEntries(

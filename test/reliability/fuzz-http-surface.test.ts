@@ -44,7 +44,7 @@ t.test('readiness of this rig: only preprod, whose indexer is unreachable, is mi
   const r = await call(`${s.url}/readyz`);
   t.equal(r.status, 503);
   t.match(r.json, { status: 'not-ready', missing: [/^stats:preprod: no block from the indexer yet/] });
-  t.equal((r.json?.['missing'] as string[]).length, 1, "the synced DUST wallets of preview, the proof-server stub and mainnet's follower are ready");
+  t.equal((r.json!['missing'] as string[]).length, 1, "the synced DUST wallets of preview, the proof-server stub and mainnet's follower are ready");
 });
 const routes: readonly RouteDef[] = s.app.routes;
 

@@ -28,8 +28,8 @@ export class MockProver implements L.ProvingProvider {
     const [, input] = local.spend(keys, [...local.coins][0] as L.QualifiedShieldedCoinInfo, 0);
     const output = L.ZswapOutput.new(coin, 0, keys.coinPublicKey, keys.encryptionPublicKey);
     const offer = L.Transaction.fromParts(networkId, L.ZswapOffer.fromInput(input).merge(L.ZswapOffer.fromOutput(output))).mockProve().guaranteedOffer;
-    this.#shapes.set(ZSWAP_SPEND, (offer?.inputs[0] as L.ZswapInput<L.Proof>).proof.serialize());
-    this.#shapes.set(ZSWAP_OUTPUT, (offer?.outputs[0] as L.ZswapOutput<L.Proof>).proof.serialize());
+    this.#shapes.set(ZSWAP_SPEND, (offer!.inputs[0] as L.ZswapInput<L.Proof>).proof.serialize());
+    this.#shapes.set(ZSWAP_OUTPUT, (offer!.outputs[0] as L.ZswapOutput<L.Proof>).proof.serialize());
     // Contract circuits have no fixed size; the devnet's own contract gets the zswap-output shape.
     this.#contractShape = this.#shapes.get(ZSWAP_OUTPUT) as Uint8Array;
   }

@@ -27,7 +27,7 @@ import { NetworkPersistence, SNAPSHOT_FORMAT, type ChainSnapshot } from './persi
 import { yieldToServing } from './serving-turn.js';
 import { resumeWorld, worldSnapshot } from './world-snapshot.js';
 
-export { type NetworkConfig, type NetworkInfo } from './network-config.js';
+export type { NetworkConfig, NetworkInfo } from './network-config.js';
 
 /** What the GraphQL layer needs of the network's current era beside the chain's Zswap state. */
 interface EraContext {

@@ -59,7 +59,7 @@ function open(ep: Endpoint, res: HttpResponse, req: HttpRequest): Exchange | und
   const opts = server.opts;
   const method = ep.method ?? (req.getMethod().toUpperCase() as Method);
   const url = req.getUrl();
-  const timed = opts.requestLog !== 'none' || (opts.counter !== undefined && opts.counter.timeNext(ep.route));
+  const timed = opts.requestLog !== 'none' || opts.counter?.timeNext(ep.route) === true;
   const ex = new Exchange(server, res, ep.route, method, url, requestId(), clientIp(server.clientAddress, remote), timed);
   ex.query = req.getQuery() ?? '';
   measureLine(method, url, ex.query);

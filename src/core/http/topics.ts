@@ -4,7 +4,7 @@
  * origin, too many sockets from one address), a welcome message with the current state, and the
  * sockets to end when the server shuts down.
  */
-import { errorBody, GatewayError } from '../errors.js';
+import { errorBody, type GatewayError } from '../errors.js';
 import { rateLimitSubject } from '../config/cidr.js';
 import type { ClientAddress } from '../guards/client-address.js';
 import { sameOrigin, type CorsPolicy } from '../guards/cors.js';

@@ -15,7 +15,7 @@ import type { DustSyncHost } from './wallets/sync-host.js';
 export function journalAnswer(journal: ReservationJournal, net: SponsoredNetwork, reservation: { slot: number; generation: number }, deadline: number): void {
   const entry = net.table.slotEntry(reservation.slot);
   // Chain sync may have marked it spent already: then there is nothing to keep reserved.
-  if (!entry || entry.state !== 'reserved' || entry.generation !== reservation.generation) return;
+  if (entry?.state !== 'reserved' || entry.generation !== reservation.generation) return;
   journal.record({ network: net.name, wallet: entry.walletIndex, key: entry.key, deadline });
 }
 

@@ -31,6 +31,7 @@ import type { ErrorCode } from '../../core/errors.js';
 import type { Era } from '../ledger/index.js';
 
 /** Task name → its arguments (msgpackr) and its result. `data` carries the request body. Each feature declares its own. */
+// biome-ignore lint/suspicious/noEmptyInterface: each feature adds its tasks by declaration merging, which a type alias cannot take
 export interface TaskMap {}
 
 export type TaskName = keyof TaskMap;

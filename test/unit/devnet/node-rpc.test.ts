@@ -3,7 +3,7 @@
 // profile, which wants the project id everywhere but /health and takes transactions only there.
 import t from 'tap';
 import { WebSocket } from 'undici';
-import { GatewayError } from '../../../src/core/errors.js';
+import type { GatewayError } from '../../../src/core/errors.js';
 import { encodeSubmitExtrinsic, MIDNIGHT_EXTRINSIC } from '../../../src/infra/ledger/index.js';
 import { Submitter } from '../../../src/infra/node/submitter.js';
 import { startNetwork } from '../../fixtures/devnet/harness.js';

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { MemoryBudgetStore, SponsorshipPolicy, type BudgetStore } from '../../../../src/features/sponsorship/admission/budget.js';
-import { GatewayError } from '../../../../src/core/errors.js';
+import type { GatewayError } from '../../../../src/core/errors.js';
 
 const limits = { maxFee: 1_000n, budget: 2_500n, windowMs: 60_000 };
 

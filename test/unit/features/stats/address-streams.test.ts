@@ -68,7 +68,7 @@ type Outcome = { status: number; cache?: string; code?: string; retryAfter?: str
 /** How a lookup ended, as the HTTP layer would render it (status, X-Cache or code, Retry-After). */
 function outcome(r: Reply | Promise<Reply>): Promise<Outcome> {
   return Promise.resolve(r).then(
-    (ok) => ({ status: ok.status ?? 200, cache: ok.headers?.['X-Cache']! }),
+    (ok) => ({ status: ok.status ?? 200, cache: ok.headers!['X-Cache']! }),
     (err: GatewayError) => ({ status: err.status, code: err.code, ...(err.headers?.['Retry-After'] ? { retryAfter: err.headers['Retry-After'] } : {}) }),
   );
 }

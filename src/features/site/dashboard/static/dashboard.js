@@ -42,7 +42,7 @@
     return typeof n === 'number' ? n.toLocaleString('en-US') : '–';
   }
   function age(s) {
-    if (typeof s !== 'number' || !isFinite(s)) return '–';
+    if (typeof s !== 'number' || !Number.isFinite(s)) return '–';
     s = Math.max(0, Math.round(s));
     if (s < 60) return s + ' s';
     if (s < 3600) return Math.floor(s / 60) + ' min ' + (s % 60) + ' s';
@@ -64,7 +64,7 @@
         var body = null;
         try {
           body = JSON.parse(t);
-        } catch (e) {
+        } catch (_e) {
           body = t;
         }
         return { status: r.status, body: body };
@@ -155,7 +155,7 @@
   }
 
   function apply(c, s) {
-    if (!s || !s.latestBlock) return;
+    if (!s?.latestBlock) return;
     var previous = c.summary;
     c.summary = s;
     c.receivedAt = Date.now();
@@ -340,12 +340,12 @@
             scales: {
               x: { time: false },
               s: {
-                range: function (u, min, max) {
+                range: function (_u, _min, max) {
                   return [0, Math.max(1, (max || 0) * 1.2)];
                 },
               },
               n: {
-                range: function (u, min, max) {
+                range: function (_u, _min, max) {
                   return [0, Math.max(4, (max || 0) * 1.25)];
                 },
               },
@@ -353,7 +353,7 @@
             series: [
               {
                 label: 'Block',
-                value: function (u, v) {
+                value: function (_u, v) {
                   return v === null || v === undefined ? '–' : String(v);
                 },
               },
@@ -365,7 +365,7 @@
                 width: 1,
                 points: { show: false },
                 paths: window.uPlot.paths.bars({ size: [0.6, 14] }),
-                value: function (u, v) {
+                value: function (_u, v) {
                   return v === null || v === undefined ? '–' : String(v);
                 },
               },
@@ -376,7 +376,7 @@
                 width: 2,
                 spanGaps: false,
                 points: { show: true, size: 4 },
-                value: function (u, v) {
+                value: function (_u, v) {
                   return v === null || v === undefined ? '–' : v.toFixed(1) + ' s';
                 },
               },
@@ -386,7 +386,7 @@
                 stroke: '#6b6886',
                 grid: { stroke: '#f0eef7' },
                 ticks: { show: false },
-                values: function (u, vals) {
+                values: function (_u, vals) {
                   return vals.map(function (v) {
                     return Number.isInteger(v) ? String(v) : '';
                   });
@@ -397,7 +397,7 @@
                 stroke: '#6d4aff',
                 grid: { stroke: '#f0eef7' },
                 size: 48,
-                values: function (u, vals) {
+                values: function (_u, vals) {
                   return vals.map(function (v) {
                     return (v >= 10 ? Math.round(v) : v) + ' s';
                   });
@@ -409,7 +409,7 @@
                 stroke: '#13978f',
                 grid: { show: false },
                 size: 34,
-                values: function (u, vals) {
+                values: function (_u, vals) {
                   return vals.map(function (v) {
                     return Number.isInteger(v) ? String(v) : '';
                   });
@@ -437,7 +437,7 @@
     ws.onmessage = function (ev) {
       try {
         apply(c, JSON.parse(ev.data));
-      } catch (e) {
+      } catch (_e) {
         /* a message that is no summary is not ours to show */
       }
     };
@@ -445,7 +445,7 @@
       field(c.root, 'live').className = 'live';
       if (c.ws !== ws) return;
       // Back off to 30 s; the summary route fills in while the socket is down.
-      var wait = Math.min(30000, 1000 * Math.pow(2, c.retry++));
+      var wait = Math.min(30000, 1000 * 2 ** c.retry++);
       setTimeout(function () {
         load(c).then(function () {
           connect(c);

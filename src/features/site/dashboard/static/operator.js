@@ -41,7 +41,7 @@
   }
   /** A fee price as the ledger gives it (a float): four significant digits show a block's change. */
   function price(n) {
-    return typeof n === 'number' && isFinite(n) ? String(Number(n.toPrecision(4))) : '–';
+    return typeof n === 'number' && Number.isFinite(n) ? String(Number(n.toPrecision(4))) : '–';
   }
 
   /** Prometheus text → [{name, labels, value}]. */
@@ -139,7 +139,7 @@
       var ok = false;
       try {
         ok = document.execCommand('copy');
-      } catch (e) {
+      } catch (_e) {
         ok = false;
       }
       area.remove();
@@ -274,7 +274,7 @@
           pool = w.pool;
         return h('tr', { 'data-pool': n }, [
           td(NAMES[n] || n),
-          td(w.sync && w.sync.phase ? w.sync.phase : '–', 'sync'),
+          td(w.sync?.phase ? w.sync.phase : '–', 'sync'),
           td(int(w.utxos.free), 'free'),
           td(int(w.utxos.reserved), 'reserved'),
           td(pool ? int(pool.live) + ' / ' + int(pool.target) : int(w.utxos.total), 'target'),
@@ -330,7 +330,7 @@
     if (usage) parts.push.apply(parts, keysSection(usage));
     var left = [],
       right = [];
-    var comps = health && health.components;
+    var comps = health?.components;
     if (comps) {
       var pool = comps['worker-pool'],
         prover = comps.prover,
@@ -346,7 +346,7 @@
             td(int(pool.failed)),
           ]),
         );
-      if (prover && prover.networks) {
+      if (prover?.networks) {
         Object.keys(prover.networks).forEach(function (n) {
           var p = prover.networks[n];
           qrows.push(h('tr', null, [td('Prover ' + n), td(p.backend + ' · ' + p.status), td(''), td(''), td('')]));
