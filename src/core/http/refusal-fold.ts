@@ -20,7 +20,7 @@
  */
 
 /** Refusal lines written per second across all addresses (per HTTP thread); the rest are counted. */
-const REFUSAL_LINES_PER_SECOND = 10;
+export const REFUSAL_LINES_PER_SECOND = 10;
 /** Addresses named in one `"refusals"` line, those refused most; the rest are summed under `"other"`. */
 export const TOP_REFUSED_CLIENTS = 10;
 /** Addresses counted one by one between two `"refusals"` lines; refusals of further ones count under `"other"` only. */

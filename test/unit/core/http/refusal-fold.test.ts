@@ -14,7 +14,7 @@ import * as fold from '../../../../src/core/http/refusal-fold.js';
 import { RequestLog } from '../../../../src/core/http/request-log.js';
 
 /** Read from the module, not imported by name, so that a build without the budget fails here rather than at load. */
-const BUDGET = (fold as { REFUSAL_LINES_PER_SECOND?: number }).REFUSAL_LINES_PER_SECOND ?? 0;
+const BUDGET = fold.REFUSAL_LINES_PER_SECOND;
 
 /** The app's logger shape (base, ISO time, http child) writing into an array. */
 function capture(): { logger: pino.Logger; lines: string[] } {
