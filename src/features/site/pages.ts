@@ -1,6 +1,7 @@
 /**
  * Server-rendered HTML for /api/reference and /docs, built from the OpenAPI document: no CDN, no
- * script, readable in any browser and with curl (/api itself is Swagger UI, src/features/site/site.ts). Descriptions are Markdown (a small subset, see `md`),
+ * script, readable in any browser and with curl (/api itself is Swagger UI, src/features/site/site.ts). Descriptions are Markdown (a small subset,
+ * see `md`),
  * parameter and body types are shown as readable text (`typeText`), and every named schema has
  * its own block under "Schemas" that the operations link to.
  */
@@ -21,13 +22,15 @@ type Op = {
   'x-websocket'?: Record<string, unknown>;
 };
 
-const STYLE = `body{font:15px/1.5 system-ui,sans-serif;max-width:1000px;margin:2rem auto;padding:0 1rem;color:#1b1b1f}
+const STYLE =
+  `body{font:15px/1.5 system-ui,sans-serif;max-width:1000px;margin:2rem auto;padding:0 1rem;color:#1b1b1f}
 code,pre{font:13px ui-monospace,Menlo,monospace;background:#f3f3f6;border-radius:4px}
 pre{padding:.6rem;overflow:auto;max-width:100%;max-height:32rem;white-space:pre-wrap;overflow-wrap:anywhere;box-sizing:border-box}
 code{padding:0 .25rem;overflow-wrap:anywhere}h1{margin-bottom:0}.sub{color:#666;margin-top:.2rem}
 .op,.schema{border:1px solid #ddd;border-radius:6px;margin:1rem 0;padding:.2rem 1rem;overflow-wrap:anywhere;min-width:0;overflow-x:auto}
 .m{display:inline-block;min-width:3.5rem;font-weight:700}.GET{color:#0a6}.POST{color:#06c}.WS{color:#90c}
-table{border-collapse:collapse;width:100%;table-layout:fixed}td,th{border-bottom:1px solid #eee;text-align:left;padding:.25rem .4rem;vertical-align:top}
+table{border-collapse:collapse;width:100%;table-layout:fixed}td,th{border-bottom:1px solid #eee;text-align:left;padding:.25rem ` +
+  `.4rem;vertical-align:top}
 td:first-child,th:first-child{width:9rem}.type{color:#555}.lock{color:#b60}details summary{cursor:pointer}`;
 
 /**
@@ -74,7 +77,7 @@ export function md(text: unknown): string {
     .filter((b) => b !== '')
     .map((b) => {
       const lines = b.split('\n');
-      if (lines.every((l) => /^\s*[-*] /.test(l))) return `<ul>${lines.map((l) => `<li>${inline(esc(l.replace(/^\s*[-*] /, '')))}</li>`).join('')}</ul>`;
+      if (lines.every((l) => /^\s*[-*] /.test(l))) return `<ul>${lines.map((l) => `<li>${inline(esc(l.replace(/^\s*[-*] /, '')))}</li>`).join('')}` + `</ul>`;
       return `<p>${inline(esc(lines.join(' ')))}</p>`;
     })
     .join('');
@@ -227,12 +230,13 @@ export function apiPage(doc: Doc): string {
   return page(
     `${info.title} — API`,
     `<h1>${esc(info.title)}</h1><p class="sub">API version ${esc(info.version)}` +
-      ` · OpenAPI 3.1 · <a href="/api">try it</a> · <a href="/api/openapi.json">openapi.json</a> · <a href="/docs">proving ` +
+      ` · OpenAPI 3.1 · <a href="/api">try it</a> · <a href="/api/openapi.json">openapi.json</a> · <a ` +
+      `href="/docs">proving ` +
       `guide</a> · <a href="#schemas">schemas</a></p>${md(info.description)}` +
       `
-<h2>Network statistics</h2><p>Public and read-only. <code>{network}</code> is <code>mainnet</code>, <code>preprod</code> or <code>preview</code>. Responses
-carry <code>Cache-Control</code>, <code>ETag</code> (send <code>If-None-Match</code> for a 304) and <code>X-Cache</code>. Errors are ${schemaLink('Error')}:
-<code>{"error", "message", "code"}</code>.</p>
+<h2>Network statistics</h2><p>Public and read-only. <code>{network}</code> is <code>mainnet</code>, <code>preprod</code> or <code>preview</code>. Responses ` +
+      `carry <code>Cache-Control</code>, <code>ETag</code> (send <code>If-None-Match</code> for a 304) and <code>X-Cache</code>. Errors are ` +
+      `${schemaLink('Error')}: <code>{"error", "message", "code"}</code>.</p>
 ${operations(doc, (t) => t.includes('statistics'))}
 <h2>Proving and sponsorship</h2><p>See <a href="/docs">/docs</a> for the guide. Errors are ${schemaLink('Error')}, as everywhere.</p>
 ${operations(doc, (t) => t.includes('proving') || t.includes('sponsorship'))}
@@ -257,35 +261,53 @@ export function docsPage(doc: Doc): string {
       ` ${esc(info.version)}` +
       ` · <a href="/api">full API (try it)</a> · <a href="/api/reference">text reference</a> · ` +
       `<a href="/api/openapi.json">openapi.json</a> · <a href="/">dashboard</a></p>
-<h2>Authentication</h2><p>Every route here except <code>/health</code> and <code>/docs</code> needs an API key, sent as <code>X-API-Key: &lt;key&gt;</code> or
-<code>Authorization: Bearer &lt;key&gt;</code>. A missing, wrong or revoked key gets <code>401 {"error":"Unauthorized","message":"Missing or invalid API
-key","code":"UNAUTHORIZED"}</code>. Every error has that shape (<code>{"error", "message", "code"}</code>; branch on <code>code</code>). Optional
-<code>X-Client-ID</code> and <code>X-Client-Name</code> are logged with each request. Operators mint keys with <code>nightgate keys create</code>.</p>
-<h2>Rate limits</h2><p>Each response carries <code>X-RateLimit-Limit</code>, <code>X-RateLimit-Remaining</code>, <code>X-RateLimit-Reset</code> (Unix seconds)
-and the IETF draft's <code>RateLimit</code> / <code>RateLimit-Policy</code>. Over the limit: <code>429</code> with <code>Retry-After</code> in seconds.</p>
-<h2>Using nightgate as your proof server</h2><p>nightgate speaks the Midnight proof-server protocol: point a wallet's prover address at nightgate's base URL.
-<code>POST /prove</code>, <code>POST /check</code> (alias <code>POST /verify</code>), <code>POST /k</code>, <code>GET /version</code>, <code>GET /ready</code>
-and <code>GET /proof-versions</code> take and return the same <code>application/octet-stream</code> bodies as <code>midnight-proof-server</code>. Pick the
-network with the <code>X-Midnight-Network</code> header or <code>?network=</code> (default in <code>/health</code>). Results of <code>/prove</code>,
-<code>/verify</code> and <code>/k</code> are cached for 30 s by the SHA-256 of the body (<code>X-Cache: HIT|MISS</code>). On the embedded devnet the
-<code>dev</code> backend answers with mock-shaped proofs, labelled <code>X-Prover: dev</code>.</p>
-<p>The examples use nightgate's default address, <code>${base}</code>: put in the one you reach this server at (<code>example-tx</code> takes it as
-<code>--url</code>). A sample body, from the embedded devnet's public test account (the server must be running): <code>npx nightgate example-tx --network
-preview --kind prove-payload &gt; payload.bin</code>.</p>
+<h2>Authentication</h2><p>Every route here except <code>/health</code> and <code>/docs</code> needs an API key, sent as <code>X-API-Key: &lt;key&gt;</code> ` +
+      `or <code>Authorization: Bearer &lt;key&gt;</code>. A missing, wrong or revoked key gets <code>401 ` +
+      `{"error":"Unauthorized","message":"Missing or invalid API ` +
+      `key","code":"UNAUTHORIZED"}</code>. Every error has that shape (<code>{"error", "message", ` +
+      `"code"}</code>; branch on <code>code</code>). Optional ` +
+      `<code>X-Client-ID</code> and <code>X-Client-Name</code> are logged with each request. Operators mint keys with <code>nightgate keys create</code>.</p>
+<h2>Rate limits</h2><p>Each response carries <code>X-RateLimit-Limit</code>, <code>X-RateLimit-Remaining</code>, <code>X-RateLimit-Reset</code> (Unix ` +
+      `seconds) and the IETF draft's <code>RateLimit</code> / <code>RateLimit-Policy</code>. Over the ` +
+      `limit: <code>429</code> with <code>Retry-After</code> in ` +
+      `seconds.</p>
+<h2>Using nightgate as your proof server</h2><p>nightgate speaks the Midnight proof-server protocol: point a wallet's prover address at nightgate's base ` +
+      `URL. <code>POST /prove</code>, <code>POST /check</code> (alias <code>POST /verify</code>), ` +
+      `<code>POST /k</code>, <code>GET /version</code>, <code>GET ` +
+      `/ready</code> and <code>GET /proof-versions</code> take and return the same <code>application/octet-stream</code> bodies as ` +
+      `<code>midnight-proof-server</code>. Pick the network with the <code>X-Midnight-Network</code> header or <code>?network=</code> (default in ` +
+      `<code>/health</code>). Results of <code>/prove</code>, <code>/verify</code> and <code>/k</code> are ` +
+      `cached for 30 s by the SHA-256 of the body ` +
+      `(<code>X-Cache: HIT|MISS</code>). On the embedded devnet the <code>dev</code> backend ` +
+      `answers with mock-shaped proofs, labelled <code>X-Prover: dev</code>.</p>` +
+      `
+<p>The examples use nightgate's default address, <code>${base}</code>: put in the one you reach this server at (<code>example-tx</code> takes it as ` +
+      `<code>--url</code>). A sample body, from the embedded devnet's public test account (the server must ` +
+      `be running): <code>npx nightgate example-tx --network ` +
+      `preview --kind prove-payload &gt; payload.bin</code>.</p>
 <pre>curl -sS -X POST -H "X-API-Key: $KEY" -H 'Content-Type: application/octet-stream' --data-binary @payload.bin ${base}/prove -o proof.bin</pre>
-<h2>Sponsorship: users pay no gas</h2><p><code>POST /prove-and-balance</code> takes an <em>unproven</em> serialized transaction; <code>POST /balance-only</code>
-takes a <em>proven</em> one. nightgate adds a fee intent paid by a server DUST wallet, proves and binds, and answers <code>{"tx": hex, "txHash": hex,
-...}</code>: submit <code>tx</code> to the network. Submit it before <code>expiresAt</code> (by default 5 blocks, up to 12 behind this server's own unlanded
-answers): its fee covers the largest price rise of every block until then. A transaction the ledger would refuse (another network, bad signature, expired or
-expiring within a block, no effect, already paying its own DUST fee) gets 400 <code>TRANSACTION_REJECTED</code> with the reason, and nothing is reserved. One
-key holds at most <code>dust.maxReservationsPerKey</code> DUST UTXOs at once (429 <code>RESERVATION_LIMIT</code> with <code>Retry-After</code> beyond); a
-per-transaction fee cap (403 <code>FEE_CAP_EXCEEDED</code>) and a DUST budget per window (429) apply, and the budget of an answer never submitted is refunded
-when its reservation is reclaimed (5 minutes). The same bytes sent again by the same key within the dedupe window get the same answer. <code>GET
-/wallet-status</code> shows the server wallets, the pool's target and the rate it sustains: on the embedded devnet the server splits its NIGHT into more DUST
-UTXOs when free ones run low, up to the target.</p>
-<p>Sample bodies: <code>npx nightgate example-tx --network preview --kind unproven &gt; unproven-tx.bin</code> for <code>/prove-and-balance</code>, <code>--kind
-proven</code> or <code>--kind finalized</code> for <code>/balance-only</code> (a NIGHT transfer of the devnet's public test account to itself, valid for 15
-minutes).</p>
+<h2>Sponsorship: users pay no gas</h2><p><code>POST /prove-and-balance</code> takes an <em>unproven</em> serialized transaction; <code>POST ` +
+      `/balance-only</code> takes a <em>proven</em> one. nightgate adds a fee intent paid by a server DUST ` +
+      `wallet, proves and binds, and answers <code>{"tx": hex, ` +
+      `"txHash": hex, ...}</code>: submit <code>tx</code> to the network. Submit it before ` +
+      `<code>expiresAt</code> (by default 5 blocks, up to 12 behind this ` +
+      `server's own unlanded answers): its fee covers the largest price rise of every block until then. A ` +
+      `transaction the ledger would refuse (another network, ` +
+      `bad signature, expired or expiring within a block, no effect, already paying its own DUST fee) gets ` +
+      `400 <code>TRANSACTION_REJECTED</code> with the reason, ` +
+      `and nothing is reserved. One key holds at most <code>dust.maxReservationsPerKey</code> DUST UTXOs at ` +
+      `once (429 <code>RESERVATION_LIMIT</code> with ` +
+      `<code>Retry-After</code> beyond); a per-transaction fee cap (403 <code>FEE_CAP_EXCEEDED</code>) and ` +
+      `a DUST budget per window (429) apply, and the budget of ` +
+      `an answer never submitted is refunded when its reservation is reclaimed (5 minutes). The same bytes ` +
+      `sent again by the same key within the dedupe window get ` +
+      `the same answer. <code>GET /wallet-status</code> shows the server wallets, the pool's target and the ` +
+      `rate it sustains: on the embedded devnet the server ` +
+      `splits its NIGHT into more DUST UTXOs when free ones run low, up to the target.</p>
+<p>Sample bodies: <code>npx nightgate example-tx --network preview --kind unproven &gt; unproven-tx.bin</code> for <code>/prove-and-balance</code>, ` +
+      `<code>--kind proven</code> or <code>--kind finalized</code> for <code>/balance-only</code> (a NIGHT ` +
+      `transfer of the devnet's public test account to itself, ` +
+      `valid for 15 minutes).</p>
 <pre>curl -sS -X POST -H "X-API-Key: $KEY" -H 'Content-Type: application/octet-stream' --data-binary @unproven-tx.bin ${base}/prove-and-balance</pre>
 ${operations(doc, (t) => t.includes('proving') || t.includes('sponsorship'))}`,
   );

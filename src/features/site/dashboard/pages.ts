@@ -25,19 +25,19 @@ export function dashboardPage(opts: Shell & { networks: readonly string[] }): st
   const { asset } = opts;
   return (
     `${head('nightgate — dashboard', asset, ['uplot.css', 'dashboard.css'])}<body data-page="dashboard" data-networks="${opts.networks.join(',')}">
-<header class="bar"><div class="brand"><img src="${asset('favicon.svg')}" alt="" width="22" height="22"><b>nightgate</b><span class="muted">Midnight
-gateway</span></div>${NAV}</header>
+<header class="bar"><div class="brand"><img src="${asset('favicon.svg')}" alt="" width="22" height="22"><b>nightgate</b><span class="muted">Midnight ` +
+    `gateway</span></div>${NAV}</header>
 <main>
-<noscript><p class="note">The dashboard needs scripts (from this server only). The same figures as JSON:
-<a href="/api/v1/preview/summary">/api/v1/{network}/summary</a>; the API: <a href="/api/reference">/api/reference</a>.</p></noscript>
+<noscript><p class="note">The dashboard needs scripts (from this server only). The same figures as JSON: ` +
+    `<a href="/api/v1/preview/summary">/api/v1/{network}/summary</a>; the API: <a href="/api/reference">/api/reference</a>.</p></noscript>
 <section id="networks" class="networks" aria-label="Networks"></section>
 <section id="operator" class="operator" aria-label="Operator">
 <div class="op-head"><h2>Operator</h2>
-<form id="key-form" class="key-form" autocomplete="off"><label for="key">API
-key</label><input id="key" name="key" type="password" placeholder="operator key" autocomplete="off" spellcheck="false">` +
+<form id="key-form" class="key-form" autocomplete="off"><label for="key">API ` +
+    `key</label><input id="key" name="key" type="password" placeholder="operator key" autocomplete="off" spellcheck="false">` +
     `<button type="submit" id="key-save">Show</button><button type="button" id="key-forget" hidden>Forget</button></form></div>
-<p class="muted small" id="op-note">The key stays in this tab (sessionStorage) and is sent only to this server, as <code>X-API-Key</code>, to
-<code>/wallet-status</code>, <code>/usage</code>, <code>/health</code> and <code>/metrics</code>.</p>
+<p class="muted small" id="op-note">The key stays in this tab (sessionStorage) and is sent only to this server, as <code>X-API-Key</code>, to ` +
+    `<code>/wallet-status</code>, <code>/usage</code>, <code>/health</code> and <code>/metrics</code>.</p>
 <div id="op-body" class="op-body"></div>
 </section>
 </main>
@@ -49,12 +49,14 @@ key</label><input id="key" name="key" type="password" placeholder="operator key"
 
 export function apiUiPage(opts: Shell): string {
   const { asset } = opts;
-  return `${head('nightgate — API', asset, ['swagger-ui.css', 'api.css'])}<body data-page="api">
-<header class="bar"><div class="brand"><img src="${asset('favicon.svg')}" alt="" width="22" height="22"><b>nightgate</b><span class="muted">API
-reference</span></div>${NAV}</header>
-<noscript><p class="note">This page needs scripts (from this server only). Without them: <a href="/api/reference">the API as plain HTML</a>,
-<a href="/api/openapi.json">the OpenAPI document</a>.</p></noscript>
+  return (
+    `${head('nightgate — API', asset, ['swagger-ui.css', 'api.css'])}<body data-page="api">
+<header class="bar"><div class="brand"><img src="${asset('favicon.svg')}" alt="" width="22" height="22"><b>nightgate</b><span class="muted">API ` +
+    `reference</span></div>${NAV}</header>
+<noscript><p class="note">This page needs scripts (from this server only). Without them: <a href="/api/reference">the API as plain HTML</a>, ` +
+    `<a href="/api/openapi.json">the OpenAPI document</a>.</p></noscript>
 <div id="swagger-ui"></div>
 <script src="${asset('swagger-ui-bundle.js')}"></script><script src="${asset('api.js')}"></script>
-</body></html>`;
+</body></html>`
+  );
 }
