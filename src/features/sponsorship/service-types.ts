@@ -1,4 +1,4 @@
-/** What the sponsorship service is built from, and what one of its requests holds. */
+/** What the sponsorship service is built from, what one of its requests holds, and its balance task's arguments. */
 import type { Logger } from 'pino';
 import type { Clock } from '../../core/clock.js';
 import type { AuthenticatedKey } from '../../core/guards/auth.js';
@@ -9,7 +9,9 @@ import type { Admission } from './admission/admission.js';
 import type { SponsorshipPolicy } from './admission/budget.js';
 import type { KeyShares } from './admission/key-shares.js';
 import type { SponsorshipSharing } from './admission/sharing.js';
-import type { BalanceArgs } from './common/balance-task.js';
+import type { BalanceArgs, SponsorKind } from './common/balance-task.js';
+import { feeTtlBlocks } from './admission/backlog.js';
+import { POOL_KEY_ID } from './common/pool-constants.js';
 import type { SponsoredNetwork } from './common/sponsored-network.js';
 import type { PolicyGate } from './policy/gate.js';
 import type { UsageRecorder } from './policy/ports.js';
@@ -71,4 +73,51 @@ export interface Attempt {
   claim?: InputClaim;
   proving?: ProvingPort;
   answered: boolean;
+}
+
+const POOL_FEE_CAP_FACTOR = 10n;
+
+/** What a request's balance task is told: the network, the key's limits, the reservation's times and the fee intent's life. */
+export function balanceArgs(
+  opts: SponsorshipOptions,
+  r: {
+    kind: SponsorKind;
+    era: Era;
+    net: SponsoredNetwork;
+    key: AuthenticatedKey;
+    now: number;
+    deadline: number;
+    entry: number;
+    budgetLeft: bigint;
+    budgetResetAt: number;
+    keepFree: number;
+    share: number;
+  },
+): BalanceArgs {
+  const cap = opts.policy.capFor(r.key);
+  return {
+    sponsor: {
+      kind: r.kind,
+      era: r.era,
+      networkId: r.net.networkId,
+      seeds: [...r.net.seeds],
+      margin: opts.margin,
+      // The server's own splits may pay up to POOL_FEE_CAP_FACTOR × the cap: a pool that cannot
+      // grow while prices are high would fail the demand that raised them.
+      maxFee: (r.key.id === POOL_KEY_ID ? cap * POOL_FEE_CAP_FACTOR : cap).toString(),
+      budgetLeft: r.budgetLeft.toString(),
+      budgetResetAt: r.budgetResetAt,
+      keepFree: r.keepFree,
+      now: r.now,
+      reservationTtlMs: opts.reservationTtlMs,
+      ttlSafetyMs: opts.ttlSafetyMs,
+      reclaimAt: r.deadline,
+      // The fee intent's life: fixed, or by the queue of unlanded answers as the task reserves (backlog.ts).
+      blockTimeMs: r.net.blockTimeMs,
+      feeTtlMs: opts.feeTtlMs || feeTtlBlocks(0) * r.net.blockTimeMs,
+      queue: { network: r.net.name, share: r.share, refuse: r.key.id !== POOL_KEY_ID, fixedTtlMs: opts.feeTtlMs },
+    },
+    prover: r.net.prover,
+    inFlightEntry: r.entry,
+  };
 }

@@ -20,10 +20,9 @@ import type { AuthenticatedKey } from '../../core/guards/auth.js';
 import { provingPort } from '../../infra/prover/proving-port.js';
 import { admit, needsAdmission } from './admission/admission.js';
 import { AnswerDedupe, requestKey, type SponsorAnswer } from './admission/answer-dedupe.js';
-import { sponsorAnswerJson, type BalanceResult, type SponsorKind } from './common/balance-task.js';
-import type { BudgetCharge } from './admission/budget.js';
+import type { BalanceResult, SponsorKind } from './common/balance-task.js';
 import { EraGuard } from './admission/era-guard.js';
-import { SponsorBacklog, feeTtlBlocks, lifeBlocks, type BacklogStatus } from './admission/backlog.js';
+import { SponsorBacklog, lifeBlocks, type BacklogStatus } from './admission/backlog.js';
 import { InFlightReservations } from './allocator/in-flight.js';
 import { holderOf, InputHolds } from './reservations/input-holds.js';
 import { refuseEarly } from './admission/early-refusals.js';
@@ -31,17 +30,17 @@ import { KeyHealth } from './admission/key-health.js';
 import { KeyShares } from './admission/key-shares.js';
 import { POOL_KEY_ID } from './common/pool-constants.js';
 import type { PoolKeeper } from './pool/pool-keeper.js';
-import { journalAnswer, restoreOnSync } from './reservation-restore.js';
+import { restoreOnSync } from './reservation-restore.js';
+import { Settlement } from './settlement.js';
 import { ReservationReclaimer } from './reservations/reservations.js';
 import type { SponsoredNetwork } from './common/sponsored-network.js';
 import { networkStatus } from './network-status.js';
 import { TaskDeadlines } from './reservations/task-deadlines.js';
 import { startTimerWheel, TimerWheel, type TimerWheelDriver } from './reservations/timer-wheel.js';
 import type { Era } from '../../infra/ledger/index.js';
-import type { Attempt, SponsorshipOptions } from './service-types.js';
+import { balanceArgs, type Attempt, type SponsorshipOptions } from './service-types.js';
 
-const POOL_FEE_CAP_FACTOR = 10n;
-/** The server's own key for its pool maintenance: POOL_FEE_CAP_FACTOR × the fee cap, a budget that never binds. */
+/** The server's own key for its pool maintenance: 10 × the fee cap (service-types.ts), a budget that never binds. */
 const POOL_KEY: AuthenticatedKey = { id: POOL_KEY_ID, source: 'generated', dustBudget: 10n ** 40n };
 
 export class SponsorshipService {
@@ -61,7 +60,7 @@ export class SponsorshipService {
   private readonly deadlines: TaskDeadlines;
   /** The inputs live answers spend, refused to any other transaction (input-holds.ts). */
   readonly inputHolds: InputHolds;
-  private sponsored = 0;
+  private readonly settlement: Settlement;
   private failed = 0;
   private staleChain: ((network: NetworkName, now: number) => string | undefined) | undefined;
   /** Per key and network: answers landed and expired unlanded, and the share of the pool that earns. */
@@ -97,6 +96,16 @@ export class SponsorshipService {
     this.deadlines = new TaskDeadlines(opts.reservationTtlMs, this.wheel, opts.logger);
     this.inputHolds = new InputHolds(opts.clock, opts.sharedInputs, (network, owners) => {
       for (const owner of owners) opts.inputs?.forget(network, owner);
+    });
+    this.settlement = new Settlement({
+      opts,
+      inputHolds: this.inputHolds,
+      backlogs: this.backlogs,
+      reclaimers: this.reclaimers,
+      health: this.health,
+      shares: this.shares,
+      inFlight: this.inFlight,
+      deadlines: this.deadlines,
     });
     // Each synced block may have spent answered reservations: their inputs are free again (and
     // judged on chain, where they are spent), and with several instances their places in the
@@ -230,14 +239,14 @@ export class SponsorshipService {
   ): Promise<string> {
     const attempt = await this.admitRequest(kind, net, key, body, signal, dedupeKey, clientId);
     try {
-      const json = await this.settle(attempt, await this.runTasks(attempt));
+      const json = await this.settlement.settle(attempt, await this.runTasks(attempt));
       if (dedupeKey) this.dedupe.record(dedupeKey, json);
       return json;
     } catch (err) {
       this.failed++;
       throw this.eras.eraChangedOr(net, attempt.era, err);
     } finally {
-      await this.end(attempt);
+      await this.settlement.end(attempt);
     }
   }
 
@@ -304,31 +313,7 @@ export class SponsorshipService {
         policy: gate?.asks(key) === true ? gate.forTask({ key, network: net.name, era, kind, clientId, now }, signal) : undefined,
         withFee: gate?.asksFee(key) === true,
       },
-      args: {
-        sponsor: {
-          kind,
-          era,
-          networkId: net.networkId,
-          seeds: [...net.seeds],
-          margin: this.opts.margin,
-          // The server's own splits may pay up to POOL_FEE_CAP_FACTOR × the cap: a pool that cannot
-          // grow while prices are high would fail the demand that raised them.
-          maxFee: (key.id === POOL_KEY_ID ? policy.capFor(key) * POOL_FEE_CAP_FACTOR : policy.capFor(key)).toString(),
-          budgetLeft: budgetLeft.toString(),
-          budgetResetAt,
-          keepFree,
-          now,
-          reservationTtlMs: this.opts.reservationTtlMs,
-          ttlSafetyMs: this.opts.ttlSafetyMs,
-          reclaimAt: deadline,
-          // The fee intent's life: fixed, or by the queue of unlanded answers as the task reserves (backlog.ts).
-          blockTimeMs: net.blockTimeMs,
-          feeTtlMs: this.opts.feeTtlMs || feeTtlBlocks(0) * net.blockTimeMs,
-          queue: { network: net.name, share: backlog.share, refuse: key.id !== POOL_KEY_ID, fixedTtlMs: this.opts.feeTtlMs },
-        },
-        prover: net.prover,
-        inFlightEntry: entry,
-      },
+      args: balanceArgs(this.opts, { kind, era, net, key, now, deadline, entry, budgetLeft, budgetResetAt, keepFree, share: backlog.share }),
     };
     // Its inputs held from admission (before anything is reserved) until its answer's reservation ends.
     if (attempt.admission.inputs) {
@@ -358,79 +343,6 @@ export class SponsorshipService {
     return res;
   }
 
-  /**
-   * The key's budget and its policy charged while the reservation lives, refunded if it is
-   * reclaimed unspent (the transaction never landed): a key pays for what lands or is pending.
-   * Then the reservation is tracked until it lands or its fee intent expires, and answered.
-   */
-  private async settle(a: Attempt, res: BalanceResult): Promise<string> {
-    const { net, key, now } = a;
-    const policy = this.opts.policy;
-    const taskPolicy = a.admission.policy;
-    const reservation = { slot: res.slot, generation: res.generation };
-    let charge: BudgetCharge;
-    const fee = BigInt(res.fee);
-    try {
-      charge = await policy.admit(key, fee, now);
-    } catch (err) {
-      net.table.release(reservation);
-      throw err;
-    }
-    try {
-      await taskPolicy?.commit(fee, now);
-    } catch (err) {
-      net.table.release(reservation);
-      await policy.refund(charge).catch(() => undefined);
-      throw err;
-    }
-    const users = taskPolicy?.users ?? [];
-    const inputsClaim = a.claim;
-    const refund = (): void => {
-      if (inputsClaim) this.inputHolds.release(inputsClaim, reservation);
-      void policy.refund(charge).catch(() => undefined);
-      void taskPolicy?.refund(fee).catch(() => undefined);
-      if (key.id !== POOL_KEY_ID) this.opts.usage?.expired(key.id, net.name, users, fee, now);
-    };
-    // Released at the fee intent's TTL if it has not landed by then (it never can after), and
-    // the key's record told which way it went.
-    const backlog = this.backlogs.get(net.name)!;
-    const expiry = {
-      expiresAt: res.expiresAt,
-      onOutcome: (o: 'landed' | 'expired') => {
-        backlog.outcome(o);
-        if (inputsClaim) this.inputHolds.release(inputsClaim, reservation);
-        if (key.id !== POOL_KEY_ID) this.health.record(net.name, key.id, o);
-      },
-    };
-    // Its inputs stay held while the reservation lives: at most until the reclaimer looks at it
-    // past its fee intent's TTL, and never past its reclaim deadline.
-    if (inputsClaim)
-      this.inputHolds.answered(inputsClaim, reservation, Math.min(res.expiresAt + (this.opts.expiryMarginMs ?? 10_000), now + this.opts.reservationTtlMs));
-    if (this.reclaimers.get(net.name)!.track(reservation, now, refund, expiry) && this.opts.journal)
-      journalAnswer(this.opts.journal, net, reservation, a.deadline);
-    a.hold.answered.push({ ...reservation, member: a.member });
-    a.answered = true;
-    this.sponsored++;
-    if (key.id !== POOL_KEY_ID) this.opts.usage?.sponsored(key.id, net.name, users, fee, now);
-    return sponsorAnswerJson(net.name, res);
-  }
-
-  /** What the request still holds as it ends; without an answer, all of it goes back at once. */
-  private async end(a: Attempt): Promise<void> {
-    const { net, key } = a;
-    this.shares.unhold(net, key, a.hold);
-    if (!a.answered) this.shares.releaseShared(net, key, a.member);
-    if (!a.answered && a.claim) this.inputHolds.release(a.claim);
-    await a.admission.policy?.end(a.answered).catch(() => undefined);
-    a.proving?.close();
-    const held = this.inFlight.finish(a.entry);
-    if (!a.answered && held) {
-      net.table.release(held);
-      this.opts.logger.debug({ network: net.name, slot: held.slot }, 'released the DUST reservation of a failed sponsorship');
-    }
-    if (!a.answered) this.deadlines.releaseUnrecorded(net, a.deadline, a.signal.aborted);
-  }
-
   /** Per network: balance, UTXO counts, sync state, fee prices (for /health and /wallet-status). */
   status(): Record<string, unknown> {
     const out: Record<string, unknown> = {};
@@ -458,7 +370,7 @@ export class SponsorshipService {
   }
 
   stats(): { sponsored: number; failed: number; inFlight: number } {
-    return { sponsored: this.sponsored, failed: this.failed, inFlight: this.dedupe.size };
+    return { sponsored: this.settlement.sponsored, failed: this.failed, inFlight: this.dedupe.size };
   }
 
   close(): void {
