@@ -18,12 +18,12 @@
  * network (`networks.<n>.nodeRpc`, or the embedded devnet's own). Without one the keeper reports
  * itself unavailable and the operator grows the pool with a wallet.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { SplitJournal } from './split-journal.js';
+import { KEEPER_FAILURE_REASONS, SplitRefused, failureReason, type KeeperFailureReason } from './keeper-failures.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../../../core/clock.js';
 import type { NetworkName } from '../../../core/config/index.js';
-import { isGatewayError } from '../../../core/errors.js';
 import type { WorkerPoolComponent } from '../../../infra/pool/worker-pool.js';
 import type { Era } from '../../../infra/ledger/index.js';
 import { readNightUtxos } from '../wallets/night-utxos.js';
@@ -43,30 +43,10 @@ export const SPLIT_OUTPUTS = 3;
 const MIN_SPLIT_STAR = 3_000n * 1_000_000n;
 /** How long a split's intent may wait to land (its fee intent has the ordinary, shorter TTL). */
 const SPLIT_TTL_MS = 10 * 60_000;
-const JOURNAL_FILE = 'pool-splits.json';
 
 /** Free DUST UTXOs below which the keeper grows the pool: half of those held. */
 export function lowWater(live: number): number {
   return Math.ceil(live / 2);
-}
-
-/**
- * Why a round or a split failed (the label of the failure metric; a fixed set):
- * - `no-dust`: its split found no free DUST UTXO to pay the fee with (the reserve stays kept);
- * - `no-night`: no NIGHT UTXO left that is worth splitting;
- * - `submit-refused`: the network refused a split;
- * - `sponsorship`: its sponsorship was refused for another reason (fee cap, queue full, syncing);
- * - `error`: anything else (indexer unreachable, a worker failure).
- */
-type KeeperFailureReason = 'no-dust' | 'no-night' | 'submit-refused' | 'sponsorship' | 'error';
-const KEEPER_FAILURE_REASONS: readonly KeeperFailureReason[] = ['no-dust', 'no-night', 'submit-refused', 'sponsorship', 'error'];
-
-class SplitRefused extends Error {}
-
-function failureReason(err: unknown): KeeperFailureReason {
-  if (err instanceof SplitRefused) return 'submit-refused';
-  if (isGatewayError(err)) return err.code === 'NO_DUST_AVAILABLE' ? 'no-dust' : 'sponsorship';
-  return 'error';
 }
 
 /** What the keeper needs of the sponsorship service (sponsorship.ts): its splits are sponsored like any request. */
@@ -114,6 +94,7 @@ export class PoolKeeper {
   private addresses: { nightToken: string; wallets: WalletAddress[] } | undefined;
   /** `${intentHash}#${outputIndex}` → until when (ms) it is not offered again. */
   private readonly pending = new Map<string, number>();
+  private readonly journal: SplitJournal;
   private running: Promise<void> | undefined;
   /**
    * Set when demand starts a round, cleared at the target: growth that demand started runs to the
@@ -141,7 +122,8 @@ export class PoolKeeper {
     if (unavailable !== undefined) this.reason = `${unavailable}, or grow the pool by splitting the wallets' NIGHT with a wallet`;
     else if (opts.target === 0) this.reason = 'dust.targetUtxos is 0';
     this.growing = this.filling = opts.growAtStart === true && unavailable === undefined && opts.target > 0;
-    this.loadJournal();
+    this.journal = new SplitJournal(opts.stateDir ? join(opts.stateDir, this.network) : undefined);
+    this.journal.load(this.pending, opts.clock.now());
   }
 
   get network(): NetworkName {
@@ -281,7 +263,7 @@ export class PoolKeeper {
     const results = await Promise.allSettled(bodies.map((body, i) => this.submitOne(Buffer.from(body), splits[i]!.utxo)));
     const failures = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     this.failed += failures.length;
-    if (failures.length > 0) this.saveJournal();
+    if (failures.length > 0) this.journal.save(this.pending);
     const landed = results.length - failures.length;
     this.opts.logger.info(
       {
@@ -363,7 +345,7 @@ export class PoolKeeper {
     // plus a block to land in.
     const id = `${utxo.intentHash}#${utxo.outputIndex}`;
     this.pending.set(id, answer.expiresAt + this.opts.net.blockTimeMs);
-    this.saveJournal();
+    this.journal.save(this.pending);
     try {
       await this.opts.submitter.submit(answer.tx);
     } catch (err) {
@@ -401,40 +383,5 @@ export class PoolKeeper {
     this.opts.walletBook?.close();
     this.closed = true;
     this.abort.abort();
-  }
-
-  private journalPath(): string | undefined {
-    return this.opts.stateDir ? join(this.opts.stateDir, this.network, JOURNAL_FILE) : undefined;
-  }
-
-  private loadJournal(): void {
-    const path = this.journalPath();
-    if (!path) return;
-    let entries: unknown;
-    try {
-      entries = JSON.parse(readFileSync(path, 'utf8'));
-    } catch {
-      return;
-    }
-    if (!Array.isArray(entries)) return;
-    const now = this.opts.clock.now();
-    for (const e of entries as Array<{ utxo?: unknown; until?: unknown }>) {
-      if (typeof e.utxo === 'string' && typeof e.until === 'number' && e.until > now) this.pending.set(e.utxo, e.until);
-    }
-  }
-
-  private saveJournal(): void {
-    const path = this.journalPath();
-    if (!path) return;
-    mkdirSync(join(this.opts.stateDir!, this.network), { recursive: true });
-    const tmp = `${path}.tmp`;
-    const fd = openSync(tmp, 'w', 0o600);
-    try {
-      writeSync(fd, JSON.stringify([...this.pending].map(([utxo, until]) => ({ utxo, until }))));
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, path);
   }
 }
