@@ -37,18 +37,15 @@ import { loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { isMainThread, MessageChannel, parentPort, workerData, type MessagePort, type Worker } from 'node:worker_threads';
 import { pino } from 'pino';
-import type { KeyPolicyInput } from '../src/core/config/key-policy.js';
-import type { AuthenticatedKey } from '../src/core/guards/auth.js';
 import { startModuleWorker } from '@nightgate/threads';
-import { COUNTER_ENTRY_POINT } from '@nightgate/devnet/counter-contract';
 import type { TxEffects } from '../src/features/sponsorship/common/effects.js';
-import { PolicyGate, type PolicyQuestion } from '../src/features/sponsorship/policy/gate.js';
-import type { PolicyWebhookClient } from '../src/features/sponsorship/policy/ports.js';
+import { PolicyGate } from '../src/features/sponsorship/policy/gate.js';
 import { MemoryUserCounters } from '../src/features/sponsorship/policy/user-counters.js';
 import { effectsOf } from '../src/features/sponsorship/worker/effects.js';
 import { deserialize, type AnyTx } from '../src/features/sponsorship/worker/user-transaction.js';
 import { ledger, type Era, type L } from '../src/infra/ledger/index.js';
-import { KINDS, USERS, setUpEra, type EraSetup, type Kind } from './lib/policy-transactions.js';
+import { Cell, WINDOW_MS, noWebhook, policyInput } from './lib/policy-cells.js';
+import { KINDS, setUpEra, type EraSetup, type Kind } from './lib/policy-transactions.js';
 
 export interface PolicyCheckBenchOptions {
   /** 3 rounds instead of 7 (the harness's --quick). */
@@ -98,11 +95,7 @@ const ERAS: readonly Era[] = [8, 9];
 const PARTS = Object.keys(PART) as Part[];
 const BUDGET_US = 1000;
 const CHECKS = 200;
-/** Sponsorships per user before the counters' window moves on (under maxSponsorships). */
-const PER_USER_PER_WINDOW = 10;
-const WINDOW_MS = 86_400_000;
 const OTHER_USERS = 10_000;
-const LISTED_CONTRACTS = 100;
 
 interface WorkerJob {
   readonly policyCheckBench: true;
@@ -137,45 +130,7 @@ function median(values: ArrayLike<number>): number {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The gate (main thread).
-
-const noWebhook: PolicyWebhookClient = {
-  ask: () => Promise.resolve({ kind: 'sponsor' }),
-  close: () => Promise.resolve(),
-};
-
-function policyInput(contract: string, fee: bigint, webhook: boolean): KeyPolicyInput {
-  const contracts: NonNullable<NonNullable<KeyPolicyInput['allow']>['contracts']> = [];
-  for (let i = 0; i < LISTED_CONTRACTS - 1; i++) contracts.push({ address: (i + 1).toString(16).padStart(64, '0'), entryPoints: ['buy', 'refund'] });
-  contracts.splice(LISTED_CONTRACTS >> 1, 0, { address: contract, entryPoints: [COUNTER_ENTRY_POINT] });
-  return {
-    allow: { nightTransfers: true, contracts },
-    perUser: { maxSponsorships: 20, maxDust: (fee * 2n * BigInt(PER_USER_PER_WINDOW)).toString(), windowMs: WINDOW_MS },
-    ...(webhook ? { webhook: { url: 'http://127.0.0.1:9/sponsor', onTimeout: 'reject' as const, secret: 'policy-check-bench-secret' } } : {}),
-  };
-}
-
-/** One cell's key and the time its checks run at: a window holds 10 sponsorships of each of its users. */
-class Cell {
-  private checks = 0;
-  readonly key: AuthenticatedKey;
-
-  constructor(
-    readonly era: Era,
-    readonly kind: Kind,
-    part: Part,
-    policy: KeyPolicyInput,
-    readonly fee: bigint,
-  ) {
-    this.key = { id: `bench-${era}-${kind}-${part}`, source: 'config', policy };
-  }
-
-  /** The next check's question. */
-  question(): PolicyQuestion {
-    const window = Math.floor(this.checks++ / (USERS * PER_USER_PER_WINDOW));
-    return { key: this.key, network: 'undeployed', era: this.era, kind: 'prove-and-balance', clientId: undefined, now: 1_800_000_000_000 + window * WINDOW_MS };
-  }
-}
+// The main thread: the gate, and the commands each cell sends the worker.
 
 class Bench {
   private next = 0;

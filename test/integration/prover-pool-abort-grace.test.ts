@@ -5,7 +5,8 @@
 import { once } from 'node:events';
 import { pino } from 'pino';
 import t, { type Test } from 'tap';
-import { WorkerPool, type GraceTimers } from '../../src/infra/pool/worker-pool.js';
+import type { GraceTimers } from '../../src/infra/pool/pool-types.js';
+import { WorkerPool } from '../../src/infra/pool/worker-pool.js';
 import { withProve } from '../fixtures/prover/pool-modules.js';
 import { isGatewayError } from '../../src/core/errors.js';
 import { preimageAt, proveBody } from '../fixtures/prover/samples.js';
