@@ -26,9 +26,14 @@ t.test('pages, assets and their policies', async (t) => {
     const assets = refs.filter((u) => u.startsWith('/assets/'));
     t.ok(assets.length >= 4, `${path}: ${assets.length} assets`);
     if (path === '/') {
-      // The operator panel is its own script, run after the dashboard's (whose helpers it uses).
+      // Each script defines its part on `window.nightgate` for the ones after it: the shared helpers
+      // first, the chart before the dashboard, the operator's tables before the operator panel.
       const scripts = assets.filter((a) => a.includes('.js?')).map((a) => a.slice('/assets/'.length, a.indexOf('?')));
-      t.strictSame(scripts, ['uplot.js', 'dashboard.js', 'operator.js'], '/: its scripts, in order');
+      t.strictSame(
+        scripts,
+        ['uplot.js', 'dashboard-helpers.js', 'dashboard-chart.js', 'dashboard.js', 'operator-tables.js', 'operator.js'],
+        '/: its scripts, in order',
+      );
     }
     t.strictSame(
       refs.filter((u) => !u.startsWith('/')),

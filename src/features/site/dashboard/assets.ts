@@ -41,8 +41,11 @@ const TYPES: Record<string, string> = {
 
 /** Served name → where the file is. */
 const FILES: Record<string, () => string> = {
+  'dashboard-helpers.js': () => join(staticDir(), 'dashboard-helpers.js'),
+  'dashboard-chart.js': () => join(staticDir(), 'dashboard-chart.js'),
   'dashboard.js': () => join(staticDir(), 'dashboard.js'),
   'dashboard.css': () => join(staticDir(), 'dashboard.css'),
+  'operator-tables.js': () => join(staticDir(), 'operator-tables.js'),
   'operator.js': () => join(staticDir(), 'operator.js'),
   'api.js': () => join(staticDir(), 'api.js'),
   'api.css': () => join(staticDir(), 'api.css'),

@@ -1,10 +1,18 @@
 /**
  * The HTML shells of `/` and `/api`. They hold no script of their own (the Content-Security-Policy
  * allows none inline): the dashboard is drawn by static/dashboard.js (its operator panel by
- * static/operator.js), Swagger UI is started by static/api.js. Without scripts each says where
- * the same data is as JSON or plain HTML.
+ * static/operator.js) with the parts the scripts before them define (DASHBOARD_SCRIPTS), Swagger
+ * UI is started by static/api.js. Without scripts each says where the same data is as JSON or
+ * plain HTML.
  */
 import type { AssetName } from './assets.js';
+
+/**
+ * The dashboard's classic scripts, in the order they run: each defines its part on
+ * `window.nightgate` for the ones after it (the helpers first, the chart and the operator's
+ * tables before the scripts that draw with them).
+ */
+const DASHBOARD_SCRIPTS: AssetName[] = ['uplot.js', 'dashboard-helpers.js', 'dashboard-chart.js', 'dashboard.js', 'operator-tables.js', 'operator.js'];
 
 interface Shell {
   asset(name: AssetName): string;
@@ -42,7 +50,7 @@ export function dashboardPage(opts: Shell & { networks: readonly string[] }): st
 </section>
 </main>
 <footer class="muted small" id="foot"></footer>
-<script src="${asset('uplot.js')}"></script><script src="${asset('dashboard.js')}"></script><script src="${asset('operator.js')}"></script>
+${DASHBOARD_SCRIPTS.map((s) => `<script src="${asset(s)}"></script>`).join('')}
 </body></html>`
   );
 }

@@ -1,80 +1,27 @@
 // The live dashboard at `/`. Served by nightgate itself under a Content-Security-Policy that runs
 // scripts from this server only: no inline code, no CDN. Everything shown comes from this
 // server's own routes; data is written with textContent, never parsed as HTML.
+// Loaded after dashboard-helpers.js and dashboard-chart.js, whose parts it uses.
 'use strict';
 (function () {
+  var NG = window.nightgate;
+  var h = NG.helpers.h,
+    field = NG.helpers.field,
+    setText = NG.helpers.setText,
+    int = NG.helpers.int,
+    age = NG.helpers.age,
+    scaled = NG.helpers.scaled,
+    getJson = NG.helpers.getJson,
+    errText = NG.helpers.errText,
+    NAMES = NG.helpers.NAMES;
+  var HISTORY = NG.chart.HISTORY,
+    draw = NG.chart.draw,
+    plotWidth = NG.chart.plotWidth;
   var NETWORKS = (document.body.dataset.networks || '').split(',').filter(Boolean);
-  var NAMES = { mainnet: 'Mainnet', preprod: 'Preprod', preview: 'Preview' };
-  /** Blocks kept for the chart: enough to see a trend, few enough to fetch at load without weight on the indexer. */
-  var HISTORY = 30;
   /** Block lookups in flight per network: they reach the indexer, so one at a time. */
   var FETCHES = 1;
   /** recent-transactions' largest page. */
   var TX_PAGE = 100;
-  /** A longer interval is a halt, not a block time (the statistics' average leaves it out the same way). */
-  var HALT_S = 60;
-
-  // ---- small helpers --------------------------------------------------------------------------
-  function h(tag, props, children) {
-    var e = document.createElement(tag);
-    if (props) {
-      for (var k in props) {
-        if (k === 'text') e.textContent = props[k];
-        else if (k === 'class') e.className = props[k];
-        else if (k.slice(0, 5) === 'data-') e.setAttribute(k, props[k]);
-        else e[k] = props[k];
-      }
-    }
-    (children || []).forEach(function (c) {
-      if (c !== null && c !== undefined) e.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
-    });
-    return e;
-  }
-  function field(root, name) {
-    return root.querySelector('[data-field="' + name + '"]');
-  }
-  function setText(root, name, text) {
-    var e = field(root, name);
-    if (e && e.textContent !== text) e.textContent = text;
-    return e;
-  }
-  function int(n) {
-    return typeof n === 'number' ? n.toLocaleString('en-US') : '–';
-  }
-  function age(s) {
-    if (typeof s !== 'number' || !Number.isFinite(s)) return '–';
-    s = Math.max(0, Math.round(s));
-    if (s < 60) return s + ' s';
-    if (s < 3600) return Math.floor(s / 60) + ' min ' + (s % 60) + ' s';
-    if (s < 86400) return Math.floor(s / 3600) + ' h ' + Math.floor((s % 3600) / 60) + ' min';
-    return Math.floor(s / 86400) + ' d ' + Math.floor((s % 86400) / 3600) + ' h';
-  }
-  /** A decimal string of `unit`s as a number of whole units with up to `digits` decimals (BigInt: SPECK overflow doubles). */
-  function scaled(text, decimals, digits) {
-    if (typeof text !== 'string' || !/^[0-9]+$/.test(text)) return '–';
-    var v = BigInt(text);
-    var unit = BigInt(10) ** BigInt(decimals);
-    var whole = v / unit;
-    var frac = (v % unit).toString().padStart(decimals, '0').slice(0, digits).replace(/0+$/, '');
-    return whole.toLocaleString('en-US') + (frac ? '.' + frac : '');
-  }
-  function getJson(url, headers) {
-    return fetch(url, { headers: headers || {}, cache: 'no-store' }).then(function (r) {
-      return r.text().then(function (t) {
-        var body = null;
-        try {
-          body = JSON.parse(t);
-        } catch (_e) {
-          body = t;
-        }
-        return { status: r.status, body: body };
-      });
-    });
-  }
-  function errText(res) {
-    var b = res.body;
-    return b && typeof b === 'object' && b.code ? b.code + ': ' + b.message : 'HTTP ' + res.status;
-  }
 
   // ---- network cards -------------------------------------------------------------------------
   var cards = {};
@@ -302,130 +249,6 @@
     }
   }
 
-  function chartData(c) {
-    var heights = [],
-      times = [],
-      txs = [];
-    var tip = c.summary ? c.summary.latestBlock.height : 0;
-    for (var height = Math.max(0, tip - HISTORY + 1); height <= tip; height++) {
-      var at = c.ts.get(height);
-      var before = c.ts.get(height - 1);
-      heights.push(height);
-      var dt = at !== undefined && before !== undefined ? (at - before) / 1000 : null;
-      times.push(dt !== null && dt >= 0 && dt <= HALT_S ? dt : null);
-      var n = c.txs.get(height);
-      txs.push(n === undefined ? null : n);
-    }
-    return [heights, times, txs];
-  }
-
-  function plotWidth(c) {
-    return Math.max(240, c.chartEl.clientWidth || 300);
-  }
-
-  function draw(c) {
-    if (c.drawPending) return;
-    c.drawPending = true;
-    requestAnimationFrame(function () {
-      c.drawPending = false;
-      var data = chartData(c);
-      if (!window.uPlot) return;
-      if (!c.plot) {
-        c.plot = new window.uPlot(
-          {
-            width: plotWidth(c),
-            height: 150,
-            cursor: { drag: { x: false, y: false } },
-            legend: { show: false },
-            scales: {
-              x: { time: false },
-              s: {
-                range: function (_u, _min, max) {
-                  return [0, Math.max(1, (max || 0) * 1.2)];
-                },
-              },
-              n: {
-                range: function (_u, _min, max) {
-                  return [0, Math.max(4, (max || 0) * 1.25)];
-                },
-              },
-            },
-            series: [
-              {
-                label: 'Block',
-                value: function (_u, v) {
-                  return v === null || v === undefined ? '–' : String(v);
-                },
-              },
-              {
-                label: 'Transactions',
-                scale: 'n',
-                stroke: '#13978f',
-                fill: 'rgba(19, 151, 143, .22)',
-                width: 1,
-                points: { show: false },
-                paths: window.uPlot.paths.bars({ size: [0.6, 14] }),
-                value: function (_u, v) {
-                  return v === null || v === undefined ? '–' : String(v);
-                },
-              },
-              {
-                label: 'Block time',
-                scale: 's',
-                stroke: '#6d4aff',
-                width: 2,
-                spanGaps: false,
-                points: { show: true, size: 4 },
-                value: function (_u, v) {
-                  return v === null || v === undefined ? '–' : v.toFixed(1) + ' s';
-                },
-              },
-            ],
-            axes: [
-              {
-                stroke: '#6b6886',
-                grid: { stroke: '#f0eef7' },
-                ticks: { show: false },
-                values: function (_u, vals) {
-                  return vals.map(function (v) {
-                    return Number.isInteger(v) ? String(v) : '';
-                  });
-                },
-              },
-              {
-                scale: 's',
-                stroke: '#6d4aff',
-                grid: { stroke: '#f0eef7' },
-                size: 48,
-                values: function (_u, vals) {
-                  return vals.map(function (v) {
-                    return (v >= 10 ? Math.round(v) : v) + ' s';
-                  });
-                },
-              },
-              {
-                scale: 'n',
-                side: 1,
-                stroke: '#13978f',
-                grid: { show: false },
-                size: 34,
-                values: function (_u, vals) {
-                  return vals.map(function (v) {
-                    return Number.isInteger(v) ? String(v) : '';
-                  });
-                },
-              },
-            ],
-          },
-          [data[0], data[2], data[1]],
-          c.chartEl,
-        );
-      } else {
-        c.plot.setData([data[0], data[2], data[1]]);
-      }
-    });
-  }
-
   function connect(c) {
     var url = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/api/v1/' + c.name + '/ws';
     var ws = new WebSocket(url);
@@ -494,6 +317,4 @@
       });
     }, 100);
   });
-  // operator.js draws the operator panel with these.
-  window.nightgateDashboard = Object.freeze({ h: h, setText: setText, int: int, age: age, scaled: scaled, getJson: getJson, errText: errText, NAMES: NAMES });
 })();
