@@ -2,13 +2,14 @@ import { Worker } from 'node:worker_threads';
 import t from 'tap';
 import { backgroundCpuMicros, cpuMicros, processCpuMicros } from '../../../bench/lib/processes.js';
 
-// A worker thread that spins for `ms` of wall time, then exits. While it spins the main thread only
-// waits, so the CPU time it adds is the "background" of this process.
+// A worker thread that does a fixed amount of work (not a wall-clock span: a loaded machine would
+// deschedule it), then exits. While it works the main thread only waits, so the CPU time it adds is
+// the "background" of this process: about 0.5 s of CPU on the 2-core test host.
 const SPIN = `
 const { workerData } = require('node:worker_threads');
-const end = Date.now() + workerData;
 let x = 0;
-while (Date.now() < end) x++;
+for (let i = 0; i < workerData; i++) x += Math.sqrt(i) % 7;
+if (x < 0) console.log(x);
 `;
 
 t.test('process CPU: every thread counts in the process, only the main thread in cpuMicros', async (t) => {
@@ -19,7 +20,7 @@ t.test('process CPU: every thread counts in the process, only the main thread in
   t.ok(main0 !== undefined && all0 !== undefined && bg0 !== undefined, 'readable for this process');
   t.ok((all0 ?? 0) >= (main0 ?? 0), 'the process has spent at least what its main thread has');
 
-  const worker = new Worker(SPIN, { eval: true, workerData: 400 });
+  const worker = new Worker(SPIN, { eval: true, workerData: 50_000_000 });
   await new Promise<void>((resolve, reject) => {
     worker.once('exit', () => resolve());
     worker.once('error', reject);
@@ -27,7 +28,7 @@ t.test('process CPU: every thread counts in the process, only the main thread in
 
   const bg1 = backgroundCpuMicros(pid) ?? 0;
   const main1 = cpuMicros(pid) ?? 0;
-  // The spin is 400 ms of one thread's CPU; ticks are 10 ms and a loaded machine may deschedule it.
+  // The work is ≈ 500 ms of one thread's CPU whatever the load; the bound leaves 5× for a faster host.
   t.ok(bg1 - (bg0 ?? 0) >= 100_000, `the worker's spin is background time (${bg1 - (bg0 ?? 0)} µs)`);
   t.ok(main1 - (main0 ?? 0) < bg1 - (bg0 ?? 0), 'and not main-thread time');
 });
