@@ -15,7 +15,8 @@
  * The statistics still decode blocks and transactions from before the switch; `X-Midnight-Ledger`
  * follows the new era (`/proof-versions` is what the dev backend proves, V2, on both).
  *
- * Every wait is bounded in blocks (ChainFollower) or sync statuses; nothing sleeps.
+ * The clients: test/fixtures/dust/era-switch-clients.ts. Every wait is bounded in blocks
+ * (ChainFollower) or sync statuses; nothing sleeps.
  */
 import t from 'tap';
 import { request } from 'undici';
@@ -23,12 +24,12 @@ import { mountProver } from '../../src/features/proving/index.js';
 import { mountStats } from '../../src/features/stats/index.js';
 import { mountSponsorship, SPONSORSHIP_COMPONENT, type SponsorshipComponent } from '../../src/features/sponsorship/index.js';
 import type { SyncStatus } from '../../src/features/sponsorship/wallets/wallet-sync.js';
-import { DEVNET_PROTOCOL_VERSION, ledger, type Era, type L } from '../../src/infra/ledger/index.js';
-import { devProvingProvider } from '../../src/infra/prover/worker/providers.js';
+import { DEVNET_PROTOCOL_VERSION, ledger, type Era } from '../../src/infra/ledger/index.js';
 import { startApp, TEST_KEY } from '../helpers/app.js';
 import type { ConfigInput } from '../../src/core/config/index.js';
 import { ChainFollower } from '../fixtures/dust/chain-follower.js';
-import { freshUser, transferFrom, type User } from '../fixtures/dust/user-tx.js';
+import { count, SEED0, startClients, type Json } from '../fixtures/dust/era-switch-clients.js';
+import { freshUser } from '../fixtures/dust/user-tx.js';
 
 const CLIENTS = 50;
 const BLOCK_MS = 3_000;
@@ -36,32 +37,10 @@ const BLOCK_MS = 3_000;
 const SWITCH_AT = 14;
 /** The clients stop once the tip is this many blocks past the switch. */
 const RUN_AFTER_SWITCH = 9;
-/** How many blocks a client waits for its submitted transaction. */
-const LAND_WITHIN = 5;
 /** Sponsorship must answer 200 again by this many blocks after the switch (≤ 5 on a quiet machine, 6 beside a second copy of the suite). */
 const RECOVERY_BLOCKS = 8;
-const FAUCET_STAR = 100_000_000n;
-const SEED0 = 0x40;
 
 const CLOSED = { indexer: 'http://127.0.0.1:9/api/v4/graphql', prover: 'upstream' as const, proverUrl: 'http://127.0.0.1:9' };
-type Kind = 'prove-and-balance' | 'balance-only';
-type Json = Record<string, any>;
-
-interface Answer {
-  client: number;
-  era: Era;
-  kind: Kind;
-  status: number;
-  code: string;
-  message: string; // the refusal's (none for a 200)
-  tip: number; // the tip the client knew when the answer came
-  at: number;
-  ms: number; // how long the request took
-  afterSwitch: boolean; // sent after the chain's first ledger-9 block was seen
-  submit?: string; // what the devnet answered when the sponsored transaction was submitted
-  slot?: number;
-  txHash?: string;
-}
 
 t.test(`${CLIENTS} clients sponsor and submit across a switch from ledger 8 to 9 at ${BLOCK_MS / 1000} s blocks`, async (t) => {
   t.setTimeout(115_000);
@@ -125,158 +104,12 @@ t.test(`${CLIENTS} clients sponsor and submit across a switch from ledger 8 to 9
   /** The next sync status or the next block, whichever comes first: a client's pause after a refusal. */
   const nextEvent = (): Promise<unknown> => Promise.race([follower.nextBlock(), new Promise<void>((r) => statusWaiters.push(r))]);
 
-  const answers: Answer[] = [];
-  /** The first ledger-8 body answered 200, to send again after the switch. */
-  let answered8: { kind: Kind; body: Uint8Array } | undefined;
-  const submits = new Map<string, number>();
-  const failures: string[] = [];
-  let landedOurs = 0;
-  let notLanded = 0;
-  let stopping = false;
-
-  const count = (m: Map<string, number>, k: string): void => void m.set(k, (m.get(k) ?? 0) + 1);
-  /** Connection failures talking to the devnet (the test's chain, not what is tested), by message. */
-  const devnetErrors = new Map<string, number>();
-
-  /**
-   * A POST to the devnet on a connection of its own (its thread can hold a kept-alive socket past
-   * the server's keep-alive timeout under load: ECONNRESET). A connection failure is counted and
-   * answers undefined; the client goes on.
-   */
-  async function toDevnet(url: string, type: string, body: string | Uint8Array): Promise<{ status: number; json: Json } | undefined> {
-    try {
-      const res = await request(url, { method: 'POST', headers: { 'content-type': type }, body, reset: true });
-      return { status: res.statusCode, json: (await res.body.json()) as Json };
-    } catch (err) {
-      count(devnetErrors, `${new URL(url).pathname}: ${(err as Error).message}`);
-      return undefined;
-    }
-  }
-
-  async function build(user: User, utxo: L.Utxo, kind: Kind): Promise<Uint8Array> {
-    const tx = transferFrom(user, utxo, user.address, 1_000_000n);
-    if (kind === 'prove-and-balance') return tx.serialize();
-    const L = ledger(user.era);
-    const proven = await tx.prove(devProvingProvider({}, user.era), L.CostModel.initialCostModel());
-    return proven.bind().serialize();
-  }
-
-  /**
-   * One client; one sponsored transaction of its own at a time. Half of them watch the chain (as
-   * Midnight.js 5 and wallet SDK 2 do): they build in the era of its latest block, and give up a
-   * pending transaction of an era the chain has left. The others are blind to it: they build in
-   * the era they last knew, from the last UTXO they knew of, and learn of the switch only from a
-   * refusal (nightgate's 409/400, the devnet's at submit) after their pending transaction did not
-   * land within LAND_WITHIN blocks. Both kinds send transactions across the switch.
-   */
-  async function runClient(i: number): Promise<void> {
-    const kind: Kind = i % 2 === 0 ? 'prove-and-balance' : 'balance-only';
-    const watching = Math.floor(i / 2) % 2 === 0;
-    let era: Era = follower.era;
-    let user = freshUser(SEED0 + i, era);
-    let asked = false;
-    /** The last UTXO of its era the client knew of: still spent from after the chain left that era, until told. */
-    let last: L.Utxo | undefined;
-    const inUse = new Set<string>();
-    const learn = (): void => {
-      if (follower.era === era) return;
-      era = follower.era;
-      user = freshUser(SEED0 + i, era);
-      asked = false;
-      last = undefined;
-      inUse.clear();
-    };
-    while (!stopping) {
-      if (watching) learn();
-      const current = follower.era === era ? follower.utxosOf(user.address).find((u) => !inUse.has(`${u.intentHash}#${u.outputNo}`)) : undefined;
-      if (current) last = current;
-      const utxo = current ?? (follower.era !== era ? last : undefined);
-      if (!utxo) {
-        if (follower.era !== era) {
-          learn();
-          continue;
-        }
-        if (!asked) {
-          asked = true;
-          const res = await toDevnet(devnet.faucetUrl, 'application/json', JSON.stringify({ address: user.bech32, amount: FAUCET_STAR.toString() }));
-          if (!res) asked = false;
-          else if (res.status !== 202) failures.push(`client ${i}: faucet answered ${res.status} ${JSON.stringify(res.json)}`);
-        }
-        await follower.nextBlock();
-        continue;
-      }
-      const body = await build(user, utxo, kind);
-      const sentAt = Date.now();
-      const afterSwitch = follower.era === 9;
-      const res = await request(`${s.url}/${kind}?network=preview`, {
-        method: 'POST',
-        headers: { 'x-api-key': TEST_KEY, 'content-type': 'application/octet-stream' },
-        body,
-      });
-      const json = (await res.body.json()) as Json;
-      const answer: Answer = {
-        client: i,
-        era: user.era,
-        kind,
-        status: res.statusCode,
-        code: String(json['code'] ?? ''),
-        message: String(json['message'] ?? ''),
-        tip: follower.tip!.height,
-        at: Date.now(),
-        ms: Date.now() - sentAt,
-        afterSwitch,
-      };
-      answers.push(answer);
-      if (res.statusCode !== 200) {
-        if (res.statusCode >= 500 || ![409, 400].includes(res.statusCode))
-          failures.push(`client ${i} (${kind}, ledger ${user.era}, tip ${answer.tip}): ${res.statusCode} ${json['code']}: ${json['message']}`);
-        if (answer.code === 'LEDGER_ERA_CHANGED' || answer.code === 'LEDGER_ERA_MISMATCH') learn();
-        await nextEvent();
-        continue;
-      }
-      if (user.era === 8) answered8 ??= { kind, body };
-      answer.slot = (json['dustUtxo'] as { slot: number }).slot;
-      answer.txHash = json['txHash'] as string;
-      const key = `${utxo.intentHash}#${utxo.outputNo}`;
-      inUse.add(key);
-      const sub = await toDevnet(devnet.submitUrl, 'application/octet-stream', Buffer.from(json['tx'] as string, 'hex'));
-      if (!sub) {
-        // Not known to be taken: the client gives up this answer (its reservation is reclaimed or
-        // spent by the switch) and keeps the UTXO in use until it sees it spent or the era changes.
-        await nextEvent();
-        continue;
-      }
-      const subJson = sub.json;
-      answer.submit =
-        sub.status === 202
-          ? '202'
-          : `${sub.status} ${subJson['code'] ?? ''} ${String(subJson['error'] ?? '')
-              .replace(/[0-9a-f]{16,}/g, '…')
-              .slice(0, 160)}`;
-      count(submits, answer.submit);
-      if (sub.status !== 202) {
-        inUse.delete(key);
-        if (subJson['code'] === 'DEVNET_LEDGER_ERA_MISMATCH') learn();
-        else await nextEvent();
-        continue;
-      }
-      const hash = answer.txHash;
-      const submittedIn = era;
-      // Bounded in blocks; a watching client knows that a transaction of an era the chain has left can no longer land.
-      await follower.within(LAND_WITHIN, () => follower.landed.has(hash) || stopping || (watching && follower.era !== submittedIn));
-      if (follower.landed.has(hash)) landedOurs++;
-      else if (!stopping) notLanded++;
-    }
-  }
-
-  const clients = Array.from({ length: CLIENTS }, (_, i) =>
-    runClient(i).catch((err: unknown) => void failures.push(`client ${i} failed: ${(err as Error).stack}`)),
-  );
+  const clients = startClients({ url: s.url, faucetUrl: devnet.faucetUrl, submitUrl: devnet.submitUrl, follower, nextEvent }, CLIENTS);
   const ran = await follower.within(SWITCH_AT + RUN_AFTER_SWITCH + 10, () => follower.tip!.height >= SWITCH_AT + RUN_AFTER_SWITCH);
-  stopping = true;
-  await Promise.all(clients);
+  await clients.stop();
   t.ok(ran, `the chain reached height ${SWITCH_AT + RUN_AFTER_SWITCH} (tip ${follower.tip!.height})`);
-  t.strictSame(failures, [], 'no client saw a 5xx or an unexpected refusal, and none failed');
+  t.strictSame(clients.failures, [], 'no client saw a 5xx or an unexpected refusal, and none failed');
+  const { answers, submits, devnetErrors } = clients;
 
   // Figures.
   const byStatus = new Map<string, number>();
@@ -290,8 +123,8 @@ t.test(`${CLIENTS} clients sponsor and submit across a switch from ledger 8 to 9
     byStatus: Object.fromEntries([...byStatus].sort()),
     submits: Object.fromEntries(submits),
     devnetConnectionErrors: Object.fromEntries(devnetErrors),
-    landed: landedOurs,
-    notLandedWithinBound: notLanded,
+    landed: clients.landed,
+    notLandedWithinBound: clients.notLanded,
     ledger8AnswersSentAfterSwitch: Object.fromEntries([
       ...answers
         .filter((a) => a.era === 8 && a.afterSwitch)
@@ -420,10 +253,10 @@ t.test(`${CLIENTS} clients sponsor and submit across a switch from ledger 8 to 9
   );
 
   // The same ledger-8 bytes answered before the switch are refused after it, not answered again from the dedupe cache.
-  const again = await request(`${s.url}/${answered8!.kind}?network=preview`, {
+  const again = await request(`${s.url}/${clients.answered8!.kind}?network=preview`, {
     method: 'POST',
     headers: { 'x-api-key': TEST_KEY, 'content-type': 'application/octet-stream' },
-    body: answered8!.body,
+    body: clients.answered8!.body,
   });
   const againJson = (await again.body.json()) as Json;
   t.strictSame(
